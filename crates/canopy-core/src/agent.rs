@@ -1,0 +1,230 @@
+//! One agent's runtime: its root behavior slot and the pool its tasks live in.
+//!
+//! An `Agent` holds no reference to the tree, the agent data or the world:
+//! they are lent to each [`Agent::tick`]. So an agent is a small owned value
+//! — `Send`, storable in a `Vec` next to thousands of others, tickable from
+//! any thread — and its whole state is its pool's bytes plus four counters,
+//! which keeps snapshots (save games, moving agents between processes)
+//! possible without knowing any task's type.
+
+use crate::behavior::Runner;
+use crate::context::Ctx;
+use crate::observer::Observer;
+use crate::pool::{InlinePool, TaskPool};
+use crate::status::Status;
+use crate::tree::Tree;
+
+/// The per-agent runtime of a [`Tree`]: which tasks are installed for this
+/// agent right now, and their state.
+///
+/// Ticking many agents in parallel needs nothing but rayon's `par_iter_mut`:
+///
+/// ```
+/// use canopy_core::{Agent, Builder, Status};
+/// use rayon::prelude::*;
+///
+/// struct Ant { food: u32 }
+/// struct Nest { ration: u32 }
+///
+/// let b = Builder::<Ant, Nest>::new();
+/// let tree = b.build(b.sequence("forage", [
+///     b.wait("walk", 2),
+///     b.action("eat", |cx| { cx.agent.food += cx.world.ration; Status::Success }),
+/// ])).unwrap();
+///
+/// let nest = Nest { ration: 3 };
+/// let mut ants: Vec<Ant> = (0..1000).map(|_| Ant { food: 0 }).collect();
+/// let mut agents: Vec<Agent> = (0..1000).map(|i| Agent::with_id(&tree, i)).collect();
+/// for _ in 0..6 {
+///     agents.par_iter_mut().zip(ants.par_iter_mut()).for_each(|(agent, ant)| {
+///         agent.tick(&tree, ant, &nest);
+///     });
+/// }
+/// assert!(ants.iter().all(|a| a.food == 6));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Agent<P: TaskPool = InlinePool> {
+    pool: P,
+    tree: u32,
+    tick: u32,
+    id: u32,
+    /// Installed tasks; 0 means the root is not installed.
+    active: u32,
+}
+
+impl Agent<InlinePool> {
+    /// A new agent for `tree`, with id 0, using the default pool.
+    /// Allocates the agent's memory once.
+    pub fn new<A, W>(tree: &Tree<A, W>) -> Self {
+        Self::for_tree(tree, 0)
+    }
+
+    /// A new agent with an id, which leaf code sees as [`Ctx::id`] and
+    /// observers as [`Event::agent`](crate::Event::agent).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status};
+    /// let b = Builder::<u32, ()>::new();
+    /// let tree = b.build(b.action("who", |cx| { *cx.agent = cx.id; Status::Success })).unwrap();
+    /// let mut seen = 0;
+    /// Agent::with_id(&tree, 42).tick(&tree, &mut seen, &());
+    /// assert_eq!(seen, 42);
+    /// ```
+    pub fn with_id<A, W>(tree: &Tree<A, W>, id: u32) -> Self {
+        Self::for_tree(tree, id)
+    }
+}
+
+impl<P: TaskPool> Agent<P> {
+    /// A new agent with an id, using pool strategy `P`.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, pool::FreeListPool};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.always_success("ok")).unwrap();
+    /// let agent = Agent::<FreeListPool>::for_tree(&tree, 7);
+    /// assert_eq!(agent.id(), 7);
+    /// ```
+    pub fn for_tree<A, W>(tree: &Tree<A, W>, id: u32) -> Self {
+        Agent {
+            pool: P::new(&tree.layout),
+            tree: tree.id,
+            tick: 0,
+            id,
+            active: 0,
+        }
+    }
+
+    /// Tick the tree once for this agent: install the root if it is not
+    /// installed (first tick, or the root finished last tick), update it,
+    /// and return its status.
+    ///
+    /// # Panics
+    /// If `tree` is not the tree this agent was created for.
+    pub fn tick<A, W>(&mut self, tree: &Tree<A, W>, agent: &mut A, world: &W) -> Status {
+        self.tick_observed(tree, agent, world, ())
+    }
+
+    /// [`tick`](Agent::tick), reporting every install, update, finish and
+    /// abort to `observer`.
+    ///
+    /// # Panics
+    /// If `tree` is not the tree this agent was created for.
+    pub fn tick_observed<A, W, O: Observer>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        observer: O,
+    ) -> Status {
+        self.check_tree(tree);
+        // Tick 0 is reserved for "never", so the clock skips it when it wraps.
+        self.tick = self.tick.wrapping_add(1).max(1);
+        let mut cx = Ctx {
+            agent,
+            world,
+            tick: self.tick,
+            id: self.id,
+        };
+        let mut runner = Runner {
+            tree,
+            pool: &mut self.pool,
+            obs: observer,
+            active: self.active,
+        };
+        let status = runner.tick_root(&mut cx);
+        self.active = runner.active;
+        status
+    }
+
+    /// Abort every running task (deepest first, terminate hooks see
+    /// [`Exit::Aborted`](crate::Exit::Aborted)) and return the agent to its
+    /// state when new: tick counter at 0, persistent node memory (cooldowns)
+    /// cleared. Takes the agent data and world because hooks may use them.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.wait("w", 10)).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.tick(&tree, &mut (), &());
+    /// assert_eq!(agent.active_tasks(), 1);
+    /// agent.reset(&tree, &mut (), &());
+    /// assert_eq!((agent.active_tasks(), agent.ticks()), (0, 0));
+    /// ```
+    ///
+    /// # Panics
+    /// If `tree` is not the tree this agent was created for.
+    pub fn reset<A, W>(&mut self, tree: &Tree<A, W>, agent: &mut A, world: &W) {
+        self.reset_observed(tree, agent, world, ())
+    }
+
+    /// [`reset`](Agent::reset), reporting the aborts to `observer`.
+    pub fn reset_observed<A, W, O: Observer>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        observer: O,
+    ) {
+        self.check_tree(tree);
+        let mut cx = Ctx {
+            agent,
+            world,
+            tick: self.tick,
+            id: self.id,
+        };
+        let mut runner = Runner {
+            tree,
+            pool: &mut self.pool,
+            obs: observer,
+            active: self.active,
+        };
+        runner.abort_root(&mut cx);
+        self.active = runner.active;
+        self.pool.persist(&tree.layout).fill(0);
+        self.tick = 0;
+    }
+
+    /// `true` while the root is installed (it returned `Running` last tick).
+    pub fn is_running(&self) -> bool {
+        self.active > 0
+    }
+
+    /// How many tasks are installed for this agent right now.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.sequence("s", [b.always_success("a"), b.wait("w", 5)])).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.tick(&tree, &mut (), &());
+    /// assert_eq!(agent.active_tasks(), 2); // the sequence and the wait
+    /// ```
+    pub fn active_tasks(&self) -> usize {
+        self.active as usize
+    }
+
+    /// Heap bytes held by this agent's pool, slack included. The `Agent`
+    /// value itself is `size_of::<Agent<P>>()` more, wherever it is stored.
+    pub fn heap_bytes(&self) -> usize {
+        self.pool.heap_bytes()
+    }
+
+    /// Ticks since the agent was created or reset.
+    pub fn ticks(&self) -> u32 {
+        self.tick
+    }
+
+    /// The agent's id.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    fn check_tree<A, W>(&self, tree: &Tree<A, W>) {
+        assert_eq!(
+            self.tree, tree.id,
+            "this agent was created for another tree; tick it with that tree"
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! The Behavior slot (seed 003): install a node's task, update it, and
+//! uninstall it when it finishes or is aborted.
+//!
+//! A behavior slot is a place in a parent task's memory (see
+//! [`pool`](crate::pool)); which child is installed there is part of the
+//! parent's own state (a Sequence's current index, a Parallel's per-child
+//! codes). Every node kind runs its children only through the two functions
+//! here, [`Runner::run_child`] and [`Runner::abort_child`], so installing,
+//! counting, observing and returning memory happen in exactly one place.
+
+use crate::context::Ctx;
+use crate::node::NodeKind;
+use crate::observer::{Event, EventKind, Observer};
+use crate::pool::{Loc, Slot, TaskPool};
+use crate::status::{Exit, Status};
+use crate::tree::{Edge, NodeId, Tree};
+
+/// Where an installed task lives: its task memory and its persistent memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct At {
+    pub loc: Loc,
+    pub persist: u32,
+}
+
+/// Everything one agent's tick needs besides the leaf context: the shared
+/// tree, the agent's pool, the observer, and the running count of tasks.
+pub(crate) struct Runner<'r, A, W, P, O> {
+    pub tree: &'r Tree<A, W>,
+    pub pool: &'r mut P,
+    pub obs: O,
+    pub active: u32,
+}
+
+impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
+    #[inline(always)]
+    pub fn emit(&mut self, cx: &Ctx<A, W>, node: u32, kind: EventKind) {
+        self.obs.event(Event {
+            tick: cx.tick,
+            agent: cx.id,
+            node: NodeId(node),
+            kind,
+        });
+    }
+
+    /// Update the root, installing it first if no task is installed.
+    pub fn tick_root(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        let tree = self.tree;
+        let def = tree.def(0);
+        let fresh = self.active == 0;
+        let loc = if fresh {
+            let loc = self.pool.install_root(&def.size);
+            self.enter(0, At { loc, persist: 0 }, cx);
+            loc
+        } else {
+            self.pool.root()
+        };
+        let at = At { loc, persist: 0 };
+        let status = self.update(0, at, fresh, cx);
+        self.emit(cx, 0, EventKind::Update(status));
+        if status != Status::Running {
+            self.finish(0, at, status, cx);
+            self.pool.uninstall_root(loc, &def.size);
+            self.pool.clear();
+        }
+        status
+    }
+
+    /// Abort the root's task tree, if installed.
+    pub fn abort_root(&mut self, cx: &mut Ctx<A, W>) {
+        if self.active == 0 {
+            return;
+        }
+        let def = self.tree.def(0);
+        let loc = self.pool.root();
+        self.abort(0, At { loc, persist: 0 }, cx);
+        self.pool.uninstall_root(loc, &def.size);
+        self.pool.clear();
+    }
+
+    /// Update the child `edge` in `slot` of the task at `parent`, installing
+    /// it first when `fresh`. A child that finishes is uninstalled at once,
+    /// so its memory is free for the next child in the same tick.
+    pub fn run_child(
+        &mut self,
+        parent: At,
+        slot: &Slot,
+        edge: Edge,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
+        let def = self.tree.def(edge.node);
+        let persist = parent.persist + edge.persist;
+        let loc = if fresh {
+            let loc = self.pool.install(parent.loc, slot, &def.size);
+            self.enter(edge.node, At { loc, persist }, cx);
+            loc
+        } else {
+            self.pool.child(parent.loc, slot)
+        };
+        let at = At { loc, persist };
+        let status = self.update(edge.node, at, fresh, cx);
+        self.emit(cx, edge.node, EventKind::Update(status));
+        if status != Status::Running {
+            self.finish(edge.node, at, status, cx);
+            self.pool.uninstall(parent.loc, slot, loc, &def.size);
+        }
+        status
+    }
+
+    /// Abort the running child `edge` in `slot` of the task at `parent`:
+    /// its own running children first (deepest first), then itself, then
+    /// its memory goes back to the pool.
+    pub fn abort_child(&mut self, parent: At, slot: &Slot, edge: Edge, cx: &mut Ctx<A, W>) {
+        let def = self.tree.def(edge.node);
+        let loc = self.pool.child(parent.loc, slot);
+        self.abort(edge.node, At { loc, persist: parent.persist + edge.persist }, cx);
+        self.pool.uninstall(parent.loc, slot, loc, &def.size);
+    }
+
+    /// A task was just installed: create its state.
+    fn enter(&mut self, id: u32, at: At, cx: &mut Ctx<A, W>) {
+        self.active += 1;
+        self.emit(cx, id, EventKind::Enter);
+        let def = self.tree.def(id);
+        if let NodeKind::Custom(custom) = &def.kind {
+            self.custom_enter(custom, def, at, cx);
+        }
+    }
+
+    /// A task finished with `status`; its memory is about to be returned.
+    fn finish(&mut self, id: u32, at: At, status: Status, cx: &mut Ctx<A, W>) {
+        let def = self.tree.def(id);
+        if let NodeKind::Custom(custom) = &def.kind {
+            self.custom_end(custom, def, at, Exit::from(status), cx);
+        }
+        self.emit(cx, id, EventKind::Exit(status));
+        self.active -= 1;
+    }
+
+    /// A running task is cut short: abort what it runs, then tell it.
+    fn abort(&mut self, id: u32, at: At, cx: &mut Ctx<A, W>) {
+        let def = self.tree.def(id);
+        self.abort_running_children(def, at, cx);
+        match &def.kind {
+            NodeKind::Custom(custom) => self.custom_end(custom, def, at, Exit::Aborted, cx),
+            NodeKind::Cooldown(ticks) => self.start_cooldown(at, *ticks, cx),
+            _ => {}
+        }
+        self.emit(cx, id, EventKind::Abort);
+        self.active -= 1;
+    }
+
+    // Little-endian access to a task's own state; tasks are byte-addressed
+    // so that no pool needs to care about alignment.
+
+    #[inline]
+    pub fn get_u16(&mut self, loc: Loc) -> u16 {
+        let m = self.pool.mem(loc, 2);
+        u16::from_le_bytes([m[0], m[1]])
+    }
+
+    #[inline]
+    pub fn set_u16(&mut self, loc: Loc, value: u16) {
+        self.pool.mem(loc, 2).copy_from_slice(&value.to_le_bytes());
+    }
+
+    #[inline]
+    pub fn get_u32(&mut self, loc: Loc) -> u32 {
+        let m = self.pool.mem(loc, 4);
+        u32::from_le_bytes([m[0], m[1], m[2], m[3]])
+    }
+
+    #[inline]
+    pub fn set_u32(&mut self, loc: Loc, value: u32) {
+        self.pool.mem(loc, 4).copy_from_slice(&value.to_le_bytes());
+    }
+
+    pub fn get_persist_u32(&mut self, at: u32) -> u32 {
+        let layout = self.tree.layout;
+        let m = &self.pool.persist(&layout)[at as usize..at as usize + 4];
+        u32::from_le_bytes([m[0], m[1], m[2], m[3]])
+    }
+
+    pub fn set_persist_u32(&mut self, at: u32, value: u32) {
+        let layout = self.tree.layout;
+        self.pool.persist(&layout)[at as usize..at as usize + 4]
+            .copy_from_slice(&value.to_le_bytes());
+    }
+}

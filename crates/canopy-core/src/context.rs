@@ -1,0 +1,53 @@
+//! What leaf code sees while it runs.
+//!
+//! The tree is generic over two plain types chosen by the user: `A`, one
+//! agent's own data, and `W`, the shared world. A tick borrows them only for
+//! its duration — `&mut A` for the agent being ticked and `&W` for the world —
+//! so a [`Tree<A, W>`](crate::Tree) stores no references, is `Send + Sync`,
+//! and any number of threads can tick disjoint agents against one world at
+//! the same time. No `Rc`, `RefCell`, lock or clone is needed: the borrow
+//! checker proves the parallel tick safe (see the crate docs for a rayon
+//! example).
+//!
+//! Considered and rejected: a context *family* trait with a generic
+//! associated type for borrowed views (more flexible, but every signature
+//! pays in lifetimes and error messages), and bonsai-bt's split where the tree
+//! stores action values and a handler closure runs them at tick time (the
+//! leaf code then lives outside the tree, so a shared definition cannot carry
+//! its behaviour and every caller must re-supply it).
+
+/// The borrowed view a leaf works with during one tick of one agent.
+///
+/// ```
+/// use canopy_core::{Builder, Agent, Ctx, Status};
+///
+/// struct Me { energy: i32 }
+/// struct World { regen: i32 }
+///
+/// let b = Builder::<Me, World>::new();
+/// let rest = b.action("rest", |cx: &mut Ctx<Me, World>| {
+///     cx.agent.energy += cx.world.regen;
+///     if cx.agent.energy >= 10 { Status::Success } else { Status::Running }
+/// });
+/// let tree = b.build(rest).unwrap();
+///
+/// let mut me = Me { energy: 0 };
+/// let mut agent = Agent::new(&tree);
+/// assert_eq!(agent.tick(&tree, &mut me, &World { regen: 4 }), Status::Running);
+/// assert_eq!(agent.tick(&tree, &mut me, &World { regen: 4 }), Status::Running);
+/// assert_eq!(agent.tick(&tree, &mut me, &World { regen: 4 }), Status::Success);
+/// ```
+pub struct Ctx<'a, A, W> {
+    /// This agent's own data, writable.
+    pub agent: &'a mut A,
+    /// The shared world, read-only (every agent of a parallel tick sees the same snapshot).
+    pub world: &'a W,
+    /// The agent's tick number, counted from 1. Time-based nodes measure
+    /// durations in these ticks, never in wall-clock time, so runs replay
+    /// exactly.
+    pub tick: u32,
+    /// The agent's id, as given to [`Agent::with_id`](crate::Agent::with_id)
+    /// (0 by default): a stable per-agent seed for deterministic randomness
+    /// and the agent field of traces.
+    pub id: u32,
+}

@@ -1,0 +1,251 @@
+//! User-defined node types with their own per-agent task state.
+//!
+//! A custom node is two types, as in seed 003: the *node* (shared, holds the
+//! parameters, implements [`Node`]) and its *task* (per agent, plain data,
+//! created when the node is installed and dropped back into the pool when it
+//! is uninstalled). The task must be [`bytemuck::Pod`]: pooled memory is
+//! reused without running destructors, an aborted task needs no cleanup, and
+//! an agent's whole state stays copyable bytes (the basis for snapshots).
+//! Anything large or owning belongs in the agent data `A`, not in the task.
+
+use std::any::type_name;
+use std::sync::Arc;
+
+use bytemuck::Pod;
+
+use crate::context::Ctx;
+use crate::node::Arity;
+use crate::status::{Exit, Status};
+
+/// Largest task state a custom node may declare, in bytes. Tasks are copied
+/// onto the stack around each update, so they are meant to be small.
+pub const MAX_TASK_BYTES: usize = 256;
+
+/// A user-defined node type: the shared definition of a node that creates
+/// and drives its own per-agent [`Node::Task`].
+///
+/// A `MoveTo` that remembers which waypoint of its path it is walking to —
+/// per-agent progress in the task, the shared path in the node:
+///
+/// ```
+/// use canopy_core::{Agent, Builder, Children, Ctx, Node, Status};
+/// use bytemuck::{Pod, Zeroable};
+///
+/// struct Walker { pos: (i32, i32) }
+///
+/// /// Shared by every agent: the path to walk.
+/// struct MoveTo { path: Vec<(i32, i32)> }
+///
+/// /// Per agent, while MoveTo runs: the index of the next waypoint.
+/// #[derive(Clone, Copy, Pod, Zeroable)]
+/// #[repr(C)]
+/// struct MoveToTask { next: u32 }
+///
+/// impl Node<Walker, ()> for MoveTo {
+///     type Task = MoveToTask;
+///     fn create_task(&self, _cx: &mut Ctx<Walker, ()>) -> MoveToTask {
+///         MoveToTask { next: 0 }
+///     }
+///     fn update(&self, task: &mut MoveToTask, cx: &mut Ctx<Walker, ()>,
+///               _children: &mut Children<Walker, ()>) -> Status {
+///         let Some(&target) = self.path.get(task.next as usize) else {
+///             return Status::Success;
+///         };
+///         cx.agent.pos = target; // one waypoint per tick
+///         task.next += 1;
+///         if task.next as usize == self.path.len() { Status::Success } else { Status::Running }
+///     }
+/// }
+///
+/// let b = Builder::new();
+/// let walk = b.custom("patrol", MoveTo { path: vec![(1, 0), (1, 1), (0, 1)] }, []);
+/// let tree = b.build(walk).unwrap();
+/// let (mut w1, mut w2) = (Walker { pos: (0, 0) }, Walker { pos: (0, 0) });
+/// let (mut a1, mut a2) = (Agent::new(&tree), Agent::new(&tree));
+/// assert_eq!(a1.tick(&tree, &mut w1, &()), Status::Running);
+/// assert_eq!(a1.tick(&tree, &mut w1, &()), Status::Running);
+/// assert_eq!(a2.tick(&tree, &mut w2, &()), Status::Running);
+/// assert_eq!((w1.pos, w2.pos), ((1, 1), (1, 0))); // each agent has its own progress
+/// assert_eq!(a1.tick(&tree, &mut w1, &()), Status::Success);
+/// ```
+pub trait Node<A, W>: Send + Sync + 'static {
+    /// The per-agent runtime state of this node while it is installed.
+    type Task: Pod;
+
+    /// The type name shown in traces and printed trees.
+    fn type_name(&self) -> &str {
+        let full = type_name::<Self>();
+        let base = full.split('<').next().unwrap_or(full);
+        base.rsplit("::").next().unwrap_or(base)
+    }
+
+    /// How many children this node takes; checked when the tree is built.
+    fn arity(&self) -> Arity {
+        Arity::Leaf
+    }
+
+    /// Parameters as `(name, value)` pairs, for printing the tree.
+    fn params(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// Install: create the task (seed 003's `OnInit`). Runs in the same tick
+    /// as, and just before, the first update.
+    fn create_task(&self, cx: &mut Ctx<A, W>) -> Self::Task;
+
+    /// Advance the task by one tick (`OnUpdate`). Children, if any, are run
+    /// through `children`; a child that finishes is uninstalled at once.
+    fn update(
+        &self,
+        task: &mut Self::Task,
+        cx: &mut Ctx<A, W>,
+        children: &mut Children<A, W>,
+    ) -> Status;
+
+    /// The task ends (`OnTerminate`): it finished with `Success`/`Failure`,
+    /// or was aborted. Children still running were aborted just before.
+    fn terminate(&self, task: &mut Self::Task, cx: &mut Ctx<A, W>, exit: Exit) {
+        let _ = (task, cx, exit);
+    }
+}
+
+/// The children of a custom node, as its update sees them.
+pub struct Children<'c, A, W> {
+    runner: &'c mut dyn ChildRunner<A, W>,
+}
+
+/// What the engine lends a custom node for the duration of one update.
+pub(crate) trait ChildRunner<A, W> {
+    fn len(&self) -> usize;
+    fn is_running(&mut self, index: usize) -> bool;
+    fn update(&mut self, index: usize, cx: &mut Ctx<A, W>) -> Status;
+    fn abort(&mut self, index: usize, cx: &mut Ctx<A, W>);
+}
+
+impl<'c, A, W> Children<'c, A, W> {
+    pub(crate) fn new(runner: &'c mut dyn ChildRunner<A, W>) -> Self {
+        Children { runner }
+    }
+
+    /// Number of children.
+    pub fn len(&self) -> usize {
+        self.runner.len()
+    }
+
+    /// `true` for a leaf.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether child `index` is installed (it returned `Running` and has not
+    /// been aborted since).
+    ///
+    /// # Panics
+    /// If `index >= self.len()`.
+    pub fn is_running(&mut self, index: usize) -> bool {
+        self.check(index);
+        self.runner.is_running(index)
+    }
+
+    /// Update child `index`, installing it first if it is not running. When
+    /// it finishes it is uninstalled, and the next update starts it afresh.
+    ///
+    /// # Panics
+    /// If `index >= self.len()`.
+    pub fn update(&mut self, index: usize, cx: &mut Ctx<A, W>) -> Status {
+        self.check(index);
+        self.runner.update(index, cx)
+    }
+
+    /// Abort child `index` (deepest task first) if it is running.
+    ///
+    /// # Panics
+    /// If `index >= self.len()`.
+    pub fn abort(&mut self, index: usize, cx: &mut Ctx<A, W>) {
+        self.check(index);
+        self.runner.abort(index, cx)
+    }
+
+    fn check(&self, index: usize) {
+        let len = self.len();
+        assert!(index < len, "child index {index} out of range: this node has {len} children");
+    }
+}
+
+/// A custom node with its task type erased, as the tree stores it.
+pub(crate) trait ErasedNode<A, W>: Send + Sync {
+    fn task_size(&self) -> usize;
+    fn type_name(&self) -> &str;
+    fn arity(&self) -> Arity;
+    fn params(&self) -> Vec<(String, String)>;
+    fn create(&self, mem: &mut [u8], cx: &mut Ctx<A, W>);
+    fn update(&self, mem: &mut [u8], cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status;
+    fn terminate(&self, mem: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit);
+}
+
+impl<A, W, N: Node<A, W>> ErasedNode<A, W> for N {
+    fn task_size(&self) -> usize {
+        size_of::<N::Task>()
+    }
+    fn type_name(&self) -> &str {
+        Node::type_name(self)
+    }
+    fn arity(&self) -> Arity {
+        Node::arity(self)
+    }
+    fn params(&self) -> Vec<(String, String)> {
+        Node::params(self)
+    }
+    fn create(&self, mem: &mut [u8], cx: &mut Ctx<A, W>) {
+        let task = self.create_task(cx);
+        mem.copy_from_slice(bytemuck::bytes_of(&task));
+    }
+    fn update(&self, mem: &mut [u8], cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
+        let mut task: N::Task = bytemuck::pod_read_unaligned(mem);
+        let status = Node::update(self, &mut task, cx, children);
+        mem.copy_from_slice(bytemuck::bytes_of(&task));
+        status
+    }
+    fn terminate(&self, mem: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit) {
+        let mut task: N::Task = bytemuck::pod_read_unaligned(mem);
+        Node::terminate(self, &mut task, cx, exit);
+        mem.copy_from_slice(bytemuck::bytes_of(&task));
+    }
+}
+
+/// A user-defined node, type-erased and shareable. Build one with
+/// [`Builder::custom`](crate::Builder::custom) or [`CustomNode::new`].
+pub struct CustomNode<A, W>(pub(crate) Arc<dyn ErasedNode<A, W>>);
+
+impl<A, W> CustomNode<A, W> {
+    /// Erase a [`Node`] implementation.
+    pub fn new<N: Node<A, W>>(node: N) -> Self {
+        CustomNode(Arc::new(node))
+    }
+
+    /// The node's type name.
+    pub fn type_name(&self) -> &str {
+        self.0.type_name()
+    }
+
+    /// How many children the node takes.
+    pub fn arity(&self) -> Arity {
+        self.0.arity()
+    }
+
+    /// The node's parameters for printing.
+    pub fn params(&self) -> Vec<(String, String)> {
+        self.0.params()
+    }
+
+    /// Size of the node's task state in bytes.
+    pub fn task_size(&self) -> usize {
+        self.0.task_size()
+    }
+}
+
+impl<A, W> Clone for CustomNode<A, W> {
+    fn clone(&self) -> Self {
+        CustomNode(Arc::clone(&self.0))
+    }
+}

@@ -1,0 +1,93 @@
+//! The canopy engine: behavior trees for crowds.
+//!
+//! One immutable [`Tree`] is shared by every agent (the flyweight pattern of
+//! seed 003). What an agent owns is an [`Agent`]: the *tasks* of the nodes
+//! active for it right now — a sequence's current index, a wait's start tick
+//! — in memory from a [pool](pool) that is laid out once, when the tree is
+//! built. So an agent costs a few dozen bytes, a tick allocates nothing, and
+//! agents tick in parallel with no locks.
+//!
+//! | concept | here | per agent? |
+//! |---|---|---|
+//! | Node — definition, parameters, children | [`NodeKind`], inside [`Tree`] | no, shared |
+//! | Task — runtime state + logic of an active node | plain bytes in the pool; logic in [`nodes`] | yes, only while active |
+//! | Behavior — slot that installs / updates / uninstalls a task | [`pool::Slot`], driven by the engine | part of the parent task |
+//! | Agent state — root slot + pool | [`Agent`] | yes |
+//!
+//! The semantics of every node kind are in one place: [`nodes`].
+//!
+//! # Context: how leaf code reaches agent and world
+//!
+//! The tree is generic over two plain types, the agent's own data `A` and
+//! the shared world `W`. A tick lends `&mut A` and `&W` for its duration, as
+//! the [`Ctx`] every leaf receives. The tree itself stores no data, only
+//! code, so it is `Send + Sync` and outlives every frame; the borrow checker
+//! proves that a parallel tick (disjoint `&mut A`, shared `&W`) is race-free,
+//! with no `Rc`, `RefCell`, lock or clone. A crowd step is one line of rayon:
+//!
+//! ```
+//! use canopy_core::{Agent, Builder, Status};
+//! use rayon::prelude::*;
+//!
+//! struct Walker { x: f32, hungry: bool }
+//! struct World { food_x: f32 }
+//!
+//! let b = Builder::<Walker, World>::new();
+//! let tree = b.build(b.reactive_selector("root", [
+//!     b.sequence("eat", [
+//!         b.condition("hungry?", |cx| cx.agent.hungry),
+//!         b.action("walk to food", |cx| {
+//!             let dx = (cx.world.food_x - cx.agent.x).clamp(-1.0, 1.0);
+//!             cx.agent.x += dx;
+//!             if dx == 0.0 { cx.agent.hungry = false; Status::Success } else { Status::Running }
+//!         }),
+//!     ]),
+//!     b.always_running("idle"),
+//! ])).unwrap();
+//!
+//! let world = World { food_x: 3.0 };
+//! let mut walkers: Vec<Walker> = (0..100).map(|i| Walker { x: 0.0, hungry: i % 2 == 0 }).collect();
+//! let mut agents: Vec<Agent> = (0..100).map(|i| Agent::with_id(&tree, i)).collect();
+//! for _ in 0..5 {
+//!     agents.par_iter_mut().zip(walkers.par_iter_mut())
+//!         .for_each(|(agent, walker)| { agent.tick(&tree, walker, &world); });
+//! }
+//! assert!(walkers.iter().all(|w| !w.hungry));
+//! assert_eq!(walkers.iter().filter(|w| w.x == 3.0).count(), 50);
+//! ```
+//!
+//! Considered and rejected: a context-family trait with a generic
+//! associated type for borrowed views (more general, but every signature
+//! pays in lifetimes), and bonsai-bt's split where the tree stores action
+//! values and a closure passed at tick time interprets them (the leaf code
+//! then lives outside the shared definition and every caller must re-supply
+//! it).
+//!
+//! # Custom nodes
+//!
+//! Implement [`Node`] for a type holding the node's parameters and declare
+//! its per-agent [`Node::Task`]; see the `MoveTo` example there.
+
+pub mod agent;
+mod behavior;
+pub mod builder;
+pub mod context;
+pub mod custom;
+pub mod node;
+pub mod nodes;
+pub mod observer;
+pub mod pool;
+pub mod status;
+pub mod tree;
+
+pub use agent::Agent;
+pub use builder::{BuildError, Builder, Draft, MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH};
+pub use context::Ctx;
+pub use custom::{Children, CustomNode, MAX_TASK_BYTES, Node};
+pub use node::{ActionFn, Arity, ConditionFn, NodeKind, Policy, Predicate};
+pub use observer::{Event, EventKind, Observer};
+pub use status::{Exit, Status};
+pub use tree::{NodeId, NodeRef, Tree};
+
+/// Re-exported so custom task types can derive `Pod` and `Zeroable`.
+pub use bytemuck;

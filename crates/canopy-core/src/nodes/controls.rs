@@ -1,0 +1,216 @@
+//! Controls: Sequence, Selector, their reactive variants, and Parallel.
+//! Semantics: [`nodes`](super).
+
+use crate::behavior::{At, Runner};
+use crate::context::Ctx;
+use crate::node::Policy;
+use crate::observer::Observer;
+use crate::pool::TaskPool;
+use crate::status::Status;
+use crate::tree::NodeDef;
+
+/// Parallel child codes, two bits each.
+const IDLE: u8 = 0;
+const RUNNING: u8 = 1;
+const SUCCEEDED: u8 = 2;
+const FAILED: u8 = 3;
+
+fn code_of(status: Status) -> u8 {
+    match status {
+        Status::Running => RUNNING,
+        Status::Success => SUCCEEDED,
+        Status::Failure => FAILED,
+    }
+}
+
+/// Reactive state: running child + 1 in the low 15 bits (0: none), the
+/// slot holding it in the top bit.
+fn reactive_state(running: usize, slot: usize) -> u16 {
+    (running as u16 + 1) | ((slot as u16) << 15)
+}
+
+impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
+    /// Sequence (`go_on` = Success) and Selector (`go_on` = Failure): move to
+    /// the next child while children return `go_on`.
+    pub(super) fn in_order(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+        go_on: Status,
+    ) -> Status {
+        let tree = self.tree;
+        let edges = tree.edges_of(def);
+        if edges.is_empty() {
+            return go_on;
+        }
+        let slot = tree.slot(def, 0);
+        let (mut index, mut child_fresh) = if fresh {
+            (0, true)
+        } else {
+            (self.get_u16(at.loc) as usize, false)
+        };
+        loop {
+            let status = self.run_child(at, slot, edges[index], child_fresh, cx);
+            if status != go_on {
+                if status == Status::Running {
+                    self.set_u16(at.loc, index as u16);
+                }
+                return status;
+            }
+            index += 1;
+            if index == edges.len() {
+                return go_on;
+            }
+            child_fresh = true;
+        }
+    }
+
+    pub(super) fn abort_in_order(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
+        let tree = self.tree;
+        let index = self.get_u16(at.loc) as usize;
+        self.abort_child(at, tree.slot(def, 0), tree.edges_of(def)[index], cx);
+    }
+
+    /// ReactiveSequence (`go_on` = Success) and ReactiveSelector (`go_on` =
+    /// Failure): re-enter the children before the running one every tick.
+    pub(super) fn reactive(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+        go_on: Status,
+    ) -> Status {
+        let tree = self.tree;
+        let edges = tree.edges_of(def);
+        if edges.is_empty() {
+            return go_on;
+        }
+        let state = if fresh { 0 } else { self.get_u16(at.loc) };
+        let mut running = ((state & 0x7fff) as usize).checked_sub(1);
+        let running_slot = (state >> 15) as usize;
+        for (k, &edge) in edges.iter().enumerate() {
+            // The running child stays where it is; a child re-checked while
+            // it runs goes in the other slot; any other child in slot 0,
+            // which is free by then.
+            let (slot, child_fresh) = match running {
+                Some(r) if k == r => (running_slot, false),
+                Some(r) if k < r => (1 - running_slot, true),
+                _ => (0, true),
+            };
+            let status = self.run_child(at, tree.slot(def, slot), edge, child_fresh, cx);
+            if status == go_on {
+                if running == Some(k) {
+                    running = None;
+                }
+                continue;
+            }
+            if let Some(r) = running
+                && k < r
+            {
+                self.abort_child(at, tree.slot(def, running_slot), edges[r], cx);
+            }
+            if status == Status::Running {
+                self.set_u16(at.loc, reactive_state(k, slot));
+            }
+            return status;
+        }
+        go_on
+    }
+
+    pub(super) fn abort_reactive(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
+        let tree = self.tree;
+        let state = self.get_u16(at.loc);
+        if let Some(r) = ((state & 0x7fff) as usize).checked_sub(1) {
+            let slot = tree.slot(def, (state >> 15) as usize);
+            self.abort_child(at, slot, tree.edges_of(def)[r], cx);
+        }
+    }
+
+    fn parallel_code(&mut self, at: At, child: usize) -> u8 {
+        let byte = self.pool.mem(at.loc + (child / 4) as u32, 1)[0];
+        (byte >> ((child % 4) * 2)) & 0b11
+    }
+
+    fn set_parallel_code(&mut self, at: At, child: usize, code: u8) {
+        let cell = &mut self.pool.mem(at.loc + (child / 4) as u32, 1)[0];
+        let shift = (child % 4) * 2;
+        *cell = (*cell & !(0b11 << shift)) | (code << shift);
+    }
+
+    pub(super) fn parallel(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+        success: Policy,
+        failure: Policy,
+    ) -> Status {
+        let tree = self.tree;
+        let edges = tree.edges_of(def);
+        let n = edges.len();
+        if fresh {
+            self.pool.mem(at.loc, def.size.own as usize).fill(IDLE);
+        }
+        let (mut succeeded, mut failed) = (0, 0);
+        let mut decided = None;
+        for (i, &edge) in edges.iter().enumerate() {
+            let status = match self.parallel_code(at, i) {
+                SUCCEEDED => Status::Success,
+                FAILED => Status::Failure,
+                code => {
+                    let slot = tree.slot(def, i);
+                    let status = self.run_child(at, slot, edge, code == IDLE, cx);
+                    self.set_parallel_code(at, i, code_of(status));
+                    status
+                }
+            };
+            match status {
+                Status::Success => {
+                    succeeded += 1;
+                    if success == Policy::One {
+                        decided = Some(Status::Success);
+                        break;
+                    }
+                }
+                Status::Failure => {
+                    failed += 1;
+                    if failure == Policy::One {
+                        decided = Some(Status::Failure);
+                        break;
+                    }
+                }
+                Status::Running => {}
+            }
+        }
+        let decided = decided.or(if failed == n {
+            Some(Status::Failure)
+        } else if success == Policy::All && succeeded == n {
+            Some(Status::Success)
+        } else if succeeded + failed == n {
+            Some(Status::Failure)
+        } else {
+            None
+        });
+        match decided {
+            Some(status) => {
+                self.abort_parallel(def, at, cx);
+                status
+            }
+            None => Status::Running,
+        }
+    }
+
+    pub(super) fn abort_parallel(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
+        let tree = self.tree;
+        for (i, &edge) in tree.edges_of(def).iter().enumerate() {
+            if self.parallel_code(at, i) == RUNNING {
+                self.abort_child(at, tree.slot(def, i), edge, cx);
+                self.set_parallel_code(at, i, IDLE);
+            }
+        }
+    }
+}

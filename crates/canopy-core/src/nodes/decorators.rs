@@ -1,0 +1,139 @@
+//! Decorators: one child, its status reshaped. Inverter and the Force pair
+//! are one-liners in [`Runner::update`]; the stateful ones are here.
+//! Semantics: [`nodes`](super).
+
+use crate::behavior::{At, Runner};
+use crate::context::Ctx;
+use crate::node::Predicate;
+use crate::observer::Observer;
+use crate::pool::TaskPool;
+use crate::status::Status;
+use crate::tree::NodeDef;
+
+/// Repeat/Retry state: completed cycles, with the top bit set while the
+/// child is installed.
+const CHILD_INSTALLED: u32 = 1 << 31;
+
+impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
+    /// Update the only child, installing it on the decorator's first update.
+    pub(super) fn only_child(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
+        let tree = self.tree;
+        self.run_child(at, tree.slot(def, 0), tree.edges_of(def)[0], fresh, cx)
+    }
+
+    /// Decorators whose running task always has its child installed.
+    pub(super) fn abort_only_child(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
+        let tree = self.tree;
+        self.abort_child(at, tree.slot(def, 0), tree.edges_of(def)[0], cx);
+    }
+
+    /// Repeat (`counts` = Success) and Retry (`counts` = Failure): a child
+    /// ending with `counts` is a completed cycle; after `times` cycles the
+    /// node ends with that status; a child ending otherwise ends the node.
+    pub(super) fn repeat(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+        times: u32,
+        counts: Status,
+    ) -> Status {
+        let state = if fresh { 0 } else { self.get_u32(at.loc) };
+        let installed = state & CHILD_INSTALLED != 0;
+        let cycles = state & !CHILD_INSTALLED;
+        let status = self.only_child(def, at, !installed, cx);
+        if status == Status::Running {
+            self.set_u32(at.loc, cycles | CHILD_INSTALLED);
+            return Status::Running;
+        }
+        if status != counts {
+            return status;
+        }
+        let cycles = cycles + 1;
+        if cycles >= times {
+            return status;
+        }
+        self.set_u32(at.loc, cycles);
+        Status::Running
+    }
+
+    pub(super) fn abort_repeat(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
+        if self.get_u32(at.loc) & CHILD_INSTALLED != 0 {
+            self.abort_only_child(def, at, cx);
+        }
+    }
+
+    pub(super) fn reactive_guard(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+        condition: &Predicate<A, W>,
+    ) -> Status {
+        if !(condition.check)(cx) {
+            if !fresh {
+                self.abort_only_child(def, at, cx);
+            }
+            return Status::Failure;
+        }
+        self.only_child(def, at, fresh, cx)
+    }
+
+    pub(super) fn timeout(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+        ticks: u32,
+    ) -> Status {
+        let entered = if fresh {
+            self.set_u32(at.loc, cx.tick);
+            cx.tick
+        } else {
+            self.get_u32(at.loc)
+        };
+        if cx.tick.wrapping_sub(entered) >= ticks {
+            // Only reachable after the first update (ticks ≥ 1), so the
+            // child is installed and running.
+            self.abort_only_child(def, at, cx);
+            return Status::Failure;
+        }
+        self.only_child(def, at, fresh, cx)
+    }
+
+    pub(super) fn cooldown(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+        ticks: u32,
+    ) -> Status {
+        if fresh {
+            let ready_at = self.get_persist_u32(at.persist);
+            if ready_at != 0 && (cx.tick.wrapping_sub(ready_at) as i32) < 0 {
+                return Status::Failure;
+            }
+        }
+        let status = self.only_child(def, at, fresh, cx);
+        if status != Status::Running {
+            self.start_cooldown(at, ticks, cx);
+        }
+        status
+    }
+
+    /// The child of a Cooldown ended (finished or aborted) at this tick.
+    pub(crate) fn start_cooldown(&mut self, at: At, ticks: u32, cx: &Ctx<A, W>) {
+        let ready_at = cx.tick.wrapping_add(ticks).max(1);
+        self.set_persist_u32(at.persist, ready_at);
+    }
+}

@@ -1,0 +1,158 @@
+//! Leaves with state of their own: Wait, and user-defined nodes (which may
+//! also take children). Actions, conditions and the constant leaves are
+//! one-liners in [`Runner::update`]. Semantics: [`nodes`](super).
+
+use crate::behavior::{At, Runner};
+use crate::context::Ctx;
+use crate::custom::{ChildRunner, Children, CustomNode, MAX_TASK_BYTES};
+use crate::observer::Observer;
+use crate::pool::TaskPool;
+use crate::status::{Exit, Status};
+use crate::tree::NodeDef;
+
+impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
+    pub(super) fn wait(&mut self, at: At, fresh: bool, cx: &mut Ctx<A, W>, ticks: u32) -> Status {
+        let entered = if fresh {
+            self.set_u32(at.loc, cx.tick);
+            cx.tick
+        } else {
+            self.get_u32(at.loc)
+        };
+        if cx.tick.wrapping_sub(entered) >= ticks {
+            Status::Success
+        } else {
+            Status::Running
+        }
+    }
+
+    /// Create a custom node's task and clear its "child installed" bits.
+    pub(crate) fn custom_enter(
+        &mut self,
+        custom: &CustomNode<A, W>,
+        def: &NodeDef<A, W>,
+        at: At,
+        cx: &mut Ctx<A, W>,
+    ) {
+        let size = custom.task_size();
+        let mem = self.pool.mem(at.loc, def.size.own as usize);
+        mem[size..].fill(0);
+        custom.0.create(&mut mem[..size], cx);
+    }
+
+    pub(super) fn custom_update(
+        &mut self,
+        custom: &CustomNode<A, W>,
+        def: &NodeDef<A, W>,
+        at: At,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
+        // The task is copied out while its children run: they live in the
+        // same pool, and the copy keeps the two borrows apart.
+        let size = custom.task_size();
+        let mut task = [0u8; MAX_TASK_BYTES];
+        task[..size].copy_from_slice(self.pool.mem(at.loc, size));
+        let mut children = CustomChildren {
+            runner: self,
+            def,
+            at,
+        };
+        let status = custom
+            .0
+            .update(&mut task[..size], cx, &mut Children::new(&mut children));
+        self.pool.mem(at.loc, size).copy_from_slice(&task[..size]);
+        status
+    }
+
+    /// A custom task ends: abort the children it left running, then run its
+    /// terminate hook.
+    pub(crate) fn custom_end(
+        &mut self,
+        custom: &CustomNode<A, W>,
+        def: &NodeDef<A, W>,
+        at: At,
+        exit: Exit,
+        cx: &mut Ctx<A, W>,
+    ) {
+        if exit != Exit::Aborted {
+            // When aborted, `abort` has already done this.
+            self.abort_custom_children(def, at, cx);
+        }
+        let size = custom.task_size();
+        let mut task = [0u8; MAX_TASK_BYTES];
+        task[..size].copy_from_slice(self.pool.mem(at.loc, size));
+        custom.0.terminate(&mut task[..size], cx, exit);
+        self.pool.mem(at.loc, size).copy_from_slice(&task[..size]);
+    }
+
+    pub(super) fn abort_custom_children(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        cx: &mut Ctx<A, W>,
+    ) {
+        let mut children = CustomChildren {
+            runner: self,
+            def,
+            at,
+        };
+        for i in 0..def.child_count as usize {
+            children.abort(i, cx);
+        }
+    }
+}
+
+/// A custom node's children, lent to its update.
+struct CustomChildren<'x, 'r, A, W, P, O> {
+    runner: &'x mut Runner<'r, A, W, P, O>,
+    def: &'x NodeDef<A, W>,
+    at: At,
+}
+
+impl<A, W, P: TaskPool, O: Observer> CustomChildren<'_, '_, A, W, P, O> {
+    /// Where the "child installed" bit of child `index` is.
+    fn bit(&self, index: usize) -> (u32, u8) {
+        let bits_at = self.def.size.own - (self.def.child_count).div_ceil(8);
+        (self.at.loc + bits_at + (index / 8) as u32, 1 << (index % 8))
+    }
+
+    fn set_installed(&mut self, index: usize, installed: bool) {
+        let (loc, mask) = self.bit(index);
+        let cell = &mut self.runner.pool.mem(loc, 1)[0];
+        if installed {
+            *cell |= mask;
+        } else {
+            *cell &= !mask;
+        }
+    }
+}
+
+impl<A, W, P: TaskPool, O: Observer> ChildRunner<A, W> for CustomChildren<'_, '_, A, W, P, O> {
+    fn len(&self) -> usize {
+        self.def.child_count as usize
+    }
+
+    fn is_running(&mut self, index: usize) -> bool {
+        let (loc, mask) = self.bit(index);
+        self.runner.pool.mem(loc, 1)[0] & mask != 0
+    }
+
+    fn update(&mut self, index: usize, cx: &mut Ctx<A, W>) -> Status {
+        let tree = self.runner.tree;
+        let fresh = !self.is_running(index);
+        let slot = tree.slot(self.def, index);
+        let edge = tree.edges_of(self.def)[index];
+        let status = self.runner.run_child(self.at, slot, edge, fresh, cx);
+        self.set_installed(index, status == Status::Running);
+        status
+    }
+
+    fn abort(&mut self, index: usize, cx: &mut Ctx<A, W>) {
+        if self.is_running(index) {
+            let tree = self.runner.tree;
+            let slot = tree.slot(self.def, index);
+            let edge = tree.edges_of(self.def)[index];
+            self.runner.abort_child(self.at, slot, edge, cx);
+            self.set_installed(index, false);
+        }
+    }
+}

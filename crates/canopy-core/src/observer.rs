@@ -1,0 +1,95 @@
+//! Watching a tree run: every install, update, finish and abort, as it
+//! happens (seed 004's indented tick logging, as data instead of prints).
+//!
+//! The engine is generic over the observer, and the unit type `()` is the
+//! observer that does nothing: its empty, inlined method makes every event
+//! site vanish from [`Agent::tick`](crate::Agent::tick), so an unobserved
+//! tick pays nothing and allocates nothing. Pass a real observer to
+//! [`Agent::tick_observed`](crate::Agent::tick_observed) to see events.
+
+use crate::status::Status;
+use crate::tree::NodeId;
+
+/// What happened to a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// The node's task was installed (created); its first update follows.
+    Enter,
+    /// The task was updated and returned this status. Composites report
+    /// after their children.
+    Update(Status),
+    /// The task finished with this status and was uninstalled.
+    Exit(Status),
+    /// The task was still running and was aborted (deepest task first).
+    Abort,
+}
+
+impl EventKind {
+    /// The event's name in traces: `enter`, `update`, `exit` or `abort`.
+    ///
+    /// ```
+    /// use canopy_core::{EventKind, Status};
+    /// assert_eq!(EventKind::Update(Status::Running).name(), "update");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Enter => "enter",
+            EventKind::Update(_) => "update",
+            EventKind::Exit(_) => "exit",
+            EventKind::Abort => "abort",
+        }
+    }
+}
+
+/// One observed event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The agent's tick number (from 1).
+    pub tick: u32,
+    /// The agent's id.
+    pub agent: u32,
+    /// The node whose task this is.
+    pub node: NodeId,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// Receives events from [`Agent::tick_observed`](crate::Agent::tick_observed).
+///
+/// ```
+/// use canopy_core::{Agent, Builder, Event, EventKind, Observer, Status};
+///
+/// struct Log(Vec<String>);
+/// impl Observer for Log {
+///     fn event(&mut self, e: Event) {
+///         self.0.push(format!("{}:{:?}", e.node.index(), e.kind));
+///     }
+/// }
+///
+/// let b = Builder::<(), ()>::new();
+/// let tree = b.build(b.inverter("not", b.always_failure("no"))).unwrap();
+/// let mut log = Log(Vec::new());
+/// let status = Agent::new(&tree).tick_observed(&tree, &mut (), &(), &mut log);
+/// assert_eq!(status, Status::Success);
+/// assert_eq!(log.0, [
+///     "0:Enter", "1:Enter", "1:Update(Failure)", "1:Exit(Failure)",
+///     "0:Update(Success)", "0:Exit(Success)",
+/// ]);
+/// ```
+pub trait Observer {
+    /// Called for every event, in the order they happen.
+    fn event(&mut self, event: Event);
+}
+
+/// The observer that ignores everything; what [`Agent::tick`](crate::Agent::tick) uses.
+impl Observer for () {
+    #[inline(always)]
+    fn event(&mut self, _event: Event) {}
+}
+
+impl<O: Observer + ?Sized> Observer for &mut O {
+    #[inline]
+    fn event(&mut self, event: Event) {
+        (**self).event(event)
+    }
+}

@@ -1,0 +1,17 @@
+//! canopy: behavior trees for crowds.
+//!
+//! One immutable tree definition is shared by every agent; each agent owns
+//! only the small runtime state of the nodes active for it right now, in
+//! pooled memory, so 100,000 agents cost little more than their active
+//! tasks, tick without allocating, and tick in parallel.
+//!
+//! This facade re-exports the parts: the engine ([`canopy_core`]).
+//!
+//! ```
+//! use canopy::{Agent, Builder, Status};
+//! let b = Builder::<(), ()>::new();
+//! let tree = b.build(b.sequence("hello", [b.always_success("world")])).unwrap();
+//! assert_eq!(Agent::new(&tree).tick(&tree, &mut (), &()), Status::Success);
+//! ```
+
+pub use canopy_core::*;
