@@ -1,1 +1,82 @@
-fn main() {}
+//! Ticks of the reference tree (canopy_reference::reference_tree) for 1k,
+//! 10k and 100k agents: canopy beside the naive baseline in which every
+//! agent owns a full copy of every node, in one run, plus canopy on all
+//! cores. Throughput is agent-ticks per second.
+//!
+//! `cargo bench --bench agent_scaling -- --noplot`
+
+use std::hint::black_box;
+
+use canopy::Agent;
+use canopy_reference::naive::NaiveAgent;
+use canopy_reference::{Critter, Meadow, critters, reference_tree};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rayon::prelude::*;
+
+/// A crowd warmed up for 200 ticks, so every agent is somewhere in its tree.
+fn crowd(n: usize) -> (Meadow, Vec<Critter>) {
+    let meadow = Meadow::new(128);
+    let crowd = critters(n, 42, &meadow);
+    (meadow, crowd)
+}
+
+fn scaling(c: &mut Criterion) {
+    let tree = reference_tree();
+    let mut group = c.benchmark_group("reference");
+    group.sample_size(20);
+    for n in [1_000usize, 10_000, 100_000] {
+        group.throughput(Throughput::Elements(n as u64));
+
+        let (mut meadow, mut critters) = crowd(n);
+        let mut agents: Vec<Agent> = (0..n as u32).map(|i| Agent::with_id(&tree, i)).collect();
+        for _ in 0..200 {
+            for (a, c) in agents.iter_mut().zip(&mut critters) {
+                a.tick(&tree, c, &meadow);
+            }
+            meadow.advance();
+        }
+        group.bench_function(BenchmarkId::new("canopy", n), |b| {
+            b.iter(|| {
+                for (a, c) in agents.iter_mut().zip(&mut critters) {
+                    black_box(a.tick(&tree, c, &meadow));
+                }
+                meadow.advance();
+            })
+        });
+        group.bench_function(BenchmarkId::new("canopy-rayon", n), |b| {
+            b.iter(|| {
+                agents
+                    .par_iter_mut()
+                    .zip(critters.par_iter_mut())
+                    .for_each(|(a, c)| {
+                        black_box(a.tick(&tree, c, &meadow));
+                    });
+                meadow.advance();
+            })
+        });
+        drop(agents);
+
+        let (mut meadow, mut critters) = crowd(n);
+        let mut naive: Vec<NaiveAgent<Critter, Meadow>> = (0..n as u32)
+            .map(|i| NaiveAgent::new(&tree, i).unwrap())
+            .collect();
+        for _ in 0..200 {
+            for (a, c) in naive.iter_mut().zip(&mut critters) {
+                a.tick(c, &meadow);
+            }
+            meadow.advance();
+        }
+        group.bench_function(BenchmarkId::new("naive", n), |b| {
+            b.iter(|| {
+                for (a, c) in naive.iter_mut().zip(&mut critters) {
+                    black_box(a.tick(c, &meadow));
+                }
+                meadow.advance();
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, scaling);
+criterion_main!(benches);

@@ -113,7 +113,14 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
     pub fn abort_child(&mut self, parent: At, slot: &Slot, edge: Edge, cx: &mut Ctx<A, W>) {
         let def = self.tree.def(edge.node);
         let loc = self.pool.child(parent.loc, slot);
-        self.abort(edge.node, At { loc, persist: parent.persist + edge.persist }, cx);
+        self.abort(
+            edge.node,
+            At {
+                loc,
+                persist: parent.persist + edge.persist,
+            },
+            cx,
+        );
         self.pool.uninstall(parent.loc, slot, loc, &def.size);
     }
 

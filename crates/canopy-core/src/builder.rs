@@ -359,17 +359,20 @@ impl<'b, A, W> Builder<'b, A, W> {
     }
 }
 
-/// Where a draft was first reached from: for naming it in errors.
+/// Where a draft was first reached from — the parent's position in the
+/// depth-first order and the child index — for naming it in errors.
+type Parent = Option<(usize, usize)>;
+
 struct Reached<'d, 'b, A, W> {
     draft: &'d Draft<'b, A, W>,
-    parent: Option<(usize, usize)>,
+    parent: Parent,
 }
 
 fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
     // Depth-first, pre-order, each draft once (a shared subtree is one node).
     let mut order: Vec<Reached<'_, 'b, A, W>> = Vec::new();
     let mut position: HashMap<u32, usize> = HashMap::new();
-    let mut stack: Vec<(&Draft<'b, A, W>, Option<(usize, usize)>)> = vec![(root, None)];
+    let mut stack: Vec<(&Draft<'b, A, W>, Parent)> = vec![(root, None)];
     while let Some((draft, parent)) = stack.pop() {
         if position.contains_key(&draft.index) {
             continue;
@@ -425,8 +428,8 @@ fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
         let own = nodes::own_bytes(&draft.kind, kids.len()) as u64;
         let slots = slot_sizes(&draft.kind, &kids, &inline);
         inline[at] = own + slots.iter().sum::<u64>();
-        persist[at] =
-            nodes::persist_bytes(&draft.kind) as u64 + kids.iter().map(|&k| persist[k]).sum::<u64>();
+        persist[at] = nodes::persist_bytes(&draft.kind) as u64
+            + kids.iter().map(|&k| persist[k]).sum::<u64>();
         if inline[at] + persist[at] > MAX_AGENT_BYTES {
             return Err(fail(
                 at,
@@ -522,13 +525,22 @@ fn check_node<A, W>(draft: &Draft<'_, A, W>) -> Option<String> {
     let kind = &draft.kind;
     let ty = kind.type_name();
     let n = draft.children.len();
-    let article = if ty.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
+    let article = if ty.starts_with(['A', 'E', 'I', 'O', 'U']) {
+        "an"
+    } else {
+        "a"
+    };
     let arity = kind.arity();
     if !arity.accepts(n) {
-        return Some(format!("{article} {ty} needs {}, got {n}", arity.describe()));
+        return Some(format!(
+            "{article} {ty} needs {}, got {n}",
+            arity.describe()
+        ));
     }
     if n > MAX_CHILDREN {
-        return Some(format!("{n} children is more than the limit of {MAX_CHILDREN}"));
+        return Some(format!(
+            "{n} children is more than the limit of {MAX_CHILDREN}"
+        ));
     }
     match kind {
         NodeKind::Parallel { .. } if n == 0 => {

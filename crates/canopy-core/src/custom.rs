@@ -168,7 +168,10 @@ impl<'c, A, W> Children<'c, A, W> {
 
     fn check(&self, index: usize) {
         let len = self.len();
-        assert!(index < len, "child index {index} out of range: this node has {len} children");
+        assert!(
+            index < len,
+            "child index {index} out of range: this node has {len} children"
+        );
     }
 }
 

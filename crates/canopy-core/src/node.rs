@@ -50,7 +50,9 @@ impl std::str::FromStr for Policy {
         match s {
             "one" => Ok(Policy::One),
             "all" => Ok(Policy::All),
-            other => Err(format!("unknown policy \"{other}\", expected \"one\" or \"all\"")),
+            other => Err(format!(
+                "unknown policy \"{other}\", expected \"one\" or \"all\""
+            )),
         }
     }
 }

@@ -110,7 +110,10 @@ impl<A, W> Tree<A, W> {
     /// # Panics
     /// If `id` does not belong to this tree.
     pub fn node(&self, id: NodeId) -> NodeRef<'_, A, W> {
-        assert!(id.index() < self.nodes.len(), "node {id:?} is not in this tree");
+        assert!(
+            id.index() < self.nodes.len(),
+            "node {id:?} is not in this tree"
+        );
         NodeRef { tree: self, id }
     }
 

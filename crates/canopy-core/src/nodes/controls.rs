@@ -130,12 +130,12 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
     }
 
     fn parallel_code(&mut self, at: At, child: usize) -> u8 {
-        let byte = self.pool.mem(at.loc + (child / 4) as u32, 1)[0];
+        let byte = self.pool.mem(at.loc, child / 4 + 1)[child / 4];
         (byte >> ((child % 4) * 2)) & 0b11
     }
 
     fn set_parallel_code(&mut self, at: At, child: usize, code: u8) {
-        let cell = &mut self.pool.mem(at.loc + (child / 4) as u32, 1)[0];
+        let cell = &mut self.pool.mem(at.loc, child / 4 + 1)[child / 4];
         let shift = (child % 4) * 2;
         *cell = (*cell & !(0b11 << shift)) | (code << shift);
     }

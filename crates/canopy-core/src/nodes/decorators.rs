@@ -133,7 +133,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
 
     /// The child of a Cooldown ended (finished or aborted) at this tick.
     pub(crate) fn start_cooldown(&mut self, at: At, ticks: u32, cx: &Ctx<A, W>) {
-        let ready_at = cx.tick.wrapping_add(ticks).max(1);
+        let ready_at = cx.tick.wrapping_add(ticks).wrapping_add(1).max(1);
         self.set_persist_u32(at.persist, ready_at);
     }
 }

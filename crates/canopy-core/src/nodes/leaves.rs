@@ -109,15 +109,16 @@ struct CustomChildren<'x, 'r, A, W, P, O> {
 }
 
 impl<A, W, P: TaskPool, O: Observer> CustomChildren<'_, '_, A, W, P, O> {
-    /// Where the "child installed" bit of child `index` is.
-    fn bit(&self, index: usize) -> (u32, u8) {
-        let bits_at = self.def.size.own - (self.def.child_count).div_ceil(8);
-        (self.at.loc + bits_at + (index / 8) as u32, 1 << (index % 8))
+    /// The byte of the task's memory holding the "child installed" bit of
+    /// child `index`, and the bit's mask.
+    fn bit(&self, index: usize) -> (usize, u8) {
+        let bits_at = (self.def.size.own - self.def.child_count.div_ceil(8)) as usize;
+        (bits_at + index / 8, 1 << (index % 8))
     }
 
     fn set_installed(&mut self, index: usize, installed: bool) {
-        let (loc, mask) = self.bit(index);
-        let cell = &mut self.runner.pool.mem(loc, 1)[0];
+        let (byte, mask) = self.bit(index);
+        let cell = &mut self.runner.pool.mem(self.at.loc, byte + 1)[byte];
         if installed {
             *cell |= mask;
         } else {
@@ -132,8 +133,8 @@ impl<A, W, P: TaskPool, O: Observer> ChildRunner<A, W> for CustomChildren<'_, '_
     }
 
     fn is_running(&mut self, index: usize) -> bool {
-        let (loc, mask) = self.bit(index);
-        self.runner.pool.mem(loc, 1)[0] & mask != 0
+        let (byte, mask) = self.bit(index);
+        self.runner.pool.mem(self.at.loc, byte + 1)[byte] & mask != 0
     }
 
     fn update(&mut self, index: usize, cx: &mut Ctx<A, W>) -> Status {

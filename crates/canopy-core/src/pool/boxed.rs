@@ -30,7 +30,8 @@ pub struct BoxPool {
 
 impl BoxPool {
     fn alloc(&mut self, size: u32) -> Loc {
-        self.tasks.insert(vec![0; size.max(1) as usize].into_boxed_slice())
+        self.tasks
+            .insert(vec![0; size.max(1) as usize].into_boxed_slice())
     }
 }
 

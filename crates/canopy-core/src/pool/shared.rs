@@ -18,9 +18,10 @@ fn buffers() -> &'static Arc<Buffers> {
 
 /// Task buffers pulled from one shared, locked `object_pool::Pool`.
 ///
-/// A returned buffer keeps its size, so after warm-up every pull finds one
-/// that fits and nothing is allocated; buffers idle in the shared pool are
-/// not counted in any agent's [`heap_bytes`](TaskPool::heap_bytes).
+/// Every buffer is made as large as the tree's largest task block, so any
+/// buffer fits any task: after warm-up every pull finds one and nothing is
+/// allocated. Buffers idle in the shared pool are not counted in any agent's
+/// [`heap_bytes`](TaskPool::heap_bytes).
 ///
 /// ```
 /// use canopy_core::{Agent, Builder, Status, pool::SharedPool};
@@ -34,6 +35,7 @@ pub struct SharedPool {
     tasks: HandleTable<ReusableOwned<Box<[u8]>>>,
     persist: Box<[u8]>,
     root: Loc,
+    block: usize,
 }
 
 impl std::fmt::Debug for SharedPool {
@@ -45,11 +47,10 @@ impl std::fmt::Debug for SharedPool {
 }
 
 impl SharedPool {
-    fn alloc(&mut self, size: u32) -> Loc {
-        let size = size.max(1) as usize;
+    fn alloc(&mut self) -> Loc {
         let mut buffer = buffers().pull_owned(Box::default);
-        if buffer.len() < size {
-            *buffer = vec![0; size].into_boxed_slice();
+        if buffer.len() < self.block {
+            *buffer = vec![0; self.block].into_boxed_slice();
         }
         self.tasks.insert(buffer)
     }
@@ -63,11 +64,12 @@ impl TaskPool for SharedPool {
             tasks: HandleTable::default(),
             persist: vec![0; layout.persist as usize].into_boxed_slice(),
             root: 0,
+            block: layout.max_block.max(1) as usize,
         }
     }
 
-    fn install_root(&mut self, size: &TaskSize) -> Loc {
-        self.root = self.alloc(size.block);
+    fn install_root(&mut self, _size: &TaskSize) -> Loc {
+        self.root = self.alloc();
         self.root
     }
 
@@ -79,8 +81,8 @@ impl TaskPool for SharedPool {
         self.tasks.remove(root);
     }
 
-    fn install(&mut self, parent: Loc, slot: &Slot, size: &TaskSize) -> Loc {
-        let child = self.alloc(size.block);
+    fn install(&mut self, parent: Loc, slot: &Slot, _size: &TaskSize) -> Loc {
+        let child = self.alloc();
         write_handle(self.tasks.get_mut(parent), slot, child);
         child
     }
