@@ -15,3 +15,8 @@
 //! ```
 
 pub use canopy_core::*;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -9,11 +9,11 @@
 //! counting, observing and returning memory happen in exactly one place.
 
 use crate::context::Ctx;
-use crate::node::NodeKind;
+use crate::node::{ActionFn, ConditionFn, NodeKind};
 use crate::observer::{Event, EventKind, Observer};
 use crate::pool::{Loc, Slot, TaskPool};
 use crate::status::{Exit, Status};
-use crate::tree::{Edge, NodeId, Tree};
+use crate::tree::{Edge, NodeDef, NodeId, Tree};
 
 /// Where an installed task lives: its task memory and its persistent memory.
 #[derive(Clone, Copy, Debug)]
@@ -49,7 +49,7 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         let fresh = self.active == 0;
         let loc = if fresh {
             let loc = self.pool.install_root(&def.size);
-            self.enter(0, At { loc, persist: 0 }, cx);
+            self.enter(0, def, At { loc, persist: 0 }, cx);
             loc
         } else {
             self.pool.root()
@@ -58,7 +58,7 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         let status = self.update(0, at, fresh, cx);
         self.emit(cx, 0, EventKind::Update(status));
         if status != Status::Running {
-            self.finish(0, at, status, cx);
+            self.finish(0, def, at, status, cx);
             self.pool.uninstall_root(loc, &def.size);
             self.pool.clear();
         }
@@ -80,6 +80,7 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
     /// Update the child `edge` in `slot` of the task at `parent`, installing
     /// it first when `fresh`. A child that finishes is uninstalled at once,
     /// so its memory is free for the next child in the same tick.
+    #[inline(always)]
     pub fn run_child(
         &mut self,
         parent: At,
@@ -89,10 +90,45 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         cx: &mut Ctx<A, W>,
     ) -> Status {
         let def = self.tree.def(edge.node);
+        // Leaves without state have no task memory at all: the hot case of
+        // conditions re-checked every tick costs a call and two counters.
+        if let Some(leaf) = StatelessLeaf::of(&def.kind) {
+            if fresh {
+                self.emit(cx, edge.node, EventKind::Enter);
+            }
+            let status = leaf.run(cx);
+            self.emit(cx, edge.node, EventKind::Update(status));
+            match (fresh, status) {
+                (true, Status::Running) => self.active += 1,
+                (true, _) => self.emit(cx, edge.node, EventKind::Exit(status)),
+                (false, Status::Running) => {}
+                (false, _) => {
+                    self.emit(cx, edge.node, EventKind::Exit(status));
+                    self.active -= 1;
+                }
+            }
+            return status;
+        }
+        self.run_task(parent, slot, edge, def, fresh, cx)
+    }
+
+    /// [`run_child`](Self::run_child) for a node whose task has memory.
+    /// The one call per tree level: everything a task's update does is
+    /// inlined into it, so descending a level costs one call frame.
+    #[inline(never)]
+    fn run_task(
+        &mut self,
+        parent: At,
+        slot: &Slot,
+        edge: Edge,
+        def: &NodeDef<A, W>,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
         let persist = parent.persist + edge.persist;
         let loc = if fresh {
             let loc = self.pool.install(parent.loc, slot, &def.size);
-            self.enter(edge.node, At { loc, persist }, cx);
+            self.enter(edge.node, def, At { loc, persist }, cx);
             loc
         } else {
             self.pool.child(parent.loc, slot)
@@ -101,7 +137,7 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         let status = self.update(edge.node, at, fresh, cx);
         self.emit(cx, edge.node, EventKind::Update(status));
         if status != Status::Running {
-            self.finish(edge.node, at, status, cx);
+            self.finish(edge.node, def, at, status, cx);
             self.pool.uninstall(parent.loc, slot, loc, &def.size);
         }
         status
@@ -112,31 +148,30 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
     /// its memory goes back to the pool.
     pub fn abort_child(&mut self, parent: At, slot: &Slot, edge: Edge, cx: &mut Ctx<A, W>) {
         let def = self.tree.def(edge.node);
+        if StatelessLeaf::of(&def.kind).is_some() {
+            self.emit(cx, edge.node, EventKind::Abort);
+            self.active -= 1;
+            return;
+        }
         let loc = self.pool.child(parent.loc, slot);
-        self.abort(
-            edge.node,
-            At {
-                loc,
-                persist: parent.persist + edge.persist,
-            },
-            cx,
-        );
+        let persist = parent.persist + edge.persist;
+        self.abort(edge.node, At { loc, persist }, cx);
         self.pool.uninstall(parent.loc, slot, loc, &def.size);
     }
 
     /// A task was just installed: create its state.
-    fn enter(&mut self, id: u32, at: At, cx: &mut Ctx<A, W>) {
+    #[inline]
+    fn enter(&mut self, id: u32, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
         self.active += 1;
         self.emit(cx, id, EventKind::Enter);
-        let def = self.tree.def(id);
         if let NodeKind::Custom(custom) = &def.kind {
             self.custom_enter(custom, def, at, cx);
         }
     }
 
     /// A task finished with `status`; its memory is about to be returned.
-    fn finish(&mut self, id: u32, at: At, status: Status, cx: &mut Ctx<A, W>) {
-        let def = self.tree.def(id);
+    #[inline]
+    fn finish(&mut self, id: u32, def: &NodeDef<A, W>, at: At, status: Status, cx: &mut Ctx<A, W>) {
         if let NodeKind::Custom(custom) = &def.kind {
             self.custom_end(custom, def, at, Exit::from(status), cx);
         }
@@ -192,5 +227,36 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         let layout = self.tree.layout;
         self.pool.persist(&layout)[at as usize..at as usize + 4]
             .copy_from_slice(&value.to_le_bytes());
+    }
+}
+
+/// Leaves whose tasks have no state: they need no task memory, so the
+/// engine runs them without touching the pool, in every strategy.
+enum StatelessLeaf<'k, A, W> {
+    Action(&'k ActionFn<A, W>),
+    Condition(&'k ConditionFn<A, W>),
+    Constant(Status),
+}
+
+impl<'k, A, W> StatelessLeaf<'k, A, W> {
+    #[inline(always)]
+    fn of(kind: &'k NodeKind<A, W>) -> Option<Self> {
+        match kind {
+            NodeKind::Action(f) => Some(StatelessLeaf::Action(f)),
+            NodeKind::Condition(f) => Some(StatelessLeaf::Condition(f)),
+            NodeKind::AlwaysSuccess => Some(StatelessLeaf::Constant(Status::Success)),
+            NodeKind::AlwaysFailure => Some(StatelessLeaf::Constant(Status::Failure)),
+            NodeKind::AlwaysRunning => Some(StatelessLeaf::Constant(Status::Running)),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn run(self, cx: &mut Ctx<A, W>) -> Status {
+        match self {
+            StatelessLeaf::Action(f) => f(cx),
+            StatelessLeaf::Condition(f) => Status::from_bool(f(cx)),
+            StatelessLeaf::Constant(status) => status,
+        }
     }
 }

@@ -32,6 +32,7 @@ fn reactive_state(running: usize, slot: usize) -> u16 {
 impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
     /// Sequence (`go_on` = Success) and Selector (`go_on` = Failure): move to
     /// the next child while children return `go_on`.
+    #[inline(always)]
     pub(super) fn in_order(
         &mut self,
         def: &NodeDef<A, W>,
@@ -67,6 +68,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         }
     }
 
+    #[inline(never)]
     pub(super) fn abort_in_order(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
         let tree = self.tree;
         let index = self.get_u16(at.loc) as usize;
@@ -75,6 +77,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
 
     /// ReactiveSequence (`go_on` = Success) and ReactiveSelector (`go_on` =
     /// Failure): re-enter the children before the running one every tick.
+    #[inline(always)]
     pub(super) fn reactive(
         &mut self,
         def: &NodeDef<A, W>,
@@ -120,6 +123,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         go_on
     }
 
+    #[inline(never)]
     pub(super) fn abort_reactive(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
         let tree = self.tree;
         let state = self.get_u16(at.loc);
@@ -204,6 +208,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         }
     }
 
+    #[inline(never)]
     pub(super) fn abort_parallel(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
         let tree = self.tree;
         for (i, &edge) in tree.edges_of(def).iter().enumerate() {

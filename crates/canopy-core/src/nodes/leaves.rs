@@ -26,6 +26,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
     }
 
     /// Create a custom node's task and clear its "child installed" bits.
+    #[inline(never)]
     pub(crate) fn custom_enter(
         &mut self,
         custom: &CustomNode<A, W>,
@@ -39,6 +40,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         custom.0.create(&mut mem[..size], cx);
     }
 
+    #[inline(never)]
     pub(super) fn custom_update(
         &mut self,
         custom: &CustomNode<A, W>,
@@ -65,6 +67,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
 
     /// A custom task ends: abort the children it left running, then run its
     /// terminate hook.
+    #[inline(never)]
     pub(crate) fn custom_end(
         &mut self,
         custom: &CustomNode<A, W>,
@@ -84,6 +87,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         self.pool.mem(at.loc, size).copy_from_slice(&task[..size]);
     }
 
+    #[inline(never)]
     pub(super) fn abort_custom_children(
         &mut self,
         def: &NodeDef<A, W>,

@@ -199,6 +199,7 @@ pub(crate) fn persist_bytes<A, W>(kind: &NodeKind<A, W>) -> u32 {
 impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
     /// Advance the installed task of node `id` by one update. `fresh` is
     /// true on the update right after install.
+    #[inline(always)]
     pub(crate) fn update(&mut self, id: u32, at: At, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
         let def = self.tree.def(id);
         match &def.kind {
@@ -242,6 +243,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
     /// Abort whatever children of a running task are installed, in child
     /// order, each deepest first. Which ones are installed is read from the
     /// task's own state.
+    #[inline(never)]
     pub(crate) fn abort_running_children(
         &mut self,
         def: &NodeDef<A, W>,
