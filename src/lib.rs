@@ -5,7 +5,8 @@
 //! pooled memory, so 100,000 agents cost little more than their active
 //! tasks, tick without allocating, and tick in parallel.
 //!
-//! This facade re-exports the parts: the engine ([`canopy_core`]).
+//! This facade re-exports the parts: the engine ([`canopy_core`], at the
+//! top level) and data-driven trees ([`canopy_data`], as [`data`]).
 //!
 //! ```
 //! use canopy::{Agent, Builder, Status};
@@ -15,6 +16,11 @@
 //! ```
 
 pub use canopy_core::*;
+
+/// Node registry and tree files (JSON, RON): [`canopy_data`].
+pub mod data {
+    pub use canopy_data::*;
+}
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

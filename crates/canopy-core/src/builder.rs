@@ -39,6 +39,7 @@ pub const MAX_AGENT_BYTES: u64 = 1 << 20;
 pub struct Draft<'b, A, W> {
     index: u32,
     name: Box<str>,
+    type_name: Option<Box<str>>,
     kind: NodeKind<A, W>,
     children: Vec<&'b Draft<'b, A, W>>,
 }
@@ -153,13 +154,52 @@ impl<'b, A, W> Builder<'b, A, W> {
         kind: NodeKind<A, W>,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
+        self.alloc(name, None, kind, children.into_iter().collect())
+    }
+
+    /// [`Builder::node`] under a type name of its own, shown in printed
+    /// trees and traces instead of the kind's: what a registry does for a
+    /// registered leaf type such as `IsHungry` (an `Action` or `Condition`
+    /// underneath).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use canopy_core::{Builder, NodeKind};
+    /// let b = Builder::<u32, ()>::new();
+    /// let hungry = b.typed_node("hungry?", "IsHungry", NodeKind::Condition(Arc::new(|cx| *cx.agent > 3)), []);
+    /// let tree = b.build(hungry).unwrap();
+    /// assert_eq!(tree.node(tree.root()).type_name(), "IsHungry");
+    /// ```
+    pub fn typed_node(
+        &'b self,
+        name: &str,
+        type_name: &str,
+        kind: NodeKind<A, W>,
+        children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
+    ) -> &'b Draft<'b, A, W> {
+        self.alloc(
+            name,
+            Some(type_name.into()),
+            kind,
+            children.into_iter().collect(),
+        )
+    }
+
+    fn alloc(
+        &'b self,
+        name: &str,
+        type_name: Option<Box<str>>,
+        kind: NodeKind<A, W>,
+        children: Vec<&'b Draft<'b, A, W>>,
+    ) -> &'b Draft<'b, A, W> {
         let index = self.next.get();
         self.next.set(index + 1);
         self.arena.alloc(Draft {
             index,
             name: name.into(),
+            type_name,
             kind,
-            children: children.into_iter().collect(),
+            children,
         })
     }
 
@@ -473,6 +513,7 @@ fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
         }
         defs.push(NodeDef {
             name: draft.name.clone(),
+            type_name: draft.type_name.clone(),
             kind: draft.kind.clone(),
             first_edge,
             child_count: kids.len() as u32,

@@ -73,6 +73,7 @@ mod behavior;
 pub mod builder;
 pub mod context;
 pub mod custom;
+pub mod display;
 pub mod node;
 pub mod nodes;
 pub mod observer;

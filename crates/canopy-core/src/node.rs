@@ -98,7 +98,7 @@ impl Arity {
 
 /// A guard's condition together with a label for printing the tree.
 pub struct Predicate<A, W> {
-    /// Shown by tree printers as the guard's `if` parameter.
+    /// Shown by tree printers as the guard's `condition` parameter.
     pub label: Option<String>,
     /// The check itself.
     pub check: ConditionFn<A, W>,
@@ -264,7 +264,7 @@ impl<A, W> NodeKind<A, W> {
                 one("ticks", n.to_string())
             }
             NodeKind::Guard(p) | NodeKind::ReactiveGuard(p) => match &p.label {
-                Some(label) => one("if", label.clone()),
+                Some(label) => one("condition", label.clone()),
                 None => Vec::new(),
             },
             NodeKind::Custom(c) => c.params(),

@@ -40,6 +40,8 @@ pub(crate) struct Edge {
 /// One node definition with its place in the flat tables.
 pub(crate) struct NodeDef<A, W> {
     pub name: Box<str>,
+    /// A registered type name overriding the kind's, if any.
+    pub type_name: Option<Box<str>>,
     pub kind: NodeKind<A, W>,
     /// `edges[first_edge..first_edge + child_count]`
     pub first_edge: u32,
@@ -196,9 +198,13 @@ impl<'t, A, W> NodeRef<'t, A, W> {
         &self.def().kind
     }
 
-    /// The type name, as in tree files and traces.
+    /// The type name, as in tree files and traces: the registered type
+    /// when the node came from a registry, else the kind's.
     pub fn type_name(&self) -> &'t str {
-        self.def().kind.type_name()
+        let def = self.def();
+        def.type_name
+            .as_deref()
+            .unwrap_or_else(|| def.kind.type_name())
     }
 
     /// The children, in order.

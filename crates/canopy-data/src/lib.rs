@@ -1,0 +1,50 @@
+//! Data-driven trees: node types registered by name, trees read from JSON
+//! or RON files (seed 004's registry and "injection", done with typed
+//! parameters and real errors).
+//!
+//! # The file format
+//!
+//! ```json
+//! {"tree": {"type": "Sequence", "name": "root", "children": [
+//!     {"type": "SubTree", "tree": "Flee"},
+//!     {"type": "Repeat", "times": 3, "children": [{"type": "Wait", "ticks": 2}]}
+//!  ]},
+//!  "subtrees": {"Flee": {"type": "AlwaysSuccess"}}}
+//! ```
+//!
+//! A node object has `type` (a registered name), an optional `name` (the
+//! type when absent; names need not be unique), `children` (composites: any
+//! number; decorators: exactly one; leaves: none) and its parameters as
+//! further fields. `subtrees` holds named node objects; `{"type": "SubTree",
+//! "tree": "Flee"}` stands for the subtree's root — one shared definition,
+//! whatever the number of references and agents. RON files hold the same
+//! document in RON syntax: `(tree: (type: "Sequence", children: [...]))`.
+//!
+//! Errors name the file, the node's path and name, and the problem:
+//! `crowd.json: tree/children[2]/children[0] (name "guard"): missing
+//! parameter "ticks" (integer ≥ 1, required)`; malformed text is reported
+//! with its line and column.
+//!
+//! ```
+//! use canopy_core::{Agent, Status};
+//! use canopy_data::{Format, Registry};
+//!
+//! let registry = Registry::<(), ()>::new();
+//! let tree = registry.load_str(r#"(tree: (type: "Sequence", children: [
+//!     (type: "Script", statuses: ["Running", "Success"]),
+//!     (type: "Wait", ticks: 1),
+//! ]))"#, Format::Ron, "demo.ron").unwrap();
+//! let mut agent = Agent::new(&tree);
+//! assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running);
+//! assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running);
+//! assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success);
+//! ```
+
+mod builtins;
+mod load;
+mod param;
+mod registry;
+
+pub use load::{Format, LoadError, Location, MAX_FILE_BYTES, MAX_NODES};
+pub use param::{Param, ParamKind, Params};
+pub use registry::{NodeType, Registry, RegistryError};
