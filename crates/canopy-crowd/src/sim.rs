@@ -1,0 +1,392 @@
+//! The simulation step: a parallel behavior phase on a read-only world,
+//! then a parallel movement phase, then the world moves on.
+//!
+//! 1. **Behavior**: every agent's tree ticks, in parallel (rayon), against
+//!    the same read-only [`World`]; each agent writes only its own
+//!    [`Walker`] (intent, goal, needs, activity). No locks.
+//! 2. **Movement**: intents become velocities through ORCA collision
+//!    avoidance (`dodgy_2d`) against a snapshot of everyone's position and
+//!    velocity; needs grow; positions advance by the fixed time step.
+//! 3. **World**: threats move, the neighbour grid is rebuilt, trails are
+//!    sampled.
+//!
+//! Every per-agent computation reads only the snapshot and writes only its
+//! agent, and the grid lists neighbours in a fixed order, so the result is
+//! the same with one thread or many; the seed fixes everything else.
+
+use std::borrow::Cow;
+use std::time::{Duration, Instant};
+
+use canopy_core::{Agent, Tree};
+use glam::Vec2;
+use rayon::prelude::*;
+
+use crate::walker::{Activity, Walker};
+use crate::world::{Grid, Threat, World};
+
+/// Everything that shapes a run, with the demo's defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Number of agents.
+    pub agents: usize,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Seconds per step.
+    pub dt: f32,
+    /// Arena side; by default it grows with the crowd (about 6 units² per agent).
+    pub size: Option<f32>,
+    /// Food patches; by default one per 1,250 agents, at least 6.
+    pub food: Option<usize>,
+    /// Rest areas; by default one per 2,000 agents, at least 4.
+    pub rest: Option<usize>,
+    /// Roaming threats.
+    pub threats: usize,
+    /// Trail samples kept per agent, one every [`Config::trail_every`] steps.
+    pub trail: usize,
+    /// Steps between trail samples.
+    pub trail_every: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            agents: 10_000,
+            seed: 1,
+            dt: 0.1,
+            size: None,
+            food: None,
+            rest: None,
+            threats: 3,
+            trail: 8,
+            trail_every: 3,
+        }
+    }
+}
+
+/// Most neighbours one agent avoids at a time.
+const MAX_NEIGHBOURS: usize = 8;
+
+/// splitmix64: seeds per-agent generators and places things.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// A reproducible stream of numbers in `0.0..1.0` for setting up a run.
+struct Dice(u64);
+
+impl Dice {
+    fn roll(&mut self) -> f32 {
+        self.0 = mix(self.0);
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn point(&mut self, size: f32, margin: f32) -> Vec2 {
+        Vec2::new(
+            margin + self.roll() * (size - 2.0 * margin),
+            margin + self.roll() * (size - 2.0 * margin),
+        )
+    }
+}
+
+/// Time spent in the two phases of a step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepTimes {
+    /// The behavior phase: every agent's tree tick.
+    pub tree: Duration,
+    /// Movement, needs, and the world update.
+    pub movement: Duration,
+}
+
+/// A running crowd: the world, every agent's data and canopy runtime, and
+/// the one tree they all share.
+pub struct Crowd {
+    /// The shared world.
+    pub world: World,
+    /// Every agent's own data.
+    pub walkers: Vec<Walker>,
+    agents: Vec<Agent>,
+    tree: Tree<Walker, World>,
+    /// Everyone's position and velocity at the start of the movement phase.
+    snapshot: Vec<dodgy_2d::Agent>,
+    /// `trail[i * len..][..len]` is agent `i`'s ring of past positions.
+    trails: Vec<Vec2>,
+    trail_len: usize,
+    trail_every: u32,
+    trail_samples: usize,
+}
+
+impl Crowd {
+    /// Scatter `config.agents` agents over a fresh world; all run `tree`.
+    pub fn new(tree: Tree<Walker, World>, config: &Config) -> Crowd {
+        let size = config
+            .size
+            .unwrap_or_else(|| (config.agents.max(100) as f32 * 6.0).sqrt());
+        let mut dice = Dice(mix(config.seed));
+        let food_count = config.food.unwrap_or((config.agents / 1_250).max(6));
+        let rest_count = config.rest.unwrap_or((config.agents / 2_000).max(4));
+        let food = (0..food_count)
+            .map(|_| dice.point(size, size * 0.08))
+            .collect();
+        let rest = (0..rest_count)
+            .map(|_| dice.point(size, size * 0.08))
+            .collect();
+        // Threats start spread around the middle, each heading off sideways
+        // at its own speed, so they sweep different parts of the arena.
+        let threats = (0..config.threats)
+            .map(|k| {
+                let angle =
+                    (k as f32 + dice.roll() * 0.5) * std::f32::consts::TAU / config.threats as f32;
+                let centre = Vec2::splat(size / 2.0);
+                Threat {
+                    pos: centre + Vec2::from_angle(angle) * size * 0.3,
+                    vel: Vec2::from_angle(angle + 1.2 + dice.roll()) * (2.0 + dice.roll()),
+                    radius: 6.0 + size * 0.04,
+                }
+            })
+            .collect();
+        let social_radius = 3.0;
+        let mut world = World {
+            size,
+            dt: config.dt,
+            step: 0,
+            food,
+            rest,
+            threats,
+            social_radius,
+            grid: Grid::new(size, social_radius),
+        };
+        let walkers: Vec<Walker> = (0..config.agents)
+            .map(|i| {
+                let mut own = Dice(mix(config.seed ^ mix(i as u64 + 1)));
+                Walker {
+                    pos: own.point(size, 1.0),
+                    vel: Vec2::ZERO,
+                    radius: 0.35 + own.roll() * 0.15,
+                    max_speed: 3.0 + own.roll() * 1.5,
+                    goal: Vec2::ZERO,
+                    hunger: own.roll() * 0.75,
+                    fatigue: own.roll() * 0.85,
+                    fear: 0.0,
+                    known_food: -1,
+                    activity: Activity::Idle,
+                    intent: Vec2::ZERO,
+                    neighbours: 0,
+                    rng: (mix(config.seed ^ (i as u64).rotate_left(17)) as u32) | 1,
+                }
+            })
+            .collect();
+        world.grid.rebuild(walkers.iter().map(|w| w.pos));
+        let agents = (0..config.agents as u32)
+            .map(|i| Agent::with_id(&tree, i))
+            .collect();
+        let trail_len = config.trail.max(1);
+        let trails = walkers
+            .iter()
+            .flat_map(|w| std::iter::repeat_n(w.pos, trail_len))
+            .collect();
+        Crowd {
+            world,
+            walkers,
+            agents,
+            tree,
+            snapshot: Vec::new(),
+            trails,
+            trail_len,
+            trail_every: config.trail_every.max(1),
+            trail_samples: 0,
+        }
+    }
+
+    /// The tree every agent runs.
+    pub fn tree(&self) -> &Tree<Walker, World> {
+        &self.tree
+    }
+
+    /// One full step; returns the time spent in each phase. Runs on the
+    /// current rayon pool (wrap in `ThreadPool::install` to choose threads).
+    pub fn step(&mut self) -> StepTimes {
+        let start = Instant::now();
+        self.tick_trees();
+        let ticked = Instant::now();
+        self.move_agents();
+        self.world.advance();
+        self.world.grid.rebuild(self.walkers.iter().map(|w| w.pos));
+        self.sample_trails();
+        StepTimes {
+            tree: ticked - start,
+            movement: ticked.elapsed(),
+        }
+    }
+
+    /// The behavior phase alone: every agent's tree ticks once, in parallel.
+    pub fn tick_trees(&mut self) {
+        let (tree, world) = (&self.tree, &self.world);
+        self.agents
+            .par_iter_mut()
+            .zip(self.walkers.par_iter_mut())
+            .for_each(|(agent, walker)| {
+                walker.intent = Vec2::ZERO;
+                agent.tick(tree, walker, world);
+            });
+    }
+
+    /// The movement phase: avoidance, motion, needs.
+    fn move_agents(&mut self) {
+        self.snapshot.clear();
+        self.snapshot
+            .extend(self.walkers.iter().map(|w| dodgy_2d::Agent {
+                position: w.pos,
+                velocity: w.vel,
+                radius: w.radius,
+                avoidance_responsibility: 1.0,
+            }));
+        let (world, snapshot) = (&self.world, &self.snapshot);
+        let options = dodgy_2d::AvoidanceOptions {
+            obstacle_margin: 0.1,
+            time_horizon: 2.0,
+            obstacle_time_horizon: 1.0,
+        };
+        self.walkers.par_iter_mut().enumerate().for_each_init(
+            || Vec::with_capacity(MAX_NEIGHBOURS),
+            |near: &mut Vec<Cow<'_, dodgy_2d::Agent>>, (i, walker)| {
+                near.clear();
+                let mut count = 0usize;
+                world
+                    .grid
+                    .for_each_near(walker.pos, world.social_radius, |j, _| {
+                        if j != i {
+                            count += 1;
+                            if near.len() < MAX_NEIGHBOURS {
+                                near.push(Cow::Borrowed(&snapshot[j]));
+                            }
+                        }
+                    });
+                walker.neighbours = count.min(255) as u8;
+                let velocity = snapshot[i].compute_avoiding_velocity(
+                    near,
+                    &[],
+                    walker.intent,
+                    walker.max_speed,
+                    world.dt,
+                    &options,
+                );
+                walker.vel = velocity;
+                walker.pos =
+                    (walker.pos + velocity * world.dt).clamp(Vec2::ZERO, Vec2::splat(world.size));
+                update_needs(walker, world);
+            },
+        );
+    }
+
+    fn sample_trails(&mut self) {
+        if !self.world.step.is_multiple_of(self.trail_every) {
+            return;
+        }
+        let slot = self.trail_samples % self.trail_len;
+        for (i, w) in self.walkers.iter().enumerate() {
+            self.trails[i * self.trail_len + slot] = w.pos;
+        }
+        self.trail_samples += 1;
+    }
+
+    /// Agent `i`'s recent positions, oldest first.
+    pub fn trail(&self, i: usize) -> impl Iterator<Item = Vec2> + '_ {
+        let len = self.trail_len;
+        let ring = &self.trails[i * len..(i + 1) * len];
+        let filled = self.trail_samples.min(len);
+        let first = if self.trail_samples >= len {
+            self.trail_samples % len
+        } else {
+            0
+        };
+        (0..filled).map(move |k| ring[(first + k) % len])
+    }
+
+    /// How many agents are doing each activity.
+    pub fn activity_counts(&self) -> Vec<(Activity, usize)> {
+        let mut counts = [0usize; 6];
+        for w in &self.walkers {
+            counts[w.activity as usize] += 1;
+        }
+        let mut out: Vec<_> = Activity::ALL
+            .iter()
+            .map(|&a| (a, counts[a as usize]))
+            .collect();
+        out.retain(|&(a, n)| n > 0 || a != Activity::Idle);
+        out
+    }
+
+    /// Heap plus inline bytes the behavior state takes per agent: the
+    /// `Agent` value and its task memory (the walkers' own data excluded).
+    pub fn behavior_bytes_per_agent(&self) -> f64 {
+        let heap: usize = self.agents.iter().map(|a| a.heap_bytes()).sum();
+        size_of::<Agent>() as f64 + heap as f64 / self.agents.len().max(1) as f64
+    }
+
+    /// A fingerprint of the whole state (agents and world), bit for bit:
+    /// FNV-1a over every number, stable across runs, platforms and thread counts.
+    pub fn state_hash(&self) -> u64 {
+        let mut h = Fnv::default();
+        h.u32(self.world.step);
+        for t in &self.world.threats {
+            h.vec(t.pos);
+            h.vec(t.vel);
+        }
+        for w in &self.walkers {
+            h.vec(w.pos);
+            h.vec(w.vel);
+            h.vec(w.goal);
+            h.f32(w.hunger);
+            h.f32(w.fatigue);
+            h.f32(w.fear);
+            h.u32(w.known_food as u32);
+            h.u32(w.activity as u32);
+            h.u32(w.rng);
+        }
+        for a in &self.agents {
+            h.u32(a.active_tasks() as u32);
+        }
+        h.0
+    }
+}
+
+/// Needs change with time, effort and danger.
+fn update_needs(walker: &mut Walker, world: &World) {
+    let effort = walker.vel.length() / walker.max_speed;
+    let dt = world.dt;
+    walker.hunger = (walker.hunger + dt * (0.010 + 0.012 * effort)).min(1.0);
+    walker.fatigue = (walker.fatigue + dt * (0.006 + 0.016 * effort)).min(1.0);
+    let danger = match world.nearest_threat(walker.pos) {
+        Some((_, d)) if d < 0.0 => 1.0,
+        Some((_, d)) if d < 8.0 => 0.8 - d * 0.1,
+        _ => 0.0,
+    };
+    walker.fear = (walker.fear - dt * 0.25).max(danger);
+}
+
+#[derive(Clone, Copy)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn u32(&mut self, x: u32) {
+        for b in x.to_le_bytes() {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn f32(&mut self, x: f32) {
+        self.u32(x.to_bits());
+    }
+    fn vec(&mut self, v: Vec2) {
+        self.f32(v.x);
+        self.f32(v.y);
+    }
+}

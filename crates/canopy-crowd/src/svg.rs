@@ -1,0 +1,170 @@
+//! The final frame as an SVG picture: agents coloured by activity with
+//! short trails, food, rest areas, threats, and a legend with the counts.
+
+use std::fmt::Write;
+
+use crate::sim::Crowd;
+use crate::walker::Activity;
+use crate::world::World;
+
+/// Render the crowd's current state; `title` heads the legend.
+pub fn render_svg(crowd: &Crowd, title: &str) -> String {
+    let world = &crowd.world;
+    let px = 1000.0 / world.size;
+    let (map, legend_w) = (1000.0, 240.0);
+    let mut svg = String::with_capacity(crowd.walkers.len() * 220 + 4096);
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{map}" viewBox="0 0 {w} {map}" font-family="Helvetica, Arial, sans-serif">"#,
+        w = map + legend_w
+    );
+    let _ = writeln!(
+        svg,
+        r##"<rect width="{map}" height="{map}" fill="#f7f5ef"/>"##
+    );
+
+    for r in &world.rest {
+        let _ = writeln!(
+            svg,
+            r##"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="#1e88e5" fill-opacity="0.12" stroke="#1e88e5" stroke-width="1.5"/>"##,
+            r.x * px,
+            r.y * px,
+            World::REST_RADIUS * px
+        );
+    }
+    for f in &world.food {
+        let s = World::FOOD_RADIUS * 1.6 * px;
+        let _ = writeln!(
+            svg,
+            r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="{:.1}" fill="#2e7d32" fill-opacity="0.18" stroke="#2e7d32" stroke-width="1.5"/>"##,
+            f.x * px - s / 2.0,
+            f.y * px - s / 2.0,
+            s,
+            s,
+            s / 4.0
+        );
+    }
+    for t in &world.threats {
+        let _ = writeln!(
+            svg,
+            r##"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="#e53935" fill-opacity="0.10" stroke="#b71c1c" stroke-dasharray="6 4"/><circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="#b71c1c"/>"##,
+            t.pos.x * px,
+            t.pos.y * px,
+            t.radius * px,
+            t.pos.x * px,
+            t.pos.y * px,
+            1.2 * px
+        );
+    }
+
+    // Trails under the agents, one path per activity colour.
+    for activity in Activity::ALL {
+        let mut d = String::new();
+        for (i, w) in crowd.walkers.iter().enumerate() {
+            if w.activity != activity {
+                continue;
+            }
+            let mut first = true;
+            for p in crowd.trail(i).chain(std::iter::once(w.pos)) {
+                let _ = write!(
+                    d,
+                    "{}{:.1} {:.1}",
+                    if first { "M" } else { "L" },
+                    p.x * px,
+                    p.y * px
+                );
+                first = false;
+            }
+        }
+        if !d.is_empty() {
+            let _ = writeln!(
+                svg,
+                r#"<path d="{d}" fill="none" stroke="{}" stroke-opacity="0.3" stroke-width="0.8"/>"#,
+                activity.colour()
+            );
+        }
+    }
+    for w in &crowd.walkers {
+        let _ = writeln!(
+            svg,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="{:.2}" fill="{}"/>"#,
+            w.pos.x * px,
+            w.pos.y * px,
+            (w.radius * px).max(1.2),
+            w.activity.colour()
+        );
+    }
+
+    // Legend.
+    let x = map + 16.0;
+    let _ = writeln!(
+        svg,
+        r##"<rect x="{map}" width="{legend_w}" height="{map}" fill="#ffffff"/>"##
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{x}" y="36" font-size="18" font-weight="bold">{}</text>"#,
+        escape(title)
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{x}" y="60" font-size="13">{} agents, step {}</text>"#,
+        crowd.walkers.len(),
+        world.step
+    );
+    let mut y = 96.0;
+    for (activity, count) in crowd.activity_counts() {
+        let _ = writeln!(
+            svg,
+            r#"<circle cx="{}" cy="{}" r="7" fill="{}"/><text x="{}" y="{}" font-size="14">{} — {count}</text>"#,
+            x + 7.0,
+            y - 5.0,
+            activity.colour(),
+            x + 22.0,
+            y,
+            activity.word()
+        );
+        y += 26.0;
+    }
+    y += 14.0;
+    let items = [
+        (
+            r##"<rect x="{x0}" y="{y0}" width="12" height="12" rx="3" fill="#2e7d32" fill-opacity="0.25" stroke="#2e7d32"/>"##,
+            "food",
+        ),
+        (
+            r##"<circle cx="{cx}" cy="{cy}" r="7" fill="#1e88e5" fill-opacity="0.2" stroke="#1e88e5"/>"##,
+            "rest area",
+        ),
+        (
+            r##"<circle cx="{cx}" cy="{cy}" r="7" fill="#e53935" fill-opacity="0.15" stroke="#b71c1c" stroke-dasharray="3 2"/>"##,
+            "threat",
+        ),
+    ];
+    for (shape, label) in items {
+        let shape = shape
+            .replace("{x0}", &format!("{}", x + 1.0))
+            .replace("{y0}", &format!("{}", y - 11.0))
+            .replace("{cx}", &format!("{}", x + 7.0))
+            .replace("{cy}", &format!("{}", y - 5.0));
+        let _ = writeln!(
+            svg,
+            r#"{shape}<text x="{}" y="{y}" font-size="14">{label}</text>"#,
+            x + 22.0
+        );
+        y += 26.0;
+    }
+    let _ = writeln!(
+        svg,
+        r##"<text x="{x}" y="{}" font-size="11" fill="#666">trails: last positions</text>"##,
+        y + 4.0
+    );
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
