@@ -25,6 +25,9 @@ use crate::pool::{PoolLayout, Slot, TaskSize};
 use crate::status::Status;
 use crate::tree::{Edge, NodeDef, Tree};
 
+/// A registered type name and the parameters to show with it.
+type Label = (Box<str>, Vec<(String, String)>);
+
 /// Deepest tree accepted: ticking recurses once per level.
 pub const MAX_DEPTH: usize = 256;
 
@@ -40,6 +43,7 @@ pub struct Draft<'b, A, W> {
     index: u32,
     name: Box<str>,
     type_name: Option<Box<str>>,
+    params: Option<Vec<(String, String)>>,
     kind: NodeKind<A, W>,
     children: Vec<&'b Draft<'b, A, W>>,
 }
@@ -157,47 +161,48 @@ impl<'b, A, W> Builder<'b, A, W> {
         self.alloc(name, None, kind, children.into_iter().collect())
     }
 
-    /// [`Builder::node`] under a type name of its own, shown in printed
-    /// trees and traces instead of the kind's: what a registry does for a
-    /// registered leaf type such as `IsHungry` (an `Action` or `Condition`
-    /// underneath).
+    /// [`Builder::node`] under a type name and parameters of its own,
+    /// shown in printed trees and traces instead of the kind's: what a
+    /// registry does for a registered leaf type such as `IsHungry`, which is
+    /// a plain `Condition` underneath.
     ///
     /// ```
     /// use std::sync::Arc;
     /// use canopy_core::{Builder, NodeKind};
     /// let b = Builder::<u32, ()>::new();
-    /// let hungry = b.typed_node("hungry?", "IsHungry", NodeKind::Condition(Arc::new(|cx| *cx.agent > 3)), []);
+    /// let params = vec![("above".to_string(), "3".to_string())];
+    /// let hungry = b.typed_node("hungry?", "IsHungry", params,
+    ///     NodeKind::Condition(Arc::new(|cx| *cx.agent > 3)), []);
     /// let tree = b.build(hungry).unwrap();
-    /// assert_eq!(tree.node(tree.root()).type_name(), "IsHungry");
+    /// assert_eq!(tree.display().to_string(), "hungry?  IsHungry(above=3)\n");
     /// ```
     pub fn typed_node(
         &'b self,
         name: &str,
         type_name: &str,
+        params: Vec<(String, String)>,
         kind: NodeKind<A, W>,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        self.alloc(
-            name,
-            Some(type_name.into()),
-            kind,
-            children.into_iter().collect(),
-        )
+        let label = Some((type_name.into(), params));
+        self.alloc(name, label, kind, children.into_iter().collect())
     }
 
     fn alloc(
         &'b self,
         name: &str,
-        type_name: Option<Box<str>>,
+        label: Option<Label>,
         kind: NodeKind<A, W>,
         children: Vec<&'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
         let index = self.next.get();
         self.next.set(index + 1);
+        let (type_name, params) = label.unzip();
         self.arena.alloc(Draft {
             index,
             name: name.into(),
             type_name,
+            params,
             kind,
             children,
         })
@@ -514,6 +519,7 @@ fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
         defs.push(NodeDef {
             name: draft.name.clone(),
             type_name: draft.type_name.clone(),
+            params: draft.params.clone(),
             kind: draft.kind.clone(),
             first_edge,
             child_count: kids.len() as u32,

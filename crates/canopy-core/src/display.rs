@@ -20,7 +20,7 @@ fn describe<A, W>(node: NodeRef<'_, A, W>) -> String {
 
 /// `Type(k=v, …)`.
 fn type_and_params<A, W>(node: NodeRef<'_, A, W>) -> String {
-    let params = node.kind().params();
+    let params = node.params();
     let mut text = node.type_name().to_string();
     if !params.is_empty() {
         text.push('(');

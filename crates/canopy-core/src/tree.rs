@@ -42,6 +42,8 @@ pub(crate) struct NodeDef<A, W> {
     pub name: Box<str>,
     /// A registered type name overriding the kind's, if any.
     pub type_name: Option<Box<str>>,
+    /// The registered type's parameters, shown instead of the kind's.
+    pub params: Option<Vec<(String, String)>>,
     pub kind: NodeKind<A, W>,
     /// `edges[first_edge..first_edge + child_count]`
     pub first_edge: u32,
@@ -205,6 +207,16 @@ impl<'t, A, W> NodeRef<'t, A, W> {
         def.type_name
             .as_deref()
             .unwrap_or_else(|| def.kind.type_name())
+    }
+
+    /// The parameters as `(name, value)` pairs: the registered type's when
+    /// the node came from a registry, else the kind's.
+    pub fn params(&self) -> Vec<(String, String)> {
+        let def = self.def();
+        match &def.params {
+            Some(params) => params.clone(),
+            None => def.kind.params(),
+        }
     }
 
     /// The children, in order.

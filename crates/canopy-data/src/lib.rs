@@ -44,7 +44,8 @@ mod builtins;
 mod load;
 mod param;
 mod registry;
+mod value;
 
-pub use load::{Format, LoadError, Location, MAX_FILE_BYTES, MAX_NODES};
+pub use load::{Format, LoadError, Location, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
 pub use param::{Param, ParamKind, Params};
 pub use registry::{NodeType, Registry, RegistryError};

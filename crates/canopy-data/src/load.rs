@@ -14,8 +14,9 @@ use std::path::Path;
 use canopy_core::{Builder, Draft, MAX_DEPTH, NodeKind, Predicate, Tree};
 use serde_json::{Map, Value};
 
-use crate::param::{Params, describe_value, did_you_mean};
+use crate::param::{Params, describe_value, did_you_mean, short};
 use crate::registry::{Build, NodeType, Registry};
+use crate::value::Strict;
 
 /// Largest tree file accepted, in bytes.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -41,7 +42,13 @@ impl Format {
     /// assert_eq!(Format::from_path("notes.txt"), None);
     /// ```
     pub fn from_path(path: impl AsRef<Path>) -> Option<Format> {
-        match path.as_ref().extension()?.to_str()? {
+        match path
+            .as_ref()
+            .extension()?
+            .to_str()?
+            .to_ascii_lowercase()
+            .as_str()
+        {
             "json" => Some(Format::Json),
             "ron" => Some(Format::Ron),
             _ => None,
@@ -97,6 +104,9 @@ impl fmt::Display for LoadError {
             Location::File => write!(f, "{}: {}", self.file, self.problem),
             Location::Text { line, column } => {
                 write!(f, "{}:{line}:{column}: {}", self.file, self.problem)
+            }
+            Location::Node { path, name } if name.is_empty() => {
+                write!(f, "{}: {path}: {}", self.file, self.problem)
             }
             Location::Node { path, name } => {
                 write!(f, "{}: {path} (name {name:?}): {}", self.file, self.problem)
@@ -155,22 +165,46 @@ impl<A: 'static, W: 'static> Registry<A, W> {
             registry: self,
             builder: &builder,
             file: source,
+            format,
             subtrees: None,
             built: HashMap::new(),
             in_progress: Vec::new(),
             nodes: 0,
         };
         let root = loader.document(&value)?;
-        builder.build(root).map_err(|e| LoadError {
-            file: source.to_string(),
-            location: Location::Node {
-                path: e.path,
-                name: e.name,
-            },
-            problem: e.problem,
-        })
+        // Each subtree is checked on its own first, so that a structural
+        // problem inside one is reported at its place in "subtrees", and an
+        // unused one is checked at all.
+        let mut names: Vec<&String> = loader.built.keys().collect();
+        names.sort();
+        for name in names {
+            builder
+                .build(loader.built[name])
+                .map_err(|e| build_error(source, e, &format!("subtrees/{name}")))?;
+        }
+        builder
+            .build(root)
+            .map_err(|e| build_error(source, e, "tree"))
     }
 }
+
+/// A core build error as a load error; `top` replaces the leading `tree`
+/// of its path when the build started from a subtree.
+fn build_error(file: &str, e: canopy_core::BuildError, top: &str) -> LoadError {
+    let path = match e.path.strip_prefix("tree") {
+        Some(rest) => format!("{top}{rest}"),
+        None => e.path,
+    };
+    LoadError {
+        file: file.to_string(),
+        location: Location::Node { path, name: e.name },
+        problem: e.problem,
+    }
+}
+
+/// Brackets a file may nest: the parsers' own limit, about 60 levels of
+/// node objects. Deeper trees are built from subtrees.
+pub const MAX_NESTING: usize = 128;
 
 /// Text → a JSON value, whichever the syntax.
 fn parse(bytes: &[u8], format: Format, file: &str) -> Result<Value, LoadError> {
@@ -199,84 +233,61 @@ fn parse(bytes: &[u8], format: Format, file: &str) -> Result<Value, LoadError> {
     }
     let at = |line: usize, column: usize, problem: String| LoadError {
         file: file.to_string(),
-        location: Location::Text { line, column },
+        location: Location::Text {
+            line,
+            // serde_json reports column 0 just after a newline.
+            column: column.max(1),
+        },
         problem,
     };
+    let too_deep =
+        format!("nested more than {MAX_NESTING} brackets deep; build deeper trees from subtrees");
     match format {
-        Format::Json => serde_json::from_str(text).map_err(|e| {
-            let message = e.to_string();
-            let message = message.split(" at line ").next().unwrap_or(&message);
-            at(e.line(), e.column(), format!("malformed JSON: {message}"))
-        }),
+        Format::Json => serde_json::from_str::<Strict>(text)
+            .map(|s| s.0)
+            .map_err(|e| {
+                let message = e.to_string();
+                let message = message.split(" at line ").next().unwrap_or(&message);
+                let problem = if message.starts_with("recursion limit exceeded") {
+                    too_deep
+                } else if e.is_data() {
+                    // Raised while reading values (a field given twice): the
+                    // syntax itself is fine.
+                    message.to_string()
+                } else {
+                    format!("malformed JSON: {message}")
+                };
+                at(e.line(), e.column(), problem)
+            }),
         Format::Ron => {
-            let value: ron::Value = ron::from_str(text).map_err(|e| {
-                at(
-                    e.span.start.line,
-                    e.span.start.col,
-                    format!("malformed RON: {}", e.code),
-                )
-            })?;
-            ron_to_json(value).map_err(|problem| whole(format!("unsupported RON: {problem}")))
+            // RON's parser counts two levels per bracket; its recursion runs
+            // on a stack of its own, sized for the limit whatever the caller's.
+            let options = ron::Options::default().with_recursion_limit(2 * MAX_NESTING);
+            stacker::grow(32 << 20, || options.from_str::<Strict>(text))
+                .map(|s| s.0)
+                .map_err(|e| {
+                    let problem = match e.code {
+                        ron::Error::ExceededRecursionLimit => too_deep,
+                        ron::Error::Message(message) => message,
+                        code => format!("malformed RON: {code}"),
+                    };
+                    at(e.span.start.line, e.span.start.col, problem)
+                })
         }
     }
 }
 
-fn ron_to_json(value: ron::Value) -> Result<Value, String> {
-    use ron::Number as N;
-    Ok(match value {
-        ron::Value::Bool(b) => Value::Bool(b),
-        ron::Value::Char(c) => Value::String(c.to_string()),
-        ron::Value::String(s) => Value::String(s),
-        ron::Value::Unit | ron::Value::Option(None) => Value::Null,
-        ron::Value::Option(Some(v)) => ron_to_json(*v)?,
-        ron::Value::Bytes(_) => return Err("byte strings are not tree data".to_string()),
-        ron::Value::Seq(items) => Value::Array(
-            items
-                .into_iter()
-                .map(ron_to_json)
-                .collect::<Result<_, _>>()?,
-        ),
-        ron::Value::Map(map) => {
-            let mut out = Map::new();
-            for (k, v) in map.into_iter() {
-                let ron::Value::String(key) = k else {
-                    return Err(format!("map keys must be strings, got {k:?}"));
-                };
-                out.insert(key, ron_to_json(v)?);
-            }
-            Value::Object(out)
-        }
-        ron::Value::Number(n) => {
-            let json = match n {
-                N::I8(x) => Value::from(x),
-                N::I16(x) => Value::from(x),
-                N::I32(x) => Value::from(x),
-                N::I64(x) => Value::from(x),
-                N::U8(x) => Value::from(x),
-                N::U16(x) => Value::from(x),
-                N::U32(x) => Value::from(x),
-                N::U64(x) => Value::from(x),
-                N::F32(x) => serde_json::Number::from_f64(x.get() as f64)
-                    .map(Value::Number)
-                    .unwrap_or(Value::Null),
-                N::F64(x) => serde_json::Number::from_f64(x.get())
-                    .map(Value::Number)
-                    .unwrap_or(Value::Null),
-                other => return Err(format!("unsupported number {other:?}")),
-            };
-            if json.is_null() {
-                return Err("numbers must be finite".to_string());
-            }
-            json
-        }
-    })
-}
+/// Stack kept free before recursing one level deeper, and the size of each
+/// extra segment when it is not (for [`stacker::maybe_grow`]).
+const RED_ZONE: usize = 128 << 10;
+const STACK_SEGMENT: usize = 4 << 20;
 
 /// Walks the node objects of one file, building drafts.
 struct Loader<'r, 'b, A, W> {
     registry: &'r Registry<A, W>,
     builder: &'b Builder<'b, A, W>,
     file: &'r str,
+    format: Format,
     subtrees: Option<&'r Map<String, Value>>,
     /// Subtrees already built: every reference shares the one draft.
     built: HashMap<String, &'b Draft<'b, A, W>>,
@@ -285,13 +296,24 @@ struct Loader<'r, 'b, A, W> {
     nodes: usize,
 }
 
+/// A value as an error shows it, with a hint for RON's bare words, which
+/// read as `()`.
+fn got(value: &Value, format: Format) -> String {
+    match (value, format) {
+        (Value::Null, Format::Ron) => {
+            "() — in RON, write words as strings in double quotes".to_string()
+        }
+        _ => describe_value(value),
+    }
+}
+
 impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
     fn fail(&self, path: &str, name: &str, problem: String) -> LoadError {
         LoadError {
             file: self.file.to_string(),
             location: Location::Node {
                 path: path.to_string(),
-                name: name.to_string(),
+                name: short(name),
             },
             problem,
         }
@@ -306,13 +328,14 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
         let Value::Object(top_level) = value else {
             return Err(top(format!(
                 "expected an object with a \"tree\" field at the top, got {}",
-                describe_value(value)
+                got(value, self.format)
             )));
         };
         for key in top_level.keys() {
             if key != "tree" && key != "subtrees" {
                 return Err(top(format!(
-                    "unknown top-level field \"{key}\"{}; a tree file has \"tree\" and optionally \"subtrees\"",
+                    "unknown top-level field \"{}\"{}; a tree file has \"tree\" and optionally \"subtrees\"",
+                    short(key),
                     did_you_mean(key, ["tree", "subtrees"].into_iter())
                 )));
             }
@@ -323,7 +346,7 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
             Some(other) => {
                 return Err(top(format!(
                     "\"subtrees\" must be an object of named node objects, got {}",
-                    describe_value(other)
+                    got(other, self.format)
                 )));
             }
         }
@@ -340,7 +363,20 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
         Ok(root)
     }
 
+    /// The draft for the node object `value` at `path`, `depth` levels
+    /// below the root (subtree references add no level).
     fn node(
+        &mut self,
+        value: &'r Value,
+        path: &str,
+        depth: usize,
+    ) -> Result<&'b Draft<'b, A, W>, LoadError> {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.node_here(value, path, depth)
+        })
+    }
+
+    fn node_here(
         &mut self,
         value: &'r Value,
         path: &str,
@@ -352,39 +388,15 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
                 "",
                 format!(
                     "expected a node object like {{\"type\": \"Sequence\"}}, got {}",
-                    describe_value(value)
+                    got(value, self.format)
                 ),
             ));
         };
-        let name_hint = fields
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if depth > MAX_DEPTH {
-            return Err(self.fail(
-                path,
-                name_hint,
-                format!("nodes are nested more than {MAX_DEPTH} levels deep (through subtrees)"),
-            ));
-        }
-        self.nodes += 1;
-        if self.nodes > MAX_NODES {
-            return Err(self.fail(
-                path,
-                name_hint,
-                format!("the file holds more than {MAX_NODES} nodes"),
-            ));
-        }
-        let index = self.nodes as u64 - 1;
-
         let type_name = match fields.get("type") {
             Some(Value::String(t)) => t.as_str(),
             Some(other) => {
-                return Err(self.fail(
-                    path,
-                    "",
-                    format!("\"type\" must be a string, got {}", describe_value(other)),
-                ));
+                let problem = format!("\"type\" must be a string, got {}", got(other, self.format));
+                return Err(self.fail(path, "", problem));
             }
             None => return Err(self.fail(path, "", "missing \"type\"".to_string())),
         };
@@ -392,19 +404,33 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
             None => type_name,
             Some(Value::String(n)) => n.as_str(),
             Some(other) => {
-                return Err(self.fail(
-                    path,
-                    type_name,
-                    format!("\"name\" must be a string, got {}", describe_value(other)),
-                ));
+                let problem = format!("\"name\" must be a string, got {}", got(other, self.format));
+                return Err(self.fail(path, type_name, problem));
             }
         };
+        if depth > MAX_DEPTH {
+            return Err(self.fail(
+                path,
+                name,
+                format!("nodes are nested more than {MAX_DEPTH} levels deep (through subtrees)"),
+            ));
+        }
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(self.fail(
+                path,
+                name,
+                format!("the file holds more than {MAX_NODES} nodes"),
+            ));
+        }
+        let index = self.nodes as u64 - 1;
         let Some(node_type) = self.registry.get(type_name) else {
             return Err(self.fail(
                 path,
                 name,
                 format!(
-                    "unknown node type \"{type_name}\"{}",
+                    "unknown node type \"{}\"{}",
+                    short(type_name),
                     did_you_mean(type_name, self.registry.names())
                 ),
             ));
@@ -414,11 +440,11 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
             None => &[],
             Some(Value::Array(children)) => children,
             Some(other) => {
-                return Err(self.fail(
-                    path,
-                    name,
-                    format!("\"children\" must be a list, got {}", describe_value(other)),
-                ));
+                let problem = format!(
+                    "\"children\" must be a list, got {}",
+                    got(other, self.format)
+                );
+                return Err(self.fail(path, name, problem));
             }
         };
         let arity = node_type.arity();
@@ -463,7 +489,15 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
         for (i, child) in children.iter().enumerate() {
             drafts.push(self.node(child, &format!("{path}/children[{i}]"), depth + 1)?);
         }
-        Ok(self.builder.typed_node(name, type_name, kind, drafts))
+        // Guards show their condition through the kind; every other type
+        // shows the parameters it was given.
+        let shown = match node_type.build {
+            Build::Guard { .. } => kind.params(),
+            _ => params.shown(node_type.params()),
+        };
+        Ok(self
+            .builder
+            .typed_node(name, type_name, shown, kind, drafts))
     }
 
     /// Check a node's parameter fields against its type's declaration.
@@ -492,7 +526,8 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
                 path,
                 name,
                 format!(
-                    "unknown parameter \"{key}\" for {}{}; {takes}",
+                    "unknown parameter \"{}\" for {}{}; {takes}",
+                    short(key),
                     node_type.name(),
                     did_you_mean(key, declared.iter().map(|p| p.name.as_str()))
                 ),
@@ -541,34 +576,40 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
             }
         };
         let Value::Object(fields) = value else {
-            return Err(self.fail(
-                path,
-                "",
-                format!(
-                    "a condition must be a node object of a condition type ({}), got {}",
-                    conditions(),
-                    describe_value(value)
-                ),
-            ));
+            let problem = format!(
+                "a condition must be a node object of a condition type ({}), got {}",
+                conditions(),
+                got(value, self.format)
+            );
+            return Err(self.fail(path, "", problem));
         };
         self.nodes += 1;
         let index = self.nodes as u64 - 1;
-        let type_name = fields
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let name = fields
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or(type_name);
+        let type_name = match fields.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            Some(other) => {
+                let problem = format!("\"type\" must be a string, got {}", got(other, self.format));
+                return Err(self.fail(path, "", problem));
+            }
+            None => return Err(self.fail(path, "", "missing \"type\"".to_string())),
+        };
+        let name = match fields.get("name") {
+            None => type_name,
+            Some(Value::String(n)) => n.as_str(),
+            Some(other) => {
+                let problem = format!("\"name\" must be a string, got {}", got(other, self.format));
+                return Err(self.fail(path, type_name, problem));
+            }
+        };
         let node_type = match self.registry.get(type_name) {
             Some(t) if t.is_condition() => t,
             _ => {
-                return Err(self.fail(
-                    path,
-                    name,
-                    format!("\"{type_name}\" is not a condition type; a guard's condition is one of: {}", conditions()),
-                ));
+                let problem = format!(
+                    "\"{}\" is not a condition type; a guard's condition is one of: {}",
+                    short(type_name),
+                    conditions()
+                );
+                return Err(self.fail(path, name, problem));
             }
         };
         if fields.contains_key("children") {
@@ -601,13 +642,21 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
                 .map(String::as_str)
                 .collect();
             chain.push(target);
+            let problem = if chain.len() == 2 {
+                format!("subtree \"{}\" refers to itself", short(target))
+            } else {
+                format!(
+                    "subtrees refer to each other in a cycle: {}",
+                    chain.join(" → ")
+                )
+            };
+            return Err(self.fail(path, name, problem));
+        }
+        if self.in_progress.len() >= MAX_DEPTH {
             return Err(self.fail(
                 path,
                 name,
-                format!(
-                    "subtree \"{target}\" refers to itself: {}",
-                    chain.join(" → ")
-                ),
+                format!("subtree references are chained more than {MAX_DEPTH} levels deep"),
             ));
         }
         let Some(definition) = self.subtrees.and_then(|s| s.get(target)) else {
@@ -617,17 +666,18 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
                 .flat_map(|s| s.keys())
                 .map(String::as_str)
                 .collect();
+            let defined = if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            };
             return Err(self.fail(
                 path,
                 name,
                 format!(
-                    "no subtree named \"{target}\"{}; the file defines: {}",
+                    "no subtree named \"{}\"{}; the file defines: {defined}",
+                    short(target),
                     did_you_mean(target, known.iter().copied()),
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
                 ),
             ));
         };

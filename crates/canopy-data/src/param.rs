@@ -204,9 +204,25 @@ impl Param {
         let got = || describe_value(value);
         match &self.kind {
             ParamKind::Int { min, max } => {
-                let n = value.as_i64().ok_or_else(|| {
-                    format!("parameter \"{name}\" must be an integer, got {}", got())
-                })?;
+                let n = match (value.as_i64(), value.as_f64()) {
+                    (Some(n), _) => n,
+                    // A whole number beyond i64 (1e20, 2^64 - 1) is out of
+                    // range rather than "not an integer".
+                    (None, Some(x)) if x.fract() == 0.0 && x.abs() >= 9.2e18 => {
+                        let bound = if x < 0.0 {
+                            format!("at least {min}")
+                        } else {
+                            format!("at most {max}")
+                        };
+                        return Err(format!("parameter \"{name}\" must be {bound}, got {value}"));
+                    }
+                    _ => {
+                        return Err(format!(
+                            "parameter \"{name}\" must be an integer, got {}",
+                            got()
+                        ));
+                    }
+                };
                 if n < *min || n > *max {
                     let bound = if n < *min {
                         format!("at least {min}")
@@ -269,9 +285,12 @@ impl Param {
                 for (i, item) in list.iter().enumerate() {
                     let word = item.as_str().unwrap_or_default();
                     if parse_status(word).is_none() {
+                        let shown = match item {
+                            Value::String(s) => format!("\"{}\"", short(s)),
+                            other => describe_value(other),
+                        };
                         return Err(format!(
-                            "{name}[{i}]: unknown status {}, expected \"Running\", \"Success\" or \"Failure\"{}",
-                            describe_value(item),
+                            "parameter \"{name}\": item {i} is {shown}, not \"Running\", \"Success\" or \"Failure\"{}",
                             did_you_mean(word, STATUS_WORDS.iter().copied())
                         ));
                     }
@@ -294,19 +313,31 @@ fn parse_status(word: &str) -> Option<Status> {
     }
 }
 
-/// ` (did you mean "X"?)` when one of `candidates` is close to `word`.
+/// ` (did you mean "X"?)` when one of `candidates` is close to `word`:
+/// one edit for short words, more for longer ones.
 pub(crate) fn did_you_mean<'c>(word: &str, candidates: impl Iterator<Item = &'c str>) -> String {
+    // Names are short; a long word is no typo and comparing it is slow.
+    if word.len() > 64 {
+        return String::new();
+    }
+    let word = word.to_lowercase();
     candidates
-        .map(|c| {
-            (
-                strsim::damerau_levenshtein(&word.to_lowercase(), &c.to_lowercase()),
-                c,
-            )
-        })
-        .filter(|(d, c)| *d <= 2.max(c.len() / 4))
+        .filter(|c| c.len() <= 64)
+        .map(|c| (strsim::damerau_levenshtein(&word, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= (word.len().min(c.len()) / 4).max(1))
         .min()
         .map(|(_, c)| format!(" (did you mean \"{c}\"?)"))
         .unwrap_or_default()
+}
+
+/// A name from a file, cut to a readable length for error messages.
+pub(crate) fn short(name: &str) -> String {
+    const MAX: usize = 60;
+    if name.chars().count() <= MAX {
+        name.to_string()
+    } else {
+        format!("{}…", name.chars().take(MAX).collect::<String>())
+    }
 }
 
 /// A value as an error message shows it: short, with its JSON type.
@@ -401,6 +432,33 @@ impl Params<'_> {
     /// for node types with deterministic randomness.
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// The parameters as printed trees show them, in declaration order.
+    pub(crate) fn shown(&self, declared: &[Param]) -> Vec<(String, String)> {
+        declared
+            .iter()
+            .filter_map(|p| {
+                let value = self.values.get(&p.name)?;
+                let text = match value {
+                    Value::String(s) => s.clone(),
+                    Value::Array(items) => {
+                        let words: Vec<String> = items
+                            .iter()
+                            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                            .collect();
+                        format!("[{}]", words.join(", "))
+                    }
+                    // Whole numbers as integers, others at their shortest.
+                    Value::Number(n) => match n.as_i64() {
+                        Some(i) => i.to_string(),
+                        None => n.as_f64().unwrap_or_default().to_string(),
+                    },
+                    other => other.to_string(),
+                };
+                Some((p.name.clone(), text))
+            })
+            .collect()
     }
 
     /// This node's position in the file (0 for the first node read), stable

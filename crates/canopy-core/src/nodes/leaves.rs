@@ -48,9 +48,16 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         at: At,
         cx: &mut Ctx<A, W>,
     ) -> Status {
+        let size = custom.task_size();
+        if def.child_count == 0 {
+            // A leaf runs nothing else, so it can work on its task in place.
+            let task = self.pool.mem(at.loc, size);
+            return custom
+                .0
+                .update(task, cx, &mut Children::new(&mut NoChildren));
+        }
         // The task is copied out while its children run: they live in the
         // same pool, and the copy keeps the two borrows apart.
-        let size = custom.task_size();
         let mut task = [0u8; MAX_TASK_BYTES];
         task[..size].copy_from_slice(self.pool.mem(at.loc, size));
         let mut children = CustomChildren {
@@ -103,6 +110,22 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             children.abort(i, cx);
         }
     }
+}
+
+/// What a custom leaf's update gets for children.
+struct NoChildren;
+
+impl<A, W> ChildRunner<A, W> for NoChildren {
+    fn len(&self) -> usize {
+        0
+    }
+    fn is_running(&mut self, _: usize) -> bool {
+        false
+    }
+    fn update(&mut self, _: usize, _: &mut Ctx<A, W>) -> Status {
+        Status::Failure
+    }
+    fn abort(&mut self, _: usize, _: &mut Ctx<A, W>) {}
 }
 
 /// A custom node's children, lent to its update.

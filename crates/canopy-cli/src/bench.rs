@@ -1,0 +1,256 @@
+//! `canopy bench`: what one tree file costs a crowd, in the three figures
+//! that decide whether it scales — time per agent-tick, heap per agent, and
+//! allocations per tick (which should be zero: a tick that allocates
+//! contends on the allocator once agents tick in parallel).
+//!
+//! Heap and allocations come from a counting allocator installed for the
+//! whole binary, so the figures need no profiler and no feature flag, and
+//! measure exactly what canopy does with this file. Counting costs two
+//! relaxed atomic additions per allocation, which the other subcommands do
+//! not notice.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use canopy_core::Agent;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::CliTree;
+
+/// Allocations so far (calls to `alloc`, `alloc_zeroed` and `realloc`).
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+/// Heap bytes live now.
+static LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// The system allocator, counting.
+struct Counting;
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which
+// upholds the `GlobalAlloc` contract; the counters only observe sizes and
+// never touch the memory.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        LIVE_BYTES.fetch_add(layout.size() as u64, Relaxed);
+        // SAFETY: our caller guarantees `layout` has a non-zero size, as
+        // `System.alloc` requires.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        LIVE_BYTES.fetch_add(layout.size() as u64, Relaxed);
+        // SAFETY: as for `alloc`: `layout` has a non-zero size.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size() as u64, Relaxed);
+        // SAFETY: `ptr` was returned by this allocator, hence by `System`,
+        // for this `layout`, as our caller guarantees.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        // SAFETY: our caller guarantees `ptr` came from this allocator (so
+        // from `System`) with `layout`, and that `new_size` is non-zero and
+        // valid for `layout`'s alignment.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            LIVE_BYTES.fetch_add(new_size as u64, Relaxed);
+            LIVE_BYTES.fetch_sub(layout.size() as u64, Relaxed);
+        }
+        new
+    }
+}
+
+/// (allocations so far, heap bytes live now).
+fn heap() -> (u64, u64) {
+    (ALLOCATIONS.load(Relaxed), LIVE_BYTES.load(Relaxed))
+}
+
+/// What to measure.
+pub struct Config {
+    /// Crowd size.
+    pub agents: u32,
+    /// Timed ticks.
+    pub ticks: u32,
+    /// Threads of the rayon pool; `None`: the calling thread alone.
+    pub threads: Option<u32>,
+}
+
+/// What was measured.
+pub struct Figures {
+    /// Untimed ticks before the timed ones.
+    pub warmup: u32,
+    /// Wall time of the timed ticks.
+    pub elapsed: Duration,
+    /// Wall time per agent per timed tick, in nanoseconds.
+    pub ns_per_agent_tick: f64,
+    /// Heap held by the agents after creation and warm-up, per agent.
+    pub bytes_per_agent: f64,
+    /// Allocations per timed tick (the whole crowd).
+    pub allocs_per_tick: f64,
+}
+
+/// The untimed ticks before `ticks` timed ones: enough for the agents to
+/// reach their steady state and the caches to warm, a small share of the run.
+fn warmup(ticks: u32) -> u32 {
+    (ticks / 10).max(1)
+}
+
+/// All the ticks a benchmark of `ticks` timed ticks runs.
+pub fn total_ticks(ticks: u32) -> u32 {
+    ticks.saturating_add(warmup(ticks))
+}
+
+/// Create `config.agents` agents, warm them up, then time `config.ticks` ticks.
+pub fn measure(tree: &CliTree, config: &Config) -> Result<Figures, String> {
+    // Threads are started before the heap is read, so they are not counted
+    // as the crowd's.
+    let pool = match config.threads {
+        Some(threads) => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads as usize)
+                .build()
+                .map_err(|e| format!("cannot start {threads} threads: {e}"))?,
+        ),
+        None => None,
+    };
+    let tick_all = |crowd: &mut [Agent]| match &pool {
+        Some(pool) => pool.install(|| {
+            crowd.par_iter_mut().for_each(|agent| {
+                black_box(agent.tick(tree, &mut (), &()));
+            })
+        }),
+        None => {
+            for agent in crowd.iter_mut() {
+                black_box(agent.tick(tree, &mut (), &()));
+            }
+        }
+    };
+
+    let (_, live_before) = heap();
+    let mut crowd: Vec<Agent> = (0..config.agents)
+        .map(|id| Agent::with_id(tree, id))
+        .collect();
+    let warmup = warmup(config.ticks);
+    for _ in 0..warmup {
+        tick_all(&mut crowd);
+    }
+    let (allocs_before, live_warm) = heap();
+
+    let start = Instant::now();
+    for _ in 0..config.ticks {
+        tick_all(&mut crowd);
+    }
+    let elapsed = start.elapsed();
+    let (allocs_after, _) = heap();
+    drop(crowd);
+
+    let agents = f64::from(config.agents);
+    let ticks = f64::from(config.ticks);
+    Ok(Figures {
+        warmup,
+        elapsed,
+        ns_per_agent_tick: elapsed.as_nanos() as f64 / (agents * ticks),
+        bytes_per_agent: live_warm.saturating_sub(live_before) as f64 / agents,
+        allocs_per_tick: allocs_after.saturating_sub(allocs_before) as f64 / ticks,
+    })
+}
+
+/// The `--json` line; field order is part of the interface.
+#[derive(Serialize)]
+struct JsonFigures {
+    agents: u32,
+    ticks: u32,
+    threads: u32,
+    ns_per_agent_tick: f64,
+    bytes_per_agent: f64,
+    allocs_per_tick: f64,
+}
+
+/// Print the figures for people, then with `json` as one JSON object.
+pub fn report(
+    file: &Path,
+    tree: &CliTree,
+    config: &Config,
+    figures: &Figures,
+    json: bool,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let threads = config.threads.unwrap_or(1);
+    let per_tick = figures.elapsed / config.ticks;
+    writeln!(
+        out,
+        "tree    {}: {} nodes, depth {}",
+        file.display(),
+        tree.len(),
+        tree.depth()
+    )?;
+    writeln!(
+        out,
+        "crowd   {} agents × {} ticks (after {} warm-up), {} thread{}",
+        config.agents,
+        config.ticks,
+        figures.warmup,
+        threads,
+        if threads == 1 { "" } else { "s" }
+    )?;
+    writeln!(
+        out,
+        "time    {:.1} ns per agent-tick ({} per tick)",
+        figures.ns_per_agent_tick,
+        duration(per_tick)
+    )?;
+    writeln!(
+        out,
+        "memory  {:.1} bytes per agent ({} for the crowd)",
+        figures.bytes_per_agent,
+        bytes(figures.bytes_per_agent * f64::from(config.agents))
+    )?;
+    writeln!(out, "allocs  {} per tick", figures.allocs_per_tick)?;
+    if json {
+        let line = JsonFigures {
+            agents: config.agents,
+            ticks: config.ticks,
+            threads,
+            ns_per_agent_tick: (figures.ns_per_agent_tick * 100.0).round() / 100.0,
+            bytes_per_agent: figures.bytes_per_agent,
+            allocs_per_tick: figures.allocs_per_tick,
+        };
+        serde_json::to_writer(&mut *out, &line)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// `812 ns`, `5.13 µs`, `5.13 ms`, `1.20 s`.
+fn duration(d: Duration) -> String {
+    let ns = d.as_nanos() as f64;
+    match ns {
+        ns if ns < 1e3 => format!("{ns:.0} ns"),
+        ns if ns < 1e6 => format!("{:.2} µs", ns / 1e3),
+        ns if ns < 1e9 => format!("{:.2} ms", ns / 1e6),
+        ns => format!("{:.2} s", ns / 1e9),
+    }
+}
+
+/// `512 B`, `5.6 kB`, `5.6 MB`, `5.6 GB`.
+fn bytes(n: f64) -> String {
+    match n {
+        n if n < 1e3 => format!("{n:.0} B"),
+        n if n < 1e6 => format!("{:.1} kB", n / 1e3),
+        n if n < 1e9 => format!("{:.1} MB", n / 1e6),
+        n => format!("{:.1} GB", n / 1e9),
+    }
+}

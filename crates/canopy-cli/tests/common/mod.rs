@@ -1,0 +1,47 @@
+//! Running the built `canopy` binary from the workspace root, so paths in
+//! its output read as in the README (`examples/trees/sentry.json`).
+
+#![allow(dead_code)] // each test file uses its own share of these helpers
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A `canopy` command, run from the workspace root.
+pub fn command(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_canopy"));
+    cmd.args(args).current_dir(root());
+    cmd
+}
+
+/// Run `canopy` with `args` to completion.
+pub fn canopy(args: &[&str]) -> Output {
+    command(args).output().expect("the canopy binary runs")
+}
+
+/// Its stdout, as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// Its stderr, as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// Run, expect exit code 0, return stdout.
+pub fn success(args: &[&str]) -> String {
+    let output = canopy(args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "canopy {args:?} failed; stderr:\n{}",
+        stderr(&output)
+    );
+    assert_eq!(stderr(&output), "", "canopy {args:?} wrote to stderr");
+    stdout(&output)
+}
