@@ -7,17 +7,30 @@
 
 use std::hint::black_box;
 
-use canopy::Agent;
+use canopy::{Agent, Event, Observer, Tree};
 use canopy_reference::naive::NaiveAgent;
 use canopy_reference::{Critter, Meadow, critters, reference_tree};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 
-/// A crowd warmed up for 200 ticks, so every agent is somewhere in its tree.
 fn crowd(n: usize) -> (Meadow, Vec<Critter>) {
     let meadow = Meadow::new(128);
     let crowd = critters(n, 42, &meadow);
     (meadow, crowd)
+}
+
+/// `n` canopy agents warmed up for 200 ticks, so every agent is somewhere
+/// in its tree.
+fn warmed(tree: &Tree<Critter, Meadow>, n: usize) -> (Meadow, Vec<Critter>, Vec<Agent>) {
+    let (mut meadow, mut critters) = crowd(n);
+    let mut agents: Vec<Agent> = (0..n as u32).map(|i| Agent::with_id(tree, i)).collect();
+    for _ in 0..200 {
+        for (a, c) in agents.iter_mut().zip(&mut critters) {
+            a.tick(tree, c, &meadow);
+        }
+        meadow.advance();
+    }
+    (meadow, critters, agents)
 }
 
 fn scaling(c: &mut Criterion) {
@@ -27,14 +40,7 @@ fn scaling(c: &mut Criterion) {
     for n in [1_000usize, 10_000, 100_000] {
         group.throughput(Throughput::Elements(n as u64));
 
-        let (mut meadow, mut critters) = crowd(n);
-        let mut agents: Vec<Agent> = (0..n as u32).map(|i| Agent::with_id(&tree, i)).collect();
-        for _ in 0..200 {
-            for (a, c) in agents.iter_mut().zip(&mut critters) {
-                a.tick(&tree, c, &meadow);
-            }
-            meadow.advance();
-        }
+        let (mut meadow, mut critters, mut agents) = warmed(&tree, n);
         group.bench_function(BenchmarkId::new("canopy", n), |b| {
             b.iter(|| {
                 for (a, c) in agents.iter_mut().zip(&mut critters) {
@@ -78,5 +84,64 @@ fn scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, scaling);
+/// Counts events: the cheapest observer that is really on.
+struct Count(u64);
+
+impl Observer for Count {
+    fn event(&mut self, _: Event) {
+        self.0 += 1;
+    }
+}
+
+/// An observer switched off at run time, the way a logging flag usually is:
+/// every event site still tests the flag.
+struct Switch<'a>(Option<&'a mut dyn Observer>);
+
+impl Observer for Switch<'_> {
+    fn event(&mut self, event: Event) {
+        if let Some(inner) = &mut self.0 {
+            inner.event(event);
+        }
+    }
+}
+
+/// What observing costs: off (the `()` observer of `Agent::tick`, compiled
+/// away), off by a run-time switch, and on (counting every event).
+fn observer(c: &mut Criterion) {
+    let tree = reference_tree();
+    let n = 10_000;
+    let mut group = c.benchmark_group("observer");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(n as u64));
+    let (mut meadow, mut critters, mut agents) = warmed(&tree, n);
+    group.bench_function(BenchmarkId::new("off", n), |b| {
+        b.iter(|| {
+            for (a, c) in agents.iter_mut().zip(&mut critters) {
+                black_box(a.tick(&tree, c, &meadow));
+            }
+            meadow.advance();
+        })
+    });
+    group.bench_function(BenchmarkId::new("switched-off", n), |b| {
+        b.iter(|| {
+            for (a, c) in agents.iter_mut().zip(&mut critters) {
+                black_box(a.tick_observed(&tree, c, &meadow, Switch(black_box(None))));
+            }
+            meadow.advance();
+        })
+    });
+    let mut count = Count(0);
+    group.bench_function(BenchmarkId::new("counting", n), |b| {
+        b.iter(|| {
+            for (a, c) in agents.iter_mut().zip(&mut critters) {
+                black_box(a.tick_observed(&tree, c, &meadow, &mut count));
+            }
+            meadow.advance();
+        })
+    });
+    black_box(count.0);
+    group.finish();
+}
+
+criterion_group!(benches, scaling, observer);
 criterion_main!(benches);

@@ -120,6 +120,21 @@ impl<P: TaskPool> Agent<P> {
         self.check_tree(tree);
         // Tick 0 is reserved for "never", so the clock skips it when it wraps.
         self.tick = self.tick.wrapping_add(1).max(1);
+        self.run(tree, agent, world, observer, |runner, cx| {
+            runner.tick_root(cx)
+        })
+    }
+
+    /// Lend the engine this agent's pool and counters for one call.
+    #[inline(always)]
+    fn run<A, W, O: Observer, R>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        observer: O,
+        f: impl FnOnce(&mut Runner<'_, A, W, P, O>, &mut Ctx<A, W>) -> R,
+    ) -> R {
         let mut cx = Ctx {
             agent,
             world,
@@ -132,9 +147,9 @@ impl<P: TaskPool> Agent<P> {
             obs: observer,
             active: self.active,
         };
-        let status = runner.tick_root(&mut cx);
+        let result = f(&mut runner, &mut cx);
         self.active = runner.active;
-        status
+        result
     }
 
     /// Abort every running task (deepest first, terminate hooks see
@@ -168,20 +183,9 @@ impl<P: TaskPool> Agent<P> {
         observer: O,
     ) {
         self.check_tree(tree);
-        let mut cx = Ctx {
-            agent,
-            world,
-            tick: self.tick,
-            id: self.id,
-        };
-        let mut runner = Runner {
-            tree,
-            pool: &mut self.pool,
-            obs: observer,
-            active: self.active,
-        };
-        runner.abort_root(&mut cx);
-        self.active = runner.active;
+        self.run(tree, agent, world, observer, |runner, cx| {
+            runner.abort_root(cx)
+        });
         self.pool.persist(&tree.layout).fill(0);
         self.tick = 0;
     }

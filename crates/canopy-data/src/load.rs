@@ -363,6 +363,31 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
         Ok(root)
     }
 
+    /// A node object's `type` and its `name` (the type when absent).
+    fn type_and_name(
+        &self,
+        fields: &'r Map<String, Value>,
+        path: &str,
+    ) -> Result<(&'r str, &'r str), LoadError> {
+        let type_name = match fields.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            Some(other) => {
+                let problem = format!("\"type\" must be a string, got {}", got(other, self.format));
+                return Err(self.fail(path, "", problem));
+            }
+            None => return Err(self.fail(path, "", "missing \"type\"".to_string())),
+        };
+        let name = match fields.get("name") {
+            None => type_name,
+            Some(Value::String(n)) => n.as_str(),
+            Some(other) => {
+                let problem = format!("\"name\" must be a string, got {}", got(other, self.format));
+                return Err(self.fail(path, type_name, problem));
+            }
+        };
+        Ok((type_name, name))
+    }
+
     /// The draft for the node object `value` at `path`, `depth` levels
     /// below the root (subtree references add no level).
     fn node(
@@ -392,22 +417,7 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
                 ),
             ));
         };
-        let type_name = match fields.get("type") {
-            Some(Value::String(t)) => t.as_str(),
-            Some(other) => {
-                let problem = format!("\"type\" must be a string, got {}", got(other, self.format));
-                return Err(self.fail(path, "", problem));
-            }
-            None => return Err(self.fail(path, "", "missing \"type\"".to_string())),
-        };
-        let name = match fields.get("name") {
-            None => type_name,
-            Some(Value::String(n)) => n.as_str(),
-            Some(other) => {
-                let problem = format!("\"name\" must be a string, got {}", got(other, self.format));
-                return Err(self.fail(path, type_name, problem));
-            }
-        };
+        let (type_name, name) = self.type_and_name(fields, path)?;
         if depth > MAX_DEPTH {
             return Err(self.fail(
                 path,
@@ -585,22 +595,7 @@ impl<'r, 'b, A: 'static, W: 'static> Loader<'r, 'b, A, W> {
         };
         self.nodes += 1;
         let index = self.nodes as u64 - 1;
-        let type_name = match fields.get("type") {
-            Some(Value::String(t)) => t.as_str(),
-            Some(other) => {
-                let problem = format!("\"type\" must be a string, got {}", got(other, self.format));
-                return Err(self.fail(path, "", problem));
-            }
-            None => return Err(self.fail(path, "", "missing \"type\"".to_string())),
-        };
-        let name = match fields.get("name") {
-            None => type_name,
-            Some(Value::String(n)) => n.as_str(),
-            Some(other) => {
-                let problem = format!("\"name\" must be a string, got {}", got(other, self.format));
-                return Err(self.fail(path, type_name, problem));
-            }
-        };
+        let (type_name, name) = self.type_and_name(fields, path)?;
         let node_type = match self.registry.get(type_name) {
             Some(t) if t.is_condition() => t,
             _ => {

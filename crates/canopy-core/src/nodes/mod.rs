@@ -127,7 +127,7 @@ pub mod leaves;
 
 use crate::behavior::{At, Runner};
 use crate::context::Ctx;
-use crate::node::NodeKind;
+use crate::node::{Arity, NodeKind};
 use crate::observer::Observer;
 use crate::pool::TaskPool;
 use crate::status::Status;
@@ -147,24 +147,13 @@ pub(crate) enum SlotPlan {
 
 pub(crate) fn slot_plan<A, W>(kind: &NodeKind<A, W>) -> SlotPlan {
     match kind {
-        NodeKind::Sequence | NodeKind::Selector => SlotPlan::Shared,
         NodeKind::ReactiveSequence | NodeKind::ReactiveSelector => SlotPlan::Reactive,
         NodeKind::Parallel { .. } | NodeKind::Custom(_) => SlotPlan::PerChild,
-        NodeKind::Inverter
-        | NodeKind::ForceSuccess
-        | NodeKind::ForceFailure
-        | NodeKind::Repeat(_)
-        | NodeKind::Retry(_)
-        | NodeKind::Guard(_)
-        | NodeKind::ReactiveGuard(_)
-        | NodeKind::Timeout(_)
-        | NodeKind::Cooldown(_) => SlotPlan::Shared,
-        NodeKind::Action(_)
-        | NodeKind::Condition(_)
-        | NodeKind::AlwaysSuccess
-        | NodeKind::AlwaysFailure
-        | NodeKind::AlwaysRunning
-        | NodeKind::Wait(_) => SlotPlan::None,
+        // Sequence, Selector and every decorator run one child at a time.
+        _ => match kind.arity() {
+            Arity::Leaf => SlotPlan::None,
+            Arity::Decorator | Arity::Composite => SlotPlan::Shared,
+        },
     }
 }
 

@@ -3,14 +3,15 @@
 //! `new SelectorTask(this)` does, and what the other strategies are measured
 //! against.
 
-use super::{HandleTable, Loc, PoolLayout, Slot, TaskPool, TaskSize, read_handle, write_handle};
+use super::PoolLayout;
+use super::handles::{BlockSource, HandlePool};
 
 /// One `Box<[u8]>` per installed task.
 ///
-/// Each block is at least 1 byte, so that even a stateless task costs an
-/// allocation, as a task object does in the classic design. This strategy
-/// allocates on every install by construction; it exists to show what
-/// pooling saves.
+/// Each block is at least 1 byte, so that every task with memory costs an
+/// allocation, as a task object does in the classic design (leaves without
+/// state need no memory in any strategy). This strategy allocates on every
+/// install by construction; it exists to show what pooling saves.
 ///
 /// ```
 /// use canopy_core::{Agent, Builder, Status, pool::BoxPool};
@@ -21,67 +22,29 @@ use super::{HandleTable, Loc, PoolLayout, Slot, TaskPool, TaskSize, read_handle,
 /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running);
 /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success);
 /// ```
+pub type BoxPool = HandlePool<Boxes>;
+
+/// The global allocator as a [`BlockSource`].
 #[derive(Debug, Default)]
-pub struct BoxPool {
-    tasks: HandleTable<Box<[u8]>>,
-    persist: Box<[u8]>,
-    root: Loc,
-}
+pub struct Boxes;
 
-impl BoxPool {
-    fn alloc(&mut self, size: u32) -> Loc {
-        self.tasks
-            .insert(vec![0; size.max(1) as usize].into_boxed_slice())
-    }
-}
-
-impl TaskPool for BoxPool {
+impl BlockSource for Boxes {
+    type Block = Box<[u8]>;
     const NAME: &'static str = "box";
 
-    fn new(layout: &PoolLayout) -> Self {
-        BoxPool {
-            persist: vec![0; layout.persist as usize].into_boxed_slice(),
-            ..BoxPool::default()
-        }
+    fn new(_layout: &PoolLayout) -> Self {
+        Boxes
     }
 
-    fn install_root(&mut self, size: &TaskSize) -> Loc {
-        self.root = self.alloc(size.block);
-        self.root
+    fn alloc(&mut self, size: u32) -> Box<[u8]> {
+        vec![0; size.max(1) as usize].into_boxed_slice()
     }
 
-    fn root(&mut self) -> Loc {
-        self.root
+    fn bytes(block: &mut Box<[u8]>) -> &mut [u8] {
+        block
     }
 
-    fn uninstall_root(&mut self, root: Loc, _size: &TaskSize) {
-        self.tasks.remove(root);
-    }
-
-    fn install(&mut self, parent: Loc, slot: &Slot, size: &TaskSize) -> Loc {
-        let child = self.alloc(size.block);
-        write_handle(self.tasks.get_mut(parent), slot, child);
-        child
-    }
-
-    fn child(&mut self, parent: Loc, slot: &Slot) -> Loc {
-        read_handle(self.tasks.get_mut(parent), slot)
-    }
-
-    fn uninstall(&mut self, _parent: Loc, _slot: &Slot, child: Loc, _size: &TaskSize) {
-        self.tasks.remove(child);
-    }
-
-    fn mem(&mut self, loc: Loc, len: usize) -> &mut [u8] {
-        &mut self.tasks.get_mut(loc)[..len]
-    }
-
-    fn persist(&mut self, _layout: &PoolLayout) -> &mut [u8] {
-        &mut self.persist
-    }
-
-    fn heap_bytes(&self) -> usize {
-        let blocks: usize = self.tasks.entries.iter().flatten().map(|b| b.len()).sum();
-        blocks + self.tasks.capacity_bytes() + self.persist.len()
+    fn block_bytes(block: &Box<[u8]>) -> usize {
+        block.len()
     }
 }

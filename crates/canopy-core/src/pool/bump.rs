@@ -2,15 +2,16 @@
 //! frees nothing, and the whole arena is reset when the root finishes (the
 //! moment no task is installed any more).
 //!
-//! That makes it the cheapest strategy per install, with one catch the bench
-//! cannot show: an agent whose root never finishes (a root Parallel, a
-//! Repeat of many cycles) keeps bumping and its memory grows until it does.
+//! That makes it cheap per install, with one catch: an agent whose root
+//! never finishes (a root Parallel, a priority selector with an always-running
+//! fallback) keeps bumping, and its memory grows until it does.
 
 use std::ptr::NonNull;
 
 use bumpalo::Bump;
 
-use super::{HandleTable, Loc, PoolLayout, Slot, TaskPool, TaskSize, read_handle, write_handle};
+use super::PoolLayout;
+use super::handles::{BlockSource, HandlePool};
 
 /// Task memory bumped from a per-agent `bumpalo::Bump`, reclaimed when the root finishes.
 ///
@@ -23,92 +24,57 @@ use super::{HandleTable, Loc, PoolLayout, Slot, TaskPool, TaskSize, read_handle,
 /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running);
 /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success);
 /// ```
+pub type BumpPool = HandlePool<Bumped>;
+
+/// A per-agent bump arena as a [`BlockSource`].
 #[derive(Debug)]
-pub struct BumpPool {
+pub struct Bumped {
     arena: Bump,
-    /// Start and length of each live block inside `arena`.
-    tasks: HandleTable<(NonNull<u8>, usize)>,
-    persist: Box<[u8]>,
-    root: Loc,
 }
 
-// SAFETY: the raw pointers in `tasks` point only into chunks owned by
-// `arena`, which moves with the pool; `Bump` itself is `Send`. Nothing is
-// shared with another value, so sending the whole pool to another thread
-// sends the memory with it.
-unsafe impl Send for BumpPool {}
+/// A block inside a [`Bumped`] arena: start and length.
+#[derive(Debug)]
+pub struct BumpBlock(NonNull<u8>, usize);
 
-impl BumpPool {
-    fn alloc(&mut self, size: u32) -> Loc {
-        let block = self.arena.alloc_slice_fill_copy(size as usize, 0u8);
-        let len = block.len();
-        self.tasks.insert((NonNull::from(block).cast::<u8>(), len))
-    }
+// SAFETY: a `BumpBlock` points into a chunk owned by the `Bump` of the same
+// `HandlePool`, which moves with it (`Bump` is `Send`); blocks are created
+// only by `Bumped::alloc` and never leave their pool, so sending the pool to
+// another thread sends the memory with it.
+unsafe impl Send for BumpBlock {}
 
-    fn block(&mut self, loc: Loc) -> &mut [u8] {
-        let (start, len) = *self.tasks.get_mut(loc);
-        // SAFETY: `start..start + len` was handed out by `self.arena` in
-        // `alloc` and stays valid until `self.arena.reset()`, which `clear`
-        // calls only after emptying `tasks`, so an entry never outlives its
-        // memory. Each block is handed out once, and the returned borrow is
-        // tied to `&mut self`, so no two live `&mut` can overlap.
-        unsafe { std::slice::from_raw_parts_mut(start.as_ptr(), len) }
-    }
-}
-
-impl TaskPool for BumpPool {
+impl BlockSource for Bumped {
+    type Block = BumpBlock;
     const NAME: &'static str = "bumpalo";
 
-    fn new(layout: &PoolLayout) -> Self {
-        BumpPool {
-            arena: Bump::new(),
-            tasks: HandleTable::default(),
-            persist: vec![0; layout.persist as usize].into_boxed_slice(),
-            root: 0,
-        }
+    fn new(_layout: &PoolLayout) -> Self {
+        Bumped { arena: Bump::new() }
     }
 
-    fn install_root(&mut self, size: &TaskSize) -> Loc {
-        self.root = self.alloc(size.block);
-        self.root
+    fn alloc(&mut self, size: u32) -> BumpBlock {
+        let block = self.arena.alloc_slice_fill_copy(size as usize, 0u8);
+        let len = block.len();
+        BumpBlock(NonNull::from(block).cast::<u8>(), len)
     }
 
-    fn root(&mut self) -> Loc {
-        self.root
+    fn bytes(block: &mut BumpBlock) -> &mut [u8] {
+        // SAFETY: `block.0..block.0 + block.1` was handed out by the arena in
+        // `alloc` and stays valid until `Bump::reset`, which `reset` calls
+        // only once the pool has dropped every block (`HandlePool::clear`
+        // empties its table first). Each block is handed out once, and the
+        // returned borrow is tied to `&mut BumpBlock`, so no two live `&mut`
+        // overlap.
+        unsafe { std::slice::from_raw_parts_mut(block.0.as_ptr(), block.1) }
     }
 
-    fn uninstall_root(&mut self, root: Loc, _size: &TaskSize) {
-        self.tasks.remove(root);
+    fn block_bytes(_block: &BumpBlock) -> usize {
+        0
     }
 
-    fn install(&mut self, parent: Loc, slot: &Slot, size: &TaskSize) -> Loc {
-        let child = self.alloc(size.block);
-        write_handle(self.block(parent), slot, child);
-        child
-    }
-
-    fn child(&mut self, parent: Loc, slot: &Slot) -> Loc {
-        read_handle(self.block(parent), slot)
-    }
-
-    fn uninstall(&mut self, _parent: Loc, _slot: &Slot, child: Loc, _size: &TaskSize) {
-        self.tasks.remove(child);
-    }
-
-    fn mem(&mut self, loc: Loc, len: usize) -> &mut [u8] {
-        &mut self.block(loc)[..len]
-    }
-
-    fn persist(&mut self, _layout: &PoolLayout) -> &mut [u8] {
-        &mut self.persist
-    }
-
-    fn clear(&mut self) {
-        self.tasks.clear();
+    fn reset(&mut self) {
         self.arena.reset();
     }
 
-    fn heap_bytes(&self) -> usize {
-        self.arena.allocated_bytes() + self.tasks.capacity_bytes() + self.persist.len()
+    fn source_bytes(&self) -> usize {
+        self.arena.allocated_bytes()
     }
 }

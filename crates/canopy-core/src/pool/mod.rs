@@ -25,14 +25,16 @@
 mod boxed;
 mod bump;
 mod free_list;
+mod handles;
 mod inline;
 mod shared;
 
-pub use boxed::BoxPool;
-pub use bump::BumpPool;
+pub use boxed::{BoxPool, Boxes};
+pub use bump::{BumpBlock, BumpPool, Bumped};
 pub use free_list::FreeListPool;
+pub use handles::{BlockSource, HandlePool};
 pub use inline::InlinePool;
-pub use shared::SharedPool;
+pub use shared::{Pulled, SharedPool};
 
 /// A task's location inside its agent's pool. Its meaning belongs to the
 /// pool: a byte offset for [`InlinePool`] and [`FreeListPool`], a table

@@ -7,7 +7,8 @@ use std::sync::{Arc, OnceLock};
 
 use object_pool::{Pool, ReusableOwned};
 
-use super::{HandleTable, Loc, PoolLayout, Slot, TaskPool, TaskSize, read_handle, write_handle};
+use super::PoolLayout;
+use super::handles::{BlockSource, HandlePool};
 
 type Buffers = Pool<Box<[u8]>>;
 
@@ -19,9 +20,10 @@ fn buffers() -> &'static Arc<Buffers> {
 /// Task buffers pulled from one shared, locked `object_pool::Pool`.
 ///
 /// Every buffer is made as large as the tree's largest task block, so any
-/// buffer fits any task: after warm-up every pull finds one and nothing is
-/// allocated. Buffers idle in the shared pool are not counted in any agent's
-/// [`heap_bytes`](TaskPool::heap_bytes).
+/// buffer fits any task: once the crowd's number of live tasks has peaked,
+/// every pull finds one and nothing is allocated. Buffers idle in the
+/// shared pool are not counted in any agent's
+/// [`heap_bytes`](super::TaskPool::heap_bytes).
 ///
 /// ```
 /// use canopy_core::{Agent, Builder, Status, pool::SharedPool};
@@ -31,80 +33,37 @@ fn buffers() -> &'static Arc<Buffers> {
 /// let mut agent = Agent::<SharedPool>::for_tree(&tree, 0);
 /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success);
 /// ```
-pub struct SharedPool {
-    tasks: HandleTable<ReusableOwned<Box<[u8]>>>,
-    persist: Box<[u8]>,
-    root: Loc,
+pub type SharedPool = HandlePool<Pulled>;
+
+/// Buffers from the process-wide object pool as a [`BlockSource`].
+#[derive(Debug)]
+pub struct Pulled {
     block: usize,
 }
 
-impl std::fmt::Debug for SharedPool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SharedPool")
-            .field("tasks", &self.tasks.entries.iter().flatten().count())
-            .finish()
-    }
-}
-
-impl SharedPool {
-    fn alloc(&mut self) -> Loc {
-        let mut buffer = buffers().pull_owned(Box::default);
-        if buffer.len() < self.block {
-            *buffer = vec![0; self.block].into_boxed_slice();
-        }
-        self.tasks.insert(buffer)
-    }
-}
-
-impl TaskPool for SharedPool {
+impl BlockSource for Pulled {
+    type Block = ReusableOwned<Box<[u8]>>;
     const NAME: &'static str = "object-pool";
 
     fn new(layout: &PoolLayout) -> Self {
-        SharedPool {
-            tasks: HandleTable::default(),
-            persist: vec![0; layout.persist as usize].into_boxed_slice(),
-            root: 0,
+        Pulled {
             block: layout.max_block.max(1) as usize,
         }
     }
 
-    fn install_root(&mut self, _size: &TaskSize) -> Loc {
-        self.root = self.alloc();
-        self.root
+    fn alloc(&mut self, _size: u32) -> Self::Block {
+        let mut buffer = buffers().pull_owned(Box::default);
+        if buffer.len() < self.block {
+            *buffer = vec![0; self.block].into_boxed_slice();
+        }
+        buffer
     }
 
-    fn root(&mut self) -> Loc {
-        self.root
+    fn bytes(block: &mut Self::Block) -> &mut [u8] {
+        block
     }
 
-    fn uninstall_root(&mut self, root: Loc, _size: &TaskSize) {
-        self.tasks.remove(root);
-    }
-
-    fn install(&mut self, parent: Loc, slot: &Slot, _size: &TaskSize) -> Loc {
-        let child = self.alloc();
-        write_handle(self.tasks.get_mut(parent), slot, child);
-        child
-    }
-
-    fn child(&mut self, parent: Loc, slot: &Slot) -> Loc {
-        read_handle(self.tasks.get_mut(parent), slot)
-    }
-
-    fn uninstall(&mut self, _parent: Loc, _slot: &Slot, child: Loc, _size: &TaskSize) {
-        self.tasks.remove(child);
-    }
-
-    fn mem(&mut self, loc: Loc, len: usize) -> &mut [u8] {
-        &mut self.tasks.get_mut(loc)[..len]
-    }
-
-    fn persist(&mut self, _layout: &PoolLayout) -> &mut [u8] {
-        &mut self.persist
-    }
-
-    fn heap_bytes(&self) -> usize {
-        let blocks: usize = self.tasks.entries.iter().flatten().map(|b| b.len()).sum();
-        blocks + self.tasks.capacity_bytes() + self.persist.len()
+    fn block_bytes(block: &Self::Block) -> usize {
+        block.len()
     }
 }
