@@ -192,29 +192,39 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         self.active -= 1;
     }
 
-    // Little-endian access to a task's own state; tasks are byte-addressed
-    // so that no pool needs to care about alignment.
+    /// The own state of the installed task of `def` at `at`. Every read and
+    /// write of task state goes through here.
+    #[inline]
+    pub fn state(&mut self, def: &NodeDef<A, W>, at: At) -> &mut [u8] {
+        // SAFETY: callers pass the node whose task is installed at `at` (the
+        // task being updated, aborted or ended), and `size.own` is exactly
+        // the own size it was installed with.
+        unsafe { self.pool.mem_unchecked(at.loc, def.size.own as usize) }
+    }
+
+    // Little-endian fields at the start of a task's state; tasks are
+    // byte-addressed so that no pool needs to care about alignment.
 
     #[inline]
-    pub fn get_u16(&mut self, loc: Loc) -> u16 {
-        let m = self.pool.mem(loc, 2);
+    pub fn get_u16(&mut self, def: &NodeDef<A, W>, at: At) -> u16 {
+        let m = self.state(def, at);
         u16::from_le_bytes([m[0], m[1]])
     }
 
     #[inline]
-    pub fn set_u16(&mut self, loc: Loc, value: u16) {
-        self.pool.mem(loc, 2).copy_from_slice(&value.to_le_bytes());
+    pub fn set_u16(&mut self, def: &NodeDef<A, W>, at: At, value: u16) {
+        self.state(def, at)[..2].copy_from_slice(&value.to_le_bytes());
     }
 
     #[inline]
-    pub fn get_u32(&mut self, loc: Loc) -> u32 {
-        let m = self.pool.mem(loc, 4);
+    pub fn get_u32(&mut self, def: &NodeDef<A, W>, at: At) -> u32 {
+        let m = self.state(def, at);
         u32::from_le_bytes([m[0], m[1], m[2], m[3]])
     }
 
     #[inline]
-    pub fn set_u32(&mut self, loc: Loc, value: u32) {
-        self.pool.mem(loc, 4).copy_from_slice(&value.to_le_bytes());
+    pub fn set_u32(&mut self, def: &NodeDef<A, W>, at: At, value: u32) {
+        self.state(def, at)[..4].copy_from_slice(&value.to_le_bytes());
     }
 
     pub fn get_persist_u32(&mut self, at: u32) -> u32 {

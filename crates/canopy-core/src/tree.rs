@@ -142,17 +142,35 @@ impl<A, W> Tree<A, W> {
         self.layout
     }
 
+    // The engine's lookups skip bounds checks: every index they take comes
+    // from the tables `Builder::build` wrote together (edge targets, child
+    // ranges, slot ranges, the root 0) and nothing changes them afterwards.
+    // Debug builds — every test run — still check.
+
+    #[inline]
     pub(crate) fn def(&self, id: u32) -> &NodeDef<A, W> {
-        &self.nodes[id as usize]
+        debug_assert!((id as usize) < self.nodes.len());
+        // SAFETY: `id` is 0 or an `Edge::node` of this tree, both < nodes.len() (see above).
+        unsafe { self.nodes.get_unchecked(id as usize) }
     }
 
+    #[inline]
     pub(crate) fn edges_of(&self, def: &NodeDef<A, W>) -> &[Edge] {
         let start = def.first_edge as usize;
-        &self.edges[start..start + def.child_count as usize]
+        let end = start + def.child_count as usize;
+        debug_assert!(end <= self.edges.len());
+        // SAFETY: `def` is a node of this tree, whose children were pushed as
+        // `edges[first_edge..first_edge + child_count]` (see above).
+        unsafe { self.edges.get_unchecked(start..end) }
     }
 
+    #[inline]
     pub(crate) fn slot(&self, def: &NodeDef<A, W>, index: usize) -> &Slot {
-        &self.slots[def.first_slot as usize + index]
+        let at = def.first_slot as usize + index;
+        debug_assert!(at < self.slots.len());
+        // SAFETY: the engine asks only for slots its node kind has (one,
+        // two, or one per child), all pushed at `first_slot..` (see above).
+        unsafe { self.slots.get_unchecked(at) }
     }
 }
 

@@ -50,13 +50,13 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         let (mut index, mut child_fresh) = if fresh {
             (0, true)
         } else {
-            (self.get_u16(at.loc) as usize, false)
+            (self.get_u16(def, at) as usize, false)
         };
         loop {
             let status = self.run_child(at, slot, edges[index], child_fresh, cx);
             if status != go_on {
                 if status == Status::Running {
-                    self.set_u16(at.loc, index as u16);
+                    self.set_u16(def, at, index as u16);
                 }
                 return status;
             }
@@ -71,7 +71,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
     #[inline(never)]
     pub(super) fn abort_in_order(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
         let tree = self.tree;
-        let index = self.get_u16(at.loc) as usize;
+        let index = self.get_u16(def, at) as usize;
         self.abort_child(at, tree.slot(def, 0), tree.edges_of(def)[index], cx);
     }
 
@@ -91,7 +91,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         if edges.is_empty() {
             return go_on;
         }
-        let state = if fresh { 0 } else { self.get_u16(at.loc) };
+        let state = if fresh { 0 } else { self.get_u16(def, at) };
         let mut running = ((state & 0x7fff) as usize).checked_sub(1);
         let running_slot = (state >> 15) as usize;
         for (k, &edge) in edges.iter().enumerate() {
@@ -116,7 +116,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
                 self.abort_child(at, tree.slot(def, running_slot), edges[r], cx);
             }
             if status == Status::Running {
-                self.set_u16(at.loc, reactive_state(k, slot));
+                self.set_u16(def, at, reactive_state(k, slot));
             }
             return status;
         }
@@ -126,20 +126,20 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
     #[inline(never)]
     pub(super) fn abort_reactive(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
         let tree = self.tree;
-        let state = self.get_u16(at.loc);
+        let state = self.get_u16(def, at);
         if let Some(r) = ((state & 0x7fff) as usize).checked_sub(1) {
             let slot = tree.slot(def, (state >> 15) as usize);
             self.abort_child(at, slot, tree.edges_of(def)[r], cx);
         }
     }
 
-    fn parallel_code(&mut self, at: At, child: usize) -> u8 {
-        let byte = self.pool.mem(at.loc, child / 4 + 1)[child / 4];
+    fn parallel_code(&mut self, def: &NodeDef<A, W>, at: At, child: usize) -> u8 {
+        let byte = self.state(def, at)[child / 4];
         (byte >> ((child % 4) * 2)) & 0b11
     }
 
-    fn set_parallel_code(&mut self, at: At, child: usize, code: u8) {
-        let cell = &mut self.pool.mem(at.loc, child / 4 + 1)[child / 4];
+    fn set_parallel_code(&mut self, def: &NodeDef<A, W>, at: At, child: usize, code: u8) {
+        let cell = &mut self.state(def, at)[child / 4];
         let shift = (child % 4) * 2;
         *cell = (*cell & !(0b11 << shift)) | (code << shift);
     }
@@ -157,18 +157,18 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         let edges = tree.edges_of(def);
         let n = edges.len();
         if fresh {
-            self.pool.mem(at.loc, def.size.own as usize).fill(IDLE);
+            self.state(def, at).fill(IDLE);
         }
         let (mut succeeded, mut failed) = (0, 0);
         let mut decided = None;
         for (i, &edge) in edges.iter().enumerate() {
-            let status = match self.parallel_code(at, i) {
+            let status = match self.parallel_code(def, at, i) {
                 SUCCEEDED => Status::Success,
                 FAILED => Status::Failure,
                 code => {
                     let slot = tree.slot(def, i);
                     let status = self.run_child(at, slot, edge, code == IDLE, cx);
-                    self.set_parallel_code(at, i, code_of(status));
+                    self.set_parallel_code(def, at, i, code_of(status));
                     status
                 }
             };
@@ -212,9 +212,9 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
     pub(super) fn abort_parallel(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
         let tree = self.tree;
         for (i, &edge) in tree.edges_of(def).iter().enumerate() {
-            if self.parallel_code(at, i) == RUNNING {
+            if self.parallel_code(def, at, i) == RUNNING {
                 self.abort_child(at, tree.slot(def, i), edge, cx);
-                self.set_parallel_code(at, i, IDLE);
+                self.set_parallel_code(def, at, i, IDLE);
             }
         }
     }

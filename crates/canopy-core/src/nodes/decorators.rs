@@ -45,12 +45,12 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         times: u32,
         counts: Status,
     ) -> Status {
-        let state = if fresh { 0 } else { self.get_u32(at.loc) };
+        let state = if fresh { 0 } else { self.get_u32(def, at) };
         let installed = state & CHILD_INSTALLED != 0;
         let cycles = state & !CHILD_INSTALLED;
         let status = self.only_child(def, at, !installed, cx);
         if status == Status::Running {
-            self.set_u32(at.loc, cycles | CHILD_INSTALLED);
+            self.set_u32(def, at, cycles | CHILD_INSTALLED);
             return Status::Running;
         }
         if status != counts {
@@ -60,12 +60,12 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         if cycles >= times {
             return status;
         }
-        self.set_u32(at.loc, cycles);
+        self.set_u32(def, at, cycles);
         Status::Running
     }
 
     pub(super) fn abort_repeat(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
-        if self.get_u32(at.loc) & CHILD_INSTALLED != 0 {
+        if self.get_u32(def, at) & CHILD_INSTALLED != 0 {
             self.abort_only_child(def, at, cx);
         }
     }
@@ -96,10 +96,10 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         ticks: u32,
     ) -> Status {
         let entered = if fresh {
-            self.set_u32(at.loc, cx.tick);
+            self.set_u32(def, at, cx.tick);
             cx.tick
         } else {
-            self.get_u32(at.loc)
+            self.get_u32(def, at)
         };
         if cx.tick.wrapping_sub(entered) >= ticks {
             // Only reachable after the first update (ticks ≥ 1), so the

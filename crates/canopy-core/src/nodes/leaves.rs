@@ -11,12 +11,19 @@ use crate::status::{Exit, Status};
 use crate::tree::NodeDef;
 
 impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
-    pub(super) fn wait(&mut self, at: At, fresh: bool, cx: &mut Ctx<A, W>, ticks: u32) -> Status {
+    pub(super) fn wait(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+        ticks: u32,
+    ) -> Status {
         let entered = if fresh {
-            self.set_u32(at.loc, cx.tick);
+            self.set_u32(def, at, cx.tick);
             cx.tick
         } else {
-            self.get_u32(at.loc)
+            self.get_u32(def, at)
         };
         if cx.tick.wrapping_sub(entered) >= ticks {
             Status::Success
@@ -35,7 +42,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         cx: &mut Ctx<A, W>,
     ) {
         let size = custom.task_size();
-        let mem = self.pool.mem(at.loc, def.size.own as usize);
+        let mem = self.state(def, at);
         mem[size..].fill(0);
         custom.0.create(&mut mem[..size], cx);
     }
@@ -51,7 +58,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         let size = custom.task_size();
         if def.child_count == 0 {
             // A leaf runs nothing else, so it can work on its task in place.
-            let task = self.pool.mem(at.loc, size);
+            let task = &mut self.state(def, at)[..size];
             return custom
                 .0
                 .update(task, cx, &mut Children::new(&mut NoChildren));
@@ -59,7 +66,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         // The task is copied out while its children run: they live in the
         // same pool, and the copy keeps the two borrows apart.
         let mut task = [0u8; MAX_TASK_BYTES];
-        task[..size].copy_from_slice(self.pool.mem(at.loc, size));
+        task[..size].copy_from_slice(&self.state(def, at)[..size]);
         let mut children = CustomChildren {
             runner: self,
             def,
@@ -68,7 +75,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         let status = custom
             .0
             .update(&mut task[..size], cx, &mut Children::new(&mut children));
-        self.pool.mem(at.loc, size).copy_from_slice(&task[..size]);
+        self.state(def, at)[..size].copy_from_slice(&task[..size]);
         status
     }
 
@@ -89,9 +96,9 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         }
         let size = custom.task_size();
         let mut task = [0u8; MAX_TASK_BYTES];
-        task[..size].copy_from_slice(self.pool.mem(at.loc, size));
+        task[..size].copy_from_slice(&self.state(def, at)[..size]);
         custom.0.terminate(&mut task[..size], cx, exit);
-        self.pool.mem(at.loc, size).copy_from_slice(&task[..size]);
+        self.state(def, at)[..size].copy_from_slice(&task[..size]);
     }
 
     #[inline(never)]
@@ -145,7 +152,7 @@ impl<A, W, P: TaskPool, O: Observer> CustomChildren<'_, '_, A, W, P, O> {
 
     fn set_installed(&mut self, index: usize, installed: bool) {
         let (byte, mask) = self.bit(index);
-        let cell = &mut self.runner.pool.mem(self.at.loc, byte + 1)[byte];
+        let cell = &mut self.runner.state(self.def, self.at)[byte];
         if installed {
             *cell |= mask;
         } else {
@@ -161,7 +168,7 @@ impl<A, W, P: TaskPool, O: Observer> ChildRunner<A, W> for CustomChildren<'_, '_
 
     fn is_running(&mut self, index: usize) -> bool {
         let (byte, mask) = self.bit(index);
-        self.runner.pool.mem(self.at.loc, byte + 1)[byte] & mask != 0
+        self.runner.state(self.def, self.at)[byte] & mask != 0
     }
 
     fn update(&mut self, index: usize, cx: &mut Ctx<A, W>) -> Status {

@@ -224,7 +224,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             NodeKind::AlwaysSuccess => Status::Success,
             NodeKind::AlwaysFailure => Status::Failure,
             NodeKind::AlwaysRunning => Status::Running,
-            NodeKind::Wait(ticks) => self.wait(at, fresh, cx, *ticks),
+            NodeKind::Wait(ticks) => self.wait(def, at, fresh, cx, *ticks),
             NodeKind::Custom(custom) => self.custom_update(custom, def, at, cx),
         }
     }

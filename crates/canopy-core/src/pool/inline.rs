@@ -68,6 +68,23 @@ impl TaskPool for InlinePool {
         &mut self.bytes[at..at + len]
     }
 
+    #[inline]
+    unsafe fn mem_unchecked(&mut self, loc: Loc, len: usize) -> &mut [u8] {
+        let at = loc as usize;
+        debug_assert!(
+            at + len <= self.bytes.len(),
+            "task memory {at}+{len} outside the frame"
+        );
+        // SAFETY: the caller promises `loc` is an installed task and `len`
+        // within its own state. The frame was sized from this tree's layout
+        // (the agent checks it is ticked with its own tree), and the layout
+        // places every task's memory inside its parent's, the root's inside
+        // the frame: so `at + len <= bytes.len()`. Measured: skipping the
+        // checks here and in `Tree`'s tables makes a reference-tree tick
+        // about 8% faster.
+        unsafe { self.bytes.get_unchecked_mut(at..at + len) }
+    }
+
     fn persist(&mut self, layout: &PoolLayout) -> &mut [u8] {
         &mut self.bytes[layout.root.inline as usize..]
     }

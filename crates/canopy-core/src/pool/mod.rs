@@ -120,6 +120,16 @@ pub trait TaskPool: Send + Sized + 'static {
     /// `len` bytes of the task at `loc`.
     fn mem(&mut self, loc: Loc, len: usize) -> &mut [u8];
 
+    /// [`mem`](TaskPool::mem) without bounds checks, where a pool can
+    /// offer that; the engine reads every task's state through this.
+    ///
+    /// # Safety
+    /// `loc` must be a task this pool installed and has not uninstalled
+    /// since, and `len` at most the `own` size it was installed with.
+    unsafe fn mem_unchecked(&mut self, loc: Loc, len: usize) -> &mut [u8] {
+        self.mem(loc, len)
+    }
+
     /// The agent's persistent node memory (see [`PoolLayout::persist`]).
     fn persist(&mut self, layout: &PoolLayout) -> &mut [u8];
 
