@@ -12,32 +12,37 @@ use canopy_core::Arity;
 use canopy_data::{NodeType, Registry};
 
 /// A heading and which node types go under it.
-struct Group {
+struct Group<A, W> {
     heading: &'static str,
-    holds: fn(&NodeType<(), ()>) -> bool,
+    holds: fn(&NodeType<A, W>) -> bool,
 }
 
-const GROUPS: [Group; 4] = [
-    Group {
-        heading: "controls (composite: any number of children)",
-        holds: |t| t.arity() == Arity::Composite,
-    },
-    Group {
-        heading: "decorators (decorator: exactly one child)",
-        holds: |t| t.arity() == Arity::Decorator,
-    },
-    Group {
-        heading: "leaves (leaf: no children)",
-        holds: |t| t.arity() == Arity::Leaf && !t.is_condition(),
-    },
-    Group {
-        heading: "conditions (leaf: no children; also a Guard's `condition`)",
-        holds: |t| t.is_condition(),
-    },
-];
+fn groups<A, W>() -> [Group<A, W>; 4] {
+    [
+        Group {
+            heading: "controls (composite: any number of children)",
+            holds: |t| t.arity() == Arity::Composite,
+        },
+        Group {
+            heading: "decorators (decorator: exactly one child)",
+            holds: |t| t.arity() == Arity::Decorator,
+        },
+        Group {
+            heading: "leaves (leaf: no children)",
+            holds: |t| t.arity() == Arity::Leaf && !t.is_condition(),
+        },
+        Group {
+            heading: "conditions (leaf: no children; also a Guard's `condition`)",
+            holds: |t| t.is_condition(),
+        },
+    ]
+}
 
 /// Write every registered node type, grouped, names and descriptions aligned.
-pub fn write(out: &mut impl Write, registry: &Registry<(), ()>) -> io::Result<()> {
+pub fn write<A: 'static, W: 'static>(
+    out: &mut impl Write,
+    registry: &Registry<A, W>,
+) -> io::Result<()> {
     let width = registry
         .types()
         .map(|t| t.name().chars().count())
@@ -45,7 +50,7 @@ pub fn write(out: &mut impl Write, registry: &Registry<(), ()>) -> io::Result<()
         .unwrap_or(0)
         + 2;
     let mut count = 0;
-    for group in &GROUPS {
+    for group in &groups::<A, W>() {
         let members: Vec<_> = registry.types().filter(|t| (group.holds)(t)).collect();
         if members.is_empty() {
             continue;

@@ -1,10 +1,12 @@
 //! `canopy`: tree files from the shell — check them, look at them, run them,
 //! and measure what they cost a crowd.
 //!
-//! The command knows only the built-in node types, with `()` as agent data
-//! and world: it is for authoring and reviewing tree files (prototyped with
-//! `Script`, `Random`, `Chance` and `Periodic` leaves) and for comparing
-//! their cost, not for running a game's own leaves.
+//! `run` and `bench` know only the built-in node types, with `()` as agent
+//! data and world: they are for prototyping tree files (with `Script`,
+//! `Random`, `Chance` and `Periodic` leaves) and comparing their cost, not
+//! for running a game's own leaves. `check`, `print`, `dot` and `nodes` also
+//! know the crowd simulation's node types (`--types crowd`), so the
+//! repository's crowd tree can be checked and drawn from the shell.
 //!
 //! Exit codes are part of the interface, so scripts and CI can tell a bad
 //! tree file (1) from a bad command line (2). Everything goes through one
@@ -22,7 +24,7 @@ use std::process::ExitCode;
 
 use canopy_core::Tree;
 use canopy_data::{LoadError, Registry};
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// The most agents `run` and `bench` accept (agent ids are `u32`; this keeps
 /// a typo from asking for terabytes).
@@ -44,25 +46,48 @@ struct Cli {
     command: Command,
 }
 
+/// Which node types a file may use.
+#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Types {
+    /// canopy's built-in node types.
+    #[default]
+    Builtin,
+    /// The built-in types plus the crowd simulation's (canopy-crowd).
+    Crowd,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Validate a tree file: print `ok`, or the error and exit with 1.
     Check {
         /// Tree file (.json or .ron).
         file: PathBuf,
+        /// Node types the file may use.
+        #[arg(long, value_enum, default_value_t)]
+        types: Types,
     },
     /// Print a tree file as an indented view: names, types and parameters.
     Print {
         /// Tree file (.json or .ron).
         file: PathBuf,
+        /// Node types the file may use.
+        #[arg(long, value_enum, default_value_t)]
+        types: Types,
     },
     /// Print a tree file as a Graphviz DOT digraph (e.g. `| dot -Tsvg`).
     Dot {
         /// Tree file (.json or .ron).
         file: PathBuf,
+        /// Node types the file may use.
+        #[arg(long, value_enum, default_value_t)]
+        types: Types,
     },
     /// List every registered node type with its children, parameters and purpose.
-    Nodes,
+    Nodes {
+        /// Which node types to list.
+        #[arg(long, value_enum, default_value_t)]
+        types: Types,
+    },
     /// Run a tree for a crowd: root status counts per tick, or every event as
     /// JSON lines (--trace).
     Run {
@@ -188,13 +213,15 @@ fn check_workload(command: &Command) {
 
 fn dispatch(command: Command, out: &mut impl Write) -> Result<(), Failure> {
     match command {
-        Command::Check { file } => {
-            load(&file, 0)?;
-            writeln!(out, "ok")?;
-        }
-        Command::Print { file } => write!(out, "{}", load(&file, 0)?.display())?,
-        Command::Dot { file } => out.write_all(load(&file, 0)?.to_dot().as_bytes())?,
-        Command::Nodes => catalog::write(out, &Registry::new())?,
+        Command::Check { file, types } => show(types, &file, Show::Ok, out)?,
+        Command::Print { file, types } => show(types, &file, Show::Indented, out)?,
+        Command::Dot { file, types } => show(types, &file, Show::Dot, out)?,
+        Command::Nodes {
+            types: Types::Builtin,
+        } => catalog::write(out, &Registry::<(), ()>::new())?,
+        Command::Nodes {
+            types: Types::Crowd,
+        } => catalog::write(out, &canopy_crowd::registry())?,
         Command::Run {
             file,
             ticks,
@@ -226,6 +253,31 @@ fn dispatch(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             let figures = bench::measure(&tree, &config).map_err(Failure::Setup)?;
             bench::report(&file, &tree, &config, &figures, json, out)?;
         }
+    }
+    Ok(())
+}
+
+/// What `check`, `print` and `dot` write about a tree that loaded.
+#[derive(Clone, Copy)]
+enum Show {
+    Ok,
+    Indented,
+    Dot,
+}
+
+/// Load `file` with the chosen node types and write what was asked for.
+fn show(types: Types, file: &Path, what: Show, out: &mut impl Write) -> Result<(), Failure> {
+    match types {
+        Types::Builtin => show_tree(&Registry::<(), ()>::new().load_file(file)?, what, out),
+        Types::Crowd => show_tree(&canopy_crowd::registry().load_file(file)?, what, out),
+    }
+}
+
+fn show_tree<A, W>(tree: &Tree<A, W>, what: Show, out: &mut impl Write) -> Result<(), Failure> {
+    match what {
+        Show::Ok => writeln!(out, "ok")?,
+        Show::Indented => write!(out, "{}", tree.display())?,
+        Show::Dot => out.write_all(tree.to_dot().as_bytes())?,
     }
     Ok(())
 }

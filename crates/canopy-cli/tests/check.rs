@@ -12,6 +12,31 @@ fn example_trees_are_ok() {
     }
 }
 
+#[test]
+fn the_crowd_tree_needs_the_crowd_types() {
+    let file = "examples/trees/crowd.json";
+    assert_eq!(success(&["check", file, "--types", "crowd"]), "ok\n");
+    let printed = success(&["print", file, "--types", "crowd"]);
+    assert!(
+        printed.starts_with("crowd  ReactiveSelector\n├── flee  ReactiveSequence\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("│   ├── afraid?  NeedAbove(need=fear, threshold=0.5)\n"),
+        "{printed}"
+    );
+    assert_invalid(
+        file,
+        r#"examples/trees/crowd.json: tree/children[0]/children[0] (name "afraid?"): unknown node type "NeedAbove""#,
+    );
+    let nodes = success(&["nodes", "--types", "crowd"]);
+    assert!(
+        nodes.contains("  MoveTo") && nodes.contains("  Sequence"),
+        "{nodes}"
+    );
+    assert!(nodes.ends_with("39 node types\n"), "{nodes}");
+}
+
 /// `check FILE` exits with 1, prints nothing on stdout, and exactly `error`
 /// (one line) on stderr.
 fn assert_invalid(file: &str, error: &str) {
