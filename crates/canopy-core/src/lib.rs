@@ -3,7 +3,7 @@
 //! One immutable [`Tree`] is shared by every agent (the flyweight pattern of
 //! seed 003). What an agent owns is an [`Agent`]: the *tasks* of the nodes
 //! active for it right now — a sequence's current index, a wait's start tick
-//! — in memory from a [pool](pool) that is laid out once, when the tree is
+//! — in memory from a [`pool`] that is laid out once, when the tree is
 //! built. So an agent costs a few dozen bytes, a tick allocates nothing, and
 //! agents tick in parallel with no locks.
 //!

@@ -1,5 +1,5 @@
 //! Decorators: one child, its status reshaped. Inverter and the Force pair
-//! are one-liners in [`Runner::update`]; the stateful ones are here.
+//! are one-liners in the dispatch of `nodes/mod.rs`; the stateful ones are here.
 //! Semantics: [`nodes`](super).
 
 use crate::behavior::{At, Runner};

@@ -1,6 +1,6 @@
 //! Leaves with state of their own: Wait, and user-defined nodes (which may
 //! also take children). Actions, conditions and the constant leaves are
-//! one-liners in [`Runner::update`]. Semantics: [`nodes`](super).
+//! one-liners in the dispatch of `nodes/mod.rs`. Semantics: [`nodes`](super).
 
 use crate::behavior::{At, Runner};
 use crate::context::Ctx;
