@@ -227,6 +227,23 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         self.state(def, at)[..4].copy_from_slice(&value.to_le_bytes());
     }
 
+    /// Ticks since the task of a timed node (Wait, Timeout) was entered;
+    /// its state is the tick of entry, recorded on the first update.
+    #[inline]
+    pub fn ticks_since_entry(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        fresh: bool,
+        cx: &Ctx<A, W>,
+    ) -> u32 {
+        if fresh {
+            self.set_u32(def, at, cx.tick);
+            return 0;
+        }
+        cx.tick.wrapping_sub(self.get_u32(def, at))
+    }
+
     pub fn get_persist_u32(&mut self, at: u32) -> u32 {
         let layout = self.tree.layout;
         let m = &self.pool.persist(&layout)[at as usize..at as usize + 4];

@@ -95,13 +95,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         cx: &mut Ctx<A, W>,
         ticks: u32,
     ) -> Status {
-        let entered = if fresh {
-            self.set_u32(def, at, cx.tick);
-            cx.tick
-        } else {
-            self.get_u32(def, at)
-        };
-        if cx.tick.wrapping_sub(entered) >= ticks {
+        if self.ticks_since_entry(def, at, fresh, cx) >= ticks {
             // Only reachable after the first update (ticks ≥ 1), so the
             // child is installed and running.
             self.abort_only_child(def, at, cx);
