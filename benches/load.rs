@@ -220,13 +220,28 @@ fn quoted(s: &str) -> String {
     format!("{s:?}")
 }
 
-fn write_json_node(n: &N, out: &mut String) {
-    write!(out, "{{\"type\": {}", quoted(n.ty)).unwrap();
+/// The two syntaxes differ only in brackets and in how field names are written.
+#[derive(Clone, Copy, PartialEq)]
+enum Syntax {
+    Json,
+    Ron,
+}
+
+fn write_node(n: &N, syntax: Syntax, out: &mut String) {
+    let key = |k: &str| match syntax {
+        Syntax::Json => format!("\"{k}\""),
+        Syntax::Ron => k.to_string(),
+    };
+    let (open, close) = match syntax {
+        Syntax::Json => ('{', '}'),
+        Syntax::Ron => ('(', ')'),
+    };
+    write!(out, "{open}{}: {}", key("type"), quoted(n.ty)).unwrap();
     if let Some(name) = &n.name {
-        write!(out, ", \"name\": {}", quoted(name)).unwrap();
+        write!(out, ", {}: {}", key("name"), quoted(name)).unwrap();
     }
     for (k, v) in &n.params {
-        write!(out, ", \"{k}\": ").unwrap();
+        write!(out, ", {}: ", key(k)).unwrap();
         match v {
             P::Int(i) => write!(out, "{i}").unwrap(),
             P::Float(x) => write!(out, "{x:?}").unwrap(),
@@ -236,62 +251,32 @@ fn write_json_node(n: &N, out: &mut String) {
                 let ws: Vec<String> = ws.iter().map(|w| quoted(w)).collect();
                 write!(out, "[{}]", ws.join(", ")).unwrap();
             }
-            P::Node(c) => write_json_node(c, out),
+            P::Node(c) => write_node(c, syntax, out),
         }
     }
     if !n.children.is_empty() {
-        out.push_str(", \"children\": [\n");
+        writeln!(out, ", {}: [", key("children")).unwrap();
         for (i, c) in n.children.iter().enumerate() {
             if i > 0 {
                 out.push_str(",\n");
             }
-            write_json_node(c, out);
+            write_node(c, syntax, out);
         }
         out.push(']');
     }
-    out.push('}');
-}
-
-fn write_ron_node(n: &N, out: &mut String) {
-    write!(out, "(type: {}", quoted(n.ty)).unwrap();
-    if let Some(name) = &n.name {
-        write!(out, ", name: {}", quoted(name)).unwrap();
-    }
-    for (k, v) in &n.params {
-        write!(out, ", {k}: ").unwrap();
-        match v {
-            P::Int(i) => write!(out, "{i}").unwrap(),
-            P::Float(x) => write!(out, "{x:?}").unwrap(),
-            P::Word(w) => out.push_str(&quoted(w)),
-            P::Text(t) => out.push_str(&quoted(t)),
-            P::Words(ws) => {
-                let ws: Vec<String> = ws.iter().map(|w| quoted(w)).collect();
-                write!(out, "[{}]", ws.join(", ")).unwrap();
-            }
-            P::Node(c) => write_ron_node(c, out),
-        }
-    }
-    if !n.children.is_empty() {
-        out.push_str(", children: [\n");
-        for c in &n.children {
-            write_ron_node(c, out);
-            out.push_str(",\n");
-        }
-        out.push(']');
-    }
-    out.push(')');
+    out.push(close);
 }
 
 fn json_text(tree: &N, subtrees: &[(String, N)]) -> String {
     let mut out = String::from("{\"tree\": ");
-    write_json_node(tree, &mut out);
+    write_node(tree, Syntax::Json, &mut out);
     out.push_str(",\n\"subtrees\": {\n");
     for (i, (name, root)) in subtrees.iter().enumerate() {
         if i > 0 {
             out.push_str(",\n");
         }
         write!(out, "{}: ", quoted(name)).unwrap();
-        write_json_node(root, &mut out);
+        write_node(root, Syntax::Json, &mut out);
     }
     out.push_str("}}\n");
     out
@@ -299,11 +284,11 @@ fn json_text(tree: &N, subtrees: &[(String, N)]) -> String {
 
 fn ron_text(tree: &N, subtrees: &[(String, N)]) -> String {
     let mut out = String::from("(tree: ");
-    write_ron_node(tree, &mut out);
+    write_node(tree, Syntax::Ron, &mut out);
     out.push_str(",\nsubtrees: {\n");
     for (name, root) in subtrees {
         write!(out, "{}: ", quoted(name)).unwrap();
-        write_ron_node(root, &mut out);
+        write_node(root, Syntax::Ron, &mut out);
         out.push_str(",\n");
     }
     out.push_str("})\n");
