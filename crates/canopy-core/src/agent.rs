@@ -7,10 +7,12 @@
 //! which keeps snapshots (save games, moving agents between processes)
 //! possible without knowing any task's type.
 
+use crate::asynchronous::{Ticket, Waits};
 use crate::behavior::Runner;
 use crate::context::Ctx;
 use crate::observer::Observer;
 use crate::pool::{InlinePool, TaskPool};
+use crate::scheduler::{Mode, Schedule};
 use crate::status::Status;
 use crate::tree::Tree;
 
@@ -50,6 +52,17 @@ pub struct Agent<P: TaskPool = InlinePool> {
     id: u32,
     /// Installed tasks; 0 means the root is not installed.
     active: u32,
+    /// Only for agents that need it (event mode, async leaves), so a plain
+    /// tick-mode agent stays one pointer larger than its pool and counters.
+    extra: Option<Box<Extra>>,
+}
+
+/// The parts of an agent's runtime that not every agent needs.
+#[derive(Clone, Debug)]
+struct Extra {
+    mode: Mode,
+    waits: Waits,
+    schedule: Schedule,
 }
 
 impl Agent<InlinePool> {
@@ -86,13 +99,114 @@ impl<P: TaskPool> Agent<P> {
     /// assert_eq!(agent.id(), 7);
     /// ```
     pub fn for_tree<A, W>(tree: &Tree<A, W>, id: u32) -> Self {
+        let extra = (tree.waits > 0).then(|| {
+            Box::new(Extra {
+                mode: Mode::Tick,
+                waits: Waits::with_capacity((tree.waits as usize).min(1024)),
+                schedule: Schedule::default(),
+            })
+        });
         Agent {
             pool: P::new(&tree.layout),
             tree: tree.id,
             tick: 0,
             id,
             active: 0,
+            extra,
         }
+    }
+
+    /// Switch between tick-from-root and event-driven execution; both give
+    /// the same results (see [`Mode`]). Allowed at any time, also while
+    /// tasks are running: the event schedule is read from the running
+    /// tasks. The schedule's memory is allocated here, once.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Mode, Status};
+    /// let b = Builder::<u32, ()>::new();
+    /// let tree = b.build(b.sequence("s", [
+    ///     b.wait("w", 2),
+    ///     b.action("count", |cx| { *cx.agent += 1; Status::Running }),
+    /// ])).unwrap();
+    /// let (mut tick, mut event) = (Agent::new(&tree), Agent::new(&tree));
+    /// event.set_mode(&tree, Mode::Event);
+    /// let (mut a, mut b) = (0, 0);
+    /// for _ in 0..5 {
+    ///     assert_eq!(tick.tick(&tree, &mut a, &()), event.tick(&tree, &mut b, &()));
+    /// }
+    /// assert_eq!((a, b), (3, 3));
+    /// ```
+    ///
+    /// # Panics
+    /// If `tree` is not the tree this agent was created for.
+    pub fn set_mode<A, W>(&mut self, tree: &Tree<A, W>, mode: Mode) {
+        self.check_tree(tree);
+        if mode == Mode::Tick && self.extra.is_none() {
+            return;
+        }
+        let extra = self.extra.get_or_insert_with(|| {
+            Box::new(Extra {
+                mode,
+                waits: Waits::default(),
+                schedule: Schedule::default(),
+            })
+        });
+        extra.mode = mode;
+        extra.schedule.clear();
+        if mode == Mode::Event {
+            if extra.schedule.heap_bytes() == 0 {
+                extra.schedule = Schedule::for_tree(tree);
+            }
+            let mut runner = Runner {
+                tree,
+                pool: &mut self.pool,
+                obs: (),
+                active: self.active,
+                waits: Some(&mut extra.waits),
+            };
+            runner.schedule_all(&mut extra.schedule, self.tick);
+        }
+    }
+
+    /// How this agent runs its tree.
+    pub fn mode(&self) -> Mode {
+        self.extra.as_ref().map_or(Mode::Tick, |e| e.mode)
+    }
+
+    /// Complete the [`Ticket`] of a suspended async leaf of this agent with
+    /// `Success` or `Failure`; the leaf reports it on the next tick.
+    /// Returns `false`, and changes nothing, if the ticket is stale (its
+    /// leaf finished or was aborted meanwhile, or it was completed
+    /// already), belongs to another agent id, or `status` is `Running`.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status, Ticket};
+    /// let b = Builder::<Option<Ticket>, ()>::new();
+    /// let tree = b.build(b.timeout("give up", 3, b.async_action("wait for reply", |cx, t| {
+    ///     *cx.agent = Some(t);
+    ///     Status::Running
+    /// }))).unwrap();
+    /// let (mut ticket, mut agent) = (None, Agent::new(&tree));
+    /// for _ in 0..4 {
+    ///     agent.tick(&tree, &mut ticket, &());
+    /// }
+    /// // The timeout aborted the leaf: its ticket is stale.
+    /// assert!(!agent.complete(ticket.unwrap(), Status::Success));
+    /// ```
+    pub fn complete(&mut self, ticket: Ticket, status: Status) -> bool {
+        if ticket.agent != self.id {
+            return false;
+        }
+        let Some(extra) = self.extra.as_deref_mut() else {
+            return false;
+        };
+        if !extra.waits.complete(ticket, status) {
+            return false;
+        }
+        if extra.mode == Mode::Event {
+            extra.schedule.wake(ticket.index);
+        }
+        true
     }
 
     /// Tick the tree once for this agent: install the root if it is not
@@ -120,9 +234,16 @@ impl<P: TaskPool> Agent<P> {
         self.check_tree(tree);
         // Tick 0 is reserved for "never", so the clock skips it when it wraps.
         self.tick = self.tick.wrapping_add(1).max(1);
-        self.run(tree, agent, world, observer, |runner, cx| {
-            runner.tick_root(cx)
-        })
+        self.run(
+            tree,
+            agent,
+            world,
+            observer,
+            |runner, schedule, cx| match schedule {
+                Some(schedule) => runner.tick_event(schedule, cx),
+                None => runner.tick_root(cx),
+            },
+        )
     }
 
     /// Lend the engine this agent's pool and counters for one call.
@@ -133,7 +254,7 @@ impl<P: TaskPool> Agent<P> {
         agent: &mut A,
         world: &W,
         observer: O,
-        f: impl FnOnce(&mut Runner<'_, A, W, P, O>, &mut Ctx<A, W>) -> R,
+        f: impl FnOnce(&mut Runner<'_, A, W, P, O>, Option<&mut Schedule>, &mut Ctx<A, W>) -> R,
     ) -> R {
         let mut cx = Ctx {
             agent,
@@ -141,13 +262,22 @@ impl<P: TaskPool> Agent<P> {
             tick: self.tick,
             id: self.id,
         };
+        let (waits, schedule) = match self.extra.as_deref_mut() {
+            Some(Extra {
+                mode,
+                waits,
+                schedule,
+            }) => (Some(waits), (*mode == Mode::Event).then_some(schedule)),
+            None => (None, None),
+        };
         let mut runner = Runner {
             tree,
             pool: &mut self.pool,
             obs: observer,
             active: self.active,
+            waits,
         };
-        let result = f(&mut runner, &mut cx);
+        let result = f(&mut runner, schedule, &mut cx);
         self.active = runner.active;
         result
     }
@@ -183,8 +313,11 @@ impl<P: TaskPool> Agent<P> {
         observer: O,
     ) {
         self.check_tree(tree);
-        self.run(tree, agent, world, observer, |runner, cx| {
-            runner.abort_root(cx)
+        self.run(tree, agent, world, observer, |runner, schedule, cx| {
+            runner.abort_root(cx);
+            if let Some(schedule) = schedule {
+                schedule.clear();
+            }
         });
         self.pool.persist(&tree.layout).fill(0);
         self.tick = 0;
@@ -213,6 +346,9 @@ impl<P: TaskPool> Agent<P> {
     /// value itself is `size_of::<Agent<P>>()` more, wherever it is stored.
     pub fn heap_bytes(&self) -> usize {
         self.pool.heap_bytes()
+            + self.extra.as_ref().map_or(0, |e| {
+                size_of::<Extra>() + e.waits.heap_bytes() + e.schedule.heap_bytes()
+            })
     }
 
     /// Ticks since the agent was created or reset.

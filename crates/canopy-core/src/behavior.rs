@@ -8,6 +8,7 @@
 //! here, [`Runner::run_child`] and [`Runner::abort_child`], so installing,
 //! counting, observing and returning memory happen in exactly one place.
 
+use crate::asynchronous::Waits;
 use crate::context::Ctx;
 use crate::node::{ActionFn, ConditionFn, NodeKind};
 use crate::observer::{Event, EventKind, Observer};
@@ -22,6 +23,34 @@ pub(crate) struct At {
     pub persist: u32,
 }
 
+/// How a task is being updated. Tick-from-root only ever installs
+/// (`Fresh`) or resumes (`Resume`); the event-driven scheduler also wakes a
+/// parent because one of its children finished (`ChildDone`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Visit {
+    /// The update right after install.
+    Fresh,
+    /// A later update: the task resumes its running children.
+    Resume,
+    /// Child `child` of this running task finished with `status` and is
+    /// already uninstalled. The task reacts exactly as its update would
+    /// have on seeing that status, and updates no other running child:
+    /// the scheduler updates those itself, in tree order.
+    ChildDone { child: u16, status: Status },
+}
+
+impl Visit {
+    #[inline(always)]
+    pub fn of(fresh: bool) -> Visit {
+        if fresh { Visit::Fresh } else { Visit::Resume }
+    }
+
+    #[inline(always)]
+    pub fn is_fresh(self) -> bool {
+        self == Visit::Fresh
+    }
+}
+
 /// Everything one agent's tick needs besides the leaf context: the shared
 /// tree, the agent's pool, the observer, and the running count of tasks.
 pub(crate) struct Runner<'r, A, W, P, O> {
@@ -29,6 +58,8 @@ pub(crate) struct Runner<'r, A, W, P, O> {
     pub pool: &'r mut P,
     pub obs: O,
     pub active: u32,
+    /// The agent's asynchronous waits, if its tree has async leaves.
+    pub waits: Option<&'r mut Waits>,
 }
 
 impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
@@ -55,11 +86,28 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
             self.pool.root()
         };
         let at = At { loc, persist: 0 };
-        let status = self.update(0, at, fresh, cx);
+        let status = self.update(0, at, Visit::of(fresh), cx);
+        self.after_root_update(at, status, cx)
+    }
+
+    /// Update the installed root with `visit` (event-driven scheduling).
+    #[inline(never)]
+    pub fn resume_root(&mut self, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        let at = At {
+            loc: self.pool.root(),
+            persist: 0,
+        };
+        let status = self.update(0, at, visit, cx);
+        self.after_root_update(at, status, cx)
+    }
+
+    #[inline(always)]
+    fn after_root_update(&mut self, at: At, status: Status, cx: &mut Ctx<A, W>) -> Status {
         self.emit(cx, 0, EventKind::Update(status));
         if status != Status::Running {
+            let def = self.tree.def(0);
             self.finish(0, def, at, status, cx);
-            self.pool.uninstall_root(loc, &def.size);
+            self.pool.uninstall_root(at.loc, &def.size);
             self.pool.clear();
         }
         status
@@ -134,13 +182,77 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
             self.pool.child(parent.loc, slot)
         };
         let at = At { loc, persist };
-        let status = self.update(edge.node, at, fresh, cx);
-        self.emit(cx, edge.node, EventKind::Update(status));
+        let status = self.update(edge.node, at, Visit::of(fresh), cx);
+        self.after_update(parent, slot, edge.node, def, at, status, cx)
+    }
+
+    /// Tell the running task of child `edge` in `slot` of `parent` that its
+    /// child finished (event-driven scheduling; `visit` is a `ChildDone`).
+    #[inline(never)]
+    pub fn resume_task(
+        &mut self,
+        parent: At,
+        slot: &Slot,
+        edge: Edge,
+        visit: Visit,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
+        let def = self.tree.def(edge.node);
+        let at = At {
+            loc: self.pool.child(parent.loc, slot),
+            persist: parent.persist + edge.persist,
+        };
+        let status = self.update(edge.node, at, visit, cx);
+        self.after_update(parent, slot, edge.node, def, at, status, cx)
+    }
+
+    /// Report an update and uninstall the task if it finished.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn after_update(
+        &mut self,
+        parent: At,
+        slot: &Slot,
+        id: u32,
+        def: &NodeDef<A, W>,
+        at: At,
+        status: Status,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
+        self.emit(cx, id, EventKind::Update(status));
         if status != Status::Running {
-            self.finish(edge.node, def, at, status, cx);
-            self.pool.uninstall(parent.loc, slot, loc, &def.size);
+            self.finish(id, def, at, status, cx);
+            self.pool.uninstall(parent.loc, slot, at.loc, &def.size);
         }
         status
+    }
+
+    /// The status of child `index` as a parent's update sees it: run it,
+    /// unless the parent is being told that a child finished. Then the
+    /// finished child reports its status and the others, still running,
+    /// report `Running` without being updated.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn visit_child(
+        &mut self,
+        parent: At,
+        slot: &Slot,
+        edge: Edge,
+        index: usize,
+        fresh: bool,
+        visit: Visit,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
+        if let Visit::ChildDone { child, status } = visit
+            && !fresh
+        {
+            return if child as usize == index {
+                status
+            } else {
+                Status::Running
+            };
+        }
+        self.run_child(parent, slot, edge, fresh, cx)
     }
 
     /// Abort the running child `edge` in `slot` of the task at `parent`:
@@ -186,6 +298,7 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         match &def.kind {
             NodeKind::Custom(custom) => self.custom_end(custom, def, at, Exit::Aborted, cx),
             NodeKind::Cooldown(ticks) => self.start_cooldown(at, *ticks, cx),
+            NodeKind::Async(_) => self.release_wait(def, at),
             _ => {}
         }
         self.emit(cx, id, EventKind::Abort);
@@ -244,6 +357,12 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         cx.tick.wrapping_sub(self.get_u32(def, at))
     }
 
+    /// The tick a running Wait or Timeout was entered.
+    #[inline]
+    pub fn entered_at(&mut self, def: &NodeDef<A, W>, at: At) -> u32 {
+        self.get_u32(def, at)
+    }
+
     pub fn get_persist_u32(&mut self, at: u32) -> u32 {
         let layout = self.tree.layout;
         let m = &self.pool.persist(&layout)[at as usize..at as usize + 4];
@@ -255,6 +374,12 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
         self.pool.persist(&layout)[at as usize..at as usize + 4]
             .copy_from_slice(&value.to_le_bytes());
     }
+}
+
+/// Whether a node's running task has no memory of its own (see
+/// [`StatelessLeaf`]).
+pub(crate) fn is_stateless<A, W>(kind: &NodeKind<A, W>) -> bool {
+    StatelessLeaf::of(kind).is_some()
 }
 
 /// Leaves whose tasks have no state: they need no task memory, so the

@@ -17,11 +17,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use typed_arena::Arena;
 
+use crate::asynchronous::Ticket;
 use crate::context::Ctx;
 use crate::custom::{CustomNode, MAX_TASK_BYTES, Node};
 use crate::node::{NodeKind, Policy, Predicate};
 use crate::nodes;
 use crate::pool::{PoolLayout, Slot, TaskSize};
+use crate::scheduler;
 use crate::status::Status;
 use crate::tree::{Edge, NodeDef, Tree};
 
@@ -383,6 +385,29 @@ impl<'b, A, W> Builder<'b, A, W> {
         self.node(name, NodeKind::Wait(ticks), [])
     }
 
+    /// An [Async](crate::nodes#async) leaf: `start` runs once when the leaf
+    /// is entered and gets the [`Ticket`](crate::Ticket) that completes it;
+    /// returning `Running` suspends the leaf until then.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status};
+    /// let b = Builder::<Vec<canopy_core::Ticket>, ()>::new();
+    /// let tree = b.build(b.async_action("load", |cx, ticket| {
+    ///     cx.agent.push(ticket);
+    ///     Status::Running
+    /// })).unwrap();
+    /// let (mut jobs, mut agent) = (Vec::new(), Agent::new(&tree));
+    /// agent.tick(&tree, &mut jobs, &());
+    /// agent.complete(jobs[0], Status::Failure);
+    /// assert_eq!(agent.tick(&tree, &mut jobs, &()), Status::Failure);
+    /// ```
+    pub fn async_action<F>(&'b self, name: &str, start: F) -> &'b Draft<'b, A, W>
+    where
+        F: Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync + 'static,
+    {
+        self.node(name, NodeKind::Async(Arc::new(start)), [])
+    }
+
     /// A user-defined [`Node`] with its children (none for a leaf).
     pub fn custom<N: Node<A, W>>(
         &'b self,
@@ -460,6 +485,9 @@ fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
     let mut height = vec![0u32; n];
     let mut inline = vec![0u64; n];
     let mut persist = vec![0u64; n];
+    // What the event-driven scheduler and the wait table may need at once.
+    let mut frames = vec![0u64; n];
+    let mut waits = vec![0u64; n];
     for &at in &bottom_up {
         let draft = order[at].draft;
         let kids: Vec<usize> = draft.children.iter().map(|c| position[&c.index]).collect();
@@ -475,6 +503,22 @@ fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
         inline[at] = own + slots.iter().sum::<u64>();
         persist[at] = nodes::persist_bytes(&draft.kind) as u64
             + kids.iter().map(|&k| persist[k]).sum::<u64>();
+        let sum = |v: &[u64]| kids.iter().fold(0u64, |s, &k| s.saturating_add(v[k]));
+        let max = |v: &[u64]| kids.iter().map(|&k| v[k]).max().unwrap_or(0);
+        let plan = nodes::slot_plan(&draft.kind);
+        frames[at] = 1 + match plan {
+            _ if !scheduler::schedules_children(&draft.kind) => 0,
+            nodes::SlotPlan::PerChild => sum(&frames),
+            _ => max(&frames),
+        }
+        .min(u32::MAX as u64 - 1);
+        waits[at] = match (&draft.kind, plan) {
+            (NodeKind::Async(_), _) => 1,
+            (_, nodes::SlotPlan::PerChild) => sum(&waits),
+            (_, nodes::SlotPlan::Reactive) => max(&waits).saturating_mul(2),
+            _ => max(&waits),
+        }
+        .min(u32::MAX as u64);
         if inline[at] + persist[at] > MAX_AGENT_BYTES {
             return Err(fail(
                 at,
@@ -544,6 +588,8 @@ fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
         slots,
         layout,
         depth: height[0],
+        frames: frames[0] as u32,
+        waits: waits[0] as u32,
         id: NEXT_TREE.fetch_add(1, Ordering::Relaxed),
         _types: PhantomData,
     })

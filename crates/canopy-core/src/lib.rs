@@ -69,6 +69,7 @@
 //! its per-agent [`Node::Task`]; see the `MoveTo` example there.
 
 pub mod agent;
+pub mod asynchronous;
 mod behavior;
 pub mod builder;
 pub mod context;
@@ -78,15 +79,18 @@ pub mod node;
 pub mod nodes;
 pub mod observer;
 pub mod pool;
+pub mod scheduler;
 pub mod status;
 pub mod tree;
 
 pub use agent::Agent;
+pub use asynchronous::{AsyncFn, Ticket};
 pub use builder::{BuildError, Builder, Draft, MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH};
 pub use context::Ctx;
 pub use custom::{Children, CustomNode, MAX_TASK_BYTES, Node};
 pub use node::{ActionFn, Arity, ConditionFn, NodeKind, Policy, Predicate};
 pub use observer::{Event, EventKind, Observer};
+pub use scheduler::Mode;
 pub use status::{Exit, Status};
 pub use tree::{NodeId, NodeRef, Tree};
 

@@ -9,6 +9,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::asynchronous::AsyncFn;
 use crate::context::Ctx;
 use crate::custom::CustomNode;
 use crate::status::Status;
@@ -181,6 +182,9 @@ pub enum NodeKind<A, W> {
     AlwaysRunning,
     /// Leaf: Running until this many ticks have passed since it was entered.
     Wait(u32),
+    /// Leaf: starts work when entered and stays Running until the work's
+    /// [`Ticket`](crate::Ticket) is completed from outside the tick.
+    Async(AsyncFn<A, W>),
     /// A user-defined node type with its own task (see [`Node`](crate::Node)).
     Custom(CustomNode<A, W>),
 }
@@ -215,6 +219,7 @@ impl<A, W> NodeKind<A, W> {
             NodeKind::AlwaysFailure => "AlwaysFailure",
             NodeKind::AlwaysRunning => "AlwaysRunning",
             NodeKind::Wait(_) => "Wait",
+            NodeKind::Async(_) => "Async",
             NodeKind::Custom(c) => c.type_name(),
         }
     }
@@ -241,7 +246,8 @@ impl<A, W> NodeKind<A, W> {
             | NodeKind::AlwaysSuccess
             | NodeKind::AlwaysFailure
             | NodeKind::AlwaysRunning
-            | NodeKind::Wait(_) => Arity::Leaf,
+            | NodeKind::Wait(_)
+            | NodeKind::Async(_) => Arity::Leaf,
             NodeKind::Custom(c) => c.arity(),
         }
     }
@@ -299,6 +305,7 @@ impl<A, W> Clone for NodeKind<A, W> {
             NodeKind::AlwaysFailure => NodeKind::AlwaysFailure,
             NodeKind::AlwaysRunning => NodeKind::AlwaysRunning,
             NodeKind::Wait(n) => NodeKind::Wait(*n),
+            NodeKind::Async(f) => NodeKind::Async(Arc::clone(f)),
             NodeKind::Custom(c) => NodeKind::Custom(c.clone()),
         }
     }

@@ -76,6 +76,10 @@ pub struct Tree<A, W> {
     pub(crate) slots: Vec<Slot>,
     pub(crate) layout: PoolLayout,
     pub(crate) depth: u32,
+    /// Most frames the event-driven scheduler can hold for one agent.
+    pub(crate) frames: u32,
+    /// Most async leaves that can be suspended at once for one agent.
+    pub(crate) waits: u32,
     /// Distinguishes trees so an agent cannot be ticked with the wrong one.
     pub(crate) id: u32,
     pub(crate) _types: PhantomData<fn(&mut A, &W)>,

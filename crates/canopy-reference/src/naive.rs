@@ -31,8 +31,8 @@ pub struct NaiveAgent<A, W> {
 }
 
 impl<A: 'static, W: 'static> NaiveAgent<A, W> {
-    /// Copy every node of `tree` for one agent. Custom node types are not
-    /// supported (they have no classic counterpart).
+    /// Copy every node of `tree` for one agent. Custom node types and async
+    /// leaves are not supported (they have no classic counterpart).
     pub fn new(tree: &Tree<A, W>, id: u32) -> Result<Self, String> {
         Ok(NaiveAgent {
             root: instantiate(tree.node(tree.root()))?,
@@ -89,6 +89,9 @@ fn instantiate<A: 'static, W: 'static>(
                 "custom node type {} has no classic counterpart",
                 c.type_name()
             ));
+        }
+        NodeKind::Async(_) => {
+            return Err("async leaves have no classic counterpart".to_string());
         }
         _ if children.len() == 1 => Box::new(Decorator {
             kind,

@@ -4,11 +4,12 @@
 //! or in what the leaves did is a semantic or memory-layout bug.
 
 use canopy_core::pool::{BoxPool, BumpPool, FreeListPool, InlinePool, SharedPool, TaskPool};
-use canopy_core::{
-    Agent, Builder, Draft, Event, NodeKind, Observer, Policy, Predicate, Status, Tree,
-};
+mod common;
+
+use canopy_core::{Agent, Builder, Event, Status, Tree};
 use canopy_reference::naive::NaiveAgent;
 use canopy_reference::{Critter, Meadow, critters, reference_tree};
+use common::{Events, Probe, build, spec};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------
@@ -83,183 +84,6 @@ fn reference_tree_agrees_with_naive_baseline_on_every_pool() {
     );
 }
 
-// ---------------------------------------------------------------------------
-// Random trees with scripted leaves.
-
-/// Agent data for random trees: a running hash of which leaf ran at which
-/// tick, so two runs agree only if they called the same leaves in the same order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Probe {
-    trace: u64,
-    calls: u32,
-}
-
-fn mix(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
-
-/// A leaf's outcome: a pure function of its seed, the agent, the tick and
-/// how many leaves this agent has run, so it varies but replays exactly.
-fn roll(seed: u32, id: u32, tick: u32, calls: u32) -> u64 {
-    mix(((seed as u64) << 40) ^ ((id as u64) << 32) ^ ((tick as u64) << 12) ^ calls as u64)
-}
-
-#[derive(Clone, Debug)]
-enum Spec {
-    Action(u32),
-    Condition(u32),
-    Constant(Status),
-    Wait(u32),
-    Decorator(Deco, Box<Spec>),
-    Composite(Comp, Vec<Spec>),
-    /// One child definition used twice under the same composite.
-    Shared(Comp, Box<Spec>),
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Deco {
-    Inverter,
-    ForceSuccess,
-    ForceFailure,
-    Repeat(u32),
-    Retry(u32),
-    Guard(u32),
-    ReactiveGuard(u32),
-    Timeout(u32),
-    Cooldown(u32),
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Comp {
-    Sequence,
-    Selector,
-    ReactiveSequence,
-    ReactiveSelector,
-    Parallel(Policy, Policy),
-}
-
-fn predicate(seed: u32) -> Predicate<Probe, ()> {
-    Predicate::<Probe, ()>::new(format!("p{seed}"), move |cx| {
-        !roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(3)
-    })
-}
-
-fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Probe, ()> {
-    match spec {
-        &Spec::Action(seed) => b.action(&format!("a{seed}"), move |cx| {
-            let r = roll(seed, cx.id, cx.tick, cx.agent.calls);
-            cx.agent.calls += 1;
-            cx.agent.trace = mix(cx.agent.trace ^ ((seed as u64) << 32) ^ cx.tick as u64);
-            [Status::Running, Status::Success, Status::Failure][(r % 3) as usize]
-        }),
-        &Spec::Condition(seed) => b.condition(&format!("c{seed}"), move |cx| {
-            roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(2)
-        }),
-        Spec::Constant(Status::Success) => b.always_success("yes"),
-        Spec::Constant(Status::Failure) => b.always_failure("no"),
-        Spec::Constant(Status::Running) => b.always_running("busy"),
-        &Spec::Wait(n) => b.wait("wait", n),
-        Spec::Decorator(deco, child) => {
-            let child = build(b, child);
-            let kind = match *deco {
-                Deco::Inverter => NodeKind::Inverter,
-                Deco::ForceSuccess => NodeKind::ForceSuccess,
-                Deco::ForceFailure => NodeKind::ForceFailure,
-                Deco::Repeat(n) => NodeKind::Repeat(n),
-                Deco::Retry(n) => NodeKind::Retry(n),
-                Deco::Guard(s) => NodeKind::Guard(predicate(s)),
-                Deco::ReactiveGuard(s) => NodeKind::ReactiveGuard(predicate(s)),
-                Deco::Timeout(n) => NodeKind::Timeout(n),
-                Deco::Cooldown(n) => NodeKind::Cooldown(n),
-            };
-            b.node("deco", kind, [child])
-        }
-        Spec::Composite(comp, children) => {
-            let children: Vec<_> = children.iter().map(|c| build(b, c)).collect();
-            b.node("comp", comp_kind(*comp), children)
-        }
-        Spec::Shared(comp, child) => {
-            let child = build(b, child);
-            b.node("shared", comp_kind(*comp), [child, child])
-        }
-    }
-}
-
-fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
-    match comp {
-        Comp::Sequence => NodeKind::Sequence,
-        Comp::Selector => NodeKind::Selector,
-        Comp::ReactiveSequence => NodeKind::ReactiveSequence,
-        Comp::ReactiveSelector => NodeKind::ReactiveSelector,
-        Comp::Parallel(success, failure) => NodeKind::Parallel { success, failure },
-    }
-}
-
-fn policy() -> impl Strategy<Value = Policy> {
-    prop_oneof![Just(Policy::One), Just(Policy::All)]
-}
-
-fn comp() -> impl Strategy<Value = Comp> {
-    prop_oneof![
-        Just(Comp::Sequence),
-        Just(Comp::Selector),
-        Just(Comp::ReactiveSequence),
-        Just(Comp::ReactiveSelector),
-        (policy(), policy()).prop_map(|(s, f)| Comp::Parallel(s, f)),
-    ]
-}
-
-fn deco() -> impl Strategy<Value = Deco> {
-    prop_oneof![
-        Just(Deco::Inverter),
-        Just(Deco::ForceSuccess),
-        Just(Deco::ForceFailure),
-        (1u32..4).prop_map(Deco::Repeat),
-        (1u32..4).prop_map(Deco::Retry),
-        any::<u32>().prop_map(Deco::Guard),
-        any::<u32>().prop_map(Deco::ReactiveGuard),
-        (1u32..6).prop_map(Deco::Timeout),
-        (1u32..6).prop_map(Deco::Cooldown),
-    ]
-}
-
-fn spec() -> impl Strategy<Value = Spec> {
-    let leaf = prop_oneof![
-        4 => any::<u32>().prop_map(Spec::Action),
-        2 => any::<u32>().prop_map(Spec::Condition),
-        1 => prop_oneof![Just(Status::Success), Just(Status::Failure), Just(Status::Running)]
-            .prop_map(Spec::Constant),
-        1 => (0u32..4).prop_map(Spec::Wait),
-    ];
-    leaf.prop_recursive(5, 48, 4, |inner| {
-        prop_oneof![
-            3 => (deco(), inner.clone()).prop_map(|(d, c)| Spec::Decorator(d, Box::new(c))),
-            4 => (comp(), prop::collection::vec(inner.clone(), 0..7)).prop_filter_map(
-                "a Parallel needs children",
-                |(c, kids)| match c {
-                    Comp::Parallel(..) if kids.is_empty() => None,
-                    _ => Some(Spec::Composite(c, kids)),
-                },
-            ),
-            1 => (comp(), inner).prop_map(|(c, k)| Spec::Shared(c, Box::new(k))),
-        ]
-    })
-}
-
-/// Records every event as (tick, node, kind) for comparing pools.
-#[derive(Default)]
-struct Events(Vec<Event>);
-
-impl Observer for Events {
-    fn event(&mut self, e: Event) {
-        self.0.push(e);
-    }
-}
-
 type Run = (Vec<Status>, Vec<Probe>);
 
 fn run_canopy<P: TaskPool>(
@@ -302,7 +126,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_trees_agree_across_engines_and_pools(spec in spec()) {
+    fn random_trees_agree_across_engines_and_pools(spec in spec(false)) {
         let b = Builder::new();
         let tree = b.build(build(&b, &spec)).unwrap();
         let (agents, ticks) = (3, 40);

@@ -1,7 +1,7 @@
 //! Controls: Sequence, Selector, their reactive variants, and Parallel.
 //! Semantics: [`nodes`](super).
 
-use crate::behavior::{At, Runner};
+use crate::behavior::{At, Runner, Visit};
 use crate::context::Ctx;
 use crate::node::Policy;
 use crate::observer::Observer;
@@ -37,7 +37,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         &mut self,
         def: &NodeDef<A, W>,
         at: At,
-        fresh: bool,
+        visit: Visit,
         cx: &mut Ctx<A, W>,
         go_on: Status,
     ) -> Status {
@@ -47,13 +47,13 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             return go_on;
         }
         let slot = tree.slot(def, 0);
-        let (mut index, mut child_fresh) = if fresh {
+        let (mut index, mut child_fresh) = if visit.is_fresh() {
             (0, true)
         } else {
-            (self.get_u16(def, at) as usize, false)
+            (self.running_in_order(def, at), false)
         };
         loop {
-            let status = self.run_child(at, slot, edges[index], child_fresh, cx);
+            let status = self.visit_child(at, slot, edges[index], index, child_fresh, visit, cx);
             if status != go_on {
                 if status == Status::Running {
                     self.set_u16(def, at, index as u16);
@@ -68,10 +68,16 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         }
     }
 
+    /// The running child of a running Sequence or Selector.
+    #[inline(always)]
+    pub(crate) fn running_in_order(&mut self, def: &NodeDef<A, W>, at: At) -> usize {
+        self.get_u16(def, at) as usize
+    }
+
     #[inline(never)]
     pub(super) fn abort_in_order(&mut self, def: &NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
         let tree = self.tree;
-        let index = self.get_u16(def, at) as usize;
+        let index = self.running_in_order(def, at);
         self.abort_child(at, tree.slot(def, 0), tree.edges_of(def)[index], cx);
     }
 
@@ -133,6 +139,16 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         }
     }
 
+    /// Whether child `child` of a running Parallel is running.
+    pub(crate) fn parallel_child_running(
+        &mut self,
+        def: &NodeDef<A, W>,
+        at: At,
+        child: usize,
+    ) -> bool {
+        self.parallel_code(def, at, child) == RUNNING
+    }
+
     fn parallel_code(&mut self, def: &NodeDef<A, W>, at: At, child: usize) -> u8 {
         let byte = self.state(def, at)[child / 4];
         (byte >> ((child % 4) * 2)) & 0b11
@@ -148,7 +164,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         &mut self,
         def: &NodeDef<A, W>,
         at: At,
-        fresh: bool,
+        visit: Visit,
         cx: &mut Ctx<A, W>,
         success: Policy,
         failure: Policy,
@@ -156,7 +172,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         let tree = self.tree;
         let edges = tree.edges_of(def);
         let n = edges.len();
-        if fresh {
+        if visit.is_fresh() {
             self.state(def, at).fill(IDLE);
         }
         let (mut succeeded, mut failed) = (0, 0);
@@ -167,7 +183,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
                 FAILED => Status::Failure,
                 code => {
                     let slot = tree.slot(def, i);
-                    let status = self.run_child(at, slot, edge, code == IDLE, cx);
+                    let status = self.visit_child(at, slot, edge, i, code == IDLE, visit, cx);
                     self.set_parallel_code(def, at, i, code_of(status));
                     status
                 }

@@ -125,7 +125,7 @@ pub mod controls;
 pub mod decorators;
 pub mod leaves;
 
-use crate::behavior::{At, Runner};
+use crate::behavior::{At, Runner, Visit};
 use crate::context::Ctx;
 use crate::node::{Arity, NodeKind};
 use crate::observer::Observer;
@@ -134,6 +134,7 @@ use crate::status::Status;
 use crate::tree::NodeDef;
 
 /// How a node's behavior slots map to its children.
+#[derive(Clone, Copy)]
 pub(crate) enum SlotPlan {
     /// Leaves.
     None,
@@ -170,6 +171,8 @@ pub(crate) fn own_bytes<A, W>(kind: &NodeKind<A, W>, children: usize) -> u32 {
         NodeKind::Repeat(_) | NodeKind::Retry(_) => 4,
         // Tick the node was entered.
         NodeKind::Timeout(_) | NodeKind::Wait(_) => 4,
+        // Index of the agent's wait it is suspended on.
+        NodeKind::Async(_) => 4,
         // The user's task, then one "installed" bit per child.
         NodeKind::Custom(c) => c.task_size() + children.div_ceil(8),
         _ => 0,
@@ -186,45 +189,48 @@ pub(crate) fn persist_bytes<A, W>(kind: &NodeKind<A, W>) -> u32 {
 }
 
 impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
-    /// Advance the installed task of node `id` by one update. `fresh` is
-    /// true on the update right after install.
+    /// Advance the installed task of node `id` by one update: the first
+    /// after install, a later one, or (event-driven) the reaction to a
+    /// finished child.
     #[inline(always)]
-    pub(crate) fn update(&mut self, id: u32, at: At, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
+    pub(crate) fn update(&mut self, id: u32, at: At, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let def = self.tree.def(id);
+        let fresh = visit.is_fresh();
         match &def.kind {
-            NodeKind::Sequence => self.in_order(def, at, fresh, cx, Status::Success),
-            NodeKind::Selector => self.in_order(def, at, fresh, cx, Status::Failure),
+            NodeKind::Sequence => self.in_order(def, at, visit, cx, Status::Success),
+            NodeKind::Selector => self.in_order(def, at, visit, cx, Status::Failure),
             NodeKind::ReactiveSequence => self.reactive(def, at, fresh, cx, Status::Success),
             NodeKind::ReactiveSelector => self.reactive(def, at, fresh, cx, Status::Failure),
             NodeKind::Parallel { success, failure } => {
-                self.parallel(def, at, fresh, cx, *success, *failure)
+                self.parallel(def, at, visit, cx, *success, *failure)
             }
-            NodeKind::Inverter => self.only_child(def, at, fresh, cx).invert(),
-            NodeKind::ForceSuccess => match self.only_child(def, at, fresh, cx) {
+            NodeKind::Inverter => self.only_child(def, at, fresh, visit, cx).invert(),
+            NodeKind::ForceSuccess => match self.only_child(def, at, fresh, visit, cx) {
                 Status::Running => Status::Running,
                 _ => Status::Success,
             },
-            NodeKind::ForceFailure => match self.only_child(def, at, fresh, cx) {
+            NodeKind::ForceFailure => match self.only_child(def, at, fresh, visit, cx) {
                 Status::Running => Status::Running,
                 _ => Status::Failure,
             },
-            NodeKind::Repeat(times) => self.repeat(def, at, fresh, cx, *times, Status::Success),
-            NodeKind::Retry(times) => self.repeat(def, at, fresh, cx, *times, Status::Failure),
+            NodeKind::Repeat(times) => self.repeat(def, at, visit, cx, *times, Status::Success),
+            NodeKind::Retry(times) => self.repeat(def, at, visit, cx, *times, Status::Failure),
             NodeKind::Guard(p) => {
                 if fresh && !(p.check)(cx) {
                     return Status::Failure;
                 }
-                self.only_child(def, at, fresh, cx)
+                self.only_child(def, at, fresh, visit, cx)
             }
             NodeKind::ReactiveGuard(p) => self.reactive_guard(def, at, fresh, cx, p),
-            NodeKind::Timeout(ticks) => self.timeout(def, at, fresh, cx, *ticks),
-            NodeKind::Cooldown(ticks) => self.cooldown(def, at, fresh, cx, *ticks),
+            NodeKind::Timeout(ticks) => self.timeout(def, at, visit, cx, *ticks),
+            NodeKind::Cooldown(ticks) => self.cooldown(def, at, visit, cx, *ticks),
             NodeKind::Action(f) => f(cx),
             NodeKind::Condition(f) => Status::from_bool(f(cx)),
             NodeKind::AlwaysSuccess => Status::Success,
             NodeKind::AlwaysFailure => Status::Failure,
             NodeKind::AlwaysRunning => Status::Running,
             NodeKind::Wait(ticks) => self.wait(def, at, fresh, cx, *ticks),
+            NodeKind::Async(start) => self.async_leaf(def, at, fresh, cx, start, id),
             NodeKind::Custom(custom) => self.custom_update(custom, def, at, cx),
         }
     }
@@ -259,7 +265,8 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             | NodeKind::AlwaysSuccess
             | NodeKind::AlwaysFailure
             | NodeKind::AlwaysRunning
-            | NodeKind::Wait(_) => {}
+            | NodeKind::Wait(_)
+            | NodeKind::Async(_) => {}
         }
     }
 }

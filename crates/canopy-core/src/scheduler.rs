@@ -1,0 +1,471 @@
+//! The event-driven scheduler (seed 002): update only what can change.
+//!
+//! Tick-from-root walks from the root to every running leaf on every tick,
+//! although most nodes on the way — a Sequence waiting for its running
+//! child, an Inverter, a Parallel — would only pass the tick down and the
+//! status up. The event-driven mode keeps, per agent, the running part of
+//! the task tree as a list of *frames* in tree order, and on each tick
+//! updates only the frames that need it:
+//!
+//! | running task | updated by the scheduler |
+//! |---|---|
+//! | Sequence, Selector, Parallel, Inverter, Force*, Guard, Cooldown, Repeat/Retry with its child running | never on its own: only when a child finishes (seed 002's `OnChildComplete`) |
+//! | Timeout | at its deadline; before that it only reacts to its child |
+//! | Wait | at the tick it ends |
+//! | async leaf | after its [`Ticket`](crate::Ticket) is completed |
+//! | AlwaysRunning | never |
+//! | Action, custom node, Repeat/Retry between cycles | every tick |
+//! | ReactiveSequence, ReactiveSelector, ReactiveGuard | every tick, and their subtree runs tick-from-root below them: they must re-check their conditions anyway |
+//!
+//! When an updated task finishes, its parent is told
+//! ([`Visit::ChildDone`]) and reacts with the same code its ordinary update
+//! runs — a Sequence starts its next child, a Parallel counts the result —
+//! so node semantics stay in one place, [`nodes`](crate::nodes). The frames
+//! below a parent that reacted are then read back from the task state.
+//!
+//! The results are those of tick-from-root: the same root status each
+//! tick, the same leaf calls in the same order, the same installs, exits
+//! and aborts (checked by a differential property test over random trees).
+//! What differs is only what is not observable from leaf code: a node that
+//! is not updated reports no `Update` event.
+//!
+//! Frames live in one `Vec` per agent with room, from the tree's shape, for
+//! the most frames it can need, so scheduling allocates nothing.
+
+use crate::behavior::{At, Runner, Visit, is_stateless};
+use crate::context::Ctx;
+use crate::node::NodeKind;
+use crate::observer::Observer;
+use crate::pool::{Loc, TaskPool};
+use crate::status::Status;
+use crate::tree::Tree;
+
+/// How an [`Agent`](crate::Agent) runs its tree. Both give identical
+/// results; they differ in cost.
+///
+/// ```
+/// use canopy_core::{Agent, Builder, Mode, Status};
+/// let b = Builder::<(), ()>::new();
+/// let tree = b.build(b.sequence("s", [b.wait("w", 100), b.always_success("ok")])).unwrap();
+/// let mut agent = Agent::new(&tree);
+/// agent.set_mode(&tree, Mode::Event);
+/// assert_eq!(agent.mode(), Mode::Event);
+/// for _ in 0..100 {
+///     assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running); // the wait sleeps
+/// }
+/// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Walk from the root to the running leaves on every tick (seeds 000, 001).
+    #[default]
+    Tick,
+    /// Update only the tasks that can change this tick, and react to
+    /// finished children (seed 002).
+    Event,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "tick" => Ok(Mode::Tick),
+            "event" => Ok(Mode::Event),
+            other => Err(format!(
+                "unknown mode \"{other}\", expected \"tick\" or \"event\""
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Tick => "tick",
+            Mode::Event => "event",
+        })
+    }
+}
+
+/// When the scheduler updates a frame's task itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wake {
+    /// Only when a child finishes; its running children have frames.
+    Pass,
+    /// Like `Pass` until this tick, then updated (a Timeout's deadline).
+    Deadline(u32),
+    /// Every tick.
+    Always,
+    /// At this tick (a Wait's end).
+    At(u32),
+    /// When wait `index` is completed (an async leaf).
+    Suspended(u32),
+    /// Never (AlwaysRunning).
+    Never,
+}
+
+/// Whether `now` is at or past `tick`, in wrapping tick arithmetic.
+fn reached(now: u32, tick: u32) -> bool {
+    (now.wrapping_sub(tick) as i32) >= 0
+}
+
+impl Wake {
+    fn is_due(self, now: u32) -> bool {
+        match self {
+            Wake::Always => true,
+            Wake::Deadline(t) | Wake::At(t) => reached(now, t),
+            Wake::Pass | Wake::Suspended(_) | Wake::Never => false,
+        }
+    }
+}
+
+/// One running task as the scheduler sees it: enough to update it without
+/// walking down from the root.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    node: u32,
+    /// The parent's node (unused for the root).
+    parent: u32,
+    loc: Loc,
+    parent_loc: Loc,
+    persist: u32,
+    /// Which child of its parent, and in which of the parent's slots.
+    child: u16,
+    slot: u16,
+    depth: u16,
+    wake: Wake,
+}
+
+/// An agent's event-driven schedule: its running tasks in tree order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Schedule {
+    frames: Vec<Frame>,
+    /// Frames due every tick.
+    busy: u32,
+    /// The earliest tick a `Deadline` or `At` frame falls due.
+    alarm: Option<u32>,
+}
+
+/// Whether a running task of this kind can have frames below it: the
+/// kinds that pass updates through without code of their own.
+pub(crate) fn schedules_children<A, W>(kind: &NodeKind<A, W>) -> bool {
+    matches!(
+        kind,
+        NodeKind::Sequence
+            | NodeKind::Selector
+            | NodeKind::Parallel { .. }
+            | NodeKind::Inverter
+            | NodeKind::ForceSuccess
+            | NodeKind::ForceFailure
+            | NodeKind::Guard(_)
+            | NodeKind::Cooldown(_)
+            | NodeKind::Repeat(_)
+            | NodeKind::Retry(_)
+            | NodeKind::Timeout(_)
+    )
+}
+
+impl Schedule {
+    /// Room for the most frames `tree` can need (capped; past the cap the
+    /// list grows once, to its peak).
+    pub fn for_tree<A, W>(tree: &Tree<A, W>) -> Self {
+        Schedule {
+            frames: Vec::with_capacity((tree.frames as usize).min(4096)),
+            busy: 0,
+            alarm: None,
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.frames.clear();
+        self.busy = 0;
+        self.alarm = None;
+    }
+
+    /// A completed ticket wakes its suspended leaf, if it has a frame (an
+    /// async leaf below a reactive node has none: it is polled).
+    pub fn wake(&mut self, wait: u32) {
+        for frame in &mut self.frames {
+            if frame.wake == Wake::Suspended(wait) {
+                frame.wake = Wake::Always;
+                self.busy += 1;
+            }
+        }
+    }
+
+    /// Nothing is due this tick: the agent can skip it entirely.
+    fn is_idle(&self, now: u32) -> bool {
+        self.busy == 0 && self.alarm.is_none_or(|t| !reached(now, t))
+    }
+
+    /// Recount what is due after frames changed.
+    fn refresh(&mut self, now: u32) {
+        self.busy = 0;
+        self.alarm = None;
+        for frame in &self.frames {
+            match frame.wake {
+                Wake::Always => self.busy += 1,
+                Wake::Deadline(t) | Wake::At(t) => {
+                    let sooner = self.alarm.is_none_or(|a| {
+                        (t.wrapping_sub(now) as i32) < (a.wrapping_sub(now) as i32)
+                    });
+                    if sooner {
+                        self.alarm = Some(t);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// One past the last frame of the subtree of frame `i`.
+    fn subtree_end(&self, i: usize) -> usize {
+        let depth = self.frames[i].depth;
+        self.frames[i + 1..]
+            .iter()
+            .position(|f| f.depth <= depth)
+            .map_or(self.frames.len(), |k| i + 1 + k)
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.frames.capacity() * size_of::<Frame>()
+    }
+}
+
+impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
+    /// One event-driven tick: install the root if needed, otherwise update
+    /// the due frames in tree order and let finished tasks notify their
+    /// parents.
+    pub(crate) fn tick_event(&mut self, s: &mut Schedule, cx: &mut Ctx<A, W>) -> Status {
+        let now = cx.tick;
+        if self.active == 0 {
+            let status = self.tick_root(cx);
+            self.schedule_all(s, now);
+            return status;
+        }
+        if s.is_idle(now) {
+            return Status::Running;
+        }
+        let mut i = 0;
+        while i < s.frames.len() {
+            let frame = s.frames[i];
+            if !frame.wake.is_due(now) {
+                i += 1;
+                continue;
+            }
+            let status = self.update_frame(&frame, Visit::Resume, cx);
+            i = if status == Status::Running {
+                self.reschedule(s, i)
+            } else {
+                match self.propagate(s, i, status, cx) {
+                    Ok(next) => next,
+                    Err(root) => {
+                        s.clear();
+                        return root;
+                    }
+                }
+            };
+        }
+        s.refresh(now);
+        Status::Running
+    }
+
+    /// Rebuild the whole schedule from the installed tasks (after the root
+    /// was installed, or when an agent switches to event mode).
+    pub(crate) fn schedule_all(&mut self, s: &mut Schedule, now: u32) {
+        s.clear();
+        if self.active > 0 {
+            let at = At {
+                loc: self.pool.root(),
+                persist: 0,
+            };
+            let wake = self.wake_of(0, at);
+            s.frames.push(Frame {
+                node: 0,
+                parent: u32::MAX,
+                loc: at.loc,
+                parent_loc: 0,
+                persist: 0,
+                child: 0,
+                slot: 0,
+                depth: 0,
+                wake,
+            });
+            self.schedule_below(s, 0);
+        }
+        s.refresh(now);
+    }
+
+    /// Update a frame's task: resume it, or tell it a child finished.
+    fn update_frame(&mut self, frame: &Frame, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        if frame.depth == 0 {
+            return self.resume_root(visit, cx);
+        }
+        let tree = self.tree;
+        let parent_def = tree.def(frame.parent);
+        let edge = tree.edges_of(parent_def)[frame.child as usize];
+        let slot = tree.slot(parent_def, frame.slot as usize);
+        let parent = At {
+            loc: frame.parent_loc,
+            persist: frame.persist - edge.persist,
+        };
+        match visit {
+            Visit::Resume => self.run_child(parent, slot, edge, false, cx),
+            _ => self.resume_task(parent, slot, edge, visit, cx),
+        }
+    }
+
+    /// Frame `i` finished with `status` (and is uninstalled): tell its
+    /// parent, and its parent's parent while they finish too. Returns where
+    /// to go on in the frame list, or the root's status if it finished.
+    fn propagate(
+        &mut self,
+        s: &mut Schedule,
+        mut i: usize,
+        mut status: Status,
+        cx: &mut Ctx<A, W>,
+    ) -> Result<usize, Status> {
+        loop {
+            let frame = s.frames[i];
+            if frame.depth == 0 {
+                return Err(status);
+            }
+            let p = s.frames[..i]
+                .iter()
+                .rposition(|f| f.depth < frame.depth)
+                .expect("a frame below the root has a parent frame");
+            let parent = s.frames[p];
+            let visit = Visit::ChildDone {
+                child: frame.child,
+                status,
+            };
+            status = self.update_frame(&parent, visit, cx);
+            if status == Status::Running {
+                let end = self.reschedule(s, p);
+                // A Parallel's later children have not been updated yet
+                // this tick; anything else under the parent has.
+                if matches!(self.tree.def(parent.node).kind, NodeKind::Parallel { .. }) {
+                    let later = s.frames[p + 1..end]
+                        .iter()
+                        .position(|f| f.depth == parent.depth + 1 && f.child > frame.child);
+                    return Ok(later.map_or(end, |k| p + 1 + k));
+                }
+                return Ok(end);
+            }
+            i = p;
+        }
+    }
+
+    /// Frame `i` was updated and still runs: read its wake-up and its
+    /// children's frames back from the task state. Returns the index past
+    /// its new subtree.
+    fn reschedule(&mut self, s: &mut Schedule, i: usize) -> usize {
+        let end = s.subtree_end(i);
+        s.frames.drain(i + 1..end);
+        let frame = s.frames[i];
+        s.frames[i].wake = self.wake_of(
+            frame.node,
+            At {
+                loc: frame.loc,
+                persist: frame.persist,
+            },
+        );
+        self.schedule_below(s, i)
+    }
+
+    /// Insert frames for the running children of frame `p` (and theirs),
+    /// right after it. Returns the index past them.
+    fn schedule_below(&mut self, s: &mut Schedule, p: usize) -> usize {
+        let frame = s.frames[p];
+        let mut end = p + 1;
+        if !matches!(frame.wake, Wake::Pass | Wake::Deadline(_)) {
+            return end;
+        }
+        let tree = self.tree;
+        let def = tree.def(frame.node);
+        let at = At {
+            loc: frame.loc,
+            persist: frame.persist,
+        };
+        match def.kind {
+            NodeKind::Parallel { .. } => {
+                for child in 0..def.child_count as usize {
+                    if self.parallel_child_running(def, at, child) {
+                        end = self.schedule_child(s, end, &frame, child, child);
+                    }
+                }
+            }
+            NodeKind::Sequence | NodeKind::Selector => {
+                let child = self.running_in_order(def, at);
+                end = self.schedule_child(s, end, &frame, child, 0);
+            }
+            // Decorators: a running one has its child running.
+            _ => end = self.schedule_child(s, end, &frame, 0, 0),
+        }
+        end
+    }
+
+    fn schedule_child(
+        &mut self,
+        s: &mut Schedule,
+        pos: usize,
+        parent: &Frame,
+        child: usize,
+        slot: usize,
+    ) -> usize {
+        let tree = self.tree;
+        let parent_def = tree.def(parent.node);
+        let edge = tree.edges_of(parent_def)[child];
+        let def = tree.def(edge.node);
+        let loc = if is_stateless(&def.kind) {
+            0
+        } else {
+            self.pool.child(parent.loc, tree.slot(parent_def, slot))
+        };
+        let persist = parent.persist + edge.persist;
+        let wake = self.wake_of(edge.node, At { loc, persist });
+        s.frames.insert(
+            pos,
+            Frame {
+                node: edge.node,
+                parent: parent.node,
+                loc,
+                parent_loc: parent.loc,
+                persist,
+                child: child as u16,
+                slot: slot as u16,
+                depth: parent.depth + 1,
+                wake,
+            },
+        );
+        self.schedule_below(s, pos)
+    }
+
+    /// When the running task of node `id` at `at` needs updating.
+    fn wake_of(&mut self, id: u32, at: At) -> Wake {
+        let def = self.tree.def(id);
+        match &def.kind {
+            NodeKind::Repeat(_) | NodeKind::Retry(_) => {
+                if self.repeat_child_installed(def, at) {
+                    Wake::Pass
+                } else {
+                    Wake::Always
+                }
+            }
+            NodeKind::Timeout(ticks) => {
+                Wake::Deadline(self.entered_at(def, at).wrapping_add(*ticks))
+            }
+            NodeKind::Wait(ticks) => Wake::At(self.entered_at(def, at).wrapping_add(*ticks)),
+            NodeKind::AlwaysRunning => Wake::Never,
+            NodeKind::Async(_) => {
+                let wait = self.wait_index(def, at);
+                match self.waits.as_deref().and_then(|w| w.outcome(wait)) {
+                    None => Wake::Suspended(wait),
+                    Some(_) => Wake::Always,
+                }
+            }
+            kind if schedules_children(kind) => Wake::Pass,
+            _ => Wake::Always,
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Random trees with scripted leaves, shared by the differential tests.
+//! Every leaf's outcome is a pure function of its seed, the agent, the tick
+//! and how many leaves the agent has run, so a run varies but replays
+//! exactly, and two runs agree only if they called the same leaves in the
+//! same order.
+
+#![allow(dead_code)]
+
+use canopy_core::{
+    Arity, Builder, Children, Ctx, Draft, Event, Node, NodeKind, Observer, Policy, Predicate,
+    Status, Ticket,
+};
+use proptest::prelude::*;
+
+// ---------------------------------------------------------------------------
+// Random trees with scripted leaves.
+
+/// Agent data for random trees: a running hash of which leaf ran at which
+/// tick, so two runs agree only if they called the same leaves in the same order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Probe {
+    pub trace: u64,
+    pub calls: u32,
+    /// Tickets of suspended async leaves: when to complete them, and how.
+    pub pending: Vec<(Ticket, u32, Status)>,
+}
+
+pub fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// A leaf's outcome: a pure function of its seed, the agent, the tick and
+/// how many leaves this agent has run, so it varies but replays exactly.
+pub fn roll(seed: u32, id: u32, tick: u32, calls: u32) -> u64 {
+    mix(((seed as u64) << 40) ^ ((id as u64) << 32) ^ ((tick as u64) << 12) ^ calls as u64)
+}
+
+#[derive(Clone, Debug)]
+pub enum Spec {
+    Action(u32),
+    Condition(u32),
+    Constant(Status),
+    Wait(u32),
+    Decorator(Deco, Box<Spec>),
+    Composite(Comp, Vec<Spec>),
+    /// One child definition used twice under the same composite.
+    Shared(Comp, Box<Spec>),
+    /// An async leaf whose ticket the harness completes a few ticks later.
+    Async(u32),
+    /// A custom leaf with a countdown in its task.
+    CustomLeaf(u32),
+    /// A custom node running its children round-robin, one per update.
+    CustomNode(Vec<Spec>),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Deco {
+    Inverter,
+    ForceSuccess,
+    ForceFailure,
+    Repeat(u32),
+    Retry(u32),
+    Guard(u32),
+    ReactiveGuard(u32),
+    Timeout(u32),
+    Cooldown(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Comp {
+    Sequence,
+    Selector,
+    ReactiveSequence,
+    ReactiveSelector,
+    Parallel(Policy, Policy),
+}
+
+pub fn predicate(seed: u32) -> Predicate<Probe, ()> {
+    Predicate::<Probe, ()>::new(format!("p{seed}"), move |cx| {
+        !roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(3)
+    })
+}
+
+pub fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Probe, ()> {
+    match spec {
+        &Spec::Action(seed) => b.action(&format!("a{seed}"), move |cx| {
+            let r = roll(seed, cx.id, cx.tick, cx.agent.calls);
+            cx.agent.calls += 1;
+            cx.agent.trace = mix(cx.agent.trace ^ ((seed as u64) << 32) ^ cx.tick as u64);
+            [Status::Running, Status::Success, Status::Failure][(r % 3) as usize]
+        }),
+        &Spec::Condition(seed) => b.condition(&format!("c{seed}"), move |cx| {
+            roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(2)
+        }),
+        Spec::Constant(Status::Success) => b.always_success("yes"),
+        Spec::Constant(Status::Failure) => b.always_failure("no"),
+        Spec::Constant(Status::Running) => b.always_running("busy"),
+        &Spec::Wait(n) => b.wait("wait", n),
+        Spec::Decorator(deco, child) => {
+            let child = build(b, child);
+            let kind = match *deco {
+                Deco::Inverter => NodeKind::Inverter,
+                Deco::ForceSuccess => NodeKind::ForceSuccess,
+                Deco::ForceFailure => NodeKind::ForceFailure,
+                Deco::Repeat(n) => NodeKind::Repeat(n),
+                Deco::Retry(n) => NodeKind::Retry(n),
+                Deco::Guard(s) => NodeKind::Guard(predicate(s)),
+                Deco::ReactiveGuard(s) => NodeKind::ReactiveGuard(predicate(s)),
+                Deco::Timeout(n) => NodeKind::Timeout(n),
+                Deco::Cooldown(n) => NodeKind::Cooldown(n),
+            };
+            b.node("deco", kind, [child])
+        }
+        Spec::Composite(comp, children) => {
+            let children: Vec<_> = children.iter().map(|c| build(b, c)).collect();
+            b.node("comp", comp_kind(*comp), children)
+        }
+        Spec::Shared(comp, child) => {
+            let child = build(b, child);
+            b.node("shared", comp_kind(*comp), [child, child])
+        }
+        &Spec::Async(seed) => b.async_action(&format!("async{seed}"), move |cx, ticket| {
+            let r = roll(seed, cx.id, cx.tick, cx.agent.calls);
+            cx.agent.calls += 1;
+            cx.agent.trace = mix(cx.agent.trace ^ ((seed as u64) << 32) ^ cx.tick as u64);
+            match r % 5 {
+                0 => Status::Success,
+                1 => Status::Failure,
+                k => {
+                    let outcome = [Status::Success, Status::Failure][(r >> 8) as usize % 2];
+                    let at = cx.tick + k as u32 - 1 + (r >> 16) as u32 % 4;
+                    cx.agent.pending.push((ticket, at, outcome));
+                    Status::Running
+                }
+            }
+        }),
+        &Spec::CustomLeaf(seed) => b.custom(&format!("count{seed}"), Countdown(seed), []),
+        Spec::CustomNode(children) => {
+            let children: Vec<_> = children.iter().map(|c| build(b, c)).collect();
+            b.custom("round", RoundRobin, children)
+        }
+    }
+}
+
+/// A custom leaf: runs for `seed % 4` more updates, calling the agent each time.
+pub struct Countdown(pub u32);
+
+impl Node<Probe, ()> for Countdown {
+    type Task = u32;
+    fn create_task(&self, cx: &mut Ctx<Probe, ()>) -> u32 {
+        (roll(self.0, cx.id, cx.tick, cx.agent.calls) % 4) as u32
+    }
+    fn update(
+        &self,
+        left: &mut u32,
+        cx: &mut Ctx<Probe, ()>,
+        _: &mut Children<Probe, ()>,
+    ) -> Status {
+        cx.agent.calls += 1;
+        cx.agent.trace = mix(cx.agent.trace ^ ((self.0 as u64) << 20) ^ cx.tick as u64);
+        if *left == 0 {
+            return Status::Success;
+        }
+        *left -= 1;
+        Status::Running
+    }
+}
+
+/// A custom composite: each update runs one child, taking turns; succeeds
+/// after each child has succeeded once in turn, fails when one fails.
+pub struct RoundRobin;
+
+impl Node<Probe, ()> for RoundRobin {
+    type Task = u32;
+    fn arity(&self) -> Arity {
+        Arity::Composite
+    }
+    fn create_task(&self, _: &mut Ctx<Probe, ()>) -> u32 {
+        0
+    }
+    fn update(
+        &self,
+        next: &mut u32,
+        cx: &mut Ctx<Probe, ()>,
+        children: &mut Children<Probe, ()>,
+    ) -> Status {
+        if children.is_empty() {
+            return Status::Success;
+        }
+        match children.update(*next as usize, cx) {
+            Status::Running => Status::Running,
+            Status::Failure => Status::Failure,
+            Status::Success => {
+                *next += 1;
+                if *next as usize == children.len() {
+                    Status::Success
+                } else {
+                    Status::Running
+                }
+            }
+        }
+    }
+}
+
+pub fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
+    match comp {
+        Comp::Sequence => NodeKind::Sequence,
+        Comp::Selector => NodeKind::Selector,
+        Comp::ReactiveSequence => NodeKind::ReactiveSequence,
+        Comp::ReactiveSelector => NodeKind::ReactiveSelector,
+        Comp::Parallel(success, failure) => NodeKind::Parallel { success, failure },
+    }
+}
+
+pub fn policy() -> impl Strategy<Value = Policy> {
+    prop_oneof![Just(Policy::One), Just(Policy::All)]
+}
+
+pub fn comp() -> impl Strategy<Value = Comp> {
+    prop_oneof![
+        Just(Comp::Sequence),
+        Just(Comp::Selector),
+        Just(Comp::ReactiveSequence),
+        Just(Comp::ReactiveSelector),
+        (policy(), policy()).prop_map(|(s, f)| Comp::Parallel(s, f)),
+    ]
+}
+
+pub fn deco() -> impl Strategy<Value = Deco> {
+    prop_oneof![
+        Just(Deco::Inverter),
+        Just(Deco::ForceSuccess),
+        Just(Deco::ForceFailure),
+        (1u32..4).prop_map(Deco::Repeat),
+        (1u32..4).prop_map(Deco::Retry),
+        any::<u32>().prop_map(Deco::Guard),
+        any::<u32>().prop_map(Deco::ReactiveGuard),
+        (1u32..6).prop_map(Deco::Timeout),
+        (1u32..6).prop_map(Deco::Cooldown),
+    ]
+}
+
+/// Random trees over every built-in node kind; with `extended`, also
+/// async leaves and custom nodes (which the naive interpreter lacks).
+pub fn spec(extended: bool) -> impl Strategy<Value = Spec> {
+    let extra = if extended { 2 } else { 0 };
+    let leaf = prop_oneof![
+        4 => any::<u32>().prop_map(Spec::Action),
+        2 => any::<u32>().prop_map(Spec::Condition),
+        1 => prop_oneof![Just(Status::Success), Just(Status::Failure), Just(Status::Running)]
+            .prop_map(Spec::Constant),
+        2 => (0u32..4).prop_map(Spec::Wait),
+        extra => any::<u32>().prop_map(Spec::Async),
+        extra / 2 => any::<u32>().prop_map(Spec::CustomLeaf),
+    ];
+    leaf.prop_recursive(6, 64, 4, move |inner| {
+        prop_oneof![
+            extra / 2 => prop::collection::vec(inner.clone(), 0..4).prop_map(Spec::CustomNode),
+            3 => (deco(), inner.clone()).prop_map(|(d, c)| Spec::Decorator(d, Box::new(c))),
+            4 => (comp(), prop::collection::vec(inner.clone(), 0..7)).prop_filter_map(
+                "a Parallel needs children",
+                |(c, kids)| match c {
+                    Comp::Parallel(..) if kids.is_empty() => None,
+                    _ => Some(Spec::Composite(c, kids)),
+                },
+            ),
+            1 => (comp(), inner).prop_map(|(c, k)| Spec::Shared(c, Box::new(k))),
+        ]
+    })
+}
+
+/// Records every event as (tick, node, kind) for comparing pools.
+#[derive(Default)]
+pub struct Events(pub Vec<Event>);
+
+impl Observer for Events {
+    fn event(&mut self, e: Event) {
+        self.0.push(e);
+    }
+}
