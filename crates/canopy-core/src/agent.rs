@@ -12,7 +12,7 @@ use crate::behavior::Runner;
 use crate::context::Ctx;
 use crate::observer::Observer;
 use crate::pool::{InlinePool, TaskPool};
-use crate::scheduler::{Mode, Schedule};
+use crate::scheduler::{Mode, NEVER, Schedule, reached};
 use crate::status::Status;
 use crate::tree::Tree;
 
@@ -52,6 +52,11 @@ pub struct Agent<P: TaskPool = InlinePool> {
     id: u32,
     /// Installed tasks; 0 means the root is not installed.
     active: u32,
+    /// Event mode: the agent sleeps until this tick (0: it does not sleep;
+    /// [`NEVER`]: until a ticket is completed). Kept here so that ticking a
+    /// sleeping agent reads nothing but this struct.
+    asleep_until: u32,
+    mode: Mode,
     /// Only for agents that need it (event mode, async leaves), so a plain
     /// tick-mode agent stays one pointer larger than its pool and counters.
     extra: Option<Box<Extra>>,
@@ -60,7 +65,6 @@ pub struct Agent<P: TaskPool = InlinePool> {
 /// The parts of an agent's runtime that not every agent needs.
 #[derive(Clone, Debug)]
 struct Extra {
-    mode: Mode,
     waits: Waits,
     schedule: Schedule,
 }
@@ -101,7 +105,6 @@ impl<P: TaskPool> Agent<P> {
     pub fn for_tree<A, W>(tree: &Tree<A, W>, id: u32) -> Self {
         let extra = (tree.waits > 0).then(|| {
             Box::new(Extra {
-                mode: Mode::Tick,
                 waits: Waits::with_capacity((tree.waits as usize).min(1024)),
                 schedule: Schedule::default(),
             })
@@ -112,6 +115,8 @@ impl<P: TaskPool> Agent<P> {
             tick: 0,
             id,
             active: 0,
+            asleep_until: 0,
+            mode: Mode::Tick,
             extra,
         }
     }
@@ -141,36 +146,39 @@ impl<P: TaskPool> Agent<P> {
     /// If `tree` is not the tree this agent was created for.
     pub fn set_mode<A, W>(&mut self, tree: &Tree<A, W>, mode: Mode) {
         self.check_tree(tree);
-        if mode == Mode::Tick && self.extra.is_none() {
+        self.mode = mode;
+        self.asleep_until = 0;
+        if let Some(extra) = self.extra.as_deref_mut() {
+            extra.schedule.clear();
+        }
+        // A root updated every tick leaves nothing to skip: such a tree runs
+        // tick-from-root in either mode.
+        if mode == Mode::Tick || tree.root_always {
             return;
         }
         let extra = self.extra.get_or_insert_with(|| {
             Box::new(Extra {
-                mode,
                 waits: Waits::default(),
                 schedule: Schedule::default(),
             })
         });
-        extra.mode = mode;
-        extra.schedule.clear();
-        if mode == Mode::Event {
-            if extra.schedule.heap_bytes() == 0 {
-                extra.schedule = Schedule::for_tree(tree);
-            }
-            let mut runner = Runner {
-                tree,
-                pool: &mut self.pool,
-                obs: (),
-                active: self.active,
-                waits: Some(&mut extra.waits),
-            };
-            runner.schedule_all(&mut extra.schedule, self.tick);
+        if extra.schedule.heap_bytes() == 0 {
+            extra.schedule = Schedule::for_tree(tree);
         }
+        let mut runner = Runner {
+            tree,
+            pool: &mut self.pool,
+            obs: (),
+            active: self.active,
+            waits: Some(&mut extra.waits),
+        };
+        runner.schedule_all(&mut extra.schedule, self.tick);
+        self.asleep_until = extra.schedule.asleep_until();
     }
 
     /// How this agent runs its tree.
     pub fn mode(&self) -> Mode {
-        self.extra.as_ref().map_or(Mode::Tick, |e| e.mode)
+        self.mode
     }
 
     /// Complete the [`Ticket`] of a suspended async leaf of this agent with
@@ -203,8 +211,9 @@ impl<P: TaskPool> Agent<P> {
         if !extra.waits.complete(ticket, status) {
             return false;
         }
-        if extra.mode == Mode::Event {
-            extra.schedule.wake(ticket.index);
+        if self.mode == Mode::Event {
+            extra.schedule.wake(ticket.index, self.tick);
+            self.asleep_until = extra.schedule.asleep_until();
         }
         true
     }
@@ -234,16 +243,28 @@ impl<P: TaskPool> Agent<P> {
         self.check_tree(tree);
         // Tick 0 is reserved for "never", so the clock skips it when it wraps.
         self.tick = self.tick.wrapping_add(1).max(1);
-        self.run(
+        if self.asleep_until != 0
+            && (self.asleep_until == NEVER || !reached(self.tick, self.asleep_until))
+        {
+            return Status::Running;
+        }
+        let scheduled = self.mode == Mode::Event && !tree.root_always;
+        let (status, asleep_until) = self.run(
             tree,
             agent,
             world,
             observer,
+            scheduled,
             |runner, schedule, cx| match schedule {
-                Some(schedule) => runner.tick_event(schedule, cx),
-                None => runner.tick_root(cx),
+                Some(schedule) => {
+                    let status = runner.tick_event(schedule, cx);
+                    (status, schedule.asleep_until())
+                }
+                None => (runner.tick_root(cx), 0),
             },
-        )
+        );
+        self.asleep_until = asleep_until;
+        status
     }
 
     /// Lend the engine this agent's pool and counters for one call.
@@ -254,6 +275,7 @@ impl<P: TaskPool> Agent<P> {
         agent: &mut A,
         world: &W,
         observer: O,
+        scheduled: bool,
         f: impl FnOnce(&mut Runner<'_, A, W, P, O>, Option<&mut Schedule>, &mut Ctx<A, W>) -> R,
     ) -> R {
         let mut cx = Ctx {
@@ -263,12 +285,12 @@ impl<P: TaskPool> Agent<P> {
             id: self.id,
         };
         let (waits, schedule) = match self.extra.as_deref_mut() {
-            Some(Extra {
-                mode,
-                waits,
-                schedule,
-            }) => (Some(waits), (*mode == Mode::Event).then_some(schedule)),
-            None => (None, None),
+            // Left untouched unless needed: it is one more cache line.
+            Some(extra) if scheduled || tree.waits > 0 => (
+                Some(&mut extra.waits),
+                scheduled.then_some(&mut extra.schedule),
+            ),
+            _ => (None, None),
         };
         let mut runner = Runner {
             tree,
@@ -313,14 +335,23 @@ impl<P: TaskPool> Agent<P> {
         observer: O,
     ) {
         self.check_tree(tree);
-        self.run(tree, agent, world, observer, |runner, schedule, cx| {
-            runner.abort_root(cx);
-            if let Some(schedule) = schedule {
-                schedule.clear();
-            }
-        });
+        let scheduled = self.mode == Mode::Event && !tree.root_always;
+        self.run(
+            tree,
+            agent,
+            world,
+            observer,
+            scheduled,
+            |runner, schedule, cx| {
+                runner.abort_root(cx);
+                if let Some(schedule) = schedule {
+                    schedule.clear();
+                }
+            },
+        );
         self.pool.persist(&tree.layout).fill(0);
         self.tick = 0;
+        self.asleep_until = 0;
     }
 
     /// `true` while the root is installed (it returned `Running` last tick).

@@ -577,6 +577,7 @@ fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
     }
 
     static NEXT_TREE: AtomicU32 = AtomicU32::new(1);
+    let root_always = scheduler::updated_every_tick(&defs[0].kind);
     let layout = PoolLayout {
         root: defs[0].size,
         persist: persist[0] as u32,
@@ -590,6 +591,7 @@ fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
         depth: height[0],
         frames: frames[0] as u32,
         waits: waits[0] as u32,
+        root_always,
         id: NEXT_TREE.fetch_add(1, Ordering::Relaxed),
         _types: PhantomData,
     })

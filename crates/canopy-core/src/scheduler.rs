@@ -94,8 +94,12 @@ enum Wake {
     Pass,
     /// Like `Pass` until this tick, then updated (a Timeout's deadline).
     Deadline(u32),
-    /// Every tick.
+    /// Every tick, with no frames below it (leaves and the nodes whose
+    /// subtree runs tick-from-root).
     Always,
+    /// On the next tick, which installs its child (a Repeat or Retry
+    /// between cycles).
+    Restart,
     /// At this tick (a Wait's end).
     At(u32),
     /// When wait `index` is completed (an async leaf).
@@ -105,14 +109,14 @@ enum Wake {
 }
 
 /// Whether `now` is at or past `tick`, in wrapping tick arithmetic.
-fn reached(now: u32, tick: u32) -> bool {
+pub(crate) fn reached(now: u32, tick: u32) -> bool {
     (now.wrapping_sub(tick) as i32) >= 0
 }
 
 impl Wake {
     fn is_due(self, now: u32) -> bool {
         match self {
-            Wake::Always => true,
+            Wake::Always | Wake::Restart => true,
             Wake::Deadline(t) | Wake::At(t) => reached(now, t),
             Wake::Pass | Wake::Suspended(_) | Wake::Never => false,
         }
@@ -136,12 +140,23 @@ struct Frame {
     wake: Wake,
 }
 
+/// [`Schedule::asleep_until`]: no tick will wake the agent, only a ticket.
+pub(crate) const NEVER: u32 = u32::MAX;
+
+/// How many frames due every tick the schedule lists by index; with more,
+/// a tick scans all frames.
+const LISTED: usize = 6;
+
 /// An agent's event-driven schedule: its running tasks in tree order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Schedule {
     frames: Vec<Frame>,
-    /// Frames due every tick.
-    busy: u32,
+    /// Indices of the frames due every tick, in tree order: on a tick with
+    /// no alarm these are the only frames looked at (seed 002's list of
+    /// active behaviors).
+    due: [u16; LISTED],
+    /// How many of `due` are used; `u8::MAX` when there are more.
+    due_len: u8,
     /// The earliest tick a `Deadline` or `At` frame falls due.
     alarm: Option<u32>,
 }
@@ -165,46 +180,74 @@ pub(crate) fn schedules_children<A, W>(kind: &NodeKind<A, W>) -> bool {
     )
 }
 
+/// Whether a running task of this kind is updated on every tick in event
+/// mode too, with nothing below it scheduled.
+pub(crate) fn updated_every_tick<A, W>(kind: &NodeKind<A, W>) -> bool {
+    !schedules_children(kind)
+        && !matches!(
+            kind,
+            NodeKind::Wait(_) | NodeKind::AlwaysRunning | NodeKind::Async(_)
+        )
+}
+
 impl Schedule {
     /// Room for the most frames `tree` can need (capped; past the cap the
     /// list grows once, to its peak).
     pub fn for_tree<A, W>(tree: &Tree<A, W>) -> Self {
         Schedule {
             frames: Vec::with_capacity((tree.frames as usize).min(4096)),
-            busy: 0,
+            due: [0; LISTED],
+            due_len: 0,
             alarm: None,
         }
     }
 
     pub fn clear(&mut self) {
         self.frames.clear();
-        self.busy = 0;
+        self.due_len = 0;
         self.alarm = None;
     }
 
     /// A completed ticket wakes its suspended leaf, if it has a frame (an
     /// async leaf below a reactive node has none: it is polled).
-    pub fn wake(&mut self, wait: u32) {
-        for frame in &mut self.frames {
-            if frame.wake == Wake::Suspended(wait) {
-                frame.wake = Wake::Always;
-                self.busy += 1;
-            }
+    pub fn wake(&mut self, wait: u32, now: u32) {
+        if let Some(frame) = self
+            .frames
+            .iter_mut()
+            .find(|f| f.wake == Wake::Suspended(wait))
+        {
+            frame.wake = Wake::Always;
+            self.refresh(now);
         }
     }
 
-    /// Nothing is due this tick: the agent can skip it entirely.
-    fn is_idle(&self, now: u32) -> bool {
-        self.busy == 0 && self.alarm.is_none_or(|t| !reached(now, t))
+    /// When the agent next needs a tick: 0 if on every tick, [`NEVER`] if
+    /// only once a ticket is completed, else the tick of the next alarm.
+    /// Agents keep this next to their counters, so a sleeping agent's tick
+    /// touches nothing else.
+    pub fn asleep_until(&self) -> u32 {
+        match (self.due_len, self.alarm) {
+            (0, None) if !self.frames.is_empty() => NEVER,
+            (0, Some(t)) if t != NEVER && t != 0 => t,
+            _ => 0,
+        }
     }
 
     /// Recount what is due after frames changed.
     fn refresh(&mut self, now: u32) {
-        self.busy = 0;
+        self.due_len = 0;
         self.alarm = None;
-        for frame in &self.frames {
+        for (i, frame) in self.frames.iter().enumerate() {
             match frame.wake {
-                Wake::Always => self.busy += 1,
+                Wake::Always | Wake::Restart => {
+                    let n = self.due_len as usize;
+                    if n < LISTED {
+                        self.due[n] = i as u16;
+                        self.due_len += 1;
+                    } else {
+                        self.due_len = u8::MAX;
+                    }
+                }
                 Wake::Deadline(t) | Wake::At(t) => {
                     let sooner = self.alarm.is_none_or(|a| {
                         (t.wrapping_sub(now) as i32) < (a.wrapping_sub(now) as i32)
@@ -243,10 +286,36 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             self.schedule_all(s, now);
             return status;
         }
-        if s.is_idle(now) {
-            return Status::Running;
+        if s.alarm.is_some_and(|t| reached(now, t)) || s.due_len as usize > LISTED {
+            return self.scan(s, 0, cx);
         }
-        let mut i = 0;
+        // The steady state: only the listed frames are due, and as long as
+        // they keep running nothing else changes.
+        for k in 0..s.due_len as usize {
+            let i = s.due[k] as usize;
+            let frame = s.frames[i];
+            if frame.wake != Wake::Always {
+                return self.scan(s, i, cx);
+            }
+            let status = self.update_frame(&frame, Visit::Resume, cx);
+            if status != Status::Running {
+                return match self.propagate(s, i, status, cx) {
+                    Ok(next) => self.scan(s, next, cx),
+                    Err(root) => {
+                        s.clear();
+                        root
+                    }
+                };
+            }
+        }
+        Status::Running
+    }
+
+    /// Update every due frame from index `from` on, in tree order, letting
+    /// finished tasks notify their parents; then recount what is due.
+    fn scan(&mut self, s: &mut Schedule, from: usize, cx: &mut Ctx<A, W>) -> Status {
+        let now = cx.tick;
+        let mut i = from;
         while i < s.frames.len() {
             let frame = s.frames[i];
             if !frame.wake.is_due(now) {
@@ -254,9 +323,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
                 continue;
             }
             let status = self.update_frame(&frame, Visit::Resume, cx);
-            i = if status == Status::Running {
-                self.reschedule(s, i)
-            } else {
+            i = if status != Status::Running {
                 match self.propagate(s, i, status, cx) {
                     Ok(next) => next,
                     Err(root) => {
@@ -264,6 +331,10 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
                         return root;
                     }
                 }
+            } else if frame.wake == Wake::Always {
+                i + 1
+            } else {
+                self.reschedule(s, i)
             };
         }
         s.refresh(now);
@@ -297,9 +368,14 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
     }
 
     /// Update a frame's task: resume it, or tell it a child finished.
+    #[inline(always)]
     fn update_frame(&mut self, frame: &Frame, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         if frame.depth == 0 {
-            return self.resume_root(visit, cx);
+            return match visit {
+                // The same path as tick-from-root.
+                Visit::Resume => self.tick_root(cx),
+                _ => self.resume_root(visit, cx),
+            };
         }
         let tree = self.tree;
         let parent_def = tree.def(frame.parent);
@@ -449,7 +525,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
                 if self.repeat_child_installed(def, at) {
                     Wake::Pass
                 } else {
-                    Wake::Always
+                    Wake::Restart
                 }
             }
             NodeKind::Timeout(ticks) => {

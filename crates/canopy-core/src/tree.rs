@@ -80,6 +80,9 @@ pub struct Tree<A, W> {
     pub(crate) frames: u32,
     /// Most async leaves that can be suspended at once for one agent.
     pub(crate) waits: u32,
+    /// The root is updated on every tick in either mode (a reactive node,
+    /// say), so event mode has nothing to skip and runs tick-from-root.
+    pub(crate) root_always: bool,
     /// Distinguishes trees so an agent cannot be ticked with the wrong one.
     pub(crate) id: u32,
     pub(crate) _types: PhantomData<fn(&mut A, &W)>,
