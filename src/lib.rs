@@ -6,7 +6,8 @@
 //! tasks, tick without allocating, and tick in parallel.
 //!
 //! This facade re-exports the parts: the engine ([`canopy_core`], at the
-//! top level) and data-driven trees ([`canopy_data`], as [`data`]).
+//! top level), data-driven trees ([`canopy_data`], as [`data`]) and state
+//! machines ([`canopy_fsm`], as [`fsm`]).
 //!
 //! ```
 //! use canopy::{Agent, Builder, Status};
@@ -20,6 +21,11 @@ pub use canopy_core::*;
 /// Node registry and tree files (JSON, RON): [`canopy_data`].
 pub mod data {
     pub use canopy_data::*;
+}
+
+/// State machines, flat and hierarchical, and hybrids with trees: [`canopy_fsm`].
+pub mod fsm {
+    pub use canopy_fsm::*;
 }
 
 /// The README's examples, compiled and run as doctests.
