@@ -1,7 +1,7 @@
 //! The hook order, in one place: starting, updating, sending a trigger,
 //! stopping.
 //!
-//! The engine works on a borrowed [`Run`] — the active path, the data bytes
+//! The engine works on a borrowed `Run` — the active path, the data bytes
 //! and the tree runtimes of one agent — rather than on an owned agent, so
 //! the same code drives an [`FsmAgent`](crate::FsmAgent) (boxed slices
 //! sized for the machine) and a [`MachineLeaf`](crate::MachineLeaf) (fixed
