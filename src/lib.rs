@@ -6,7 +6,8 @@
 //! tasks, tick without allocating, and tick in parallel.
 //!
 //! This facade re-exports the parts: the engine ([`canopy_core`], at the
-//! top level) and data-driven trees ([`canopy_data`], as [`data`]).
+//! top level), data-driven trees ([`canopy_data`], as [`data`]) and state
+//! machines ([`canopy_fsm`], as [`fsm`]).
 //!
 //! ```
 //! use canopy::{Agent, Builder, Status};
@@ -22,7 +23,18 @@ pub mod data {
     pub use canopy_data::*;
 }
 
+/// State machines, flat and hierarchical, and hybrids with trees: [`canopy_fsm`].
+pub mod fsm {
+    pub use canopy_fsm::*;
+}
+
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The README section on state machines (docs/fsm-readme-section.md),
+/// compiled and run as doctests until it is merged into the README.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/fsm-readme-section.md")]
+pub struct FsmReadmeDoctests;

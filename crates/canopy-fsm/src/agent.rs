@@ -1,0 +1,258 @@
+//! One agent's runtime of a machine: the active path, the active states'
+//! data, and a tree runtime per tree-running state.
+//!
+//! All three are sized from the machine when the agent is created — the
+//! path holds one state per level, the data is laid out at build time with
+//! siblings sharing a region — and never grow, so updates and triggers
+//! allocate nothing. Like canopy's [`Agent`], an `FsmAgent` holds no
+//! reference to the machine, the agent data or the world: they are lent to
+//! each call, so agents sit in a `Vec` and update from any thread.
+
+use canopy_core::{Agent, Ctx, Status};
+
+use crate::machine::{Body, Machine, StateId};
+use crate::runtime::Run;
+
+/// The per-agent runtime of a [`Machine`].
+///
+/// A crowd updating in parallel needs nothing but rayon's `par_iter_mut`:
+///
+/// ```
+/// use canopy_fsm::{FsmAgent, Hooks, MachineBuilder};
+/// use rayon::prelude::*;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// enum Ev { Tired, Rested }
+///
+/// struct Sheep { energy: i32 }
+/// struct Field { grass: i32 }
+///
+/// type H = Hooks<Sheep, Field, Ev>; // names the types the closures see
+/// let mut b = MachineBuilder::new();
+/// b.state("Graze", H::new().on_update(|cx| {
+///     cx.agent.energy -= 1;
+///     (cx.agent.energy <= 0).then_some(Ev::Tired)
+/// }));
+/// b.state("Sleep", H::new().on_update(|cx| {
+///     cx.agent.energy += cx.world.grass;
+///     (cx.agent.energy >= 4).then_some(Ev::Rested)
+/// }));
+/// b.transition("Graze", Ev::Tired, "Sleep").transition("Sleep", Ev::Rested, "Graze");
+/// b.start("Graze");
+/// let machine = b.build().unwrap();
+///
+/// let field = Field { grass: 2 };
+/// let mut sheep: Vec<Sheep> = (0..1000).map(|i| Sheep { energy: i % 3 + 1 }).collect();
+/// let mut agents: Vec<FsmAgent> = (0..1000).map(|i| FsmAgent::with_id(&machine, i)).collect();
+/// for _ in 0..10 {
+///     agents.par_iter_mut().zip(sheep.par_iter_mut()).for_each(|(agent, s)| {
+///         agent.update(&machine, s, &field);
+///     });
+/// }
+/// assert!(agents.iter().any(|a| a.is_in(&machine, "Sleep")));
+/// assert!(sheep.iter().all(|s| (0..=5).contains(&s.energy)));
+/// ```
+#[derive(Clone, Debug)]
+pub struct FsmAgent {
+    path: Box<[StateId]>,
+    data: Box<[u8]>,
+    trees: Box<[Agent]>,
+    /// Active levels; 0 when stopped.
+    len: u16,
+    machine: u32,
+    tick: u32,
+    id: u32,
+}
+
+impl FsmAgent {
+    /// A stopped agent for `machine`, with id 0. Allocates the agent's
+    /// memory once; the first update or send enters the start states.
+    pub fn new<A, W, T>(machine: &Machine<A, W, T>) -> Self {
+        Self::with_id(machine, 0)
+    }
+
+    /// A stopped agent with an id, which hooks see as [`Ctx::id`] (and the
+    /// agent's behavior trees too).
+    pub fn with_id<A, W, T>(machine: &Machine<A, W, T>, id: u32) -> Self {
+        let trees = machine
+            .states
+            .iter()
+            .filter_map(|s| match &s.body {
+                Body::Tree(t) => Some(Agent::with_id(&t.tree, id)),
+                Body::Hooks(_) => None,
+            })
+            .collect();
+        FsmAgent {
+            path: vec![StateId(0); machine.depth()].into(),
+            data: vec![0; machine.data_bytes()].into(),
+            trees,
+            len: 0,
+            machine: machine.id,
+            tick: 0,
+            id,
+        }
+    }
+
+    /// Update the active states once (entering the start states first if
+    /// stopped), send the trigger an update hook returned, if any, and
+    /// return the machine's status: `Success`/`Failure` while a final state
+    /// is active, else `Running`. The order is in [`runtime`](crate::runtime).
+    ///
+    /// ```
+    /// use canopy_fsm::{FsmAgent, Hooks, MachineBuilder};
+    /// use canopy_core::Status;
+    /// let mut b = MachineBuilder::<u32, (), ()>::new();
+    /// b.state("Count", Hooks::new().on_update(|cx| { *cx.agent += 1; (*cx.agent == 2).then_some(()) }));
+    /// b.state("Done", Hooks::new()).succeeds();
+    /// b.transition("Count", (), "Done");
+    /// b.start("Count");
+    /// let m = b.build().unwrap();
+    /// let (mut n, mut agent) = (0, FsmAgent::new(&m));
+    /// assert_eq!(agent.update(&m, &mut n, &()), Status::Running);
+    /// assert_eq!(agent.update(&m, &mut n, &()), Status::Success);
+    /// ```
+    ///
+    /// # Panics
+    /// If `machine` is not the one this agent was created for.
+    pub fn update<A, W, T: Copy + Eq>(
+        &mut self,
+        machine: &Machine<A, W, T>,
+        agent: &mut A,
+        world: &W,
+    ) -> Status {
+        self.check(machine);
+        // Tick 0 is reserved for "never updated", so the clock skips it when it wraps.
+        self.tick = self.tick.wrapping_add(1).max(1);
+        self.with(agent, world, |run, cx| machine.run_update(run, cx))
+    }
+
+    /// Send a trigger: the active states are asked outermost first, and the
+    /// first with a transition on it takes it. Returns `false`, running no
+    /// hook, when none has one. A stopped agent enters its start states first.
+    ///
+    /// # Panics
+    /// If `machine` is not the one this agent was created for.
+    pub fn send<A, W, T: Copy + Eq>(
+        &mut self,
+        machine: &Machine<A, W, T>,
+        trigger: T,
+        agent: &mut A,
+        world: &W,
+    ) -> bool {
+        self.check(machine);
+        self.with(agent, world, |run, cx| machine.run_send(run, trigger, cx))
+    }
+
+    /// Enter the start states now, if stopped (seed 001's `SetStartState`).
+    ///
+    /// # Panics
+    /// If `machine` is not the one this agent was created for.
+    pub fn start<A, W, T: Copy + Eq>(
+        &mut self,
+        machine: &Machine<A, W, T>,
+        agent: &mut A,
+        world: &W,
+    ) {
+        self.check(machine);
+        self.with(agent, world, |run, cx| machine.run_start(run, cx))
+    }
+
+    /// Exit every active state, innermost first (behavior trees of
+    /// tree-running states are aborted), and stop. The next update or send
+    /// starts over from the start states.
+    ///
+    /// # Panics
+    /// If `machine` is not the one this agent was created for.
+    pub fn stop<A, W, T: Copy + Eq>(
+        &mut self,
+        machine: &Machine<A, W, T>,
+        agent: &mut A,
+        world: &W,
+    ) {
+        self.check(machine);
+        self.with(agent, world, |run, cx| machine.run_stop(run, cx))
+    }
+
+    /// The active states, top level first; empty when stopped.
+    pub fn active(&self) -> &[StateId] {
+        &self.path[..self.len as usize]
+    }
+
+    /// `true` if the state named `name` is active (at any level).
+    ///
+    /// # Panics
+    /// If `machine` is not the one this agent was created for.
+    pub fn is_in<A, W, T>(&self, machine: &Machine<A, W, T>, name: &str) -> bool {
+        self.check(machine);
+        self.active().iter().any(|&s| machine.name(s) == name)
+    }
+
+    /// `true` unless stopped.
+    pub fn is_active(&self) -> bool {
+        self.len > 0
+    }
+
+    /// The machine's status now: `Success`/`Failure` while a final state is
+    /// active (the outermost one decides), else `Running`.
+    ///
+    /// # Panics
+    /// If `machine` is not the one this agent was created for.
+    pub fn status<A, W, T: Copy + Eq>(&self, machine: &Machine<A, W, T>) -> Status {
+        self.check(machine);
+        self.active()
+            .iter()
+            .find_map(|&s| machine.outcome(s))
+            .unwrap_or(Status::Running)
+    }
+
+    /// Updates since the agent was created.
+    pub fn ticks(&self) -> u32 {
+        self.tick
+    }
+
+    /// The agent's id.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Heap bytes this agent holds: its path, its data and its tree
+    /// runtimes with their pools. The `FsmAgent` value itself is
+    /// `size_of::<FsmAgent>()` more, wherever it is stored.
+    pub fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.path)
+            + self.data.len()
+            + self
+                .trees
+                .iter()
+                .map(|t| size_of::<Agent>() + t.heap_bytes())
+                .sum::<usize>()
+    }
+
+    fn with<A, W, R>(
+        &mut self,
+        agent: &mut A,
+        world: &W,
+        f: impl FnOnce(&mut Run<'_>, &mut Ctx<A, W>) -> R,
+    ) -> R {
+        let mut cx = Ctx {
+            agent,
+            world,
+            tick: self.tick,
+            id: self.id,
+        };
+        let mut run = Run {
+            path: &mut self.path,
+            len: &mut self.len,
+            data: &mut self.data,
+            trees: &mut self.trees,
+        };
+        f(&mut run, &mut cx)
+    }
+
+    fn check<A, W, T>(&self, machine: &Machine<A, W, T>) {
+        assert_eq!(
+            self.machine, machine.id,
+            "this agent was created for another machine; use it with that machine"
+        );
+    }
+}

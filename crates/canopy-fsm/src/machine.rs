@@ -1,0 +1,256 @@
+//! The shared, immutable machine definition.
+//!
+//! A [`Machine`] is what every agent of a crowd shares: the states in one
+//! flat table (each machine's states contiguous, children after their
+//! parents), each state's transitions as a contiguous slice of one flat
+//! transition table, and the offset of each state's data in an agent's data
+//! bytes. Everything an update or a trigger needs is found by indexing, so
+//! the hot path never allocates and never hashes. Nothing in it is
+//! per-agent, so it is `Send + Sync` and one `&Machine` serves every thread.
+
+use std::fmt;
+use std::sync::Arc;
+
+use canopy_core::{Status, Tree};
+
+use crate::display::Display;
+use crate::state::ErasedState;
+
+/// A state of a [`Machine`], by index. Look one up with [`Machine::state`].
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, bytemuck::Pod, bytemuck::Zeroable,
+)]
+#[repr(transparent)]
+pub struct StateId(pub(crate) u16);
+
+impl StateId {
+    /// The state's index in its machine, from 0; top-level states first.
+    ///
+    /// ```
+    /// use canopy_fsm::{Hooks, MachineBuilder};
+    /// let mut b = MachineBuilder::<(), (), ()>::new();
+    /// b.state("A", Hooks::new());
+    /// b.start("A");
+    /// assert_eq!(b.build().unwrap().state("A").unwrap().index(), 0);
+    /// ```
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// How a state behaves: user hooks, or a behavior tree it runs.
+pub(crate) enum Body<A, W, T> {
+    Hooks(Box<dyn ErasedState<A, W, T>>),
+    Tree(TreeBody<A, W, T>),
+}
+
+/// A state that runs a behavior tree; `slot` is its index among the
+/// agent's tree runtimes.
+pub(crate) struct TreeBody<A, W, T> {
+    pub(crate) tree: Arc<Tree<A, W>>,
+    pub(crate) slot: u16,
+    pub(crate) on_success: Option<T>,
+    pub(crate) on_failure: Option<T>,
+}
+
+/// One state of the flat table.
+pub(crate) struct StateDef<A, W, T> {
+    pub(crate) name: Box<str>,
+    pub(crate) parent: Option<StateId>,
+    /// Nesting level: 0 for top-level states.
+    pub(crate) level: u16,
+    /// Child states are `first_child..first_child + child_count`.
+    pub(crate) first_child: u16,
+    pub(crate) child_count: u16,
+    /// The child machine's start state, if the state has children.
+    pub(crate) initial: Option<StateId>,
+    /// Transitions are `transitions[first_transition..][..transition_count]`.
+    pub(crate) first_transition: u32,
+    pub(crate) transition_count: u32,
+    /// Where the state's data starts in an agent's data bytes.
+    pub(crate) offset: u32,
+    pub(crate) size: u32,
+    pub(crate) body: Body<A, W, T>,
+    pub(crate) outcome: Option<Status>,
+}
+
+/// A transition, stored in its source state's slice.
+pub(crate) struct Transition<T> {
+    pub(crate) trigger: T,
+    pub(crate) to: StateId,
+    /// The nesting level at which the active path changes: active states at
+    /// this level and below are exited, the target's path from this level
+    /// down is entered. Precomputed at build time.
+    pub(crate) level: u16,
+}
+
+/// An immutable state machine, flat or hierarchical, shared by every agent
+/// that runs it. Build one with [`MachineBuilder`](crate::MachineBuilder);
+/// run it for one agent with an [`FsmAgent`](crate::FsmAgent).
+///
+/// `Machine<A, W, T>` is `Send + Sync` whatever `A` and `W` are, as long as
+/// the trigger type is:
+///
+/// ```
+/// fn shared<X: Send + Sync>(_: &X) {}
+/// let mut b = canopy_fsm::MachineBuilder::<std::rc::Rc<u8>, (), u8>::new();
+/// b.state("A", canopy_fsm::Hooks::new());
+/// b.start("A");
+/// shared(&b.build().unwrap());
+/// ```
+pub struct Machine<A, W, T> {
+    pub(crate) states: Box<[StateDef<A, W, T>]>,
+    pub(crate) transitions: Box<[Transition<T>]>,
+    pub(crate) start: StateId,
+    pub(crate) depth: u16,
+    pub(crate) data_bytes: u32,
+    pub(crate) trees: u16,
+    pub(crate) id: u32,
+}
+
+impl<A, W, T> Machine<A, W, T> {
+    /// Number of states, at every level.
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// `false`: a machine has at least one state (the builder rejects empty ones).
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+
+    /// Nesting levels: 1 for a flat machine. The longest active path.
+    pub fn depth(&self) -> usize {
+        self.depth as usize
+    }
+
+    /// Bytes of state data an agent holds: the largest sum of data sizes
+    /// along one path, since only one state per machine is active at a time
+    /// and siblings share a region.
+    pub fn data_bytes(&self) -> usize {
+        self.data_bytes as usize
+    }
+
+    /// Number of states that run a behavior tree; each agent holds one tree
+    /// runtime per such state.
+    pub fn tree_states(&self) -> usize {
+        self.trees as usize
+    }
+
+    /// The state with this name, if any (a linear search; resolve names
+    /// once, outside the hot loop).
+    ///
+    /// ```
+    /// use canopy_fsm::{Hooks, MachineBuilder};
+    /// let mut b = MachineBuilder::<(), (), ()>::new();
+    /// b.state("Idle", Hooks::new());
+    /// b.start("Idle");
+    /// let m = b.build().unwrap();
+    /// assert_eq!(m.state("Idle").map(|s| m.name(s)), Some("Idle"));
+    /// assert_eq!(m.state("Fly"), None);
+    /// ```
+    pub fn state(&self, name: &str) -> Option<StateId> {
+        let index = self.states.iter().position(|s| &*s.name == name)?;
+        Some(StateId(index as u16))
+    }
+
+    /// A state's name.
+    ///
+    /// # Panics
+    /// If `id` belongs to a larger machine.
+    pub fn name(&self, id: StateId) -> &str {
+        &self.def(id).name
+    }
+
+    /// The state whose child machine contains `id`; `None` at the top level.
+    ///
+    /// # Panics
+    /// If `id` belongs to a larger machine.
+    pub fn parent(&self, id: StateId) -> Option<StateId> {
+        self.def(id).parent
+    }
+
+    /// The states of the child machine of `id` (empty for a simple state).
+    ///
+    /// # Panics
+    /// If `id` belongs to a larger machine.
+    pub fn children(&self, id: StateId) -> impl ExactSizeIterator<Item = StateId> + use<A, W, T> {
+        let def = self.def(id);
+        (def.first_child..def.first_child + def.child_count).map(StateId)
+    }
+
+    /// The top-level states.
+    pub fn top_level(&self) -> impl ExactSizeIterator<Item = StateId> + use<A, W, T> {
+        let count = self
+            .states
+            .iter()
+            .take_while(|s| s.parent.is_none())
+            .count();
+        (0..count as u16).map(StateId)
+    }
+
+    /// The start state of the top-level machine.
+    pub fn start(&self) -> StateId {
+        self.start
+    }
+
+    /// The start state of the child machine of `id`, if it has one.
+    ///
+    /// # Panics
+    /// If `id` belongs to a larger machine.
+    pub fn initial(&self, id: StateId) -> Option<StateId> {
+        self.def(id).initial
+    }
+
+    /// A final state's outcome (`Success` or `Failure`); `None` for other states.
+    ///
+    /// # Panics
+    /// If `id` belongs to a larger machine.
+    pub fn outcome(&self, id: StateId) -> Option<Status> {
+        self.def(id).outcome
+    }
+
+    /// `true` if the state runs a behavior tree.
+    ///
+    /// # Panics
+    /// If `id` belongs to a larger machine.
+    pub fn runs_tree(&self, id: StateId) -> bool {
+        matches!(self.def(id).body, Body::Tree(_))
+    }
+
+    /// The transitions declared on `id`, as `(trigger, target)` in
+    /// declaration order.
+    ///
+    /// # Panics
+    /// If `id` belongs to a larger machine.
+    pub fn transitions(&self, id: StateId) -> impl ExactSizeIterator<Item = (&T, StateId)> {
+        self.transitions_of(id.0).iter().map(|t| (&t.trigger, t.to))
+    }
+
+    /// An indented, human-readable view of the states, their transitions,
+    /// start and final states; see [`Display`].
+    pub fn display(&self) -> Display<'_, A, W, T> {
+        Display { machine: self }
+    }
+
+    pub(crate) fn def(&self, id: StateId) -> &StateDef<A, W, T> {
+        &self.states[id.0 as usize]
+    }
+
+    pub(crate) fn transitions_of(&self, state: u16) -> &[Transition<T>] {
+        let def = &self.states[state as usize];
+        let start = def.first_transition as usize;
+        &self.transitions[start..start + def.transition_count as usize]
+    }
+}
+
+impl<A, W, T: fmt::Debug> fmt::Debug for Machine<A, W, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Machine")
+            .field("states", &self.states.len())
+            .field("depth", &self.depth)
+            .field("data_bytes", &self.data_bytes)
+            .field("tree_states", &self.trees)
+            .finish()
+    }
+}

@@ -1,0 +1,273 @@
+//! Behavior trees and machines inside each other: a tree leaf running a
+//! machine to a final state, aborted leaves exiting their states, and a
+//! state running a tree that is aborted when the state exits.
+
+mod common;
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+use canopy_core::{Agent, Builder, Children, Ctx, Exit, Node, Status, Tree};
+use canopy_fsm::{FsmAgent, Machine, MachineBuilder, MachineLeaf, TreeState};
+use common::{Trace, traced};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ev {
+    Done,
+    Lose,
+    Alarm,
+    Calm,
+    Next,
+}
+
+type Log = Trace<Ev>;
+
+/// Heat (inside Cook) until told, then Done or Lost.
+fn cooking() -> Arc<Machine<Log, (), Ev>> {
+    let mut cook = MachineBuilder::new();
+    cook.state("Heat", traced("Heat"));
+    cook.start("Heat");
+    let mut b = MachineBuilder::new();
+    b.state("Cook", traced("Cook")).child_machine(cook);
+    b.state("Done", traced("Done")).succeeds();
+    b.state("Lost", traced("Lost")).fails();
+    b.transition("Heat", Ev::Done, "Done")
+        .transition("Cook", Ev::Lose, "Lost");
+    b.start("Cook");
+    Arc::new(b.build().unwrap())
+}
+
+/// A leaf logging its own install, updates and terminate; always Running.
+struct Probe(&'static str);
+
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
+struct Nothing {
+    _unused: u8,
+}
+
+impl Node<Log, ()> for Probe {
+    type Task = Nothing;
+    fn create_task(&self, cx: &mut Ctx<Log, ()>) -> Nothing {
+        cx.agent.log.push(format!("bt install {}", self.0));
+        Nothing::zeroed()
+    }
+    fn update(&self, _: &mut Nothing, cx: &mut Ctx<Log, ()>, _: &mut Children<Log, ()>) -> Status {
+        cx.agent.log.push(format!("bt update {}", self.0));
+        match cx.agent.fire {
+            Some((name, _)) if name == self.0 => {
+                cx.agent.fire = None;
+                Status::Success
+            }
+            _ => Status::Running,
+        }
+    }
+    fn terminate(&self, _: &mut Nothing, cx: &mut Ctx<Log, ()>, exit: Exit) {
+        cx.agent
+            .log
+            .push(format!("bt terminate {} {exit:?}", self.0));
+    }
+}
+
+/// `sequence [machine leaf, probe "after"]`.
+fn tree_with_leaf() -> Tree<Log, ()> {
+    let b = Builder::new();
+    let leaf = MachineLeaf::new(cooking()).unwrap();
+    b.build(b.sequence(
+        "dinner",
+        [
+            b.custom("cook", leaf, []),
+            b.custom("after", Probe("after"), []),
+        ],
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_leaf_runs_its_machine_and_succeeds_at_a_final_state() {
+    let tree = tree_with_leaf();
+    let (mut t, mut agent) = (Log::new(), Agent::new(&tree));
+    assert_eq!(agent.tick(&tree, &mut t, &()), Status::Running);
+    assert_eq!(
+        t.take(),
+        ["enter Cook", "enter Heat", "update Cook", "update Heat"]
+    );
+    t.fire = Some(("Heat", Ev::Done));
+    assert_eq!(agent.tick(&tree, &mut t, &()), Status::Running);
+    assert_eq!(
+        t.take(),
+        [
+            "update Cook",
+            "update Heat",
+            "exit Heat",
+            "exit Cook",
+            "enter Done",
+            // The leaf succeeded: it is uninstalled, its machine stops.
+            "exit Done",
+            "bt install after",
+            "bt update after",
+        ]
+    );
+}
+
+#[test]
+fn a_leaf_fails_at_a_failing_final_state() {
+    let m = cooking();
+    let b = Builder::new();
+    let tree = b
+        .build(b.custom("cook", MachineLeaf::new(m).unwrap(), []))
+        .unwrap();
+    let (mut t, mut agent) = (Log::new(), Agent::new(&tree));
+    agent.tick(&tree, &mut t, &());
+    t.take();
+    t.fire = Some(("Cook", Ev::Lose));
+    assert_eq!(agent.tick(&tree, &mut t, &()), Status::Failure);
+    assert_eq!(
+        t.take(),
+        [
+            "update Cook",
+            "exit Heat",
+            "exit Cook",
+            "enter Lost",
+            "exit Lost"
+        ]
+    );
+    // The root finished: the next tick installs the leaf afresh.
+    agent.tick(&tree, &mut t, &());
+    assert_eq!(
+        t.take(),
+        ["enter Cook", "enter Heat", "update Cook", "update Heat"]
+    );
+}
+
+#[test]
+fn an_aborted_leaf_exits_its_states_innermost_first() {
+    let b = Builder::<Log, ()>::new();
+    let leaf = MachineLeaf::new(cooking()).unwrap();
+    let tree = b
+        .build(b.reactive_selector(
+            "priority",
+            [
+                b.condition("alarm?", |cx| cx.agent.fire.is_some()),
+                b.custom("cook", leaf, []),
+            ],
+        ))
+        .unwrap();
+    let (mut t, mut agent) = (Log::new(), Agent::new(&tree));
+    agent.tick(&tree, &mut t, &());
+    t.take();
+    t.fire = Some(("nobody", Ev::Next));
+    assert_eq!(agent.tick(&tree, &mut t, &()), Status::Success);
+    assert_eq!(t.take(), ["exit Heat", "exit Cook"]);
+}
+
+/// Patrol runs `sequence [probe "walk"]`; Alert is plain. Alarm and Calm
+/// switch between them; when the walk succeeds, Patrol sends Next.
+fn guard() -> Machine<Log, (), Ev> {
+    let b = Builder::new();
+    let patrol = Arc::new(
+        b.build(b.sequence("patrol", [b.custom("walk", Probe("walk"), [])]))
+            .unwrap(),
+    );
+    let mut m = MachineBuilder::new();
+    m.tree_state("Patrol", TreeState::new(patrol).on_success(Ev::Next));
+    m.state("Alert", traced("Alert"));
+    m.state("Rest", traced("Rest"));
+    m.transition("Patrol", Ev::Alarm, "Alert")
+        .transition("Patrol", Ev::Next, "Rest")
+        .transition("Alert", Ev::Calm, "Patrol")
+        .transition("Rest", Ev::Calm, "Patrol");
+    m.start("Patrol");
+    m.build().unwrap()
+}
+
+#[test]
+fn a_tree_inside_a_state_is_aborted_on_exit() {
+    let m = guard();
+    assert_eq!(m.tree_states(), 1);
+    let (mut t, mut agent) = (Log::new(), FsmAgent::new(&m));
+    agent.update(&m, &mut t, &());
+    agent.update(&m, &mut t, &());
+    assert_eq!(
+        t.take(),
+        ["bt install walk", "bt update walk", "bt update walk"]
+    );
+    assert!(agent.send(&m, Ev::Alarm, &mut t, &()));
+    assert_eq!(t.take(), ["bt terminate walk Aborted", "enter Alert"]);
+    // Back on patrol: the tree starts afresh, not where it was aborted.
+    assert!(agent.send(&m, Ev::Calm, &mut t, &()));
+    agent.update(&m, &mut t, &());
+    assert_eq!(
+        t.take(),
+        ["exit Alert", "bt install walk", "bt update walk"]
+    );
+    // Stopping the machine aborts it too.
+    agent.stop(&m, &mut t, &());
+    assert_eq!(t.take(), ["bt terminate walk Aborted"]);
+}
+
+#[test]
+fn a_tree_that_finishes_sends_its_trigger() {
+    let m = guard();
+    let (mut t, mut agent) = (Log::new(), FsmAgent::new(&m));
+    agent.update(&m, &mut t, &());
+    t.take();
+    t.fire = Some(("walk", Ev::Done));
+    agent.update(&m, &mut t, &());
+    assert_eq!(
+        t.take(),
+        ["bt update walk", "bt terminate walk Success", "enter Rest"]
+    );
+    assert!(agent.is_in(&m, "Rest"));
+}
+
+#[test]
+fn a_tree_state_deep_in_a_hierarchy_is_aborted_by_a_cross_level_transition() {
+    let b = Builder::new();
+    let work = Arc::new(b.build(b.custom("dig", Probe("dig"), [])).unwrap());
+    let mut inner = MachineBuilder::new();
+    inner.tree_state("Dig", TreeState::new(work));
+    inner.start("Dig");
+    let mut m = MachineBuilder::new();
+    m.state("Shift", traced("Shift")).child_machine(inner);
+    m.state("Home", traced("Home"));
+    m.transition("Dig", Ev::Alarm, "Home");
+    m.start("Shift");
+    let m = m.build().unwrap();
+
+    let (mut t, mut agent) = (Log::new(), FsmAgent::new(&m));
+    agent.update(&m, &mut t, &());
+    agent.send(&m, Ev::Alarm, &mut t, &());
+    assert_eq!(
+        t.take(),
+        [
+            "enter Shift",
+            "update Shift",
+            "bt install dig",
+            "bt update dig",
+            "bt terminate dig Aborted",
+            "exit Shift",
+            "enter Home"
+        ]
+    );
+}
+
+#[test]
+fn each_agent_has_its_own_tree_runtime() {
+    let m = guard();
+    let mut t = Log::new();
+    let mut agents: Vec<FsmAgent> = (0..3).map(|i| FsmAgent::with_id(&m, i)).collect();
+    for agent in &mut agents {
+        agent.update(&m, &mut t, &());
+    }
+    agents[1].send(&m, Ev::Alarm, &mut t, &());
+    t.take();
+    for agent in &mut agents {
+        agent.update(&m, &mut t, &());
+    }
+    // Agents 0 and 2 resume their walk; agent 1 is alert.
+    assert_eq!(
+        t.take(),
+        ["bt update walk", "update Alert", "bt update walk"]
+    );
+}
