@@ -10,6 +10,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use canopy::Mode;
 use canopy_crowd::{Config, Crowd, load_default_tree, registry, render_svg};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -39,6 +40,12 @@ struct Args {
     /// Print a JSON object with the figures as the last line.
     #[arg(long)]
     json: bool,
+    /// How agents run the tree: `tick` (from the root, every tick) or
+    /// `event` (only what can change). The default tree's root is a
+    /// priority selector that re-checks every tick, so for it the two
+    /// coincide; trees with deep running branches gain from `event`.
+    #[arg(long, default_value = "tick")]
+    mode: Mode,
 }
 
 fn main() {
@@ -63,6 +70,7 @@ fn main() {
     let config = Config {
         agents: args.agents as usize,
         seed: args.seed,
+        mode: args.mode,
         ..Config::default()
     };
     let mut crowd = Crowd::new(tree, &config);
@@ -99,9 +107,10 @@ fn main() {
     let counts = crowd.activity_counts();
 
     println!(
-        "{} agents × {} steps on {threads} threads; tree: {} nodes, shared by all",
+        "{} agents × {} steps on {threads} threads, {} mode; tree: {} nodes, shared by all",
         args.agents,
         args.steps,
+        args.mode,
         crowd.tree().len()
     );
     println!(
@@ -129,11 +138,12 @@ fn main() {
             .map(|(a, n)| format!("\"{}\":{n}", a.word()))
             .collect();
         println!(
-            "{{\"agents\":{},\"steps\":{},\"threads\":{threads},\"tree_ms_per_step\":{tree_ms:.3},\
+            "{{\"agents\":{},\"steps\":{},\"threads\":{threads},\"mode\":\"{}\",\"tree_ms_per_step\":{tree_ms:.3},\
              \"movement_ms_per_step\":{move_ms:.3},\"agent_ticks_per_sec\":{ticks_per_sec:.0},\
              \"behavior_bytes_per_agent\":{bytes:.1},\"activities\":{{{}}},\"state_hash\":\"{:016x}\"}}",
             args.agents,
             args.steps,
+            args.mode,
             counts.join(","),
             crowd.state_hash()
         );

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use canopy_core::Agent;
+use canopy_core::{Agent, Mode};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -86,6 +86,8 @@ pub struct Config {
     pub ticks: u32,
     /// Threads of the rayon pool; `None`: the calling thread alone.
     pub threads: Option<u32>,
+    /// How the agents run the tree.
+    pub mode: Mode,
 }
 
 /// What was measured.
@@ -140,9 +142,7 @@ pub fn measure(tree: &CliTree, config: &Config) -> Result<Figures, String> {
     };
 
     let (_, live_before) = heap();
-    let mut crowd: Vec<Agent> = (0..config.agents)
-        .map(|id| Agent::with_id(tree, id))
-        .collect();
+    let mut crowd = crate::crowd(tree, config.agents, config.mode);
     let warmup = warmup(config.ticks);
     for _ in 0..warmup {
         tick_all(&mut crowd);
@@ -174,6 +174,7 @@ struct JsonFigures {
     agents: u32,
     ticks: u32,
     threads: u32,
+    mode: String,
     ns_per_agent_tick: f64,
     bytes_per_agent: f64,
     allocs_per_tick: f64,
@@ -199,12 +200,13 @@ pub fn report(
     )?;
     writeln!(
         out,
-        "crowd   {} agents × {} ticks (after {} warm-up), {} thread{}",
+        "crowd   {} agents × {} ticks (after {} warm-up), {} thread{}, {} mode",
         config.agents,
         config.ticks,
         figures.warmup,
         threads,
-        if threads == 1 { "" } else { "s" }
+        if threads == 1 { "" } else { "s" },
+        config.mode
     )?;
     writeln!(
         out,
@@ -224,6 +226,7 @@ pub fn report(
             agents: config.agents,
             ticks: config.ticks,
             threads,
+            mode: config.mode.to_string(),
             ns_per_agent_tick: (figures.ns_per_agent_tick * 100.0).round() / 100.0,
             bytes_per_agent: figures.bytes_per_agent,
             allocs_per_tick: figures.allocs_per_tick,

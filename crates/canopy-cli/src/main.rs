@@ -22,7 +22,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use canopy_core::Tree;
+use canopy_core::{Agent, Mode, Tree};
 use canopy_data::{LoadError, Registry};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
@@ -106,6 +106,11 @@ enum Command {
         /// as one JSON object per line.
         #[arg(long)]
         trace: bool,
+        /// Tick from the root every tick, or update only what can change.
+        /// Same results; in event mode nodes that are not updated report no
+        /// update events.
+        #[arg(long, value_enum, default_value_t = ModeArg::Tick)]
+        mode: ModeArg,
     },
     /// Measure a tree's cost for a crowd: ns per agent-tick, heap bytes per
     /// agent, allocations per tick.
@@ -128,7 +133,28 @@ enum Command {
         /// Also print the figures as one JSON object, on the last line.
         #[arg(long)]
         json: bool,
+        /// Tick from the root every tick, or update only what can change.
+        #[arg(long, value_enum, default_value_t = ModeArg::Tick)]
+        mode: ModeArg,
     },
+}
+
+/// `--mode`: how agents run their tree ([`Mode`]).
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ModeArg {
+    /// Walk from the root to the running leaves every tick.
+    Tick,
+    /// Update only the tasks that can change this tick (seed 002).
+    Event,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(mode: ModeArg) -> Mode {
+        match mode {
+            ModeArg::Tick => Mode::Tick,
+            ModeArg::Event => Mode::Event,
+        }
+    }
 }
 
 fn agents_parser() -> clap::builder::RangedI64ValueParser<u32> {
@@ -228,12 +254,13 @@ fn dispatch(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             agents,
             seed,
             trace,
+            mode,
         } => {
             let tree = load(&file, seed)?;
             if trace {
-                trace::run(&tree, agents, ticks, out)?;
+                trace::run(&tree, agents, ticks, mode.into(), out)?;
             } else {
-                run::summary(&tree, agents, ticks, out)?;
+                run::summary(&tree, agents, ticks, mode.into(), out)?;
             }
         }
         Command::Bench {
@@ -243,12 +270,14 @@ fn dispatch(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             threads,
             seed,
             json,
+            mode,
         } => {
             let tree = load(&file, seed)?;
             let config = bench::Config {
                 agents,
                 ticks,
                 threads,
+                mode: mode.into(),
             };
             let figures = bench::measure(&tree, &config).map_err(Failure::Setup)?;
             bench::report(&file, &tree, &config, &figures, json, out)?;
@@ -283,6 +312,17 @@ fn show_tree<A, W>(tree: &Tree<A, W>, what: Show, out: &mut impl Write) -> Resul
 }
 
 /// Load a tree file with the built-in node types.
+/// Agents with ids `0..agents`, running `tree` in `mode`.
+fn crowd(tree: &CliTree, agents: u32, mode: Mode) -> Vec<Agent> {
+    (0..agents)
+        .map(|id| {
+            let mut agent = Agent::with_id(tree, id);
+            agent.set_mode(tree, mode);
+            agent
+        })
+        .collect()
+}
+
 fn load(file: &Path, seed: u64) -> Result<CliTree, LoadError> {
     Registry::<(), ()>::new().with_seed(seed).load_file(file)
 }

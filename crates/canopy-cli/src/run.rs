@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use canopy_core::{Agent, Status};
+use canopy_core::{Mode, Status};
 use rayon::prelude::*;
 
 use crate::CliTree;
@@ -36,10 +36,16 @@ impl Counts {
     }
 }
 
-/// Tick `agents` agents `ticks` times, printing one summary line per tick
-/// and a total.
-pub fn summary(tree: &CliTree, agents: u32, ticks: u32, out: &mut impl Write) -> io::Result<()> {
-    let mut crowd: Vec<Agent> = (0..agents).map(|id| Agent::with_id(tree, id)).collect();
+/// Tick `agents` agents `ticks` times in `mode`, printing one summary line
+/// per tick and a total.
+pub fn summary(
+    tree: &CliTree,
+    agents: u32,
+    ticks: u32,
+    mode: Mode,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let mut crowd = crate::crowd(tree, agents, mode);
     let tick_width = ticks.to_string().len();
     let agent_width = agents.to_string().len();
     let mut total = Counts::default();

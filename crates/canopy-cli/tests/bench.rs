@@ -13,6 +13,7 @@ fn figures(out: &str) -> Value {
         "agents",
         "ticks",
         "threads",
+        "mode",
         "ns_per_agent_tick",
         "bytes_per_agent",
         "allocs_per_tick",
@@ -44,6 +45,7 @@ fn sentry_ticks_without_allocating() {
     assert_eq!(f["agents"], 2000);
     assert_eq!(f["ticks"], 50);
     assert_eq!(f["threads"], 1);
+    assert_eq!(f["mode"], "tick");
     assert!(f["ns_per_agent_tick"].as_f64().unwrap() > 0.0);
     // At least the Agent value itself; far below a naive per-agent tree.
     let bytes = f["bytes_per_agent"].as_f64().unwrap();
@@ -65,10 +67,13 @@ fn threads_are_reported() {
         "20",
         "--threads",
         "2",
+        "--mode",
+        "event",
         "--json",
     ]);
     let f = figures(&out);
     assert_eq!(f["threads"], 2);
+    assert_eq!(f["mode"], "event");
     assert!(f["allocs_per_tick"].as_f64().unwrap() >= 0.0);
 }
 

@@ -229,3 +229,32 @@ fn run_needs_ticks() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("--ticks"));
 }
+
+#[test]
+fn event_mode_gives_the_same_run() {
+    for file in [
+        "examples/trees/sentry.json",
+        "examples/trees/pet.ron",
+        TAKEOVER,
+    ] {
+        let args = |mode: &'static str| {
+            [
+                "run", file, "--ticks", "40", "--agents", "4", "--seed", "3", "--mode", mode,
+            ]
+        };
+        assert_eq!(success(&args("tick")), success(&args("event")), "{file}");
+        // The traces agree but for the updates event mode skips: a node
+        // still running whose own code had nothing to do.
+        let traced = |mode: &'static str| {
+            let mut a = args(mode).to_vec();
+            a.push("--trace");
+            trace(&a)
+                .into_iter()
+                .filter(|l| !(l["event"] == "update" && l["status"] == "Running"))
+                .collect::<Vec<_>>()
+        };
+        let (tick, event) = (traced("tick"), traced("event"));
+        assert!(tick.iter().any(|l| l["event"] == "exit"), "{file}");
+        assert_eq!(tick, event, "{file}");
+    }
+}

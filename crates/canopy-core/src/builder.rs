@@ -386,7 +386,7 @@ impl<'b, A, W> Builder<'b, A, W> {
     }
 
     /// An [Async](crate::nodes#async) leaf: `start` runs once when the leaf
-    /// is entered and gets the [`Ticket`](crate::Ticket) that completes it;
+    /// is entered and gets the [`Ticket`] that completes it;
     /// returning `Running` suspends the leaf until then.
     ///
     /// ```

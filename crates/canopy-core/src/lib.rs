@@ -13,8 +13,11 @@
 //! | Task — runtime state + logic of an active node | plain bytes in the pool; logic in [`nodes`] | yes, only while active |
 //! | Behavior — slot that installs / updates / uninstalls a task | [`pool::Slot`], driven by the engine | part of the parent task |
 //! | Agent state — root slot + pool | [`Agent`] | yes |
+//! | Scheduler — tick-from-root or event-driven | [`Mode`], [`scheduler`] | a mode per agent |
 //!
-//! The semantics of every node kind are in one place: [`nodes`].
+//! The semantics of every node kind are in one place: [`nodes`]; the pool
+//! in one place: [`pool`]; the event-driven scheduler in one place:
+//! [`scheduler`]; asynchronous leaves and their tickets: [`asynchronous`].
 //!
 //! # Context: how leaf code reaches agent and world
 //!

@@ -18,7 +18,7 @@
 //! | ReactiveSequence, ReactiveSelector, ReactiveGuard | every tick, and their subtree runs tick-from-root below them: they must re-check their conditions anyway |
 //!
 //! When an updated task finishes, its parent is told
-//! ([`Visit::ChildDone`]) and reacts with the same code its ordinary update
+//! (a `ChildDone` visit) and reacts with the same code its ordinary update
 //! runs — a Sequence starts its next child, a Parallel counts the result —
 //! so node semantics stay in one place, [`nodes`](crate::nodes). The frames
 //! below a parent that reacted are then read back from the task state.

@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
-use canopy_core::{Agent, Tree};
+use canopy_core::{Agent, Mode, Tree};
 use glam::Vec2;
 use rayon::prelude::*;
 
@@ -45,6 +45,9 @@ pub struct Config {
     pub trail: usize,
     /// Steps between trail samples.
     pub trail_every: u32,
+    /// How agents run the tree: tick-from-root or event-driven (same
+    /// results; see [`Mode`]).
+    pub mode: Mode,
 }
 
 impl Default for Config {
@@ -59,6 +62,7 @@ impl Default for Config {
             threats: 3,
             trail: 8,
             trail_every: 3,
+            mode: Mode::Tick,
         }
     }
 }
@@ -180,7 +184,11 @@ impl Crowd {
             .collect();
         world.grid.rebuild(walkers.iter().map(|w| w.pos));
         let agents = (0..config.agents as u32)
-            .map(|i| Agent::with_id(&tree, i))
+            .map(|i| {
+                let mut agent = Agent::with_id(&tree, i);
+                agent.set_mode(&tree, config.mode);
+                agent
+            })
             .collect();
         let trail_len = config.trail.max(1);
         let trails = walkers

@@ -1,9 +1,20 @@
 //! A run is fixed by its seed: the same seed gives the same final state,
 //! bit for bit, whether one thread or several tick the crowd.
 
+use canopy_core::Mode;
 use canopy_crowd::{Activity, Config, Crowd, load_default_tree};
 
 fn run(seed: u64, threads: usize, agents: usize, steps: u32) -> (u64, Vec<(Activity, usize)>) {
+    run_in(Mode::Tick, seed, threads, agents, steps)
+}
+
+fn run_in(
+    mode: Mode,
+    seed: u64,
+    threads: usize,
+    agents: usize,
+    steps: u32,
+) -> (u64, Vec<(Activity, usize)>) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -14,6 +25,7 @@ fn run(seed: u64, threads: usize, agents: usize, steps: u32) -> (u64, Vec<(Activ
         &Config {
             agents,
             seed,
+            mode,
             ..Config::default()
         },
     );
@@ -36,6 +48,11 @@ fn same_seed_same_final_state_with_one_thread_or_many() {
     );
     assert_eq!(run(7, 2, agents, steps), one, "2 threads differ from 1");
     assert_eq!(run(7, 4, agents, steps), one, "4 threads differ from 1");
+    assert_eq!(
+        run_in(Mode::Event, 7, 2, agents, steps),
+        one,
+        "event mode differs from tick mode"
+    );
     assert_ne!(
         run(8, 2, agents, steps).0,
         one.0,

@@ -102,9 +102,24 @@
 //! `Success`: entered at tick `t`, it succeeds at tick `t + n`. `Wait(0)`
 //! succeeds at once.
 //!
+//! ## Async
+//! User code called once, when the leaf is entered, with a
+//! [`Ticket`](crate::Ticket); it may finish at once or return `Running`,
+//! which suspends the leaf until the ticket is completed from outside the
+//! tick ([`Agent::complete`](crate::Agent::complete)). The leaf then
+//! reports the completed status on its next update. A ticket goes stale
+//! when its leaf ends (finishes or is aborted), and completing a stale
+//! ticket does nothing. See [`asynchronous`](crate::asynchronous).
+//!
 //! ## Custom
 //! A user [`Node`](crate::Node) with its own task; it may run children
 //! through [`Children`](crate::Children).
+//!
+//! # Scheduling
+//! Everything above is stated for tick-from-root, where the root is updated
+//! every tick. The event-driven mode ([`Mode::Event`](crate::Mode)) gives
+//! the same results while updating only the tasks that can change; see
+//! [`scheduler`](crate::scheduler).
 //!
 //! # Time
 //! Durations are counted in the agent's ticks ([`Ctx::tick`](crate::Ctx)),
