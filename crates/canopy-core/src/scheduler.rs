@@ -241,11 +241,14 @@ impl Schedule {
             match frame.wake {
                 Wake::Always | Wake::Restart => {
                     let n = self.due_len as usize;
-                    if n < LISTED {
-                        self.due[n] = i as u16;
-                        self.due_len += 1;
-                    } else {
-                        self.due_len = u8::MAX;
+                    match u16::try_from(i) {
+                        Ok(i) if n < LISTED => {
+                            self.due[n] = i;
+                            self.due_len += 1;
+                        }
+                        // Too many to list (or too far down a huge
+                        // schedule): ticks scan instead.
+                        _ => self.due_len = u8::MAX,
                     }
                 }
                 Wake::Deadline(t) | Wake::At(t) => {
