@@ -3,11 +3,19 @@
 //! second, and both together on one and two threads.
 //!
 //! - `update`: every agent updates once; every active state's update hook
-//!   runs (two or three per agent), no transition.
+//!   runs (one to three per agent, 23 per 11 agents on average: the crowd
+//!   is spread evenly over the 11 positions of the cycle below), no
+//!   transition.
 //! - `send`: every agent is sent the next trigger of a cycle that each
 //!   state takes, so every send is a transition — within a child machine,
 //!   into a nested state, to an ancestor and out of three levels at once.
+//!   After the measurement, one more round checks that the crowd is still
+//!   in step with the cycle, i.e. that every measured send was taken.
 //! - `update+send/threads=N`: both, on a rayon pool of N threads.
+//!
+//! It also prints the bytes one agent costs (`size_of::<FsmAgent>()` plus
+//! its heap); `tests/zero_alloc.rs` in canopy-fsm checks with dhat that
+//! this is exactly what creating agents allocates.
 //!
 //! `cargo bench --bench fsm -- --noplot`
 
@@ -118,20 +126,47 @@ fn crowd(m: &Machine<Mind, (), Ev>) -> (Vec<Mind>, Vec<FsmAgent>) {
     (minds, agents)
 }
 
+/// Send agent `i` its trigger of round `round`; `true` if taken.
 fn send_round(
     m: &Machine<Mind, (), Ev>,
     round: usize,
     i: usize,
     a: &mut FsmAgent,
     mind: &mut Mind,
+) -> bool {
+    black_box(a.send(m, CYCLE[(i + round) % CYCLE.len()], mind, &()))
+}
+
+/// Outside the measurement: one more round must be taken by every agent,
+/// which holds only if every measured round was.
+fn assert_in_step(
+    m: &Machine<Mind, (), Ev>,
+    round: usize,
+    agents: &mut [FsmAgent],
+    minds: &mut [Mind],
 ) {
-    let taken = a.send(m, CYCLE[(i + round) % CYCLE.len()], mind, &());
-    debug_assert!(taken);
-    black_box(taken);
+    let mut refused = 0;
+    for (i, (a, mind)) in agents.iter_mut().zip(minds).enumerate() {
+        refused += usize::from(!send_round(m, round, i, a, mind));
+    }
+    assert_eq!(
+        refused, 0,
+        "sends were refused: the bench did not measure transitions"
+    );
 }
 
 fn fsm(c: &mut Criterion) {
     let m = machine();
+    let sample = FsmAgent::new(&m);
+    println!(
+        "fsm: {} states, depth {}, {} data bytes: {} bytes per agent ({} FsmAgent + {} heap)",
+        m.len(),
+        m.depth(),
+        m.data_bytes(),
+        size_of::<FsmAgent>() + sample.heap_bytes(),
+        size_of::<FsmAgent>(),
+        sample.heap_bytes()
+    );
     let mut group = c.benchmark_group("fsm");
     group.sample_size(20);
     group.throughput(Throughput::Elements(AGENTS as u64));
@@ -155,6 +190,7 @@ fn fsm(c: &mut Criterion) {
             round += 1;
         })
     });
+    assert_in_step(&m, round, &mut agents, &mut minds);
 
     for threads in [1, 2] {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -179,6 +215,7 @@ fn fsm(c: &mut Criterion) {
                 round += 1;
             })
         });
+        assert_in_step(&m, round, &mut agents, &mut minds);
     }
     group.finish();
 }

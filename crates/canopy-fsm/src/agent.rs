@@ -93,9 +93,10 @@ impl FsmAgent {
         }
     }
 
-    /// Update the active states once (entering the start states first if
-    /// stopped), send the trigger an update hook returned, if any, and
-    /// return the machine's status: `Success`/`Failure` while a final state
+    /// Update the active states once, outermost first (entering the start
+    /// states first if stopped); a trigger an update hook returns is sent
+    /// at once, and ends the pass if a state takes it. Returns the
+    /// machine's status: `Success`/`Failure` while a final state
     /// is active, else `Running`. The order is in [`runtime`](crate::runtime).
     ///
     /// ```
@@ -129,6 +130,20 @@ impl FsmAgent {
     /// Send a trigger: the active states are asked outermost first, and the
     /// first with a transition on it takes it. Returns `false`, running no
     /// hook, when none has one. A stopped agent enters its start states first.
+    ///
+    /// ```
+    /// use canopy_fsm::{FsmAgent, Hooks, MachineBuilder};
+    /// let mut b = MachineBuilder::<(), (), &str>::new();
+    /// b.state("Idle", Hooks::new());
+    /// b.state("Jump", Hooks::new());
+    /// b.transition("Idle", "jump", "Jump");
+    /// b.start("Idle");
+    /// let m = b.build().unwrap();
+    /// let mut agent = FsmAgent::new(&m);
+    /// assert!(agent.send(&m, "jump", &mut (), &()));
+    /// assert!(!agent.send(&m, "jump", &mut (), &())); // Jump has no such transition
+    /// assert!(agent.is_in(&m, "Jump"));
+    /// ```
     ///
     /// # Panics
     /// If `machine` is not the one this agent was created for.
@@ -174,6 +189,22 @@ impl FsmAgent {
     }
 
     /// The active states, top level first; empty when stopped.
+    ///
+    /// ```
+    /// use canopy_fsm::{FsmAgent, Hooks, MachineBuilder};
+    /// let mut inner = MachineBuilder::<(), (), ()>::new();
+    /// inner.state("Walk", Hooks::new());
+    /// inner.start("Walk");
+    /// let mut b = MachineBuilder::new();
+    /// b.state("Move", Hooks::new()).child_machine(inner);
+    /// b.start("Move");
+    /// let m = b.build().unwrap();
+    /// let mut agent = FsmAgent::new(&m);
+    /// assert!(agent.active().is_empty());
+    /// agent.start(&m, &mut (), &());
+    /// let names: Vec<&str> = agent.active().iter().map(|&s| m.name(s)).collect();
+    /// assert_eq!(names, ["Move", "Walk"]);
+    /// ```
     pub fn active(&self) -> &[StateId] {
         &self.path[..self.len as usize]
     }
@@ -199,10 +230,7 @@ impl FsmAgent {
     /// If `machine` is not the one this agent was created for.
     pub fn status<A, W, T: Copy + Eq>(&self, machine: &Machine<A, W, T>) -> Status {
         self.check(machine);
-        self.active()
-            .iter()
-            .find_map(|&s| machine.outcome(s))
-            .unwrap_or(Status::Running)
+        machine.status_of(self.active())
     }
 
     /// Updates since the agent was created.
@@ -249,6 +277,12 @@ impl FsmAgent {
         f(&mut run, &mut cx)
     }
 
+    /// Refuse a machine this agent was not made for. The path, data and
+    /// tree runtimes are sized and laid out for one machine; with another
+    /// they would index past their ends or run the wrong states' hooks on
+    /// the wrong bytes. That is a caller's bug, not a data condition, so it
+    /// panics with a message naming it, as canopy-core's `Agent` does for a
+    /// tree it was not made for.
     fn check<A, W, T>(&self, machine: &Machine<A, W, T>) {
         assert_eq!(
             self.machine, machine.id,

@@ -23,6 +23,10 @@ use crate::state::{ErasedState, State};
 /// Most states one machine may have, at all levels together.
 pub const MAX_STATES: usize = 32_768;
 
+// State ids, child ranges and the tree-state count are `u16`: every one of
+// them is below MAX_STATES once `build` has checked the count.
+const _: () = assert!(MAX_STATES <= u16::MAX as usize);
+
 /// Deepest nesting accepted: an agent's active path holds one state per level.
 pub const MAX_DEPTH: usize = 32;
 
@@ -65,7 +69,21 @@ impl<A, W, T> StateDraft<A, W, T> {
     }
 
     /// Make this a final state whose machine has succeeded: an update that
-    /// ends with this state active returns `Success`.
+    /// ends with this state active returns `Success`. A final state may sit
+    /// in a child machine; it still ends the whole machine (see
+    /// [`runtime`](crate::runtime)).
+    ///
+    /// ```
+    /// use canopy_fsm::{FsmAgent, Hooks, MachineBuilder};
+    /// use canopy_core::Status;
+    /// let mut b = MachineBuilder::<(), (), ()>::new();
+    /// b.state("Try", Hooks::new().on_update(|_| Some(())));
+    /// b.state("Won", Hooks::new()).succeeds();
+    /// b.transition("Try", (), "Won");
+    /// b.start("Try");
+    /// let m = b.build().unwrap();
+    /// assert_eq!(FsmAgent::new(&m).update(&m, &mut (), &()), Status::Success);
+    /// ```
     pub fn succeeds(&mut self) -> &mut Self {
         self.outcome = Some(Status::Success);
         self
@@ -161,7 +179,7 @@ impl<A, W, T> MachineBuilder<A, W, T> {
             child: None,
             outcome: None,
         });
-        let last = self.states.len() - 1;
+        let last = self.states.len() - 1; // just pushed: at least one
         &mut self.states[last]
     }
 
@@ -200,12 +218,6 @@ impl<A, W, T: Copy + Eq + Debug> MachineBuilder<A, W, T> {
         let mut placed = Vec::new();
         let mut transitions = Vec::new();
         let start = place_machine(self, None, 0, &mut placed, &mut transitions)?;
-        if placed.len() > MAX_STATES {
-            return Err(FsmError::TooManyStates {
-                count: placed.len(),
-                max: MAX_STATES,
-            });
-        }
         let ids = index_names(&placed)?;
         let parent_name = |p: Option<u16>| p.map(|p| placed[p as usize].name.clone());
         let start = resolve_start(&ids, &placed, start, None, &parent_name)?;
@@ -232,6 +244,7 @@ impl<A, W, T: Copy + Eq + Debug> MachineBuilder<A, W, T> {
             let body = match state.body {
                 DraftBody::Hooks(hooks) => Body::Hooks(hooks),
                 DraftBody::Tree(tree) => {
+                    // At most MAX_STATES tree states: no overflow.
                     trees += 1;
                     Body::Tree(TreeBody {
                         tree: tree.tree,
@@ -308,18 +321,23 @@ fn place_machine<A, W, T>(
             child_start: None,
         });
     }
+    // Checked as soon as a machine is placed, so that every index below,
+    // and every index stored in the machine, fits a u16.
+    if let Some(over) = placed.get(MAX_STATES) {
+        return Err(FsmError::TooManyStates {
+            state: over.name.clone(),
+            max: MAX_STATES,
+        });
+    }
     for (i, child) in children.into_iter().enumerate() {
         let Some(child) = child else { continue };
         let id = first + i;
         let child_first = placed.len();
-        // Ids past MAX_STATES are rejected after placing; keep the casts
-        // from wrapping silently before that.
-        let id16 = u16::try_from(id).unwrap_or(u16::MAX);
-        let start = place_machine(child, Some(id16), level + 1, placed, transitions)?;
+        let start = place_machine(child, Some(id as u16), level + 1, placed, transitions)?;
         let count = count_level(placed, child_first, level + 1);
         let state = &mut placed[id];
-        state.first_child = u16::try_from(child_first).unwrap_or(u16::MAX);
-        state.child_count = u16::try_from(count).unwrap_or(u16::MAX);
+        state.first_child = child_first as u16;
+        state.child_count = count as u16;
         state.child_start = Some(start);
     }
     Ok(builder.start)
@@ -419,6 +437,7 @@ fn transition_table<A, W, T: Copy + Eq + Debug>(
     for (from, trigger, to) in resolved {
         let range = &mut ranges[from as usize];
         if range.1 == 0 {
+            // Fits: 2^32 transitions would need hundreds of GB of names first.
             range.0 = transitions.len() as u32;
         }
         let mine = &transitions[range.0 as usize..];
@@ -486,6 +505,7 @@ fn layout_data<A, W, T>(placed: &[Placed<A, W, T>]) -> Result<(Vec<u32>, Vec<u32
             .parent
             .map_or(0, |p| offsets[p as usize] + sizes[p as usize]);
         offsets[i] = offset;
+        // Fits: at most MAX_STATE_BYTES per state times MAX_DEPTH levels.
         sizes[i] = size as u32;
         total = total.max(offset + size as u32);
     }

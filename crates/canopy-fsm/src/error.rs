@@ -88,10 +88,12 @@ pub enum FsmError {
         /// The trigger, as its `Debug` text.
         trigger: String,
     },
-    /// More states than [`MAX_STATES`](crate::MAX_STATES).
+    /// More states than [`MAX_STATES`](crate::MAX_STATES), at all levels
+    /// together.
     TooManyStates {
-        /// How many were declared.
-        count: usize,
+        /// The first state over the limit, in the machine's flat order
+        /// (each machine's states, then its child machines').
+        state: String,
         /// The limit.
         max: usize,
     },
@@ -186,9 +188,10 @@ impl fmt::Display for FsmError {
                 f,
                 "state {state:?} has two transitions on trigger {trigger}"
             ),
-            FsmError::TooManyStates { count, max } => {
-                write!(f, "{count} states declared; at most {max} are allowed")
-            }
+            FsmError::TooManyStates { state, max } => write!(
+                f,
+                "state {state:?} is over the limit of {max} states in one machine"
+            ),
             FsmError::TooDeep { state, depth, max } => write!(
                 f,
                 "state {state:?} is nested {depth} levels deep; at most {max} are allowed"

@@ -112,7 +112,13 @@ pub struct LeafTask {
     data: [u8; LEAF_MAX_DATA],
 }
 
+// Two whole cache lines; and `repr(C)` leaves no padding for `Pod` to reject.
+const _: () = assert!(size_of::<LeafTask>() == 128);
+
 impl LeafTask {
+    /// The task as the engine's borrowed runtime. No tree runtimes:
+    /// [`MachineLeaf::new`] refuses machines with tree states, and checks
+    /// the depth and data bytes against the arrays here.
     fn run(&mut self) -> Run<'_> {
         Run {
             path: &mut self.path,

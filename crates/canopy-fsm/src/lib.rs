@@ -65,6 +65,8 @@
 //! ]);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod agent;
 pub mod builder;
 pub mod display;

@@ -151,6 +151,7 @@ impl<A, W, T> Machine<A, W, T> {
     /// ```
     pub fn state(&self, name: &str) -> Option<StateId> {
         let index = self.states.iter().position(|s| &*s.name == name)?;
+        // Fits: the builder accepts at most MAX_STATES (<= u16::MAX) states.
         Some(StateId(index as u16))
     }
 
@@ -171,6 +172,31 @@ impl<A, W, T> Machine<A, W, T> {
     }
 
     /// The states of the child machine of `id` (empty for a simple state).
+    ///
+    /// Walking a machine's hierarchy:
+    ///
+    /// ```
+    /// use canopy_fsm::{Hooks, MachineBuilder};
+    /// let mut moving = MachineBuilder::<(), (), ()>::new();
+    /// moving.state("Walk", Hooks::new());
+    /// moving.state("Jump", Hooks::new());
+    /// moving.start("Walk");
+    /// let mut b = MachineBuilder::new();
+    /// b.state("Idle", Hooks::new());
+    /// b.state("Move", Hooks::new()).child_machine(moving);
+    /// b.start("Idle");
+    /// let m = b.build().unwrap();
+    ///
+    /// let names = |ids: &mut dyn Iterator<Item = canopy_fsm::StateId>| {
+    ///     ids.map(|s| m.name(s).to_string()).collect::<Vec<_>>()
+    /// };
+    /// assert_eq!(names(&mut m.top_level()), ["Idle", "Move"]);
+    /// let moving = m.state("Move").unwrap();
+    /// assert_eq!(names(&mut m.children(moving)), ["Walk", "Jump"]);
+    /// assert_eq!(m.initial(moving), m.state("Walk"));
+    /// assert_eq!(m.parent(m.state("Jump").unwrap()), Some(moving));
+    /// assert_eq!(m.start(), m.state("Idle").unwrap());
+    /// ```
     ///
     /// # Panics
     /// If `id` belongs to a larger machine.
@@ -233,6 +259,9 @@ impl<A, W, T> Machine<A, W, T> {
         Display { machine: self }
     }
 
+    /// A state's definition. The engine only passes ids read from this
+    /// machine's tables or from a path this machine wrote; public callers
+    /// passing a foreign id get the documented panic.
     pub(crate) fn def(&self, id: StateId) -> &StateDef<A, W, T> {
         &self.states[id.0 as usize]
     }

@@ -7,14 +7,18 @@
 //! sized for the machine) and a [`MachineLeaf`](crate::MachineLeaf) (fixed
 //! arrays inside a behavior-tree task).
 //!
-//! The contract:
+//! The contract (the tests in `tests/flat.rs`, `tests/hierarchy.rs` and
+//! `tests/hybrids.rs` check each line against exact hook traces, and
+//! `tests/differential.rs` against a recursive reference on random machines):
 //!
 //! - **start**: the top-level start state, then its child machine's start
 //!   state, and so on down; enter hooks run outermost first.
-//! - **update**: active states update outermost first. The first update
-//!   hook that returns a trigger ends the pass (states inside it do not
-//!   update this time: their parent has decided to leave) and the trigger
-//!   is sent as below. Then the status is computed.
+//! - **update**: active states update outermost first. When an update
+//!   hook returns a trigger, the trigger is sent at once, as below. If a
+//!   state takes it, the pass ends there: the active path has changed under
+//!   it, and the states just entered have not been updated. If no state
+//!   takes it, nothing has changed and the pass goes on inwards, exactly as
+//!   if no trigger had been returned. Then the status is computed.
 //! - **send**: the active states are asked outermost first; the first one
 //!   with a transition on the trigger takes it. None has one: nothing runs
 //!   and the send reports `false`.
@@ -27,7 +31,17 @@
 //!   child machine.
 //! - **stop**: every active state exits, innermost first.
 //! - **status**: `Success` or `Failure` if an active state is final (the
-//!   outermost such state decides), else `Running`.
+//!   outermost such state decides), else `Running`. A final state inside a
+//!   child machine thus ends the whole machine: it is how a
+//!   [`MachineLeaf`](crate::MachineLeaf) learns that its machine is done.
+//!
+//! Indexing here cannot go out of bounds, by construction: a path holds
+//! [`Machine::depth`] states (checked against the leaf's capacity by
+//! [`MachineLeaf::new`](crate::MachineLeaf::new)), the data bytes
+//! [`Machine::data_bytes`], the tree runtimes one per tree state, and
+//! every id, offset and level in the machine was laid out by the builder
+//! for exactly these sizes. An agent used with a machine it was not made
+//! for is refused before it gets here (see [`FsmAgent`](crate::FsmAgent)).
 
 use canopy_core::{Agent, Ctx, Status};
 
@@ -53,12 +67,14 @@ impl<A, W, T: Copy + Eq> Machine<A, W, T> {
     /// One update pass, then the status.
     pub(crate) fn run_update(&self, run: &mut Run<'_>, cx: &mut Ctx<A, W>) -> Status {
         self.run_start(run, cx);
-        for level in 0..*run.len as usize {
+        let mut level = 0;
+        while level < *run.len as usize {
             let state = run.path[level];
-            if let Some(trigger) = self.update_state(run, state, cx) {
-                self.run_send(run, trigger, cx);
+            let fired = self.update_state(run, state, cx);
+            if fired.is_some_and(|trigger| self.run_send(run, trigger, cx)) {
                 break;
             }
+            level += 1;
         }
         self.run_status(run)
     }
@@ -89,7 +105,12 @@ impl<A, W, T: Copy + Eq> Machine<A, W, T> {
 
     /// The outcome of the outermost active final state, else `Running`.
     pub(crate) fn run_status(&self, run: &Run<'_>) -> Status {
-        run.path[..*run.len as usize]
+        self.status_of(&run.path[..*run.len as usize])
+    }
+
+    /// The outcome of the outermost final state on an active path, else `Running`.
+    pub(crate) fn status_of(&self, active: &[StateId]) -> Status {
+        active
             .iter()
             .find_map(|&s| self.def(s).outcome)
             .unwrap_or(Status::Running)

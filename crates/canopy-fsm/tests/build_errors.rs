@@ -267,11 +267,37 @@ fn too_many_states() {
     assert_eq!(
         err,
         FsmError::TooManyStates {
-            count: MAX_STATES + 1,
+            state: "S32768".into(),
             max: MAX_STATES
         }
     );
-    assert_eq!(text, "32769 states declared; at most 32768 are allowed");
+    assert_eq!(
+        text,
+        r#"state "S32768" is over the limit of 32768 states in one machine"#
+    );
+}
+
+#[test]
+fn too_many_states_across_levels() {
+    // The limit counts every level; the state named is the first one over
+    // it, even in a child machine, and later errors are not reached.
+    let mut inner = B::new();
+    for i in 0..MAX_STATES {
+        inner.state(&format!("Inner{i}"), h());
+    }
+    inner.start("Inner0");
+    let mut b = B::new();
+    b.state("Outer", h()).child_machine(inner);
+    b.state("Empty", h()).child_machine(B::new());
+    b.start("Outer");
+    let (err, _) = error(b);
+    assert_eq!(
+        err,
+        FsmError::TooManyStates {
+            state: "Inner32766".into(),
+            max: MAX_STATES
+        }
+    );
 }
 
 /// A chain of `levels` nested machines: L0 contains L1 contains …

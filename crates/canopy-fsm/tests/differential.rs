@@ -172,8 +172,8 @@ impl Reference<'_> {
         let mut owner = None;
         while let Some(&s) = self.current.get(&owner) {
             self.log.push(format!("update S{s}"));
-            if let Some(t) = self.spec.fire[s] {
-                self.send(t);
+            // A taken trigger ends the pass; one nobody takes changes nothing.
+            if self.spec.fire[s].is_some_and(|t| self.send(t)) {
                 return;
             }
             owner = Some(s);

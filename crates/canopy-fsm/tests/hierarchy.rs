@@ -347,3 +347,111 @@ fn a_final_state_inside_a_child_machine_ends_the_machine() {
     assert!(agent.send(&m, Ev::Hit, &mut t, &()));
     assert_eq!(agent.status(&m), Status::Failure);
 }
+
+#[test]
+fn a_fired_trigger_nobody_takes_lets_the_pass_go_on_inwards() {
+    // Move fires Nothing, which no active state handles: nothing changed,
+    // so the states inside Move still update this pass.
+    let m = player();
+    let (mut agent, mut t) = agent_at(&m, &[Ev::Go, Ev::Jump]);
+    t.fire = Some(("Move", Ev::Nothing));
+    assert_eq!(agent.update(&m, &mut t, &()), Status::Running);
+    assert_eq!(t.take(), ["update Move", "update Jump", "update Rise"]);
+    assert_eq!(active(&m, &agent), ["Move", "Jump", "Rise"]);
+}
+
+#[test]
+fn a_fired_trigger_taken_by_an_inner_state_still_ends_the_pass() {
+    // Move fires Peak; Rise, inside it, takes it. The path below Move
+    // changed, so the pass ends: Fall is entered, not updated.
+    let m = player();
+    let (mut agent, mut t) = agent_at(&m, &[Ev::Go, Ev::Jump]);
+    t.fire = Some(("Move", Ev::Peak));
+    agent.update(&m, &mut t, &());
+    assert_eq!(t.take(), ["update Move", "exit Rise", "enter Fall"]);
+}
+
+/// Two superstates side by side, for transitions between their insides:
+///
+/// ```text
+/// A  [start]
+/// ├── A1  [start]
+/// └── A2
+/// B
+/// ├── B1  [start]
+/// └── B2
+/// ```
+fn two_rooms() -> Machine<Log, (), Ev> {
+    let mut a = MachineBuilder::new();
+    a.state("A1", traced("A1"));
+    a.state("A2", traced("A2"));
+    a.start("A1");
+    let mut b = MachineBuilder::new();
+    b.state("B1", traced("B1"));
+    b.state("B2", traced("B2"));
+    b.start("B1");
+    let mut top = MachineBuilder::new();
+    top.state("A", traced("A")).child_machine(a);
+    top.state("B", traced("B")).child_machine(b);
+    top.transition("A1", Ev::Go, "A2")
+        .transition("A2", Ev::Jump, "B2")
+        .transition("A2", Ev::Reset, "A2")
+        .transition("A", Ev::Attack, "A2")
+        .transition("B2", Ev::Land, "A");
+    top.start("A");
+    top.build().unwrap()
+}
+
+#[test]
+fn cross_level_transition_to_a_substate_of_a_sibling_superstate() {
+    let m = two_rooms();
+    let (mut agent, mut t) = agent_at(&m, &[Ev::Go]);
+    assert!(agent.send(&m, Ev::Jump, &mut t, &()));
+    // The paths part at the top level: all of A exits, B is entered down
+    // to B2, skipping B's start state B1.
+    assert_eq!(t.take(), ["exit A2", "exit A", "enter B", "enter B2"]);
+    assert_eq!(active(&m, &agent), ["B", "B2"]);
+    // And back to the other superstate itself: into its start state.
+    assert!(agent.send(&m, Ev::Land, &mut t, &()));
+    assert_eq!(t.take(), ["exit B2", "exit B", "enter A", "enter A1"]);
+}
+
+#[test]
+fn transition_from_a_superstate_to_its_own_substate_reenters_the_superstate() {
+    let m = two_rooms();
+    let (mut agent, mut t) = agent_at(&m, &[]);
+    assert_eq!(active(&m, &agent), ["A", "A1"]);
+    assert!(agent.send(&m, Ev::Attack, &mut t, &()));
+    assert_eq!(t.take(), ["exit A1", "exit A", "enter A", "enter A2"]);
+    assert_eq!(active(&m, &agent), ["A", "A2"]);
+}
+
+#[test]
+fn self_transition_of_a_nested_simple_state_leaves_its_parent_alone() {
+    let m = two_rooms();
+    let (mut agent, mut t) = agent_at(&m, &[Ev::Go]);
+    assert!(agent.send(&m, Ev::Reset, &mut t, &()));
+    assert_eq!(t.take(), ["exit A2", "enter A2"]);
+    assert_eq!(active(&m, &agent), ["A", "A2"]);
+}
+
+#[test]
+fn a_trigger_fired_by_an_inner_update_crosses_levels() {
+    let m = two_rooms();
+    let (mut agent, mut t) = agent_at(&m, &[Ev::Go]);
+    t.fire = Some(("A2", Ev::Jump));
+    agent.update(&m, &mut t, &());
+    assert_eq!(
+        t.take(),
+        [
+            "update A",
+            "update A2",
+            "exit A2",
+            "exit A",
+            "enter B",
+            "enter B2"
+        ]
+    );
+    agent.update(&m, &mut t, &());
+    assert_eq!(t.take(), ["update B", "update B2"]);
+}

@@ -271,3 +271,92 @@ fn each_agent_has_its_own_tree_runtime() {
         ["bt update walk", "update Alert", "bt update walk"]
     );
 }
+
+#[test]
+fn a_leaf_ends_at_a_final_state_nested_in_a_child_machine() {
+    let mut job = MachineBuilder::new();
+    job.state("Work", traced("Work"));
+    job.state("Broke", traced("Broke")).fails();
+    job.transition("Work", Ev::Lose, "Broke");
+    job.start("Work");
+    let mut m = MachineBuilder::new();
+    m.state("Shift", traced("Shift")).child_machine(job);
+    m.start("Shift");
+    let leaf = MachineLeaf::new(Arc::new(m.build().unwrap())).unwrap();
+    let b = Builder::new();
+    let tree = b.build(b.custom("job", leaf, [])).unwrap();
+
+    let (mut t, mut agent) = (Log::new(), Agent::new(&tree));
+    assert_eq!(agent.tick(&tree, &mut t, &()), Status::Running);
+    t.take();
+    t.fire = Some(("Work", Ev::Lose));
+    assert_eq!(agent.tick(&tree, &mut t, &()), Status::Failure);
+    assert_eq!(
+        t.take(),
+        [
+            "update Shift",
+            "update Work",
+            "exit Work",
+            "enter Broke",
+            // The leaf failed: its whole machine stops, innermost first.
+            "exit Broke",
+            "exit Shift"
+        ]
+    );
+}
+
+/// Patrol's tree is `probe "walk"`; it sends Lose when the tree fails and
+/// nothing when it succeeds.
+fn guard_without_success_trigger() -> Machine<Log, (), Ev> {
+    let b = Builder::new();
+    let walk = b.custom("walk", Probe("walk"), []);
+    let patrol = Arc::new(b.build(b.inverter("fails when done", walk)).unwrap());
+    let mut m = MachineBuilder::new();
+    m.tree_state("Patrol", TreeState::new(patrol).on_failure(Ev::Lose));
+    m.state("Lost", traced("Lost"));
+    m.transition("Patrol", Ev::Lose, "Lost");
+    m.start("Patrol");
+    m.build().unwrap()
+}
+
+#[test]
+fn a_tree_that_fails_sends_its_failure_trigger() {
+    let m = guard_without_success_trigger();
+    let (mut t, mut agent) = (Log::new(), FsmAgent::new(&m));
+    agent.update(&m, &mut t, &());
+    t.take();
+    t.fire = Some(("walk", Ev::Done)); // the walk succeeds, the inverter fails
+    agent.update(&m, &mut t, &());
+    assert_eq!(
+        t.take(),
+        ["bt update walk", "bt terminate walk Success", "enter Lost"]
+    );
+}
+
+#[test]
+fn a_tree_that_finishes_without_a_trigger_starts_again_next_update() {
+    let b = Builder::new();
+    let walk = Arc::new(b.build(b.custom("walk", Probe("walk"), [])).unwrap());
+    let mut mb = MachineBuilder::<Log, (), Ev>::new();
+    mb.tree_state("Patrol", TreeState::new(walk));
+    mb.start("Patrol");
+    let looping = mb.build().unwrap();
+
+    let (mut t, mut agent) = (Log::new(), FsmAgent::new(&looping));
+    agent.update(&looping, &mut t, &());
+    t.fire = Some(("walk", Ev::Done));
+    assert_eq!(agent.update(&looping, &mut t, &()), Status::Running);
+    agent.update(&looping, &mut t, &());
+    assert_eq!(
+        t.take(),
+        [
+            "bt install walk",
+            "bt update walk",
+            "bt update walk",
+            "bt terminate walk Success",
+            "bt install walk",
+            "bt update walk"
+        ]
+    );
+    assert!(agent.is_in(&looping, "Patrol"));
+}
