@@ -135,6 +135,13 @@ fn agents<A, W>(tree: &Tree<A, W>, mode: Mode) -> Vec<Agent> {
         .collect()
 }
 
+/// What event mode costs in memory: the agent value and its heap.
+fn report_bytes(name: &str, mode: Mode, agents: &[Agent]) {
+    let heap: usize = agents.iter().map(|a| a.heap_bytes()).sum();
+    let per_agent = size_of::<Agent>() + heap / agents.len();
+    eprintln!("{name}/{mode}: {per_agent} bytes per agent");
+}
+
 fn scheduling(c: &mut Criterion) {
     let modes = [Mode::Tick, Mode::Event];
 
@@ -159,6 +166,7 @@ fn scheduling(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new(mode.to_string(), AGENTS), |b| {
             b.iter(&mut tick)
         });
+        report_bytes("reference", mode, &rt);
     }
     group.finish();
 
@@ -181,6 +189,7 @@ fn scheduling(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new(mode.to_string(), AGENTS), |b| {
             b.iter(&mut tick)
         });
+        report_bytes("deep", mode, &rt);
     }
     group.finish();
 
@@ -215,6 +224,7 @@ fn scheduling(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(mode.to_string(), AGENTS), |b| {
                 b.iter(&mut tick)
             });
+            report_bytes("suspended", mode, &rt);
         }
         group.finish();
     }

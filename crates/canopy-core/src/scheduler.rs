@@ -124,18 +124,16 @@ impl Wake {
 }
 
 /// One running task as the scheduler sees it: enough to update it without
-/// walking down from the root.
+/// walking down from the root. Its parent is the nearest frame before it
+/// one level up, so frames are 24 bytes and need no fixing when frames
+/// before them come and go.
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     node: u32,
-    /// The parent's node (unused for the root).
-    parent: u32,
     loc: Loc,
-    parent_loc: Loc,
     persist: u32,
-    /// Which child of its parent, and in which of the parent's slots.
+    /// Which child of its parent.
     child: u16,
-    slot: u16,
     depth: u16,
     wake: Wake,
 }
@@ -178,6 +176,15 @@ pub(crate) fn schedules_children<A, W>(kind: &NodeKind<A, W>) -> bool {
             | NodeKind::Retry(_)
             | NodeKind::Timeout(_)
     )
+}
+
+/// Which behavior slot of a parent with frames below it holds child
+/// `child`: its own for a Parallel, the one shared slot otherwise.
+fn slot_of<A, W>(parent: &NodeKind<A, W>, child: u16) -> usize {
+    match parent {
+        NodeKind::Parallel { .. } => child as usize,
+        _ => 0,
+    }
 }
 
 /// Whether a running task of this kind is updated on every tick in event
@@ -264,6 +271,17 @@ impl Schedule {
         }
     }
 
+    /// The parent frame of frame `i` (not the root).
+    #[inline]
+    fn parent(&self, i: usize) -> usize {
+        let depth = self.frames[i].depth;
+        let mut p = i - 1;
+        while self.frames[p].depth >= depth {
+            p -= 1;
+        }
+        p
+    }
+
     /// One past the last frame of the subtree of frame `i`.
     fn subtree_end(&self, i: usize) -> usize {
         let depth = self.frames[i].depth;
@@ -300,7 +318,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             if frame.wake != Wake::Always {
                 return self.scan(s, i, cx);
             }
-            let status = self.update_frame(&frame, Visit::Resume, cx);
+            let status = self.update_frame(s, i, Visit::Resume, cx);
             if status != Status::Running {
                 return match self.propagate(s, i, status, cx) {
                     Ok(next) => self.scan(s, next, cx),
@@ -325,7 +343,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
                 i += 1;
                 continue;
             }
-            let status = self.update_frame(&frame, Visit::Resume, cx);
+            let status = self.update_frame(s, i, Visit::Resume, cx);
             i = if status != Status::Running {
                 match self.propagate(s, i, status, cx) {
                     Ok(next) => next,
@@ -356,12 +374,9 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             let wake = self.wake_of(0, at);
             s.frames.push(Frame {
                 node: 0,
-                parent: u32::MAX,
                 loc: at.loc,
-                parent_loc: 0,
                 persist: 0,
                 child: 0,
-                slot: 0,
                 depth: 0,
                 wake,
             });
@@ -370,9 +385,10 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         s.refresh(now);
     }
 
-    /// Update a frame's task: resume it, or tell it a child finished.
+    /// Update the task of frame `i`: resume it, or tell it a child finished.
     #[inline(always)]
-    fn update_frame(&mut self, frame: &Frame, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+    fn update_frame(&mut self, s: &Schedule, i: usize, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        let frame = &s.frames[i];
         if frame.depth == 0 {
             return match visit {
                 // The same path as tick-from-root.
@@ -380,13 +396,14 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
                 _ => self.resume_root(visit, cx),
             };
         }
+        let parent = &s.frames[s.parent(i)];
         let tree = self.tree;
-        let parent_def = tree.def(frame.parent);
+        let parent_def = tree.def(parent.node);
         let edge = tree.edges_of(parent_def)[frame.child as usize];
-        let slot = tree.slot(parent_def, frame.slot as usize);
+        let slot = tree.slot(parent_def, slot_of(&parent_def.kind, frame.child));
         let parent = At {
-            loc: frame.parent_loc,
-            persist: frame.persist - edge.persist,
+            loc: parent.loc,
+            persist: parent.persist,
         };
         match visit {
             Visit::Resume => self.run_child(parent, slot, edge, false, cx),
@@ -409,16 +426,13 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             if frame.depth == 0 {
                 return Err(status);
             }
-            let p = s.frames[..i]
-                .iter()
-                .rposition(|f| f.depth < frame.depth)
-                .expect("a frame below the root has a parent frame");
+            let p = s.parent(i);
             let parent = s.frames[p];
             let visit = Visit::ChildDone {
                 child: frame.child,
                 status,
             };
-            status = self.update_frame(&parent, visit, cx);
+            status = self.update_frame(s, p, visit, cx);
             if status == Status::Running {
                 let end = self.reschedule(s, p);
                 // A Parallel's later children have not been updated yet
@@ -470,16 +484,16 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             NodeKind::Parallel { .. } => {
                 for child in 0..def.child_count as usize {
                     if self.parallel_child_running(def, at, child) {
-                        end = self.schedule_child(s, end, &frame, child, child);
+                        end = self.schedule_child(s, end, &frame, child);
                     }
                 }
             }
             NodeKind::Sequence | NodeKind::Selector => {
                 let child = self.running_in_order(def, at);
-                end = self.schedule_child(s, end, &frame, child, 0);
+                end = self.schedule_child(s, end, &frame, child);
             }
             // Decorators: a running one has its child running.
-            _ => end = self.schedule_child(s, end, &frame, 0, 0),
+            _ => end = self.schedule_child(s, end, &frame, 0),
         }
         end
     }
@@ -490,7 +504,6 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         pos: usize,
         parent: &Frame,
         child: usize,
-        slot: usize,
     ) -> usize {
         let tree = self.tree;
         let parent_def = tree.def(parent.node);
@@ -499,6 +512,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         let loc = if is_stateless(&def.kind) {
             0
         } else {
+            let slot = slot_of(&parent_def.kind, child as u16);
             self.pool.child(parent.loc, tree.slot(parent_def, slot))
         };
         let persist = parent.persist + edge.persist;
@@ -507,12 +521,9 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
             pos,
             Frame {
                 node: edge.node,
-                parent: parent.node,
                 loc,
-                parent_loc: parent.loc,
                 persist,
                 child: child as u16,
-                slot: slot as u16,
                 depth: parent.depth + 1,
                 wake,
             },
