@@ -32,9 +32,3 @@ pub mod fsm {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
-
-/// The README section on state machines (docs/fsm-readme-section.md),
-/// compiled and run as doctests until it is merged into the README.
-#[cfg(doctest)]
-#[doc = include_str!("../docs/fsm-readme-section.md")]
-pub struct FsmReadmeDoctests;
