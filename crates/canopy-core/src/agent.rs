@@ -158,7 +158,7 @@ impl<P: TaskPool> Agent<P> {
         }
         let extra = self.extra.get_or_insert_with(|| {
             Box::new(Extra {
-                waits: Waits::default(),
+                waits: Waits::with_capacity(0),
                 schedule: Schedule::default(),
             })
         });
@@ -185,7 +185,8 @@ impl<P: TaskPool> Agent<P> {
     /// `Success` or `Failure`; the leaf reports it on the next tick.
     /// Returns `false`, and changes nothing, if the ticket is stale (its
     /// leaf finished or was aborted meanwhile, or it was completed
-    /// already), belongs to another agent id, or `status` is `Running`.
+    /// already), belongs to another agent (or another tree), or `status` is
+    /// `Running`.
     ///
     /// ```
     /// use canopy_core::{Agent, Builder, Status, Ticket};

@@ -6,19 +6,24 @@
 //! the leaf's [`Ticket`] later, from outside the tick, with
 //! [`Agent::complete`](crate::Agent::complete).
 //!
-//! A ticket is four numbers — `Send`, `Copy`, no reference count — naming an
+//! A ticket is five numbers — `Send`, `Copy`, no reference count — naming an
 //! entry in its agent's table of *waits*. Each entry has a generation that
 //! changes whenever the entry is released (the leaf finished, or was
 //! aborted because a higher-priority branch took over). A ticket whose
 //! generation no longer matches is stale, and completing it does nothing:
 //! it can never wake the wrong task, even when the entry has been reused by
-//! a newer wait.
+//! a newer wait. Tickets also carry the node and a number unique to the
+//! agent's wait table, so a ticket handed to another agent — even one with
+//! the same id, as every agent made with `Agent::new` has — does nothing
+//! either. (A clone of an agent keeps its waits: a ticket issued before the
+//! clone completes the wait in either copy.)
 //!
 //! Tick-from-root polls a suspended leaf on every tick (one table read);
 //! the event-driven scheduler does not look at it at all until its ticket is
 //! completed.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::behavior::{At, Runner};
 use crate::context::Ctx;
@@ -64,6 +69,8 @@ pub struct Ticket {
     pub(crate) node: u32,
     pub(crate) index: u32,
     pub(crate) generation: u32,
+    /// The wait table's own number.
+    pub(crate) owner: u32,
 }
 
 impl Ticket {
@@ -90,31 +97,51 @@ enum Wait {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     generation: u32,
+    /// The async leaf waiting here.
+    node: u32,
     wait: Wait,
 }
+
+/// Numbers wait tables, so that tickets of different agents never match.
+static NEXT_OWNER: AtomicU32 = AtomicU32::new(1);
 
 /// An agent's suspended async leaves. Sized once from the tree (how many
 /// async leaves can wait at once), so claiming and releasing entries never
 /// allocates.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Waits {
+    owner: u32,
     entries: Vec<Entry>,
+}
+
+impl Clone for Waits {
+    /// Keeps the capacity: a clone must not allocate when it ticks.
+    fn clone(&self) -> Self {
+        let mut entries = Vec::with_capacity(self.entries.capacity());
+        entries.extend_from_slice(&self.entries);
+        Waits {
+            owner: self.owner,
+            entries,
+        }
+    }
 }
 
 impl Waits {
     pub fn with_capacity(capacity: usize) -> Self {
         Waits {
+            owner: NEXT_OWNER.fetch_add(1, Ordering::Relaxed),
             entries: Vec::with_capacity(capacity),
         }
     }
 
-    /// A free entry, with a generation no outstanding ticket has.
-    fn claim(&mut self) -> (u32, u32) {
+    /// A free entry for `node`, with a generation no outstanding ticket has.
+    fn claim(&mut self, node: u32) -> (u32, u32) {
         let index = match self.entries.iter().position(|e| e.wait == Wait::Free) {
             Some(i) => i,
             None => {
                 self.entries.push(Entry {
                     generation: 0,
+                    node,
                     wait: Wait::Free,
                 });
                 self.entries.len() - 1
@@ -122,6 +149,7 @@ impl Waits {
         };
         let entry = &mut self.entries[index];
         entry.generation = entry.generation.wrapping_add(1);
+        entry.node = node;
         entry.wait = Wait::Pending;
         (index as u32, entry.generation)
     }
@@ -144,7 +172,9 @@ impl Waits {
     pub fn complete(&mut self, ticket: Ticket, status: Status) -> bool {
         match self.entries.get_mut(ticket.index as usize) {
             Some(entry)
-                if entry.generation == ticket.generation
+                if ticket.owner == self.owner
+                    && entry.generation == ticket.generation
+                    && entry.node == ticket.node
                     && entry.wait == Wait::Pending
                     && status != Status::Running =>
             {
@@ -190,12 +220,13 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         let Some(waits) = self.waits.as_deref_mut() else {
             return Status::Failure;
         };
-        let (index, generation) = waits.claim();
+        let (index, generation) = waits.claim(node);
         let ticket = Ticket {
             agent: cx.id,
             node,
             index,
             generation,
+            owner: waits.owner,
         };
         let status = start(cx, ticket);
         self.set_u32(def, at, index);

@@ -98,6 +98,11 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
             persist: 0,
         };
         let status = self.update(0, at, visit, cx);
+        if status == Status::Running {
+            // Reacting to a child is not a tick's update of this node:
+            // reporting it could report one node twice in a tick.
+            return status;
+        }
         self.after_root_update(at, status, cx)
     }
 
@@ -203,6 +208,10 @@ impl<'r, A, W, P: TaskPool, O: Observer> Runner<'r, A, W, P, O> {
             persist: parent.persist + edge.persist,
         };
         let status = self.update(edge.node, at, visit, cx);
+        if status == Status::Running {
+            // As in `resume_root`: a reaction that goes on is not reported.
+            return status;
+        }
         self.after_update(parent, slot, edge.node, def, at, status, cx)
     }
 

@@ -1,7 +1,9 @@
 //! Async leaves and tickets, and what event mode does (and does not) run:
 //! exact statuses, ticks and events.
 
-use canopy_core::{Agent, Builder, Event, EventKind, Mode, NodeId, Observer, Status, Ticket, Tree};
+use canopy_core::{
+    Agent, Builder, Event, EventKind, Mode, NodeId, Observer, Policy, Status, Ticket, Tree,
+};
 
 #[derive(Default)]
 struct Npc {
@@ -79,15 +81,25 @@ fn a_failed_completion_fails_the_leaf() {
 fn stale_tickets_do_nothing() {
     for mode in [Mode::Tick, Mode::Event] {
         let b = Builder::new();
-        // The guard aborts the leaf on tick 3; the leaf is entered again on
-        // tick 4 and gets a new ticket for the same wait entry.
+        // A race: the wait ends on tick 4 and the parallel aborts the leaf;
+        // the root starts over on tick 5 and the leaf gets a new ticket for
+        // the same wait entry.
         let tree = b
-            .build(b.reactive_selector("r", [b.condition("tick 3?", |cx| cx.tick == 3), ask(&b)]))
+            .build(b.parallel(
+                "race",
+                Policy::One,
+                Policy::One,
+                [b.wait("deadline", 3), ask(&b)],
+            ))
             .unwrap();
         let (mut npc, mut agent) = (Npc::default(), agent_in(&tree, mode));
-        for _ in 0..4 {
-            agent.tick(&tree, &mut npc, &());
-        }
+        let statuses: Vec<Status> = (0..5).map(|_| agent.tick(&tree, &mut npc, &())).collect();
+        use Status::*;
+        assert_eq!(
+            statuses,
+            [Running, Running, Running, Success, Running],
+            "{mode}"
+        );
         assert_eq!(npc.starts, 2);
         let (old, new) = (npc.tickets[0], npc.tickets[1]);
         assert_ne!(old, new);
@@ -166,8 +178,9 @@ fn event_mode_leaves_a_suspended_agent_alone() {
     }
     // The wait sleeps too: tick 2 is its only non-final tick.
     assert_eq!((updates(&tick_log, 2), updates(&event_log, 2)), (3, 0));
-    // Tick 8: the completed leaf, the sequence, the repeat (between cycles).
-    assert_eq!(updates(&event_log, 8), 3);
+    // Tick 8: the completed leaf and the sequence finish; the repeat, which
+    // goes on between cycles, reacted without an update of its own.
+    assert_eq!((updates(&tick_log, 8), updates(&event_log, 8)), (3, 2));
     let not_updates = |log: &[(u32, NodeId, EventKind)]| {
         log.iter()
             .filter(|(_, _, k)| !matches!(k, EventKind::Update(_)))
@@ -210,4 +223,36 @@ fn switching_modes_while_waiting_keeps_the_wait() {
     // Tick 3: the leaf succeeds and the wait starts; it ends on tick 6.
     assert_eq!(statuses, [Running, Running, Running, Success]);
     assert_eq!(npc.starts, 1);
+}
+
+#[test]
+fn a_ticket_completes_only_its_own_agents_wait() {
+    // Agent::new gives every agent id 0: the ticket must still tell them
+    // apart, and tell trees apart.
+    let b = Builder::new();
+    let tree = b.build(ask(&b)).unwrap();
+    let b2 = Builder::new();
+    let other_tree = b2
+        .build(b2.sequence("s", [b2.always_success("first"), ask(&b2)]))
+        .unwrap();
+    let (mut a, mut twin, mut stranger) = (
+        Agent::new(&tree),
+        Agent::new(&tree),
+        Agent::new(&other_tree),
+    );
+    let (mut na, mut nt, mut ns) = (Npc::default(), Npc::default(), Npc::default());
+    a.tick(&tree, &mut na, &());
+    twin.tick(&tree, &mut nt, &());
+    stranger.tick(&other_tree, &mut ns, &());
+    let ticket = na.tickets[0];
+    assert!(!twin.complete(ticket, Status::Success));
+    assert!(!stranger.complete(ticket, Status::Failure));
+    assert_eq!(twin.tick(&tree, &mut nt, &()), Status::Running);
+    assert_eq!(stranger.tick(&other_tree, &mut ns, &()), Status::Running);
+    // A clone keeps the waits of the agent it copies.
+    let mut copy = a.clone();
+    assert!(copy.complete(ticket, Status::Success));
+    assert!(a.complete(ticket, Status::Failure));
+    assert_eq!(copy.tick(&tree, &mut na, &()), Status::Success);
+    assert_eq!(a.tick(&tree, &mut na, &()), Status::Failure);
 }

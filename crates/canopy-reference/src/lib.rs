@@ -29,4 +29,4 @@ pub mod naive;
 mod tree;
 
 pub use critter::{Critter, Leaf, Meadow, Outcome, critters, leaves};
-pub use tree::reference_tree;
+pub use tree::{reference_root, reference_tree};

@@ -44,7 +44,7 @@
 //!         └── look around        Action
 //! ```
 
-use canopy_core::{Builder, Policy, Status, Tree};
+use canopy_core::{Builder, Draft, Policy, Status, Tree};
 
 use crate::critter::{Critter, Leaf, Meadow, Outcome, leaves};
 
@@ -65,6 +65,19 @@ fn status(o: Outcome) -> Status {
 /// ```
 pub fn reference_tree() -> Tree<Critter, Meadow> {
     let b = Builder::<Critter, Meadow>::new();
+    b.build(reference_root(&b))
+        .expect("the reference tree is well-formed")
+}
+
+/// The reference tree as a draft, to build into a larger tree.
+///
+/// ```
+/// use canopy_core::Builder;
+/// let b = Builder::new();
+/// let tree = b.build(b.repeat("again", 2, canopy_reference::reference_root(&b))).unwrap();
+/// assert_eq!(tree.len(), 40);
+/// ```
+pub fn reference_root<'b>(b: &'b Builder<'b, Critter, Meadow>) -> &'b Draft<'b, Critter, Meadow> {
     let flee = b.reactive_sequence(
         "flee",
         [
@@ -199,6 +212,5 @@ pub fn reference_tree() -> Tree<Critter, Meadow> {
             ),
         ],
     );
-    let root = b.reactive_selector("choose", [flee, eat, rest, idle]);
-    b.build(root).expect("the reference tree is well-formed")
+    b.reactive_selector("choose", [flee, eat, rest, idle])
 }

@@ -175,6 +175,28 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         if visit.is_fresh() {
             self.state(def, at).fill(IDLE);
         }
+        if let Visit::ChildDone { child, status } = visit {
+            // What the loop below would conclude, without visiting every
+            // child for each one that finishes: a child that finished
+            // earlier would have decided a `One` policy then, so only this
+            // one can; and `All` needs every child finished.
+            let child = child as usize;
+            self.set_parallel_code(def, at, child, code_of(status));
+            let one = match status {
+                Status::Success => success == Policy::One,
+                _ => failure == Policy::One,
+            };
+            if one {
+                self.abort_parallel(def, at, cx);
+                return status;
+            }
+            let still_running = (child + 1..n)
+                .chain(0..child)
+                .any(|i| self.parallel_code(def, at, i) == RUNNING);
+            if still_running {
+                return Status::Running;
+            }
+        }
         let (mut succeeded, mut failed) = (0, 0);
         let mut decided = None;
         for (i, &edge) in edges.iter().enumerate() {
