@@ -12,6 +12,10 @@
 //!   the agents per tick. Tick mode polls every waiting leaf; event mode
 //!   does not visit them.
 //!
+//! - `wide-parallel`: event mode's bad case, one agent whose Parallel has
+//!   16,000 running children that all move on in the same tick (its first
+//!   6 ticks, from a fresh agent).
+//!
 //! Throughput is agent-ticks per second.
 //!
 //! `cargo bench --bench scheduling -- --noplot`
@@ -20,7 +24,7 @@ use std::hint::black_box;
 
 use canopy::{Agent, Builder, Mode, Policy, Status, Ticket, Tree};
 use canopy_reference::{Critter, Meadow, critters, reference_tree};
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const AGENTS: usize = 10_000;
 
@@ -230,5 +234,41 @@ fn scheduling(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, scheduling);
+/// A Parallel of `n` children that each wait 3 ticks, then run forever.
+fn wide_tree(n: usize) -> Tree<(), ()> {
+    let b = Builder::<(), ()>::new();
+    let children: Vec<_> = (0..n)
+        .map(|_| b.sequence("s", [b.wait("w", 3), b.always_running("r")]))
+        .collect();
+    b.build(b.parallel("all", Policy::All, Policy::All, children))
+        .unwrap()
+}
+
+fn wide_parallel(c: &mut Criterion) {
+    const CHILDREN: usize = 16_000;
+    let mut group = c.benchmark_group("wide-parallel");
+    group.sample_size(10);
+    let tree = wide_tree(CHILDREN);
+    for mode in [Mode::Tick, Mode::Event] {
+        group.bench_function(BenchmarkId::new(mode.to_string(), CHILDREN), |b| {
+            b.iter_batched(
+                || {
+                    let mut agent = Agent::new(&tree);
+                    agent.set_mode(&tree, mode);
+                    agent
+                },
+                |mut agent| {
+                    for _ in 0..6 {
+                        black_box(agent.tick(&tree, &mut (), &()));
+                    }
+                    agent
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, scheduling, wide_parallel);
 criterion_main!(benches);

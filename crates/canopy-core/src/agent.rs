@@ -69,6 +69,18 @@ struct Extra {
     schedule: Schedule,
 }
 
+impl Extra {
+    /// Room for as many waits as the tree's async leaves can need (capped;
+    /// past the cap the table grows once, to its peak). The schedule's
+    /// memory comes when event mode is first set.
+    fn for_tree<A, W>(tree: &Tree<A, W>) -> Box<Extra> {
+        Box::new(Extra {
+            waits: Waits::with_capacity((tree.waits as usize).min(1024)),
+            schedule: Schedule::default(),
+        })
+    }
+}
+
 impl Agent<InlinePool> {
     /// A new agent for `tree`, with id 0, using the default pool.
     /// Allocates the agent's memory once.
@@ -103,12 +115,7 @@ impl<P: TaskPool> Agent<P> {
     /// assert_eq!(agent.id(), 7);
     /// ```
     pub fn for_tree<A, W>(tree: &Tree<A, W>, id: u32) -> Self {
-        let extra = (tree.waits > 0).then(|| {
-            Box::new(Extra {
-                waits: Waits::with_capacity((tree.waits as usize).min(1024)),
-                schedule: Schedule::default(),
-            })
-        });
+        let extra = (tree.waits > 0).then(|| Extra::for_tree(tree));
         Agent {
             pool: P::new(&tree.layout),
             tree: tree.id,
@@ -151,17 +158,10 @@ impl<P: TaskPool> Agent<P> {
         if let Some(extra) = self.extra.as_deref_mut() {
             extra.schedule.clear();
         }
-        // A root updated every tick leaves nothing to skip: such a tree runs
-        // tick-from-root in either mode.
-        if mode == Mode::Tick || tree.root_always {
+        if !self.scheduled(tree) {
             return;
         }
-        let extra = self.extra.get_or_insert_with(|| {
-            Box::new(Extra {
-                waits: Waits::with_capacity(0),
-                schedule: Schedule::default(),
-            })
-        });
+        let extra = self.extra.get_or_insert_with(|| Extra::for_tree(tree));
         if extra.schedule.heap_bytes() == 0 {
             extra.schedule = Schedule::for_tree(tree);
         }
@@ -249,7 +249,7 @@ impl<P: TaskPool> Agent<P> {
         {
             return Status::Running;
         }
-        let scheduled = self.mode == Mode::Event && !tree.root_always;
+        let scheduled = self.scheduled(tree);
         let (status, asleep_until) = self.run(
             tree,
             agent,
@@ -336,7 +336,7 @@ impl<P: TaskPool> Agent<P> {
         observer: O,
     ) {
         self.check_tree(tree);
-        let scheduled = self.mode == Mode::Event && !tree.root_always;
+        let scheduled = self.scheduled(tree);
         self.run(
             tree,
             agent,
@@ -391,6 +391,13 @@ impl<P: TaskPool> Agent<P> {
     /// The agent's id.
     pub fn id(&self) -> u32 {
         self.id
+    }
+
+    /// Whether ticks go through the event schedule. A root updated every
+    /// tick leaves nothing to skip: such a tree runs tick-from-root in
+    /// either mode.
+    fn scheduled<A, W>(&self, tree: &Tree<A, W>) -> bool {
+        self.mode == Mode::Event && !tree.root_always
     }
 
     fn check_tree<A, W>(&self, tree: &Tree<A, W>) {

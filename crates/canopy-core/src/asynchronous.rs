@@ -202,19 +202,17 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
         start: &AsyncFn<A, W>,
         node: u32,
     ) -> Status {
-        if self.waits.is_none() {
-            // Agents of trees with async leaves always have a wait table.
-            return Status::Failure;
-        }
+        // Agents of trees with async leaves always have a wait table; the
+        // `Failure`s below are for a table that is missing all the same.
         if !fresh {
-            let index = self.get_u32(def, at);
-            let outcome = self.waits.as_deref().and_then(|w| w.outcome(index));
-            return match outcome {
-                Some(status) => {
+            let index = self.wait_index(def, at);
+            return match self.waits.as_deref().map(|w| w.outcome(index)) {
+                Some(Some(status)) => {
                     self.release_wait(def, at);
                     status
                 }
-                None => Status::Running,
+                Some(None) => Status::Running,
+                None => Status::Failure,
             };
         }
         let Some(waits) = self.waits.as_deref_mut() else {
@@ -238,7 +236,7 @@ impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
 
     /// The async leaf at `at` ends: its ticket goes stale.
     pub(crate) fn release_wait(&mut self, def: &NodeDef<A, W>, at: At) {
-        let index = self.get_u32(def, at);
+        let index = self.wait_index(def, at);
         if let Some(waits) = self.waits.as_deref_mut() {
             waits.release(index);
         }

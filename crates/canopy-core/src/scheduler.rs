@@ -39,8 +39,8 @@
 //! it move in the list. Both are short for the parallels of game trees (a
 //! handful of children); for a Parallel with thousands of running children
 //! that finish in the same tick they add up to more than tick mode's walk
-//! (measured: a tick in which 16,000 children of one Parallel move on took
-//! 157 ms in event mode against 1.5 ms in tick mode).
+//! (`cargo bench --bench scheduling -- wide`: 16,000 such children, 161 ms
+//! against 0.95 ms for an agent's first 6 ticks).
 //!
 //! Frames live in one `Vec` per agent with room, from the tree's shape, for
 //! the most frames it can need, so scheduling allocates nothing.
