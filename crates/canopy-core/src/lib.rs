@@ -1,23 +1,38 @@
 //! The canopy engine: behavior trees for crowds.
 //!
-//! One immutable [`Tree`] is shared by every agent (the flyweight pattern of
-//! seed 003). What an agent owns is an [`Agent`]: the *tasks* of the nodes
-//! active for it right now — a sequence's current index, a wait's start tick
-//! — in memory from a [`pool`] that is laid out once, when the tree is
-//! built. So an agent costs a few dozen bytes, a tick allocates nothing, and
-//! agents tick in parallel with no locks.
+//! One immutable [`Tree`] is shared by every agent (the flyweight pattern:
+//! the shared-node tree). What an agent owns is an [`Agent`]: the *tasks*
+//! of the nodes active for it right now — a sequence's current index, a
+//! wait's start tick — in memory laid out once, when the tree is built. So
+//! an agent costs a few dozen bytes, a tick allocates nothing, and agents
+//! tick in parallel with no locks.
 //!
 //! | concept | here | per agent? |
 //! |---|---|---|
 //! | Node — definition, parameters, children | [`NodeKind`], inside [`Tree`] | no, shared |
-//! | Task — runtime state + logic of an active node | plain bytes in the pool; logic in [`nodes`] | yes, only while active |
-//! | Behavior — slot that installs / updates / uninstalls a task | [`pool::Slot`], driven by the engine | part of the parent task |
-//! | Agent state — root slot + pool | [`Agent`] | yes |
-//! | Scheduler — tick-from-root or event-driven | [`Mode`], [`scheduler`] | a mode per agent |
+//! | Task — runtime state + logic of an active node | plain bytes in the agent's memory; logic in [`nodes`] | yes, only while active |
+//! | Behavior — slot that installs / updates / uninstalls a task | a place in the parent task's memory, driven by the engine | part of the parent task |
+//! | Agent state — root slot + task memory | [`Agent`] | yes |
+//! | Scheduler — tick-from-root or event-driven | [`Mode`] | a mode per agent |
 //!
-//! The semantics of every node kind are in one place: [`nodes`]; the pool
-//! in one place: [`pool`]; the event-driven scheduler in one place:
-//! [`scheduler`]; asynchronous leaves and their tickets: [`asynchronous`].
+//! # How the crate is built
+//!
+//! Modules depend only downwards, and the folders show the layers:
+//!
+//! | layer | folder | what |
+//! |---|---|---|
+//! | vocabulary | `util/` | [`Status`], [`Exit`], [`NodeId`], [`Arity`], [`Policy`], [`Mode`], [`Ticket`], [`Ctx`], the leaf function types |
+//! | definitions | `def/` | [`NodeKind`], [`Node`], [`Observer`], the interface kinds are written against |
+//! | node kinds | `nodes/` | one file per kind: its facts and its semantics |
+//! | the shared tree | `tree/` | [`Tree`] and its memory layout, validated once |
+//! | per-agent state | `state/` | the wait table and the event schedule |
+//! | the engine | `engine/` | the behavior slot, the event-driven scheduler, reading back running tasks |
+//! | the API | `api/` | [`Agent`], [`Builder`], printing, [`TaskView`] |
+//!
+//! The semantics of every node kind are documented in [`nodes`]; the
+//! memory layout — the pool of task memory — and the invariant it
+//! guarantees, in one place in `tree/layout.rs`; the event-driven
+//! scheduler in `engine/scheduler.rs`. The crate has no `unsafe` code.
 //!
 //! # Context: how leaf code reaches agent and world
 //!
@@ -71,31 +86,30 @@
 //! Implement [`Node`] for a type holding the node's parameters and declare
 //! its per-agent [`Node::Task`]; see the `MoveTo` example there.
 
-pub mod agent;
-pub mod asynchronous;
-mod behavior;
-pub mod builder;
-pub mod context;
-pub mod custom;
-pub mod display;
-pub mod node;
-pub mod nodes;
-pub mod observer;
-pub mod pool;
-pub mod scheduler;
-pub mod status;
-pub mod tree;
+#![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
 
-pub use agent::Agent;
-pub use asynchronous::{AsyncFn, Ticket};
-pub use builder::{BuildError, Builder, Draft, MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH};
-pub use context::Ctx;
-pub use custom::{Children, CustomNode, MAX_TASK_BYTES, Node};
-pub use node::{ActionFn, Arity, ConditionFn, NodeKind, Policy, Predicate};
-pub use observer::{Event, EventKind, Observer};
-pub use scheduler::Mode;
-pub use status::{Exit, Status};
-pub use tree::{NodeId, NodeRef, Tree};
+mod api;
+mod def;
+mod engine;
+pub mod nodes;
+mod state;
+mod tree;
+mod util;
+
+pub use api::agent::{Agent, POISONED, WRONG_TREE};
+pub use api::builder::{BuildError, Builder, Draft};
+pub use api::display::Display;
+pub use api::inspect::TaskView;
+pub use def::custom::{Children, CustomNode, MAX_TASK_BYTES, Node};
+pub use def::kind::NodeKind;
+pub use def::observer::{Event, EventKind, Observer};
+pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
+pub use tree::{NodeRef, Tree};
+pub use util::context::{ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
+pub use util::primitives::{Arity, MAX_TICKS, Mode, NodeId, ParseError, Policy};
+pub use util::status::{Exit, Status};
+pub use util::ticket::Ticket;
 
 /// Re-exported so custom task types can derive `Pod` and `Zeroable`.
 pub use bytemuck;

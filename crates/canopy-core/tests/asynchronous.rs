@@ -50,7 +50,7 @@ fn a_suspended_leaf_finishes_on_the_tick_after_its_ticket_is_completed() {
         assert_eq!((ticket.agent(), ticket.node().index()), (3, 1));
         assert!(agent.complete(ticket, Status::Success));
         assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Success, "{mode}");
-        assert_eq!(agent.active_tasks(), 0);
+        assert_eq!(agent.active_tasks(&tree), 0);
     }
 }
 
@@ -249,9 +249,16 @@ fn a_ticket_completes_only_its_own_agents_wait() {
     assert!(!stranger.complete(ticket, Status::Failure));
     assert_eq!(twin.tick(&tree, &mut nt, &()), Status::Running);
     assert_eq!(stranger.tick(&other_tree, &mut ns, &()), Status::Running);
-    // A clone keeps the waits of the agent it copies.
+    // A clone is another agent: the original's ticket does not complete
+    // the clone's wait (nor the other way round); the clone hands out
+    // tickets of its own.
     let mut copy = a.clone();
-    assert!(copy.complete(ticket, Status::Success));
+    assert!(!copy.complete(ticket, Status::Success));
+    let copied: Vec<_> = copy.pending_tickets().collect();
+    assert_eq!(copied.len(), 1);
+    assert_ne!(copied[0], ticket);
+    assert!(!a.complete(copied[0], Status::Success));
+    assert!(copy.complete(copied[0], Status::Success));
     assert!(a.complete(ticket, Status::Failure));
     assert_eq!(copy.tick(&tree, &mut na, &()), Status::Success);
     assert_eq!(a.tick(&tree, &mut na, &()), Status::Failure);

@@ -1,9 +1,10 @@
 //! The node semantics of `canopy_core::nodes`, tick by tick.
 //!
 //! Every scenario builds a small tree whose leaves are scripted by the tick
-//! number, runs it on **every pool strategy**, checks that the five runs agree
-//! exactly (statuses, observer events, agent data), and then asserts on that
-//! common run: the status of each tick, the exact events of a tick (so the
+//! number, runs it in **both modes** (tick-from-root and event-driven),
+//! checks that the two runs agree (statuses, agent data, and every event
+//! except the `update … Running` events event mode leaves out for nodes it
+//! does not visit), and then asserts on the tick-mode run: the status of each tick, the exact events of a tick (so the
 //! order of updates and aborts is checked, not only their number), and how
 //! often each leaf's code ran.
 //!
@@ -15,9 +16,8 @@ use std::collections::BTreeMap;
 
 use canopy_core::Status::{Failure as F, Running as R, Success as S};
 use canopy_core::bytemuck::{Pod, Zeroable};
-use canopy_core::pool::{BoxPool, BumpPool, FreeListPool, InlinePool, SharedPool, TaskPool};
 use canopy_core::{
-    Agent, Arity, BuildError, Builder, Children, Ctx, Draft, Event, EventKind, Exit, Node,
+    Agent, Arity, BuildError, Builder, Children, Ctx, Draft, Event, EventKind, Exit, Mode, Node,
     NodeKind, Observer, Policy, Status, Tree,
 };
 
@@ -119,24 +119,34 @@ impl Recorder<'_> {
     }
 }
 
-/// One agent on one pool, with its data, checking on every tick that the
+/// One agent in one mode, with its data, checking on every tick that the
 /// events carry the right tick and agent and that `active_tasks` matches the
 /// enters minus the exits and aborts observed so far.
-struct Sim<'t, P: TaskPool> {
+struct Sim<'t> {
     tree: &'t T,
-    agent: Agent<P>,
+    agent: Agent,
     data: Data,
     installed: usize,
 }
 
-impl<'t, P: TaskPool> Sim<'t, P> {
+impl<'t> Sim<'t> {
     fn new(tree: &'t T) -> Self {
+        Self::in_mode(tree, Mode::Tick)
+    }
+
+    fn in_mode(tree: &'t T, mode: Mode) -> Self {
+        let mut agent = Agent::with_id(tree, AGENT_ID);
+        agent.set_mode(tree, mode);
         Sim {
             tree,
-            agent: Agent::for_tree(tree, AGENT_ID),
+            agent,
             data: Data::default(),
             installed: 0,
         }
+    }
+
+    fn mode(&self) -> Mode {
+        self.agent.mode()
     }
 
     fn tick(&mut self) -> (Status, Vec<String>) {
@@ -149,7 +159,7 @@ impl<'t, P: TaskPool> Sim<'t, P> {
             .tick_observed(self.tree, &mut self.data, &(), &mut rec);
         let now = self.agent.ticks();
         self.check(&rec, now);
-        assert_eq!(self.agent.is_running(), status == R, "{}", P::NAME);
+        assert_eq!(self.agent.is_running(), status == R, "{}", self.mode());
         (status, rec.lines())
     }
 
@@ -162,22 +172,23 @@ impl<'t, P: TaskPool> Sim<'t, P> {
         self.agent
             .reset_observed(self.tree, &mut self.data, &(), &mut rec);
         self.check(&rec, now);
-        assert_eq!(self.agent.active_tasks(), 0, "{}", P::NAME);
-        assert_eq!(self.agent.ticks(), 0, "{}", P::NAME);
-        assert!(!self.agent.is_running(), "{}", P::NAME);
+        assert_eq!(self.agent.active_tasks(self.tree), 0);
+        assert_eq!(self.agent.ticks(), 0);
+        assert!(!self.agent.is_running());
         rec.lines()
     }
 
     fn check(&mut self, rec: &Recorder<'_>, now: u32) {
         for e in &rec.events {
-            assert_eq!((e.tick, e.agent), (now, AGENT_ID), "{}: {e:?}", P::NAME);
+            assert_eq!((e.tick, e.agent), (now, AGENT_ID), "{}: {e:?}", self.mode());
             match e.kind {
                 EventKind::Enter => self.installed += 1,
                 EventKind::Exit(_) | EventKind::Abort => self.installed -= 1,
                 EventKind::Update(_) => {}
             }
         }
-        assert_eq!(self.agent.active_tasks(), self.installed, "{}", P::NAME);
+        let active = self.agent.active_tasks(self.tree);
+        assert_eq!(active, self.installed, "{}", self.mode());
     }
 }
 
@@ -217,8 +228,8 @@ impl Outcome {
     }
 }
 
-fn run<P: TaskPool>(tree: &T, ticks: usize) -> Outcome {
-    let mut sim = Sim::<P>::new(tree);
+fn run(tree: &T, ticks: usize, mode: Mode) -> Outcome {
+    let mut sim = Sim::in_mode(tree, mode);
     let (statuses, events) = (0..ticks).map(|_| sim.tick()).unzip();
     Outcome {
         statuses,
@@ -227,30 +238,30 @@ fn run<P: TaskPool>(tree: &T, ticks: usize) -> Outcome {
     }
 }
 
-/// Run `tree` for `ticks` ticks on every pool strategy; they must agree.
-fn run_all(tree: &T, ticks: usize) -> Outcome {
-    let inline = run::<InlinePool>(tree, ticks);
-    let others = [
-        (FreeListPool::NAME, run::<FreeListPool>(tree, ticks)),
-        (BoxPool::NAME, run::<BoxPool>(tree, ticks)),
-        (SharedPool::NAME, run::<SharedPool>(tree, ticks)),
-        (BumpPool::NAME, run::<BumpPool>(tree, ticks)),
-    ];
-    for (name, other) in others {
-        assert_eq!(other, inline, "pool {name} disagrees with the inline pool");
-    }
-    inline
+/// The events of an outcome without `update … Running` lines, which event
+/// mode reports only for the nodes it visits.
+fn without_running_updates(events: &[Vec<String>]) -> Vec<Vec<String>> {
+    events
+        .iter()
+        .map(|tick| {
+            let kept = tick.iter().filter(|l| !(l.starts_with("update ") && l.ends_with(" Running")));
+            kept.cloned().collect()
+        })
+        .collect()
 }
 
-/// Call a generic scenario `fn name<P: TaskPool>()` once per pool strategy.
-macro_rules! on_every_pool {
-    ($scenario:ident) => {
-        $scenario::<InlinePool>();
-        $scenario::<FreeListPool>();
-        $scenario::<BoxPool>();
-        $scenario::<SharedPool>();
-        $scenario::<BumpPool>();
-    };
+/// Run `tree` for `ticks` ticks in both modes; they must agree.
+fn run_all(tree: &T, ticks: usize) -> Outcome {
+    let tick = run(tree, ticks, Mode::Tick);
+    let event = run(tree, ticks, Mode::Event);
+    assert_eq!(event.statuses, tick.statuses, "event mode disagrees on statuses");
+    assert_eq!(event.data, tick.data, "event mode disagrees on the agent data");
+    assert_eq!(
+        without_running_updates(&event.events),
+        without_running_updates(&tick.events),
+        "event mode disagrees on events"
+    );
+    tick
 }
 
 // ---------------------------------------------------------------------------
@@ -2102,7 +2113,7 @@ fn action_runs_on_every_update_and_sees_agent_world_tick_and_id() {
         }))
         .unwrap();
     let mut me = Me { seen: Vec::new() };
-    let mut agent = Agent::<FreeListPool>::for_tree(&tree, 42);
+    let mut agent = Agent::with_id(&tree, 42);
     let statuses: Vec<Status> = (0..3).map(|_| agent.tick(&tree, &mut me, &-5)).collect();
     assert_eq!(statuses, [R, R, S]);
     assert_eq!(me.seen, [(1, 42, -5), (2, 42, -5), (3, 42, -5)]);
@@ -2413,8 +2424,8 @@ fn custom_tasks_are_per_agent() {
         ))
         .unwrap();
     let (mut d1, mut d2) = (Data::default(), Data::default());
-    let mut a1 = Agent::<BumpPool>::for_tree(&tree, 1);
-    let mut a2 = Agent::<BumpPool>::for_tree(&tree, 2);
+    let mut a1 = Agent::with_id(&tree, 1);
+    let mut a2 = Agent::with_id(&tree, 2);
     assert_eq!(a1.tick(&tree, &mut d1, &()), R);
     assert_eq!(a1.tick(&tree, &mut d1, &()), R);
     assert_eq!(a2.tick(&tree, &mut d2, &()), R);
@@ -2472,7 +2483,7 @@ fn runs_are_deterministic() {
             ],
         ))
         .unwrap();
-    assert_eq!(run::<InlinePool>(&tree, 30), run::<InlinePool>(&tree, 30));
+    assert_eq!(run(&tree, 30, Mode::Tick), run(&tree, 30, Mode::Tick));
     run_all(&tree, 30);
 }
 
@@ -2480,7 +2491,8 @@ fn runs_are_deterministic() {
 // Agent: reset, active tasks
 // ---------------------------------------------------------------------------
 
-fn reset_aborts_everything_deepest_first<P: TaskPool>() {
+#[test]
+fn reset_aborts_everything_deepest_first() {
     let b = B::new();
     let tree = b
         .build(b.sequence(
@@ -2506,15 +2518,13 @@ fn reset_aborts_everything_deepest_first<P: TaskPool>() {
             ],
         ))
         .unwrap();
-    let mut sim = Sim::<P>::new(&tree);
+    let mut sim = Sim::new(&tree);
     assert_eq!(sim.tick().0, R);
     assert_eq!(sim.tick().0, R);
-    assert_eq!(sim.agent.active_tasks(), 5, "{}", P::NAME);
+    assert_eq!(sim.agent.active_tasks(&tree), 5);
     assert_eq!(
         sim.reset(),
-        ["abort w", "abort i", "abort c", "abort p", "abort root"],
-        "{}",
-        P::NAME
+        ["abort w", "abort i", "abort c", "abort p", "abort root"]
     );
     assert_eq!(
         sim.data.log.borrow().last().unwrap(),
@@ -2529,32 +2539,26 @@ fn reset_aborts_everything_deepest_first<P: TaskPool>() {
         sim.data.log.borrow().last().unwrap(),
         "c update 1 t1 (entered t1)"
     );
-    assert_eq!(sim.agent.active_tasks(), 5);
+    assert_eq!(sim.agent.active_tasks(&tree), 5);
 }
+
 
 #[test]
-fn reset_aborts_running_tasks_deepest_first_and_restarts_at_tick_one() {
-    on_every_pool!(reset_aborts_everything_deepest_first);
-}
-
-fn reset_clears_cooldowns<P: TaskPool>() {
+fn reset_clears_cooldowns() {
     let b = B::new();
     let tree = b.build(b.cooldown("cd", 10, leaf(&b, "a", |_| S))).unwrap();
-    let mut sim = Sim::<P>::new(&tree);
+    let mut sim = Sim::new(&tree);
     assert_eq!(sim.tick().0, S);
     assert_eq!(sim.tick().0, F);
     // Nothing is running: reset aborts nothing.
     assert_eq!(sim.reset(), Vec::<String>::new());
-    assert_eq!(sim.tick().0, S, "{}", P::NAME);
+    assert_eq!(sim.tick().0, S);
     assert_eq!(sim.data.calls("a"), 2);
 }
 
-#[test]
-fn reset_clears_cooldowns_and_aborts_nothing_when_idle() {
-    on_every_pool!(reset_clears_cooldowns);
-}
 
-fn active_tasks_counts_installed_tasks<P: TaskPool>() {
+#[test]
+fn active_tasks_counts_installed_tasks() {
     let b = B::new();
     let tree = b
         .build(b.sequence(
@@ -2570,23 +2574,19 @@ fn active_tasks_counts_installed_tasks<P: TaskPool>() {
             ],
         ))
         .unwrap();
-    let mut sim = Sim::<P>::new(&tree);
-    assert_eq!(sim.agent.active_tasks(), 0);
+    let mut sim = Sim::new(&tree);
+    assert_eq!(sim.agent.active_tasks(&tree), 0);
     // s, p, w1, to, w2.
     assert_eq!(sim.tick().0, R);
-    assert_eq!(sim.agent.active_tasks(), 5, "{}", P::NAME);
+    assert_eq!(sim.agent.active_tasks(&tree), 5);
     // w1 finished.
     assert_eq!(sim.tick().0, R);
-    assert_eq!(sim.agent.active_tasks(), 4, "{}", P::NAME);
+    assert_eq!(sim.agent.active_tasks(&tree), 4);
     assert_eq!(sim.tick().0, S);
-    assert_eq!(sim.agent.active_tasks(), 0, "{}", P::NAME);
+    assert_eq!(sim.agent.active_tasks(&tree), 0);
     assert!(!sim.agent.is_running());
 }
 
-#[test]
-fn active_tasks_counts_installed_tasks_on_every_pool() {
-    on_every_pool!(active_tasks_counts_installed_tasks);
-}
 
 #[test]
 #[should_panic(expected = "another tree")]

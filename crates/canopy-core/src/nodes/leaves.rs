@@ -1,187 +1,106 @@
-//! Leaves with state of their own: Wait, and user-defined nodes (which may
-//! also take children). Actions, conditions and the constant leaves are
-//! one-liners in the dispatch of `nodes/mod.rs`. Semantics: [`nodes`](super).
+//! The leaves without state: Action, Condition and the constants. Rules:
+//! [`nodes`](super#action).
+//!
+//! They need no task memory, so the engine runs them without touching the
+//! agent's memory at all ([`stateless`]): the hot case of conditions
+//! re-checked every tick costs a call and an event or two.
 
-use crate::behavior::{At, Runner};
-use crate::context::Ctx;
-use crate::custom::{ChildRunner, Children, CustomNode, MAX_TASK_BYTES};
-use crate::observer::Observer;
-use crate::pool::TaskPool;
-use crate::status::{Exit, Status};
-use crate::tree::NodeDef;
+use super::Kind;
+use crate::def::exec::{Exec, Visit, Wake};
+use crate::def::kind::{Facts, NodeKind, Sched, SlotPlan};
+use crate::util::context::{ActionFn, ConditionFn, Ctx};
+use crate::util::primitives::Arity;
+use crate::util::status::{Exit, Status};
 
-impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
-    pub(super) fn wait(
-        &mut self,
-        def: &NodeDef<A, W>,
-        at: At,
-        fresh: bool,
-        cx: &mut Ctx<A, W>,
-        ticks: u32,
-    ) -> Status {
-        if self.ticks_since_entry(def, at, fresh, cx) >= ticks {
-            Status::Success
-        } else {
-            Status::Running
+/// Action, Condition, AlwaysSuccess, AlwaysFailure and AlwaysRunning.
+pub(crate) enum Leaf<'k, A, W> {
+    Action(&'k ActionFn<A, W>),
+    Condition(&'k ConditionFn<A, W>),
+    Constant(Status),
+}
+
+/// The kind as a leaf without state, if it is one: the engine runs those
+/// without touching the agent's memory.
+#[inline(always)]
+pub(crate) fn stateless<A, W>(kind: &NodeKind<A, W>) -> Option<Leaf<'_, A, W>> {
+    match kind {
+        NodeKind::Action(f) => Some(Leaf::Action(f)),
+        NodeKind::Condition(f) => Some(Leaf::Condition(f)),
+        NodeKind::AlwaysSuccess => Some(Leaf::Constant(Status::Success)),
+        NodeKind::AlwaysFailure => Some(Leaf::Constant(Status::Failure)),
+        NodeKind::AlwaysRunning => Some(Leaf::Constant(Status::Running)),
+        _ => None,
+    }
+}
+
+impl<A, W> Leaf<'_, A, W> {
+    /// The leaf's status this update.
+    #[inline(always)]
+    pub(crate) fn run(&self, cx: &mut Ctx<A, W>) -> Status {
+        match self {
+            Leaf::Action(f) => f(cx),
+            Leaf::Condition(f) => Status::from_bool(f(cx)),
+            Leaf::Constant(status) => *status,
         }
     }
+}
 
-    /// Create a custom node's task and clear its "child installed" bits.
-    #[inline(never)]
-    pub(crate) fn custom_enter(
-        &mut self,
-        custom: &CustomNode<A, W>,
-        def: &NodeDef<A, W>,
-        at: At,
-        cx: &mut Ctx<A, W>,
-    ) {
-        let size = custom.task_size();
-        let mem = self.state(def, at);
-        mem[size..].fill(0);
-        custom.0.create(&mut mem[..size], cx);
-    }
-
-    #[inline(never)]
-    pub(super) fn custom_update(
-        &mut self,
-        custom: &CustomNode<A, W>,
-        def: &NodeDef<A, W>,
-        at: At,
-        cx: &mut Ctx<A, W>,
-    ) -> Status {
-        let size = custom.task_size();
-        if def.child_count == 0 {
-            // A leaf runs nothing else, so it can work on its task in place.
-            let task = &mut self.state(def, at)[..size];
-            return custom
-                .0
-                .update(task, cx, &mut Children::new(&mut NoChildren));
-        }
-        // The task is copied out while its children run: they live in the
-        // same pool, and the copy keeps the two borrows apart.
-        let mut task = [0u8; MAX_TASK_BYTES];
-        task[..size].copy_from_slice(&self.state(def, at)[..size]);
-        let mut children = CustomChildren {
-            runner: self,
-            def,
-            at,
+impl<A, W> Kind<A, W> for Leaf<'_, A, W> {
+    fn facts(&self, _children: usize) -> Facts {
+        let (about, sched) = match self {
+            Leaf::Action(_) => ("user code returning a status", Sched::EveryTick),
+            Leaf::Condition(_) => (
+                "user code returning true (Success) or false (Failure)",
+                Sched::EveryTick,
+            ),
+            Leaf::Constant(Status::Success) => ("always Success", Sched::EveryTick),
+            Leaf::Constant(Status::Failure) => ("always Failure", Sched::EveryTick),
+            Leaf::Constant(Status::Running) => ("always Running", Sched::OnItsOwn),
         };
-        let status = custom
-            .0
-            .update(&mut task[..size], cx, &mut Children::new(&mut children));
-        self.state(def, at)[..size].copy_from_slice(&task[..size]);
-        status
-    }
-
-    /// A custom task ends: abort the children it left running, then run its
-    /// terminate hook.
-    #[inline(never)]
-    pub(crate) fn custom_end(
-        &mut self,
-        custom: &CustomNode<A, W>,
-        def: &NodeDef<A, W>,
-        at: At,
-        exit: Exit,
-        cx: &mut Ctx<A, W>,
-    ) {
-        if exit != Exit::Aborted {
-            // When aborted, `abort` has already done this.
-            self.abort_custom_children(def, at, cx);
-        }
-        let size = custom.task_size();
-        let mut task = [0u8; MAX_TASK_BYTES];
-        task[..size].copy_from_slice(&self.state(def, at)[..size]);
-        custom.0.terminate(&mut task[..size], cx, exit);
-        self.state(def, at)[..size].copy_from_slice(&task[..size]);
-    }
-
-    #[inline(never)]
-    pub(super) fn abort_custom_children(
-        &mut self,
-        def: &NodeDef<A, W>,
-        at: At,
-        cx: &mut Ctx<A, W>,
-    ) {
-        let mut children = CustomChildren {
-            runner: self,
-            def,
-            at,
-        };
-        for i in 0..def.child_count as usize {
-            children.abort(i, cx);
+        Facts {
+            arity: Arity::Leaf,
+            about,
+            own: 0,
+            persist: 0,
+            slots: SlotPlan::None,
+            sched,
+            waits: 0,
         }
     }
-}
 
-/// What a custom leaf's update gets for children.
-struct NoChildren;
-
-impl<A, W> ChildRunner<A, W> for NoChildren {
-    fn len(&self) -> usize {
-        0
-    }
-    fn is_running(&mut self, _: usize) -> bool {
-        false
-    }
-    fn update(&mut self, _: usize, _: &mut Ctx<A, W>) -> Status {
-        Status::Failure
-    }
-    fn abort(&mut self, _: usize, _: &mut Ctx<A, W>) {}
-}
-
-/// A custom node's children, lent to its update.
-struct CustomChildren<'x, 'r, A, W, P, O> {
-    runner: &'x mut Runner<'r, A, W, P, O>,
-    def: &'x NodeDef<A, W>,
-    at: At,
-}
-
-impl<A, W, P: TaskPool, O: Observer> CustomChildren<'_, '_, A, W, P, O> {
-    /// The byte of the task's memory holding the "child installed" bit of
-    /// child `index`, and the bit's mask.
-    fn bit(&self, index: usize) -> (usize, u8) {
-        let bits_at = (self.def.size.own - self.def.child_count.div_ceil(8)) as usize;
-        (bits_at + index / 8, 1 << (index % 8))
+    fn check(&self, _children: usize) -> Option<String> {
+        None
     }
 
-    fn set_installed(&mut self, index: usize, installed: bool) {
-        let (byte, mask) = self.bit(index);
-        let cell = &mut self.runner.state(self.def, self.at)[byte];
-        if installed {
-            *cell |= mask;
-        } else {
-            *cell &= !mask;
+    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
+
+    fn update<E: Exec<A, W>>(&self, _t: &mut E, _visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        self.run(cx)
+    }
+
+    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
+
+    fn next_running(
+        &self,
+        _state: &[u8],
+        _children: usize,
+        _from: usize,
+    ) -> Option<(usize, usize)> {
+        None
+    }
+
+    fn valid(&self, _state: &[u8], _children: usize) -> bool {
+        true
+    }
+
+    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
+        match self {
+            Leaf::Constant(Status::Running) => Wake::Never,
+            _ => Wake::Always,
         }
     }
-}
 
-impl<A, W, P: TaskPool, O: Observer> ChildRunner<A, W> for CustomChildren<'_, '_, A, W, P, O> {
-    fn len(&self) -> usize {
-        self.def.child_count as usize
-    }
-
-    fn is_running(&mut self, index: usize) -> bool {
-        let (byte, mask) = self.bit(index);
-        self.runner.state(self.def, self.at)[byte] & mask != 0
-    }
-
-    fn update(&mut self, index: usize, cx: &mut Ctx<A, W>) -> Status {
-        let tree = self.runner.tree;
-        let fresh = !self.is_running(index);
-        let slot = tree.slot(self.def, index);
-        let edge = tree.edges_of(self.def)[index];
-        let status = self.runner.run_child(self.at, slot, edge, fresh, cx);
-        self.set_installed(index, status == Status::Running);
-        status
-    }
-
-    fn abort(&mut self, index: usize, cx: &mut Ctx<A, W>) {
-        if self.is_running(index) {
-            let tree = self.runner.tree;
-            let slot = tree.slot(self.def, index);
-            let edge = tree.edges_of(self.def)[index];
-            self.runner.abort_child(self.at, slot, edge, cx);
-            self.set_installed(index, false);
-        }
+    fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
+        String::new()
     }
 }

@@ -1,7 +1,11 @@
 //! What every node kind does: the semantics, in one place.
 //!
-//! The code is grouped as BehaviorTree.CPP groups nodes: [controls]
-//! (several children), [decorators] (one child) and [leaves] (none). Every
+//! Each kind — or pair of mirror-image kinds — lives in a file of its own
+//! holding everything about it: its facts (how many children, how much
+//! task memory, how its children share memory, how the event-driven
+//! scheduler treats it, what it says about itself) and its semantics
+//! (update, end, which children run, when it wakes). The rules below are
+//! the contract those files implement. Every
 //! task is updated at most once per tick unless a parent re-enters it; a
 //! child that finishes is uninstalled at once and starts fresh when entered
 //! again. A task that is still running when its parent stops needing it is
@@ -42,7 +46,7 @@
 //! tick). After the loop, all-failed is checked before all-succeeded. If
 //! every child has finished and neither policy is met — possible only with
 //! `All`/`All` and mixed results — the parallel fails, because success can no
-//! longer be reached (seed 000's version would return `Running` forever).
+//! longer be reached (the classic version would return `Running` forever).
 //! When it finishes, its running children are aborted. No children: a build
 //! error.
 //!
@@ -59,17 +63,17 @@
 //! Runs the child to completion once per tick at most: each child `Success`
 //! counts; `Running` until the n-th success, then `Success`; a child
 //! `Failure` is `Failure`. Between cycles the child is uninstalled and
-//! re-entered fresh on the next tick. `n ≥ 1`.
+//! re-entered fresh on the next tick. `1 ≤ n ≤ u32::MAX`, counted exactly.
 //!
 //! ## Retry(n)
 //! A child `Failure` re-runs it from scratch on the next tick, up to `n`
 //! attempts in all; the n-th failure is `Failure`. A child `Success` is
-//! `Success`. `n ≥ 1`.
+//! `Success`. `1 ≤ n ≤ u32::MAX`.
 //!
 //! ## Guard
 //! The condition is checked once, when the guard is entered: false is
 //! `Failure` without running the child; true runs the child to its end
-//! without checking again (seed 001's decorator).
+//! without checking again (the classic decorator).
 //!
 //! ## ReactiveGuard
 //! The condition is checked every tick before the child: once false, the
@@ -78,12 +82,13 @@
 //! ## Timeout(n)
 //! The child is updated on the first `n` ticks after the timeout was
 //! entered; on the tick `n` ticks after entry, if the child is still
-//! running, it is aborted and the timeout fails. `n ≥ 1`.
+//! running, it is aborted and the timeout fails. `1 ≤ n ≤ 2³¹ − 1`.
 //!
 //! ## Cooldown(n)
 //! When the child finishes (or is aborted), the node cools down: for the
 //! next `n` ticks entering it fails at once without running the child. The
-//! cooldown is kept per agent across activations of the node. `n ≥ 1`.
+//! cooldown is kept per agent across activations of the node (and per
+//! place in the tree, for a shared subtree). `1 ≤ n ≤ 2³¹ − 1`.
 //!
 //! # Leaves
 //!
@@ -100,7 +105,7 @@
 //! ## Wait(n)
 //! `Running` until `n` ticks have passed since it was entered, then
 //! `Success`: entered at tick `t`, it succeeds at tick `t + n`. `Wait(0)`
-//! succeeds at once.
+//! succeeds at once. `n ≤ 2³¹ − 1`.
 //!
 //! ## Async
 //! User code called once, when the leaf is entered, with a
@@ -119,169 +124,281 @@
 //! Everything above is stated for tick-from-root, where the root is updated
 //! every tick. The event-driven mode ([`Mode::Event`](crate::Mode)) gives
 //! the same results while updating only the tasks that can change; see
-//! [`scheduler`](crate::scheduler).
+//! [`Mode`](crate::Mode).
 //!
 //! # Time
 //! Durations are counted in the agent's ticks ([`Ctx::tick`](crate::Ctx)),
 //! never in wall-clock time, so a run replays exactly. Tick numbers are
-//! `u32` and compared with wrapping arithmetic, so durations up to 2³¹ ticks
-//! are exact.
+//! `u32`: after `u32::MAX` the counter goes on at 0. They are compared
+//! with wrapping arithmetic, exact for differences below 2³¹, so durations
+//! are limited to [`MAX_TICKS`](crate::MAX_TICKS) = 2³¹ − 1 (longer ones are
+//! a [`BuildError`](crate::BuildError)), and every timer stays exact across
+//! the wrap: a running Wait or Timeout measures from its own entry, and the
+//! agent moves cooldown ends that have passed up to the present every 2³⁰
+//! ticks, long before they could be mistaken for future ticks.
 //!
 //! # Where this differs from BehaviorTree.CPP
-//! Repeat and Retry advance one child cycle per tick (as seed 001 and
-//! py_trees do) where BT.CPP loops inside one tick; Sequence and Selector
-//! always resume (BT.CPP's `SequenceWithMemory`); a Parallel never re-runs a
-//! child that already finished within one activation; Guard is seed 001's
+//! Repeat and Retry advance one child cycle per tick (as py_trees does)
+//! where BT.CPP loops inside one tick; Sequence and Selector always resume (BT.CPP's `SequenceWithMemory`); a Parallel never re-runs a
+//! child that already finished within one activation; Guard is the classic
 //! entry-checked decorator and ReactiveGuard its re-checking variant.
 //!
 //! [`One`]: crate::Policy::One
 
-pub mod controls;
-pub mod decorators;
-pub mod leaves;
+mod asynchronous;
+mod cooldown;
+mod custom;
+mod guard;
+mod leaves;
+mod parallel;
+mod reactive;
+mod repeat;
+mod reshape;
+mod sequence;
+mod timeout;
+mod wait;
 
-use crate::behavior::{At, Runner, Visit};
-use crate::context::Ctx;
-use crate::node::{Arity, NodeKind};
-use crate::observer::Observer;
-use crate::pool::TaskPool;
-use crate::status::Status;
-use crate::tree::NodeDef;
+use crate::def::exec::{Exec, Visit, Wake};
+use crate::def::kind::{Facts, NodeKind};
+use crate::util::context::Ctx;
+use crate::util::primitives::Arity;
+use crate::util::status::{Exit, Status};
 
-/// How a node's behavior slots map to its children.
-#[derive(Clone, Copy)]
-pub(crate) enum SlotPlan {
-    /// Leaves.
-    None,
-    /// One slot shared by all children, which run one at a time.
-    Shared,
-    /// Two slots: the running child and the one being re-checked.
-    Reactive,
-    /// One slot per child: they may all run at once.
-    PerChild,
+pub(crate) use leaves::stateless;
+
+/// Everything about one kind of node. Every item is required, so a new
+/// kind cannot forget one; the engine, the layout, the scheduler, the
+/// inspector and snapshots all ask through here.
+pub(crate) trait Kind<A, W> {
+    /// What the layout and the scheduler need to know.
+    fn facts(&self, children: usize) -> Facts;
+
+    /// What is wrong with the node's parameters, if anything (the child
+    /// count is checked against `Facts::arity` separately).
+    fn check(&self, children: usize) -> Option<String>;
+
+    /// The task was just installed; its first update follows.
+    fn enter<E: Exec<A, W>>(&self, t: &mut E, cx: &mut Ctx<A, W>);
+
+    /// Advance the task: its first update, a later one, or the reaction
+    /// to a finished child.
+    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status;
+
+    /// The task ends: it finished, or it was aborted after its running
+    /// children were.
+    fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>);
+
+    /// The first running child at index `from` or later, and its slot,
+    /// read from the state of a running task.
+    fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)>;
+
+    /// Whether `state` is a state a running task of this kind can be in
+    /// (checked before a restored agent's memory is used).
+    fn valid(&self, state: &[u8], children: usize) -> bool;
+
+    /// When the event-driven scheduler must update the running task.
+    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake;
+
+    /// The running task's state in words, for inspectors (`now` is the
+    /// agent's current tick).
+    fn describe(&self, state: &[u8], children: usize, now: u32) -> String;
 }
 
-pub(crate) fn slot_plan<A, W>(kind: &NodeKind<A, W>) -> SlotPlan {
-    match kind {
-        NodeKind::ReactiveSequence | NodeKind::ReactiveSelector => SlotPlan::Reactive,
-        NodeKind::Parallel { .. } | NodeKind::Custom(_) => SlotPlan::PerChild,
-        // Sequence, Selector and every decorator run one child at a time.
-        _ => match kind.arity() {
-            Arity::Leaf => SlotPlan::None,
-            Arity::Decorator | Arity::Composite => SlotPlan::Shared,
-        },
-    }
-}
-
-/// Bytes of a node's own task state (behavior slots not included).
-pub(crate) fn own_bytes<A, W>(kind: &NodeKind<A, W>, children: usize) -> u32 {
-    (match kind {
-        // Index of the current child.
-        NodeKind::Sequence | NodeKind::Selector => 2,
-        // Running child + 1 (0: none) and which slot it is in (top bit).
-        NodeKind::ReactiveSequence | NodeKind::ReactiveSelector => 2,
-        // Two bits per child: idle, running, succeeded, failed.
-        NodeKind::Parallel { .. } => children.div_ceil(4),
-        // Completed cycles and whether the child is installed (top bit).
-        NodeKind::Repeat(_) | NodeKind::Retry(_) => 4,
-        // Tick the node was entered.
-        NodeKind::Timeout(_) | NodeKind::Wait(_) => 4,
-        // Index of the agent's wait it is suspended on.
-        NodeKind::Async(_) => 4,
-        // The user's task, then one "installed" bit per child.
-        NodeKind::Custom(c) => c.task_size() + children.div_ceil(8),
-        _ => 0,
-    }) as u32
-}
-
-/// Bytes of memory a node keeps for its agent across activations.
-pub(crate) fn persist_bytes<A, W>(kind: &NodeKind<A, W>) -> u32 {
-    match kind {
-        // Tick at which the node may be entered again (0: any time).
-        NodeKind::Cooldown(_) => 4,
-        _ => 0,
-    }
-}
-
-impl<A, W, P: TaskPool, O: Observer> Runner<'_, A, W, P, O> {
-    /// Advance the installed task of node `id` by one update: the first
-    /// after install, a later one, or (event-driven) the reaction to a
-    /// finished child.
-    #[inline(always)]
-    pub(crate) fn update(&mut self, id: u32, at: At, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
-        let def = self.tree.def(id);
-        let fresh = visit.is_fresh();
-        match &def.kind {
-            NodeKind::Sequence => self.in_order(def, at, visit, cx, Status::Success),
-            NodeKind::Selector => self.in_order(def, at, visit, cx, Status::Failure),
-            NodeKind::ReactiveSequence => self.reactive(def, at, fresh, cx, Status::Success),
-            NodeKind::ReactiveSelector => self.reactive(def, at, fresh, cx, Status::Failure),
+/// Runs `$body` with `$k` bound to the [`Kind`] of `$kind`: the one list
+/// that connects each [`NodeKind`] variant to its file.
+macro_rules! dispatch {
+    ($kind:expr, $k:ident => $body:expr) => {
+        match $kind {
+            NodeKind::Sequence => {
+                let $k = &sequence::InOrder::SEQUENCE;
+                $body
+            }
+            NodeKind::Selector => {
+                let $k = &sequence::InOrder::SELECTOR;
+                $body
+            }
+            NodeKind::ReactiveSequence => {
+                let $k = &reactive::Reactive::SEQUENCE;
+                $body
+            }
+            NodeKind::ReactiveSelector => {
+                let $k = &reactive::Reactive::SELECTOR;
+                $body
+            }
             NodeKind::Parallel { success, failure } => {
-                self.parallel(def, at, visit, cx, *success, *failure)
+                let $k = &parallel::Parallel {
+                    success: *success,
+                    failure: *failure,
+                };
+                $body
             }
-            NodeKind::Inverter => self.only_child(def, at, fresh, visit, cx).invert(),
-            NodeKind::ForceSuccess => match self.only_child(def, at, fresh, visit, cx) {
-                Status::Running => Status::Running,
-                _ => Status::Success,
-            },
-            NodeKind::ForceFailure => match self.only_child(def, at, fresh, visit, cx) {
-                Status::Running => Status::Running,
-                _ => Status::Failure,
-            },
-            NodeKind::Repeat(times) => self.repeat(def, at, visit, cx, *times, Status::Success),
-            NodeKind::Retry(times) => self.repeat(def, at, visit, cx, *times, Status::Failure),
+            NodeKind::Inverter => {
+                let $k = &reshape::Reshape::INVERTER;
+                $body
+            }
+            NodeKind::ForceSuccess => {
+                let $k = &reshape::Reshape::FORCE_SUCCESS;
+                $body
+            }
+            NodeKind::ForceFailure => {
+                let $k = &reshape::Reshape::FORCE_FAILURE;
+                $body
+            }
+            NodeKind::Repeat(times) => {
+                let $k = &repeat::Repeat::counting_successes(*times);
+                $body
+            }
+            NodeKind::Retry(times) => {
+                let $k = &repeat::Repeat::counting_failures(*times);
+                $body
+            }
             NodeKind::Guard(p) => {
-                if fresh && !(p.check)(cx) {
-                    return Status::Failure;
-                }
-                self.only_child(def, at, fresh, visit, cx)
+                let $k = &guard::Guard { check: &p.check };
+                $body
             }
-            NodeKind::ReactiveGuard(p) => self.reactive_guard(def, at, fresh, cx, p),
-            NodeKind::Timeout(ticks) => self.timeout(def, at, visit, cx, *ticks),
-            NodeKind::Cooldown(ticks) => self.cooldown(def, at, visit, cx, *ticks),
-            NodeKind::Action(f) => f(cx),
-            NodeKind::Condition(f) => Status::from_bool(f(cx)),
-            NodeKind::AlwaysSuccess => Status::Success,
-            NodeKind::AlwaysFailure => Status::Failure,
-            NodeKind::AlwaysRunning => Status::Running,
-            NodeKind::Wait(ticks) => self.wait(def, at, fresh, cx, *ticks),
-            NodeKind::Async(start) => self.async_leaf(def, at, fresh, cx, start, id),
-            NodeKind::Custom(custom) => self.custom_update(custom, def, at, cx),
+            NodeKind::ReactiveGuard(p) => {
+                let $k = &guard::ReactiveGuard { check: &p.check };
+                $body
+            }
+            NodeKind::Timeout(ticks) => {
+                let $k = &timeout::Timeout { ticks: *ticks };
+                $body
+            }
+            NodeKind::Cooldown(ticks) => {
+                let $k = &cooldown::Cooldown { ticks: *ticks };
+                $body
+            }
+            NodeKind::Action(f) => {
+                let $k = &leaves::Leaf::Action(f);
+                $body
+            }
+            NodeKind::Condition(f) => {
+                let $k = &leaves::Leaf::Condition(f);
+                $body
+            }
+            NodeKind::AlwaysSuccess => {
+                let $k = &leaves::Leaf::Constant(Status::Success);
+                $body
+            }
+            NodeKind::AlwaysFailure => {
+                let $k = &leaves::Leaf::Constant(Status::Failure);
+                $body
+            }
+            NodeKind::AlwaysRunning => {
+                let $k = &leaves::Leaf::Constant(Status::Running);
+                $body
+            }
+            NodeKind::Wait(ticks) => {
+                let $k = &wait::Wait { ticks: *ticks };
+                $body
+            }
+            NodeKind::Async(start) => {
+                let $k = &asynchronous::AsyncLeaf(start);
+                $body
+            }
+            NodeKind::Custom(node) => {
+                let $k = &custom::Custom(node);
+                $body
+            }
         }
+    };
+}
+
+// The rest of the crate reaches the kinds through these functions.
+
+pub(crate) fn facts<A, W>(kind: &NodeKind<A, W>, children: usize) -> Facts {
+    dispatch!(kind, k => Kind::<A, W>::facts(k, children))
+}
+
+pub(crate) fn check<A, W>(kind: &NodeKind<A, W>, children: usize) -> Option<String> {
+    dispatch!(kind, k => Kind::<A, W>::check(k, children))
+}
+
+#[inline]
+pub(crate) fn enter<A, W, E: Exec<A, W>>(kind: &NodeKind<A, W>, t: &mut E, cx: &mut Ctx<A, W>) {
+    dispatch!(kind, k => k.enter(t, cx))
+}
+
+#[inline(always)]
+pub(crate) fn update<A, W, E: Exec<A, W>>(
+    kind: &NodeKind<A, W>,
+    t: &mut E,
+    visit: Visit,
+    cx: &mut Ctx<A, W>,
+) -> Status {
+    dispatch!(kind, k => k.update(t, visit, cx))
+}
+
+#[inline]
+pub(crate) fn end<A, W, E: Exec<A, W>>(
+    kind: &NodeKind<A, W>,
+    t: &mut E,
+    exit: Exit,
+    cx: &mut Ctx<A, W>,
+) {
+    dispatch!(kind, k => k.end(t, exit, cx))
+}
+
+pub(crate) fn next_running<A, W>(
+    kind: &NodeKind<A, W>,
+    state: &[u8],
+    children: usize,
+    from: usize,
+) -> Option<(usize, usize)> {
+    dispatch!(kind, k => Kind::<A, W>::next_running(k, state, children, from))
+}
+
+/// Abort whichever children of a running task are running, in child
+/// order, each deepest first.
+#[inline(never)]
+pub(crate) fn abort_children<A, W, E: Exec<A, W>>(
+    kind: &NodeKind<A, W>,
+    t: &mut E,
+    cx: &mut Ctx<A, W>,
+) {
+    dispatch!(kind, k => abort_running(k, t, cx))
+}
+
+/// [`abort_children`] for a kind's own code, which knows its kind.
+fn abort_running<A, W, K: Kind<A, W>, E: Exec<A, W>>(k: &K, t: &mut E, cx: &mut Ctx<A, W>) {
+    let n = t.children();
+    let mut from = 0;
+    while let Some((child, slot)) = k.next_running(t.state(), n, from) {
+        t.abort(child, slot, cx);
+        from = child + 1;
+    }
+}
+
+pub(crate) fn valid<A, W>(kind: &NodeKind<A, W>, state: &[u8], children: usize) -> bool {
+    dispatch!(kind, k => Kind::<A, W>::valid(k, state, children))
+}
+
+pub(crate) fn wake<A, W, E: Exec<A, W>>(kind: &NodeKind<A, W>, t: &mut E) -> Wake {
+    dispatch!(kind, k => k.wake(t))
+}
+
+pub(crate) fn describe<A, W>(
+    kind: &NodeKind<A, W>,
+    state: &[u8],
+    children: usize,
+    now: u32,
+) -> String {
+    dispatch!(kind, k => Kind::<A, W>::describe(k, state, children, now))
+}
+
+impl<A, W> NodeKind<A, W> {
+    /// How many children this kind takes.
+    pub fn arity(&self) -> Arity {
+        facts(self, 0).arity
     }
 
-    /// Abort whatever children of a running task are installed, in child
-    /// order, each deepest first. Which ones are installed is read from the
-    /// task's own state.
-    #[inline(never)]
-    pub(crate) fn abort_running_children(
-        &mut self,
-        def: &NodeDef<A, W>,
-        at: At,
-        cx: &mut Ctx<A, W>,
-    ) {
-        match &def.kind {
-            NodeKind::Sequence | NodeKind::Selector => self.abort_in_order(def, at, cx),
-            NodeKind::ReactiveSequence | NodeKind::ReactiveSelector => {
-                self.abort_reactive(def, at, cx)
-            }
-            NodeKind::Parallel { .. } => self.abort_parallel(def, at, cx),
-            NodeKind::Repeat(_) | NodeKind::Retry(_) => self.abort_repeat(def, at, cx),
-            NodeKind::Inverter
-            | NodeKind::ForceSuccess
-            | NodeKind::ForceFailure
-            | NodeKind::Guard(_)
-            | NodeKind::ReactiveGuard(_)
-            | NodeKind::Timeout(_)
-            | NodeKind::Cooldown(_) => self.abort_only_child(def, at, cx),
-            NodeKind::Custom(_) => self.abort_custom_children(def, at, cx),
-            NodeKind::Action(_)
-            | NodeKind::Condition(_)
-            | NodeKind::AlwaysSuccess
-            | NodeKind::AlwaysFailure
-            | NodeKind::AlwaysRunning
-            | NodeKind::Wait(_)
-            | NodeKind::Async(_) => {}
-        }
+    /// One line saying what this kind does, as `canopy nodes` shows it.
+    ///
+    /// ```
+    /// use canopy_core::NodeKind;
+    /// assert_eq!(NodeKind::<(), ()>::Inverter.about(), "swaps Success and Failure");
+    /// ```
+    pub fn about(&self) -> &'static str {
+        facts(self, 0).about
     }
 }

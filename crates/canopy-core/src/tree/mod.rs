@@ -1,57 +1,60 @@
 //! The shared, immutable tree: every node definition stored once, plus the
-//! memory layout its tasks will use, computed when the tree was built.
+//! layout of the memory its tasks will use in each agent.
 //!
-//! Nodes live in one flat `Vec` addressed by index, children in another, so
-//! the whole definition of a 40-node tree is a few kilobytes any number of
-//! threads read at once. Agents never point into the tree; they are handed
-//! `&Tree` on every tick.
+//! Nodes live in one flat `Vec` addressed by index, children and behavior
+//! slots in two more, so the whole definition of a 40-node tree is a few
+//! kilobytes that any number of threads read at once. Agents never point
+//! into the tree; they are handed `&Tree` on every tick. How the memory is
+//! laid out, and the invariant every access to an agent's memory relies
+//! on, is in [`layout`].
+
+pub(crate) mod layout;
 
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::node::NodeKind;
-use crate::pool::{PoolLayout, Slot, TaskSize};
-
-/// Identifies a node definition within its [`Tree`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NodeId(pub(crate) u32);
-
-impl NodeId {
-    /// The node's index in [`Tree::nodes`]; the root is 0.
-    ///
-    /// ```
-    /// let b = canopy_core::Builder::<(), ()>::new();
-    /// let tree = b.build(b.always_success("ok")).unwrap();
-    /// assert_eq!(tree.root().index(), 0);
-    /// ```
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
+use crate::def::kind::{NodeKind, Sched, SlotPlan};
+use crate::util::primitives::NodeId;
 
 /// A child reference: which node, and where its persistent memory starts
 /// relative to the parent's.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Edge {
-    pub node: u32,
-    pub persist: u32,
+    pub(crate) node: u32,
+    pub(crate) persist: u32,
 }
 
-/// One node definition with its place in the flat tables.
+/// One node definition with its place in the flat tables and its layout.
 pub(crate) struct NodeDef<A, W> {
-    pub name: Box<str>,
+    pub(crate) name: Box<str>,
     /// A registered type name overriding the kind's, if any.
-    pub type_name: Option<Box<str>>,
+    pub(crate) type_name: Option<Box<str>>,
     /// The registered type's parameters, shown instead of the kind's.
-    pub params: Option<Vec<(String, String)>>,
-    pub kind: NodeKind<A, W>,
+    pub(crate) params: Option<Vec<(String, String)>>,
+    pub(crate) kind: NodeKind<A, W>,
     /// `edges[first_edge..first_edge + child_count]`
-    pub first_edge: u32,
-    pub child_count: u32,
-    /// `slots[first_slot..]`, as many as the kind has behavior slots.
-    pub first_slot: u32,
-    pub size: TaskSize,
+    pub(crate) first_edge: u32,
+    pub(crate) child_count: u32,
+    /// `slots[first_slot..]`: the offset of each behavior slot from the
+    /// task's own memory, as many as `slot_plan` gives for its children.
+    pub(crate) first_slot: u32,
+    /// Bytes of the task's own state.
+    pub(crate) own: u32,
+    /// Own state plus every slot: the node's whole running subtree at its
+    /// largest.
+    pub(crate) inline: u32,
+    /// Bytes of persistent memory of the node and everything below it.
+    pub(crate) persist_len: u32,
+    /// Levels from this node to its deepest leaf (a leaf is 1).
+    pub(crate) height: u32,
+    pub(crate) slot_plan: SlotPlan,
+    pub(crate) sched: Sched,
 }
+
+/// Distinguishes trees, so an agent is never ticked with a tree it was not
+/// made for. Numbers are handed out once per process and never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct TreeId(pub(crate) u32);
 
 /// A behavior tree definition shared by every agent that runs it.
 ///
@@ -73,18 +76,21 @@ pub(crate) struct NodeDef<A, W> {
 pub struct Tree<A, W> {
     pub(crate) nodes: Vec<NodeDef<A, W>>,
     pub(crate) edges: Vec<Edge>,
-    pub(crate) slots: Vec<Slot>,
-    pub(crate) layout: PoolLayout,
-    pub(crate) depth: u32,
+    pub(crate) slots: Vec<u32>,
+    /// Bytes of task memory an agent needs (the root's `inline`).
+    pub(crate) task_bytes: u32,
+    /// Bytes of persistent memory an agent needs, after the task memory.
+    pub(crate) persist_bytes: u32,
     /// Most frames the event-driven scheduler can hold for one agent.
     pub(crate) frames: u32,
     /// Most async leaves that can be suspended at once for one agent.
     pub(crate) waits: u32,
+    /// Nodes counted at every use of a shared subtree.
+    pub(crate) expanded: u64,
     /// The root is updated on every tick in either mode (a reactive node,
     /// say), so event mode has nothing to skip and runs tick-from-root.
     pub(crate) root_always: bool,
-    /// Distinguishes trees so an agent cannot be ticked with the wrong one.
-    pub(crate) id: u32,
+    pub(crate) id: TreeId,
     pub(crate) _types: PhantomData<fn(&mut A, &W)>,
 }
 
@@ -105,6 +111,20 @@ impl<A, W> Tree<A, W> {
         self.nodes.is_empty()
     }
 
+    /// Number of nodes with every shared subtree counted at each of its
+    /// uses: what printing the tree shows, and a bound on the nodes one
+    /// tick can visit. At most [`MAX_EXPANDED_NODES`](crate::MAX_EXPANDED_NODES).
+    ///
+    /// ```
+    /// let b = canopy_core::Builder::<(), ()>::new();
+    /// let shared = b.sequence("twice", [b.always_success("a"), b.always_success("b")]);
+    /// let tree = b.build(b.sequence("root", [shared, shared])).unwrap();
+    /// assert_eq!((tree.len(), tree.expanded_len()), (4, 7));
+    /// ```
+    pub fn expanded_len(&self) -> u64 {
+        self.expanded
+    }
+
     /// Levels from the root to the deepest leaf (a lone leaf is 1).
     ///
     /// ```
@@ -113,7 +133,22 @@ impl<A, W> Tree<A, W> {
     /// assert_eq!(tree.depth(), 2);
     /// ```
     pub fn depth(&self) -> usize {
-        self.depth as usize
+        self.nodes[0].height as usize
+    }
+
+    /// The memory each agent holds for this tree's tasks: the largest set
+    /// of tasks that can run together, laid out when the tree was built,
+    /// plus the memory nodes keep across activations (cooldowns).
+    ///
+    /// ```
+    /// let b = canopy_core::Builder::<(), ()>::new();
+    /// let tree = b.build(b.sequence("s", [b.wait("a", 2), b.wait("b", 2)])).unwrap();
+    /// // The sequence's child index (2 bytes) plus one Wait's start tick (4
+    /// // bytes): the two Waits never run together, so they share memory.
+    /// assert_eq!(tree.task_memory(), 6);
+    /// ```
+    pub fn task_memory(&self) -> usize {
+        self.task_bytes as usize + self.persist_bytes as usize
     }
 
     /// A view of one node.
@@ -136,48 +171,22 @@ impl<A, W> Tree<A, W> {
         })
     }
 
-    /// The per-agent memory this tree's tasks need.
-    ///
-    /// ```
-    /// let b = canopy_core::Builder::<(), ()>::new();
-    /// let tree = b.build(b.sequence("s", [b.wait("a", 2), b.wait("b", 2)])).unwrap();
-    /// // The sequence's child index (2 bytes) plus one Wait's start tick (4
-    /// // bytes): the two Waits never run together, so they share memory.
-    /// assert_eq!(tree.pool_layout().root.inline, 6);
-    /// ```
-    pub fn pool_layout(&self) -> PoolLayout {
-        self.layout
-    }
-
-    // The engine's lookups skip bounds checks: every index they take comes
-    // from the tables `Builder::build` wrote together (edge targets, child
-    // ranges, slot ranges, the root 0) and nothing changes them afterwards.
-    // Debug builds — every test run — still check.
-
     #[inline]
     pub(crate) fn def(&self, id: u32) -> &NodeDef<A, W> {
-        debug_assert!((id as usize) < self.nodes.len());
-        // SAFETY: `id` is 0 or an `Edge::node` of this tree, both < nodes.len() (see above).
-        unsafe { self.nodes.get_unchecked(id as usize) }
+        &self.nodes[id as usize]
     }
 
+    /// The children of `def`.
     #[inline]
     pub(crate) fn edges_of(&self, def: &NodeDef<A, W>) -> &[Edge] {
         let start = def.first_edge as usize;
-        let end = start + def.child_count as usize;
-        debug_assert!(end <= self.edges.len());
-        // SAFETY: `def` is a node of this tree, whose children were pushed as
-        // `edges[first_edge..first_edge + child_count]` (see above).
-        unsafe { self.edges.get_unchecked(start..end) }
+        &self.edges[start..start + def.child_count as usize]
     }
 
+    /// The offset of behavior slot `slot` of `def` from its task's memory.
     #[inline]
-    pub(crate) fn slot(&self, def: &NodeDef<A, W>, index: usize) -> &Slot {
-        let at = def.first_slot as usize + index;
-        debug_assert!(at < self.slots.len());
-        // SAFETY: the engine asks only for slots its node kind has (one,
-        // two, or one per child), all pushed at `first_slot..` (see above).
-        unsafe { self.slots.get_unchecked(at) }
+    pub(crate) fn slot(&self, def: &NodeDef<A, W>, slot: usize) -> u32 {
+        self.slots[def.first_slot as usize + slot]
     }
 }
 
@@ -185,8 +194,8 @@ impl<A, W> fmt::Debug for Tree<A, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tree")
             .field("nodes", &self.nodes.len())
-            .field("depth", &self.depth)
-            .field("layout", &self.layout)
+            .field("depth", &self.depth())
+            .field("task_memory", &self.task_memory())
             .finish()
     }
 }
@@ -253,8 +262,8 @@ impl<'t, A, W> NodeRef<'t, A, W> {
         })
     }
 
-    /// How much memory this node's task needs.
-    pub fn task_size(&self) -> TaskSize {
-        self.def().size
+    /// Bytes of this node's own task state while it runs.
+    pub fn task_bytes(&self) -> usize {
+        self.def().own as usize
     }
 }

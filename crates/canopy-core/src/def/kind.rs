@@ -1,141 +1,23 @@
-//! The shared definition of one node: its kind and parameters.
+//! Every kind of node, with its parameters, and the facts about a kind that
+//! the tree's layout and the event-driven scheduler need.
 //!
-//! A node definition is immutable and shared by every agent; the per-agent
-//! side of a node is its *task*, which exists only while the node is
-//! installed (see [`nodes`](crate::nodes) for what each kind's task does).
-//! Leaf code is stored as `Arc<dyn Fn>` so a definition can be cloned into
-//! several trees (and into the naive baseline) without copying closures.
+//! A kind's facts and semantics are written in its own file under
+//! [`nodes`](crate::nodes); this file only names the kinds. Adding one is a
+//! variant here, a file there, and one line in the `dispatch!` list of
+//! `nodes/mod.rs`; every fact and behaviour is a required item of the
+//! `Kind` trait, so a forgotten one is a compile error, not a default.
 
 use std::fmt;
 use std::sync::Arc;
 
-use crate::asynchronous::AsyncFn;
-use crate::context::Ctx;
-use crate::custom::CustomNode;
-use crate::status::Status;
-
-/// Leaf code of an [`NodeKind::Action`]: may change the agent, reads the world.
-pub type ActionFn<A, W> = Arc<dyn Fn(&mut Ctx<A, W>) -> Status + Send + Sync>;
-
-/// Leaf code of a [`NodeKind::Condition`] or a guard: reads only.
-pub type ConditionFn<A, W> = Arc<dyn Fn(&Ctx<A, W>) -> bool + Send + Sync>;
-
-/// How many children a Parallel needs to meet a policy (seed 000's
-/// `RequireOne` / `RequireAll`).
-///
-/// ```
-/// use canopy_core::Policy;
-/// assert_eq!("all".parse::<Policy>(), Ok(Policy::All));
-/// assert_eq!(Policy::One.to_string(), "one");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Policy {
-    /// Decided as soon as one child meets it.
-    One,
-    /// Decided when every child meets it.
-    All,
-}
-
-impl fmt::Display for Policy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Policy::One => "one",
-            Policy::All => "all",
-        })
-    }
-}
-
-impl std::str::FromStr for Policy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Policy, String> {
-        match s {
-            "one" => Ok(Policy::One),
-            "all" => Ok(Policy::All),
-            other => Err(format!(
-                "unknown policy \"{other}\", expected \"one\" or \"all\""
-            )),
-        }
-    }
-}
-
-/// How many children a node takes: BehaviorTree.CPP's grouping of nodes into
-/// controls, decorators and leaves.
-///
-/// ```
-/// use canopy_core::{Arity, NodeKind};
-/// assert_eq!(NodeKind::<(), ()>::Inverter.arity(), Arity::Decorator);
-/// assert!(Arity::Composite.accepts(0));
-/// assert!(!Arity::Decorator.accepts(2));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Arity {
-    /// No children.
-    Leaf,
-    /// Exactly one child.
-    Decorator,
-    /// Any number of children.
-    Composite,
-}
-
-impl Arity {
-    /// Whether a node of this arity may have `children` children.
-    pub fn accepts(self, children: usize) -> bool {
-        match self {
-            Arity::Leaf => children == 0,
-            Arity::Decorator => children == 1,
-            Arity::Composite => true,
-        }
-    }
-
-    /// What this arity requires, for error messages.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Arity::Leaf => "no children",
-            Arity::Decorator => "exactly one child",
-            Arity::Composite => "any number of children",
-        }
-    }
-}
-
-/// A guard's condition together with a label for printing the tree.
-pub struct Predicate<A, W> {
-    /// Shown by tree printers as the guard's `condition` parameter.
-    pub label: Option<String>,
-    /// The check itself.
-    pub check: ConditionFn<A, W>,
-}
-
-impl<A, W> Predicate<A, W> {
-    /// A labelled condition.
-    ///
-    /// ```
-    /// use canopy_core::Predicate;
-    /// let hungry = Predicate::<u32, ()>::new("hungry", |cx| *cx.agent > 5);
-    /// assert_eq!(hungry.label.as_deref(), Some("hungry"));
-    /// ```
-    pub fn new<F>(label: impl Into<String>, check: F) -> Self
-    where
-        F: Fn(&Ctx<A, W>) -> bool + Send + Sync + 'static,
-    {
-        Predicate {
-            label: Some(label.into()),
-            check: Arc::new(check),
-        }
-    }
-}
-
-impl<A, W> Clone for Predicate<A, W> {
-    fn clone(&self) -> Self {
-        Predicate {
-            label: self.label.clone(),
-            check: Arc::clone(&self.check),
-        }
-    }
-}
+use crate::def::custom::CustomNode;
+use crate::util::context::{ActionFn, AsyncFn, ConditionFn, Predicate};
+use crate::util::primitives::Arity;
 
 /// Every kind of node, with its parameters. Durations are in ticks.
 ///
-/// The semantics of each kind are documented once, in [`nodes`](crate::nodes).
+/// The semantics of each kind are documented in [`nodes`](crate::nodes).
+#[non_exhaustive]
 pub enum NodeKind<A, W> {
     /// Children in order until one runs or fails (with memory).
     Sequence,
@@ -148,9 +30,9 @@ pub enum NodeKind<A, W> {
     /// All children every tick, decided by the two policies.
     Parallel {
         /// When the parallel succeeds.
-        success: Policy,
+        success: crate::Policy,
         /// When the parallel fails.
-        failure: Policy,
+        failure: crate::Policy,
     },
     /// Swaps Success and Failure.
     Inverter,
@@ -189,6 +71,73 @@ pub enum NodeKind<A, W> {
     Custom(CustomNode<A, W>),
 }
 
+/// How a node's behavior slots — the places its children's tasks are
+/// installed — map to its children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SlotPlan {
+    /// Leaves.
+    None,
+    /// One slot shared by all children, which run one at a time.
+    Shared,
+    /// Two slots: the running child and the one being re-checked. The
+    /// last child is never re-checked while another runs, so the second
+    /// slot need not fit it.
+    Reactive,
+    /// One slot per child: they may all run at once.
+    PerChild,
+}
+
+impl SlotPlan {
+    /// How many slots a node with `children` children has.
+    pub(crate) fn count(self, children: usize) -> usize {
+        match self {
+            SlotPlan::None => 0,
+            SlotPlan::Shared => usize::from(children > 0),
+            SlotPlan::Reactive => 2.min(children),
+            SlotPlan::PerChild => children,
+        }
+    }
+}
+
+/// How the event-driven scheduler treats a running task of a kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sched {
+    /// Passes ticks through: its running children have frames of their
+    /// own, and it is updated only when one of them finishes (or at a
+    /// moment of its own, see [`Wake`](crate::def::exec::Wake)).
+    Passive,
+    /// Updated on every tick, with nothing below it scheduled: the subtree
+    /// runs tick-from-root (user code, reactive nodes).
+    EveryTick,
+    /// A leaf that says itself when it must be updated (a Wait's end, an
+    /// async leaf's completion, never).
+    OnItsOwn,
+}
+
+/// What the tree's layout and the scheduler know about a kind.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Facts {
+    /// How many children it takes.
+    pub(crate) arity: Arity,
+    /// One line saying what it does (for `canopy nodes` and the docs).
+    pub(crate) about: &'static str,
+    /// Bytes of its task's own state.
+    pub(crate) own: u32,
+    /// Bytes it keeps per agent across activations (per place in the
+    /// tree). All such memory holds ticks from which the node is free
+    /// again, as little-endian `u32`s; one that has been reached means
+    /// "free". The agent moves reached ones up to the present every 2³⁰
+    /// ticks (see `Agent::tick`), so none ages into the range where
+    /// wrapping comparisons would misread it.
+    pub(crate) persist: u32,
+    /// Where its children's tasks live.
+    pub(crate) slots: SlotPlan,
+    /// How the event-driven scheduler treats it.
+    pub(crate) sched: Sched,
+    /// Suspended waits a running task of this kind holds itself.
+    pub(crate) waits: u32,
+}
+
 impl<A, W> NodeKind<A, W> {
     /// The type name used in traces, printed trees and tree files.
     ///
@@ -224,34 +173,6 @@ impl<A, W> NodeKind<A, W> {
         }
     }
 
-    /// How many children this kind takes.
-    pub fn arity(&self) -> Arity {
-        match self {
-            NodeKind::Sequence
-            | NodeKind::Selector
-            | NodeKind::ReactiveSequence
-            | NodeKind::ReactiveSelector
-            | NodeKind::Parallel { .. } => Arity::Composite,
-            NodeKind::Inverter
-            | NodeKind::ForceSuccess
-            | NodeKind::ForceFailure
-            | NodeKind::Repeat(_)
-            | NodeKind::Retry(_)
-            | NodeKind::Guard(_)
-            | NodeKind::ReactiveGuard(_)
-            | NodeKind::Timeout(_)
-            | NodeKind::Cooldown(_) => Arity::Decorator,
-            NodeKind::Action(_)
-            | NodeKind::Condition(_)
-            | NodeKind::AlwaysSuccess
-            | NodeKind::AlwaysFailure
-            | NodeKind::AlwaysRunning
-            | NodeKind::Wait(_)
-            | NodeKind::Async(_) => Arity::Leaf,
-            NodeKind::Custom(c) => c.arity(),
-        }
-    }
-
     /// The parameters as `(name, value)` pairs, in the words tree files use.
     ///
     /// ```
@@ -274,7 +195,19 @@ impl<A, W> NodeKind<A, W> {
                 None => Vec::new(),
             },
             NodeKind::Custom(c) => c.params(),
-            _ => Vec::new(),
+            NodeKind::Sequence
+            | NodeKind::Selector
+            | NodeKind::ReactiveSequence
+            | NodeKind::ReactiveSelector
+            | NodeKind::Inverter
+            | NodeKind::ForceSuccess
+            | NodeKind::ForceFailure
+            | NodeKind::Action(_)
+            | NodeKind::Condition(_)
+            | NodeKind::AlwaysSuccess
+            | NodeKind::AlwaysFailure
+            | NodeKind::AlwaysRunning
+            | NodeKind::Async(_) => Vec::new(),
         }
     }
 }

@@ -1,21 +1,22 @@
 //! User-defined node types with their own per-agent task state.
 //!
-//! A custom node is two types, as in seed 003: the *node* (shared, holds the
-//! parameters, implements [`Node`]) and its *task* (per agent, plain data,
-//! created when the node is installed and dropped back into the pool when it
-//! is uninstalled). The task must be [`bytemuck::Pod`]: pooled memory is
-//! reused without running destructors, an aborted task needs no cleanup, and
-//! an agent's whole state stays copyable bytes (the basis for snapshots).
-//! Anything large or owning belongs in the agent data `A`, not in the task.
+//! A custom node is two types: the *node* (shared, holds the parameters,
+//! implements [`Node`]) and its *task* (per agent, plain data, created when
+//! the node is installed and left in pooled memory when it is
+//! uninstalled). The task must be [`bytemuck::Pod`]: pooled memory is
+//! reused without running destructors, an aborted task needs no cleanup,
+//! and an agent's whole state stays plain bytes that can be copied, saved
+//! and restored. Anything large or owning belongs in the agent data `A`,
+//! not in the task.
 
 use std::any::type_name;
 use std::sync::Arc;
 
 use bytemuck::Pod;
 
-use crate::context::Ctx;
-use crate::node::Arity;
-use crate::status::{Exit, Status};
+use crate::util::context::Ctx;
+use crate::util::primitives::Arity;
+use crate::util::status::{Exit, Status};
 
 /// Largest task state a custom node may declare, in bytes. Tasks are copied
 /// onto the stack around each update, so they are meant to be small.
@@ -89,12 +90,12 @@ pub trait Node<A, W>: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// Install: create the task (seed 003's `OnInit`). Runs in the same tick
-    /// as, and just before, the first update.
+    /// Install: create the task. Runs in the same tick as, and just before,
+    /// the first update.
     fn create_task(&self, cx: &mut Ctx<A, W>) -> Self::Task;
 
-    /// Advance the task by one tick (`OnUpdate`). Children, if any, are run
-    /// through `children`; a child that finishes is uninstalled at once.
+    /// Advance the task by one tick. Children, if any, are run through
+    /// `children`; a child that finishes is uninstalled at once.
     fn update(
         &self,
         task: &mut Self::Task,
@@ -102,10 +103,17 @@ pub trait Node<A, W>: Send + Sync + 'static {
         children: &mut Children<A, W>,
     ) -> Status;
 
-    /// The task ends (`OnTerminate`): it finished with `Success`/`Failure`,
-    /// or was aborted. Children still running were aborted just before.
+    /// The task ends: it finished with `Success`/`Failure`, or was aborted.
+    /// Children still running were aborted just before.
     fn terminate(&self, task: &mut Self::Task, cx: &mut Ctx<A, W>, exit: Exit) {
         let _ = (task, cx, exit);
+    }
+
+    /// The running task's state in words, for inspectors
+    /// ([`Agent::running`](crate::Agent::running)); `None` says nothing.
+    fn describe(&self, task: &Self::Task) -> Option<String> {
+        let _ = task;
+        None
     }
 }
 
@@ -120,6 +128,12 @@ pub(crate) trait ChildRunner<A, W> {
     fn is_running(&mut self, index: usize) -> bool;
     fn update(&mut self, index: usize, cx: &mut Ctx<A, W>) -> Status;
     fn abort(&mut self, index: usize, cx: &mut Ctx<A, W>);
+}
+
+/// A custom task being updated with children: its bytes and its children.
+pub(crate) trait Host<A, W>: ChildRunner<A, W> {
+    fn task(&mut self) -> &mut [u8];
+    fn children(&mut self) -> &mut dyn ChildRunner<A, W>;
 }
 
 impl<'c, A, W> Children<'c, A, W> {
@@ -175,80 +189,139 @@ impl<'c, A, W> Children<'c, A, W> {
     }
 }
 
-/// A custom node with its task type erased, as the tree stores it.
-pub(crate) trait ErasedNode<A, W>: Send + Sync {
-    fn task_size(&self) -> usize;
+/// What a custom leaf's update gets for children.
+pub(crate) struct NoChildren;
+
+impl<A, W> ChildRunner<A, W> for NoChildren {
+    fn len(&self) -> usize {
+        0
+    }
+    fn is_running(&mut self, _: usize) -> bool {
+        false
+    }
+    fn update(&mut self, _: usize, _: &mut Ctx<A, W>) -> Status {
+        Status::Failure
+    }
+    fn abort(&mut self, _: usize, _: &mut Ctx<A, W>) {}
+}
+
+/// A custom node with its task type erased, as the tree stores it. Every
+/// method is one virtual call into the user's code, which reads the task
+/// into a typed local and writes it back: no buffer, no other dispatch.
+trait ErasedNode<A, W>: Send + Sync {
     fn type_name(&self) -> &str;
-    fn arity(&self) -> Arity;
     fn params(&self) -> Vec<(String, String)>;
-    fn create(&self, mem: &mut [u8], cx: &mut Ctx<A, W>);
-    fn update(&self, mem: &mut [u8], cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status;
-    fn terminate(&self, mem: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit);
+    fn create(&self, task: &mut [u8], cx: &mut Ctx<A, W>);
+    fn update_leaf(&self, task: &mut [u8], cx: &mut Ctx<A, W>) -> Status;
+    fn update_with(&self, host: &mut dyn Host<A, W>, cx: &mut Ctx<A, W>) -> Status;
+    fn terminate(&self, task: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit);
+    fn describe(&self, task: &[u8]) -> Option<String>;
 }
 
 impl<A, W, N: Node<A, W>> ErasedNode<A, W> for N {
-    fn task_size(&self) -> usize {
-        size_of::<N::Task>()
-    }
     fn type_name(&self) -> &str {
         Node::type_name(self)
-    }
-    fn arity(&self) -> Arity {
-        Node::arity(self)
     }
     fn params(&self) -> Vec<(String, String)> {
         Node::params(self)
     }
-    fn create(&self, mem: &mut [u8], cx: &mut Ctx<A, W>) {
-        let task = self.create_task(cx);
-        mem.copy_from_slice(bytemuck::bytes_of(&task));
+    fn create(&self, task: &mut [u8], cx: &mut Ctx<A, W>) {
+        let fresh = self.create_task(cx);
+        task.copy_from_slice(bytemuck::bytes_of(&fresh));
     }
-    fn update(&self, mem: &mut [u8], cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
-        let mut task: N::Task = bytemuck::pod_read_unaligned(mem);
-        let status = Node::update(self, &mut task, cx, children);
-        mem.copy_from_slice(bytemuck::bytes_of(&task));
+    fn update_leaf(&self, task: &mut [u8], cx: &mut Ctx<A, W>) -> Status {
+        let mut typed: N::Task = bytemuck::pod_read_unaligned(task);
+        let status = Node::update(self, &mut typed, cx, &mut Children::new(&mut NoChildren));
+        task.copy_from_slice(bytemuck::bytes_of(&typed));
         status
     }
-    fn terminate(&self, mem: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit) {
-        let mut task: N::Task = bytemuck::pod_read_unaligned(mem);
-        Node::terminate(self, &mut task, cx, exit);
-        mem.copy_from_slice(bytemuck::bytes_of(&task));
+    fn update_with(&self, host: &mut dyn Host<A, W>, cx: &mut Ctx<A, W>) -> Status {
+        // Children live in the same memory as the task, so the task is
+        // read out while they run and written back after.
+        let mut typed: N::Task = bytemuck::pod_read_unaligned(host.task());
+        let status = Node::update(self, &mut typed, cx, &mut Children::new(host.children()));
+        host.task().copy_from_slice(bytemuck::bytes_of(&typed));
+        status
+    }
+    fn terminate(&self, task: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit) {
+        let mut typed: N::Task = bytemuck::pod_read_unaligned(task);
+        Node::terminate(self, &mut typed, cx, exit);
+        task.copy_from_slice(bytemuck::bytes_of(&typed));
+    }
+    fn describe(&self, task: &[u8]) -> Option<String> {
+        Node::describe(self, &bytemuck::pod_read_unaligned(task))
     }
 }
 
 /// A user-defined node, type-erased and shareable. Build one with
 /// [`Builder::custom`](crate::Builder::custom) or [`CustomNode::new`].
-pub struct CustomNode<A, W>(pub(crate) Arc<dyn ErasedNode<A, W>>);
+pub struct CustomNode<A, W> {
+    node: Arc<dyn ErasedNode<A, W>>,
+    /// Kept here, not asked of the node, so that the engine reads it
+    /// without a virtual call.
+    task_size: u32,
+    arity: Arity,
+}
 
 impl<A, W> CustomNode<A, W> {
     /// Erase a [`Node`] implementation.
     pub fn new<N: Node<A, W>>(node: N) -> Self {
-        CustomNode(Arc::new(node))
+        let arity = node.arity();
+        CustomNode {
+            node: Arc::new(node),
+            // Saturates: a task this large is refused when the tree is built.
+            task_size: u32::try_from(size_of::<N::Task>()).unwrap_or(u32::MAX),
+            arity,
+        }
     }
 
     /// The node's type name.
     pub fn type_name(&self) -> &str {
-        self.0.type_name()
+        self.node.type_name()
     }
 
     /// How many children the node takes.
     pub fn arity(&self) -> Arity {
-        self.0.arity()
+        self.arity
     }
 
     /// The node's parameters for printing.
     pub fn params(&self) -> Vec<(String, String)> {
-        self.0.params()
+        self.node.params()
     }
 
     /// Size of the node's task state in bytes.
     pub fn task_size(&self) -> usize {
-        self.0.task_size()
+        self.task_size as usize
+    }
+
+    pub(crate) fn create(&self, task: &mut [u8], cx: &mut Ctx<A, W>) {
+        self.node.create(task, cx)
+    }
+
+    pub(crate) fn update_leaf(&self, task: &mut [u8], cx: &mut Ctx<A, W>) -> Status {
+        self.node.update_leaf(task, cx)
+    }
+
+    pub(crate) fn update_with(&self, host: &mut dyn Host<A, W>, cx: &mut Ctx<A, W>) -> Status {
+        self.node.update_with(host, cx)
+    }
+
+    pub(crate) fn terminate(&self, task: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit) {
+        self.node.terminate(task, cx, exit)
+    }
+
+    pub(crate) fn describe(&self, task: &[u8]) -> Option<String> {
+        self.node.describe(task)
     }
 }
 
 impl<A, W> Clone for CustomNode<A, W> {
     fn clone(&self) -> Self {
-        CustomNode(Arc::clone(&self.0))
+        CustomNode {
+            node: Arc::clone(&self.node),
+            task_size: self.task_size,
+            arity: self.arity,
+        }
     }
 }

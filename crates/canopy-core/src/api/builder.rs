@@ -7,49 +7,46 @@
 //! it lets one draft be used under several parents (a shared subtree)
 //! without copying it. [`Builder::build`] then checks the structure and
 //! flattens the drafts into the compact, immutable `Tree`.
+//!
+//! A draft belongs to the builder that made it: drafts are found again by
+//! their address, never by a number, and a draft of another builder is a
+//! [`BuildError`], not a tree laid out from mismatched numbers.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use typed_arena::Arena;
 
-use crate::asynchronous::Ticket;
-use crate::context::Ctx;
-use crate::custom::{CustomNode, MAX_TASK_BYTES, Node};
-use crate::node::{NodeKind, Policy, Predicate};
-use crate::nodes;
-use crate::pool::{PoolLayout, Slot, TaskSize};
-use crate::scheduler;
-use crate::status::Status;
-use crate::tree::{Edge, NodeDef, Tree};
+use crate::def::custom::{CustomNode, Node};
+use crate::def::kind::NodeKind;
+use crate::tree::Tree;
+use crate::tree::layout::{self, PlanNode};
+use crate::util::context::{Ctx, Predicate};
+use crate::util::primitives::Policy;
+use crate::util::status::Status;
+use crate::util::ticket::Ticket;
 
 /// A registered type name and the parameters to show with it.
 type Label = (Box<str>, Vec<(String, String)>);
 
-/// Deepest tree accepted: ticking recurses once per level.
-pub const MAX_DEPTH: usize = 256;
-
-/// Most children one node may have.
-pub const MAX_CHILDREN: usize = 32_767;
-
-/// Most memory one agent may need for the tree (task frame plus persistent memory).
-pub const MAX_AGENT_BYTES: u64 = 1 << 20;
+/// Where a draft was first reached from: the parent's position in the
+/// depth-first order and the child's index.
+type Parent = Option<(usize, usize)>;
 
 /// A node under construction. Obtain one from a [`Builder`] method and pass
 /// it as a child to another, or to [`Builder::build`] as the root.
 pub struct Draft<'b, A, W> {
-    index: u32,
+    /// The builder that made it.
+    builder: u64,
     name: Box<str>,
     type_name: Option<Box<str>>,
     params: Option<Vec<(String, String)>>,
     kind: NodeKind<A, W>,
     children: Vec<&'b Draft<'b, A, W>>,
 }
-
 impl<A, W> Draft<'_, A, W> {
     /// The node's name.
     pub fn name(&self) -> &str {
@@ -124,7 +121,9 @@ impl std::error::Error for BuildError {}
 /// ```
 pub struct Builder<'b, A, W> {
     arena: Arena<Draft<'b, A, W>>,
-    next: Cell<u32>,
+    /// Unique in the process (64 bits never wrap): tells its drafts apart
+    /// from every other builder's.
+    id: u64,
     _types: PhantomData<fn(&mut A, &W)>,
 }
 
@@ -137,13 +136,13 @@ impl<A, W> Default for Builder<'_, A, W> {
 impl<'b, A, W> Builder<'b, A, W> {
     /// An empty builder.
     pub fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
         Builder {
             arena: Arena::new(),
-            next: Cell::new(0),
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
             _types: PhantomData,
         }
     }
-
     /// A node of any kind with any children; the typed methods below all
     /// come here. Structural mistakes are reported by [`Builder::build`].
     ///
@@ -197,11 +196,12 @@ impl<'b, A, W> Builder<'b, A, W> {
         kind: NodeKind<A, W>,
         children: Vec<&'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        let index = self.next.get();
-        self.next.set(index + 1);
-        let (type_name, params) = label.unzip();
+        let (type_name, params) = match label {
+            Some((type_name, params)) => (Some(type_name), Some(params)),
+            None => (None, None),
+        };
         self.arena.alloc(Draft {
-            index,
+            builder: self.id,
             name: name.into(),
             type_name,
             params,
@@ -420,45 +420,88 @@ impl<'b, A, W> Builder<'b, A, W> {
 
     /// Check the tree under `root` and flatten it into a shareable [`Tree`].
     ///
-    /// Errors name the first wrong node in depth-first order: a child count
-    /// its kind does not accept, a zero count or duration, a task too large,
-    /// a tree deeper than [`MAX_DEPTH`] or needing more than
-    /// [`MAX_AGENT_BYTES`] per agent.
+    /// Errors name the first wrong node in depth-first order: a draft of
+    /// another builder, a child count its kind does not accept, a zero
+    /// count or a duration out of range, a task too large; then, deepest
+    /// first, a subtree deeper than [`MAX_DEPTH`](crate::MAX_DEPTH),
+    /// expanding to more than [`MAX_EXPANDED_NODES`](crate::MAX_EXPANDED_NODES)
+    /// nodes, or needing more than [`MAX_AGENT_BYTES`](crate::MAX_AGENT_BYTES)
+    /// per agent.
+    ///
+    /// ```
+    /// use canopy_core::Builder;
+    /// let (b1, b2) = (Builder::<(), ()>::new(), Builder::<(), ()>::new());
+    /// let foreign = b2.wait("w", 5);
+    /// let err = b1.build(b1.inverter("inv", foreign)).unwrap_err();
+    /// assert_eq!(err.to_string(), "tree/children[0] (name \"w\"): this node was made by \
+    ///     another Builder; build a tree from the drafts of one builder");
+    /// ```
     pub fn build(&self, root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
-        compile(root)
+        let reached = Reached::from(root);
+        if let Some(at) = reached.order.iter().position(|d| d.builder != self.id) {
+            let problem = "this node was made by another Builder; build a tree from the drafts of one builder";
+            return Err(reached.error(at, problem.to_string()));
+        }
+        layout::compile(reached.plan()).map_err(|m| reached.error(m.at, m.problem))
     }
 }
 
-/// Where a draft was first reached from — the parent's position in the
-/// depth-first order and the child index — for naming it in errors.
-type Parent = Option<(usize, usize)>;
-
+/// The drafts under a root, each once, in depth-first pre-order, with
+/// where each was first reached from (for naming it in errors).
 struct Reached<'d, 'b, A, W> {
-    draft: &'d Draft<'b, A, W>,
-    parent: Parent,
+    order: Vec<&'d Draft<'b, A, W>>,
+    /// The parent's position in `order` and the child's index.
+    parent: Vec<Parent>,
+    /// Position in `order`, by the draft's address.
+    position: HashMap<*const Draft<'b, A, W>, usize>,
 }
 
-fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
-    // Depth-first, pre-order, each draft once (a shared subtree is one node).
-    let mut order: Vec<Reached<'_, 'b, A, W>> = Vec::new();
-    let mut position: HashMap<u32, usize> = HashMap::new();
-    let mut stack: Vec<(&Draft<'b, A, W>, Parent)> = vec![(root, None)];
-    while let Some((draft, parent)) = stack.pop() {
-        if position.contains_key(&draft.index) {
-            continue;
+impl<'d, 'b, A, W> Reached<'d, 'b, A, W> {
+    fn from(root: &'d Draft<'b, A, W>) -> Self {
+        let mut r = Reached {
+            order: Vec::new(),
+            parent: Vec::new(),
+            position: HashMap::new(),
+        };
+        let mut stack: Vec<(&'d Draft<'b, A, W>, Parent)> = vec![(root, None)];
+        while let Some((draft, parent)) = stack.pop() {
+            let key: *const Draft<'b, A, W> = draft;
+            if r.position.contains_key(&key) {
+                continue;
+            }
+            let me = r.order.len();
+            r.position.insert(key, me);
+            r.order.push(draft);
+            r.parent.push(parent);
+            for (i, child) in draft.children.iter().enumerate().rev() {
+                stack.push((child, Some((me, i))));
+            }
         }
-        position.insert(draft.index, order.len());
-        let me = order.len();
-        order.push(Reached { draft, parent });
-        for (i, child) in draft.children.iter().enumerate().rev() {
-            stack.push((child, Some((me, i))));
-        }
+        r
     }
 
-    let fail = |at: usize, problem: String| {
+    fn plan(&self) -> Vec<PlanNode<A, W>> {
+        let index = |c: &&Draft<'b, A, W>| {
+            let key: *const Draft<'b, A, W> = *c;
+            self.position[&key] as u32
+        };
+        self.order
+            .iter()
+            .map(|d| PlanNode {
+                name: d.name.clone(),
+                type_name: d.type_name.clone(),
+                params: d.params.clone(),
+                kind: d.kind.clone(),
+                children: d.children.iter().map(index).collect(),
+            })
+            .collect()
+    }
+
+    /// `problem` at the draft in position `at`, named by its path.
+    fn error(&self, at: usize, problem: String) -> BuildError {
         let mut segments = Vec::new();
         let mut cur = at;
-        while let Some((parent, i)) = order[cur].parent {
+        while let Some((parent, i)) = self.parent[cur] {
             segments.push(format!("children[{i}]"));
             cur = parent;
         }
@@ -466,191 +509,8 @@ fn compile<'b, A, W>(root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
         segments.reverse();
         BuildError {
             path: segments.join("/"),
-            name: order[at].draft.name.to_string(),
+            name: self.order[at].name.to_string(),
             problem,
         }
-    };
-
-    for (at, reached) in order.iter().enumerate() {
-        if let Some(problem) = check_node(reached.draft) {
-            return Err(fail(at, problem));
-        }
-    }
-
-    // Sizes bottom-up: a draft's children were created before it, so
-    // ascending draft index visits every child before its parents.
-    let mut bottom_up: Vec<usize> = (0..order.len()).collect();
-    bottom_up.sort_by_key(|&at| order[at].draft.index);
-    let n = order.len();
-    let mut height = vec![0u32; n];
-    let mut inline = vec![0u64; n];
-    let mut persist = vec![0u64; n];
-    // What the event-driven scheduler and the wait table may need at once.
-    let mut frames = vec![0u64; n];
-    let mut waits = vec![0u64; n];
-    for &at in &bottom_up {
-        let draft = order[at].draft;
-        let kids: Vec<usize> = draft.children.iter().map(|c| position[&c.index]).collect();
-        height[at] = 1 + kids.iter().map(|&k| height[k]).max().unwrap_or(0);
-        if height[at] as usize > MAX_DEPTH {
-            return Err(fail(
-                at,
-                format!("the tree below this node is more than {MAX_DEPTH} levels deep"),
-            ));
-        }
-        let own = nodes::own_bytes(&draft.kind, kids.len()) as u64;
-        let slots = slot_sizes(&draft.kind, &kids, &inline);
-        inline[at] = own + slots.iter().sum::<u64>();
-        persist[at] = nodes::persist_bytes(&draft.kind) as u64
-            + kids.iter().map(|&k| persist[k]).sum::<u64>();
-        let sum = |v: &[u64]| kids.iter().fold(0u64, |s, &k| s.saturating_add(v[k]));
-        let max = |v: &[u64]| kids.iter().map(|&k| v[k]).max().unwrap_or(0);
-        let plan = nodes::slot_plan(&draft.kind);
-        frames[at] = 1 + match plan {
-            _ if !scheduler::schedules_children(&draft.kind) => 0,
-            nodes::SlotPlan::PerChild => sum(&frames),
-            _ => max(&frames),
-        }
-        .min(u32::MAX as u64 - 1);
-        waits[at] = match (&draft.kind, plan) {
-            (NodeKind::Async(_), _) => 1,
-            (_, nodes::SlotPlan::PerChild) => sum(&waits),
-            (_, nodes::SlotPlan::Reactive) => max(&waits).saturating_mul(2),
-            _ => max(&waits),
-        }
-        .min(u32::MAX as u64);
-        if inline[at] + persist[at] > MAX_AGENT_BYTES {
-            return Err(fail(
-                at,
-                format!(
-                    "running this subtree needs {} bytes per agent, more than the limit of {MAX_AGENT_BYTES}",
-                    inline[at] + persist[at]
-                ),
-            ));
-        }
-    }
-
-    // Flatten in pre-order with the layout of every node.
-    let mut defs = Vec::with_capacity(n);
-    let mut edges = Vec::new();
-    let mut slots = Vec::new();
-    let mut max_block = 0;
-    for (at, reached) in order.iter().enumerate() {
-        let draft = reached.draft;
-        let kids: Vec<usize> = draft.children.iter().map(|c| position[&c.index]).collect();
-        let own = nodes::own_bytes(&draft.kind, kids.len());
-        let sizes = slot_sizes(&draft.kind, &kids, &inline);
-        let first_slot = slots.len() as u32;
-        let mut offset = own as u64;
-        for (k, size) in sizes.iter().enumerate() {
-            slots.push(Slot {
-                inline: offset as u32,
-                handle: own + 4 * k as u32,
-            });
-            offset += size;
-        }
-        let block = own + 4 * sizes.len() as u32;
-        max_block = max_block.max(block);
-        let first_edge = edges.len() as u32;
-        let mut persist_at = nodes::persist_bytes(&draft.kind) as u64;
-        for &k in &kids {
-            edges.push(Edge {
-                node: k as u32,
-                persist: persist_at as u32,
-            });
-            persist_at += persist[k];
-        }
-        defs.push(NodeDef {
-            name: draft.name.clone(),
-            type_name: draft.type_name.clone(),
-            params: draft.params.clone(),
-            kind: draft.kind.clone(),
-            first_edge,
-            child_count: kids.len() as u32,
-            first_slot,
-            size: TaskSize {
-                own,
-                inline: inline[at] as u32,
-                block,
-            },
-        });
-    }
-
-    static NEXT_TREE: AtomicU32 = AtomicU32::new(1);
-    let root_always = scheduler::updated_every_tick(&defs[0].kind);
-    let layout = PoolLayout {
-        root: defs[0].size,
-        persist: persist[0] as u32,
-        max_block,
-    };
-    Ok(Tree {
-        nodes: defs,
-        edges,
-        slots,
-        layout,
-        depth: height[0],
-        frames: frames[0] as u32,
-        waits: waits[0] as u32,
-        root_always,
-        id: NEXT_TREE.fetch_add(1, Ordering::Relaxed),
-        _types: PhantomData,
-    })
-}
-
-/// Inline size of each behavior slot of a node whose children have the
-/// given inline sizes.
-fn slot_sizes<A, W>(kind: &NodeKind<A, W>, kids: &[usize], inline: &[u64]) -> Vec<u64> {
-    let max = |ks: &[usize]| ks.iter().map(|&k| inline[k]).max().unwrap_or(0);
-    match nodes::slot_plan(kind) {
-        nodes::SlotPlan::None => Vec::new(),
-        nodes::SlotPlan::Shared => vec![max(kids)],
-        nodes::SlotPlan::Reactive => {
-            // The running child lives in either slot; a child being re-checked
-            // goes in the other. The last child is never re-checked while
-            // another one runs, so the second slot need not fit it.
-            let but_last = &kids[..kids.len().saturating_sub(1)];
-            vec![max(kids), max(but_last)]
-        }
-        nodes::SlotPlan::PerChild => kids.iter().map(|&k| inline[k]).collect(),
-    }
-}
-
-/// The structural problem with one node, if any.
-fn check_node<A, W>(draft: &Draft<'_, A, W>) -> Option<String> {
-    let kind = &draft.kind;
-    let ty = kind.type_name();
-    let n = draft.children.len();
-    let article = if ty.starts_with(['A', 'E', 'I', 'O', 'U']) {
-        "an"
-    } else {
-        "a"
-    };
-    let arity = kind.arity();
-    if !arity.accepts(n) {
-        return Some(format!(
-            "{article} {ty} needs {}, got {n}",
-            arity.describe()
-        ));
-    }
-    if n > MAX_CHILDREN {
-        return Some(format!(
-            "{n} children is more than the limit of {MAX_CHILDREN}"
-        ));
-    }
-    match kind {
-        NodeKind::Parallel { .. } if n == 0 => {
-            Some("a Parallel needs at least one child, got 0".to_string())
-        }
-        NodeKind::Repeat(0) | NodeKind::Retry(0) => {
-            Some(format!("a {ty} needs a count of at least 1, got 0"))
-        }
-        NodeKind::Timeout(0) | NodeKind::Cooldown(0) => {
-            Some(format!("a {ty} needs a duration of at least 1 tick, got 0"))
-        }
-        NodeKind::Custom(c) if c.task_size() > MAX_TASK_BYTES => Some(format!(
-            "the task of a {ty} is {} bytes, more than the limit of {MAX_TASK_BYTES}",
-            c.task_size()
-        )),
-        _ => None,
     }
 }

@@ -1,4 +1,4 @@
-//! What leaf code sees while it runs.
+//! What leaf code sees while it runs, and the types of leaf code.
 //!
 //! The tree is generic over two plain types chosen by the user: `A`, one
 //! agent's own data, and `W`, the shared world. A tick borrows them only for
@@ -15,6 +15,61 @@
 //! stores action values and a handler closure runs them at tick time (the
 //! leaf code then lives outside the tree, so a shared definition cannot carry
 //! its behaviour and every caller must re-supply it).
+
+use std::sync::Arc;
+
+use crate::util::status::Status;
+use crate::util::ticket::Ticket;
+
+/// Leaf code of an [`NodeKind::Action`](crate::NodeKind::Action): may change
+/// the agent, reads the world.
+pub type ActionFn<A, W> = Arc<dyn Fn(&mut Ctx<A, W>) -> Status + Send + Sync>;
+
+/// Leaf code of a [`NodeKind::Condition`](crate::NodeKind::Condition) or a
+/// guard: reads only.
+pub type ConditionFn<A, W> = Arc<dyn Fn(&Ctx<A, W>) -> bool + Send + Sync>;
+
+/// Leaf code of a [`NodeKind::Async`](crate::NodeKind::Async): called once
+/// when the leaf is entered, with the ticket that completes it. Returning
+/// `Running` suspends the leaf until the ticket is completed; `Success` or
+/// `Failure` ends it at once (the ticket is then stale).
+pub type AsyncFn<A, W> = Arc<dyn Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync>;
+
+/// A guard's condition together with a label for printing the tree.
+pub struct Predicate<A, W> {
+    /// Shown by tree printers as the guard's `condition` parameter.
+    pub label: Option<String>,
+    /// The check itself.
+    pub check: ConditionFn<A, W>,
+}
+
+impl<A, W> Predicate<A, W> {
+    /// A labelled condition.
+    ///
+    /// ```
+    /// use canopy_core::Predicate;
+    /// let hungry = Predicate::<u32, ()>::new("hungry", |cx| *cx.agent > 5);
+    /// assert_eq!(hungry.label.as_deref(), Some("hungry"));
+    /// ```
+    pub fn new<F>(label: impl Into<String>, check: F) -> Self
+    where
+        F: Fn(&Ctx<A, W>) -> bool + Send + Sync + 'static,
+    {
+        Predicate {
+            label: Some(label.into()),
+            check: Arc::new(check),
+        }
+    }
+}
+
+impl<A, W> Clone for Predicate<A, W> {
+    fn clone(&self) -> Self {
+        Predicate {
+            label: self.label.clone(),
+            check: Arc::clone(&self.check),
+        }
+    }
+}
 
 /// The borrowed view a leaf works with during one tick of one agent.
 ///
@@ -44,7 +99,8 @@ pub struct Ctx<'a, A, W> {
     pub world: &'a W,
     /// The agent's tick number, counted from 1. Time-based nodes measure
     /// durations in these ticks, never in wall-clock time, so runs replay
-    /// exactly.
+    /// exactly. After `u32::MAX` it goes on at 0 (see
+    /// [`Agent::set_ticks`](crate::Agent::set_ticks)).
     pub tick: u32,
     /// The agent's id, as given to [`Agent::with_id`](crate::Agent::with_id)
     /// (0 by default): a stable per-agent seed for deterministic randomness

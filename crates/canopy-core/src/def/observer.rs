@@ -1,5 +1,5 @@
 //! Watching a tree run: every install, update, finish and abort, as it
-//! happens (seed 004's indented tick logging, as data instead of prints).
+//! happens (indented tick logging, as data instead of prints).
 //!
 //! The engine is generic over the observer, and the unit type `()` is the
 //! observer that does nothing: its empty, inlined method makes every event
@@ -7,8 +7,8 @@
 //! tick pays nothing and allocates nothing. Pass a real observer to
 //! [`Agent::tick_observed`](crate::Agent::tick_observed) to see events.
 
-use crate::status::Status;
-use crate::tree::NodeId;
+use crate::util::primitives::NodeId;
+use crate::util::status::Status;
 
 /// What happened to a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,11 +1,11 @@
 //! Showing a tree to people: an indented view with box-drawing characters
-//! (py_trees' readable display, seed 004's `Name`/`Describe`) and Graphviz
+//! (the readable display of py_trees, and a name and description per node) and Graphviz
 //! DOT for drawing it.
 
 use std::fmt::{self, Write};
 
-use crate::node::Arity;
 use crate::tree::{NodeRef, Tree};
+use crate::util::primitives::Arity;
 
 /// One node as a line of text: `name  Type(k=v, …)`; the type alone when
 /// the name is the type.

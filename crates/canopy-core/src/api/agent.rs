@@ -1,0 +1,515 @@
+//! One agent's runtime: the memory its tasks live in, and a few counters.
+//!
+//! An `Agent` holds no reference to the tree, the agent data or the world:
+//! they are lent to each [`Agent::tick`]. So an agent is a small owned value
+//! — `Send`, storable in a `Vec` next to thousands of others, tickable from
+//! any thread — and its whole state is its memory's bytes plus four
+//! numbers, which is what makes snapshots possible without knowing any
+//! task's type.
+
+use crate::def::observer::Observer;
+use crate::engine::runner::Runner;
+use crate::engine::walk::{self, Invalid, Running};
+use crate::state::Extra;
+use crate::state::schedule::{NEVER, Schedule};
+use crate::tree::{Tree, TreeId};
+use crate::util::context::Ctx;
+use crate::util::primitives::{Mode, next_tick, reached};
+use crate::util::status::Status;
+use crate::util::ticket::Ticket;
+
+/// The message of the panic an agent gives when it is used after a panic
+/// unwound out of one of its ticks (or resets), until it is reset.
+pub const POISONED: &str = "this agent is poisoned: a node panicked during one of its ticks, \
+leaving its tasks half-updated; call `reset` to start it afresh";
+
+/// The message of the panic an agent gives when it is used with a tree it
+/// was not created for.
+pub const WRONG_TREE: &str =
+    "this agent was created for another tree; use it with the tree it was created for";
+
+/// Every 2³⁰ ticks an agent moves the cooldown ends that have passed up to
+/// the present, so that no stored tick ages into the range where wrapping
+/// comparisons would take it for a future one (2³¹ ticks).
+const FORGET_EVERY: u32 = (1 << 30) - 1;
+
+/// Which tree an agent belongs to, and two flags, in one word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp(u32);
+
+impl Stamp {
+    const ROOT_RUNNING: u32 = 1 << 30;
+    const POISONED: u32 = 1 << 31;
+
+    fn new(tree: TreeId, root_running: bool) -> Stamp {
+        Stamp(tree.0 | if root_running { Self::ROOT_RUNNING } else { 0 })
+    }
+
+    fn tree(self) -> u32 {
+        self.0 & !(Self::ROOT_RUNNING | Self::POISONED)
+    }
+
+    fn root_running(self) -> bool {
+        self.0 & Self::ROOT_RUNNING != 0
+    }
+
+    fn poisoned(self) -> bool {
+        self.0 & Self::POISONED != 0
+    }
+}
+
+/// The per-agent runtime of a [`Tree`]: which tasks run for this agent
+/// right now, and their state.
+///
+/// Ticking many agents in parallel needs nothing but rayon's `par_iter_mut`:
+///
+/// ```
+/// use canopy_core::{Agent, Builder, Status};
+/// use rayon::prelude::*;
+///
+/// struct Ant { food: u32 }
+/// struct Nest { ration: u32 }
+///
+/// let b = Builder::<Ant, Nest>::new();
+/// let tree = b.build(b.sequence("forage", [
+///     b.wait("walk", 2),
+///     b.action("eat", |cx| { cx.agent.food += cx.world.ration; Status::Success }),
+/// ])).unwrap();
+///
+/// let nest = Nest { ration: 3 };
+/// let mut ants: Vec<Ant> = (0..1000).map(|_| Ant { food: 0 }).collect();
+/// let mut agents: Vec<Agent> = (0..1000).map(|i| Agent::with_id(&tree, i)).collect();
+/// for _ in 0..6 {
+///     agents.par_iter_mut().zip(ants.par_iter_mut()).for_each(|(agent, ant)| {
+///         agent.tick(&tree, ant, &nest);
+///     });
+/// }
+/// assert!(ants.iter().all(|a| a.food == 6));
+/// ```
+///
+/// # Panics
+/// Every method that takes a tree panics with [`WRONG_TREE`] if it is not
+/// the tree the agent was created for, and with [`POISONED`] if a panic
+/// unwound out of an earlier tick (a node's code panicked): the agent's
+/// tasks may be half-updated then, and only [`reset`](Agent::reset) brings
+/// it back.
+#[derive(Clone, Debug)]
+pub struct Agent {
+    /// Task memory, then persistent memory, laid out by the tree.
+    pub(crate) mem: Box<[u8]>,
+    /// Waits and the event schedule, for agents that need them.
+    pub(crate) extra: Option<Box<Extra>>,
+    pub(crate) tick: u32,
+    id: u32,
+    stamp: Stamp,
+    /// Event mode: the agent sleeps until this tick (0: it does not sleep;
+    /// [`NEVER`]: until a ticket is completed). Kept here so that ticking a
+    /// sleeping agent reads nothing but this struct.
+    asleep_until: u32,
+}
+
+impl Agent {
+    /// A new agent for `tree`, with id 0. Allocates the agent's memory once.
+    pub fn new<A, W>(tree: &Tree<A, W>) -> Self {
+        Self::with_id(tree, 0)
+    }
+
+    /// A new agent with an id, which leaf code sees as [`Ctx::id`] and
+    /// observers as [`Event::agent`](crate::Event::agent).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status};
+    /// let b = Builder::<u32, ()>::new();
+    /// let tree = b.build(b.action("who", |cx| { *cx.agent = cx.id; Status::Success })).unwrap();
+    /// let mut seen = 0;
+    /// Agent::with_id(&tree, 42).tick(&tree, &mut seen, &());
+    /// assert_eq!(seen, 42);
+    /// ```
+    pub fn with_id<A, W>(tree: &Tree<A, W>, id: u32) -> Self {
+        Agent {
+            mem: vec![0; tree.task_memory()].into_boxed_slice(),
+            extra: (tree.waits > 0).then(|| Extra::new(tree.waits)),
+            tick: 0,
+            id,
+            stamp: Stamp::new(tree.id, false),
+            asleep_until: 0,
+        }
+    }
+
+    /// Switch between tick-from-root and event-driven execution; both give
+    /// the same results (see [`Mode`]). Allowed at any time, also while
+    /// tasks are running: the event schedule is read from the running
+    /// tasks. The schedule's memory is allocated here, once.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Mode, Status};
+    /// let b = Builder::<u32, ()>::new();
+    /// let tree = b.build(b.sequence("s", [
+    ///     b.wait("w", 2),
+    ///     b.action("count", |cx| { *cx.agent += 1; Status::Running }),
+    /// ])).unwrap();
+    /// let (mut tick, mut event) = (Agent::new(&tree), Agent::new(&tree));
+    /// event.set_mode(&tree, Mode::Event);
+    /// let (mut a, mut b) = (0, 0);
+    /// for _ in 0..5 {
+    ///     assert_eq!(tick.tick(&tree, &mut a, &()), event.tick(&tree, &mut b, &()));
+    /// }
+    /// assert_eq!((a, b), (3, 3));
+    /// ```
+    pub fn set_mode<A, W>(&mut self, tree: &Tree<A, W>, mode: Mode) {
+        self.check(tree);
+        if mode == Mode::Event || self.extra.is_some() {
+            let extra = self.extra.get_or_insert_with(|| Extra::new(tree.waits));
+            extra.mode = mode;
+        }
+        self.rebuild_schedule(tree);
+    }
+
+    /// How this agent runs its tree.
+    pub fn mode(&self) -> Mode {
+        self.extra.as_ref().map_or(Mode::Tick, |e| e.mode)
+    }
+
+    /// Read the event schedule back from the running tasks, or drop it
+    /// when the agent does not use one.
+    fn rebuild_schedule<A, W>(&mut self, tree: &Tree<A, W>) {
+        self.asleep_until = 0;
+        let scheduled = self.scheduled(tree);
+        let Some(extra) = self.extra.as_deref_mut() else {
+            return;
+        };
+        extra.schedule.clear();
+        if !scheduled {
+            return;
+        }
+        if extra.schedule.heap_bytes() == 0 {
+            extra.schedule = Schedule::with_capacity(tree.frames);
+        }
+        let mut runner = Runner {
+            tree,
+            mem: &mut self.mem,
+            waits: Some(&mut extra.waits),
+            obs: (),
+        };
+        runner.schedule_all(&mut extra.schedule, self.stamp.root_running(), self.tick);
+        self.asleep_until = extra.schedule.asleep_until();
+    }
+
+    /// Complete the [`Ticket`] of a suspended async leaf of this agent with
+    /// `Success` or `Failure`; the leaf reports it on the next tick.
+    /// Returns `false`, and changes nothing, if the ticket is stale (its
+    /// leaf finished or was aborted meanwhile, or it was completed
+    /// already), belongs to another agent (another tree, a clone or a
+    /// restored copy of this one), or `status` is `Running`.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status, Ticket};
+    /// let b = Builder::<Option<Ticket>, ()>::new();
+    /// let tree = b.build(b.timeout("give up", 3, b.async_action("wait for reply", |cx, t| {
+    ///     *cx.agent = Some(t);
+    ///     Status::Running
+    /// }))).unwrap();
+    /// let (mut ticket, mut agent) = (None, Agent::new(&tree));
+    /// for _ in 0..4 {
+    ///     agent.tick(&tree, &mut ticket, &());
+    /// }
+    /// // The timeout aborted the leaf: its ticket is stale.
+    /// assert!(!agent.complete(ticket.unwrap(), Status::Success));
+    /// ```
+    pub fn complete(&mut self, ticket: Ticket, status: Status) -> bool {
+        if ticket.agent != self.id || self.stamp.poisoned() {
+            return false;
+        }
+        let Some(extra) = self.extra.as_deref_mut() else {
+            return false;
+        };
+        if !extra.waits.complete(ticket, status) {
+            return false;
+        }
+        if extra.mode == Mode::Event {
+            extra.schedule.wake(ticket.index, self.tick);
+            self.asleep_until = extra.schedule.asleep_until();
+        }
+        true
+    }
+
+    /// Tickets for the async leaves of this agent that are waiting now.
+    /// A clone or a restored copy of an agent has a wait table of its own,
+    /// so tickets issued before cannot complete its waits: hand these out
+    /// instead (re-send the requests they stand for).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status, Ticket};
+    /// let b = Builder::<Option<Ticket>, ()>::new();
+    /// let tree = b.build(b.async_action("ask", |cx, t| { *cx.agent = Some(t); Status::Running })).unwrap();
+    /// let (mut sent, mut agent) = (None, Agent::new(&tree));
+    /// agent.tick(&tree, &mut sent, &());
+    /// let mut copy = agent.clone();
+    /// assert!(!copy.complete(sent.unwrap(), Status::Success)); // the original's ticket
+    /// let fresh: Vec<Ticket> = copy.pending_tickets().collect();
+    /// assert!(copy.complete(fresh[0], Status::Success));
+    /// assert_eq!(copy.tick(&tree, &mut sent, &()), Status::Success);
+    /// ```
+    pub fn pending_tickets(&self) -> impl Iterator<Item = Ticket> + '_ {
+        let id = self.id;
+        self.extra.iter().flat_map(move |e| e.waits.pending(id))
+    }
+
+    /// Tick the tree once for this agent: install the root if it is not
+    /// running (first tick, or the root finished last tick), update it,
+    /// and return its status.
+    pub fn tick<A, W>(&mut self, tree: &Tree<A, W>, agent: &mut A, world: &W) -> Status {
+        self.tick_observed(tree, agent, world, ())
+    }
+
+    /// [`tick`](Agent::tick), reporting every install, update, finish and
+    /// abort to `observer`.
+    pub fn tick_observed<A, W, O: Observer>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        observer: O,
+    ) -> Status {
+        self.check(tree);
+        self.tick = next_tick(self.tick);
+        if self.tick & FORGET_EVERY == 0 {
+            self.refresh_cooldowns(tree, false);
+        }
+        if self.asleep_until != 0
+            && (self.asleep_until == NEVER || !reached(self.tick, self.asleep_until))
+        {
+            return Status::Running;
+        }
+        let scheduled = self.scheduled(tree);
+        let root_running = self.stamp.root_running();
+        // Cleared when the tick returns: a panic that unwinds out of a
+        // node's code leaves the agent marked.
+        self.stamp.0 |= Stamp::POISONED;
+        let (status, asleep_until) = self.run(
+            tree,
+            agent,
+            world,
+            observer,
+            |runner, schedule, cx| match schedule.filter(|_| scheduled) {
+                Some(s) => {
+                    let status = runner.tick_event(s, root_running, cx);
+                    (status, s.asleep_until())
+                }
+                None => (runner.tick_root(!root_running, cx), 0),
+            },
+        );
+        self.stamp = Stamp::new(tree.id, status == Status::Running);
+        self.asleep_until = asleep_until;
+        status
+    }
+
+    /// Lend the engine this agent's memory, waits and schedule for one call.
+    #[inline(always)]
+    fn run<A, W, O: Observer, R>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        observer: O,
+        f: impl FnOnce(&mut Runner<'_, A, W, O>, Option<&mut Schedule>, &mut Ctx<A, W>) -> R,
+    ) -> R {
+        let mut cx = Ctx {
+            agent,
+            world,
+            tick: self.tick,
+            id: self.id,
+        };
+        // Taking the fields' addresses reads nothing: an agent that does
+        // not use them never touches their cache line.
+        let (waits, schedule) = match self.extra.as_deref_mut() {
+            Some(Extra {
+                waits, schedule, ..
+            }) => (Some(waits), Some(schedule)),
+            None => (None, None),
+        };
+        let mut runner = Runner {
+            tree,
+            mem: &mut self.mem,
+            waits,
+            obs: observer,
+        };
+        f(&mut runner, schedule, &mut cx)
+    }
+
+    /// Abort every running task (deepest first, terminate hooks see
+    /// [`Exit::Aborted`](crate::Exit::Aborted)) and return the agent to its
+    /// state when new: tick counter at 0, persistent node memory
+    /// (cooldowns) cleared, every outstanding ticket stale. Takes the agent
+    /// data and world because hooks may use them.
+    ///
+    /// A poisoned agent (see [`POISONED`]) is reset without running any
+    /// hook: its tasks' state cannot be trusted, so it is discarded.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.wait("w", 10)).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.tick(&tree, &mut (), &());
+    /// assert_eq!(agent.active_tasks(&tree), 1);
+    /// agent.reset(&tree, &mut (), &());
+    /// assert_eq!((agent.active_tasks(&tree), agent.ticks()), (0, 0));
+    /// ```
+    pub fn reset<A, W>(&mut self, tree: &Tree<A, W>, agent: &mut A, world: &W) {
+        self.reset_observed(tree, agent, world, ())
+    }
+
+    /// [`reset`](Agent::reset), reporting the aborts to `observer`.
+    pub fn reset_observed<A, W, O: Observer>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        observer: O,
+    ) {
+        self.check_tree(tree);
+        if self.stamp.root_running() && !self.stamp.poisoned() {
+            self.stamp.0 |= Stamp::POISONED;
+            self.run(tree, agent, world, observer, |runner, _, cx| {
+                runner.abort_root(cx)
+            });
+        }
+        self.mem.fill(0);
+        if let Some(extra) = self.extra.as_deref_mut() {
+            extra.waits.release_all();
+            extra.schedule.clear();
+        }
+        self.tick = 0;
+        self.asleep_until = 0;
+        self.stamp = Stamp::new(tree.id, false);
+    }
+
+    /// `true` while the root is installed (it returned `Running` last tick).
+    pub fn is_running(&self) -> bool {
+        self.stamp.root_running()
+    }
+
+    /// `true` after a panic unwound out of one of this agent's ticks or
+    /// resets, until it is [`reset`](Agent::reset) (see [`POISONED`]).
+    pub fn is_poisoned(&self) -> bool {
+        self.stamp.poisoned()
+    }
+
+    /// How many tasks run for this agent right now, read from their state.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.sequence("s", [b.always_success("a"), b.wait("w", 5)])).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.tick(&tree, &mut (), &());
+    /// assert_eq!(agent.active_tasks(&tree), 2); // the sequence and the wait
+    /// ```
+    pub fn active_tasks<A, W>(&self, tree: &Tree<A, W>) -> usize {
+        let mut count = 0;
+        self.walk(tree, |_, _| count += 1);
+        count
+    }
+
+    /// Heap bytes held by this agent: its task memory and, if it has them,
+    /// its waits and event schedule. The `Agent` value itself is
+    /// `size_of::<Agent>()` more, wherever it is stored.
+    pub fn heap_bytes(&self) -> usize {
+        self.mem.len() + self.extra.as_ref().map_or(0, |e| e.heap_bytes())
+    }
+
+    /// The tick counter: ticks since the agent was created or reset, as
+    /// leaf code sees it in [`Ctx::tick`].
+    pub fn ticks(&self) -> u32 {
+        self.tick
+    }
+
+    /// Set the tick counter, e.g. to test what happens where it wraps
+    /// (after `u32::MAX` it goes on at 0). Running Waits and Timeouts
+    /// measure from ticks of the clock as it was, so for them this is time
+    /// jumping by the difference; cooldowns are all over.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.wait("w", 3)).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.set_ticks(&tree, u32::MAX - 1);
+    /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running); // entered at u32::MAX
+    /// assert_eq!(agent.ticks(), u32::MAX);
+    /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running); // tick 0
+    /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running); // tick 1
+    /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success); // tick 2: 3 ticks later
+    /// ```
+    pub fn set_ticks<A, W>(&mut self, tree: &Tree<A, W>, tick: u32) {
+        self.check(tree);
+        self.tick = tick;
+        self.refresh_cooldowns(tree, true);
+        self.rebuild_schedule(tree);
+    }
+
+    /// The agent's id.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Whether ticks go through the event schedule. A root updated every
+    /// tick leaves nothing to skip: such a tree runs tick-from-root in
+    /// either mode.
+    fn scheduled<A, W>(&self, tree: &Tree<A, W>) -> bool {
+        !tree.root_always && self.mode() == Mode::Event
+    }
+
+    /// Move the cooldown ends that have passed up to now (see
+    /// `FORGET_EVERY`); every word of persistent memory is such a tick.
+    /// With `all`, every end: the clock was set, and ends of the old clock
+    /// mean nothing on the new one.
+    #[cold]
+    fn refresh_cooldowns<A, W>(&mut self, tree: &Tree<A, W>, all: bool) {
+        let now = self.tick;
+        let persist = &mut self.mem[tree.task_bytes as usize..];
+        for word in persist.chunks_exact_mut(4) {
+            let tick = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+            if all || reached(now, tick) {
+                word.copy_from_slice(&now.to_le_bytes());
+            }
+        }
+    }
+
+    /// Call `each` with every running task, root first, in tree order.
+    pub(crate) fn walk<A, W>(&self, tree: &Tree<A, W>, mut each: impl FnMut(&Running, &[u8])) {
+        self.check(tree);
+        if !self.stamp.root_running() {
+            return;
+        }
+        let visited = walk::running::<_, _, Invalid>(tree, &self.mem, &mut |task, state| {
+            each(task, state);
+            Ok(())
+        });
+        // The engine only leaves states its kinds can be in; restored
+        // memory is checked before an agent is made from it.
+        debug_assert!(
+            visited.is_ok(),
+            "an agent's memory holds an invalid task state"
+        );
+    }
+
+    /// Panic unless this agent may be used with `tree`.
+    #[inline]
+    fn check<A, W>(&self, tree: &Tree<A, W>) {
+        if self.stamp.0 & !Stamp::ROOT_RUNNING != tree.id.0 {
+            self.check_slow(tree);
+        }
+    }
+
+    #[cold]
+    fn check_slow<A, W>(&self, tree: &Tree<A, W>) {
+        self.check_tree(tree);
+        assert!(!self.stamp.poisoned(), "{POISONED}");
+    }
+
+    fn check_tree<A, W>(&self, tree: &Tree<A, W>) {
+        assert!(self.stamp.tree() == tree.id.0, "{WRONG_TREE}");
+    }
+}

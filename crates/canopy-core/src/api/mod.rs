@@ -1,0 +1,8 @@
+//! What users hold: the [`Agent`](agent::Agent), the
+//! [`Builder`](builder::Builder), printed trees, and views into a running
+//! agent.
+
+pub(crate) mod agent;
+pub(crate) mod builder;
+pub(crate) mod display;
+pub(crate) mod inspect;

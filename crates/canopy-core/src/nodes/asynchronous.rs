@@ -1,0 +1,96 @@
+//! Async leaves: "running — wake me when this completes". Rules:
+//! [`nodes`](super#async).
+//!
+//! Task state: the index of the agent's wait it is suspended on (4 bytes).
+//! The start code runs once, on the first update, with the ticket; later
+//! updates poll the wait (tick mode) or are skipped until the ticket is
+//! completed (event mode). Ending the leaf, by finishing or by abort,
+//! releases the wait, which makes its ticket stale.
+
+use super::Kind;
+use crate::def::exec::{Exec, Visit, Wake, bytes};
+use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::util::context::{AsyncFn, Ctx};
+use crate::util::primitives::Arity;
+use crate::util::status::{Exit, Status};
+
+pub(super) struct AsyncLeaf<'k, A, W>(pub(super) &'k AsyncFn<A, W>);
+
+impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
+    fn facts(&self, _children: usize) -> Facts {
+        Facts {
+            arity: Arity::Leaf,
+            about: "starts work when entered and runs until its ticket is completed",
+            own: 4,
+            persist: 0,
+            slots: SlotPlan::None,
+            sched: Sched::OnItsOwn,
+            waits: 1,
+        }
+    }
+
+    fn check(&self, _children: usize) -> Option<String> {
+        None
+    }
+
+    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
+
+    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        if !visit.is_fresh() {
+            let index = bytes::u32_at(t.state(), 0);
+            return match t.wait_outcome(index) {
+                Some(Some(status)) => {
+                    t.release_wait(index);
+                    status
+                }
+                Some(None) => Status::Running,
+                // Agents of trees with async leaves always have a wait
+                // table; this is for one that is missing all the same.
+                None => Status::Failure,
+            };
+        }
+        let Some((index, ticket)) = t.claim_wait(cx) else {
+            return Status::Failure;
+        };
+        bytes::set_u32_at(t.state(), 0, index);
+        let status = (self.0)(cx, ticket);
+        if status != Status::Running {
+            t.release_wait(index);
+        }
+        status
+    }
+
+    fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, _cx: &mut Ctx<A, W>) {
+        // A leaf that finished released its wait in `update`.
+        if exit == Exit::Aborted {
+            let index = bytes::u32_at(t.state(), 0);
+            t.release_wait(index);
+        }
+    }
+
+    fn next_running(
+        &self,
+        _state: &[u8],
+        _children: usize,
+        _from: usize,
+    ) -> Option<(usize, usize)> {
+        None
+    }
+
+    fn valid(&self, _state: &[u8], _children: usize) -> bool {
+        // The wait index is checked against the agent's wait table.
+        true
+    }
+
+    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
+        let index = bytes::u32_at(t.state(), 0);
+        match t.wait_outcome(index) {
+            None | Some(None) => Wake::Suspended(index),
+            Some(Some(_)) => Wake::Always,
+        }
+    }
+
+    fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
+        "waiting for its ticket".to_string()
+    }
+}

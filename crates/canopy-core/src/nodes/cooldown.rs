@@ -1,0 +1,87 @@
+//! Cooldown: after its child ends, the node refuses for a while. Rules:
+//! [`nodes`](super#cooldownn).
+//!
+//! No task state; 4 bytes of persistent memory per place in the tree: the
+//! tick from which it may be entered again. A tick that has been reached
+//! means "free"; a new agent's memory is zero, which its clock (starting at
+//! 0) has reached. The agent moves reached ticks up to the present now and
+//! then (see `Agent::tick`), so a stored tick never ages past the range
+//! where wrapping tick comparisons are exact.
+
+use super::Kind;
+use super::timeout::check_ticks;
+use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
+use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::util::context::Ctx;
+use crate::util::primitives::{Arity, reached};
+use crate::util::status::{Exit, Status};
+
+pub(super) struct Cooldown {
+    pub(super) ticks: u32,
+}
+
+impl Cooldown {
+    /// The child ended (finished or was aborted) at tick `now`.
+    fn start<A, W, E: Exec<A, W>>(&self, t: &mut E, now: u32) {
+        let ready_at = now.wrapping_add(self.ticks).wrapping_add(1);
+        bytes::set_u32_at(t.persist(), 0, ready_at);
+    }
+}
+
+impl<A, W> Kind<A, W> for Cooldown {
+    fn facts(&self, _children: usize) -> Facts {
+        Facts {
+            arity: Arity::Decorator,
+            about: "after the child ends, fails for the next `ticks` ticks without running it",
+            own: 0,
+            persist: 4,
+            slots: SlotPlan::Shared,
+            sched: Sched::Passive,
+            waits: 0,
+        }
+    }
+
+    fn check(&self, _children: usize) -> Option<String> {
+        check_ticks("Cooldown", self.ticks, 1)
+    }
+
+    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
+
+    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        let fresh = visit.is_fresh();
+        if fresh {
+            if !reached(cx.tick, bytes::u32_at(t.persist(), 0)) {
+                return Status::Failure;
+            }
+        }
+        let status = visit_child(t, visit, 0, 0, fresh, cx);
+        if status != Status::Running {
+            self.start(t, cx.tick);
+        }
+        status
+    }
+
+    fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
+        // A child that finished started the cooldown in `update`; one that
+        // was aborted starts it here. (A refusal ran no child: no cooldown.)
+        if exit == Exit::Aborted {
+            self.start(t, cx.tick);
+        }
+    }
+
+    fn next_running(&self, _state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
+        (from == 0).then_some((0, 0))
+    }
+
+    fn valid(&self, _state: &[u8], _children: usize) -> bool {
+        true
+    }
+
+    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
+        Wake::Pass
+    }
+
+    fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
+        String::new()
+    }
+}

@@ -1,0 +1,149 @@
+//! User node types ([`Node`](crate::Node)), run through the same
+//! interface as the built-in kinds. Rules: [`nodes`](super#custom).
+//!
+//! Task state: the user's task, then one "installed" bit per child. Each
+//! child has its own behavior slot, since the node decides which run.
+
+use super::Kind;
+use crate::def::custom::{ChildRunner, CustomNode, Host, MAX_TASK_BYTES};
+use crate::def::exec::{Exec, Visit, Wake};
+use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::util::context::Ctx;
+use crate::util::status::{Exit, Status};
+
+pub(super) struct Custom<'k, A, W>(pub(super) &'k CustomNode<A, W>);
+
+impl<A, W> Custom<'_, A, W> {
+    fn size(&self) -> usize {
+        self.0.task_size()
+    }
+}
+
+/// Whether child `index` is installed, from the bits after the task.
+fn installed(state: &[u8], size: usize, index: usize) -> bool {
+    state[size + index / 8] & (1 << (index % 8)) != 0
+}
+
+fn set_installed(state: &mut [u8], size: usize, index: usize, on: bool) {
+    let cell = &mut state[size + index / 8];
+    let mask = 1 << (index % 8);
+    if on {
+        *cell |= mask;
+    } else {
+        *cell &= !mask;
+    }
+}
+
+/// A custom task with children, lent to the user's update.
+struct CustomHost<'e, E> {
+    t: &'e mut E,
+    size: usize,
+}
+
+impl<A, W, E: Exec<A, W>> ChildRunner<A, W> for CustomHost<'_, E> {
+    fn len(&self) -> usize {
+        self.t.children()
+    }
+
+    fn is_running(&mut self, index: usize) -> bool {
+        installed(self.t.state(), self.size, index)
+    }
+
+    fn update(&mut self, index: usize, cx: &mut Ctx<A, W>) -> Status {
+        let fresh = !installed(self.t.state(), self.size, index);
+        let status = self.t.run(index, index, fresh, cx);
+        set_installed(self.t.state(), self.size, index, status == Status::Running);
+        status
+    }
+
+    fn abort(&mut self, index: usize, cx: &mut Ctx<A, W>) {
+        if installed(self.t.state(), self.size, index) {
+            self.t.abort(index, index, cx);
+            set_installed(self.t.state(), self.size, index, false);
+        }
+    }
+}
+
+impl<A, W, E: Exec<A, W>> Host<A, W> for CustomHost<'_, E> {
+    fn task(&mut self) -> &mut [u8] {
+        &mut self.t.state()[..self.size]
+    }
+
+    fn children(&mut self) -> &mut dyn ChildRunner<A, W> {
+        self
+    }
+}
+
+impl<A, W> Kind<A, W> for Custom<'_, A, W> {
+    fn facts(&self, children: usize) -> Facts {
+        Facts {
+            arity: self.0.arity(),
+            about: "a user-defined node type",
+            // Saturating: an oversized task is refused by `check`.
+            own: (self.size() + children.div_ceil(8))
+                .try_into()
+                .unwrap_or(u32::MAX),
+            persist: 0,
+            slots: SlotPlan::PerChild,
+            sched: Sched::EveryTick,
+            waits: 0,
+        }
+    }
+
+    fn check(&self, _children: usize) -> Option<String> {
+        (self.size() > MAX_TASK_BYTES).then(|| {
+            format!(
+                "the task of a {} is {} bytes, more than the limit of {MAX_TASK_BYTES}",
+                self.0.type_name(),
+                self.size()
+            )
+        })
+    }
+
+    fn enter<E: Exec<A, W>>(&self, t: &mut E, cx: &mut Ctx<A, W>) {
+        let size = self.size();
+        let state = t.state();
+        state[size..].fill(0);
+        self.0.create(&mut state[..size], cx);
+    }
+
+    fn update<E: Exec<A, W>>(&self, t: &mut E, _visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        let size = self.size();
+        if t.children() == 0 {
+            // A leaf runs nothing else, so it works on its task in place.
+            return self.0.update_leaf(&mut t.state()[..size], cx);
+        }
+        self.0.update_with(&mut CustomHost { t, size }, cx)
+    }
+
+    fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
+        if exit != Exit::Aborted {
+            // Children it left running go first; when aborted, the engine
+            // has already aborted them.
+            super::abort_running(self, t, cx);
+        }
+        let size = self.size();
+        self.0.terminate(&mut t.state()[..size], cx, exit);
+    }
+
+    fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)> {
+        let size = self.size();
+        (from..children)
+            .find(|&i| installed(state, size, i))
+            .map(|i| (i, i))
+    }
+
+    fn valid(&self, _state: &[u8], _children: usize) -> bool {
+        // The task is plain data: every bit pattern is one the user's type
+        // accepts, and every installed bit names an existing child.
+        true
+    }
+
+    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
+        Wake::Always
+    }
+
+    fn describe(&self, state: &[u8], _children: usize, _now: u32) -> String {
+        self.0.describe(&state[..self.size()]).unwrap_or_default()
+    }
+}

@@ -1,0 +1,122 @@
+//! ReactiveSequence and ReactiveSelector: the children before the running
+//! one are re-checked every tick. Rules: [`nodes`](super#reactivesequence).
+//!
+//! Task state (2 bytes): the running child + 1 in the low 15 bits (0: none)
+//! and, in the top bit, which of the two behavior slots holds it. A child
+//! re-checked while another runs goes in the other slot, so the running
+//! child keeps its memory until the re-checked one turns out to take over.
+
+use super::Kind;
+use crate::def::exec::{Exec, Visit, Wake, bytes};
+use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::util::context::Ctx;
+use crate::util::primitives::Arity;
+use crate::util::status::{Exit, Status};
+
+pub(super) struct Reactive {
+    go_on: Status,
+    about: &'static str,
+}
+
+impl Reactive {
+    pub(super) const SEQUENCE: Reactive = Reactive {
+        go_on: Status::Success,
+        about: "re-checks the children before the running one every tick; aborts it when one fails or runs",
+    };
+    pub(super) const SELECTOR: Reactive = Reactive {
+        go_on: Status::Failure,
+        about: "priority selector: re-tries higher-priority children every tick, aborting a lower running one",
+    };
+}
+
+/// The running child and its slot, from the task state.
+fn running(state: &[u8]) -> Option<(usize, usize)> {
+    let word = bytes::u16_at(state, 0);
+    let child = ((word & 0x7fff) as usize).checked_sub(1)?;
+    Some((child, (word >> 15) as usize))
+}
+
+fn encode(child: usize, slot: usize) -> u16 {
+    (child as u16 + 1) | ((slot as u16) << 15)
+}
+
+impl<A, W> Kind<A, W> for Reactive {
+    fn facts(&self, _children: usize) -> Facts {
+        Facts {
+            arity: Arity::Composite,
+            about: self.about,
+            own: 2,
+            persist: 0,
+            slots: SlotPlan::Reactive,
+            sched: Sched::EveryTick,
+            waits: 0,
+        }
+    }
+
+    fn check(&self, _children: usize) -> Option<String> {
+        None
+    }
+
+    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
+
+    #[inline(always)]
+    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        let n = t.children();
+        let fresh = visit.is_fresh();
+        let mut current = if fresh { None } else { running(t.state()) };
+        let running_slot = current.map_or(0, |(_, slot)| slot);
+        for k in 0..n {
+            // The running child stays where it is; a child re-checked while
+            // it runs goes in the other slot; any other child in slot 0,
+            // which is free by then.
+            let (slot, child_fresh) = match current {
+                Some((r, slot)) if k == r => (slot, false),
+                Some((r, slot)) if k < r => (1 - slot, true),
+                _ => (0, true),
+            };
+            let status = t.run(k, slot, child_fresh, cx);
+            if status == self.go_on {
+                if current.is_some_and(|(r, _)| r == k) {
+                    current = None;
+                }
+                continue;
+            }
+            if let Some((r, _)) = current
+                && k < r
+            {
+                t.abort(r, running_slot, cx);
+            }
+            if status == Status::Running {
+                bytes::set_u16_at(t.state(), 0, encode(k, slot));
+            }
+            return status;
+        }
+        self.go_on
+    }
+
+    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
+
+    fn next_running(&self, state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
+        running(state).filter(|&(child, _)| child >= from)
+    }
+
+    fn valid(&self, state: &[u8], children: usize) -> bool {
+        // The second slot is sized for every child but the last.
+        match running(state) {
+            Some((child, 0)) => child < children,
+            Some((child, _)) => child + 1 < children,
+            None => false,
+        }
+    }
+
+    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
+        Wake::Always
+    }
+
+    fn describe(&self, state: &[u8], children: usize, _now: u32) -> String {
+        match running(state) {
+            Some((child, _)) => format!("running child {} of {children}", child + 1),
+            None => "no child running".to_string(),
+        }
+    }
+}

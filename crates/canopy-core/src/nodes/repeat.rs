@@ -1,0 +1,136 @@
+//! Repeat and Retry: the child run to completion again and again, one
+//! cycle per tick at most. Rules: [`nodes`](super#repeatn).
+//!
+//! Task state (5 bytes): completed cycles (a `u32`, so every count up to
+//! `u32::MAX` is exact) and whether the child is installed. Between cycles
+//! it is not: the next update installs it afresh.
+
+use super::Kind;
+use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
+use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::util::context::Ctx;
+use crate::util::primitives::Arity;
+use crate::util::status::{Exit, Status};
+
+/// Repeat (`counts` = Success) and Retry (`counts` = Failure): a child
+/// ending with `counts` is a completed cycle; after `times` cycles the node
+/// ends with that status; a child ending otherwise ends the node.
+pub(super) struct Repeat {
+    times: u32,
+    counts: Status,
+}
+
+impl Repeat {
+    pub(super) fn counting_successes(times: u32) -> Repeat {
+        Repeat {
+            times,
+            counts: Status::Success,
+        }
+    }
+
+    pub(super) fn counting_failures(times: u32) -> Repeat {
+        Repeat {
+            times,
+            counts: Status::Failure,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        if self.counts == Status::Success {
+            "Repeat"
+        } else {
+            "Retry"
+        }
+    }
+}
+
+/// Completed cycles and whether the child is installed.
+fn read(state: &[u8]) -> (u32, bool) {
+    (bytes::u32_at(state, 0), state[4] != 0)
+}
+
+fn write(state: &mut [u8], cycles: u32, installed: bool) {
+    bytes::set_u32_at(state, 0, cycles);
+    state[4] = u8::from(installed);
+}
+
+impl<A, W> Kind<A, W> for Repeat {
+    fn facts(&self, _children: usize) -> Facts {
+        Facts {
+            arity: Arity::Decorator,
+            about: if self.counts == Status::Success {
+                "runs the child to success `times` times, one completion per tick; fails if it fails"
+            } else {
+                "re-runs a failing child on the next tick, up to `times` attempts"
+            },
+            own: 5,
+            persist: 0,
+            slots: SlotPlan::Shared,
+            sched: Sched::Passive,
+            waits: 0,
+        }
+    }
+
+    fn check(&self, _children: usize) -> Option<String> {
+        (self.times == 0).then(|| format!("a {} needs a count of at least 1, got 0", self.name()))
+    }
+
+    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
+
+    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        let (cycles, installed) = if visit.is_fresh() {
+            (0, false)
+        } else {
+            read(t.state())
+        };
+        let status = visit_child(t, visit, 0, 0, !installed, cx);
+        if status == Status::Running {
+            write(t.state(), cycles, true);
+            return Status::Running;
+        }
+        if status != self.counts {
+            return status;
+        }
+        // `cycles < times`, so this cannot overflow.
+        let cycles = cycles + 1;
+        if cycles >= self.times {
+            return status;
+        }
+        write(t.state(), cycles, false);
+        Status::Running
+    }
+
+    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
+
+    fn next_running(&self, state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
+        (read(state).1 && from == 0).then_some((0, 0))
+    }
+
+    fn valid(&self, state: &[u8], _children: usize) -> bool {
+        let (cycles, _) = read(state);
+        cycles < self.times && state[4] <= 1
+    }
+
+    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
+        if read(t.state()).1 {
+            Wake::Pass
+        } else {
+            Wake::Restart
+        }
+    }
+
+    fn describe(&self, state: &[u8], _children: usize, _now: u32) -> String {
+        let (cycles, installed) = read(state);
+        let what = if self.counts == Status::Success {
+            "succeeded"
+        } else {
+            "failed"
+        };
+        let child = if installed {
+            "child running"
+        } else {
+            "child restarts next tick"
+        };
+        format!("{cycles} of {} {what}; {child}", self.times)
+    }
+}

@@ -1,0 +1,97 @@
+//! Sequence and Selector: children in order, with memory. Rules:
+//! [`nodes`](super#sequence).
+//!
+//! Task state: the index of the running child (2 bytes). All children share
+//! one behavior slot, since one runs at a time.
+
+use super::Kind;
+use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
+use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::util::context::Ctx;
+use crate::util::primitives::Arity;
+use crate::util::status::{Exit, Status};
+
+/// Sequence (`go_on` = Success) and Selector (`go_on` = Failure): move to
+/// the next child while children return `go_on`.
+pub(super) struct InOrder {
+    go_on: Status,
+    about: &'static str,
+}
+
+impl InOrder {
+    pub(super) const SEQUENCE: InOrder = InOrder {
+        go_on: Status::Success,
+        about: "children in order until one fails or runs; resumes a running child",
+    };
+    pub(super) const SELECTOR: InOrder = InOrder {
+        go_on: Status::Failure,
+        about: "children in order until one succeeds or runs; resumes a running child",
+    };
+}
+
+impl<A, W> Kind<A, W> for InOrder {
+    fn facts(&self, _children: usize) -> Facts {
+        Facts {
+            arity: Arity::Composite,
+            about: self.about,
+            own: 2,
+            persist: 0,
+            slots: SlotPlan::Shared,
+            sched: Sched::Passive,
+            waits: 0,
+        }
+    }
+
+    fn check(&self, _children: usize) -> Option<String> {
+        None
+    }
+
+    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
+
+    #[inline(always)]
+    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        let n = t.children();
+        if n == 0 {
+            return self.go_on;
+        }
+        let (mut index, mut fresh) = if visit.is_fresh() {
+            (0, true)
+        } else {
+            (bytes::u16_at(t.state(), 0) as usize, false)
+        };
+        loop {
+            let status = visit_child(t, visit, index, 0, fresh, cx);
+            if status != self.go_on {
+                if status == Status::Running {
+                    bytes::set_u16_at(t.state(), 0, index as u16);
+                }
+                return status;
+            }
+            index += 1;
+            if index == n {
+                return self.go_on;
+            }
+            fresh = true;
+        }
+    }
+
+    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
+
+    fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)> {
+        let running = bytes::u16_at(state, 0) as usize;
+        (running >= from && running < children).then_some((running, 0))
+    }
+
+    fn valid(&self, state: &[u8], children: usize) -> bool {
+        (bytes::u16_at(state, 0) as usize) < children
+    }
+
+    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
+        Wake::Pass
+    }
+
+    fn describe(&self, state: &[u8], children: usize, _now: u32) -> String {
+        let running = bytes::u16_at(state, 0) as usize;
+        format!("running child {} of {children}", running + 1)
+    }
+}

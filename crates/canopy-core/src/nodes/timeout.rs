@@ -1,0 +1,96 @@
+//! Timeout: the child gets a number of ticks, then is aborted. Rules:
+//! [`nodes`](super#timeoutn).
+//!
+//! Task state: the tick it was entered (4 bytes). In event mode it passes
+//! ticks through to its child until its deadline.
+
+use super::Kind;
+use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
+use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::util::context::Ctx;
+use crate::util::primitives::{Arity, MAX_TICKS};
+use crate::util::status::{Exit, Status};
+
+pub(super) struct Timeout {
+    pub(super) ticks: u32,
+}
+
+/// Ticks since the task of a timed node (Timeout, Wait) was entered; its
+/// state is the tick of entry, recorded on the first update.
+pub(super) fn ticks_since_entry(state: &mut [u8], fresh: bool, now: u32) -> u32 {
+    if fresh {
+        bytes::set_u32_at(state, 0, now);
+        return 0;
+    }
+    now.wrapping_sub(bytes::u32_at(state, 0))
+}
+
+/// What is wrong with a duration, if anything.
+pub(super) fn check_ticks(kind: &str, ticks: u32, min: u32) -> Option<String> {
+    if ticks < min {
+        Some(format!(
+            "a {kind} needs a duration of at least {min} tick, got {ticks}"
+        ))
+    } else if ticks > MAX_TICKS {
+        Some(format!(
+            "a {kind} of {ticks} ticks is longer than the limit of {MAX_TICKS} (2^31 - 1) ticks"
+        ))
+    } else {
+        None
+    }
+}
+
+/// `"N ticks left"` for a timed task entered at the tick in `state`.
+pub(super) fn ticks_left(state: &[u8], ticks: u32, now: u32) -> String {
+    let elapsed = now.wrapping_sub(bytes::u32_at(state, 0));
+    format!("{} ticks left", ticks.saturating_sub(elapsed))
+}
+
+impl<A, W> Kind<A, W> for Timeout {
+    fn facts(&self, _children: usize) -> Facts {
+        Facts {
+            arity: Arity::Decorator,
+            about: "fails and aborts the child once it has run `ticks` ticks",
+            own: 4,
+            persist: 0,
+            slots: SlotPlan::Shared,
+            sched: Sched::Passive,
+            waits: 0,
+        }
+    }
+
+    fn check(&self, _children: usize) -> Option<String> {
+        check_ticks("Timeout", self.ticks, 1)
+    }
+
+    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
+
+    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        let fresh = visit.is_fresh();
+        if ticks_since_entry(t.state(), fresh, cx.tick) >= self.ticks {
+            // Only reachable after the first update (ticks ≥ 1), so the
+            // child is installed and running.
+            t.abort(0, 0, cx);
+            return Status::Failure;
+        }
+        visit_child(t, visit, 0, 0, fresh, cx)
+    }
+
+    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
+
+    fn next_running(&self, _state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
+        (from == 0).then_some((0, 0))
+    }
+
+    fn valid(&self, _state: &[u8], _children: usize) -> bool {
+        true
+    }
+
+    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
+        Wake::Deadline(bytes::u32_at(t.state(), 0).wrapping_add(self.ticks))
+    }
+
+    fn describe(&self, state: &[u8], _children: usize, now: u32) -> String {
+        ticks_left(state, self.ticks, now)
+    }
+}

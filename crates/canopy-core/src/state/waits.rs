@@ -1,0 +1,157 @@
+//! An agent's table of suspended async leaves.
+//!
+//! A [`Ticket`] names an entry of this table. Each entry has a 64-bit
+//! generation that changes whenever the entry is released (its leaf
+//! finished, or was aborted because a higher-priority branch took over). A
+//! ticket whose generation no longer matches is stale and completing it
+//! does nothing: it can never wake the wrong task, even when the entry has
+//! been reused by a newer wait, and 64 bits never wrap in a real run. The
+//! table also has a 64-bit number of its own, unique in the process and new
+//! for every clone or restored copy of an agent, so a ticket completes only
+//! the table that issued it — not another agent's, not a clone's.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::util::status::Status;
+use crate::util::ticket::Ticket;
+
+/// One entry's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wait {
+    Free,
+    Pending,
+    Done(Status),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
+    pub(crate) generation: u64,
+    /// The async leaf waiting here.
+    pub(crate) node: u32,
+    pub(crate) wait: Wait,
+}
+
+/// A table number no other table in this process has had.
+fn new_owner() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// An agent's suspended async leaves. Sized once from the tree (how many
+/// async leaves can wait at once), so claiming and releasing entries never
+/// allocates.
+#[derive(Debug)]
+pub(crate) struct Waits {
+    owner: u64,
+    pub(crate) entries: Vec<Entry>,
+}
+
+impl Clone for Waits {
+    /// A new table number, so that tickets of the original do not complete
+    /// the clone's waits; and the capacity kept, so that the clone does not
+    /// allocate when it ticks.
+    fn clone(&self) -> Self {
+        let mut entries = Vec::with_capacity(self.entries.capacity());
+        entries.extend_from_slice(&self.entries);
+        Waits {
+            owner: new_owner(),
+            entries,
+        }
+    }
+}
+
+impl Waits {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Waits {
+            owner: new_owner(),
+            entries: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// A free entry for `node`, with a generation no outstanding ticket has.
+    pub(crate) fn claim(&mut self, agent: u32, node: u32) -> (u32, Ticket) {
+        let index = match self.entries.iter().position(|e| e.wait == Wait::Free) {
+            Some(i) => i,
+            None => {
+                self.entries.push(Entry {
+                    generation: 0,
+                    node,
+                    wait: Wait::Free,
+                });
+                self.entries.len() - 1
+            }
+        };
+        let entry = &mut self.entries[index];
+        entry.generation += 1;
+        entry.node = node;
+        entry.wait = Wait::Pending;
+        (index as u32, self.ticket(agent, index))
+    }
+
+    fn ticket(&self, agent: u32, index: usize) -> Ticket {
+        let entry = &self.entries[index];
+        Ticket {
+            agent,
+            node: entry.node,
+            index: index as u32,
+            generation: entry.generation,
+            owner: self.owner,
+        }
+    }
+
+    pub(crate) fn release(&mut self, index: u32) {
+        if let Some(entry) = self.entries.get_mut(index as usize) {
+            entry.wait = Wait::Free;
+        }
+    }
+
+    /// Release every entry: every outstanding ticket goes stale.
+    pub(crate) fn release_all(&mut self) {
+        for entry in &mut self.entries {
+            entry.wait = Wait::Free;
+        }
+    }
+
+    /// The outcome of wait `index`, or `None` while it is pending.
+    pub(crate) fn outcome(&self, index: u32) -> Option<Status> {
+        match self.entries.get(index as usize).map(|e| e.wait) {
+            Some(Wait::Done(status)) => Some(status),
+            _ => None,
+        }
+    }
+
+    /// Whether entry `index` is claimed by `node` (pending or done).
+    pub(crate) fn held_by(&self, index: u32, node: u32) -> bool {
+        self.entries
+            .get(index as usize)
+            .is_some_and(|e| e.node == node && e.wait != Wait::Free)
+    }
+
+    /// Complete the wait a ticket names; `false` if the ticket is stale.
+    pub(crate) fn complete(&mut self, ticket: Ticket, status: Status) -> bool {
+        match self.entries.get_mut(ticket.index as usize) {
+            Some(entry)
+                if ticket.owner == self.owner
+                    && entry.generation == ticket.generation
+                    && entry.node == ticket.node
+                    && entry.wait == Wait::Pending
+                    && status != Status::Running =>
+            {
+                entry.wait = Wait::Done(status);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Tickets for every pending wait, for an agent with id `agent`.
+    pub(crate) fn pending(&self, agent: u32) -> impl Iterator<Item = Ticket> + '_ {
+        (0..self.entries.len())
+            .filter(|&i| self.entries[i].wait == Wait::Pending)
+            .map(move |i| self.ticket(agent, i))
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * size_of::<Entry>()
+    }
+}

@@ -1,0 +1,383 @@
+//! Where each task lives in an agent's memory, decided once per tree — the
+//! pool of task memory — and the checks that make every access to it safe.
+//!
+//! A shared-node tree installs and uninstalls small tasks constantly: even a
+//! branch that is merely tried is installed, updated once and uninstalled.
+//! Rather than allocating them, canopy lays out all of an agent's task
+//! memory when the tree is built, the way a compiler lays out the variants
+//! of an `enum`. The tree is immutable, so the largest set of tasks that can
+//! ever be installed together is known: children of a Sequence or a
+//! Selector run one after another and share one region (a *behavior slot*);
+//! children of a Parallel run together and get disjoint regions. A task's
+//! memory is its own state followed by its slots; a child's task lives in
+//! its slot, at a fixed offset from its parent's. Installing a task is then
+//! "use the bytes at parent + offset", uninstalling it is nothing at all,
+//! and an agent allocates once, when it is created.
+//!
+//! Rejected alternatives, measured on the same engine (the `pools` bench
+//! replays the engine's install/uninstall pattern against each): a free
+//! list per task size, one `Box` per task, a process-wide `object-pool`
+//! behind a lock, a `bumpalo` arena reset when the root finishes. All cost
+//! more per install than an offset, and all but the free list allocate.
+//!
+//! # The invariant
+//!
+//! [`validate`] checks, once per tree, that the tables describe memory that
+//! nests: every node's own state and every slot lie inside the node's
+//! `inline` size, every child fits the slot it is installed in, every
+//! child's persistent memory lies inside its parent's, children are lower
+//! than their parents (so the tables hold no cycle), and the root's memory
+//! is exactly what an agent allocates. Every index the engine takes from
+//! the tables is therefore in bounds, and a task installed at an offset
+//! its parent's slot gives can never reach outside the agent's memory.
+
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::{Edge, NodeDef, Tree, TreeId};
+use crate::def::kind::{Facts, NodeKind, Sched, SlotPlan};
+use crate::nodes;
+
+/// Deepest tree accepted: ticking recurses once per level.
+pub const MAX_DEPTH: usize = 256;
+
+/// Most children one node may have.
+pub const MAX_CHILDREN: usize = 32_767;
+
+/// Most memory one agent may need for the tree (task memory plus
+/// persistent memory).
+pub const MAX_AGENT_BYTES: u64 = 1 << 20;
+
+/// Most nodes a tree may have when every shared subtree is counted at each
+/// of its uses: a bound on the nodes one tick can visit and on the lines a
+/// printed tree has. A few dozen bytes of shared definitions can describe
+/// an exponentially large tree; this refuses them.
+pub const MAX_EXPANDED_NODES: u64 = 1_000_000;
+
+/// The most trees one process can build: tree numbers are never reused.
+const MAX_TREES: u32 = (1 << 30) - 1;
+
+/// One node of the tree to compile, in depth-first pre-order, each
+/// distinct node once; `children` index into the same list.
+pub(crate) struct PlanNode<A, W> {
+    pub(crate) name: Box<str>,
+    pub(crate) type_name: Option<Box<str>>,
+    pub(crate) params: Option<Vec<(String, String)>>,
+    pub(crate) kind: NodeKind<A, W>,
+    pub(crate) children: Vec<u32>,
+}
+
+/// What is wrong, and at which node of the plan.
+#[derive(Debug)]
+pub(crate) struct Misfit {
+    pub(crate) at: usize,
+    pub(crate) problem: String,
+}
+
+fn misfit(at: usize, problem: String) -> Misfit {
+    Misfit { at, problem }
+}
+
+/// Sizes of each node's subtree, computed children first.
+struct Sizes {
+    height: Vec<u32>,
+    inline: Vec<u64>,
+    persist: Vec<u64>,
+    frames: Vec<u64>,
+    waits: Vec<u64>,
+    expanded: Vec<u64>,
+}
+
+/// Check the plan, lay out its memory, and make the tree.
+pub(crate) fn compile<A, W>(plan: Vec<PlanNode<A, W>>) -> Result<Tree<A, W>, Misfit> {
+    let facts: Vec<Facts> = plan
+        .iter()
+        .map(|p| nodes::facts(&p.kind, p.children.len()))
+        .collect();
+    for (at, (node, facts)) in plan.iter().zip(&facts).enumerate() {
+        check_node(node, facts).map_err(|problem| misfit(at, problem))?;
+    }
+    let sizes = measure(&plan, &facts)?;
+    let id = next_tree_id().ok_or_else(|| {
+        misfit(
+            0,
+            format!("this process has built {MAX_TREES} trees, the most it can tell apart"),
+        )
+    })?;
+    let tree = flatten(plan, &facts, &sizes, id);
+    validate(&tree).map_err(|problem| {
+        misfit(
+            0,
+            format!("internal error, please report: the layout is inconsistent: {problem}"),
+        )
+    })?;
+    Ok(tree)
+}
+
+/// The structural problem with one node, if any.
+fn check_node<A, W>(node: &PlanNode<A, W>, facts: &Facts) -> Result<(), String> {
+    let n = node.children.len();
+    let ty = node.kind.type_name();
+    if !facts.arity.accepts(n) {
+        let article = if ty.starts_with(['A', 'E', 'I', 'O', 'U']) {
+            "an"
+        } else {
+            "a"
+        };
+        return Err(format!(
+            "{article} {ty} needs {}, got {n}",
+            facts.arity.describe()
+        ));
+    }
+    if n > MAX_CHILDREN {
+        return Err(format!(
+            "{n} children is more than the limit of {MAX_CHILDREN}"
+        ));
+    }
+    match nodes::check(&node.kind, n) {
+        Some(problem) => Err(problem),
+        None => Ok(()),
+    }
+}
+
+fn next_tree_id() -> Option<TreeId> {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+        (n <= MAX_TREES).then_some(n + 1)
+    })
+    .ok()
+    .map(TreeId)
+}
+
+/// Every node once, each after all of its children (the plan is a DAG:
+/// a shared subtree may be reached before its second parent).
+fn post_order<A, W>(plan: &[PlanNode<A, W>]) -> Vec<usize> {
+    let mut order = Vec::with_capacity(plan.len());
+    let mut seen = vec![false; plan.len()];
+    // (node, children already pushed)
+    let mut stack = vec![(0usize, false)];
+    while let Some((at, expanded)) = stack.pop() {
+        if expanded {
+            order.push(at);
+            continue;
+        }
+        if std::mem::replace(&mut seen[at], true) {
+            continue;
+        }
+        stack.push((at, true));
+        for &child in plan[at].children.iter().rev() {
+            if !seen[child as usize] {
+                stack.push((child as usize, false));
+            }
+        }
+    }
+    order
+}
+
+/// The memory each behavior slot of a node must hold, from the `inline`
+/// sizes of its children.
+fn slot_sizes(plan: SlotPlan, kids: &[u32], inline: &[u64]) -> Vec<u64> {
+    let max = |ks: &[u32]| ks.iter().map(|&k| inline[k as usize]).max().unwrap_or(0);
+    match plan {
+        SlotPlan::None => Vec::new(),
+        SlotPlan::Shared => vec![max(kids); plan.count(kids.len())],
+        SlotPlan::Reactive => {
+            let but_last = &kids[..kids.len().saturating_sub(1)];
+            [max(kids), max(but_last)][..plan.count(kids.len())].to_vec()
+        }
+        SlotPlan::PerChild => kids.iter().map(|&k| inline[k as usize]).collect(),
+    }
+}
+
+/// Sizes bottom-up, refusing a subtree that is too deep, too large per
+/// agent, or expands to too many nodes.
+fn measure<A, W>(plan: &[PlanNode<A, W>], facts: &[Facts]) -> Result<Sizes, Misfit> {
+    let n = plan.len();
+    let mut s = Sizes {
+        height: vec![0; n],
+        inline: vec![0; n],
+        persist: vec![0; n],
+        frames: vec![0; n],
+        waits: vec![0; n],
+        expanded: vec![0; n],
+    };
+    for at in post_order(plan) {
+        let (kids, f) = (&plan[at].children, &facts[at]);
+        let sum = |v: &[u64]| {
+            kids.iter()
+                .fold(0u64, |a, &k| a.saturating_add(v[k as usize]))
+        };
+        let max = |v: &[u64]| kids.iter().map(|&k| v[k as usize]).max().unwrap_or(0);
+        s.height[at] = 1 + kids
+            .iter()
+            .map(|&k| s.height[k as usize])
+            .max()
+            .unwrap_or(0);
+        if s.height[at] as usize > MAX_DEPTH {
+            let problem = format!("the tree below this node is more than {MAX_DEPTH} levels deep");
+            return Err(misfit(at, problem));
+        }
+        s.expanded[at] = sum(&s.expanded).saturating_add(1);
+        if s.expanded[at] > MAX_EXPANDED_NODES {
+            let problem = format!(
+                "this subtree expands to {} nodes when shared subtrees are counted at every use, more than the limit of {MAX_EXPANDED_NODES}",
+                s.expanded[at]
+            );
+            return Err(misfit(at, problem));
+        }
+        let slots = slot_sizes(f.slots, kids, &s.inline);
+        s.inline[at] = u64::from(f.own) + slots.iter().sum::<u64>();
+        s.persist[at] = u64::from(f.persist) + sum(&s.persist);
+        let bytes = s.inline[at] + s.persist[at];
+        if bytes > MAX_AGENT_BYTES {
+            let problem = format!(
+                "running this subtree needs {bytes} bytes per agent, more than the limit of {MAX_AGENT_BYTES}"
+            );
+            return Err(misfit(at, problem));
+        }
+        // What the event-driven scheduler and the wait table may need at once.
+        let combine = |v: &[u64]| match f.slots {
+            SlotPlan::PerChild => sum(v),
+            _ => max(v),
+        };
+        s.frames[at] = 1 + if f.sched == Sched::Passive {
+            combine(&s.frames)
+        } else {
+            0
+        };
+        s.waits[at] = u64::from(f.waits)
+            + match f.slots {
+                // A re-checked child may suspend while the running one is.
+                SlotPlan::Reactive => max(&s.waits).saturating_mul(2),
+                _ => combine(&s.waits),
+            };
+    }
+    Ok(s)
+}
+
+/// The flat tables, in pre-order (the plan's order), with the layout.
+fn flatten<A, W>(plan: Vec<PlanNode<A, W>>, facts: &[Facts], s: &Sizes, id: TreeId) -> Tree<A, W> {
+    // `measure` bounded every size by MAX_AGENT_BYTES, so they fit a u32.
+    let small = |v: u64| v as u32;
+    let mut nodes = Vec::with_capacity(plan.len());
+    let (mut edges, mut slots) = (Vec::new(), Vec::new());
+    for (at, node) in plan.into_iter().enumerate() {
+        let f = &facts[at];
+        let first_slot = slots.len() as u32;
+        let mut offset = u64::from(f.own);
+        for size in slot_sizes(f.slots, &node.children, &s.inline) {
+            slots.push(small(offset));
+            offset += size;
+        }
+        let first_edge = edges.len() as u32;
+        let mut persist = u64::from(f.persist);
+        for &k in &node.children {
+            edges.push(Edge {
+                node: k,
+                persist: small(persist),
+            });
+            persist += s.persist[k as usize];
+        }
+        nodes.push(NodeDef {
+            name: node.name,
+            type_name: node.type_name,
+            params: node.params,
+            kind: node.kind,
+            first_edge,
+            child_count: node.children.len() as u32,
+            first_slot,
+            own: f.own,
+            inline: small(s.inline[at]),
+            persist_len: small(s.persist[at]),
+            height: s.height[at],
+            slot_plan: f.slots,
+            sched: f.sched,
+        });
+    }
+    Tree {
+        root_always: nodes[0].sched == Sched::EveryTick,
+        task_bytes: nodes[0].inline,
+        persist_bytes: nodes[0].persist_len,
+        nodes,
+        edges,
+        slots,
+        frames: s.frames[0].min(u64::from(u32::MAX)) as u32,
+        waits: s.waits[0].min(u64::from(u32::MAX)) as u32,
+        expanded: s.expanded[0],
+        id,
+        _types: PhantomData,
+    }
+}
+
+/// Check the invariant of this module's docs on a built tree. Every access
+/// the engine makes to an agent's memory stays in bounds because this held
+/// when the tree was built, and a tree never changes.
+pub(crate) fn validate<A, W>(tree: &Tree<A, W>) -> Result<(), String> {
+    let root = tree.nodes.first().ok_or("no root")?;
+    if (root.inline, root.persist_len) != (tree.task_bytes, tree.persist_bytes) {
+        return Err("the root's memory is not the agent's".into());
+    }
+    for (i, def) in tree.nodes.iter().enumerate() {
+        validate_node(tree, def).map_err(|problem| format!("node {i}: {problem}"))?;
+    }
+    Ok(())
+}
+
+fn validate_node<A, W>(tree: &Tree<A, W>, def: &NodeDef<A, W>) -> Result<(), String> {
+    let n = def.child_count as usize;
+    let facts = nodes::facts(&def.kind, n);
+    if (def.own, def.slot_plan, def.sched) != (facts.own, facts.slots, facts.sched) {
+        return Err("its facts changed".into());
+    }
+    if nodes::stateless(&def.kind).is_some() && (def.own, def.inline, n) != (0, 0, 0) {
+        return Err("a stateless leaf with memory or children".into());
+    }
+    let edges = tree
+        .edges
+        .get(def.first_edge as usize..def.first_edge as usize + n)
+        .ok_or("children outside the edge table")?;
+    let first_slot = def.first_slot as usize;
+    let slots = tree
+        .slots
+        .get(first_slot..first_slot + def.slot_plan.count(n))
+        .ok_or("slots outside the slot table")?;
+    if def.own > def.inline {
+        return Err("own state larger than its memory".into());
+    }
+    let mut persist_end = facts.persist;
+    for (k, edge) in edges.iter().enumerate() {
+        let child = tree
+            .nodes
+            .get(edge.node as usize)
+            .ok_or("a child outside the tree")?;
+        if child.height >= def.height {
+            return Err("a child no lower than its parent".into());
+        }
+        for slot in slots_of(def.slot_plan, k, n) {
+            let offset = *slots.get(slot).ok_or("a child without a slot")?;
+            if offset < def.own
+                || u64::from(offset) + u64::from(child.inline) > u64::from(def.inline)
+            {
+                return Err(format!("child {k} does not fit slot {slot}"));
+            }
+        }
+        let end = u64::from(edge.persist) + u64::from(child.persist_len);
+        if edge.persist < persist_end || end > u64::from(def.persist_len) {
+            return Err(format!("the persistent memory of child {k} overlaps"));
+        }
+        persist_end = end as u32;
+    }
+    Ok(())
+}
+
+/// The slots child `k` of `n` may be installed in.
+pub(crate) fn slots_of(plan: SlotPlan, k: usize, n: usize) -> impl Iterator<Item = usize> {
+    let (first, last) = match plan {
+        SlotPlan::None => (0, 0),
+        SlotPlan::Shared => (0, 1),
+        // The second slot holds every child but the last.
+        SlotPlan::Reactive => (0, if k + 1 < n { 2 } else { 1 }),
+        SlotPlan::PerChild => (k, k + 1),
+    };
+    first..last
+}

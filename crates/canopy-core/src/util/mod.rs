@@ -1,0 +1,18 @@
+//! The vocabulary every other module speaks: small `Copy` types with no
+//! engine code in them, so that definitions, the tree, per-agent state and
+//! the engine can all depend on them without depending on each other.
+//!
+//! - [`status`]: what an update reports ([`Status`]) and why a task ended ([`Exit`]);
+//! - [`primitives`]: node ids, arities, parallel policies, execution modes,
+//!   and tick arithmetic;
+//! - [`context`]: what leaf code sees ([`Ctx`]) and the types of leaf code;
+//! - [`ticket`]: the handle that completes an asynchronous leaf.
+//!
+//! [`Status`]: status::Status
+//! [`Exit`]: status::Exit
+//! [`Ctx`]: context::Ctx
+
+pub(crate) mod context;
+pub(crate) mod primitives;
+pub(crate) mod status;
+pub(crate) mod ticket;
