@@ -123,7 +123,7 @@ fn main() {
     let held = warm.1 - before.1;
     let bytes_per_agent = held as f64 / agents as f64;
     let steady_allocs = (after.0 - warm.0) as f64 / (ticks - warmup) as f64;
-    let active: usize = runtimes.iter().map(|a| a.active_tasks()).sum();
+    let active: usize = runtimes.iter().map(|a| a.active_tasks(&tree)).sum();
     let pool_bytes: usize = runtimes.iter().map(|a| a.heap_bytes()).sum();
     // The peak while canopy's crowd was alive, critters included.
     let peak = after.2;

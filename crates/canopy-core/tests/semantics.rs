@@ -244,7 +244,9 @@ fn without_running_updates(events: &[Vec<String>]) -> Vec<Vec<String>> {
     events
         .iter()
         .map(|tick| {
-            let kept = tick.iter().filter(|l| !(l.starts_with("update ") && l.ends_with(" Running")));
+            let kept = tick
+                .iter()
+                .filter(|l| !(l.starts_with("update ") && l.ends_with(" Running")));
             kept.cloned().collect()
         })
         .collect()
@@ -254,8 +256,14 @@ fn without_running_updates(events: &[Vec<String>]) -> Vec<Vec<String>> {
 fn run_all(tree: &T, ticks: usize) -> Outcome {
     let tick = run(tree, ticks, Mode::Tick);
     let event = run(tree, ticks, Mode::Event);
-    assert_eq!(event.statuses, tick.statuses, "event mode disagrees on statuses");
-    assert_eq!(event.data, tick.data, "event mode disagrees on the agent data");
+    assert_eq!(
+        event.statuses, tick.statuses,
+        "event mode disagrees on statuses"
+    );
+    assert_eq!(
+        event.data, tick.data,
+        "event mode disagrees on the agent data"
+    );
     assert_eq!(
         without_running_updates(&event.events),
         without_running_updates(&tick.events),
@@ -2542,7 +2550,6 @@ fn reset_aborts_everything_deepest_first() {
     assert_eq!(sim.agent.active_tasks(&tree), 5);
 }
 
-
 #[test]
 fn reset_clears_cooldowns() {
     let b = B::new();
@@ -2555,7 +2562,6 @@ fn reset_clears_cooldowns() {
     assert_eq!(sim.tick().0, S);
     assert_eq!(sim.data.calls("a"), 2);
 }
-
 
 #[test]
 fn active_tasks_counts_installed_tasks() {
@@ -2586,7 +2592,6 @@ fn active_tasks_counts_installed_tasks() {
     assert_eq!(sim.agent.active_tasks(&tree), 0);
     assert!(!sim.agent.is_running());
 }
-
 
 #[test]
 #[should_panic(expected = "another tree")]

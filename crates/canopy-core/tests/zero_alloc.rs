@@ -342,6 +342,9 @@ fn main() {
     let leaky = every_kind_with(true);
     let (blocks, _, calls) = measure(&leaky, Mode::Tick, 200, 100, 400, same);
     println!("control, a leaf allocating: 200 agents x 400 measured ticks, {blocks} allocations");
-    assert!(blocks > 10_000, "saw only {blocks} allocations of a leaf that allocates");
+    assert!(
+        blocks > 10_000,
+        "saw only {blocks} allocations of a leaf that allocates"
+    );
     assert!(calls > 0);
 }

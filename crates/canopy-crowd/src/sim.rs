@@ -355,7 +355,7 @@ impl Crowd {
             h.u32(w.rng);
         }
         for a in &self.agents {
-            h.u32(a.active_tasks() as u32);
+            h.u32(a.active_tasks(&self.tree) as u32);
         }
         h.0
     }

@@ -9,7 +9,9 @@ use crate::param::{Param, Params};
 use crate::registry::{Build, NodeType, Registry};
 
 fn policy(p: &Params, name: &str) -> Result<Policy, String> {
-    p.text(name)?.parse()
+    p.text(name)?
+        .parse()
+        .map_err(|e: canopy_core::ParseError| e.to_string())
 }
 
 pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {

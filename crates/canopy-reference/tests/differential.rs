@@ -1,9 +1,8 @@
 //! Two independent implementations of the node semantics must agree: the
-//! canopy engine (with every pool strategy) and the naive per-agent tree.
+//! canopy engine and the naive per-agent tree.
 //! They share leaf code, so any difference in statuses, in which leaves ran
 //! or in what the leaves did is a semantic or memory-layout bug.
 
-use canopy_core::pool::{BoxPool, BumpPool, FreeListPool, InlinePool, SharedPool, TaskPool};
 mod common;
 
 use canopy_core::{Agent, Builder, Event, Status, Tree};
@@ -15,14 +14,14 @@ use proptest::prelude::*;
 // ---------------------------------------------------------------------------
 // The reference tree, many agents, many ticks.
 
-fn run_reference<P: TaskPool>(
+fn run_reference(
     tree: &Tree<Critter, Meadow>,
     n: usize,
     ticks: usize,
 ) -> (Vec<Vec<Status>>, Vec<Critter>) {
     let mut meadow = Meadow::new(128);
     let mut crowd = critters(n, 11, &meadow);
-    let mut agents: Vec<Agent<P>> = (0..n as u32).map(|i| Agent::for_tree(tree, i)).collect();
+    let mut agents: Vec<Agent> = (0..n as u32).map(|i| Agent::with_id(tree, i)).collect();
     let mut statuses = vec![Vec::with_capacity(ticks); n];
     for _ in 0..ticks {
         for (i, (agent, critter)) in agents.iter_mut().zip(&mut crowd).enumerate() {
@@ -34,7 +33,7 @@ fn run_reference<P: TaskPool>(
 }
 
 #[test]
-fn reference_tree_agrees_with_naive_baseline_on_every_pool() {
+fn reference_tree_agrees_with_naive_baseline() {
     let tree = reference_tree();
     let (n, ticks) = (300, 800);
 
@@ -62,37 +61,14 @@ fn reference_tree_agrees_with_naive_baseline_on_every_pool() {
         assert!(flat.contains(&s), "root never returned {s}");
     }
 
-    assert_eq!(
-        run_reference::<InlinePool>(&tree, n, ticks),
-        (expected.clone(), crowd.clone())
-    );
-    assert_eq!(
-        run_reference::<FreeListPool>(&tree, n, ticks),
-        (expected.clone(), crowd.clone())
-    );
-    assert_eq!(
-        run_reference::<BoxPool>(&tree, n, ticks),
-        (expected.clone(), crowd.clone())
-    );
-    assert_eq!(
-        run_reference::<SharedPool>(&tree, n, ticks),
-        (expected.clone(), crowd.clone())
-    );
-    assert_eq!(
-        run_reference::<BumpPool>(&tree, n, ticks),
-        (expected, crowd)
-    );
+    assert_eq!(run_reference(&tree, n, ticks), (expected, crowd));
 }
 
 type Run = (Vec<Status>, Vec<Probe>);
 
-fn run_canopy<P: TaskPool>(
-    tree: &Tree<Probe, ()>,
-    agents: u32,
-    ticks: usize,
-) -> (Run, Vec<Event>, usize) {
+fn run_canopy(tree: &Tree<Probe, ()>, agents: u32, ticks: usize) -> (Run, Vec<Event>, usize) {
     let mut probes = vec![Probe::default(); agents as usize];
-    let mut rt: Vec<Agent<P>> = (0..agents).map(|i| Agent::for_tree(tree, i)).collect();
+    let mut rt: Vec<Agent> = (0..agents).map(|i| Agent::with_id(tree, i)).collect();
     let mut statuses = Vec::new();
     let mut events = Events::default();
     for _ in 0..ticks {
@@ -100,10 +76,10 @@ fn run_canopy<P: TaskPool>(
             statuses.push(agent.tick_observed(tree, probe, &(), &mut events));
         }
     }
-    let active = rt.iter().map(|a| a.active_tasks()).sum();
+    let active = rt.iter().map(|a| a.active_tasks(tree)).sum();
     for (agent, probe) in rt.iter_mut().zip(&mut probes) {
         agent.reset_observed(tree, probe, &(), &mut events);
-        assert_eq!(agent.active_tasks(), 0);
+        assert_eq!(agent.active_tasks(tree), 0);
     }
     ((statuses, probes), events.0, active)
 }
@@ -126,12 +102,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_trees_agree_across_engines_and_pools(spec in spec(false)) {
+    fn random_trees_agree_across_engines(spec in spec(false)) {
         let b = Builder::new();
         let tree = b.build(build(&b, &spec)).unwrap();
         let (agents, ticks) = (3, 40);
         let expected = run_naive(&tree, agents, ticks);
-        let (run, events, active) = run_canopy::<InlinePool>(&tree, agents, ticks);
+        let (run, events, _active) = run_canopy(&tree, agents, ticks);
         prop_assert_eq!(&run, &expected);
 
         // Enter/exit/abort events balance: every installed task ends once.
@@ -139,15 +115,5 @@ proptest! {
         let ends = events.iter().filter(|e| matches!(e.kind, canopy_core::EventKind::Exit(_) | canopy_core::EventKind::Abort)).count();
         prop_assert_eq!(enters, ends);
 
-        for (name, other) in [
-            ("free-list", run_canopy::<FreeListPool>(&tree, agents, ticks)),
-            ("box", run_canopy::<BoxPool>(&tree, agents, ticks)),
-            ("object-pool", run_canopy::<SharedPool>(&tree, agents, ticks)),
-            ("bumpalo", run_canopy::<BumpPool>(&tree, agents, ticks)),
-        ] {
-            prop_assert_eq!(&other.0, &expected, "pool {}", name);
-            prop_assert_eq!(&other.1, &events, "pool {} events", name);
-            prop_assert_eq!(other.2, active, "pool {} active tasks", name);
-        }
     }
 }

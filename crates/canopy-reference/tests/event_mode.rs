@@ -8,7 +8,6 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use canopy_core::pool::{FreeListPool, InlinePool, TaskPool};
 use canopy_core::{Agent, Builder, Event, EventKind, Mode, Status, Tree};
 use canopy_reference::{Critter, Meadow, critters, reference_root};
 use common::{Events, Probe, build, spec};
@@ -84,9 +83,9 @@ fn fewer_updates(event: &Run, tick: &Run) -> bool {
         .all(|(key, &n)| tick.skippable.get(key).is_some_and(|&m| n <= m))
 }
 
-fn run<P: TaskPool + Clone>(tree: &Tree<Probe, ()>, agents: u32, ticks: usize, ops: Ops) -> Run {
+fn run(tree: &Tree<Probe, ()>, agents: u32, ticks: usize, ops: Ops) -> Run {
     let mut probes = vec![Probe::default(); agents as usize];
-    let mut rt: Vec<Agent<P>> = (0..agents).map(|i| Agent::for_tree(tree, i)).collect();
+    let mut rt: Vec<Agent> = (0..agents).map(|i| Agent::with_id(tree, i)).collect();
     let mut out = Run {
         statuses: Vec::new(),
         active: Vec::new(),
@@ -101,7 +100,16 @@ fn run<P: TaskPool + Clone>(tree: &Tree<Probe, ()>, agents: u32, ticks: usize, o
             for (agent, probe) in rt.iter_mut().zip(&mut probes) {
                 match op {
                     Op::Switch(mode) => agent.set_mode(tree, mode),
-                    Op::Clone => *agent = agent.clone(),
+                    Op::Clone => {
+                        // A clone has a wait table of its own: trade the
+                        // original's tickets in for the clone's.
+                        *agent = agent.clone();
+                        for (ticket, _, _) in &mut probe.pending {
+                            if let Some(traded) = agent.reissue(*ticket) {
+                                *ticket = traded;
+                            }
+                        }
+                    }
                     Op::Reset => agent.reset_observed(tree, probe, &(), &mut events),
                 }
             }
@@ -121,12 +129,12 @@ fn run<P: TaskPool + Clone>(tree: &Tree<Probe, ()>, agents: u32, ticks: usize, o
             }
             out.statuses
                 .push(agent.tick_observed(tree, probe, &(), &mut events));
-            out.active.push(agent.active_tasks());
+            out.active.push(agent.active_tasks(tree));
         }
     }
     for (agent, probe) in rt.iter_mut().zip(&mut probes) {
         agent.reset_observed(tree, probe, &(), &mut events);
-        assert_eq!(agent.active_tasks(), 0);
+        assert_eq!(agent.active_tasks(tree), 0);
     }
     out.probes = probes;
     let (kept, skipped): (Vec<Event>, Vec<Event>) =
@@ -179,13 +187,13 @@ proptest! {
         let b = Builder::new();
         let tree = b.build(build(&b, &spec)).unwrap();
         let (agents, ticks) = (3, 48);
-        let tick = run::<InlinePool>(&tree, agents, ticks, &[(23, Op::Clone), (35, Op::Reset)]);
-        let event = run::<InlinePool>(
+        let tick = run(&tree, agents, ticks, &[(23, Op::Clone), (35, Op::Reset)]);
+        let event = run(
             &tree, agents, ticks, &[(0, Op::Switch(Mode::Event)), (23, Op::Clone), (35, Op::Reset)],
         );
         prop_assert_eq!(&event, &tick);
         // Switching while tasks run rebuilds the schedule from task state.
-        let switching = run::<InlinePool>(
+        let switching = run(
             &tree,
             agents,
             ticks,
@@ -198,11 +206,6 @@ proptest! {
             ],
         );
         prop_assert_eq!(&switching, &tick, "switching modes mid-run");
-        // A pool whose task locations are handles, not offsets.
-        let handles = run::<FreeListPool>(
-            &tree, agents, ticks, &[(0, Op::Switch(Mode::Event)), (23, Op::Clone), (35, Op::Reset)],
-        );
-        prop_assert_eq!(&handles, &tick, "event mode on the free-list pool");
         prop_assert!(fewer_updates(&event, &tick), "event mode reported an update tick mode did not");
         prop_assert!(fewer_updates(&switching, &tick), "switching");
     }
@@ -224,8 +227,8 @@ fn the_generator_reaches_every_interesting_case() {
         let spec = strategy.new_tree(&mut runner).unwrap().current();
         let b = Builder::new();
         let tree = b.build(build(&b, &spec)).unwrap();
-        let event = run::<InlinePool>(&tree, 3, 48, &[(0, Op::Switch(Mode::Event))]);
-        let tick = run::<InlinePool>(&tree, 3, 48, &[]);
+        let event = run(&tree, 3, 48, &[(0, Op::Switch(Mode::Event))]);
+        let tick = run(&tree, 3, 48, &[]);
         completed += event.completions.iter().filter(|&&c| c).count();
         stale += event.completions.iter().filter(|&&c| !c).count();
         parallel_exits += event

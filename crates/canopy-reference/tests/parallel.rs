@@ -35,7 +35,7 @@ fn run(parallel: bool, threads: usize) -> (Vec<Vec<Status>>, Vec<Critter>, Vec<u
         history.push(statuses);
         meadow.advance();
     }
-    let active = agents.iter().map(|a| a.active_tasks()).collect();
+    let active = agents.iter().map(|a| a.active_tasks(&tree)).collect();
     (history, crowd, active)
 }
 

@@ -255,6 +255,28 @@ impl Agent {
         self.extra.iter().flat_map(move |e| e.waits.pending(id))
     }
 
+    /// This agent's ticket for the wait that `old` — a ticket issued by the
+    /// agent this one was cloned or restored from — stands for, if that
+    /// wait is still pending here. So a ticket kept in a save game, or held
+    /// by a worker when its agent was copied, can be traded in.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status, Ticket};
+    /// let b = Builder::<Option<Ticket>, ()>::new();
+    /// let tree = b.build(b.async_action("ask", |cx, t| { *cx.agent = Some(t); Status::Running })).unwrap();
+    /// let (mut sent, mut agent) = (None, Agent::new(&tree));
+    /// agent.tick(&tree, &mut sent, &());
+    /// let mut copy = agent.clone();
+    /// let traded = copy.reissue(sent.unwrap()).unwrap();
+    /// assert!(copy.complete(traded, Status::Failure));
+    /// assert_eq!(copy.tick(&tree, &mut sent, &()), Status::Failure);
+    /// assert_eq!(copy.reissue(sent.unwrap()), None); // that wait is over
+    /// ```
+    pub fn reissue(&self, old: Ticket) -> Option<Ticket> {
+        let ticket = self.extra.as_ref()?.waits.reissue(old)?;
+        (ticket.agent == self.id).then_some(ticket)
+    }
+
     /// Tick the tree once for this agent: install the root if it is not
     /// running (first tick, or the root finished last tick), update it,
     /// and return its status.

@@ -144,6 +144,14 @@ impl Waits {
         }
     }
 
+    /// This table's ticket for the wait `old` names, if `old` was issued by
+    /// a table this one was copied from and the wait is still pending.
+    pub(crate) fn reissue(&self, old: Ticket) -> Option<Ticket> {
+        let entry = self.entries.get(old.index as usize)?;
+        let same = entry.generation == old.generation && entry.node == old.node;
+        (same && entry.wait == Wait::Pending).then(|| self.ticket(old.agent, old.index as usize))
+    }
+
     /// Tickets for every pending wait, for an agent with id `agent`.
     pub(crate) fn pending(&self, agent: u32) -> impl Iterator<Item = Ticket> + '_ {
         (0..self.entries.len())
