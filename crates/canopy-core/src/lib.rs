@@ -32,7 +32,8 @@
 //! The semantics of every node kind are documented in [`nodes`]; the
 //! memory layout — the pool of task memory — and the invariant it
 //! guarantees, in one place in `tree/layout.rs`; the event-driven
-//! scheduler in `engine/scheduler.rs`. The crate has no `unsafe` code.
+//! scheduler in `engine/scheduler.rs`. The crate has no `unsafe` code
+//! (why: `tree/layout.rs`).
 //!
 //! # Context: how leaf code reaches agent and world
 //!

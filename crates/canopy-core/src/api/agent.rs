@@ -185,12 +185,7 @@ impl Agent {
         if extra.schedule.heap_bytes() == 0 {
             extra.schedule = Schedule::with_capacity(tree.frames);
         }
-        let mut runner = Runner {
-            tree,
-            mem: &mut self.mem,
-            waits: Some(&mut extra.waits),
-            obs: (),
-        };
+        let mut runner = Runner::new(tree, &mut self.mem, Some(&mut extra.waits), ());
         runner.schedule_all(&mut extra.schedule, self.stamp.root_running(), self.tick);
         self.asleep_until = extra.schedule.asleep_until();
     }
@@ -350,12 +345,7 @@ impl Agent {
             }) => (Some(waits), Some(schedule)),
             None => (None, None),
         };
-        let mut runner = Runner {
-            tree,
-            mem: &mut self.mem,
-            waits,
-            obs: observer,
-        };
+        let mut runner = Runner::new(tree, &mut self.mem, waits, observer);
         f(&mut runner, schedule, &mut cx)
     }
 

@@ -12,31 +12,25 @@ use crate::def::exec::{Exec, Visit};
 use crate::def::observer::{Event, EventKind, Observer};
 use crate::nodes;
 use crate::state::waits::Waits;
+use crate::tree::layout::{At, def_at};
 use crate::tree::{NodeDef, Tree};
 use crate::util::context::Ctx;
 use crate::util::primitives::NodeId;
 use crate::util::status::{Exit, Status};
 use crate::util::ticket::Ticket;
 
-/// Where an installed task lives: the offset of its task memory, and of its
-/// persistent memory within the persistent region.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct At {
-    pub(crate) loc: u32,
-    pub(crate) persist: u32,
-}
-
-impl At {
-    pub(crate) const ROOT: At = At { loc: 0, persist: 0 };
-}
-
 /// Everything one agent's tick needs besides the leaf context: the shared
 /// tree, the agent's memory and waits, and the observer.
+///
+/// Every position ([`At`]) a runner handles was made for its `tree`: it
+/// starts from `At::ROOT` and goes down through `At::child` with the same
+/// tree, and the schedule it keeps positions in belongs to an agent of
+/// that tree. With `mem` that tree's memory, every access stays in bounds.
 pub(crate) struct Runner<'r, A, W, O> {
     pub(crate) tree: &'r Tree<A, W>,
     /// The agent's task memory followed by its persistent memory, laid
-    /// out for `tree` (the agent checks it is ticked with its own tree).
-    pub(crate) mem: &'r mut [u8],
+    /// out for `tree`.
+    mem: &'r mut [u8],
     /// The agent's asynchronous waits, if its tree has async leaves.
     pub(crate) waits: Option<&'r mut Waits>,
     pub(crate) obs: O,
@@ -45,22 +39,22 @@ pub(crate) struct Runner<'r, A, W, O> {
 /// A kind's handle on its running task: the [`Exec`] the engine lends to
 /// the code in [`nodes`].
 pub(crate) struct Here<'h, 'r, A, W, O> {
-    pub(crate) r: &'h mut Runner<'r, A, W, O>,
-    pub(crate) id: u32,
-    pub(crate) def: &'r NodeDef<A, W>,
-    pub(crate) at: At,
+    r: &'h mut Runner<'r, A, W, O>,
+    id: u32,
+    def: &'r NodeDef<A, W>,
+    at: At,
 }
 
 impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
     #[inline(always)]
     fn state(&mut self) -> &mut [u8] {
-        let start = self.at.loc as usize;
+        let start = self.at.loc() as usize;
         &mut self.r.mem[start..start + self.def.own as usize]
     }
 
     #[inline]
     fn persist(&mut self) -> &mut [u8] {
-        let start = self.r.tree.task_bytes as usize + self.at.persist as usize;
+        let start = self.r.tree.task_bytes as usize + self.at.persist() as usize;
         &mut self.r.mem[start..]
     }
 
@@ -71,12 +65,12 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
 
     #[inline(always)]
     fn run(&mut self, child: usize, slot: usize, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
-        self.r.run_child(self.def, self.at, child, slot, fresh, cx)
+        self.r.run_child(self.at, self.def, child, slot, fresh, cx)
     }
 
     #[inline]
     fn abort(&mut self, child: usize, slot: usize, cx: &mut Ctx<A, W>) {
-        self.r.abort_child(self.def, self.at, child, slot, cx)
+        self.r.abort_child(self.at, self.def, child, slot, cx)
     }
 
     fn claim_wait(&mut self, cx: &Ctx<A, W>) -> Option<(u32, Ticket)> {
@@ -96,6 +90,31 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
 }
 
 impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
+    /// A runner of `tree` on `mem`, an agent's memory for it.
+    ///
+    /// # Panics
+    /// If `mem` is not as long as `tree` lays out (an agent checks it has
+    /// the right tree before it lends its memory, so this never fails).
+    #[inline]
+    pub(crate) fn new(
+        tree: &'r Tree<A, W>,
+        mem: &'r mut [u8],
+        waits: Option<&'r mut Waits>,
+        obs: O,
+    ) -> Self {
+        assert_eq!(
+            mem.len(),
+            tree.task_memory(),
+            "an agent's memory does not fit its tree"
+        );
+        Runner {
+            tree,
+            mem,
+            waits,
+            obs,
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn emit(&mut self, cx: &Ctx<A, W>, node: u32, kind: EventKind) {
         self.obs.event(Event {
@@ -106,100 +125,98 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
         });
     }
 
+    /// The definition of the node whose task is at `at`.
     #[inline(always)]
-    pub(crate) fn here<'h>(
-        &'h mut self,
-        id: u32,
-        def: &'r NodeDef<A, W>,
-        at: At,
-    ) -> Here<'h, 'r, A, W, O> {
+    pub(crate) fn def(&self, at: At) -> &'r NodeDef<A, W> {
+        def_at(self.tree, at)
+    }
+
+    /// The handle on the task at `at`, of node `def`, for its kind's code.
+    /// (Every `def` the engine pairs with an `at` is `self.def(at)`, looked
+    /// up once per visit.)
+    #[inline(always)]
+    pub(crate) fn here<'h>(&'h mut self, at: At, def: &'r NodeDef<A, W>) -> Here<'h, 'r, A, W, O> {
         Here {
             r: self,
-            id,
+            id: at.node(),
             def,
             at,
         }
     }
 
-    /// Update the root, installing it first when `fresh`.
-    pub(crate) fn tick_root(&mut self, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
-        let def = self.tree.def(0);
-        if fresh {
-            self.enter(0, def, At::ROOT, cx);
-        }
-        let status = self.update(0, def, At::ROOT, Visit::of(fresh), cx);
-        self.after_update(0, def, At::ROOT, status, cx)
+    /// Where child `child` of the task at `at` lives, in its own place
+    /// (`slot` 0) or its alternate one (1).
+    #[inline(always)]
+    pub(crate) fn child_at(&self, at: At, def: &NodeDef<A, W>, child: usize, slot: usize) -> At {
+        at.child(self.tree, def, child, slot)
     }
 
-    /// Tell the installed root that a child finished (event-driven
+    /// Update the root, installing it first when `fresh`.
+    pub(crate) fn tick_root(&mut self, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
+        let def = self.def(At::ROOT);
+        if fresh {
+            self.enter(At::ROOT, def, cx);
+        }
+        let status = self.update(At::ROOT, def, Visit::of(fresh), cx);
+        self.after_update(At::ROOT, def, status, cx)
+    }
+
+    /// Tell the running task at `at` that its child finished (event-driven
     /// scheduling; `visit` is a `ChildDone`).
     #[inline(never)]
-    pub(crate) fn resume_root(&mut self, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
-        let def = self.tree.def(0);
-        let status = self.update(0, def, At::ROOT, visit, cx);
+    pub(crate) fn resume_task(&mut self, at: At, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        let def = self.def(at);
+        let status = self.update(at, def, visit, cx);
         if status == Status::Running {
             // Reacting to a child is not a tick's update of this node:
             // reporting it could report one node twice in a tick.
             return status;
         }
-        self.after_update(0, def, At::ROOT, status, cx)
+        self.after_update(at, def, status, cx)
     }
 
-    /// Abort the installed root's whole task tree.
+    /// Abort the running root's whole task tree.
     pub(crate) fn abort_root(&mut self, cx: &mut Ctx<A, W>) {
-        let def = self.tree.def(0);
-        self.abort(0, def, At::ROOT, cx);
+        let def = self.def(At::ROOT);
+        self.abort(At::ROOT, def, cx);
     }
 
-    /// Where child `child` of the task of `def` at `at` lives, in `slot`.
-    #[inline(always)]
-    pub(crate) fn child_at(
-        &self,
-        def: &NodeDef<A, W>,
-        at: At,
-        child: usize,
-        slot: usize,
-    ) -> (u32, At) {
-        let tree = self.tree;
-        let edge = tree.edges_of(def)[child];
-        let child_at = At {
-            loc: at.loc + tree.slot(def, slot),
-            persist: at.persist + edge.persist,
-        };
-        (edge.node, child_at)
-    }
-
-    /// Update child `child` in `slot` of the task of `def` at `at`,
-    /// installing it first when `fresh`. A child that finishes is
-    /// uninstalled at once, so its memory is free for the next child in
-    /// the same tick.
+    /// Update child `child` (in `slot`) of the task at `at`, installing it
+    /// first when `fresh`. A child that finishes is uninstalled at once, so
+    /// its memory is free for the next child in the same tick.
     #[inline(always)]
     pub(crate) fn run_child(
         &mut self,
-        def: &NodeDef<A, W>,
         at: At,
+        parent: &NodeDef<A, W>,
         child: usize,
         slot: usize,
         fresh: bool,
         cx: &mut Ctx<A, W>,
     ) -> Status {
-        let (id, child_at) = self.child_at(def, at, child, slot);
-        let tree = self.tree;
-        let child_def = tree.def(id);
+        let child_at = self.child_at(at, parent, child, slot);
+        let def = self.def(child_at);
         // Leaves without state have no task memory at all: the hot case of
         // conditions re-checked every tick costs a call and an event.
-        if let Some(leaf) = nodes::stateless(&child_def.kind) {
+        if let Some(leaf) = nodes::stateless(&def.kind) {
+            let id = child_at.node();
             if fresh {
                 self.emit(cx, id, EventKind::Enter);
             }
-            let status = leaf.run(cx);
-            self.emit(cx, id, EventKind::Update(status));
-            if status != Status::Running {
-                self.emit(cx, id, EventKind::Exit(status));
-            }
-            return status;
+            return self.run_leaf(id, leaf, cx);
         }
-        self.run_task(id, child_def, child_at, fresh, cx)
+        self.run_task(child_at, def, fresh, cx)
+    }
+
+    /// A stateless leaf's update, and its exit if it finished.
+    #[inline(always)]
+    fn run_leaf(&mut self, id: u32, leaf: nodes::Leaf<'_, A, W>, cx: &mut Ctx<A, W>) -> Status {
+        let status = leaf.run(cx);
+        self.emit(cx, id, EventKind::Update(status));
+        if status != Status::Running {
+            self.emit(cx, id, EventKind::Exit(status));
+        }
+        status
     }
 
     /// [`run_child`](Self::run_child) for a node whose task has memory.
@@ -208,120 +225,88 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     #[inline(never)]
     fn run_task(
         &mut self,
-        id: u32,
-        def: &'r NodeDef<A, W>,
         at: At,
+        def: &'r NodeDef<A, W>,
         fresh: bool,
         cx: &mut Ctx<A, W>,
     ) -> Status {
         if fresh {
-            self.enter(id, def, at, cx);
+            self.enter(at, def, cx);
         }
-        let status = self.update(id, def, at, Visit::of(fresh), cx);
-        self.after_update(id, def, at, status, cx)
+        let status = self.update(at, def, Visit::of(fresh), cx);
+        self.after_update(at, def, status, cx)
     }
 
-    /// Tell the running task `id` at `at` that its child finished
-    /// (event-driven scheduling; `visit` is a `ChildDone`).
-    #[inline(never)]
-    pub(crate) fn resume_task(
-        &mut self,
-        id: u32,
-        at: At,
-        visit: Visit,
-        cx: &mut Ctx<A, W>,
-    ) -> Status {
-        let def = self.tree.def(id);
-        let status = self.update(id, def, at, visit, cx);
-        if status == Status::Running {
-            // As in `resume_root`: a reaction that goes on is not reported.
-            return status;
+    /// Resume the running task at `at` for a tick (event-driven scheduling
+    /// of a frame that is due).
+    pub(crate) fn resume(&mut self, at: At, cx: &mut Ctx<A, W>) -> Status {
+        let def = self.def(at);
+        match nodes::stateless(&def.kind) {
+            Some(leaf) => self.run_leaf(at.node(), leaf, cx),
+            None => self.run_task(at, def, false, cx),
         }
-        self.after_update(id, def, at, status, cx)
-    }
-
-    /// Resume the running task `id` at `at` for a tick (event-driven
-    /// scheduling of a frame that is due).
-    pub(crate) fn resume(&mut self, id: u32, at: At, cx: &mut Ctx<A, W>) -> Status {
-        let def = self.tree.def(id);
-        if let Some(leaf) = nodes::stateless(&def.kind) {
-            let status = leaf.run(cx);
-            self.emit(cx, id, EventKind::Update(status));
-            if status != Status::Running {
-                self.emit(cx, id, EventKind::Exit(status));
-            }
-            return status;
-        }
-        self.run_task(id, def, at, false, cx)
     }
 
     /// Report an update and end the task if it finished.
     #[inline(always)]
     fn after_update(
         &mut self,
-        id: u32,
-        def: &'r NodeDef<A, W>,
         at: At,
+        def: &'r NodeDef<A, W>,
         status: Status,
         cx: &mut Ctx<A, W>,
     ) -> Status {
-        self.emit(cx, id, EventKind::Update(status));
+        self.emit(cx, at.node(), EventKind::Update(status));
         if status != Status::Running {
-            nodes::end(
-                &def.kind,
-                &mut self.here(id, def, at),
-                Exit::from(status),
-                cx,
-            );
-            self.emit(cx, id, EventKind::Exit(status));
+            nodes::end(&def.kind, &mut self.here(at, def), Exit::from(status), cx);
+            self.emit(cx, at.node(), EventKind::Exit(status));
         }
         status
     }
 
-    /// Abort the running child `child` in `slot` of the task of `def` at
-    /// `at`: its own running children first (deepest first), then itself.
+    /// Abort the running child `child` (in `slot`) of the task at `at`: its
+    /// own running children first (deepest first), then itself.
     pub(crate) fn abort_child(
         &mut self,
-        def: &NodeDef<A, W>,
         at: At,
+        parent: &NodeDef<A, W>,
         child: usize,
         slot: usize,
         cx: &mut Ctx<A, W>,
     ) {
-        let (id, child_at) = self.child_at(def, at, child, slot);
-        let child_def = self.tree.def(id);
-        if nodes::stateless(&child_def.kind).is_some() {
-            self.emit(cx, id, EventKind::Abort);
+        let child_at = self.child_at(at, parent, child, slot);
+        let def = self.def(child_at);
+        if nodes::stateless(&def.kind).is_some() {
+            self.emit(cx, child_at.node(), EventKind::Abort);
             return;
         }
-        self.abort(id, child_def, child_at, cx);
+        self.abort(child_at, def, cx);
     }
 
     /// A task was just installed: create its state.
     #[inline]
-    fn enter(&mut self, id: u32, def: &'r NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
-        self.emit(cx, id, EventKind::Enter);
-        nodes::enter(&def.kind, &mut self.here(id, def, at), cx);
+    fn enter(&mut self, at: At, def: &'r NodeDef<A, W>, cx: &mut Ctx<A, W>) {
+        self.emit(cx, at.node(), EventKind::Enter);
+        nodes::enter(&def.kind, &mut self.here(at, def), cx);
     }
 
     #[inline(always)]
     fn update(
         &mut self,
-        id: u32,
-        def: &'r NodeDef<A, W>,
         at: At,
+        def: &'r NodeDef<A, W>,
         visit: Visit,
         cx: &mut Ctx<A, W>,
     ) -> Status {
-        nodes::update(&def.kind, &mut self.here(id, def, at), visit, cx)
+        nodes::update(&def.kind, &mut self.here(at, def), visit, cx)
     }
 
     /// A running task is cut short: abort what it runs, then tell it.
     #[inline(never)]
-    fn abort(&mut self, id: u32, def: &'r NodeDef<A, W>, at: At, cx: &mut Ctx<A, W>) {
-        let mut here = self.here(id, def, at);
+    fn abort(&mut self, at: At, def: &'r NodeDef<A, W>, cx: &mut Ctx<A, W>) {
+        let mut here = self.here(at, def);
         nodes::abort_children(&def.kind, &mut here, cx);
         nodes::end(&def.kind, &mut here, Exit::Aborted, cx);
-        self.emit(cx, id, EventKind::Abort);
+        self.emit(cx, at.node(), EventKind::Abort);
     }
 }

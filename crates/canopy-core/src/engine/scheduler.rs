@@ -47,12 +47,13 @@
 //! Frames live in one `Vec` per agent with room, from the tree's shape, for
 //! the most frames it can need, so scheduling allocates nothing.
 
-use super::runner::{At, Runner};
+use super::runner::Runner;
 use crate::def::exec::{Visit, Wake};
 use crate::def::kind::{Sched, SlotPlan};
 use crate::def::observer::Observer;
 use crate::nodes;
 use crate::state::schedule::{Frame, LISTED, Schedule};
+use crate::tree::layout::At;
 use crate::util::context::Ctx;
 use crate::util::primitives::reached;
 use crate::util::status::Status;
@@ -63,13 +64,6 @@ enum Next {
     At(usize),
     /// Nowhere: the root finished with this status.
     RootDone(Status),
-}
-
-fn at_of(frame: &Frame) -> At {
-    At {
-        loc: frame.loc,
-        persist: frame.persist,
-    }
 }
 
 impl<A, W, O: Observer> Runner<'_, A, W, O> {
@@ -147,11 +141,9 @@ impl<A, W, O: Observer> Runner<'_, A, W, O> {
     pub(crate) fn schedule_all(&mut self, s: &mut Schedule, root_running: bool, now: u32) {
         s.clear();
         if root_running {
-            let wake = self.wake_of(0, At::ROOT);
+            let wake = self.wake_of(At::ROOT);
             s.frames.push(Frame {
-                node: 0,
-                loc: 0,
-                persist: 0,
+                at: At::ROOT,
                 child: 0,
                 depth: 0,
                 wake,
@@ -168,9 +160,8 @@ impl<A, W, O: Observer> Runner<'_, A, W, O> {
         match (frame.depth, visit) {
             // The same path as tick-from-root.
             (0, Visit::Resume) => self.tick_root(false, cx),
-            (0, _) => self.resume_root(visit, cx),
-            (_, Visit::Resume) => self.resume(frame.node, at_of(frame), cx),
-            (_, _) => self.resume_task(frame.node, at_of(frame), visit, cx),
+            (_, Visit::Resume) => self.resume(frame.at, cx),
+            (_, _) => self.resume_task(frame.at, visit, cx),
         }
     }
 
@@ -198,7 +189,7 @@ impl<A, W, O: Observer> Runner<'_, A, W, O> {
                 i = p;
                 continue;
             }
-            if self.tree.def(s.frames[p].node).slot_plan == SlotPlan::PerChild {
+            if self.def(s.frames[p].at).slot_plan == SlotPlan::PerChild {
                 // A parent whose children run side by side (a Parallel)
                 // that goes on has only recorded the result: its other
                 // children's frames stand. The finished child's are marked
@@ -223,7 +214,7 @@ impl<A, W, O: Observer> Runner<'_, A, W, O> {
     fn reschedule(&mut self, s: &mut Schedule, i: usize) -> usize {
         let end = s.subtree_end(i);
         let frame = s.frames[i];
-        s.frames[i].wake = self.wake_of(frame.node, at_of(&frame));
+        s.frames[i].wake = self.wake_of(frame.at);
         // The old frames go first, so the list never holds more than the
         // tree can need (its capacity). The new ones are pushed at the end,
         // then the frames that were after the subtree are rotated behind
@@ -242,26 +233,17 @@ impl<A, W, O: Observer> Runner<'_, A, W, O> {
     /// tree order) at the end of the list, if its children are scheduled.
     fn schedule_below(&mut self, s: &mut Schedule, p: usize) {
         let frame = s.frames[p];
-        let tree = self.tree;
-        let def = tree.def(frame.node);
+        let def = self.def(frame.at);
         if def.sched != Sched::Passive {
             return;
         }
-        let at = at_of(&frame);
         let n = def.child_count as usize;
         let mut from = 0;
-        loop {
-            let start = at.loc as usize;
-            let state = &self.mem[start..start + def.own as usize];
-            let Some((child, slot)) = nodes::next_running(&def.kind, state, n, from) else {
-                return;
-            };
-            let (id, child_at) = self.child_at(def, at, child, slot);
-            let wake = self.wake_of(id, child_at);
+        while let Some((child, slot)) = self.next_running(frame.at, from) {
+            let at = self.child_at(frame.at, def, child, slot);
+            let wake = self.wake_of(at);
             s.frames.push(Frame {
-                node: id,
-                loc: child_at.loc,
-                persist: child_at.persist,
+                at,
                 child: child as u16,
                 depth: frame.depth + 1,
                 wake,
@@ -269,11 +251,21 @@ impl<A, W, O: Observer> Runner<'_, A, W, O> {
             self.schedule_below(s, s.frames.len() - 1);
             from = child + 1;
         }
+        debug_assert!(from <= n);
     }
 
-    /// When the running task of node `id` at `at` needs updating.
-    fn wake_of(&mut self, id: u32, at: At) -> Wake {
-        let def = self.tree.def(id);
-        nodes::wake(&def.kind, &mut self.here(id, def, at))
+    /// The first running child of the task at `at` from index `from` on,
+    /// and its slot.
+    fn next_running(&mut self, at: At, from: usize) -> Option<(usize, usize)> {
+        let def = self.def(at);
+        let mut here = self.here(at, def);
+        let state = crate::def::exec::Exec::state(&mut here);
+        nodes::next_running(&def.kind, state, def.child_count as usize, from)
+    }
+
+    /// When the running task at `at` needs updating.
+    fn wake_of(&mut self, at: At) -> Wake {
+        let def = self.def(at);
+        nodes::wake(&def.kind, &mut self.here(at, def))
     }
 }

@@ -9,11 +9,12 @@
 //! before anything runs on it — which is why it checks every state before
 //! following it.
 
-use super::runner::At;
 use crate::nodes;
 use crate::tree::Tree;
 
-/// One running task.
+/// One running task. The walk finds positions itself rather than through
+/// `At`, so that it can check each task's state before following it: it
+/// reads memory that may not have been checked yet (a restored agent's).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Running {
     pub(crate) node: u32,
@@ -21,7 +22,10 @@ pub(crate) struct Running {
     pub(crate) depth: u32,
     /// Which child of its parent (0 for the root).
     pub(crate) child: u32,
-    pub(crate) at: At,
+    /// Offset of its task memory.
+    pub(crate) loc: u32,
+    /// Offset of its persistent memory.
+    pub(crate) persist: u32,
 }
 
 /// A task's state is not one its kind can be in.
@@ -42,7 +46,8 @@ pub(crate) fn running<A, W, E: From<Invalid>>(
         node: 0,
         depth: 0,
         child: 0,
-        at: At::ROOT,
+        loc: 0,
+        persist: 0,
     };
     visit(tree, mem, root, each)
 }
@@ -56,7 +61,7 @@ fn visit<A, W, E: From<Invalid>>(
     each: &mut impl FnMut(&Running, &[u8]) -> Result<(), E>,
 ) -> Result<(), E> {
     let def = tree.def(task.node);
-    let start = task.at.loc as usize;
+    let start = task.loc as usize;
     let state = &mem[start..start + def.own as usize];
     let n = def.child_count as usize;
     if nodes::stateless(&def.kind).is_none() && !nodes::valid(&def.kind, state, n) {
@@ -66,15 +71,12 @@ fn visit<A, W, E: From<Invalid>>(
     let mut from = 0;
     while let Some((child, slot)) = nodes::next_running(&def.kind, state, n, from) {
         let edge = tree.edges_of(def)[child];
-        let at = At {
-            loc: task.at.loc + tree.slot(def, slot),
-            persist: task.at.persist + edge.persist,
-        };
         let below = Running {
             node: edge.node,
             depth: task.depth + 1,
             child: child as u32,
-            at,
+            loc: task.loc + edge.place[slot & 1],
+            persist: task.persist + edge.persist,
         };
         visit(tree, mem, below, each)?;
         from = child + 1;

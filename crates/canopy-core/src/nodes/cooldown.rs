@@ -49,10 +49,8 @@ impl<A, W> Kind<A, W> for Cooldown {
 
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
-        if fresh {
-            if !reached(cx.tick, bytes::u32_at(t.persist(), 0)) {
-                return Status::Failure;
-            }
+        if fresh && !reached(cx.tick, bytes::u32_at(t.persist(), 0)) {
+            return Status::Failure;
         }
         let status = visit_child(t, visit, 0, 0, fresh, cx);
         if status != Status::Running {

@@ -164,7 +164,7 @@ use crate::util::context::Ctx;
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
-pub(crate) use leaves::stateless;
+pub(crate) use leaves::{Leaf, stateless};
 
 /// Everything about one kind of node. Every item is required, so a new
 /// kind cannot forget one; the engine, the layout, the scheduler, the

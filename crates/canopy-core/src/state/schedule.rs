@@ -4,6 +4,7 @@
 //! engine's ([`scheduler`](crate::engine::scheduler)); this is its data.
 
 use crate::def::exec::Wake;
+use crate::tree::layout::At;
 use crate::util::primitives::reached;
 
 impl Wake {
@@ -22,9 +23,8 @@ impl Wake {
 /// before them come and go.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Frame {
-    pub(crate) node: u32,
-    pub(crate) loc: u32,
-    pub(crate) persist: u32,
+    /// Where the task is (and which node it is).
+    pub(crate) at: At,
     /// Which child of its parent.
     pub(crate) child: u16,
     pub(crate) depth: u16,

@@ -1,8 +1,8 @@
 //! The shared, immutable tree: every node definition stored once, plus the
 //! layout of the memory its tasks will use in each agent.
 //!
-//! Nodes live in one flat `Vec` addressed by index, children and behavior
-//! slots in two more, so the whole definition of a 40-node tree is a few
+//! Nodes live in one flat `Vec` addressed by index, children in another,
+//! so the whole definition of a 40-node tree is a few
 //! kilobytes that any number of threads read at once. Agents never point
 //! into the tree; they are handed `&Tree` on every tick. How the memory is
 //! laid out, and the invariant every access to an agent's memory relies
@@ -16,12 +16,16 @@ use std::marker::PhantomData;
 use crate::def::kind::{NodeKind, Sched, SlotPlan};
 use crate::util::primitives::NodeId;
 
-/// A child reference: which node, and where its persistent memory starts
-/// relative to the parent's.
+/// A child reference: which node, where its task memory starts relative to
+/// its parent's, and where its persistent memory starts.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Edge {
     pub(crate) node: u32,
     pub(crate) persist: u32,
+    /// Offset of the child's behavior slot from the parent's memory; the
+    /// second is its alternate slot (where a reactive parent re-checks it
+    /// while another child runs), the same as the first where it has none.
+    pub(crate) place: [u32; 2],
 }
 
 /// One node definition with its place in the flat tables and its layout.
@@ -35,9 +39,6 @@ pub(crate) struct NodeDef<A, W> {
     /// `edges[first_edge..first_edge + child_count]`
     pub(crate) first_edge: u32,
     pub(crate) child_count: u32,
-    /// `slots[first_slot..]`: the offset of each behavior slot from the
-    /// task's own memory, as many as `slot_plan` gives for its children.
-    pub(crate) first_slot: u32,
     /// Bytes of the task's own state.
     pub(crate) own: u32,
     /// Own state plus every slot: the node's whole running subtree at its
@@ -76,7 +77,6 @@ pub(crate) struct TreeId(pub(crate) u32);
 pub struct Tree<A, W> {
     pub(crate) nodes: Vec<NodeDef<A, W>>,
     pub(crate) edges: Vec<Edge>,
-    pub(crate) slots: Vec<u32>,
     /// Bytes of task memory an agent needs (the root's `inline`).
     pub(crate) task_bytes: u32,
     /// Bytes of persistent memory an agent needs, after the task memory.
@@ -181,12 +181,6 @@ impl<A, W> Tree<A, W> {
     pub(crate) fn edges_of(&self, def: &NodeDef<A, W>) -> &[Edge] {
         let start = def.first_edge as usize;
         &self.edges[start..start + def.child_count as usize]
-    }
-
-    /// The offset of behavior slot `slot` of `def` from its task's memory.
-    #[inline]
-    pub(crate) fn slot(&self, def: &NodeDef<A, W>, slot: usize) -> u32 {
-        self.slots[def.first_slot as usize + slot]
     }
 }
 
