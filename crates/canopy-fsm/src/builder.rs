@@ -270,7 +270,12 @@ impl<A, W, T: Copy + Eq + Debug> MachineBuilder<A, W, T> {
                 outcome: state.outcome,
             });
         }
+        // Numbers are never reused, so an agent can never be taken for one
+        // of another machine's.
         static NEXT_ID: AtomicU32 = AtomicU32::new(0);
+        let id = NEXT_ID
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+            .map_err(|_| FsmError::TooManyMachines)?;
         Ok(Machine {
             states: states.into(),
             transitions: table.transitions.into(),
@@ -278,7 +283,7 @@ impl<A, W, T: Copy + Eq + Debug> MachineBuilder<A, W, T> {
             depth,
             data_bytes,
             trees,
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            id,
         })
     }
 }

@@ -25,6 +25,7 @@ use std::fmt;
 /// assert_eq!(err.to_string(), r#"transition from "Idle" on trigger 1: unknown target state "Jump""#);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FsmError {
     /// A machine (the top-level one or a child machine) has no states.
     /// `parent` is `None` for the top-level machine.
@@ -130,6 +131,9 @@ pub enum FsmError {
         /// The leaf's capacity.
         max: usize,
     },
+    /// This process has built so many machines that a new one could not be
+    /// told apart from the others (machine numbers are never reused).
+    TooManyMachines,
 }
 
 /// `"Move"` in quotes, or `the top level` for the top-level machine.
@@ -207,6 +211,11 @@ impl fmt::Display for FsmError {
             FsmError::TooLargeForLeaf { what, size, max } => write!(
                 f,
                 "the machine needs {size} {what} but a tree leaf holds at most {max}"
+            ),
+            FsmError::TooManyMachines => write!(
+                f,
+                "this process has built {} machines, the most it can tell apart",
+                u32::MAX
             ),
         }
     }
