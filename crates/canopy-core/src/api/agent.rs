@@ -507,6 +507,16 @@ impl Agent {
         );
     }
 
+    /// Panic unless this agent may be used with `tree` (see [`Agent`]).
+    pub(crate) fn check_usable<A, W>(&self, tree: &Tree<A, W>) {
+        self.check(tree);
+    }
+
+    /// Mark the root as running or not (restoring saved memory).
+    pub(crate) fn set_root_running<A, W>(&mut self, tree: &Tree<A, W>, running: bool) {
+        self.stamp = Stamp::new(tree.id, running);
+    }
+
     /// Panic unless this agent may be used with `tree`.
     #[inline]
     fn check<A, W>(&self, tree: &Tree<A, W>) {

@@ -6,3 +6,4 @@ pub(crate) mod agent;
 pub(crate) mod builder;
 pub(crate) mod display;
 pub(crate) mod inspect;
+pub(crate) mod snapshot;

@@ -90,6 +90,10 @@ impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
         }
     }
 
+    fn holds_wait(&self, state: &[u8]) -> Option<u32> {
+        Some(bytes::u32_at(state, 0))
+    }
+
     fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
         "waiting for its ticket".to_string()
     }

@@ -79,6 +79,10 @@ impl<A, W> Kind<A, W> for Cooldown {
         Wake::Pass
     }
 
+    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
+        None
+    }
+
     fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
         String::new()
     }

@@ -143,6 +143,10 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
         Wake::Always
     }
 
+    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
+        None
+    }
+
     fn describe(&self, state: &[u8], _children: usize, _now: u32) -> String {
         self.0.describe(&state[..self.size()]).unwrap_or_default()
     }

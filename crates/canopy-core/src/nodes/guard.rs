@@ -68,6 +68,10 @@ impl<A, W> Kind<A, W> for Guard<'_, A, W> {
         Wake::Pass
     }
 
+    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
+        None
+    }
+
     fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
         String::new()
     }
@@ -110,6 +114,10 @@ impl<A, W> Kind<A, W> for ReactiveGuard<'_, A, W> {
 
     fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
         Wake::Always
+    }
+
+    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
+        None
     }
 
     fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {

@@ -199,6 +199,9 @@ pub(crate) trait Kind<A, W> {
     /// When the event-driven scheduler must update the running task.
     fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake;
 
+    /// The agent's wait that a running task with this state holds, if any.
+    fn holds_wait(&self, state: &[u8]) -> Option<u32>;
+
     /// The running task's state in words, for inspectors (`now` is the
     /// agent's current tick).
     fn describe(&self, state: &[u8], children: usize, now: u32) -> String;
@@ -375,6 +378,10 @@ pub(crate) fn valid<A, W>(kind: &NodeKind<A, W>, state: &[u8], children: usize) 
 
 pub(crate) fn wake<A, W, E: Exec<A, W>>(kind: &NodeKind<A, W>, t: &mut E) -> Wake {
     dispatch!(kind, k => k.wake(t))
+}
+
+pub(crate) fn waits_on<A, W>(kind: &NodeKind<A, W>, state: &[u8]) -> Option<u32> {
+    dispatch!(kind, k => Kind::<A, W>::holds_wait(k, state))
 }
 
 pub(crate) fn describe<A, W>(

@@ -168,6 +168,10 @@ impl<A, W> Kind<A, W> for Parallel {
         Wake::Pass
     }
 
+    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
+        None
+    }
+
     fn describe(&self, state: &[u8], children: usize, _now: u32) -> String {
         let count = |c| (0..children).filter(|&i| code(state, i) == c).count();
         format!(

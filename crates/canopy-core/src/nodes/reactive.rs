@@ -113,6 +113,10 @@ impl<A, W> Kind<A, W> for Reactive {
         Wake::Always
     }
 
+    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
+        None
+    }
+
     fn describe(&self, state: &[u8], children: usize, _now: u32) -> String {
         match running(state) {
             Some((child, _)) => format!("running child {} of {children}", child + 1),

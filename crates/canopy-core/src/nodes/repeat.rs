@@ -119,6 +119,10 @@ impl<A, W> Kind<A, W> for Repeat {
         }
     }
 
+    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
+        None
+    }
+
     fn describe(&self, state: &[u8], _children: usize, _now: u32) -> String {
         let (cycles, installed) = read(state);
         let what = if self.counts == Status::Success {

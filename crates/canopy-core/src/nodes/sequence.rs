@@ -90,6 +90,10 @@ impl<A, W> Kind<A, W> for InOrder {
         Wake::Pass
     }
 
+    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
+        None
+    }
+
     fn describe(&self, state: &[u8], children: usize, _now: u32) -> String {
         let running = bytes::u16_at(state, 0) as usize;
         format!("running child {} of {children}", running + 1)

@@ -90,6 +90,10 @@ impl<A, W> Kind<A, W> for Timeout {
         Wake::Deadline(bytes::u32_at(t.state(), 0).wrapping_add(self.ticks))
     }
 
+    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
+        None
+    }
+
     fn describe(&self, state: &[u8], _children: usize, now: u32) -> String {
         ticks_left(state, self.ticks, now)
     }

@@ -82,7 +82,9 @@ impl Waits {
             }
         };
         let entry = &mut self.entries[index];
-        entry.generation += 1;
+        // 64 bits do not wrap in a real run; a restored table might start
+        // anywhere, so this wraps rather than overflows.
+        entry.generation = entry.generation.wrapping_add(1);
         entry.node = node;
         entry.wait = Wait::Pending;
         (index as u32, self.ticket(agent, index))
@@ -118,13 +120,6 @@ impl Waits {
             Some(Wait::Done(status)) => Some(status),
             _ => None,
         }
-    }
-
-    /// Whether entry `index` is claimed by `node` (pending or done).
-    pub(crate) fn held_by(&self, index: u32, node: u32) -> bool {
-        self.entries
-            .get(index as usize)
-            .is_some_and(|e| e.node == node && e.wait != Wait::Free)
     }
 
     /// Complete the wait a ticket names; `false` if the ticket is stale.

@@ -120,7 +120,8 @@ pub(crate) fn compile<A, W>(plan: Vec<PlanNode<A, W>>) -> Result<Tree<A, W>, Mis
             format!("this process has built {MAX_TREES} trees, the most it can tell apart"),
         )
     })?;
-    let tree = flatten(plan, &facts, &sizes, id);
+    let mut tree = flatten(plan, &facts, &sizes, id);
+    tree.fingerprint = fingerprint(&tree);
     validate(&tree).map_err(|problem| {
         misfit(
             0,
@@ -323,9 +324,42 @@ fn flatten<A, W>(plan: Vec<PlanNode<A, W>>, facts: &[Facts], s: &Sizes, id: Tree
         frames: s.frames[0].min(u64::from(u32::MAX)) as u32,
         waits: s.waits[0].min(u64::from(u32::MAX)) as u32,
         expanded: s.expanded[0],
+        fingerprint: 0,
         id,
         _types: PhantomData,
     }
+}
+
+/// The hash behind [`Tree::fingerprint`]: every table entry, written out
+/// byte by byte (never through `Hash` impls, whose output may change).
+fn fingerprint<A, W>(tree: &Tree<A, W>) -> u64 {
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    let text = |h: &mut fnv::FnvHasher, s: &str| {
+        h.write(&(s.len() as u64).to_le_bytes());
+        h.write(s.as_bytes());
+    };
+    h.write(b"canopy tree v1");
+    h.write(&tree.task_bytes.to_le_bytes());
+    h.write(&tree.persist_bytes.to_le_bytes());
+    for node in tree.nodes() {
+        text(&mut h, node.name());
+        text(&mut h, node.type_name());
+        for (k, v) in node.params() {
+            text(&mut h, &k);
+            text(&mut h, &v);
+        }
+        let def = tree.def(node.id().0);
+        for n in [def.child_count, def.own, def.inline, def.persist_len, def.slot_plan as u32] {
+            h.write(&n.to_le_bytes());
+        }
+        for edge in tree.edges_of(def) {
+            for n in [edge.node, edge.persist, edge.place[0], edge.place[1]] {
+                h.write(&n.to_le_bytes());
+            }
+        }
+    }
+    h.finish()
 }
 
 /// Check the invariant of this module's docs on a built tree. Every access

@@ -87,6 +87,8 @@ pub struct Tree<A, W> {
     pub(crate) waits: u32,
     /// Nodes counted at every use of a shared subtree.
     pub(crate) expanded: u64,
+    /// A hash of everything that makes two trees the same to an agent.
+    pub(crate) fingerprint: u64,
     /// The root is updated on every tick in either mode (a reactive node,
     /// say), so event mode has nothing to skip and runs tick-from-root.
     pub(crate) root_always: bool,
@@ -149,6 +151,26 @@ impl<A, W> Tree<A, W> {
     /// ```
     pub fn task_memory(&self) -> usize {
         self.task_bytes as usize + self.persist_bytes as usize
+    }
+
+    /// A 64-bit hash of the tree's structure: every node's name, type,
+    /// parameters and children, and the layout of its memory. Two trees
+    /// with the same fingerprint are the same to an agent; a snapshot can
+    /// only be restored onto a tree with the fingerprint it was taken of.
+    /// (Leaf code written as closures cannot be compared: a code-built
+    /// tree's actions count by name.) Stable across processes and builds.
+    ///
+    /// ```
+    /// use canopy_core::Builder;
+    /// let (b1, b2) = (Builder::<(), ()>::new(), Builder::<(), ()>::new());
+    /// let t1 = b1.build(b1.wait("nap", 5)).unwrap();
+    /// let t2 = b2.build(b2.wait("nap", 5)).unwrap();
+    /// let t3 = b2.build(b2.wait("nap", 6)).unwrap();
+    /// assert_eq!(t1.fingerprint(), t2.fingerprint());
+    /// assert_ne!(t1.fingerprint(), t3.fingerprint());
+    /// ```
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
     }
 
     /// A view of one node.
