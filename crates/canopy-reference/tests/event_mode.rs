@@ -2,13 +2,15 @@
 //! random trees over every node kind — async leaves completed from outside
 //! the tick and custom nodes included — run in both modes (and switching
 //! between them mid-run), and must agree on every root status, every leaf
-//! call, every install, exit and abort, and every ticket completion.
+//! call, every install, exit and abort, and every ticket completion. And a
+//! run saved to bytes and restored mid-way, in either mode, must be exactly
+//! the run that was never interrupted.
 
 mod common;
 
 use std::collections::BTreeMap;
 
-use canopy_core::{Agent, Builder, Event, EventKind, Mode, Status, Tree};
+use canopy_core::{Agent, Builder, Event, EventKind, Mode, Snapshot, Status, Tree};
 use canopy_reference::{Critter, Meadow, critters, reference_root};
 use common::{Events, Probe, build, spec};
 use proptest::prelude::*;
@@ -22,10 +24,12 @@ enum Op {
     Clone,
     /// Reset the agent (its running tasks are aborted).
     Reset,
+    /// Save the agent to bytes and go on with one restored from them.
+    SaveRestore,
 }
 
 /// What a run does to its agents, and before which tick.
-type Ops = &'static [(usize, Op)];
+type Ops<'a> = &'a [(usize, Op)];
 
 /// What must be the same in both modes (`PartialEq`), and the updates
 /// event mode may skip, counted.
@@ -83,7 +87,7 @@ fn fewer_updates(event: &Run, tick: &Run) -> bool {
         .all(|(key, &n)| tick.skippable.get(key).is_some_and(|&m| n <= m))
 }
 
-fn run(tree: &Tree<Probe, ()>, agents: u32, ticks: usize, ops: Ops) -> Run {
+fn run(tree: &Tree<Probe, ()>, agents: u32, ticks: usize, ops: Ops<'_>) -> Run {
     let mut probes = vec![Probe::default(); agents as usize];
     let mut rt: Vec<Agent> = (0..agents).map(|i| Agent::with_id(tree, i)).collect();
     let mut out = Run {
@@ -111,6 +115,16 @@ fn run(tree: &Tree<Probe, ()>, agents: u32, ticks: usize, ops: Ops) -> Run {
                         }
                     }
                     Op::Reset => agent.reset_observed(tree, probe, &(), &mut events),
+                    Op::SaveRestore => {
+                        let bytes = agent.snapshot(tree).to_bytes();
+                        let snapshot = Snapshot::from_bytes(&bytes).unwrap();
+                        *agent = Agent::restore(tree, &snapshot).unwrap();
+                        for (ticket, _, _) in &mut probe.pending {
+                            if let Some(traded) = agent.reissue(*ticket) {
+                                *ticket = traded;
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -208,6 +222,21 @@ proptest! {
         prop_assert_eq!(&switching, &tick, "switching modes mid-run");
         prop_assert!(fewer_updates(&event, &tick), "event mode reported an update tick mode did not");
         prop_assert!(fewer_updates(&switching, &tick), "switching");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases() / 3))]
+
+    #[test]
+    fn a_restored_run_is_the_uninterrupted_run(spec in spec(true), at in 1usize..40, event in any::<bool>()) {
+        let b = Builder::new();
+        let tree = b.build(build(&b, &spec)).unwrap();
+        let mode = if event { Mode::Event } else { Mode::Tick };
+        let whole = run(&tree, 3, 48, &[(0, Op::Switch(mode))]);
+        let restored = run(&tree, 3, 48, &[(0, Op::Switch(mode)), (at, Op::SaveRestore)]);
+        prop_assert_eq!(&restored, &whole, "restored before tick {}", at + 1);
+        prop_assert_eq!(&restored.skippable, &whole.skippable);
     }
 }
 
