@@ -191,7 +191,9 @@ impl Node<Probe, ()> for RoundRobin {
         if children.is_empty() {
             return Status::Success;
         }
-        match children.update(*next as usize, cx) {
+        // Any task value picks a child: a task restored from damaged bytes
+        // is the user's to make sense of, and this one makes do.
+        match children.update(*next as usize % children.len(), cx) {
             Status::Running => Status::Running,
             Status::Failure => Status::Failure,
             Status::Success => {
