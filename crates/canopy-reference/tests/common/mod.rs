@@ -23,6 +23,18 @@ pub struct Probe {
     pub calls: u32,
     /// Tickets of suspended async leaves: when to complete them, and how.
     pub pending: Vec<(Ticket, u32, Status)>,
+    /// The leaf call (counted from 1) that panics instead; 0 for none.
+    pub bomb: u32,
+}
+
+impl Probe {
+    /// Count a leaf call, panicking if it is the bomb.
+    pub fn call(&mut self) {
+        self.calls += 1;
+        if self.calls == self.bomb {
+            panic!("a leaf blew up");
+        }
+    }
 }
 
 pub fn mix(mut x: u64) -> u64 {
@@ -89,7 +101,7 @@ pub fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Pr
     match spec {
         &Spec::Action(seed) => b.action(&format!("a{seed}"), move |cx| {
             let r = roll(seed, cx.id, cx.tick, cx.agent.calls);
-            cx.agent.calls += 1;
+            cx.agent.call();
             cx.agent.trace = mix(cx.agent.trace ^ ((seed as u64) << 32) ^ cx.tick as u64);
             [Status::Running, Status::Success, Status::Failure][(r % 3) as usize]
         }),
@@ -125,7 +137,7 @@ pub fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Pr
         }
         &Spec::Async(seed) => b.async_action(&format!("async{seed}"), move |cx, ticket| {
             let r = roll(seed, cx.id, cx.tick, cx.agent.calls);
-            cx.agent.calls += 1;
+            cx.agent.call();
             cx.agent.trace = mix(cx.agent.trace ^ ((seed as u64) << 32) ^ cx.tick as u64);
             match r % 5 {
                 0 => Status::Success,
@@ -160,7 +172,7 @@ impl Node<Probe, ()> for Countdown {
         cx: &mut Ctx<Probe, ()>,
         _: &mut Children<Probe, ()>,
     ) -> Status {
-        cx.agent.calls += 1;
+        cx.agent.call();
         cx.agent.trace = mix(cx.agent.trace ^ ((self.0 as u64) << 20) ^ cx.tick as u64);
         if *left == 0 {
             return Status::Success;
