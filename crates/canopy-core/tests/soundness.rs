@@ -15,7 +15,10 @@ use canopy_core::{
 fn message(payload: Box<dyn std::any::Any + Send>) -> String {
     match payload.downcast::<String>() {
         Ok(s) => *s,
-        Err(p) => p.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
+        Err(p) => p
+            .downcast::<&str>()
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
     }
 }
 
@@ -40,9 +43,15 @@ fn a_draft_of_another_builder_is_a_build_error() {
          build a tree from the drafts of one builder"
     );
     // Deeper, and as the root.
-    let deep = b1.sequence("s", [b1.always_success("a"), b1.repeat("r", 2, b2.wait("x", 1))]);
+    let deep = b1.sequence(
+        "s",
+        [b1.always_success("a"), b1.repeat("r", 2, b2.wait("x", 1))],
+    );
     let err = b1.build(deep).unwrap_err();
-    assert_eq!((err.path.as_str(), err.name.as_str()), ("tree/children[1]/children[0]", "x"));
+    assert_eq!(
+        (err.path.as_str(), err.name.as_str()),
+        ("tree/children[1]/children[0]", "x")
+    );
     assert!(b1.build(b2.wait("root", 1)).is_err());
 }
 
@@ -52,10 +61,12 @@ fn sizes_do_not_depend_on_the_order_drafts_were_made_in() {
     let b = Builder::<(), ()>::new();
     let late = b.wait("late", 2);
     let tree = b
-        .build(b.parallel("p", canopy_core::Policy::All, canopy_core::Policy::One, [
-            b.sequence("s", [b.repeat("r", 3, late), late]),
-            late,
-        ]))
+        .build(b.parallel(
+            "p",
+            canopy_core::Policy::All,
+            canopy_core::Policy::One,
+            [b.sequence("s", [b.repeat("r", 3, late), late]), late],
+        ))
         .unwrap();
     let mut agent = Agent::new(&tree);
     for _ in 0..3 {
@@ -67,11 +78,12 @@ fn two_trees() -> (Tree<(), ()>, Tree<(), ()>) {
     let b = Builder::<(), ()>::new();
     let small = b.build(b.wait("w", 3)).unwrap();
     let big = b
-        .build(b.parallel("p", canopy_core::Policy::All, canopy_core::Policy::All, [
-            b.wait("a", 9),
-            b.wait("b", 9),
-            b.wait("c", 9),
-        ]))
+        .build(b.parallel(
+            "p",
+            canopy_core::Policy::All,
+            canopy_core::Policy::All,
+            [b.wait("a", 9), b.wait("b", 9), b.wait("c", 9)],
+        ))
         .unwrap();
     (small, big)
 }
@@ -82,12 +94,32 @@ fn an_agent_used_with_another_tree_panics_with_the_documented_message() {
     let mut agent = Agent::new(&small);
     agent.tick(&small, &mut (), &());
     let mut a = agent.clone();
-    assert_eq!(panics_with(|| { a.tick(&big, &mut (), &()); }), WRONG_TREE);
+    assert_eq!(
+        panics_with(|| {
+            a.tick(&big, &mut (), &());
+        }),
+        WRONG_TREE
+    );
     assert_eq!(panics_with(|| a.reset(&big, &mut (), &())), WRONG_TREE);
     assert_eq!(panics_with(|| a.set_mode(&big, Mode::Event)), WRONG_TREE);
-    assert_eq!(panics_with(|| { a.snapshot(&big); }), WRONG_TREE);
-    assert_eq!(panics_with(|| { a.running(&big); }), WRONG_TREE);
-    assert_eq!(panics_with(|| { a.active_tasks(&big); }), WRONG_TREE);
+    assert_eq!(
+        panics_with(|| {
+            a.snapshot(&big);
+        }),
+        WRONG_TREE
+    );
+    assert_eq!(
+        panics_with(|| {
+            a.running(&big);
+        }),
+        WRONG_TREE
+    );
+    assert_eq!(
+        panics_with(|| {
+            a.active_tasks(&big);
+        }),
+        WRONG_TREE
+    );
     // Nothing changed: it still runs on its own tree.
     assert_eq!(a.tick(&small, &mut (), &()), Status::Running);
     assert_eq!(a.tick(&small, &mut (), &()), Status::Running);
@@ -128,10 +160,14 @@ fn a_repeat_counts_exactly_up_to_u32_max() {
     for mode in [Mode::Tick, Mode::Event] {
         let b = Builder::<u64, ()>::new();
         let tree = b
-            .build(b.repeat("forever", u32::MAX, b.action("count", |cx| {
-                *cx.agent += 1;
-                Status::Success
-            })))
+            .build(b.repeat(
+                "forever",
+                u32::MAX,
+                b.action("count", |cx| {
+                    *cx.agent += 1;
+                    Status::Success
+                }),
+            ))
             .unwrap();
         let mut agent = Agent::new(&tree);
         agent.set_mode(&tree, mode);
@@ -139,10 +175,18 @@ fn a_repeat_counts_exactly_up_to_u32_max() {
         assert_eq!(agent.tick(&tree, &mut calls, &()), Status::Running);
         // Fast-forward: u32::MAX - 3 cycles done, child not installed.
         let near = (u32::MAX - 3).to_le_bytes();
-        let bytes = patch_memory(&agent.snapshot(&tree).to_bytes(), 0, &[near[0], near[1], near[2], near[3], 0]);
+        let bytes = patch_memory(
+            &agent.snapshot(&tree).to_bytes(),
+            0,
+            &[near[0], near[1], near[2], near[3], 0],
+        );
         let mut agent = Agent::restore(&tree, &Snapshot::from_bytes(&bytes).unwrap()).unwrap();
         let statuses: Vec<Status> = (0..3).map(|_| agent.tick(&tree, &mut calls, &())).collect();
-        assert_eq!(statuses, [Status::Running, Status::Running, Status::Success], "{mode}");
+        assert_eq!(
+            statuses,
+            [Status::Running, Status::Running, Status::Success],
+            "{mode}"
+        );
         assert_eq!(calls, 4);
     }
 }
@@ -152,14 +196,21 @@ fn timers_stay_exact_across_the_wrap_of_the_tick_counter() {
     for mode in [Mode::Tick, Mode::Event] {
         let b = Builder::<Vec<u32>, ()>::new();
         let tree = b
-            .build(b.sequence("s", [
-                b.timeout("limit", 6, b.wait("w", 4)),
-                b.cooldown("cd", 3, b.action("mark", |cx| {
-                    cx.agent.push(cx.tick);
-                    Status::Success
-                })),
-                b.always_running("rest"),
-            ]))
+            .build(b.sequence(
+                "s",
+                [
+                    b.timeout("limit", 6, b.wait("w", 4)),
+                    b.cooldown(
+                        "cd",
+                        3,
+                        b.action("mark", |cx| {
+                            cx.agent.push(cx.tick);
+                            Status::Success
+                        }),
+                    ),
+                    b.always_running("rest"),
+                ],
+            ))
             .unwrap();
         let mut agent = Agent::new(&tree);
         agent.set_mode(&tree, mode);
@@ -172,7 +223,10 @@ fn timers_stay_exact_across_the_wrap_of_the_tick_counter() {
                 (agent.ticks(), s)
             })
             .collect();
-        assert_eq!(ticks.iter().map(|t| t.0).collect::<Vec<_>>(), [u32::MAX - 1, u32::MAX, 0, 1, 2]);
+        assert_eq!(
+            ticks.iter().map(|t| t.0).collect::<Vec<_>>(),
+            [u32::MAX - 1, u32::MAX, 0, 1, 2]
+        );
         assert_eq!(marks, [2], "{mode}");
         assert_eq!(agent.active_tasks(&tree), 2, "{mode}");
     }
@@ -182,10 +236,16 @@ fn timers_stay_exact_across_the_wrap_of_the_tick_counter() {
 fn event_mode_sleeps_across_the_wrap() {
     let b = Builder::<u32, ()>::new();
     let tree = b
-        .build(b.sequence("s", [b.wait("nap", 10), b.action("up", |cx| {
-            *cx.agent = cx.tick;
-            Status::Success
-        })]))
+        .build(b.sequence(
+            "s",
+            [
+                b.wait("nap", 10),
+                b.action("up", |cx| {
+                    *cx.agent = cx.tick;
+                    Status::Success
+                }),
+            ],
+        ))
         .unwrap();
     let mut agent = Agent::new(&tree);
     agent.set_mode(&tree, Mode::Event);
@@ -224,19 +284,27 @@ fn a_panicking_node_poisons_its_agent_until_reset() {
     for mode in [Mode::Tick, Mode::Event] {
         let b = Builder::<u32, ()>::new();
         let tree = b
-            .build(b.sequence("s", [
-                b.wait("w", 1),
-                b.parallel("p", canopy_core::Policy::All, canopy_core::Policy::One, [
-                    b.wait("long", 50),
-                    b.action("bomb", |cx| {
-                        *cx.agent += 1;
-                        if *cx.agent == 3 {
-                            panic!("boom");
-                        }
-                        Status::Running
-                    }),
-                ]),
-            ]))
+            .build(b.sequence(
+                "s",
+                [
+                    b.wait("w", 1),
+                    b.parallel(
+                        "p",
+                        canopy_core::Policy::All,
+                        canopy_core::Policy::One,
+                        [
+                            b.wait("long", 50),
+                            b.action("bomb", |cx| {
+                                *cx.agent += 1;
+                                if *cx.agent == 3 {
+                                    panic!("boom");
+                                }
+                                Status::Running
+                            }),
+                        ],
+                    ),
+                ],
+            ))
             .unwrap();
         let mut agent = Agent::new(&tree);
         agent.set_mode(&tree, mode);
@@ -244,17 +312,38 @@ fn a_panicking_node_poisons_its_agent_until_reset() {
         for _ in 0..3 {
             assert_eq!(agent.tick(&tree, &mut n, &()), Status::Running);
         }
-        assert_eq!(panics_with(|| { agent.tick(&tree, &mut n, &()); }), "boom");
+        assert_eq!(
+            panics_with(|| {
+                agent.tick(&tree, &mut n, &());
+            }),
+            "boom"
+        );
         assert!(agent.is_poisoned());
-        assert_eq!(panics_with(|| { agent.tick(&tree, &mut n, &()); }), POISONED);
-        assert_eq!(panics_with(|| { agent.running(&tree); }), POISONED);
+        assert_eq!(
+            panics_with(|| {
+                agent.tick(&tree, &mut n, &());
+            }),
+            POISONED
+        );
+        assert_eq!(
+            panics_with(|| {
+                agent.running(&tree);
+            }),
+            POISONED
+        );
         assert!(!agent.complete(Ticket::clone(&dummy_ticket()), Status::Success));
         // Reset discards the half-updated tasks without running hooks.
         agent.reset(&tree, &mut n, &());
         assert!(!agent.is_poisoned());
-        assert_eq!((agent.ticks(), agent.active_tasks(&tree), agent.mode()), (0, 0, mode));
+        assert_eq!(
+            (agent.ticks(), agent.active_tasks(&tree), agent.mode()),
+            (0, 0, mode)
+        );
         let fresh = Agent::new(&tree);
-        assert_eq!(agent.snapshot(&tree).to_bytes().len(), fresh.snapshot(&tree).to_bytes().len());
+        assert_eq!(
+            agent.snapshot(&tree).to_bytes().len(),
+            fresh.snapshot(&tree).to_bytes().len()
+        );
         n = 10;
         for _ in 0..4 {
             assert_eq!(agent.tick(&tree, &mut n, &()), Status::Running);
@@ -285,7 +374,10 @@ fn snapshots_of_another_tree_or_damaged_ones_are_errors() {
     let snap = Snapshot::from_bytes(&bytes).unwrap();
     let err = Agent::restore(&big, &snap).unwrap_err();
     assert!(matches!(err, RestoreError::OtherTree { .. }));
-    assert!(err.to_string().starts_with("the snapshot was taken of another tree"));
+    assert!(
+        err.to_string()
+            .starts_with("the snapshot was taken of another tree")
+    );
     for cut in 0..bytes.len() {
         assert!(Snapshot::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
     }
@@ -295,7 +387,10 @@ fn snapshots_of_another_tree_or_damaged_ones_are_errors() {
     );
     let mut longer = bytes.clone();
     longer.push(0);
-    assert_eq!(Snapshot::from_bytes(&longer).unwrap_err(), RestoreError::TrailingBytes { count: 1 });
+    assert_eq!(
+        Snapshot::from_bytes(&longer).unwrap_err(),
+        RestoreError::TrailingBytes { count: 1 }
+    );
     let mut version = bytes.clone();
     version[4] = 9;
     assert_eq!(

@@ -13,6 +13,11 @@ use canopy_core::{Agent, Ctx, Status};
 use crate::machine::{Body, Machine, StateId};
 use crate::runtime::Run;
 
+/// The message of the panic an [`FsmAgent`] gives when it is used with a
+/// machine it was not created for.
+pub const WRONG_MACHINE: &str =
+    "this agent was created for another machine; use it with that machine";
+
 /// The per-agent runtime of a [`Machine`].
 ///
 /// A crowd updating in parallel needs nothing but rayon's `par_iter_mut`:
@@ -284,9 +289,6 @@ impl FsmAgent {
     /// panics with a message naming it, as canopy-core's `Agent` does for a
     /// tree it was not made for.
     fn check<A, W, T>(&self, machine: &Machine<A, W, T>) {
-        assert_eq!(
-            self.machine, machine.id,
-            "this agent was created for another machine; use it with that machine"
-        );
+        assert!(self.machine == machine.id, "{WRONG_MACHINE}");
     }
 }

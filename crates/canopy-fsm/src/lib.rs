@@ -76,7 +76,7 @@ pub mod machine;
 pub mod runtime;
 pub mod state;
 
-pub use agent::FsmAgent;
+pub use agent::{FsmAgent, WRONG_MACHINE};
 pub use builder::{MAX_DEPTH, MAX_STATE_BYTES, MAX_STATES, MachineBuilder, StateDraft};
 pub use error::FsmError;
 pub use hybrid::{LEAF_MAX_DATA, LEAF_MAX_DEPTH, LeafTask, MachineLeaf, TreeState};

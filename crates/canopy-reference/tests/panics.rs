@@ -13,19 +13,30 @@ use proptest::prelude::*;
 
 /// What an agent does over `ticks` ticks from now: statuses, events, and
 /// what its leaves saw.
-fn play(tree: &Tree<Probe, ()>, agent: &mut Agent, ticks: usize) -> (Vec<Status>, Vec<String>, u64, u32) {
+fn play(
+    tree: &Tree<Probe, ()>,
+    agent: &mut Agent,
+    ticks: usize,
+) -> (Vec<Status>, Vec<String>, u64, u32) {
     let (mut probe, mut events) = (Probe::default(), Events::default());
     let statuses = (0..ticks)
         .map(|_| agent.tick_observed(tree, &mut probe, &(), &mut events))
         .collect();
-    let events = events.0.iter().map(|e| format!("{} {} {:?}", e.tick, e.node.index(), e.kind)).collect();
+    let events = events
+        .0
+        .iter()
+        .map(|e| format!("{} {} {:?}", e.tick, e.node.index(), e.kind))
+        .collect();
     (statuses, events, probe.trace, probe.calls)
 }
 
 fn message(payload: Box<dyn std::any::Any + Send>) -> String {
     match payload.downcast::<String>() {
         Ok(s) => *s,
-        Err(p) => p.downcast::<&str>().map(|s| s.to_string()).unwrap_or_default(),
+        Err(p) => p
+            .downcast::<&str>()
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
     }
 }
 
@@ -82,7 +93,10 @@ fn the_bomb_goes_off_in_most_runs() {
         let b = Builder::new();
         let tree = b.build(build(&b, &spec)).unwrap();
         let mut agent = Agent::new(&tree);
-        let mut probe = Probe { bomb: 3, ..Probe::default() };
+        let mut probe = Probe {
+            bomb: 3,
+            ..Probe::default()
+        };
         let blew = catch_unwind(AssertUnwindSafe(|| {
             for _ in 0..40 {
                 agent.tick(&tree, &mut probe, &());
@@ -92,5 +106,8 @@ fn the_bomb_goes_off_in_most_runs() {
     }
     // Trees of conditions, constants and waits call no counted leaf; a good
     // share of the rest must reach the bomb.
-    assert!(exploded > 60, "only {exploded} of 200 runs reached a third leaf call");
+    assert!(
+        exploded > 60,
+        "only {exploded} of 200 runs reached a third leaf call"
+    );
 }

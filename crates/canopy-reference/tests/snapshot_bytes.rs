@@ -92,6 +92,9 @@ fn every_kind_of_damage_is_seen() {
     ));
     // The intact snapshot carries on.
     let mut back = Agent::restore(&tree, &Snapshot::from_bytes(&bytes).unwrap()).unwrap();
-    assert_eq!(back.tick(&tree, &mut Probe::default(), &()), Status::Running);
+    assert_eq!(
+        back.tick(&tree, &mut Probe::default(), &()),
+        Status::Running
+    );
     assert_eq!(back.active_tasks(&tree), 2);
 }

@@ -158,10 +158,20 @@ impl fmt::Display for RestoreError {
                  (fingerprint {snapshot:016x}, this tree's is {tree:016x}); \
                  to move running agents onto an edited tree, reload them instead"
             ),
-            RestoreError::Corrupt { node: Some(node), problem } => {
-                write!(f, "the snapshot is damaged: node {}: {problem}", node.index())
+            RestoreError::Corrupt {
+                node: Some(node),
+                problem,
+            } => {
+                write!(
+                    f,
+                    "the snapshot is damaged: node {}: {problem}",
+                    node.index()
+                )
             }
-            RestoreError::Corrupt { node: None, problem } => {
+            RestoreError::Corrupt {
+                node: None,
+                problem,
+            } => {
                 write!(f, "the snapshot is damaged: {problem}")
             }
         }
@@ -172,7 +182,10 @@ impl std::error::Error for RestoreError {}
 
 impl From<Invalid> for RestoreError {
     fn from(invalid: Invalid) -> Self {
-        corrupt_at(invalid.node, "its task's state is not one its kind can be in")
+        corrupt_at(
+            invalid.node,
+            "its task's state is not one its kind can be in",
+        )
     }
 }
 
@@ -231,7 +244,9 @@ impl Agent {
         agent.mem.copy_from_slice(&snapshot.memory);
         agent.tick = snapshot.tick;
         if !snapshot.waits.is_empty() {
-            let extra = agent.extra.get_or_insert_with(|| crate::state::Extra::new(tree.waits));
+            let extra = agent
+                .extra
+                .get_or_insert_with(|| crate::state::Extra::new(tree.waits));
             extra.waits.entries.clear();
             for saved in &snapshot.waits {
                 extra.waits.entries.push(load_wait(saved)?);
@@ -283,14 +298,19 @@ fn load_wait(saved: &SavedWait) -> Result<Entry, RestoreError> {
 /// running async leaf must hold its wait, and every held wait must belong
 /// to a running async leaf.
 fn check_tasks<A, W>(tree: &Tree<A, W>, agent: &Agent) -> Result<(), RestoreError> {
-    let entries = agent.extra.as_ref().map_or(&[][..], |e| &e.waits.entries[..]);
+    let entries = agent
+        .extra
+        .as_ref()
+        .map_or(&[][..], |e| &e.waits.entries[..]);
     let mut held = vec![false; entries.len()];
     if agent.is_running() {
         walk::running(tree, &agent.mem, &mut |task, state| {
             let def = tree.def(task.node);
             if let Some(wait) = nodes::waits_on(&def.kind, state) {
                 let index = wait as usize;
-                let ok = entries.get(index).is_some_and(|e| e.node == task.node && e.wait != Wait::Free);
+                let ok = entries
+                    .get(index)
+                    .is_some_and(|e| e.node == task.node && e.wait != Wait::Free);
                 if !ok || std::mem::replace(&mut held[index], true) {
                     return Err(corrupt_at(task.node, "an async leaf without its wait"));
                 }
@@ -298,7 +318,10 @@ fn check_tasks<A, W>(tree: &Tree<A, W>, agent: &Agent) -> Result<(), RestoreErro
             Ok::<(), RestoreError>(())
         })?;
     }
-    let stray = entries.iter().zip(&held).any(|(e, &h)| e.wait != Wait::Free && !h);
+    let stray = entries
+        .iter()
+        .zip(&held)
+        .any(|(e, &h)| e.wait != Wait::Free && !h);
     if stray {
         return Err(corrupt("a wait held by no running async leaf"));
     }
@@ -313,8 +336,13 @@ struct Reader<'b> {
 
 impl<'b> Reader<'b> {
     fn take(&mut self, n: usize) -> Result<&'b [u8], RestoreError> {
-        let end = self.at.checked_add(n).filter(|&end| end <= self.bytes.len());
-        let end = end.ok_or(RestoreError::Truncated { at: self.bytes.len() })?;
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len());
+        let end = end.ok_or(RestoreError::Truncated {
+            at: self.bytes.len(),
+        })?;
         let taken = &self.bytes[self.at..end];
         self.at = end;
         Ok(taken)
@@ -348,7 +376,9 @@ impl<'b> Reader<'b> {
         let n = self.u32()? as usize;
         let left = self.bytes.len() - self.at;
         if n.saturating_mul(item) > left {
-            return Err(RestoreError::Truncated { at: self.bytes.len() });
+            return Err(RestoreError::Truncated {
+                at: self.bytes.len(),
+            });
         }
         Ok(n)
     }
@@ -366,7 +396,9 @@ impl<'b> Reader<'b> {
             k if k == kind => Ok(()),
             KIND_AGENT => Err(RestoreError::WrongKind { found: "an agent" }),
             KIND_CROWD => Err(RestoreError::WrongKind { found: "a crowd" }),
-            _ => Err(RestoreError::WrongKind { found: "an unknown kind" }),
+            _ => Err(RestoreError::WrongKind {
+                found: "an unknown kind",
+            }),
         }
     }
 
@@ -437,7 +469,11 @@ impl Snapshot {
         Ok(snapshot)
     }
 
-    fn read_body(r: &mut Reader<'_>, fingerprint: u64, memory: usize) -> Result<Snapshot, RestoreError> {
+    fn read_body(
+        r: &mut Reader<'_>,
+        fingerprint: u64,
+        memory: usize,
+    ) -> Result<Snapshot, RestoreError> {
         let id = r.u32()?;
         let tick = r.u32()?;
         let flags = r.u8()?;
@@ -459,7 +495,11 @@ impl Snapshot {
             id,
             tick,
             running: flags & 1 != 0,
-            mode: if flags & 2 != 0 { SavedMode::Event } else { SavedMode::Tick },
+            mode: if flags & 2 != 0 {
+                SavedMode::Event
+            } else {
+                SavedMode::Tick
+            },
             memory,
             waits,
         })

@@ -350,7 +350,13 @@ fn fingerprint<A, W>(tree: &Tree<A, W>) -> u64 {
             text(&mut h, &v);
         }
         let def = tree.def(node.id().0);
-        for n in [def.child_count, def.own, def.inline, def.persist_len, def.slot_plan as u32] {
+        for n in [
+            def.child_count,
+            def.own,
+            def.inline,
+            def.persist_len,
+            def.slot_plan as u32,
+        ] {
             h.write(&n.to_le_bytes());
         }
         for edge in tree.edges_of(def) {
