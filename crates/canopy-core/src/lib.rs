@@ -102,6 +102,7 @@ pub use api::agent::{Agent, POISONED, WRONG_TREE};
 pub use api::builder::{BuildError, Builder, Draft};
 pub use api::display::Display;
 pub use api::inspect::TaskView;
+pub use api::reload::Reload;
 pub use api::snapshot::{RestoreError, SNAPSHOT_VERSION, Snapshot, restore_crowd, save_crowd};
 pub use def::custom::{Children, CustomNode, MAX_TASK_BYTES, Node};
 pub use def::kind::NodeKind;

@@ -240,6 +240,61 @@ proptest! {
     }
 }
 
+/// Statuses, events (by node) and probes of `agents` agents over `ticks`
+/// ticks on `first`, moved onto `second` by a reload before tick `at + 1`.
+fn reloaded(
+    first: &Tree<Probe, ()>,
+    second: &Tree<Probe, ()>,
+    mode: Mode,
+    at: usize,
+) -> (Vec<Status>, Vec<Event>, Vec<(u64, u32)>) {
+    let mut probes = vec![Probe::default(); 3];
+    let mut rt: Vec<Agent> = (0..3).map(|i| Agent::with_id(first, i)).collect();
+    for a in &mut rt {
+        a.set_mode(first, mode);
+    }
+    let (mut statuses, mut events) = (Vec::new(), Events::default());
+    for t in 0..48 {
+        let tree = if t < at { first } else { second };
+        for (agent, probe) in rt.iter_mut().zip(&mut probes) {
+            if t == at {
+                let report = agent.reload(first, second, probe, &());
+                assert!(
+                    report.aborted.is_empty(),
+                    "an identical tree aborted {:?}",
+                    report.aborted
+                );
+            }
+            let now = agent.ticks();
+            probe.pending.retain(|&(ticket, due, outcome)| {
+                due > now || {
+                    agent.complete(ticket, outcome);
+                    false
+                }
+            });
+            statuses.push(agent.tick_observed(tree, probe, &(), &mut events));
+        }
+    }
+    (
+        statuses,
+        events.0,
+        probes.iter().map(|p| (p.trace, p.calls)).collect(),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases() / 3))]
+
+    #[test]
+    fn reloading_an_identical_tree_changes_nothing(spec in spec(true), at in 1usize..40, event in any::<bool>()) {
+        let (b1, b2) = (Builder::new(), Builder::new());
+        let first = b1.build(build(&b1, &spec)).unwrap();
+        let second = b2.build(build(&b2, &spec)).unwrap();
+        let mode = if event { Mode::Event } else { Mode::Tick };
+        prop_assert_eq!(reloaded(&first, &second, mode, at), reloaded(&first, &first, mode, usize::MAX));
+    }
+}
+
 #[test]
 fn the_generator_reaches_every_interesting_case() {
     // Guard against a generator that never builds the trees the property

@@ -6,4 +6,5 @@ pub(crate) mod agent;
 pub(crate) mod builder;
 pub(crate) mod display;
 pub(crate) mod inspect;
+pub(crate) mod reload;
 pub(crate) mod snapshot;

@@ -22,6 +22,8 @@ pub(crate) struct Running {
     pub(crate) depth: u32,
     /// Which child of its parent (0 for the root).
     pub(crate) child: u32,
+    /// Which of its places in its parent it is installed in (0 for the root).
+    pub(crate) slot: u32,
     /// Offset of its task memory.
     pub(crate) loc: u32,
     /// Offset of its persistent memory.
@@ -46,6 +48,7 @@ pub(crate) fn running<A, W, E: From<Invalid>>(
         node: 0,
         depth: 0,
         child: 0,
+        slot: 0,
         loc: 0,
         persist: 0,
     };
@@ -75,6 +78,7 @@ fn visit<A, W, E: From<Invalid>>(
             node: edge.node,
             depth: task.depth + 1,
             child: child as u32,
+            slot: slot as u32,
             loc: task.loc + edge.place[slot & 1],
             persist: task.persist + edge.persist,
         };

@@ -7,7 +7,7 @@
 //! completed (event mode). Ending the leaf, by finishing or by abort,
 //! releases the wait, which makes its ticket stale.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, bytes};
 use crate::def::kind::{Facts, Sched, SlotPlan};
 use crate::util::context::{AsyncFn, Ctx};
@@ -92,6 +92,11 @@ impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
 
     fn holds_wait(&self, state: &[u8]) -> Option<u32> {
         Some(bytes::u32_at(state, 0))
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], _carry: &Carry<'_>) -> bool {
+        new.copy_from_slice(old);
+        true
     }
 
     fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {

@@ -4,7 +4,7 @@
 //! Task state: the user's task, then one "installed" bit per child. Each
 //! child has its own behavior slot, since the node decides which run.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::custom::{ChildRunner, CustomNode, Host, MAX_TASK_BYTES};
 use crate::def::exec::{Exec, Visit, Wake};
 use crate::def::kind::{Facts, Sched, SlotPlan};
@@ -145,6 +145,20 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        // The user's task as it was; each kept child's bit where it went.
+        let size = self.size();
+        new[..size].copy_from_slice(&old[..size]);
+        for old_child in 0..carry.kept.len() {
+            if let Some(at) = carry.kept_at(old_child)
+                && installed(old, size, old_child)
+            {
+                set_installed(new, size, at, true);
+            }
+        }
+        true
     }
 
     fn describe(&self, state: &[u8], _children: usize, _now: u32) -> String {

@@ -5,7 +5,7 @@
 //! checks once, when entered, so it passes ticks through in event mode; a
 //! ReactiveGuard checks every tick, so its child runs tick-from-root.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, visit_child};
 use crate::def::kind::{Facts, Sched, SlotPlan};
 use crate::util::context::{ConditionFn, Ctx};
@@ -72,6 +72,12 @@ impl<A, W> Kind<A, W> for Guard<'_, A, W> {
         None
     }
 
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        // Its one child is its reason to run: without it, it is lost too.
+        new.copy_from_slice(old);
+        carry.kept_at(0).is_some()
+    }
+
     fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
         String::new()
     }
@@ -118,6 +124,12 @@ impl<A, W> Kind<A, W> for ReactiveGuard<'_, A, W> {
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        // Its one child is its reason to run: without it, it is lost too.
+        new.copy_from_slice(old);
+        carry.kept_at(0).is_some()
     }
 
     fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {

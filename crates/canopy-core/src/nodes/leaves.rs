@@ -5,7 +5,7 @@
 //! agent's memory at all ([`stateless`]): the hot case of conditions
 //! re-checked every tick costs a call and an event or two.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake};
 use crate::def::kind::{Facts, NodeKind, Sched, SlotPlan};
 use crate::util::context::{ActionFn, ConditionFn, Ctx};
@@ -102,6 +102,11 @@ impl<A, W> Kind<A, W> for Leaf<'_, A, W> {
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], _carry: &Carry<'_>) -> bool {
+        new.copy_from_slice(old);
+        true
     }
 
     fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {

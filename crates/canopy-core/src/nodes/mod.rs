@@ -202,9 +202,50 @@ pub(crate) trait Kind<A, W> {
     /// The agent's wait that a running task with this state holds, if any.
     fn holds_wait(&self, state: &[u8]) -> Option<u32>;
 
+    /// Rewrite a running task's state for an edited tree (hot reload):
+    /// `old` is its state, `new` (zeroed) its state in the new tree, and
+    /// `carry` says where each child went. `false` if the task cannot go
+    /// on without a running child that was lost.
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool;
+
     /// The running task's state in words, for inspectors (`now` is the
     /// agent's current tick).
     fn describe(&self, state: &[u8], children: usize, now: u32) -> String;
+}
+
+/// Where the children of a running task went in an edited tree.
+pub(crate) struct Carry<'m> {
+    /// For each old child: its index among the new children, if a child
+    /// with its name and type is there.
+    pub(crate) to_new: &'m [Option<u32>],
+    /// For each old child: it was running and goes on running (its own
+    /// state carried over) at its new index.
+    pub(crate) kept: &'m [bool],
+    /// How many children the node has in the new tree.
+    pub(crate) new_children: usize,
+}
+
+impl Carry<'_> {
+    /// The new index of old child `old` if it was running and goes on.
+    pub(crate) fn kept_at(&self, old: usize) -> Option<usize> {
+        match (self.kept.get(old), self.to_new.get(old)) {
+            (Some(true), Some(Some(new))) => Some(*new as usize),
+            _ => None,
+        }
+    }
+
+    /// Where an in-order parent goes on after its running child `old` was
+    /// lost: just after the last of the children before it that are in the
+    /// new tree (so a renamed child is entered afresh, a removed one is
+    /// passed over).
+    pub(crate) fn resume_at(&self, old: usize) -> usize {
+        self.to_new[..old.min(self.to_new.len())]
+            .iter()
+            .flatten()
+            .map(|&new| new as usize + 1)
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// Runs `$body` with `$k` bound to the [`Kind`] of `$kind`: the one list
@@ -382,6 +423,15 @@ pub(crate) fn wake<A, W, E: Exec<A, W>>(kind: &NodeKind<A, W>, t: &mut E) -> Wak
 
 pub(crate) fn waits_on<A, W>(kind: &NodeKind<A, W>, state: &[u8]) -> Option<u32> {
     dispatch!(kind, k => Kind::<A, W>::holds_wait(k, state))
+}
+
+pub(crate) fn carry<A, W>(
+    kind: &NodeKind<A, W>,
+    old: &[u8],
+    new: &mut [u8],
+    c: &Carry<'_>,
+) -> bool {
+    dispatch!(kind, k => Kind::<A, W>::carry(k, old, new, c))
 }
 
 pub(crate) fn describe<A, W>(

@@ -5,7 +5,7 @@
 //! a finished child keeps counting with its result and is never re-run.
 //! Each child has its own behavior slot: they all run at once.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, visit_child};
 use crate::def::kind::{Facts, Sched, SlotPlan};
 use crate::util::context::Ctx;
@@ -158,27 +158,53 @@ impl<A, W> Kind<A, W> for Parallel {
     }
 
     fn valid(&self, state: &[u8], children: usize) -> bool {
-        // After any update that leaves it running, every child has had its
-        // say and one at least still runs.
-        (0..children).all(|i| code(state, i) != IDLE)
-            && (0..children).any(|i| code(state, i) == RUNNING)
+        // After any update that leaves it running, one child at least still
+        // runs; or, after a hot reload, one is yet to be entered.
+        (0..children).any(|i| matches!(code(state, i), RUNNING | IDLE))
     }
 
-    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
-        Wake::Pass
+    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
+        // Idle children (new, or lost by a hot reload) are entered on the
+        // next update, as tick-from-root would.
+        let n = t.children();
+        let state = t.state();
+        if (0..n).any(|i| code(state, i) == IDLE) {
+            Wake::Restart
+        } else {
+            Wake::Pass
+        }
     }
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
     }
 
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        // Finished children keep their results where they went; running ones
+        // run on if kept; the rest — lost or new — are idle, to be entered.
+        for (i, to) in carry.to_new.iter().enumerate() {
+            let Some(to) = to else { continue };
+            let was = code(old, i);
+            let now = match was {
+                RUNNING if !carry.kept[i] => IDLE,
+                was => was,
+            };
+            set_code(new, *to as usize, now);
+        }
+        true
+    }
+
     fn describe(&self, state: &[u8], children: usize, _now: u32) -> String {
         let count = |c| (0..children).filter(|&i| code(state, i) == c).count();
-        format!(
+        let mut text = format!(
             "{} running, {} succeeded, {} failed",
             count(RUNNING),
             count(SUCCEEDED),
             count(FAILED)
-        )
+        );
+        if count(IDLE) > 0 {
+            text += &format!(", {} to enter", count(IDLE));
+        }
+        text
     }
 }

@@ -6,7 +6,7 @@
 //! re-checked while another runs goes in the other slot, so the running
 //! child keeps its memory until the re-checked one turns out to take over.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, bytes};
 use crate::def::kind::{Facts, Sched, SlotPlan};
 use crate::util::context::Ctx;
@@ -101,11 +101,13 @@ impl<A, W> Kind<A, W> for Reactive {
     }
 
     fn valid(&self, state: &[u8], children: usize) -> bool {
-        // The second slot is sized for every child but the last.
+        // The second slot is sized for every child but the last. No child
+        // running happens only after a hot reload lost the running one.
         match running(state) {
             Some((child, 0)) => child < children,
-            Some((child, _)) => child + 1 < children,
-            None => false,
+            Some((child, 1)) => child + 1 < children,
+            Some(_) => false,
+            None => true,
         }
     }
 
@@ -115,6 +117,21 @@ impl<A, W> Kind<A, W> for Reactive {
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        // A lost running child leaves none running: the next update checks
+        // the children from the first, as a fresh one would.
+        let word = running(old)
+            .and_then(|(child, slot)| {
+                let at = carry.kept_at(child)?;
+                // The last child has no second slot (nor needs one).
+                let slot = if at + 1 < carry.new_children { slot } else { 0 };
+                Some(encode(at, slot))
+            })
+            .unwrap_or(0);
+        bytes::set_u16_at(new, 0, word);
+        true
     }
 
     fn describe(&self, state: &[u8], children: usize, _now: u32) -> String {

@@ -5,7 +5,7 @@
 //! `u32::MAX` is exact) and whether the child is installed. Between cycles
 //! it is not: the next update installs it afresh.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
 use crate::def::kind::{Facts, Sched, SlotPlan};
 use crate::util::context::Ctx;
@@ -121,6 +121,14 @@ impl<A, W> Kind<A, W> for Repeat {
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        // A lost child is re-entered for the same cycle; the count may now
+        // be out of range (fewer `times`), which `valid` refuses.
+        let (cycles, installed) = read(old);
+        write(new, cycles, installed && carry.kept_at(0).is_some());
+        true
     }
 
     fn describe(&self, state: &[u8], _children: usize, _now: u32) -> String {

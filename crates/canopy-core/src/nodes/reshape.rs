@@ -4,7 +4,7 @@
 //! No task state: a running one always has its child running, in its one
 //! behavior slot.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, visit_child};
 use crate::def::kind::{Facts, Sched, SlotPlan};
 use crate::util::context::Ctx;
@@ -74,6 +74,12 @@ impl<A, W> Kind<A, W> for Reshape {
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        // Its one child is its reason to run: without it, it is lost too.
+        new.copy_from_slice(old);
+        carry.kept_at(0).is_some()
     }
 
     fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {

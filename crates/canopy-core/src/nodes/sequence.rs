@@ -1,10 +1,12 @@
 //! Sequence and Selector: children in order, with memory. Rules:
 //! [`nodes`](super#sequence).
 //!
-//! Task state: the index of the running child (2 bytes). All children share
-//! one behavior slot, since one runs at a time.
+//! Task state: the index of the running child (2 bytes; at most 32,767
+//! children). The top bit marks a child to be entered afresh at the next
+//! update instead: after a hot reload lost the one that ran. All children
+//! share one behavior slot, since one runs at a time.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
 use crate::def::kind::{Facts, Sched, SlotPlan};
 use crate::util::context::Ctx;
@@ -27,6 +29,15 @@ impl InOrder {
         go_on: Status::Failure,
         about: "children in order until one succeeds or runs; resumes a running child",
     };
+}
+
+/// The top bit of the state: the child at the index is not running yet.
+const ENTER: u16 = 1 << 15;
+
+/// The child at the state's index, and whether it must be entered afresh.
+fn read(state: &[u8]) -> (usize, bool) {
+    let word = bytes::u16_at(state, 0);
+    ((word & !ENTER) as usize, word & ENTER != 0)
 }
 
 impl<A, W> Kind<A, W> for InOrder {
@@ -57,8 +68,12 @@ impl<A, W> Kind<A, W> for InOrder {
         let (mut index, mut fresh) = if visit.is_fresh() {
             (0, true)
         } else {
-            (bytes::u16_at(t.state(), 0) as usize, false)
+            read(t.state())
         };
+        if index >= n {
+            // A reload passed over the last child: all done.
+            return self.go_on;
+        }
         loop {
             let status = visit_child(t, visit, index, 0, fresh, cx);
             if status != self.go_on {
@@ -78,24 +93,42 @@ impl<A, W> Kind<A, W> for InOrder {
     fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
 
     fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)> {
-        let running = bytes::u16_at(state, 0) as usize;
-        (running >= from && running < children).then_some((running, 0))
+        let (running, enter) = read(state);
+        (!enter && running >= from && running < children).then_some((running, 0))
     }
 
     fn valid(&self, state: &[u8], children: usize) -> bool {
-        (bytes::u16_at(state, 0) as usize) < children
+        match read(state) {
+            (index, false) => index < children,
+            (index, true) => index <= children,
+        }
     }
 
-    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
-        Wake::Pass
+    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
+        match read(t.state()) {
+            (_, true) => Wake::Restart,
+            (_, false) => Wake::Pass,
+        }
     }
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
     }
 
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        let (running, _) = read(old);
+        let word = match carry.kept_at(running) {
+            Some(at) => at as u16,
+            None => carry.resume_at(running) as u16 | ENTER,
+        };
+        bytes::set_u16_at(new, 0, word);
+        true
+    }
+
     fn describe(&self, state: &[u8], children: usize, _now: u32) -> String {
-        let running = bytes::u16_at(state, 0) as usize;
-        format!("running child {} of {children}", running + 1)
+        match read(state) {
+            (index, false) => format!("running child {} of {children}", index + 1),
+            (index, true) => format!("entering child {} of {children} next", index + 1),
+        }
     }
 }

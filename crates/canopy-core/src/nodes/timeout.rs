@@ -4,7 +4,7 @@
 //! Task state: the tick it was entered (4 bytes). In event mode it passes
 //! ticks through to its child until its deadline.
 
-use super::Kind;
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
 use crate::def::kind::{Facts, Sched, SlotPlan};
 use crate::util::context::Ctx;
@@ -92,6 +92,12 @@ impl<A, W> Kind<A, W> for Timeout {
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        // Its one child is its reason to run: without it, it is lost too.
+        new.copy_from_slice(old);
+        carry.kept_at(0).is_some()
     }
 
     fn describe(&self, state: &[u8], _children: usize, now: u32) -> String {

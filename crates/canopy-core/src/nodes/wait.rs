@@ -4,8 +4,8 @@
 //! Task state: the tick it was entered (4 bytes). In event mode it sleeps
 //! until the tick it ends.
 
-use super::Kind;
 use super::timeout::{check_ticks, ticks_left, ticks_since_entry};
+use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, bytes};
 use crate::def::kind::{Facts, Sched, SlotPlan};
 use crate::util::context::Ctx;
@@ -64,6 +64,11 @@ impl<A, W> Kind<A, W> for Wait {
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
         None
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], _carry: &Carry<'_>) -> bool {
+        new.copy_from_slice(old);
+        true
     }
 
     fn describe(&self, state: &[u8], _children: usize, now: u32) -> String {
