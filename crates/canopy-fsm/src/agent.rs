@@ -282,6 +282,39 @@ impl FsmAgent {
         f(&mut run, &mut cx)
     }
 
+    /// The tree runtimes of the agent's tree-running states, in slot order.
+    pub(crate) fn tree_runtimes(&self) -> &[Agent] {
+        &self.trees
+    }
+
+    /// The active states' data bytes.
+    pub(crate) fn data_bytes(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// An agent of `machine` from saved parts (checked by the caller).
+    pub(crate) fn from_parts<A, W, T>(
+        machine: &Machine<A, W, T>,
+        id: u32,
+        tick: u32,
+        path: &[StateId],
+        data: &[u8],
+        trees: Vec<Agent>,
+    ) -> FsmAgent {
+        let mut agent = FsmAgent::with_id(machine, id);
+        agent.path[..path.len()].copy_from_slice(path);
+        agent.len = path.len() as u16;
+        agent.data.copy_from_slice(data);
+        agent.trees = trees.into();
+        agent.tick = tick;
+        agent
+    }
+
+    /// Panic unless this agent belongs to `machine`.
+    pub(crate) fn check_machine<A, W, T>(&self, machine: &Machine<A, W, T>) {
+        self.check(machine);
+    }
+
     /// Refuse a machine this agent was not made for. The path, data and
     /// tree runtimes are sized and laid out for one machine; with another
     /// they would index past their ends or run the wrong states' hooks on

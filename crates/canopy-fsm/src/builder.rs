@@ -276,7 +276,7 @@ impl<A, W, T: Copy + Eq + Debug> MachineBuilder<A, W, T> {
         let id = NEXT_ID
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
             .map_err(|_| FsmError::TooManyMachines)?;
-        Ok(Machine {
+        let mut machine = Machine {
             states: states.into(),
             transitions: table.transitions.into(),
             start: StateId(start),
@@ -284,7 +284,10 @@ impl<A, W, T: Copy + Eq + Debug> MachineBuilder<A, W, T> {
             data_bytes,
             trees,
             id,
-        })
+            fingerprint: 0,
+        };
+        machine.fingerprint = fingerprint(&machine);
+        Ok(machine)
     }
 }
 
@@ -515,4 +518,47 @@ fn layout_data<A, W, T>(placed: &[Placed<A, W, T>]) -> Result<(Vec<u32>, Vec<u32
         total = total.max(offset + size as u32);
     }
     Ok((offsets, sizes, total))
+}
+
+/// The hash behind [`Machine::fingerprint`], written out field by field.
+fn fingerprint<A, W, T>(m: &Machine<A, W, T>) -> u64 {
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    h.write(b"canopy machine v1");
+    for n in [
+        m.start.0 as u32,
+        m.depth as u32,
+        m.data_bytes,
+        m.trees as u32,
+    ] {
+        h.write(&n.to_le_bytes());
+    }
+    for s in m.states.iter() {
+        h.write(&(s.name.len() as u64).to_le_bytes());
+        h.write(s.name.as_bytes());
+        let parent = s.parent.map_or(u32::MAX, |p| p.0 as u32);
+        let initial = s.initial.map_or(u32::MAX, |p| p.0 as u32);
+        let outcome = s.outcome.map_or(0, |o| o as u32 + 1);
+        let fields = [
+            parent,
+            s.level as u32,
+            s.first_child as u32,
+            s.child_count as u32,
+            initial,
+        ];
+        for n in fields
+            .into_iter()
+            .chain([s.offset, s.size, outcome, s.transition_count])
+        {
+            h.write(&n.to_le_bytes());
+        }
+        let first = s.first_transition as usize;
+        for t in &m.transitions[first..first + s.transition_count as usize] {
+            h.write(&(t.to.0 as u32).to_le_bytes());
+        }
+        if let Body::Tree(t) = &s.body {
+            h.write(&t.tree.fingerprint().to_le_bytes());
+        }
+    }
+    h.finish()
 }

@@ -211,4 +211,9 @@ where
     fn terminate(&self, task: &mut LeafTask, cx: &mut Ctx<A, W>, _: Exit) {
         self.machine.run_stop(&mut task.run(), cx);
     }
+
+    fn task_is_valid(&self, task: &LeafTask) -> bool {
+        let len = task.len as usize;
+        len <= LEAF_MAX_DEPTH && self.machine.valid_path(&task.path[..len])
+    }
 }

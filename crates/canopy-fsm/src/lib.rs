@@ -74,6 +74,7 @@ pub mod error;
 pub mod hybrid;
 pub mod machine;
 pub mod runtime;
+mod snapshot;
 pub mod state;
 
 pub use agent::{FsmAgent, WRONG_MACHINE};
@@ -81,4 +82,5 @@ pub use builder::{MAX_DEPTH, MAX_STATE_BYTES, MAX_STATES, MachineBuilder, StateD
 pub use error::FsmError;
 pub use hybrid::{LEAF_MAX_DATA, LEAF_MAX_DEPTH, LeafTask, MachineLeaf, TreeState};
 pub use machine::{Machine, StateId};
+pub use snapshot::{FSM_SNAPSHOT_VERSION, FsmRestoreError, FsmSnapshot};
 pub use state::{Hooks, State};

@@ -106,9 +106,35 @@ pub struct Machine<A, W, T> {
     pub(crate) data_bytes: u32,
     pub(crate) trees: u16,
     pub(crate) id: u32,
+    /// A hash of the machine's structure, for snapshots.
+    pub(crate) fingerprint: u64,
 }
 
 impl<A, W, T> Machine<A, W, T> {
+    /// A 64-bit hash of the machine's structure: every state's name,
+    /// place, data and transitions, and the fingerprints of the trees its
+    /// states run. An [`FsmSnapshot`](crate::FsmSnapshot) restores only onto
+    /// a machine with the fingerprint it was taken of.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// Whether `path` is an active path of this machine: a top-level state,
+    /// then each state's child, down to a state without children.
+    pub(crate) fn valid_path(&self, path: &[StateId]) -> bool {
+        let Some(last) = path.last() else {
+            return true;
+        };
+        let state = |id: &StateId| self.states.get(id.index());
+        let nested = path.iter().enumerate().all(|(i, id)| {
+            state(id).is_some_and(|s| match i {
+                0 => s.parent.is_none(),
+                _ => s.parent == Some(path[i - 1]),
+            })
+        });
+        nested && state(last).is_some_and(|s| s.child_count == 0)
+    }
+
     /// Number of states, at every level.
     pub fn len(&self) -> usize {
         self.states.len()

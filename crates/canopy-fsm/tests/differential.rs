@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use canopy_core::Ctx;
-use canopy_fsm::{FsmAgent, Hooks, Machine, MachineBuilder};
+use canopy_fsm::{FsmAgent, FsmSnapshot, Hooks, Machine, MachineBuilder};
 use proptest::prelude::*;
 
 /// A random machine: `parent[i] < i` (so the hierarchy is a forest rooted
@@ -230,12 +230,17 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn engine_matches_the_reference(spec in spec(), ops in ops()) {
+    fn engine_matches_the_reference(spec in spec(), ops in ops(), save_at in 0usize..40) {
         let machine = build(&spec);
         let mut agent = FsmAgent::new(&machine);
         let mut log = Vec::new();
         let mut reference = Reference { spec: &spec, current: HashMap::new(), log: Vec::new() };
-        for op in ops {
+        for (i, op) in ops.into_iter().enumerate() {
+            if i == save_at {
+                // Saved to bytes and restored: the run must go on unchanged.
+                let bytes = agent.snapshot(&machine).to_bytes();
+                agent = FsmAgent::restore(&machine, &FsmSnapshot::from_bytes(&bytes).unwrap()).unwrap();
+            }
             match op {
                 Op::Update => {
                     agent.update(&machine, &mut log, &());

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use canopy_core::{Agent, Builder, Children, Ctx, Exit, Node, Status, Tree};
-use canopy_fsm::{FsmAgent, Machine, MachineBuilder, MachineLeaf, TreeState};
+use canopy_fsm::{FsmAgent, FsmSnapshot, Machine, MachineBuilder, MachineLeaf, TreeState};
 use common::{Trace, traced};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -359,4 +359,54 @@ fn a_tree_that_finishes_without_a_trigger_starts_again_next_update() {
         ]
     );
     assert!(agent.is_in(&looping, "Patrol"));
+}
+
+#[test]
+fn a_state_running_a_tree_is_saved_and_restored_with_its_tree() {
+    let m = guard();
+    let (mut t, mut agent) = (Log::new(), FsmAgent::new(&m));
+    agent.update(&m, &mut t, &());
+    let bytes = agent.snapshot(&m).to_bytes();
+    let mut back = FsmAgent::restore(&m, &FsmSnapshot::from_bytes(&bytes).unwrap()).unwrap();
+    t.take();
+    // Same tree, still running: updated, not installed again.
+    back.update(&m, &mut t, &());
+    assert_eq!(t.take(), ["bt update walk"]);
+    assert!(back.send(&m, Ev::Alarm, &mut t, &()));
+    assert_eq!(t.take(), ["bt terminate walk Aborted", "enter Alert"]);
+    // Another machine's fingerprint is refused.
+    let other = cooking();
+    let err = FsmAgent::restore(&other, &FsmSnapshot::from_bytes(&bytes).unwrap()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("the snapshot was taken of another machine")
+    );
+}
+
+#[test]
+fn a_machine_inside_a_leaf_is_saved_with_the_tree_and_checked() {
+    let tree = tree_with_leaf();
+    let (mut t, mut agent) = (Log::new(), Agent::new(&tree));
+    agent.tick(&tree, &mut t, &());
+    let bytes = agent.snapshot(&tree).to_bytes();
+    let mut back =
+        Agent::restore(&tree, &canopy_core::Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+    t.take();
+    t.fire = Some(("Heat", Ev::Done));
+    back.tick(&tree, &mut t, &());
+    assert_eq!(
+        t.take()[..4],
+        ["update Cook", "update Heat", "exit Heat", "exit Cook"]
+    );
+    // The leaf's task holds the machine's path: a state that is not the
+    // child of the one before it is damage, refused.
+    let mut bad = bytes.clone();
+    // Memory at 28: the sequence's child index (2 bytes), then the leaf's
+    // task: its path length (2 bytes), then the path.
+    bad[28 + 2 + 2] ^= 0x7f;
+    let err = Agent::restore(&tree, &canopy_core::Snapshot::from_bytes(&bad).unwrap()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the snapshot is damaged: node 1: its task's state is not one its kind can be in"
+    );
 }

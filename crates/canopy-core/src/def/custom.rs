@@ -109,6 +109,16 @@ pub trait Node<A, W>: Send + Sync + 'static {
         let _ = (task, cx, exit);
     }
 
+    /// Whether `task` is a state this node's task can be in. Tasks are
+    /// plain data, so any bytes make *a* task; a node whose update would
+    /// misbehave on some (an index past a table, say) says so here, and a
+    /// restored agent with such a task is refused instead of run
+    /// ([`Agent::restore`](crate::Agent::restore)).
+    fn task_is_valid(&self, task: &Self::Task) -> bool {
+        let _ = task;
+        true
+    }
+
     /// The running task's state in words, for inspectors
     /// ([`Agent::running`](crate::Agent::running)); `None` says nothing.
     fn describe(&self, task: &Self::Task) -> Option<String> {
@@ -216,6 +226,7 @@ trait ErasedNode<A, W>: Send + Sync {
     fn update_with(&self, host: &mut dyn Host<A, W>, cx: &mut Ctx<A, W>) -> Status;
     fn terminate(&self, task: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit);
     fn describe(&self, task: &[u8]) -> Option<String>;
+    fn valid(&self, task: &[u8]) -> bool;
 }
 
 impl<A, W, N: Node<A, W>> ErasedNode<A, W> for N {
@@ -250,6 +261,9 @@ impl<A, W, N: Node<A, W>> ErasedNode<A, W> for N {
     }
     fn describe(&self, task: &[u8]) -> Option<String> {
         Node::describe(self, &bytemuck::pod_read_unaligned(task))
+    }
+    fn valid(&self, task: &[u8]) -> bool {
+        Node::task_is_valid(self, &bytemuck::pod_read_unaligned(task))
     }
 }
 
@@ -313,6 +327,10 @@ impl<A, W> CustomNode<A, W> {
 
     pub(crate) fn describe(&self, task: &[u8]) -> Option<String> {
         self.node.describe(task)
+    }
+
+    pub(crate) fn task_is_valid(&self, task: &[u8]) -> bool {
+        self.node.valid(task)
     }
 }
 

@@ -133,10 +133,10 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
             .map(|i| (i, i))
     }
 
-    fn valid(&self, _state: &[u8], _children: usize) -> bool {
-        // The task is plain data: every bit pattern is one the user's type
-        // accepts, and every installed bit names an existing child.
-        true
+    fn valid(&self, state: &[u8], _children: usize) -> bool {
+        // Every installed bit below the child count names a child; the
+        // user's task is the user's to judge.
+        self.0.task_is_valid(&state[..self.size()])
     }
 
     fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
