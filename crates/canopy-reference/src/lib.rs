@@ -32,6 +32,7 @@
 pub mod critter;
 pub mod flat;
 pub mod naive;
+mod text;
 mod tree;
 
 pub use critter::{Critter, Leaf, Meadow, Outcome, critters, leaves};

@@ -8,6 +8,7 @@ use std::fmt;
 use canopy_core::Policy;
 
 use super::{FlatTree, HEADER, Node, Op};
+use crate::text::quote;
 
 /// Deepest tree accepted: the interpreter recurses once per level.
 pub const MAX_DEPTH: usize = 256;
@@ -202,20 +203,6 @@ impl fmt::Display for FlatError {
 }
 
 impl std::error::Error for FlatError {}
-
-/// A user-given name for an error message: quoted, escaped, at most 80
-/// characters (then an ellipsis and the full length).
-fn quote(name: &str) -> String {
-    const MAX: usize = 80;
-    let count = name.chars().count();
-    let shown: String = name.chars().take(MAX).collect();
-    let escaped = shown.escape_debug();
-    if count > MAX {
-        format!("\"{escaped}…\" ({count} characters)")
-    } else {
-        format!("\"{escaped}\"")
-    }
-}
 
 /// The structural problem with one node, if any.
 fn problem<L>(def: &Def<L>) -> Option<String> {
