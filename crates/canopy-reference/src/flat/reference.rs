@@ -5,7 +5,7 @@
 use canopy_core::{Ctx, Policy, Status};
 
 use super::{Def, FlatLeaf, FlatTree};
-use crate::critter::{Critter, Leaf, Meadow, Outcome};
+use crate::critter::{Critter, Leaf, Meadow, Outcome, leaves};
 
 impl FlatLeaf<Critter, Meadow> for Leaf {
     #[inline(always)]
@@ -17,9 +17,21 @@ impl FlatLeaf<Critter, Meadow> for Leaf {
         }
     }
 
+    /// The conditions are small: inlined into the interpreter, each
+    /// check is a few instructions instead of a call through `Leaf::run`.
     #[inline(always)]
     fn check(&self, cx: &mut Ctx<'_, Critter, Meadow>) -> bool {
-        self.run(cx.agent, cx.world) == Outcome::Success
+        let (c, m) = (&*cx.agent, cx.world);
+        match self {
+            Leaf::ThreatNear => leaves::threat_near(c, m),
+            Leaf::Hungry => leaves::hungry(c, m),
+            Leaf::KnowsFood => leaves::knows_food(c, m),
+            Leaf::Tired => leaves::tired(c, m),
+            Leaf::Crowded => leaves::crowded(c, m),
+            Leaf::StillTired => leaves::still_tired(c, m),
+            Leaf::FriendNear => leaves::friend_near(c, m),
+            action => action.run(cx.agent, cx.world) == Outcome::Success,
+        }
     }
 }
 
