@@ -11,11 +11,17 @@
 //!
 //! Arguments: the engine (`canopy`, `flat` or `naive`), the number of
 //! agents, the number of measured ticks. The crowd is warmed up for 200
-//! ticks first, outside `measured`. Prints a checksum of the crowd, which
-//! is the same for every engine.
+//! ticks first, outside `measured`. Prints the wall-clock time per
+//! agent-tick of the measured ticks, and on Linux also the time the thread
+//! spent on a CPU (from `/proc/thread-self/schedstat`, which leaves out the
+//! time other processes had the CPU: on a shared, loaded machine it is the
+//! steadier figure), and a checksum of the crowd, which is the same for
+//! every engine. Runs of the engines interleaved in a shell loop give
+//! ratios that slow changes in the machine's load affect alike.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::hint::black_box;
+use std::time::Instant;
 
 use canopy_core::Agent;
 use canopy_reference::flat::{self, FlatCrowd};
@@ -84,11 +90,25 @@ fn main() {
         step(&mut crowd, &meadow);
         meadow.advance();
     }
+    let (start, cpu_start) = (Instant::now(), on_cpu_ns());
     measured(&mut step, &mut crowd, &mut meadow, ticks);
+    let agent_ticks = (n * ticks).max(1) as f64;
+    let wall = start.elapsed().as_nanos() as f64 / agent_ticks;
+    let cpu = match (cpu_start, on_cpu_ns()) {
+        (Some(a), Some(b)) => format!(", {:.1} ns on CPU", (b - a) as f64 / agent_ticks),
+        _ => String::new(),
+    };
     let mut hash = DefaultHasher::new();
     crowd.hash(&mut hash);
     println!(
-        "{engine}: {n} agents, {ticks} ticks, crowd checksum {:016x}",
+        "{engine}: {n} agents, {ticks} ticks, {wall:.1} ns per agent-tick{cpu}, \
+         crowd checksum {:016x}",
         hash.finish()
     );
+}
+
+/// Nanoseconds this thread has run on a CPU, where Linux says.
+fn on_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
 }
