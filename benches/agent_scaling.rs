@@ -1,16 +1,22 @@
 //! Ticks of the reference tree (canopy_reference::reference_tree) for 1k,
-//! 10k and 100k agents: canopy beside the naive baseline in which every
-//! agent owns a full copy of every node, in one run, plus canopy on all
-//! cores. Throughput is agent-ticks per second.
+//! 10k and 100k agents, in one run: canopy; the flat limit (the same
+//! semantics as a hand-optimised flat-array interpreter, one word array for
+//! the whole crowd, leaves dispatched by a `match`); and the naive baseline
+//! in which every agent owns a full copy of every node; plus canopy and the
+//! flat limit on all cores. Throughput is agent-ticks per second.
 //!
 //! `cargo bench --bench agent_scaling -- --noplot`
 
 use std::hint::black_box;
 
 use canopy::{Agent, Event, Observer, Tree};
+use canopy_reference::flat::{self, FlatCrowd};
 use canopy_reference::naive::NaiveAgent;
 use canopy_reference::{Critter, Meadow, critters, reference_tree};
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use rayon::prelude::*;
 
 fn crowd(n: usize) -> (Meadow, Vec<Critter>) {
@@ -62,6 +68,8 @@ fn scaling(c: &mut Criterion) {
         });
         drop(agents);
 
+        flat_limit(&mut group, n);
+
         let (mut meadow, mut critters) = crowd(n);
         let mut naive: Vec<NaiveAgent<Critter, Meadow>> = (0..n as u32)
             .map(|i| NaiveAgent::new(&tree, i).unwrap())
@@ -82,6 +90,40 @@ fn scaling(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+/// The flat limit on `n` critters, warmed up like the others, on one
+/// thread and on all cores.
+fn flat_limit(group: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
+    let tree = flat::reference();
+    let (mut meadow, mut critters) = crowd(n);
+    let mut agents = FlatCrowd::new(&tree, n);
+    let step = |agents: &mut FlatCrowd, critters: &mut [Critter], meadow: &mut Meadow| {
+        for (id, (state, c)) in agents.agents_mut().zip(critters).enumerate() {
+            black_box(tree.tick(state, id as u32, c, meadow));
+        }
+        meadow.advance();
+    };
+    for _ in 0..200 {
+        step(&mut agents, &mut critters, &mut meadow);
+    }
+    group.bench_function(BenchmarkId::new("flat", n), |b| {
+        b.iter(|| step(&mut agents, &mut critters, &mut meadow))
+    });
+    let stride = agents.stride();
+    group.bench_function(BenchmarkId::new("flat-rayon", n), |b| {
+        b.iter(|| {
+            agents
+                .words_mut()
+                .par_chunks_exact_mut(stride)
+                .zip(critters.par_iter_mut())
+                .enumerate()
+                .for_each(|(id, (state, c))| {
+                    black_box(tree.tick(state, id as u32, c, &meadow));
+                });
+            meadow.advance();
+        })
+    });
 }
 
 /// Counts events: the cheapest observer that is really on.

@@ -5,8 +5,11 @@
 //! - [`Critter`] and [`Meadow`]: the agent data and world it runs on, and
 //!   [`critters`] to scatter a reproducible crowd.
 //! - [`naive`]: the same tree run in the classic style, where every agent
-//!   owns a full copy of every node with its state (seed 001's design) — the
-//!   baseline canopy is measured against.
+//!   owns a full copy of every node with its state — the baseline canopy is
+//!   measured against, and an independent second implementation of the
+//!   node semantics for the differential tests.
+//! - [`flat`]: the same semantics as a hand-optimised flat-array
+//!   interpreter — the limit canopy is measured against.
 //!
 //! ```
 //! use canopy_core::Agent;
@@ -24,8 +27,12 @@
 //! }
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod critter;
+pub mod flat;
 pub mod naive;
+mod text;
 mod tree;
 
 pub use critter::{Critter, Leaf, Meadow, Outcome, critters, leaves};

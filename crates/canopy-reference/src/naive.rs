@@ -1,15 +1,23 @@
 //! The classic design canopy is measured against: every agent owns a full
-//! copy of every node, each node object keeping its own runtime state and
-//! dispatched through `Box<dyn>` — the shape of seed 001's tutorial tree and
-//! of BehaviorTree.CPP's per-instance trees.
+//! copy of every node, each node an object keeping its own runtime state
+//! and its own "am I running" flag, dispatched through `Box<dyn>` — the
+//! shape of the textbook tutorial tree and of BehaviorTree.CPP's
+//! per-instance trees.
 //!
-//! It runs the same [`NodeKind`]s with the same semantics as canopy (see
-//! `canopy_core::nodes`) and calls the very same leaf closures, copied out
-//! of a canopy [`Tree`]; only where the state lives differs. That makes it
-//! both the memory/speed baseline and an independent second implementation
-//! the differential tests compare canopy against.
+//! It is also the second, independent implementation of the node semantics
+//! that the differential tests compare canopy against, so it is written from
+//! the documented semantics (the table in `canopy_core::nodes`), not from
+//! the engine's code, and in the classic style rather than canopy's: each
+//! node has enter / update / abort hooks, a parent asks its children
+//! whether they are running instead of keeping that in its own state, and
+//! a Parallel keeps each child's result as an `Option<Status>`. It calls the
+//! very same leaf closures, copied out of a canopy [`Tree`].
 
-use canopy_core::{Ctx, NodeKind, NodeRef, Policy, Status, Tree};
+use std::fmt;
+
+use canopy_core::{ActionFn, ConditionFn, Ctx, NodeKind, NodeRef, Policy, Status, Tree};
+
+use crate::text::{clip, quote};
 
 /// One agent's private copy of a whole tree.
 ///
@@ -25,23 +33,61 @@ use canopy_core::{Ctx, NodeKind, NodeRef, Policy, Status, Tree};
 /// assert_ne!(status, Status::Failure);
 /// ```
 pub struct NaiveAgent<A, W> {
-    root: Box<dyn Classic<A, W>>,
+    root: Child<A, W>,
     tick: u32,
     id: u32,
 }
 
+/// A node of a canopy tree that has no classic counterpart: a custom node
+/// type or an async leaf.
+///
+/// ```
+/// use canopy_core::{Builder, Status};
+/// use canopy_reference::naive::NaiveAgent;
+/// let b = Builder::<(), ()>::new();
+/// let tree = b.build(b.async_action("fetch", |_, _| Status::Running)).unwrap();
+/// let err = NaiveAgent::new(&tree, 0).err().unwrap();
+/// assert_eq!(err.to_string(), "node \"fetch\" is an Async node, which the naive baseline cannot run");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NaiveError {
+    /// The node's name, quoted: at most 80 characters, control characters
+    /// escaped.
+    pub name: String,
+    /// The node's type name, escaped and cut short the same way.
+    pub kind: String,
+}
+
+impl fmt::Display for NaiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let article = if self.kind.starts_with(['A', 'E', 'I', 'O', 'U']) {
+            "an"
+        } else {
+            "a"
+        };
+        write!(
+            f,
+            "node {} is {article} {} node, which the naive baseline cannot run",
+            self.name, self.kind
+        )
+    }
+}
+
+impl std::error::Error for NaiveError {}
+
 impl<A: 'static, W: 'static> NaiveAgent<A, W> {
-    /// Copy every node of `tree` for one agent. Custom node types and async
-    /// leaves are not supported (they have no classic counterpart).
-    pub fn new(tree: &Tree<A, W>, id: u32) -> Result<Self, String> {
+    /// Copy every node of `tree` for one agent, as classic node objects.
+    /// Custom node types and async leaves are not supported.
+    pub fn new(tree: &Tree<A, W>, id: u32) -> Result<Self, NaiveError> {
         Ok(NaiveAgent {
-            root: instantiate(tree.node(tree.root()))?,
+            root: classic(tree.node(tree.root()))?,
             tick: 0,
             id,
         })
     }
 
-    /// Tick the agent's tree once and return the root status.
+    /// Tick the agent's tree once and return the root status. Ticks are
+    /// counted from 1, as canopy counts them.
     pub fn tick(&mut self, agent: &mut A, world: &W) -> Status {
         self.tick = self.tick.wrapping_add(1).max(1);
         let mut cx = Ctx {
@@ -54,361 +100,514 @@ impl<A: 'static, W: 'static> NaiveAgent<A, W> {
     }
 }
 
-/// A classic node: its own state, its own children, a virtual tick.
-trait Classic<A, W>: Send + Sync {
-    /// Enter if idle, update, and go idle again when finished.
+/// A node object as its parent sees it.
+trait Behavior<A, W>: Send + Sync {
+    /// Enter the node if it is not running, then update it.
     fn tick(&mut self, cx: &mut Ctx<A, W>) -> Status;
-    /// Stop a running node, its running children first.
+    /// Stop the node if it is running (its running children first);
+    /// nothing otherwise.
     fn abort(&mut self, cx: &mut Ctx<A, W>);
-    fn is_running(&self) -> bool;
 }
 
-fn instantiate<A: 'static, W: 'static>(
-    node: NodeRef<'_, A, W>,
-) -> Result<Box<dyn Classic<A, W>>, String> {
-    let mut children = node
-        .children()
-        .map(instantiate)
-        .collect::<Result<Vec<_>, _>>()?;
-    let kind = node.kind().clone();
-    Ok(match kind {
-        NodeKind::Sequence
-        | NodeKind::Selector
-        | NodeKind::ReactiveSequence
-        | NodeKind::ReactiveSelector
-        | NodeKind::Parallel { .. } => Box::new(Composite {
-            codes: vec![IDLE; children.len()],
-            kind,
-            children,
-            running: false,
-            index: 0,
-            running_child: None,
-        }),
-        NodeKind::Custom(c) => {
-            return Err(format!(
-                "custom node type {} has no classic counterpart",
-                c.type_name()
-            ));
-        }
-        NodeKind::Async(_) => {
-            return Err("async leaves have no classic counterpart".to_string());
-        }
-        _ if children.len() == 1 => Box::new(Decorator {
-            kind,
-            child: children.pop().expect("one child"),
-            running: false,
-            cycles: 0,
-            entered: 0,
-            ready_at: 0,
-        }),
-        _ => Box::new(Leaf {
-            kind,
-            running: false,
-            entered: 0,
-        }),
-    })
+type Child<A, W> = Box<dyn Behavior<A, W>>;
+
+/// What a node kind does, as the classic hooks.
+trait Hooks<A, W>: Send + Sync {
+    /// The node starts (its first update follows at once).
+    fn enter(&mut self, _cx: &mut Ctx<A, W>) {}
+    /// One update.
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status;
+    /// The node is stopped while running: stop what it runs.
+    fn stop(&mut self, cx: &mut Ctx<A, W>);
 }
 
-const IDLE: u8 = 0;
-const RUNNING: u8 = 1;
-const SUCCEEDED: u8 = 2;
-const FAILED: u8 = 3;
-
-struct Composite<A, W> {
-    kind: NodeKind<A, W>,
-    children: Vec<Box<dyn Classic<A, W>>>,
+/// A node object: its hooks plus whether it is running.
+struct Classic<H> {
+    hooks: H,
     running: bool,
-    index: usize,
-    running_child: Option<usize>,
-    codes: Vec<u8>,
 }
 
-impl<A, W> Composite<A, W> {
-    fn in_order(&mut self, cx: &mut Ctx<A, W>, fresh: bool, go_on: Status) -> Status {
-        if self.children.is_empty() {
-            return go_on;
-        }
-        if fresh {
-            self.index = 0;
-        }
-        loop {
-            let status = self.children[self.index].tick(cx);
-            if status != go_on {
-                return status;
-            }
-            self.index += 1;
-            if self.index == self.children.len() {
-                return go_on;
-            }
-        }
-    }
-
-    fn reactive(&mut self, cx: &mut Ctx<A, W>, fresh: bool, go_on: Status) -> Status {
-        if fresh {
-            self.running_child = None;
-        }
-        for k in 0..self.children.len() {
-            let status = self.children[k].tick(cx);
-            if status == go_on {
-                if self.running_child == Some(k) {
-                    self.running_child = None;
-                }
-                continue;
-            }
-            if let Some(r) = self.running_child
-                && k < r
-            {
-                self.children[r].abort(cx);
-            }
-            self.running_child = (status == Status::Running).then_some(k);
-            return status;
-        }
-        go_on
-    }
-
-    fn parallel(
-        &mut self,
-        cx: &mut Ctx<A, W>,
-        fresh: bool,
-        success: Policy,
-        failure: Policy,
-    ) -> Status {
-        if fresh {
-            self.codes.fill(IDLE);
-        }
-        let n = self.children.len();
-        let (mut succeeded, mut failed) = (0, 0);
-        let mut decided = None;
-        for i in 0..n {
-            let status = match self.codes[i] {
-                SUCCEEDED => Status::Success,
-                FAILED => Status::Failure,
-                _ => {
-                    let status = self.children[i].tick(cx);
-                    self.codes[i] = match status {
-                        Status::Running => RUNNING,
-                        Status::Success => SUCCEEDED,
-                        Status::Failure => FAILED,
-                    };
-                    status
-                }
-            };
-            match status {
-                Status::Success => {
-                    succeeded += 1;
-                    if success == Policy::One {
-                        decided = Some(Status::Success);
-                        break;
-                    }
-                }
-                Status::Failure => {
-                    failed += 1;
-                    if failure == Policy::One {
-                        decided = Some(Status::Failure);
-                        break;
-                    }
-                }
-                Status::Running => {}
-            }
-        }
-        if decided.is_none() {
-            decided = if failed == n {
-                Some(Status::Failure)
-            } else if success == Policy::All && succeeded == n {
-                Some(Status::Success)
-            } else if succeeded + failed == n {
-                Some(Status::Failure)
-            } else {
-                None
-            };
-        }
-        match decided {
-            Some(status) => {
-                self.abort_children(cx);
-                status
-            }
-            None => Status::Running,
-        }
-    }
-
-    fn abort_children(&mut self, cx: &mut Ctx<A, W>) {
-        for child in &mut self.children {
-            if child.is_running() {
-                child.abort(cx);
-            }
-        }
-        self.codes.fill(IDLE);
-        self.running_child = None;
-    }
-}
-
-impl<A, W> Classic<A, W> for Composite<A, W> {
+impl<A, W, H: Hooks<A, W>> Behavior<A, W> for Classic<H> {
     fn tick(&mut self, cx: &mut Ctx<A, W>) -> Status {
-        let fresh = !self.running;
-        let status = match self.kind {
-            NodeKind::Sequence => self.in_order(cx, fresh, Status::Success),
-            NodeKind::Selector => self.in_order(cx, fresh, Status::Failure),
-            NodeKind::ReactiveSequence => self.reactive(cx, fresh, Status::Success),
-            NodeKind::ReactiveSelector => self.reactive(cx, fresh, Status::Failure),
-            NodeKind::Parallel { success, failure } => self.parallel(cx, fresh, success, failure),
-            _ => unreachable!("only controls are composites"),
-        };
+        if !self.running {
+            self.hooks.enter(cx);
+        }
+        let status = self.hooks.update(cx);
         self.running = status == Status::Running;
         status
     }
 
     fn abort(&mut self, cx: &mut Ctx<A, W>) {
-        self.abort_children(cx);
-        self.running = false;
-    }
-
-    fn is_running(&self) -> bool {
-        self.running
-    }
-}
-
-struct Decorator<A, W> {
-    kind: NodeKind<A, W>,
-    child: Box<dyn Classic<A, W>>,
-    running: bool,
-    cycles: u32,
-    entered: u32,
-    /// Cooldown: the tick it may be entered again (0: any time). Lives as
-    /// long as the node, as every field of a classic node does.
-    ready_at: u32,
-}
-
-impl<A, W> Decorator<A, W> {
-    fn repeat(&mut self, cx: &mut Ctx<A, W>, fresh: bool, times: u32, counts: Status) -> Status {
-        if fresh {
-            self.cycles = 0;
+        if self.running {
+            self.hooks.stop(cx);
+            self.running = false;
         }
+    }
+}
+
+fn boxed<A, W, H: Hooks<A, W> + 'static>(hooks: H) -> Child<A, W> {
+    Box::new(Classic {
+        hooks,
+        running: false,
+    })
+}
+
+fn abort_all<A, W>(children: &mut [Child<A, W>], cx: &mut Ctx<A, W>) {
+    for child in children {
+        child.abort(cx);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Copying a canopy tree into node objects.
+
+fn classic<A: 'static, W: 'static>(node: NodeRef<'_, A, W>) -> Result<Child<A, W>, NaiveError> {
+    let children = node
+        .children()
+        .map(classic)
+        .collect::<Result<Vec<_>, _>>()?;
+    let unsupported = || NaiveError {
+        name: quote(node.name()),
+        kind: clip(node.type_name()),
+    };
+    let made = match node.kind() {
+        NodeKind::Action(_)
+        | NodeKind::Condition(_)
+        | NodeKind::AlwaysSuccess
+        | NodeKind::AlwaysFailure
+        | NodeKind::AlwaysRunning
+        | NodeKind::Wait(_) => leaf(node.kind()),
+        kind => match <[Child<A, W>; 1]>::try_from(children) {
+            Ok([child]) => decorator(kind, child),
+            Err(children) => composite(kind, children),
+        },
+    };
+    made.ok_or_else(unsupported)
+}
+
+fn composite<A: 'static, W: 'static>(
+    kind: &NodeKind<A, W>,
+    children: Vec<Child<A, W>>,
+) -> Option<Child<A, W>> {
+    Some(match *kind {
+        NodeKind::Sequence => boxed(InOrder::new(children, Status::Success)),
+        NodeKind::Selector => boxed(InOrder::new(children, Status::Failure)),
+        NodeKind::ReactiveSequence => boxed(Reactive {
+            children,
+            go_on: Status::Success,
+        }),
+        NodeKind::ReactiveSelector => boxed(Reactive {
+            children,
+            go_on: Status::Failure,
+        }),
+        NodeKind::Parallel { success, failure } => boxed(Parallel {
+            results: vec![None; children.len()],
+            children,
+            success,
+            failure,
+        }),
+        _ => return None,
+    })
+}
+
+fn decorator<A: 'static, W: 'static>(
+    kind: &NodeKind<A, W>,
+    child: Child<A, W>,
+) -> Option<Child<A, W>> {
+    Some(match kind {
+        NodeKind::Inverter => boxed(Reshape(child, Status::invert)),
+        NodeKind::ForceSuccess => boxed(Reshape(child, |_| Status::Success)),
+        NodeKind::ForceFailure => boxed(Reshape(child, |_| Status::Failure)),
+        &NodeKind::Repeat(times) => boxed(Count::new(child, times, Status::Success)),
+        &NodeKind::Retry(times) => boxed(Count::new(child, times, Status::Failure)),
+        NodeKind::Guard(p) => boxed(Guard {
+            condition: p.check.clone(),
+            child,
+            open: false,
+        }),
+        NodeKind::ReactiveGuard(p) => boxed(ReactiveGuard {
+            condition: p.check.clone(),
+            child,
+        }),
+        &NodeKind::Timeout(ticks) => boxed(Timeout {
+            child,
+            ticks,
+            started: 0,
+        }),
+        &NodeKind::Cooldown(ticks) => boxed(Cooldown {
+            child,
+            ticks,
+            ended: None,
+            refused: false,
+        }),
+        // A composite with one child.
+        kind => return composite(kind, vec![child]),
+    })
+}
+
+fn leaf<A: 'static, W: 'static>(kind: &NodeKind<A, W>) -> Option<Child<A, W>> {
+    Some(match kind {
+        NodeKind::Action(f) => boxed(Action(f.clone())),
+        NodeKind::Condition(f) => boxed(Condition(f.clone())),
+        NodeKind::AlwaysSuccess => boxed(Constant(Status::Success)),
+        NodeKind::AlwaysFailure => boxed(Constant(Status::Failure)),
+        NodeKind::AlwaysRunning => boxed(Constant(Status::Running)),
+        &NodeKind::Wait(ticks) => boxed(Wait { ticks, started: 0 }),
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Controls.
+
+/// Sequence (`go_on` = Success) and Selector (`go_on` = Failure): the
+/// children in order, moving on while they return `go_on`; a running child
+/// is resumed on the next tick.
+struct InOrder<A, W> {
+    children: Vec<Child<A, W>>,
+    go_on: Status,
+    current: usize,
+}
+
+impl<A, W> InOrder<A, W> {
+    fn new(children: Vec<Child<A, W>>, go_on: Status) -> Self {
+        InOrder {
+            children,
+            go_on,
+            current: 0,
+        }
+    }
+}
+
+impl<A, W> Hooks<A, W> for InOrder<A, W> {
+    fn enter(&mut self, _cx: &mut Ctx<A, W>) {
+        self.current = 0;
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        while let Some(child) = self.children.get_mut(self.current) {
+            let status = child.tick(cx);
+            if status != self.go_on {
+                return status;
+            }
+            self.current += 1;
+        }
+        self.go_on
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        abort_all(&mut self.children, cx);
+    }
+}
+
+/// ReactiveSequence and ReactiveSelector: every tick from the first child;
+/// children that are not running start afresh, the running one resumes.
+/// When a child decides (anything but `go_on`), a later child still
+/// running has lost its turn and is stopped.
+struct Reactive<A, W> {
+    children: Vec<Child<A, W>>,
+    go_on: Status,
+}
+
+impl<A, W> Hooks<A, W> for Reactive<A, W> {
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        for i in 0..self.children.len() {
+            let status = self.children[i].tick(cx);
+            if status != self.go_on {
+                abort_all(&mut self.children[i + 1..], cx);
+                return status;
+            }
+        }
+        self.go_on
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        abort_all(&mut self.children, cx);
+    }
+}
+
+/// Parallel: every child not yet finished in this activation is ticked, in
+/// order; finished children keep their result.
+struct Parallel<A, W> {
+    children: Vec<Child<A, W>>,
+    results: Vec<Option<Status>>,
+    success: Policy,
+    failure: Policy,
+}
+
+impl<A, W> Parallel<A, W> {
+    /// The parallel is decided: stop the children still running.
+    fn decide(&mut self, status: Status, cx: &mut Ctx<A, W>) -> Status {
+        abort_all(&mut self.children, cx);
+        status
+    }
+}
+
+impl<A, W> Hooks<A, W> for Parallel<A, W> {
+    fn enter(&mut self, _cx: &mut Ctx<A, W>) {
+        self.results.fill(None);
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        for i in 0..self.children.len() {
+            if self.results[i].is_none() {
+                let status = self.children[i].tick(cx);
+                if status != Status::Running {
+                    self.results[i] = Some(status);
+                }
+            }
+            // A `One` policy is met the moment one child meets it.
+            match self.results[i] {
+                Some(Status::Success) if self.success == Policy::One => {
+                    return self.decide(Status::Success, cx);
+                }
+                Some(Status::Failure) if self.failure == Policy::One => {
+                    return self.decide(Status::Failure, cx);
+                }
+                _ => {}
+            }
+        }
+        let n = self.results.len();
+        let count = |s: Status| self.results.iter().filter(|r| **r == Some(s)).count();
+        let (succeeded, failed) = (count(Status::Success), count(Status::Failure));
+        if failed == n {
+            self.decide(Status::Failure, cx)
+        } else if self.success == Policy::All && succeeded == n {
+            self.decide(Status::Success, cx)
+        } else if succeeded + failed == n {
+            // All finished, success out of reach.
+            self.decide(Status::Failure, cx)
+        } else {
+            Status::Running
+        }
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        abort_all(&mut self.children, cx);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Decorators.
+
+/// Inverter, ForceSuccess, ForceFailure: a finished child's status mapped.
+struct Reshape<A, W>(Child<A, W>, fn(Status) -> Status);
+
+impl<A, W> Hooks<A, W> for Reshape<A, W> {
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        match self.0.tick(cx) {
+            Status::Running => Status::Running,
+            finished => (self.1)(finished),
+        }
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        self.0.abort(cx);
+    }
+}
+
+/// Repeat (`counts` = Success) and Retry (`counts` = Failure): at most one
+/// child run finishes per tick; the `times`-th `counts` ends the node with
+/// it, any other finish ends it at once.
+struct Count<A, W> {
+    child: Child<A, W>,
+    times: u32,
+    counts: Status,
+    done: u32,
+}
+
+impl<A, W> Count<A, W> {
+    fn new(child: Child<A, W>, times: u32, counts: Status) -> Self {
+        Count {
+            child,
+            times,
+            counts,
+            done: 0,
+        }
+    }
+}
+
+impl<A, W> Hooks<A, W> for Count<A, W> {
+    fn enter(&mut self, _cx: &mut Ctx<A, W>) {
+        self.done = 0;
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
         let status = self.child.tick(cx);
-        if status != counts {
+        if status != self.counts {
             return status;
         }
-        self.cycles += 1;
-        if self.cycles >= times {
+        self.done += 1;
+        if self.done == self.times {
             status
         } else {
             Status::Running
         }
     }
 
-    fn stop_child(&mut self, cx: &mut Ctx<A, W>) {
-        if self.child.is_running() {
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        self.child.abort(cx);
+    }
+}
+
+/// Guard: the condition decides once, on entry.
+struct Guard<A, W> {
+    condition: ConditionFn<A, W>,
+    child: Child<A, W>,
+    open: bool,
+}
+
+impl<A, W> Hooks<A, W> for Guard<A, W> {
+    fn enter(&mut self, cx: &mut Ctx<A, W>) {
+        self.open = (self.condition)(cx);
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        if self.open {
+            self.child.tick(cx)
+        } else {
+            Status::Failure
+        }
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        self.child.abort(cx);
+    }
+}
+
+/// ReactiveGuard: the condition decides on every update.
+struct ReactiveGuard<A, W> {
+    condition: ConditionFn<A, W>,
+    child: Child<A, W>,
+}
+
+impl<A, W> Hooks<A, W> for ReactiveGuard<A, W> {
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        if (self.condition)(cx) {
+            self.child.tick(cx)
+        } else {
             self.child.abort(cx);
+            Status::Failure
         }
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        self.child.abort(cx);
     }
 }
 
-impl<A, W> Classic<A, W> for Decorator<A, W> {
-    fn tick(&mut self, cx: &mut Ctx<A, W>) -> Status {
-        let fresh = !self.running;
-        let status = match &self.kind {
-            NodeKind::Inverter => self.child.tick(cx).invert(),
-            NodeKind::ForceSuccess => match self.child.tick(cx) {
-                Status::Running => Status::Running,
-                _ => Status::Success,
-            },
-            NodeKind::ForceFailure => match self.child.tick(cx) {
-                Status::Running => Status::Running,
-                _ => Status::Failure,
-            },
-            &NodeKind::Repeat(n) => self.repeat(cx, fresh, n, Status::Success),
-            &NodeKind::Retry(n) => self.repeat(cx, fresh, n, Status::Failure),
-            NodeKind::Guard(p) => {
-                if fresh && !(p.check)(cx) {
-                    Status::Failure
-                } else {
-                    self.child.tick(cx)
-                }
-            }
-            NodeKind::ReactiveGuard(p) => {
-                if (p.check)(cx) {
-                    self.child.tick(cx)
-                } else {
-                    self.stop_child(cx);
-                    Status::Failure
-                }
-            }
-            &NodeKind::Timeout(n) => {
-                if fresh {
-                    self.entered = cx.tick;
-                }
-                if cx.tick.wrapping_sub(self.entered) >= n {
-                    self.stop_child(cx);
-                    Status::Failure
-                } else {
-                    self.child.tick(cx)
-                }
-            }
-            &NodeKind::Cooldown(n) => {
-                if fresh && self.ready_at != 0 && (cx.tick.wrapping_sub(self.ready_at) as i32) < 0 {
-                    Status::Failure
-                } else {
-                    let status = self.child.tick(cx);
-                    if status != Status::Running {
-                        self.ready_at = cx.tick.wrapping_add(n).wrapping_add(1).max(1);
-                    }
-                    status
-                }
-            }
-            _ => unreachable!("only decorators have one child"),
-        };
-        self.running = status == Status::Running;
+/// Timeout: the child gets the `ticks` ticks from entry; on the next one it
+/// is stopped and the node fails.
+struct Timeout<A, W> {
+    child: Child<A, W>,
+    ticks: u32,
+    started: u32,
+}
+
+impl<A, W> Hooks<A, W> for Timeout<A, W> {
+    fn enter(&mut self, cx: &mut Ctx<A, W>) {
+        self.started = cx.tick;
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        if cx.tick.wrapping_sub(self.started) < self.ticks {
+            return self.child.tick(cx);
+        }
+        self.child.abort(cx);
+        Status::Failure
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        self.child.abort(cx);
+    }
+}
+
+/// Cooldown: for `ticks` ticks after its child ended (finished or was
+/// stopped), entering the node fails without running the child. The tick
+/// the child ended lives as long as the node object.
+struct Cooldown<A, W> {
+    child: Child<A, W>,
+    ticks: u32,
+    ended: Option<u32>,
+    /// Entered while cooling down: this activation fails.
+    refused: bool,
+}
+
+impl<A, W> Hooks<A, W> for Cooldown<A, W> {
+    fn enter(&mut self, cx: &mut Ctx<A, W>) {
+        self.refused = self
+            .ended
+            .is_some_and(|t| cx.tick.wrapping_sub(t) <= self.ticks);
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        if self.refused {
+            return Status::Failure;
+        }
+        let status = self.child.tick(cx);
+        if status != Status::Running {
+            self.ended = Some(cx.tick);
+        }
         status
     }
 
-    fn abort(&mut self, cx: &mut Ctx<A, W>) {
-        self.stop_child(cx);
-        if let NodeKind::Cooldown(n) = self.kind {
-            self.ready_at = cx.tick.wrapping_add(n).wrapping_add(1).max(1);
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        self.child.abort(cx);
+        self.ended = Some(cx.tick);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Leaves.
+
+struct Action<A, W>(ActionFn<A, W>);
+
+impl<A, W> Hooks<A, W> for Action<A, W> {
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        (self.0)(cx)
+    }
+
+    fn stop(&mut self, _cx: &mut Ctx<A, W>) {}
+}
+
+struct Condition<A, W>(ConditionFn<A, W>);
+
+impl<A, W> Hooks<A, W> for Condition<A, W> {
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        Status::from_bool((self.0)(cx))
+    }
+
+    fn stop(&mut self, _cx: &mut Ctx<A, W>) {}
+}
+
+struct Constant(Status);
+
+impl<A, W> Hooks<A, W> for Constant {
+    fn update(&mut self, _cx: &mut Ctx<A, W>) -> Status {
+        self.0
+    }
+
+    fn stop(&mut self, _cx: &mut Ctx<A, W>) {}
+}
+
+/// Wait: succeeds `ticks` ticks after entry.
+struct Wait {
+    ticks: u32,
+    started: u32,
+}
+
+impl<A, W> Hooks<A, W> for Wait {
+    fn enter(&mut self, cx: &mut Ctx<A, W>) {
+        self.started = cx.tick;
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        if cx.tick.wrapping_sub(self.started) >= self.ticks {
+            Status::Success
+        } else {
+            Status::Running
         }
-        self.running = false;
     }
 
-    fn is_running(&self) -> bool {
-        self.running
-    }
-}
-
-struct Leaf<A, W> {
-    kind: NodeKind<A, W>,
-    running: bool,
-    entered: u32,
-}
-
-impl<A, W> Classic<A, W> for Leaf<A, W> {
-    fn tick(&mut self, cx: &mut Ctx<A, W>) -> Status {
-        let fresh = !self.running;
-        let status = match &self.kind {
-            NodeKind::Action(f) => f(cx),
-            NodeKind::Condition(f) => Status::from_bool(f(cx)),
-            NodeKind::AlwaysSuccess => Status::Success,
-            NodeKind::AlwaysFailure => Status::Failure,
-            NodeKind::AlwaysRunning => Status::Running,
-            &NodeKind::Wait(n) => {
-                if fresh {
-                    self.entered = cx.tick;
-                }
-                if cx.tick.wrapping_sub(self.entered) >= n {
-                    Status::Success
-                } else {
-                    Status::Running
-                }
-            }
-            _ => unreachable!("only leaves have no children"),
-        };
-        self.running = status == Status::Running;
-        status
-    }
-
-    fn abort(&mut self, _cx: &mut Ctx<A, W>) {
-        self.running = false;
-    }
-
-    fn is_running(&self) -> bool {
-        self.running
-    }
+    fn stop(&mut self, _cx: &mut Ctx<A, W>) {}
 }

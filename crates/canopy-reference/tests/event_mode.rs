@@ -58,7 +58,7 @@ impl PartialEq for Run {
                         .iter()
                         .map(|(t, at, s)| (t.agent(), t.node(), *at, *s))
                         .collect();
-                    (p.trace, p.calls, pending)
+                    (p.trace, p.calls, pending, p.log.borrow().clone())
                 })
                 .collect::<Vec<_>>()
         };

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+use std::cell::RefCell;
+
 use canopy_core::{
     Arity, Builder, Children, Ctx, Draft, Event, Node, NodeKind, Observer, Policy, Predicate,
     Status, Ticket,
@@ -23,6 +25,9 @@ pub struct Probe {
     pub calls: u32,
     /// Tickets of suspended async leaves: when to complete them, and how.
     pub pending: Vec<(Ticket, u32, Status)>,
+    /// Every call of an action, condition or guard predicate: (seed, tick).
+    /// Conditions only see the agent by shared reference, hence the cell.
+    pub log: RefCell<Vec<(u32, u32)>>,
     /// The leaf call (counted from 1) that panics instead; 0 for none.
     pub bomb: u32,
 }
@@ -91,23 +96,35 @@ pub enum Comp {
     Parallel(Policy, Policy),
 }
 
+/// The code of scripted action `seed`.
+pub fn act(seed: u32, cx: &mut Ctx<Probe, ()>) -> Status {
+    cx.agent.log.get_mut().push((seed, cx.tick));
+    let r = roll(seed, cx.id, cx.tick, cx.agent.calls);
+    cx.agent.call();
+    cx.agent.trace = mix(cx.agent.trace ^ ((seed as u64) << 32) ^ cx.tick as u64);
+    [Status::Running, Status::Success, Status::Failure][(r % 3) as usize]
+}
+
+/// The code of scripted condition `seed`.
+pub fn check(seed: u32, cx: &Ctx<Probe, ()>) -> bool {
+    cx.agent.log.borrow_mut().push((seed, cx.tick));
+    roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(2)
+}
+
+/// The code of scripted guard predicate `seed`.
+pub fn guard_check(seed: u32, cx: &Ctx<Probe, ()>) -> bool {
+    cx.agent.log.borrow_mut().push((seed, cx.tick));
+    !roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(3)
+}
+
 pub fn predicate(seed: u32) -> Predicate<Probe, ()> {
-    Predicate::<Probe, ()>::new(format!("p{seed}"), move |cx| {
-        !roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(3)
-    })
+    Predicate::<Probe, ()>::new(format!("p{seed}"), move |cx| guard_check(seed, cx))
 }
 
 pub fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Probe, ()> {
     match spec {
-        &Spec::Action(seed) => b.action(&format!("a{seed}"), move |cx| {
-            let r = roll(seed, cx.id, cx.tick, cx.agent.calls);
-            cx.agent.call();
-            cx.agent.trace = mix(cx.agent.trace ^ ((seed as u64) << 32) ^ cx.tick as u64);
-            [Status::Running, Status::Success, Status::Failure][(r % 3) as usize]
-        }),
-        &Spec::Condition(seed) => b.condition(&format!("c{seed}"), move |cx| {
-            roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(2)
-        }),
+        &Spec::Action(seed) => b.action(&format!("a{seed}"), move |cx| act(seed, cx)),
+        &Spec::Condition(seed) => b.condition(&format!("c{seed}"), move |cx| check(seed, cx)),
         Spec::Constant(Status::Success) => b.always_success("yes"),
         Spec::Constant(Status::Failure) => b.always_failure("no"),
         Spec::Constant(Status::Running) => b.always_running("busy"),
