@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use canopy_core::{Arity, Builder, BuildError, CustomNode, Draft, NodeKind, NodeRef, Tree};
+use canopy_core::{Arity, BuildError, Builder, CustomNode, Draft, NodeKind, NodeRef, Tree};
 use canopy_data::{Format, LoadError, Location, Registry};
 use serde_json::{Map, Value};
 
@@ -57,7 +57,9 @@ impl StandIns {
     fn find<A: 'static, W: 'static>(registry: &Registry<A, W>) -> StandIns {
         let pick = |arity: Arity, preferred: &str| {
             let usable = |t: &canopy_data::NodeType<A, W>| {
-                t.arity() == arity && !t.is_condition() && t.params().iter().all(|p| p.default.is_some())
+                t.arity() == arity
+                    && !t.is_condition()
+                    && t.params().iter().all(|p| p.default.is_some())
             };
             registry
                 .get(preferred)
@@ -150,7 +152,11 @@ impl Own {
     }
 
     /// The custom node, for `children` children.
-    fn node<A: 'static, W: 'static>(self, children: usize, loops_per_tick: u32) -> CustomNode<A, W> {
+    fn node<A: 'static, W: 'static>(
+        self,
+        children: usize,
+        loops_per_tick: u32,
+    ) -> CustomNode<A, W> {
         match self {
             Own::Parallel {
                 success_count,
@@ -216,7 +222,8 @@ impl<'b, A: 'static, W: 'static> Copy<'_, 'b, A, W> {
         let draft = match &x.what {
             What::Own(own) => {
                 let custom = own.node(children.len(), self.loops_per_tick);
-                self.builder.node(&x.name, NodeKind::Custom(custom), children)
+                self.builder
+                    .node(&x.name, NodeKind::Custom(custom), children)
             }
             _ => self.builder.typed_node(
                 loaded.name(),
@@ -257,7 +264,11 @@ impl Model {
             if segment == "condition" {
                 continue;
             }
-            let index: usize = segment.strip_prefix("children[")?.strip_suffix(']')?.parse().ok()?;
+            let index: usize = segment
+                .strip_prefix("children[")?
+                .strip_suffix(']')?
+                .parse()
+                .ok()?;
             node = *self.nodes[self.resolve(node)].children.get(index)?;
         }
         Some(node)

@@ -84,8 +84,10 @@ impl Walk<'_> {
             What::SubTree(id) => {
                 let tree = self.target(node, id)?;
                 if let Some(at) = self.stack.iter().position(|&t| t == tree) {
-                    let mut chain: Vec<String> =
-                        self.stack[at..].iter().map(|&t| quote(&model.trees[t].id)).collect();
+                    let mut chain: Vec<String> = self.stack[at..]
+                        .iter()
+                        .map(|&t| quote(&model.trees[t].id))
+                        .collect();
                     chain.push(quote(id));
                     let problem = if chain.len() == 2 {
                         format!("the tree {} includes itself", quote(id))
@@ -131,13 +133,15 @@ fn updates(model: &Model, node: usize, cap: u64, memo: &mut [Option<u64>]) -> u6
                 (*count).max(0) as u64
             }
             .clamp(1, cap.max(1));
-            let child = x.children.first().map_or(0, |&c| updates(model, c, cap, memo));
+            let child = x
+                .children
+                .first()
+                .map_or(0, |&c| updates(model, c, cap, memo));
             loops.saturating_mul(child).saturating_add(1)
         }
-        _ => x
-            .children
-            .iter()
-            .fold(1u64, |sum, &c| sum.saturating_add(updates(model, c, cap, memo))),
+        _ => x.children.iter().fold(1u64, |sum, &c| {
+            sum.saturating_add(updates(model, c, cap, memo))
+        }),
     };
     memo[node] = Some(total);
     total
@@ -166,7 +170,11 @@ fn budget(model: &Model, options: &XmlOptions) -> Result<Plan, XmlError> {
         let (mut lo, mut hi) = (1, max);
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
-            if cost(mid) <= limit { lo = mid } else { hi = mid - 1 }
+            if cost(mid) <= limit {
+                lo = mid
+            } else {
+                hi = mid - 1
+            }
         }
         lo
     };

@@ -132,10 +132,7 @@ pub(crate) fn parse(text: &str, file: &str, budget: &mut usize) -> Result<Dom, X
     }
     if let Some(&unclosed) = parser.open.last() {
         let e = &parser.elements[unclosed];
-        return Err(parser.fail(
-            e.offset,
-            format!("<{}> is never closed", sanitize(&e.tag)),
-        ));
+        return Err(parser.fail(e.offset, format!("<{}> is never closed", sanitize(&e.tag))));
     }
     if parser.elements.is_empty() {
         return Err(XmlError::whole(file, "the file holds no XML element"));
@@ -161,7 +158,10 @@ impl Parser<'_> {
         let tag = e.name().into_inner().to_string();
         let parent = self.open.last().copied();
         if parent.is_none() && !self.elements.is_empty() {
-            return Err(self.fail(offset, "a second top-level element; an XML file has one".to_string()));
+            return Err(self.fail(
+                offset,
+                "a second top-level element; an XML file has one".to_string(),
+            ));
         }
         if self.open.len() >= MAX_ELEMENT_DEPTH {
             return Err(self.fail(
@@ -176,7 +176,10 @@ impl Parser<'_> {
         let mut attrs = Vec::new();
         for attr in e.attributes() {
             let attr = attr.map_err(|err| {
-                self.fail(offset, format!("malformed attribute: {}", sanitize(&err.to_string())))
+                self.fail(
+                    offset,
+                    format!("malformed attribute: {}", sanitize(&err.to_string())),
+                )
             })?;
             let key = attr.key.into_inner();
             let value = attr
@@ -230,27 +233,50 @@ mod tests {
         assert_eq!(dom.root().attr("a"), Some("1 & 2"));
         let b = &dom.elements[dom.root().children[0]];
         assert_eq!(b.attr("x"), Some("\n"));
-        assert_eq!(line_column("<root a=\"1 &amp; 2\">\n  <B", b.offset), (2, 3));
+        assert_eq!(
+            line_column("<root a=\"1 &amp; 2\">\n  <B", b.offset),
+            (2, 3)
+        );
         let c = &dom.elements[dom.root().children[1]];
         assert_eq!(dom.elements[c.children[0]].tag, "D");
     }
 
     #[test]
     fn malformed_files() {
-        assert_eq!(parse_err("<root><A></root>"), "t.xml:1:10: malformed XML: ill-formed document: expected `</A>`, but `</root>` was found");
+        assert_eq!(
+            parse_err("<root><A></root>"),
+            "t.xml:1:10: malformed XML: ill-formed document: expected `</A>`, but `</root>` was found"
+        );
         assert_eq!(parse_err("<root>\n  <A>"), "t.xml:2:3: <A> is never closed");
-        assert_eq!(parse_err("<a/><b/>"), "t.xml:1:5: a second top-level element; an XML file has one");
-        assert_eq!(parse_err("<!DOCTYPE x [<!ENTITY a \"b\">]><a/>"), "t.xml:1:1: document type declarations (<!DOCTYPE …>) are not supported");
-        assert_eq!(parse_err("<a x=\"&lol;\"/>"), "t.xml:1:1: malformed value of the attribute \"x\": at 1..4: unrecognized entity `lol`");
+        assert_eq!(
+            parse_err("<a/><b/>"),
+            "t.xml:1:5: a second top-level element; an XML file has one"
+        );
+        assert_eq!(
+            parse_err("<!DOCTYPE x [<!ENTITY a \"b\">]><a/>"),
+            "t.xml:1:1: document type declarations (<!DOCTYPE …>) are not supported"
+        );
+        assert_eq!(
+            parse_err("<a x=\"&lol;\"/>"),
+            "t.xml:1:1: malformed value of the attribute \"x\": at 1..4: unrecognized entity `lol`"
+        );
         assert_eq!(parse_err("   "), "t.xml: the file holds no XML element");
-        assert_eq!(parse_err("<?xml version=\"1.0\" encoding=\"UTF-16\"?><a/>"), "t.xml:1:1: the file declares the encoding \"UTF-16\"; only UTF-8 is supported");
-        assert_eq!(parse_err("hello <a/>"), "t.xml:1:1: text outside the root element");
+        assert_eq!(
+            parse_err("<?xml version=\"1.0\" encoding=\"UTF-16\"?><a/>"),
+            "t.xml:1:1: the file declares the encoding \"UTF-16\"; only UTF-8 is supported"
+        );
+        assert_eq!(
+            parse_err("hello <a/>"),
+            "t.xml:1:1: text outside the root element"
+        );
     }
 
     #[test]
     fn depth_and_budget() {
         let deep = "<a>".repeat(MAX_ELEMENT_DEPTH + 1);
         assert!(parse_err(&deep).ends_with("elements are nested more than 260 deep"));
-        assert!(matches!(parse("<a><b/><c/></a>", "t.xml", &mut 2), Err(e) if e.problem == "the files hold too many elements"));
+        assert!(
+            matches!(parse("<a><b/><c/></a>", "t.xml", &mut 2), Err(e) if e.problem == "the files hold too many elements")
+        );
     }
 }

@@ -38,19 +38,27 @@ pub(crate) fn export<A: 'static, W: 'static>(
     };
     let empty = Map::new();
     let top = document.as_object().unwrap_or(&empty);
-    let subtrees = top.get("subtrees").and_then(Value::as_object).unwrap_or(&empty);
+    let subtrees = top
+        .get("subtrees")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     for id in subtrees.keys() {
         writer.tree_id(id, &format!("subtrees/{id}"))?;
     }
     let main = main_id(subtrees, registry);
-    writer.out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    writer
+        .out
+        .push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         writer.out,
         "<root BTCPP_format=\"4\" main_tree_to_execute=\"{}\">",
         escape(&main)
     );
-    let trees = std::iter::once((&main, top.get("tree"), "tree".to_string()))
-        .chain(subtrees.iter().map(|(id, t)| (id, Some(t), format!("subtrees/{id}"))));
+    let trees = std::iter::once((&main, top.get("tree"), "tree".to_string())).chain(
+        subtrees
+            .iter()
+            .map(|(id, t)| (id, Some(t), format!("subtrees/{id}"))),
+    );
     for (id, tree, path) in trees {
         let Some(tree) = tree else { continue };
         let _ = writeln!(writer.out, "  <BehaviorTree ID=\"{}\">", escape(id));
@@ -63,8 +71,12 @@ pub(crate) fn export<A: 'static, W: 'static>(
 }
 
 /// An ID for the tree to run that no subtree, node type or standard node has.
-fn main_id<A: 'static, W: 'static>(subtrees: &Map<String, Value>, registry: &Registry<A, W>) -> String {
-    let free = |id: &str| !subtrees.contains_key(id) && !is_reserved(id) && registry.get(id).is_none();
+fn main_id<A: 'static, W: 'static>(
+    subtrees: &Map<String, Value>,
+    registry: &Registry<A, W>,
+) -> String {
+    let free =
+        |id: &str| !subtrees.contains_key(id) && !is_reserved(id) && registry.get(id).is_none();
     let mut id = "MainTree".to_string();
     let mut n = 1;
     while !free(&id) {
@@ -93,10 +105,18 @@ fn escape(text: &str) -> String {
     out
 }
 
+/// `text` as element content (documentation, read by people only).
+fn escape_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// Characters XML 1.0 cannot hold at all, not even as references.
 fn unwritable(text: &str) -> Option<char> {
-    text.chars()
-        .find(|&c| (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{FFFE}' | '\u{FFFF}'))
+    text.chars().find(|&c| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+    })
 }
 
 /// A node type declared in the generated `<TreeNodesModel>`.
@@ -156,23 +176,36 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         if !self.builtin(type_name) {
             return None;
         }
-        let std = Std::ALL.into_iter().find(|s| s.canopy_builtin() == Some(type_name))?;
+        let std = Std::ALL
+            .into_iter()
+            .find(|s| s.canopy_builtin() == Some(type_name))?;
         if !matches!(std, Std::Timeout | Std::Sleep) {
             return Some((std, None));
         }
         let ticks = fields.get("ticks")?.as_u64()?;
-        let msec = ticks.checked_mul(self.tick_ms).filter(|&m| m <= u32::MAX as u64)?;
+        let msec = ticks
+            .checked_mul(self.tick_ms)
+            .filter(|&m| m <= u32::MAX as u64)?;
         Some((std, Some(msec)))
     }
 
     fn node(&mut self, node: &Value, path: &str, depth: usize) -> Result<(), ExportError> {
         let empty = Map::new();
         let fields = node.as_object().unwrap_or(&empty);
-        let type_name = fields.get("type").and_then(Value::as_str).unwrap_or_default();
-        let name = fields.get("name").and_then(Value::as_str).unwrap_or(type_name);
+        let type_name = fields
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let name = fields
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(type_name);
         let indent = "  ".repeat(depth);
         if type_name == "SubTree" && self.builtin("SubTree") {
-            let target = fields.get("tree").and_then(Value::as_str).unwrap_or_default();
+            let target = fields
+                .get("tree")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let _ = writeln!(self.out, "{indent}<SubTree ID=\"{}\"/>", escape(target));
             return Ok(());
         }
@@ -204,14 +237,24 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
                 );
                 for param in node_type.params() {
                     if let Some(value) = fields.get(&param.name) {
-                        attrs.push((param.name.clone(), self.param(path, node_type, &param.name, value)?));
+                        attrs.push((
+                            param.name.clone(),
+                            self.param(path, node_type, &param.name, value)?,
+                        ));
                     }
                 }
                 (category.tag().to_string(), id)
             }
         };
         if let Some(c) = unwritable(name) {
-            return Err(self.fail(path, format!("the name {} holds the character {}, which XML cannot hold", quote(name), quote(&c.to_string()))));
+            return Err(self.fail(
+                path,
+                format!(
+                    "the name {} holds the character {}, which XML cannot hold",
+                    quote(name),
+                    quote(&c.to_string())
+                ),
+            ));
         }
         let _ = write!(self.out, "{indent}<{tag}");
         if tag != id {
@@ -223,7 +266,10 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         for (key, value) in &attrs {
             let _ = write!(self.out, " {key}=\"{}\"", escape(value));
         }
-        let children = fields.get("children").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let children = fields
+            .get("children")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
         if children.is_empty() {
             self.out.push_str("/>\n");
             return Ok(());
@@ -247,7 +293,11 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         if !is_port_name(key) {
             return Err(self.fail(
                 path,
-                format!("{}'s parameter {} cannot be a BehaviorTree.CPP port name", node_type.name(), quote(key)),
+                format!(
+                    "{}'s parameter {} cannot be a BehaviorTree.CPP port name",
+                    node_type.name(),
+                    quote(key)
+                ),
             ));
         }
         let text = to_text(value).ok_or_else(|| {
@@ -262,7 +312,10 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         if let Some(c) = unwritable(&text) {
             return Err(self.fail(
                 path,
-                format!("parameter {key}: the value holds the character {}, which XML cannot hold", quote(&c.to_string())),
+                format!(
+                    "parameter {key}: the value holds the character {}, which XML cannot hold",
+                    quote(&c.to_string())
+                ),
             ));
         }
         Ok(text)
@@ -289,9 +342,13 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
                 if let Some(default) = param.default.as_ref().and_then(to_text) {
                     let _ = write!(out, " default=\"{}\"", escape(&default));
                 }
-                let _ = writeln!(out, ">{}</input_port>", escape(&param.doc));
+                let _ = writeln!(out, ">{}</input_port>", escape_text(&param.doc));
             }
-            let _ = writeln!(out, "      <description>{}</description>", escape(node_type.description()));
+            let _ = writeln!(
+                out,
+                "      <description>{}</description>",
+                escape_text(node_type.description())
+            );
             let _ = writeln!(out, "    </{}>", model.category.tag());
         }
         out.push_str("  </TreeNodesModel>\n");

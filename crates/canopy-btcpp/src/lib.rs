@@ -229,7 +229,10 @@ pub fn load_bytes<A: 'static, W: 'static>(
     if bytes.len() as u64 > MAX_XML_BYTES {
         return Err(XmlError::whole(
             source,
-            format!("the input is {} bytes, more than the limit of {MAX_XML_BYTES}", bytes.len()),
+            format!(
+                "the input is {} bytes, more than the limit of {MAX_XML_BYTES}",
+                bytes.len()
+            ),
         ));
     }
     let text = sources::text_of(bytes, source)?;
@@ -307,8 +310,10 @@ pub fn export_str<A: 'static, W: 'static>(
     let document: Value = match format {
         Format::Json => serde_json::from_str(text).map_err(|e| unreadable(e.to_string()))?,
         Format::Ron => {
-            let options = ron::Options::default().with_recursion_limit(2 * canopy_data::MAX_NESTING);
-            stacker::grow(32 << 20, || options.from_str(text)).map_err(|e| unreadable(e.to_string()))?
+            let options =
+                ron::Options::default().with_recursion_limit(2 * canopy_data::MAX_NESTING);
+            stacker::grow(32 << 20, || options.from_str(text))
+                .map_err(|e| unreadable(e.to_string()))?
         }
     };
     export::export(registry, &document, source, options)
@@ -329,9 +334,12 @@ pub fn export_file<A: 'static, W: 'static>(
             problem,
         })
     };
-    let format = Format::from_path(path)
-        .ok_or_else(|| whole("unknown file extension: tree files end in .json or .ron".to_string()))?;
-    let size = std::fs::metadata(path).map_err(|e| whole(format!("cannot read: {e}")))?.len();
+    let format = Format::from_path(path).ok_or_else(|| {
+        whole("unknown file extension: tree files end in .json or .ron".to_string())
+    })?;
+    let size = std::fs::metadata(path)
+        .map_err(|e| whole(format!("cannot read: {e}")))?
+        .len();
     if size > canopy_data::MAX_FILE_BYTES {
         return Err(whole(format!(
             "the file is {size} bytes, more than the limit of {}",

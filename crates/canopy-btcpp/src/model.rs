@@ -33,14 +33,22 @@ pub(crate) struct Place {
 /// A standard node canopy runs as one of this crate's custom nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Own {
-    Parallel { success_count: i32, failure_count: i32 },
-    ParallelAll { max_failures: i32 },
+    Parallel {
+        success_count: i32,
+        failure_count: i32,
+    },
+    ParallelAll {
+        max_failures: i32,
+    },
     IfThenElse,
     WhileDoElse,
     KeepRunningUntilFailure,
     Repeat(i32),
     Retry(i32),
-    Delay { msec: u32, ticks: u32 },
+    Delay {
+        msec: u32,
+        ticks: u32,
+    },
     NoTimeout,
 }
 
@@ -207,7 +215,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             }
             let mut models = 0;
             for &child in &e.children {
-                let place = Place { file, element: child };
+                let place = Place {
+                    file,
+                    element: child,
+                };
                 match self.element(place).tag.as_str() {
                     "BehaviorTree" => trees.push(place),
                     "include" => {}
@@ -273,7 +284,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             file: 0,
             element: 0,
         };
-        let wanted = match (&self.options.main_tree, self.element(root).attr("main_tree_to_execute")) {
+        let wanted = match (
+            &self.options.main_tree,
+            self.element(root).attr("main_tree_to_execute"),
+        ) {
             (Some(id), _) => id.as_str(),
             (None, Some(id)) => id,
             (None, None) if trees.len() == 1 => return Ok(0),
@@ -410,7 +424,11 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         // Unnamed, a node is named after its type, as written (BehaviorTree.CPP's
         // rule) but without the prefix that marks a canopy type.
         let default = id.strip_prefix(CANOPY_PREFIX).unwrap_or(&id);
-        let name = self.element(place).attr("name").unwrap_or(default).to_string();
+        let name = self
+            .element(place)
+            .attr("name")
+            .unwrap_or(default)
+            .to_string();
         let child_elements = self.element(place).children.clone();
         let what = if self.element(place).tag == "SubTree" {
             self.subtree(place, &id, &ports, child_elements.len())?
@@ -479,7 +497,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// A registered type by the name written in XML: `canopy_Name` stands
     /// for `Name` (how a type whose name is reserved is written).
     fn lookup(&self, id: &str) -> Option<&NodeType<A, W>> {
-        self.registry.get(id.strip_prefix(CANOPY_PREFIX).unwrap_or(id))
+        self.registry
+            .get(id.strip_prefix(CANOPY_PREFIX).unwrap_or(id))
     }
 
     fn registered(
@@ -664,7 +683,11 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             if category != std.category() && !(leaf(category) && leaf(std.category())) {
                 return Err(self.fail(
                     place,
-                    format!("{id} is a {}, not a {}", std.category().tag(), category.tag()),
+                    format!(
+                        "{id} is a {}, not a {}",
+                        std.category().tag(),
+                        category.tag()
+                    ),
                 ));
             }
         }
@@ -673,13 +696,20 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             let needs = match (min, max) {
                 (0, 0) => "no children".to_string(),
                 (1, 1) => "exactly 1 child".to_string(),
-                (min, usize::MAX) => format!("at least {min} child{}", if min == 1 { "" } else { "ren" }),
+                (min, usize::MAX) => {
+                    format!("at least {min} child{}", if min == 1 { "" } else { "ren" })
+                }
                 (min, max) => format!("{min} or {max} children"),
             };
             return Err(self.fail(place, format!("{id} needs {needs}, got {children}")));
         }
         let values = self.port_values(place, std, ports)?;
-        let get = |name: &str| values.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v);
+        let get = |name: &str| {
+            values
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(0, |(_, v)| *v)
+        };
         self.meaning(place, std, children, &get)
     }
 
@@ -714,16 +744,17 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         for port in declared {
             let text = ports.iter().find(|(k, _)| k == port.name).map(|(_, v)| v);
             let value = match (text, port.default) {
-                (Some(text), _) => parse_port(port.kind, text)
-                    .map_err(|what| {
-                        self.fail(place, format!("port {} must be {what}, got {}", port.name, quote(text)))
-                    })?,
+                (Some(text), _) => parse_port(port.kind, text).map_err(|what| {
+                    self.fail(
+                        place,
+                        format!("port {} must be {what}, got {}", port.name, quote(text)),
+                    )
+                })?,
                 (None, Some(default)) => default,
                 (None, None) => {
-                    return Err(self.fail(
-                        place,
-                        format!("{} needs the port {}", std.id(), port.name),
-                    ));
+                    return Err(
+                        self.fail(place, format!("{} needs the port {}", std.id(), port.name))
+                    );
                 }
             };
             values.push((port.name, value));
@@ -751,7 +782,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 });
             }
             Std::Parallel => {
-                let (success_count, failure_count) = (get("success_count") as i32, get("failure_count") as i32);
+                let (success_count, failure_count) =
+                    (get("success_count") as i32, get("failure_count") as i32);
                 for (port, value, outcome) in [
                     ("success_count", success_count, "succeed"),
                     ("failure_count", failure_count, "fail"),
@@ -889,9 +921,23 @@ fn port_type_fits(declared: &str, kind: &canopy_data::ParamKind) -> bool {
     let t = declared.trim();
     let integer = matches!(
         t,
-        "int" | "unsigned" | "unsigned int" | "long" | "unsigned long" | "long long"
-            | "unsigned long long" | "short" | "unsigned short" | "size_t" | "int8_t"
-            | "int16_t" | "int32_t" | "int64_t" | "uint8_t" | "uint16_t" | "uint32_t"
+        "int"
+            | "unsigned"
+            | "unsigned int"
+            | "long"
+            | "unsigned long"
+            | "long long"
+            | "unsigned long long"
+            | "short"
+            | "unsigned short"
+            | "size_t"
+            | "int8_t"
+            | "int16_t"
+            | "int32_t"
+            | "int64_t"
+            | "uint8_t"
+            | "uint16_t"
+            | "uint32_t"
             | "uint64_t"
     );
     let decimal = matches!(t, "double" | "float");

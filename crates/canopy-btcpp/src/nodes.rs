@@ -81,7 +81,12 @@ impl<A: 'static, W: 'static> Node<A, W> for Parallel {
         Counts::zeroed()
     }
 
-    fn update(&self, task: &mut Counts, cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
+    fn update(
+        &self,
+        task: &mut Counts,
+        cx: &mut Ctx<A, W>,
+        children: &mut Children<A, W>,
+    ) -> Status {
         let n = children.len();
         for i in 0..n {
             let completed = task.started != 0 && !children.is_running(i);
@@ -134,7 +139,12 @@ impl<A: 'static, W: 'static> Node<A, W> for ParallelAll {
         Counts::zeroed()
     }
 
-    fn update(&self, task: &mut Counts, cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
+    fn update(
+        &self,
+        task: &mut Counts,
+        cx: &mut Ctx<A, W>,
+        children: &mut Children<A, W>,
+    ) -> Status {
         let mut running = false;
         for i in 0..children.len() {
             if task.started != 0 && !children.is_running(i) {
@@ -185,7 +195,12 @@ impl<A: 'static, W: 'static> Node<A, W> for IfThenElse {
         Branch::zeroed()
     }
 
-    fn update(&self, task: &mut Branch, cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
+    fn update(
+        &self,
+        task: &mut Branch,
+        cx: &mut Ctx<A, W>,
+        children: &mut Children<A, W>,
+    ) -> Status {
         if task.child == 0 {
             match children.update(0, cx) {
                 Status::Running => return Status::Running,
@@ -314,7 +329,12 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
         Cycles::zeroed()
     }
 
-    fn update(&self, task: &mut Cycles, cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
+    fn update(
+        &self,
+        task: &mut Cycles,
+        cx: &mut Ctx<A, W>,
+        children: &mut Children<A, W>,
+    ) -> Status {
         let mut this_tick = 0;
         while self.more(task.done) {
             if this_tick == self.loops_per_tick {
@@ -372,7 +392,12 @@ impl<A: 'static, W: 'static> Node<A, W> for Delay {
         Entered { tick: cx.tick }
     }
 
-    fn update(&self, task: &mut Entered, cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
+    fn update(
+        &self,
+        task: &mut Entered,
+        cx: &mut Ctx<A, W>,
+        children: &mut Children<A, W>,
+    ) -> Status {
         if cx.tick.wrapping_sub(task.tick) < self.ticks {
             return Status::Running;
         }

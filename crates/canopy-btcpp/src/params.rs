@@ -72,7 +72,10 @@ pub(crate) fn to_text(value: &Value) -> Option<String> {
         Value::Array(items) => {
             let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
             let words = words?;
-            if words.iter().any(|w| w.contains(';') || w.trim() != *w || w.is_empty()) {
+            if words
+                .iter()
+                .any(|w| w.contains(';') || w.trim() != *w || w.is_empty())
+            {
                 return None;
             }
             words.join(";")
@@ -108,7 +111,10 @@ fn call(fields: &Map<String, Value>) -> Option<String> {
 
 /// Parse `Type(key=value, …)` into a condition node object, its values
 /// typed by the condition type's declared parameters.
-fn condition<A: 'static, W: 'static>(registry: &Registry<A, W>, text: &str) -> Result<Value, String> {
+fn condition<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: &str,
+) -> Result<Value, String> {
     let shape = "write a condition as Type(key=value, …), e.g. Periodic(name=\"daylight?\", period=24, on=12)";
     let text = text.trim();
     let (type_name, rest) = match text.find('(') {
@@ -206,9 +212,15 @@ mod tests {
         let r = Registry::<(), ()>::new();
         let object = json!({"type": "Periodic", "name": "day, \"light\"?", "period": 24, "on": 12});
         let text = to_text(&object).unwrap();
-        assert_eq!(text, r#"Periodic(name="day, \"light\"?", on=12, period=24)"#);
+        assert_eq!(
+            text,
+            r#"Periodic(name="day, \"light\"?", on=12, period=24)"#
+        );
         assert_eq!(to_value(&r, &ParamKind::Condition, &text), Ok(object));
-        assert_eq!(to_value(&r, &ParamKind::Condition, "Chance"), Ok(json!({"type": "Chance"})));
+        assert_eq!(
+            to_value(&r, &ParamKind::Condition, "Chance"),
+            Ok(json!({"type": "Chance"}))
+        );
         assert_eq!(
             to_value(&r, &ParamKind::Condition, "Chance(p=0.5)"),
             Ok(json!({"type": "Chance", "p": 0.5}))
@@ -221,7 +233,10 @@ mod tests {
 
     #[test]
     fn values_without_a_faithful_text() {
-        assert_eq!(to_text(&json!(["Running", "Success"])), Some("Running;Success".into()));
+        assert_eq!(
+            to_text(&json!(["Running", "Success"])),
+            Some("Running;Success".into())
+        );
         assert_eq!(to_text(&json!([" Running"])), None);
         assert_eq!(to_text(&json!([1])), None);
         assert_eq!(to_text(&Value::Null), None);

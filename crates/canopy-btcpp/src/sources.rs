@@ -49,12 +49,18 @@ struct Reading {
 /// Bytes as the text of an XML file: UTF-8, no NUL, BOM dropped.
 pub(crate) fn text_of(bytes: &[u8], file: &str) -> Result<String, XmlError> {
     if bytes.contains(&0) {
-        return Err(XmlError::whole(file, "not a text file (it contains NUL bytes)"));
+        return Err(XmlError::whole(
+            file,
+            "not a text file (it contains NUL bytes)",
+        ));
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
         XmlError::whole(
             file,
-            format!("not a UTF-8 text file (invalid UTF-8 at byte {})", e.valid_up_to()),
+            format!(
+                "not a UTF-8 text file (invalid UTF-8 at byte {})",
+                e.valid_up_to()
+            ),
         )
     })?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text).to_string())
@@ -103,7 +109,11 @@ impl Reading {
         }
         let dom = dom::parse(&text, &path, &mut self.elements)?;
         let index = self.files.len();
-        self.files.push(File { path: path.clone(), text, dom });
+        self.files.push(File {
+            path: path.clone(),
+            text,
+            dom,
+        });
         let chained = canonical.is_some();
         if let Some(canonical) = canonical {
             self.seen.push(canonical.clone());
@@ -138,7 +148,12 @@ impl Reading {
         }
     }
 
-    fn include(&mut self, file: usize, element: usize, base: Option<&Path>) -> Result<(), XmlError> {
+    fn include(
+        &mut self,
+        file: usize,
+        element: usize,
+        base: Option<&Path>,
+    ) -> Result<(), XmlError> {
         let e = &self.files[file].dom.elements[element];
         if e.attr("ros_pkg").is_some() {
             return Err(self.fail(
@@ -169,7 +184,8 @@ impl Reading {
         let target = base.join(&relative);
         let shown = target.display().to_string();
         let cannot = |e: std::io::Error| format!("cannot read {}: {e}", quote(&shown));
-        let canonical = fs::canonicalize(&target).map_err(|e| self.fail(file, element, cannot(e)))?;
+        let canonical =
+            fs::canonicalize(&target).map_err(|e| self.fail(file, element, cannot(e)))?;
         if let Some(at) = self.chain.iter().position(|(c, _)| *c == canonical) {
             let mut cycle: Vec<String> = self.chain[at..].iter().map(|(_, p)| quote(p)).collect();
             cycle.push(quote(&self.chain[at].1));

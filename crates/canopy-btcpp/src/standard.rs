@@ -250,7 +250,11 @@ pub(crate) fn refused(id: &str) -> Option<String> {
         "AsyncSequence" | "AsyncFallback" => format!(
             "{id} returns RUNNING after each child to be ticked again at once through \
              BehaviorTree.CPP's wake-up signal, which canopy's ticks do not have; use {}",
-            if id == "AsyncSequence" { "Sequence" } else { "Fallback" }
+            if id == "AsyncSequence" {
+                "Sequence"
+            } else {
+                "Fallback"
+            }
         ),
         "TryCatch" => "TryCatch is not supported by canopy's importer".to_string(),
         _ => return None,
