@@ -18,6 +18,7 @@ use crate::check::Plan;
 use crate::error::XmlError;
 use crate::model::{Model, Own, What};
 use crate::nodes;
+use crate::text::escape_controls;
 
 /// The tree to run.
 pub(crate) fn build<A: 'static, W: 'static>(
@@ -282,20 +283,22 @@ impl Model {
 
 /// The registry's error, at the element it is about.
 fn load_error(model: &Model, e: LoadError) -> XmlError {
+    let problem = escape_controls(&e.problem);
     match e.location {
         Location::Node { path, .. } => match model.locate(&path) {
             // A built tree's path ends at what a <SubTree> stands for; the
             // loader's own errors at a <SubTree> were ruled out by the checks.
-            Some(node) => model.fail(model.nodes[model.resolve(node)].place, e.problem),
-            None => model.at_main(e.problem),
+            Some(node) => model.fail(model.nodes[model.resolve(node)].place, problem),
+            None => model.at_main(problem),
         },
-        _ => model.at_main(e.problem),
+        _ => model.at_main(problem),
     }
 }
 
 fn build_error(model: &Model, e: BuildError) -> XmlError {
+    let problem = escape_controls(&e.problem);
     match model.locate(&e.path) {
-        Some(node) => model.fail(model.nodes[model.resolve(node)].place, e.problem),
-        None => model.at_main(e.problem),
+        Some(node) => model.fail(model.nodes[model.resolve(node)].place, problem),
+        None => model.at_main(problem),
     }
 }

@@ -107,16 +107,16 @@ pub(crate) fn parse(text: &str, file: &str, budget: &mut usize) -> Result<Dom, X
                 return Err(parser.fail(start, "text outside the root element".to_string()));
             }
             Event::Decl(d) => {
-                if let Some(Ok(encoding)) = d.encoding() {
-                    if !encoding.eq_ignore_ascii_case("utf-8") {
-                        return Err(parser.fail(
-                            start,
-                            format!(
-                                "the file declares the encoding {}; only UTF-8 is supported",
-                                quote(&encoding)
-                            ),
-                        ));
-                    }
+                if let Some(Ok(encoding)) = d.encoding()
+                    && !encoding.eq_ignore_ascii_case("utf-8")
+                {
+                    return Err(parser.fail(
+                        start,
+                        format!(
+                            "the file declares the encoding {}; only UTF-8 is supported",
+                            quote(&encoding)
+                        ),
+                    ));
                 }
             }
             Event::DocType(_) => {
@@ -132,7 +132,10 @@ pub(crate) fn parse(text: &str, file: &str, budget: &mut usize) -> Result<Dom, X
     }
     if let Some(&unclosed) = parser.open.last() {
         let e = &parser.elements[unclosed];
-        return Err(parser.fail(e.offset, format!("<{}> is never closed", sanitize(&e.tag))));
+        return Err(parser.fail(
+            e.offset,
+            format!("<{}> is never closed", crate::text::bare(&e.tag)),
+        ));
     }
     if parser.elements.is_empty() {
         return Err(XmlError::whole(file, "the file holds no XML element"));
@@ -154,8 +157,27 @@ impl Parser<'_> {
         }
     }
 
+    /// A tag or attribute name must not hold what XML names cannot.
+    fn name(&self, name: &str, offset: usize) -> Result<(), XmlError> {
+        match name
+            .chars()
+            .find(|&c| c.is_control() || c.is_whitespace() || "\"'<>=&/".contains(c))
+        {
+            Some(c) => Err(self.fail(
+                offset,
+                format!(
+                    "malformed XML: the name {} holds the character {}, which XML names cannot hold",
+                    quote(name),
+                    quote(&c.to_string())
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn element(&mut self, e: &BytesStart<'_>, offset: usize, opens: bool) -> Result<(), XmlError> {
         let tag = e.name().into_inner().to_string();
+        self.name(&tag, offset)?;
         let parent = self.open.last().copied();
         if parent.is_none() && !self.elements.is_empty() {
             return Err(self.fail(
@@ -182,6 +204,7 @@ impl Parser<'_> {
                 )
             })?;
             let key = attr.key.into_inner();
+            self.name(key, offset)?;
             let value = attr
                 .normalized_value(XmlVersion::Implicit1_0)
                 .map_err(|err| {

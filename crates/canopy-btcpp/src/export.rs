@@ -260,7 +260,8 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         if tag != id {
             let _ = write!(self.out, " ID=\"{}\"", escape(&id));
         }
-        if name != id {
+        // Unnamed, the importer names a node after its ID, prefix dropped.
+        if name != id.strip_prefix(CANOPY_PREFIX).unwrap_or(&id) {
             let _ = write!(self.out, " name=\"{}\"", escape(name));
         }
         for (key, value) in &attrs {

@@ -91,7 +91,7 @@ impl Model {
     /// `<Tag ID="…" name="…">`, for errors.
     pub(crate) fn describe(files: &[File], place: Place) -> String {
         let e = &files[place.file].dom.elements[place.element];
-        let mut text = format!("<{}", crate::text::sanitize(&e.tag));
+        let mut text = format!("<{}", crate::text::bare(&e.tag));
         for key in ["ID", "name"] {
             if let Some(value) = e.attr(key) {
                 text.push_str(&format!(" {key}={}", quote(value)));
@@ -354,7 +354,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 place,
                 format!(
                     "an ID attribute is not allowed here; write <{0}> or <Action ID=\"{0}\">",
-                    crate::text::sanitize(&e.tag)
+                    crate::text::bare(&e.tag)
                 ),
             )),
             (false, None) => Ok((e.tag.clone(), None)),
@@ -387,7 +387,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             if key.starts_with('_') {
                 continue;
             }
-            if value.len() >= 3 && value.starts_with('{') && value.ends_with('}') {
+            // A <SubTree>'s ports are refused as remapping, whatever their values.
+            let subtree = self.element(place).tag == "SubTree";
+            if !subtree && value.len() >= 3 && value.starts_with('{') && value.ends_with('}') {
                 let entry = if value.starts_with("{@") {
                     "the root blackboard entry"
                 } else {
@@ -420,6 +422,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             ));
         }
         let (id, explicit) = self.type_id(place)?;
+        if let Some(why) = refused(&id) {
+            return Err(self.fail(place, why));
+        }
         let ports = self.ports(place)?;
         // Unnamed, a node is named after its type, as written (BehaviorTree.CPP's
         // rule) but without the prefix that marks a canopy type.
@@ -434,8 +439,6 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             self.subtree(place, &id, &ports, child_elements.len())?
         } else if let Some(std) = Std::from_id(&id) {
             self.standard(place, std, explicit, &ports, child_elements.len())?
-        } else if let Some(why) = refused(&id) {
-            return Err(self.fail(place, why));
         } else {
             self.registered(place, &id, explicit, &ports)?
         };

@@ -10,7 +10,7 @@ pub(crate) const QUOTE_CHARS: usize = 80;
 /// and its length in characters.
 fn escaped(text: &str, max: usize, quotes: bool) -> (String, bool, usize) {
     let total = text.chars().count();
-    let mut out = String::with_capacity(text.len().min(4 * max));
+    let mut out = String::with_capacity(text.len().min(max.saturating_mul(4)));
     for c in text.chars().take(max) {
         match c {
             '"' if quotes => out.push_str("\\\""),
@@ -35,6 +35,14 @@ pub(crate) fn quote(text: &str) -> String {
     }
 }
 
+/// A name from the file shown bare (a tag), escaped and cut like [`quote`].
+pub(crate) fn bare(text: &str) -> String {
+    match escaped(text, QUOTE_CHARS, false) {
+        (s, false, _) => s,
+        (s, true, total) => format!("{s}… ({total} characters)"),
+    }
+}
+
 /// A message that may quote user text (a parser's), safe to print: control
 /// characters escaped, cut after two quotes' worth of characters.
 pub(crate) fn sanitize(message: &str) -> String {
@@ -42,6 +50,12 @@ pub(crate) fn sanitize(message: &str) -> String {
         (s, false, _) => s,
         (s, true, total) => format!("{s}… ({total} characters)"),
     }
+}
+
+/// Another component's message with its control characters escaped (it
+/// may quote the file; its length is that component's business).
+pub(crate) fn escape_controls(message: &str) -> String {
+    escaped(message, usize::MAX, false).0
 }
 
 /// ` (did you mean "X"?)` when one of `candidates` is a near miss of `word`.

@@ -224,7 +224,7 @@ fn durations_beyond_bt_cpp_milliseconds_go_out_as_canopy_types() {
     let text = r#"{"tree": {"type": "Timeout", "ticks": 2000000000, "children": [{"type": "Wait", "ticks": 2000000000}]}}"#;
     let xml = same_both_ways(&registry, text, Format::Json, &XmlOptions::default());
     assert!(
-        xml.contains(r#"<Decorator ID="canopy_Timeout" name="Timeout" ticks="2000000000">"#),
+        xml.contains(r#"<Decorator ID="canopy_Timeout" ticks="2000000000">"#),
         "{xml}"
     );
     assert!(
