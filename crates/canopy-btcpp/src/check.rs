@@ -43,7 +43,7 @@ impl Walk<'_> {
     /// The tree a `<SubTree>` refers to.
     fn target(&self, node: usize, id: &str) -> Result<usize, XmlError> {
         let model = self.model;
-        model.trees.iter().position(|t| t.id == id).ok_or_else(|| {
+        model.ids.get(id).copied().ok_or_else(|| {
             let ids = model.trees.iter().map(|t| t.id.as_str());
             model.fail(
                 model.nodes[node].place,

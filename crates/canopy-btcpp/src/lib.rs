@@ -46,7 +46,7 @@
 //! explicit (`<Control ID="Fallback">`, `<Action ID="MoveTo" …/>`);
 //! `name` is optional (the type, as BehaviorTree.CPP does).
 //!
-//! Types registered in the [`Registry`](canopy_data::Registry) are used by
+//! Types registered in the `Registry` of `canopy_data` are used by
 //! their registered name; their parameters are attributes, converted to the
 //! declared kind and checked by the registry exactly as a JSON or RON
 //! file's (lists of statuses are written `Running;Success`, a Guard's

@@ -2,7 +2,7 @@
 //! canopy, checked element by element so that every mistake is reported at
 //! its own line.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use canopy_core::Arity;
 use canopy_data::{NodeType, Registry};
@@ -85,6 +85,8 @@ pub(crate) struct Model {
     pub(crate) trees: Vec<TreeDef>,
     /// Index in `trees` of the tree to run.
     pub(crate) main: usize,
+    /// Index in `trees` of each ID.
+    pub(crate) ids: HashMap<String, usize>,
 }
 
 impl Model {
@@ -118,7 +120,7 @@ impl Model {
     }
 
     pub(crate) fn tree(&self, id: &str) -> Option<&TreeDef> {
-        self.trees.iter().find(|t| t.id == id)
+        self.ids.get(id).map(|&i| &self.trees[i])
     }
 }
 
@@ -153,8 +155,9 @@ pub(crate) fn read<A: 'static, W: 'static>(
     let tree_elements = reader.top_level()?;
     reader.tree_ids = reader.ids(&tree_elements)?;
     let mut trees: Vec<TreeDef> = Vec::new();
+    let mut ids = HashMap::new();
     for (place, id) in tree_elements.iter().zip(reader.tree_ids.clone()) {
-        if let Some(first) = trees.iter().find(|t| t.id == id) {
+        if let Some(first) = ids.get(&id).map(|&i: &usize| &trees[i]) {
             let (line, _) = reader.files[first.place.file].line_column(first.place.element);
             let problem = format!(
                 "a tree with ID {} is defined already, in {} line {line}",
@@ -164,6 +167,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
             return Err(Model::fail_in(&reader.files, *place, problem));
         }
         let root = reader.tree(*place, &id)?;
+        ids.insert(id.clone(), trees.len());
         trees.push(TreeDef {
             id,
             place: *place,
@@ -176,6 +180,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
         nodes: reader.nodes,
         trees,
         main,
+        ids,
     })
 }
 
