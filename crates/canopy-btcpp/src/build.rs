@@ -86,19 +86,43 @@ fn document(model: &Model, stand_ins: &StandIns) -> Result<Value, XmlError> {
     let mut subtrees = Map::new();
     for (i, tree) in model.trees.iter().enumerate() {
         if i != model.main || referenced {
-            subtrees.insert(tree.id.clone(), node_value(model, tree.root, stand_ins)?);
+            let root = node_value(model, tree.root, stand_ins, SUBTREE_DEPTH)?;
+            subtrees.insert(tree.id.clone(), root);
         }
     }
     let mut top = Map::new();
-    top.insert("tree".to_string(), node_value(model, main.root, stand_ins)?);
+    let root = node_value(model, main.root, stand_ins, TREE_DEPTH)?;
+    top.insert("tree".to_string(), root);
     if !subtrees.is_empty() {
         top.insert("subtrees".to_string(), Value::Object(subtrees));
     }
     Ok(Value::Object(top))
 }
 
-/// One node object; its name is left out when it is the type's.
-fn node_value(model: &Model, node: usize, stand_ins: &StandIns) -> Result<Value, XmlError> {
+/// Deepest bracket the registry's JSON parser reads (it refuses the 128th).
+const MAX_BRACKETS: usize = canopy_data::MAX_NESTING - 1;
+
+/// Bracket depth of the root node object of `tree` and of a subtree.
+const TREE_DEPTH: usize = 2;
+const SUBTREE_DEPTH: usize = 3;
+
+/// Brackets a value nests (0 for a number or a string).
+fn brackets(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(brackets).max().unwrap_or(0),
+        Value::Object(fields) => 1 + fields.values().map(brackets).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// One node object, at bracket depth `depth`; its name is left out when it
+/// is the type's.
+fn node_value(
+    model: &Model,
+    node: usize,
+    stand_ins: &StandIns,
+    depth: usize,
+) -> Result<Value, XmlError> {
     let x = &model.nodes[node];
     let mut fields = Map::new();
     let type_name = match &x.what {
@@ -127,6 +151,11 @@ fn node_value(model: &Model, node: usize, stand_ins: &StandIns) -> Result<Value,
             stand_in.clone()
         }
     };
+    let deepest = depth + fields.values().map(brackets).max().unwrap_or(0);
+    let children_at = depth + 2;
+    if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
+        return Err(model.fail(x.place, crate::model::too_deep()));
+    }
     if x.name != type_name {
         fields.insert("name".to_string(), Value::String(x.name.clone()));
     }
@@ -135,7 +164,7 @@ fn node_value(model: &Model, node: usize, stand_ins: &StandIns) -> Result<Value,
         let children: Result<Vec<Value>, XmlError> = x
             .children
             .iter()
-            .map(|&c| node_value(model, c, stand_ins))
+            .map(|&c| node_value(model, c, stand_ins, children_at))
             .collect();
         fields.insert("children".to_string(), Value::Array(children?));
     }

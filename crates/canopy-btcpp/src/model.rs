@@ -18,10 +18,22 @@ use crate::standard::{
 };
 use crate::text::{did_you_mean, quote};
 
-/// Most levels of nodes inside one `<BehaviorTree>`. The registry reads
-/// every tree through its JSON loader, which nests brackets at most 128
-/// deep (two per level); deeper trees are split with `<SubTree>`.
-pub const MAX_LEVELS: usize = 60;
+/// Most levels of nodes inside one `<BehaviorTree>`, as in a JSON tree
+/// file: the registry reads every tree through its JSON loader, whose
+/// parser nests brackets at most 127 deep (two per level, and one more for
+/// a Guard's condition or a list of statuses). Deeper trees are split with
+/// `<SubTree>`.
+pub const MAX_LEVELS: usize = 63;
+
+/// Why a tree is too deep for the registry's loader, and what to do.
+pub(crate) fn too_deep() -> String {
+    format!(
+        "nodes are nested more than {MAX_LEVELS} levels deep in one <BehaviorTree> (fewer when \
+         deep nodes have a Guard's condition or a list of statuses), more than canopy's tree \
+         loader reads; move a branch into a <BehaviorTree> of its own and refer to it with \
+         <SubTree ID=\"…\"/>"
+    )
+}
 
 /// An element of one of the files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -418,13 +430,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// Read a node element and its children; `depth` is its level in the tree.
     fn node(&mut self, place: Place, depth: usize) -> Result<usize, XmlError> {
         if depth > MAX_LEVELS {
-            return Err(self.fail(
-                place,
-                format!(
-                    "nodes are nested more than {MAX_LEVELS} levels deep in one <BehaviorTree>; \
-                     move a branch into a <BehaviorTree> of its own and refer to it with <SubTree ID=\"…\"/>"
-                ),
-            ));
+            return Err(self.fail(place, too_deep()));
         }
         let (id, explicit) = self.type_id(place)?;
         if let Some(why) = refused(&id) {

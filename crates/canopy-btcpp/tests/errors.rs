@@ -354,11 +354,54 @@ fn absurd_depths() {
         "<Inverter>".repeat(70),
         "</Inverter>".repeat(70)
     );
+    let too_deep = "nodes are nested more than 63 levels deep in one <BehaviorTree> (fewer when deep nodes have a Guard's condition or a list of statuses), more than canopy's tree loader reads; move a branch into a <BehaviorTree> of its own and refer to it with <SubTree ID=\"…\"/>";
     assert_eq!(
         error(&main_tree(&deep)),
+        format!("bad.xml:2:{}: <Inverter>: {too_deep}", BODY + 63 * 10)
+    );
+    // At the limit: 63 levels load, as in a JSON file; a list of statuses
+    // one bracket deeper, in a tree that is also a subtree, does not.
+    let at_limit = |leaf: &str| {
         format!(
-            "bad.xml:2:{}: <Inverter>: nodes are nested more than 60 levels deep in one <BehaviorTree>; move a branch into a <BehaviorTree> of its own and refer to it with <SubTree ID=\"…\"/>",
-            BODY + 60 * 10
+            "{}{leaf}{}",
+            "<Inverter>".repeat(62),
+            "</Inverter>".repeat(62)
+        )
+    };
+    let registry = Registry::<(), ()>::new();
+    let options = XmlOptions::default();
+    assert!(
+        load_str(
+            &registry,
+            &main_tree(&at_limit("<AlwaysSuccess/>")),
+            "t.xml",
+            None,
+            &options
+        )
+        .is_ok()
+    );
+    let script = "<canopy_Script statuses=\"Success\"/>";
+    assert!(
+        load_str(
+            &registry,
+            &main_tree(&at_limit(script)),
+            "t.xml",
+            None,
+            &options
+        )
+        .is_ok()
+    );
+    let head =
+        "<BehaviorTree ID=\"Main\"><SubTree ID=\"Deep\"/></BehaviorTree><BehaviorTree ID=\"Deep\">";
+    let in_subtree = format!(
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  {head}{}</BehaviorTree>\n</root>",
+        at_limit(script)
+    );
+    assert_eq!(
+        error(&in_subtree),
+        format!(
+            "bad.xml:2:{}: <canopy_Script>: {too_deep}",
+            3 + head.len() + 62 * 10
         )
     );
     let very_deep = format!(
