@@ -126,3 +126,25 @@ impl From<LoadError> for ExportError {
         ExportError::Load(e)
     }
 }
+
+/// An export error in the shape of the loader's errors, for callers that
+/// report every failure alike.
+impl From<ExportError> for LoadError {
+    fn from(e: ExportError) -> LoadError {
+        match e {
+            ExportError::Load(e) => e,
+            ExportError::Node {
+                file,
+                path,
+                problem,
+            } => LoadError {
+                file,
+                location: Location::Node {
+                    path,
+                    name: String::new(),
+                },
+                problem,
+            },
+        }
+    }
+}

@@ -119,6 +119,14 @@ fn unwritable(text: &str) -> Option<char> {
     })
 }
 
+/// How one node object is written: `<tag ID="id" key="value"…>` (no ID
+/// when the tag is the ID).
+struct Element {
+    tag: String,
+    id: String,
+    attrs: Vec<(String, String)>,
+}
+
 /// A node type declared in the generated `<TreeNodesModel>`.
 struct Declared {
     category: Category,
@@ -209,43 +217,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             let _ = writeln!(self.out, "{indent}<SubTree ID=\"{}\"/>", escape(target));
             return Ok(());
         }
-        let node_type = self
-            .registry
-            .get(type_name)
-            .ok_or_else(|| self.fail(path, format!("unknown node type {}", quote(type_name))))?;
-        let mut attrs = Vec::new();
-        let (tag, id) = match self.standard(type_name, fields) {
-            Some((std, msec)) => {
-                if let (Some(msec), Some(port)) = (msec, std.ports().first()) {
-                    attrs.push((port.name.to_string(), msec.to_string()));
-                }
-                (std.id().to_string(), std.id().to_string())
-            }
-            None => {
-                let category = category(node_type);
-                let id = if is_reserved(type_name) {
-                    format!("{CANOPY_PREFIX}{type_name}")
-                } else {
-                    type_name.to_string()
-                };
-                self.models.insert(
-                    id.clone(),
-                    Declared {
-                        category,
-                        type_name: type_name.to_string(),
-                    },
-                );
-                for param in node_type.params() {
-                    if let Some(value) = fields.get(&param.name) {
-                        attrs.push((
-                            param.name.clone(),
-                            self.param(path, node_type, &param.name, value)?,
-                        ));
-                    }
-                }
-                (category.tag().to_string(), id)
-            }
-        };
+        let Element { tag, id, attrs } = self.element(type_name, fields, path)?;
         if let Some(c) = unwritable(name) {
             return Err(self.fail(
                 path,
@@ -281,6 +253,55 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         }
         let _ = writeln!(self.out, "{indent}</{tag}>");
         Ok(())
+    }
+
+    /// The tag, ID and parameter attributes a node object goes out as.
+    fn element(
+        &mut self,
+        type_name: &str,
+        fields: &Map<String, Value>,
+        path: &str,
+    ) -> Result<Element, ExportError> {
+        let node_type = self
+            .registry
+            .get(type_name)
+            .ok_or_else(|| self.fail(path, format!("unknown node type {}", quote(type_name))))?;
+        if let Some((std, msec)) = self.standard(type_name, fields) {
+            let attrs = match (msec, std.ports().first()) {
+                (Some(msec), Some(port)) => vec![(port.name.to_string(), msec.to_string())],
+                _ => Vec::new(),
+            };
+            return Ok(Element {
+                tag: std.id().to_string(),
+                id: std.id().to_string(),
+                attrs,
+            });
+        }
+        let category = category(node_type);
+        let id = if is_reserved(type_name) {
+            format!("{CANOPY_PREFIX}{type_name}")
+        } else {
+            type_name.to_string()
+        };
+        self.models.insert(
+            id.clone(),
+            Declared {
+                category,
+                type_name: type_name.to_string(),
+            },
+        );
+        let mut attrs = Vec::new();
+        for param in node_type.params() {
+            if let Some(value) = fields.get(&param.name) {
+                let text = self.param(path, node_type, &param.name, value)?;
+                attrs.push((param.name.clone(), text));
+            }
+        }
+        Ok(Element {
+            tag: category.tag().to_string(),
+            id,
+            attrs,
+        })
     }
 
     /// A parameter's value as attribute text that reads back the same.

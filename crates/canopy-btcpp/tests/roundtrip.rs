@@ -258,55 +258,82 @@ fn unexportable_documents_say_why() {
     for (document, expected) in cases {
         let err = export_value(&registry, &document, "doc", &options).unwrap_err();
         assert_eq!(err.to_string(), expected);
+        assert_eq!(canopy_data::LoadError::from(err).to_string(), expected);
     }
 }
 
-/// A random node of the built-in types, `depth` levels from the bottom.
-fn node(depth: u32) -> BoxedStrategy<Value> {
-    let name = prop_oneof![
+/// A random name, or none (the type's), with the characters XML escapes.
+fn name() -> BoxedStrategy<Option<String>> {
+    let tricky = vec![
+        "é ü",
+        "tab\there",
+        "line\nbreak",
+        "  spaced  ",
+        "<&>\"'",
+        "canopy_Repeat",
+        "Sequence",
+        "{x}",
+        "\r\n",
+    ];
+    prop_oneof![
         3 => Just(None),
         2 => "[a-z]{1,6}".prop_map(Some),
         1 => "[ -~]{0,12}".prop_map(Some),
-        1 => prop::sample::select(vec!["é ü", "tab\there", "line\nbreak", "  spaced  ", "<&>\"'", "canopy_Repeat", "Sequence", "{x}", "\r\n"]).prop_map(|s| Some(s.to_string())),
-    ];
+        1 => prop::sample::select(tricky).prop_map(|s| Some(s.to_string())),
+    ]
+    .boxed()
+}
+
+/// A random leaf of every built-in leaf type, or a reference to `Shared`.
+fn leaf() -> BoxedStrategy<Value> {
     let statuses = prop::collection::vec(
         prop::sample::select(vec!["Running", "Success", "Failure"]),
         1..4,
     );
-    let leaf = prop_oneof![
+    prop_oneof![
         Just(json!({"type": "AlwaysSuccess"})),
         Just(json!({"type": "AlwaysFailure"})),
         Just(json!({"type": "AlwaysRunning"})),
         (0u32..5).prop_map(|t| json!({"type": "Wait", "ticks": t})),
         (statuses, any::<bool>()).prop_map(|(s, tick)| json!({"type": "Script", "statuses": s, "clock": if tick {"tick"} else {"install"}})),
         (0.0f64..0.5, 0.0f64..0.5).prop_map(|(s, f)| json!({"type": "Random", "success": s, "failure": f})),
-        (0.0f64..1.0).prop_map(|p| json!({"type": "Chance", "p": p})),
-        (1u32..6, 0u32..4, 0u32..3).prop_map(|(period, on, offset)| json!({"type": "Periodic", "period": period, "on": on, "offset": offset})),
+        condition(),
         Just(json!({"type": "SubTree", "tree": "Shared"})),
-    ];
-    let named = |value: BoxedStrategy<Value>| {
-        (value, name.clone())
-            .prop_map(|(mut v, name)| {
-                if let (Some(name), Some(fields)) = (name, v.as_object_mut())
-                    && fields["type"] != "SubTree"
-                {
-                    fields.insert("name".into(), Value::String(name));
-                }
-                v
-            })
-            .boxed()
-    };
+    ]
+    .boxed()
+}
+
+/// A random condition: Chance or Periodic.
+fn condition() -> BoxedStrategy<Value> {
+    prop_oneof![
+        (0.0f64..1.0).prop_map(|p| json!({"type": "Chance", "p": p})),
+        (1u32..6, 0u32..4, 0u32..3, "[a-z ?]{0,5}").prop_map(|(period, on, offset, n)| {
+            json!({"type": "Periodic", "name": n, "period": period, "on": on, "offset": offset})
+        }),
+    ]
+    .boxed()
+}
+
+/// `value` with a random name, unless it is a reference.
+fn named(value: BoxedStrategy<Value>) -> BoxedStrategy<Value> {
+    (value, name())
+        .prop_map(|(mut v, name)| {
+            if let (Some(name), Some(fields)) = (name, v.as_object_mut())
+                && fields["type"] != "SubTree"
+            {
+                fields.insert("name".into(), Value::String(name));
+            }
+            v
+        })
+        .boxed()
+}
+
+/// A random node of the built-in types, `depth` levels from the bottom.
+fn node(depth: u32) -> BoxedStrategy<Value> {
     if depth == 0 {
-        return named(leaf.boxed());
+        return named(leaf());
     }
     let child = node(depth - 1);
-    let children = prop::collection::vec(child.clone(), 0..4);
-    let condition = prop_oneof![
-        (0.0f64..1.0).prop_map(|p| json!({"type": "Chance", "p": p})),
-        (1u32..6, 0u32..4, "[a-z ?]{0,5}").prop_map(
-            |(period, on, n)| json!({"type": "Periodic", "name": n, "period": period, "on": on})
-        ),
-    ];
     let composite = (
         prop::sample::select(vec![
             "Sequence",
@@ -315,35 +342,35 @@ fn node(depth: u32) -> BoxedStrategy<Value> {
             "ReactiveSelector",
             "Parallel",
         ]),
-        children.clone(),
+        prop::collection::vec(child.clone(), 0..4),
         prop::sample::select(vec!["one", "all"]),
         prop::sample::select(vec!["one", "all"]),
     )
         .prop_map(|(t, mut kids, s, f)| {
-            if t == "Parallel" {
-                if kids.is_empty() {
-                    kids.push(json!({"type": "AlwaysSuccess"}));
-                }
-                json!({"type": t, "success": s, "failure": f, "children": kids})
-            } else {
-                json!({"type": t, "children": kids})
+            if t != "Parallel" {
+                return json!({"type": t, "children": kids});
             }
+            if kids.is_empty() {
+                kids.push(json!({"type": "AlwaysSuccess"}));
+            }
+            json!({"type": t, "success": s, "failure": f, "children": kids})
         });
+    let decorators = vec![
+        "Inverter",
+        "ForceSuccess",
+        "ForceFailure",
+        "Repeat",
+        "Retry",
+        "Timeout",
+        "Cooldown",
+        "Guard",
+        "ReactiveGuard",
+    ];
     let decorator = (
-        prop::sample::select(vec![
-            "Inverter",
-            "ForceSuccess",
-            "ForceFailure",
-            "Repeat",
-            "Retry",
-            "Timeout",
-            "Cooldown",
-            "Guard",
-            "ReactiveGuard",
-        ]),
+        prop::sample::select(decorators),
         child,
         1u32..5,
-        condition,
+        condition(),
     )
         .prop_map(|(t, kid, n, condition)| match t {
             "Repeat" | "Retry" => json!({"type": t, "times": n, "children": [kid]}),
@@ -353,7 +380,8 @@ fn node(depth: u32) -> BoxedStrategy<Value> {
             }
             _ => json!({"type": t, "children": [kid]}),
         });
-    prop_oneof![2 => named(leaf.boxed()), 2 => named(composite.boxed()), 2 => named(decorator.boxed())].boxed()
+    prop_oneof![2 => named(leaf()), 2 => named(composite.boxed()), 2 => named(decorator.boxed())]
+        .boxed()
 }
 
 proptest! {
