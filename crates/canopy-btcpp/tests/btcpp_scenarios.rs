@@ -45,7 +45,8 @@
 //!   .DuplicateSubTreeName_ErrorMessage, .UniqueSubTreeNames_WorksCorrectly,
 //!   .NoNameAttribute_AutoGeneratesUniquePaths, .NestedDuplicateNames_ShouldFail — `subtree_*`.
 //! - Beyond the six files: gtest_if_then_else.cpp and gtest_while_do_else.cpp's scenarios
-//!   without callbacks — `if_then_else_*`, `while_do_else_*`.
+//!   without callbacks — `if_then_else_*`, `while_do_else_*`; a reactive node whose earlier
+//!   child starts running again — `reactive_earlier_child_running_halts_the_later_one`.
 //!
 //! Not covered, and why:
 //! - SimpleSequenceWithMemoryTest.*, ComplexSequenceWithMemoryTest.*,
@@ -967,6 +968,34 @@ fn reactive_sequence_halt_on_condition_change() {
             &["DynamicCondition:Failure", "TrackingAction:halted"],
         );
         assert_eq!(count(&run.lab.halts, "TrackingAction"), 1);
+    }
+}
+
+/// Beyond the files: an earlier child that now runs halts the running one,
+/// which starts afresh when reached again (BehaviorTree.CPP halts every
+/// child but the running one).
+#[test]
+fn reactive_earlier_child_running_halts_the_later_one() {
+    for (mode, control, pass) in MODES.into_iter().flat_map(|m| {
+        [
+            (m, "ReactiveSequence", Success),
+            (m, "ReactiveFallback", Failure),
+        ]
+    }) {
+        let mut run = Run::new(
+            &format!(
+                r#"<{control}><TestAction id="first"/><TestAsync id="second" ticks="5"/></{control}>"#
+            ),
+            100,
+            mode,
+        );
+        run.set("first", pass);
+        run.expect(Running, &[&format!("first:{pass}"), "second:Running"]);
+        run.set("first", Running);
+        run.expect(Running, &["first:Running", "second:halted"]);
+        run.set("first", pass);
+        run.expect(Running, &[&format!("first:{pass}"), "second:Running"]);
+        assert_eq!(count(&run.lab.starts, "second"), 2);
     }
 }
 
