@@ -1,0 +1,333 @@
+//! Nodes → a canopy tree, through the registry's own loader.
+//!
+//! The registry builds registered types only from tree documents, so the
+//! nodes are written as one JSON document — the same document a JSON file
+//! of the same tree would be, node for node, so parameters are checked by
+//! the same code and numbered (the salt of `Random` and `Chance`) in the
+//! same order. This crate's own nodes go in as stand-ins of a registered
+//! type with the same number of children; when the tree to run holds any,
+//! the loaded tree is copied into a new one with the stand-ins replaced.
+
+use std::collections::HashMap;
+
+use canopy_core::{Arity, BuildError, Builder, CustomNode, Draft, NodeKind, NodeRef, Tree};
+use canopy_data::{Format, LoadError, Location, Registry};
+use serde_json::{Map, Value};
+
+use crate::check::Plan;
+use crate::error::XmlError;
+use crate::model::{Model, Own, What};
+use crate::nodes;
+use crate::text::escape_controls;
+
+/// The tree to run.
+pub(crate) fn build<A: 'static, W: 'static>(
+    model: &Model,
+    registry: &Registry<A, W>,
+    plan: &Plan,
+) -> Result<Tree<A, W>, XmlError> {
+    let stand_ins = StandIns::find(registry);
+    let document = document(model, &stand_ins)?;
+    let text = document.to_string();
+    let main = &model.files[0].path;
+    let loaded = registry
+        .load_str(&text, Format::Json, main)
+        .map_err(|e| load_error(model, e))?;
+    if !plan.has_own {
+        return Ok(loaded);
+    }
+    let builder = Builder::new();
+    let mut copy = Copy {
+        model,
+        builder: &builder,
+        loops_per_tick: plan.loops_per_tick,
+        done: HashMap::new(),
+    };
+    let root = copy.node(model.trees[model.main].root, loaded.node(loaded.root()));
+    builder.build(root).map_err(|e| build_error(model, e))
+}
+
+/// Registered types that stand in for this crate's nodes while the
+/// registry loads the document: one per arity, without required parameters.
+struct StandIns {
+    composite: Option<String>,
+    decorator: Option<String>,
+}
+
+impl StandIns {
+    fn find<A: 'static, W: 'static>(registry: &Registry<A, W>) -> StandIns {
+        let pick = |arity: Arity, preferred: &str| {
+            let usable = |t: &canopy_data::NodeType<A, W>| {
+                t.arity() == arity
+                    && !t.is_condition()
+                    && t.params().iter().all(|p| p.default.is_some())
+            };
+            registry
+                .get(preferred)
+                .filter(|t| usable(t))
+                .or_else(|| registry.types().find(|t| usable(t)))
+                .map(|t| t.name().to_string())
+        };
+        StandIns {
+            composite: pick(Arity::Composite, "Sequence"),
+            decorator: pick(Arity::Decorator, "Inverter"),
+        }
+    }
+}
+
+/// The JSON document of every tree: the one to run as `tree`, the others
+/// (and that one again when another refers to it) under `subtrees`.
+fn document(model: &Model, stand_ins: &StandIns) -> Result<Value, XmlError> {
+    let main = &model.trees[model.main];
+    let referenced = model
+        .nodes
+        .iter()
+        .any(|n| matches!(&n.what, What::SubTree(id) if *id == main.id));
+    let mut subtrees = Map::new();
+    for (i, tree) in model.trees.iter().enumerate() {
+        if i != model.main || referenced {
+            let root = node_value(model, tree.root, stand_ins, SUBTREE_DEPTH)?;
+            subtrees.insert(tree.id.clone(), root);
+        }
+    }
+    let mut top = Map::new();
+    let root = node_value(model, main.root, stand_ins, TREE_DEPTH)?;
+    top.insert("tree".to_string(), root);
+    if !subtrees.is_empty() {
+        top.insert("subtrees".to_string(), Value::Object(subtrees));
+    }
+    Ok(Value::Object(top))
+}
+
+/// Deepest bracket the registry's JSON parser reads (it refuses the 128th).
+const MAX_BRACKETS: usize = canopy_data::MAX_NESTING - 1;
+
+/// Bracket depth of the root node object of `tree` and of a subtree.
+const TREE_DEPTH: usize = 2;
+const SUBTREE_DEPTH: usize = 3;
+
+/// Brackets a value nests (0 for a number or a string).
+fn brackets(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(brackets).max().unwrap_or(0),
+        Value::Object(fields) => 1 + fields.values().map(brackets).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// One node object, at bracket depth `depth`; its name is left out when it
+/// is the type's.
+fn node_value(
+    model: &Model,
+    node: usize,
+    stand_ins: &StandIns,
+    depth: usize,
+) -> Result<Value, XmlError> {
+    let x = &model.nodes[node];
+    let mut fields = Map::new();
+    let type_name = match &x.what {
+        What::Registered { type_name, params } => {
+            fields.extend(params.clone());
+            type_name.clone()
+        }
+        What::SubTree(id) => {
+            fields.insert("tree".to_string(), Value::String(id.clone()));
+            "SubTree".to_string()
+        }
+        What::Own(own) => {
+            let (stand_in, arity) = match own.arity() {
+                Arity::Composite => (&stand_ins.composite, "control"),
+                _ => (&stand_ins.decorator, "decorator"),
+            };
+            let Some(stand_in) = stand_in else {
+                return Err(model.fail(
+                    x.place,
+                    format!(
+                        "the registry has no {arity} type without required parameters, which \
+                         loading this node needs (a registry from Registry::new() has them)"
+                    ),
+                ));
+            };
+            stand_in.clone()
+        }
+    };
+    let deepest = depth + fields.values().map(brackets).max().unwrap_or(0);
+    let children_at = depth + 2;
+    if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
+        return Err(model.fail(x.place, crate::model::too_deep()));
+    }
+    if x.name != type_name {
+        fields.insert("name".to_string(), Value::String(x.name.clone()));
+    }
+    fields.insert("type".to_string(), Value::String(type_name));
+    if !x.children.is_empty() {
+        let children: Result<Vec<Value>, XmlError> = x
+            .children
+            .iter()
+            .map(|&c| node_value(model, c, stand_ins, children_at))
+            .collect();
+        fields.insert("children".to_string(), Value::Array(children?));
+    }
+    Ok(Value::Object(fields))
+}
+
+impl Own {
+    fn arity(self) -> Arity {
+        match self {
+            Own::Parallel { .. } | Own::ParallelAll { .. } | Own::IfThenElse | Own::WhileDoElse => {
+                Arity::Composite
+            }
+            _ => Arity::Decorator,
+        }
+    }
+
+    /// The custom node, for `children` children.
+    fn node<A: 'static, W: 'static>(
+        self,
+        children: usize,
+        loops_per_tick: u32,
+    ) -> CustomNode<A, W> {
+        match self {
+            Own::Parallel {
+                success_count,
+                failure_count,
+            } => CustomNode::new(nodes::Parallel {
+                success_count,
+                failure_count,
+                success_needed: nodes::threshold(success_count, children),
+                failure_needed: nodes::threshold(failure_count, children),
+            }),
+            Own::ParallelAll { max_failures } => CustomNode::new(nodes::ParallelAll {
+                max_failures,
+                failures_needed: nodes::threshold(max_failures, children),
+            }),
+            Own::IfThenElse => CustomNode::new(nodes::IfThenElse),
+            Own::WhileDoElse => CustomNode::new(nodes::WhileDoElse),
+            Own::KeepRunningUntilFailure => CustomNode::new(nodes::KeepRunningUntilFailure),
+            Own::Repeat(count) => CustomNode::new(nodes::Loop {
+                type_name: "Repeat",
+                param: "num_cycles",
+                count,
+                until: canopy_core::Status::Success,
+                loops_per_tick,
+            }),
+            Own::Retry(count) => CustomNode::new(nodes::Loop {
+                type_name: "RetryUntilSuccessful",
+                param: "num_attempts",
+                count,
+                until: canopy_core::Status::Failure,
+                loops_per_tick,
+            }),
+            Own::Delay { msec, ticks } => CustomNode::new(nodes::Delay {
+                delay_msec: msec,
+                ticks,
+            }),
+            Own::NoTimeout => CustomNode::new(nodes::NoTimeout),
+        }
+    }
+}
+
+/// Copies a loaded tree, node by node, beside the model it came from.
+struct Copy<'m, 'b, A, W> {
+    model: &'m Model,
+    builder: &'b Builder<'b, A, W>,
+    loops_per_tick: u32,
+    /// Nodes copied so far: a shared tree stays shared.
+    done: HashMap<usize, &'b Draft<'b, A, W>>,
+}
+
+impl<'b, A: 'static, W: 'static> Copy<'_, 'b, A, W> {
+    fn node(&mut self, node: usize, loaded: NodeRef<'_, A, W>) -> &'b Draft<'b, A, W> {
+        let node = self.model.resolve(node);
+        if let Some(done) = self.done.get(&node) {
+            return done;
+        }
+        let x = &self.model.nodes[node];
+        let children: Vec<_> = x
+            .children
+            .iter()
+            .zip(loaded.children())
+            .map(|(&child, loaded)| self.node(child, loaded))
+            .collect();
+        let draft = match &x.what {
+            What::Own(own) => {
+                let custom = own.node(children.len(), self.loops_per_tick);
+                self.builder
+                    .node(&x.name, NodeKind::Custom(custom), children)
+            }
+            _ => self.builder.typed_node(
+                loaded.name(),
+                loaded.type_name(),
+                loaded.params(),
+                loaded.kind().clone(),
+                children,
+            ),
+        };
+        self.done.insert(node, draft);
+        draft
+    }
+}
+
+impl Model {
+    /// The node a `<SubTree>` stands for (through any number of them).
+    pub(crate) fn resolve(&self, mut node: usize) -> usize {
+        // The checks ruled out cycles, so this ends.
+        while let What::SubTree(id) = &self.nodes[node].what {
+            match self.tree(id) {
+                Some(tree) => node = tree.root,
+                None => break,
+            }
+        }
+        node
+    }
+
+    /// The node at a path of the JSON document or of a built tree
+    /// (`tree/children[1]`, `subtrees/Fight/children[0]/condition`).
+    fn locate(&self, path: &str) -> Option<usize> {
+        let mut segments = path.split('/');
+        let mut node = match segments.next()? {
+            "tree" => self.trees[self.main].root,
+            "subtrees" => self.tree(segments.next()?)?.root,
+            _ => return None,
+        };
+        for segment in segments {
+            if segment == "condition" {
+                continue;
+            }
+            let index: usize = segment
+                .strip_prefix("children[")?
+                .strip_suffix(']')?
+                .parse()
+                .ok()?;
+            node = *self.nodes[self.resolve(node)].children.get(index)?;
+        }
+        Some(node)
+    }
+
+    /// An error where no element is to blame: at the tree to run.
+    fn at_main(&self, problem: String) -> XmlError {
+        self.fail(self.trees[self.main].place, problem)
+    }
+}
+
+/// The registry's error, at the element it is about.
+fn load_error(model: &Model, e: LoadError) -> XmlError {
+    let problem = escape_controls(&e.problem);
+    match e.location {
+        Location::Node { path, .. } => match model.locate(&path) {
+            // A built tree's path ends at what a <SubTree> stands for; the
+            // loader's own errors at a <SubTree> were ruled out by the checks.
+            Some(node) => model.fail(model.nodes[model.resolve(node)].place, problem),
+            None => model.at_main(problem),
+        },
+        _ => model.at_main(problem),
+    }
+}
+
+fn build_error(model: &Model, e: BuildError) -> XmlError {
+    let problem = escape_controls(&e.problem);
+    match model.locate(&e.path) {
+        Some(node) => model.fail(model.nodes[model.resolve(node)].place, problem),
+        None => model.at_main(problem),
+    }
+}

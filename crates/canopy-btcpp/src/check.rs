@@ -1,0 +1,199 @@
+//! The trees as a whole: `<SubTree>` references resolved, cycles and depth
+//! refused, and the work one tick can do bounded.
+
+use canopy_core::MAX_DEPTH;
+
+use crate::XmlOptions;
+use crate::error::XmlError;
+use crate::model::{Model, Own, What};
+use crate::text::{did_you_mean, quote};
+
+/// What the checks found out, for building the tree.
+pub(crate) struct Plan {
+    /// Most counting cycles a Repeat or RetryUntilSuccessful runs in one tick.
+    pub(crate) loops_per_tick: u32,
+    /// Whether the tree to run reaches one of this crate's custom nodes.
+    pub(crate) has_own: bool,
+}
+
+struct Walk<'m> {
+    model: &'m Model,
+    /// Levels from each node down to its deepest leaf; 0: not known yet.
+    height: Vec<u32>,
+    /// Trees being walked, outermost first.
+    stack: Vec<usize>,
+}
+
+/// Check every tree; plan the one to run.
+pub(crate) fn check(model: &Model, options: &XmlOptions) -> Result<Plan, XmlError> {
+    let mut walk = Walk {
+        model,
+        height: vec![0; model.nodes.len()],
+        stack: Vec::new(),
+    };
+    for tree in 0..model.trees.len() {
+        walk.stack.push(tree);
+        walk.visit(model.trees[tree].root, 1)?;
+        walk.stack.pop();
+    }
+    budget(model, options)
+}
+
+impl Walk<'_> {
+    /// The tree a `<SubTree>` refers to.
+    fn target(&self, node: usize, id: &str) -> Result<usize, XmlError> {
+        let model = self.model;
+        model.ids.get(id).copied().ok_or_else(|| {
+            let ids = model.trees.iter().map(|t| t.id.as_str());
+            model.fail(
+                model.nodes[node].place,
+                format!(
+                    "there is no <BehaviorTree> with ID {}{}",
+                    quote(id),
+                    did_you_mean(id, ids)
+                ),
+            )
+        })
+    }
+
+    /// Visit `node`, `depth` levels below the root of the outermost tree
+    /// being walked; its height.
+    fn visit(&mut self, node: usize, depth: usize) -> Result<u32, XmlError> {
+        let model = self.model;
+        let place = model.nodes[node].place;
+        let too_deep = || {
+            model.fail(
+                place,
+                format!(
+                    "nodes are nested more than {MAX_DEPTH} levels deep (counting the levels of the \
+                     trees <SubTree> brings in)"
+                ),
+            )
+        };
+        if depth > MAX_DEPTH {
+            return Err(too_deep());
+        }
+        let known = self.height[node];
+        if known > 0 {
+            if depth + known as usize - 1 > MAX_DEPTH {
+                return Err(too_deep());
+            }
+            return Ok(known);
+        }
+        let height = match &model.nodes[node].what {
+            What::SubTree(id) => {
+                let tree = self.target(node, id)?;
+                if let Some(at) = self.stack.iter().position(|&t| t == tree) {
+                    let mut chain: Vec<String> = self.stack[at..]
+                        .iter()
+                        .map(|&t| quote(&model.trees[t].id))
+                        .collect();
+                    chain.push(quote(id));
+                    let problem = if chain.len() == 2 {
+                        format!("the tree {} includes itself", quote(id))
+                    } else {
+                        format!("trees include each other in a cycle: {}", chain.join(" → "))
+                    };
+                    return Err(model.fail(place, problem));
+                }
+                self.stack.push(tree);
+                let height = self.visit(model.trees[tree].root, depth)?;
+                self.stack.pop();
+                height
+            }
+            _ => {
+                let mut below = 0;
+                for &child in &model.nodes[node].children {
+                    below = below.max(self.visit(child, depth + 1)?);
+                }
+                below + 1
+            }
+        };
+        self.height[node] = height;
+        Ok(height)
+    }
+}
+
+/// Most nodes one tick of the tree to run can update, with loops running
+/// `cap` cycles per tick at most; shared trees count at every use.
+fn updates(model: &Model, node: usize, cap: u64, memo: &mut [Option<u64>]) -> u64 {
+    if let Some(known) = memo[node] {
+        return known;
+    }
+    let x = &model.nodes[node];
+    let total = match &x.what {
+        What::SubTree(id) => {
+            let root = model.tree(id).map_or(node, |t| t.root);
+            updates(model, root, cap, memo)
+        }
+        What::Own(Own::Repeat(count)) | What::Own(Own::Retry(count)) => {
+            let loops = if *count == -1 {
+                cap
+            } else {
+                (*count).max(0) as u64
+            }
+            .clamp(1, cap.max(1));
+            let child = x
+                .children
+                .first()
+                .map_or(0, |&c| updates(model, c, cap, memo));
+            loops.saturating_mul(child).saturating_add(1)
+        }
+        _ => x.children.iter().fold(1u64, |sum, &c| {
+            sum.saturating_add(updates(model, c, cap, memo))
+        }),
+    };
+    memo[node] = Some(total);
+    total
+}
+
+/// The per-tick loop cap: the options' unless that lets one tick update
+/// more nodes than the options allow, then the largest that does not.
+fn budget(model: &Model, options: &XmlOptions) -> Result<Plan, XmlError> {
+    let root = model.trees[model.main].root;
+    let limit = options.max_updates_per_tick;
+    let cost = |cap: u64| updates(model, root, cap, &mut vec![None; model.nodes.len()]);
+    let max = options.max_loops_per_tick.max(1) as u64;
+    let cap = if cost(max) <= limit {
+        max
+    } else if cost(1) > limit {
+        return Err(model.fail(
+            model.trees[model.main].place,
+            format!(
+                "one tick of this tree can update more than {limit} nodes (trees brought in by \
+                 <SubTree> count at every use); split it into smaller trees, or raise \
+                 XmlOptions::max_updates_per_tick"
+            ),
+        ));
+    } else {
+        // Largest cap within the limit: cost grows with the cap.
+        let (mut lo, mut hi) = (1, max);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if cost(mid) <= limit {
+                lo = mid
+            } else {
+                hi = mid - 1
+            }
+        }
+        lo
+    };
+    let mut has_own = false;
+    let mut seen = vec![false; model.nodes.len()];
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if std::mem::replace(&mut seen[node], true) {
+            continue;
+        }
+        match &model.nodes[node].what {
+            What::Own(_) => has_own = true,
+            What::SubTree(id) => stack.extend(model.tree(id).map(|t| t.root)),
+            What::Registered { .. } => {}
+        }
+        stack.extend(&model.nodes[node].children);
+    }
+    Ok(Plan {
+        loops_per_tick: cap as u32,
+        has_own,
+    })
+}

@@ -1,0 +1,150 @@
+//! Errors: where in which file, which element, what is wrong.
+
+use std::fmt;
+
+use canopy_data::{LoadError, Location};
+
+/// Why an XML tree could not be loaded.
+///
+/// ```
+/// use canopy_btcpp::{XmlOptions, load_str};
+/// use canopy_data::Registry;
+///
+/// let xml = r#"<root BTCPP_format="4">
+///   <BehaviorTree ID="Main">
+///     <Sequence>
+///       <Script code="x := 1"/>
+///     </Sequence>
+///   </BehaviorTree>
+/// </root>"#;
+/// let err = load_str(&Registry::<(), ()>::new(), xml, "demo.xml", None, &XmlOptions::default())
+///     .unwrap_err();
+/// assert_eq!((err.line, err.column), (4, 7));
+/// assert!(err.to_string().starts_with("demo.xml:4:7: <Script>: scripting is not supported"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XmlError {
+    /// The file the error is in (an included file when it is there).
+    pub file: String,
+    /// 1-based line; 0 when the error concerns the file as a whole.
+    pub line: usize,
+    /// 1-based column, in characters; 0 with line 0.
+    pub column: usize,
+    /// The element, as `<Tag ID="…" name="…">`, when one is to blame.
+    pub element: Option<String>,
+    /// What is wrong, and what to do instead when there is something to do.
+    pub problem: String,
+}
+
+impl XmlError {
+    pub(crate) fn whole(file: &str, problem: impl Into<String>) -> XmlError {
+        XmlError {
+            file: file.to_string(),
+            line: 0,
+            column: 0,
+            element: None,
+            problem: problem.into(),
+        }
+    }
+}
+
+impl fmt::Display for XmlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:", self.file)?;
+        if self.line > 0 {
+            write!(f, "{}:{}:", self.line, self.column)?;
+        }
+        if let Some(element) = &self.element {
+            write!(f, " {element}:")?;
+        }
+        write!(f, " {}", self.problem)
+    }
+}
+
+impl std::error::Error for XmlError {}
+
+/// An XML error in the shape of the JSON/RON loader's errors, so a caller
+/// reading every format can report them alike: the position becomes a
+/// [`Location::Text`] and the element leads the problem.
+impl From<XmlError> for LoadError {
+    fn from(e: XmlError) -> LoadError {
+        let location = if e.line == 0 {
+            Location::File
+        } else {
+            Location::Text {
+                line: e.line,
+                column: e.column,
+            }
+        };
+        let problem = match e.element {
+            Some(element) => format!("{element}: {}", e.problem),
+            None => e.problem,
+        };
+        LoadError {
+            file: e.file,
+            location,
+            problem,
+        }
+    }
+}
+
+/// Why a tree document could not be written as BehaviorTree.CPP XML.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExportError {
+    /// The document is not a valid tree for the registry.
+    Load(LoadError),
+    /// The tree is valid, but a node cannot be written as XML that
+    /// BehaviorTree.CPP and Groot2 read back the same.
+    Node {
+        /// The document's name.
+        file: String,
+        /// The node's path in the document, as the loader writes it
+        /// (`tree/children[1]`, `subtrees/Fight`).
+        path: String,
+        /// What cannot be written, and why.
+        problem: String,
+    },
+}
+
+impl fmt::Display for ExportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExportError::Load(e) => e.fmt(f),
+            ExportError::Node {
+                file,
+                path,
+                problem,
+            } => write!(f, "{file}: {path}: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for ExportError {}
+
+impl From<LoadError> for ExportError {
+    fn from(e: LoadError) -> Self {
+        ExportError::Load(e)
+    }
+}
+
+/// An export error in the shape of the loader's errors, for callers that
+/// report every failure alike.
+impl From<ExportError> for LoadError {
+    fn from(e: ExportError) -> LoadError {
+        match e {
+            ExportError::Load(e) => e,
+            ExportError::Node {
+                file,
+                path,
+                problem,
+            } => LoadError {
+                file,
+                location: Location::Node {
+                    path,
+                    name: String::new(),
+                },
+                problem,
+            },
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! A canopy tree document (JSON or RON) → BehaviorTree.CPP XML for Groot2.
+//!
+//! canopy's built-ins go out as the standard node with exactly their
+//! semantics where there is one (Selector as Fallback, Wait as Sleep, …);
+//! every other type as the explicit `<Action|Condition|Control|Decorator
+//! ID="…">`, declared with its parameters as input ports in a generated
+//! `<TreeNodesModel>`. A type whose name is one of BehaviorTree.CPP's
+//! (canopy's `Repeat`, `Parallel`, `Script`: same names, other semantics)
+//! goes out as `canopy_Repeat` and so on. Reading the XML back gives the
+//! same tree: the same nodes, names, parameters and numbering.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use canopy_data::{NodeType, ParamKind, Registry};
+use serde_json::{Map, Value};
+
+use crate::XmlOptions;
+use crate::error::ExportError;
+use crate::params::to_text;
+use crate::standard::{CANOPY_PREFIX, Category, Std, bad_model_name, is_port_name, is_reserved};
+use crate::text::quote;
+
+/// The document, which `registry` must load, as BehaviorTree.CPP XML.
+pub(crate) fn export<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    document: &Value,
+    source: &str,
+    options: &XmlOptions,
+) -> Result<String, ExportError> {
+    let mut writer = Writer {
+        registry,
+        builtins: Registry::new(),
+        source,
+        tick_ms: options.tick_ms.max(1) as u64,
+        out: String::new(),
+        models: BTreeMap::new(),
+    };
+    let empty = Map::new();
+    let top = document.as_object().unwrap_or(&empty);
+    let subtrees = top
+        .get("subtrees")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    for id in subtrees.keys() {
+        writer.tree_id(id, &format!("subtrees/{id}"))?;
+    }
+    let main = main_id(subtrees, registry);
+    writer
+        .out
+        .push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        writer.out,
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"{}\">",
+        escape(&main)
+    );
+    let trees = std::iter::once((&main, top.get("tree"), "tree".to_string())).chain(
+        subtrees
+            .iter()
+            .map(|(id, t)| (id, Some(t), format!("subtrees/{id}"))),
+    );
+    for (id, tree, path) in trees {
+        let Some(tree) = tree else { continue };
+        let _ = writeln!(writer.out, "  <BehaviorTree ID=\"{}\">", escape(id));
+        writer.node(tree, &path, 2)?;
+        writer.out.push_str("  </BehaviorTree>\n");
+    }
+    writer.models();
+    writer.out.push_str("</root>\n");
+    Ok(writer.out)
+}
+
+/// An ID for the tree to run that no subtree, node type or standard node has.
+fn main_id<A: 'static, W: 'static>(
+    subtrees: &Map<String, Value>,
+    registry: &Registry<A, W>,
+) -> String {
+    let free =
+        |id: &str| !subtrees.contains_key(id) && !is_reserved(id) && registry.get(id).is_none();
+    let mut id = "MainTree".to_string();
+    let mut n = 1;
+    while !free(&id) {
+        n += 1;
+        id = format!("MainTree_{n}");
+    }
+    id
+}
+
+/// `text` for an attribute value or element text: markup characters and
+/// the whitespace XML would normalise written as references.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\t' => out.push_str("&#9;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` as element content (documentation, read by people only).
+fn escape_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Characters XML 1.0 cannot hold at all, not even as references.
+fn unwritable(text: &str) -> Option<char> {
+    text.chars().find(|&c| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+    })
+}
+
+/// How one node object is written: `<tag ID="id" key="value"…>` (no ID
+/// when the tag is the ID).
+struct Element {
+    tag: String,
+    id: String,
+    attrs: Vec<(String, String)>,
+}
+
+/// A node type declared in the generated `<TreeNodesModel>`.
+struct Declared {
+    category: Category,
+    type_name: String,
+}
+
+struct Writer<'r, A, W> {
+    registry: &'r Registry<A, W>,
+    builtins: Registry<A, W>,
+    source: &'r str,
+    tick_ms: u64,
+    out: String,
+    /// Explicit-form IDs used, by ID.
+    models: BTreeMap<String, Declared>,
+}
+
+impl<A: 'static, W: 'static> Writer<'_, A, W> {
+    fn fail(&self, path: &str, problem: String) -> ExportError {
+        ExportError::Node {
+            file: self.source.to_string(),
+            path: path.to_string(),
+            problem,
+        }
+    }
+
+    fn tree_id(&self, id: &str, path: &str) -> Result<(), ExportError> {
+        let why = bad_model_name(id).or_else(|| {
+            (is_reserved(id) || self.registry.get(id).is_some())
+                .then(|| "is the name of a node type".to_string())
+        });
+        match why {
+            Some(why) => Err(self.fail(
+                path,
+                format!("the subtree name {} cannot be a BehaviorTree.CPP tree ID: it {why}; rename the subtree", quote(id)),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the registry's `name` is canopy's built-in of that name.
+    fn builtin(&self, name: &str) -> bool {
+        match (self.registry.get(name), self.builtins.get(name)) {
+            (Some(ours), Some(reference)) => {
+                ours.description() == reference.description()
+                    && ours.arity() == reference.arity()
+                    && ours.params() == reference.params()
+            }
+            _ => false,
+        }
+    }
+
+    /// The standard node a built-in goes out as, with its milliseconds
+    /// when it has a duration, if it goes out as one.
+    fn standard(&self, type_name: &str, fields: &Map<String, Value>) -> Option<(Std, Option<u64>)> {
+        if !self.builtin(type_name) {
+            return None;
+        }
+        let std = Std::ALL
+            .into_iter()
+            .find(|s| s.canopy_builtin() == Some(type_name))?;
+        if !matches!(std, Std::Timeout | Std::Sleep) {
+            return Some((std, None));
+        }
+        let ticks = fields.get("ticks")?.as_u64()?;
+        let msec = ticks
+            .checked_mul(self.tick_ms)
+            .filter(|&m| m <= u32::MAX as u64)?;
+        Some((std, Some(msec)))
+    }
+
+    fn node(&mut self, node: &Value, path: &str, depth: usize) -> Result<(), ExportError> {
+        let empty = Map::new();
+        let fields = node.as_object().unwrap_or(&empty);
+        let type_name = fields
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let name = fields
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(type_name);
+        let indent = "  ".repeat(depth);
+        if type_name == "SubTree" && self.builtin("SubTree") {
+            let target = fields
+                .get("tree")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let _ = writeln!(self.out, "{indent}<SubTree ID=\"{}\"/>", escape(target));
+            return Ok(());
+        }
+        let Element { tag, id, attrs } = self.element(type_name, fields, path)?;
+        if let Some(c) = unwritable(name) {
+            return Err(self.fail(
+                path,
+                format!(
+                    "the name {} holds the character {}, which XML cannot hold",
+                    quote(name),
+                    quote(&c.to_string())
+                ),
+            ));
+        }
+        let _ = write!(self.out, "{indent}<{tag}");
+        if tag != id {
+            let _ = write!(self.out, " ID=\"{}\"", escape(&id));
+        }
+        // Unnamed, the importer names a node after its ID, prefix dropped.
+        if name != id.strip_prefix(CANOPY_PREFIX).unwrap_or(&id) {
+            let _ = write!(self.out, " name=\"{}\"", escape(name));
+        }
+        for (key, value) in &attrs {
+            let _ = write!(self.out, " {key}=\"{}\"", escape(value));
+        }
+        let children = fields
+            .get("children")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        if children.is_empty() {
+            self.out.push_str("/>\n");
+            return Ok(());
+        }
+        self.out.push_str(">\n");
+        for (i, child) in children.iter().enumerate() {
+            self.node(child, &format!("{path}/children[{i}]"), depth + 1)?;
+        }
+        let _ = writeln!(self.out, "{indent}</{tag}>");
+        Ok(())
+    }
+
+    /// The tag, ID and parameter attributes a node object goes out as.
+    fn element(
+        &mut self,
+        type_name: &str,
+        fields: &Map<String, Value>,
+        path: &str,
+    ) -> Result<Element, ExportError> {
+        let node_type = self
+            .registry
+            .get(type_name)
+            .ok_or_else(|| self.fail(path, format!("unknown node type {}", quote(type_name))))?;
+        if let Some((std, msec)) = self.standard(type_name, fields) {
+            let attrs = match (msec, std.ports().first()) {
+                (Some(msec), Some(port)) => vec![(port.name.to_string(), msec.to_string())],
+                _ => Vec::new(),
+            };
+            return Ok(Element {
+                tag: std.id().to_string(),
+                id: std.id().to_string(),
+                attrs,
+            });
+        }
+        let category = category(node_type);
+        let id = if is_reserved(type_name) {
+            format!("{CANOPY_PREFIX}{type_name}")
+        } else {
+            type_name.to_string()
+        };
+        self.models.insert(
+            id.clone(),
+            Declared {
+                category,
+                type_name: type_name.to_string(),
+            },
+        );
+        let mut attrs = Vec::new();
+        for param in node_type.params() {
+            if let Some(value) = fields.get(&param.name) {
+                let text = self.param(path, node_type, &param.name, value)?;
+                attrs.push((param.name.clone(), text));
+            }
+        }
+        Ok(Element {
+            tag: category.tag().to_string(),
+            id,
+            attrs,
+        })
+    }
+
+    /// A parameter's value as attribute text that reads back the same.
+    fn param(
+        &self,
+        path: &str,
+        node_type: &NodeType<A, W>,
+        key: &str,
+        value: &Value,
+    ) -> Result<String, ExportError> {
+        if !is_port_name(key) {
+            return Err(self.fail(
+                path,
+                format!(
+                    "{}'s parameter {} cannot be a BehaviorTree.CPP port name",
+                    node_type.name(),
+                    quote(key)
+                ),
+            ));
+        }
+        let text = to_text(value).ok_or_else(|| {
+            self.fail(path, format!("parameter {key}: the value cannot be written as XML text that reads back the same"))
+        })?;
+        if text.len() >= 3 && text.starts_with('{') && text.ends_with('}') {
+            return Err(self.fail(
+                path,
+                format!("parameter {key}: the value {} would read as a blackboard entry in BehaviorTree.CPP", quote(&text)),
+            ));
+        }
+        if let Some(c) = unwritable(&text) {
+            return Err(self.fail(
+                path,
+                format!(
+                    "parameter {key}: the value holds the character {}, which XML cannot hold",
+                    quote(&c.to_string())
+                ),
+            ));
+        }
+        Ok(text)
+    }
+
+    /// The `<TreeNodesModel>` of the explicit-form types used.
+    fn models(&mut self) {
+        if self.models.is_empty() {
+            return;
+        }
+        let mut out = String::from("  <TreeNodesModel>\n");
+        for (id, model) in &self.models {
+            let Some(node_type) = self.registry.get(&model.type_name) else {
+                continue;
+            };
+            let _ = writeln!(out, "    <{} ID=\"{}\">", model.category.tag(), escape(id));
+            for param in node_type.params() {
+                let _ = write!(
+                    out,
+                    "      <input_port name=\"{}\" type=\"{}\"",
+                    escape(&param.name),
+                    port_type(&param.kind)
+                );
+                if let Some(default) = param.default.as_ref().and_then(to_text) {
+                    let _ = write!(out, " default=\"{}\"", escape(&default));
+                }
+                let _ = writeln!(out, ">{}</input_port>", escape_text(&param.doc));
+            }
+            let _ = writeln!(
+                out,
+                "      <description>{}</description>",
+                escape_text(node_type.description())
+            );
+            let _ = writeln!(out, "    </{}>", model.category.tag());
+        }
+        out.push_str("  </TreeNodesModel>\n");
+        self.out.push_str(&out);
+    }
+}
+
+fn category<A, W>(node_type: &NodeType<A, W>) -> Category {
+    match node_type.arity() {
+        canopy_core::Arity::Composite => Category::Control,
+        canopy_core::Arity::Decorator => Category::Decorator,
+        canopy_core::Arity::Leaf if node_type.is_condition() => Category::Condition,
+        canopy_core::Arity::Leaf => Category::Action,
+    }
+}
+
+/// The port type BehaviorTree.CPP would declare for a parameter.
+fn port_type(kind: &ParamKind) -> &'static str {
+    match kind {
+        ParamKind::Int { .. } => "int",
+        ParamKind::Float { .. } => "double",
+        ParamKind::Bool => "bool",
+        _ => "std::string",
+    }
+}

@@ -1,0 +1,397 @@
+//! BehaviorTree.CPP XML (format 4) in and out of canopy: trees edited in
+//! Groot2 or written for BehaviorTree.CPP run on canopy, with
+//! BehaviorTree.CPP's own node semantics; canopy's trees open in Groot2.
+//!
+//! ```
+//! use canopy_btcpp::{XmlOptions, load_str};
+//! use canopy_core::{Agent, Status};
+//! use canopy_data::Registry;
+//!
+//! let xml = r#"
+//! <root BTCPP_format="4" main_tree_to_execute="Main">
+//!   <BehaviorTree ID="Main">
+//!     <Sequence>
+//!       <Sleep msec="250"/>
+//!       <SubTree ID="Twice"/>
+//!     </Sequence>
+//!   </BehaviorTree>
+//!   <BehaviorTree ID="Twice">
+//!     <Repeat num_cycles="2"><AlwaysSuccess/></Repeat>
+//!   </BehaviorTree>
+//! </root>"#;
+//! let registry = Registry::<(), ()>::new();
+//! let tree = load_str(&registry, xml, "main.xml", None, &XmlOptions::default()).unwrap();
+//! assert_eq!(tree.display().to_string(), "\
+//! Sequence
+//! ├── Sleep  Wait(ticks=3)
+//! └── Repeat(num_cycles=2)
+//!     └── AlwaysSuccess
+//! ");
+//! let mut agent = Agent::new(&tree);
+//! let statuses: Vec<Status> = (0..4).map(|_| agent.tick(&tree, &mut (), &())).collect();
+//! // 250 ms of sleep is 3 ticks of 100 ms; then both cycles in one tick.
+//! assert_eq!(statuses, [Status::Running, Status::Running, Status::Running, Status::Success]);
+//! ```
+//!
+//! # Reading XML
+//!
+//! [`load_file`] reads `<root BTCPP_format="4">` files: any number of
+//! `<BehaviorTree ID="…">`, the one named by `main_tree_to_execute` (or
+//! the only one) run; `<SubTree ID="…"/>` for another tree, shared as
+//! canopy's subtrees are; `<include path="…"/>` relative to the including
+//! file, each file read once, cycles refused; a `<TreeNodesModel>` checked
+//! against the registry (every declared type registered, in the declared
+//! category, with the declared ports as parameters of fitting types).
+//! Nodes are written compact (`<Fallback>`, `<MoveTo speed="2"/>`) or
+//! explicit (`<Control ID="Fallback">`, `<Action ID="MoveTo" …/>`);
+//! `name` is optional (the type, as BehaviorTree.CPP does).
+//!
+//! Types registered in the `Registry` of `canopy_data` are used by
+//! their registered name; their parameters are attributes, converted to the
+//! declared kind and checked by the registry exactly as a JSON or RON
+//! file's (lists of statuses are written `Running;Success`, a Guard's
+//! condition as `Periodic(name="day?", period=24, on=12)`). A registered
+//! type whose name is one of BehaviorTree.CPP's (canopy's own `Repeat`,
+//! `Parallel`, `Script`) is written with the prefix `canopy_`:
+//! `<Decorator ID="canopy_Repeat" times="3">`.
+//!
+//! Blackboard ports (`{key}`, `{@key}`), scripts (`Script`,
+//! `ScriptCondition`, `Precondition`, `_skipIf`, `_while`, `_successIf`,
+//! `_failureIf`, `_onSuccess`, `_onFailure`, `_onHalted`, `_post`),
+//! `SubTree` remapping, `Switch2`…`Switch6`, `Loop*` and the other
+//! blackboard nodes are not canopy's model: each is refused with an error
+//! naming the file, line, column and element and saying what to write
+//! instead. So are `SequenceWithMemory` and `RunOnce` (they remember
+//! across activations, which canopy's custom nodes cannot yet) and
+//! `AsyncSequence` / `AsyncFallback` (they rely on BehaviorTree.CPP's
+//! wake-up signal).
+//!
+//! # The standard nodes
+//!
+//! A canopy tick is one `executeTick()` of the root, as BehaviorTree.CPP's
+//! own unit tests tick their trees. Where a standard node's semantics are
+//! exactly a canopy built-in's, it runs as that built-in and prints as it;
+//! where they differ, it runs as a custom node of this crate that follows
+//! BehaviorTree.CPP 4's code. In BehaviorTree.CPP a child that finished
+//! keeps its status until its parent resets it; in canopy it is uninstalled
+//! at once — which changes nothing below, because every standard node
+//! resets a finished child before ticking it again.
+//!
+//! | BehaviorTree.CPP | runs as | semantics |
+//! |---|---|---|
+//! | `Sequence` | canopy `Sequence` | children in order; a running child is resumed next tick; a failure restarts from the first child next time |
+//! | `Fallback` | canopy `Selector` | the mirror of Sequence |
+//! | `ReactiveSequence` | canopy `ReactiveSequence` | every tick from the first child; a child that now runs or fails aborts the one running after it |
+//! | `ReactiveFallback` | canopy `ReactiveSelector` | the mirror of ReactiveSequence |
+//! | `Parallel(success_count=-1, failure_count=1)` | custom | each tick, every child not yet finished, in order; after each child, `success_count` successes → Success, `failure_count` failures or too few children left to succeed → Failure, running children aborted; −1 means all, −2 all but one… |
+//! | `ParallelAll(max_failures=1)` | custom | every child to its end; then Failure if at least `max_failures` failed, else Success |
+//! | `IfThenElse` | custom | child 0 until it finishes; then child 1 (Success) or 2 (Failure; with 2 children: Failure) to its end |
+//! | `WhileDoElse` | custom | child 0 every tick; Success: abort child 2, tick child 1; Failure: abort child 1, tick child 2 (with 2 children: Failure); condition running: Running, branches untouched |
+//! | `Inverter`, `ForceSuccess`, `ForceFailure` | canopy's | as canopy |
+//! | `KeepRunningUntilFailure` | custom | child Success: Running, the child restarts next tick; Failure: Failure |
+//! | `RetryUntilSuccessful(num_attempts)` | custom | a failing child is re-run **in the same tick**, up to `num_attempts` attempts in all (−1: for ever) |
+//! | `Repeat(num_cycles)` | custom | a succeeding child is re-run **in the same tick**, `num_cycles` times in all (−1: for ever) |
+//! | `Timeout(msec)` | canopy `Timeout(ticks)` | the child is aborted and the node fails on the first tick at least `msec` after entry; `msec="0"`: no timeout (custom) |
+//! | `Delay(delay_msec)` | custom | Running, the child untouched, until the first tick at least `delay_msec` after entry (and never on the entry tick); then the child's status |
+//! | `Sleep(msec)` | canopy `Wait(ticks)` | Success on the first tick at least `msec` after entry; `msec="0"`: at once |
+//! | `AlwaysSuccess`, `AlwaysFailure` | canopy's | as canopy |
+//! | `SubTree ID` | the tree itself, shared | transparent, as in BehaviorTree.CPP |
+//!
+//! **Time.** Milliseconds become ticks of [`XmlOptions::tick_ms`]
+//! (default 100): a duration of `d` ms is `⌈d / tick_ms⌉` ticks, because a
+//! timer of `d` ms started at tick `t` has fired at tick `t + k` exactly
+//! when `k · tick_ms ≥ d`.
+//!
+//! **Loops in a tick.** Repeat and RetryUntilSuccessful loop within one
+//! tick, as in BehaviorTree.CPP, but at most
+//! [`XmlOptions::max_loops_per_tick`] cycles (lowered for a tree where that
+//! would let one tick update more than
+//! [`XmlOptions::max_updates_per_tick`] nodes); a loop that reaches the
+//! cap returns Running and goes on at the next tick, where BehaviorTree.CPP
+//! would go on looping (for ever, with `-1` and a child that never runs).
+//!
+//! # Writing XML
+//!
+//! [`export_file`] writes a canopy tree file (JSON or RON) as XML that
+//! Groot2 opens and this crate reads back into the same tree (the same
+//! printed tree, the same traces): built-ins as the standard node with
+//! exactly their semantics (`Selector` as `Fallback`, `Wait` as `Sleep`,
+//! `Timeout` with milliseconds), everything else in the explicit form,
+//! declared in a generated `<TreeNodesModel>` with its parameters as input
+//! ports.
+//!
+//! # Untrusted input
+//!
+//! Files are data from strangers: input is bounded in bytes
+//! ([`MAX_XML_BYTES`] over all files), files ([`MAX_FILES`]), include depth
+//! ([`MAX_INCLUDE_DEPTH`]), element nesting, nodes per tree level
+//! ([`MAX_LEVELS`]) and the work one tick may do; document type
+//! declarations (and with them entity expansion) are refused; every error
+//! quotes at most 80 characters of the input, control characters escaped.
+//! Nothing panics on any input ([`fuzz_one`] is the fuzz target's body).
+
+#![warn(missing_docs, unreachable_pub)]
+
+mod build;
+mod check;
+mod dom;
+mod error;
+mod export;
+mod model;
+mod nodes;
+mod params;
+mod sources;
+mod standard;
+mod text;
+
+use std::path::Path;
+
+use canopy_core::Tree;
+use canopy_data::{Format, LoadError, Registry};
+use serde_json::Value;
+
+pub use error::{ExportError, XmlError};
+pub use model::MAX_LEVELS;
+pub use sources::{MAX_FILES, MAX_INCLUDE_DEPTH, MAX_XML_BYTES};
+
+/// How XML is read and written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XmlOptions {
+    /// Milliseconds per tick, to turn `msec` ports into ticks and back
+    /// (at least 1; 0 is read as 1). Default 100.
+    pub tick_ms: u32,
+    /// The tree to run, instead of the file's `main_tree_to_execute`.
+    pub main_tree: Option<String>,
+    /// Most cycles a Repeat or RetryUntilSuccessful runs in one tick.
+    /// Default 1000.
+    pub max_loops_per_tick: u32,
+    /// Most node updates one tick may make, with loops at their most cycles
+    /// and subtrees counted at every use; loops get a lower cap when needed,
+    /// and a tree too large even with one cycle per tick is refused.
+    /// Default 1,000,000.
+    pub max_updates_per_tick: u64,
+}
+
+impl Default for XmlOptions {
+    fn default() -> Self {
+        XmlOptions {
+            tick_ms: 100,
+            main_tree: None,
+            max_loops_per_tick: 1000,
+            max_updates_per_tick: 1_000_000,
+        }
+    }
+}
+
+/// Load the tree of a BehaviorTree.CPP XML file, its includes relative to it.
+pub fn load_file<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    options: &XmlOptions,
+) -> Result<Tree<A, W>, XmlError> {
+    let path = path.as_ref();
+    let shown = path.display().to_string();
+    let cannot = |e: std::io::Error| XmlError::whole(&shown, format!("cannot read: {e}"));
+    let size = std::fs::metadata(path).map_err(cannot)?.len();
+    if size > MAX_XML_BYTES {
+        return Err(XmlError::whole(
+            &shown,
+            format!("the file is {size} bytes, more than the limit of {MAX_XML_BYTES}"),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(cannot)?;
+    let canonical = std::fs::canonicalize(path).map_err(cannot)?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    let text = sources::text_of(&bytes, &shown)?;
+    load(registry, text, &shown, Some(base), Some(canonical), options)
+}
+
+/// Load a tree from XML text; `source` names it in errors. Includes are
+/// resolved in `base` (`None`: an include is an error).
+pub fn load_str<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: &str,
+    source: &str,
+    base: Option<&Path>,
+    options: &XmlOptions,
+) -> Result<Tree<A, W>, XmlError> {
+    load_bytes(registry, text.as_bytes(), source, base, options)
+}
+
+/// Load a tree from XML bytes, which must be UTF-8.
+pub fn load_bytes<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    bytes: &[u8],
+    source: &str,
+    base: Option<&Path>,
+    options: &XmlOptions,
+) -> Result<Tree<A, W>, XmlError> {
+    if bytes.len() as u64 > MAX_XML_BYTES {
+        return Err(XmlError::whole(
+            source,
+            format!(
+                "the input is {} bytes, more than the limit of {MAX_XML_BYTES}",
+                bytes.len()
+            ),
+        ));
+    }
+    let text = sources::text_of(bytes, source)?;
+    load(registry, text, source, base, None, options)
+}
+
+fn load<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: String,
+    source: &str,
+    base: Option<&Path>,
+    canonical: Option<std::path::PathBuf>,
+    options: &XmlOptions,
+) -> Result<Tree<A, W>, XmlError> {
+    let files = sources::gather(text, source, base, canonical)?;
+    let model = model::read(files, registry, options)?;
+    let plan = check::check(&model, options)?;
+    build::build(&model, registry, &plan)
+}
+
+/// Load any tree file canopy reads: `.xml` with this crate, `.json` and
+/// `.ron` with the registry. XML errors come as [`LoadError`]s with their
+/// line and column, so a caller reports every format alike.
+pub fn load_any<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    options: &XmlOptions,
+) -> Result<Tree<A, W>, LoadError> {
+    let path = path.as_ref();
+    if is_xml(path) {
+        Ok(load_file(registry, path, options)?)
+    } else {
+        registry.load_file(path)
+    }
+}
+
+/// Whether a path names an XML file (by its extension, in any case).
+pub fn is_xml(path: impl AsRef<Path>) -> bool {
+    path.as_ref()
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+}
+
+/// A tree document (the value of a JSON or RON tree file) as
+/// BehaviorTree.CPP XML; the registry must load the document.
+pub fn export_value<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    document: &Value,
+    source: &str,
+    options: &XmlOptions,
+) -> Result<String, ExportError> {
+    registry.load_str(&document.to_string(), Format::Json, source)?;
+    export::export(registry, document, source, options)
+}
+
+/// A JSON or RON tree file's text as BehaviorTree.CPP XML.
+pub fn export_str<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: &str,
+    format: Format,
+    source: &str,
+    options: &XmlOptions,
+) -> Result<String, ExportError> {
+    // The registry's loader checks the text (with positions in errors) and
+    // bounds its size and nesting before it is read again here.
+    registry.load_str(text, format, source)?;
+    let unreadable = |problem: String| {
+        ExportError::Load(LoadError {
+            file: source.to_string(),
+            location: canopy_data::Location::File,
+            problem,
+        })
+    };
+    let document: Value = match format {
+        Format::Json => serde_json::from_str(text).map_err(|e| unreadable(e.to_string()))?,
+        Format::Ron => {
+            let options =
+                ron::Options::default().with_recursion_limit(2 * canopy_data::MAX_NESTING);
+            stacker::grow(32 << 20, || options.from_str(text))
+                .map_err(|e| unreadable(e.to_string()))?
+        }
+    };
+    export::export(registry, &document, source, options)
+}
+
+/// A JSON or RON tree file as BehaviorTree.CPP XML.
+pub fn export_file<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    options: &XmlOptions,
+) -> Result<String, ExportError> {
+    let path = path.as_ref();
+    let shown = path.display().to_string();
+    let whole = |problem: String| {
+        ExportError::Load(LoadError {
+            file: shown.clone(),
+            location: canopy_data::Location::File,
+            problem,
+        })
+    };
+    let format = Format::from_path(path).ok_or_else(|| {
+        whole("unknown file extension: tree files end in .json or .ron".to_string())
+    })?;
+    let size = std::fs::metadata(path)
+        .map_err(|e| whole(format!("cannot read: {e}")))?
+        .len();
+    if size > canopy_data::MAX_FILE_BYTES {
+        return Err(whole(format!(
+            "the file is {size} bytes, more than the limit of {}",
+            canopy_data::MAX_FILE_BYTES
+        )));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| whole(format!("cannot read: {e}")))?;
+    export_str(registry, &text, format, &shown, options)
+}
+
+/// The fuzz target's body: any bytes as an XML tree with the built-in
+/// types (no includes), ticked in both modes when it loads; any bytes as a
+/// JSON tree, exported and read back, which must give the same tree.
+///
+/// # Panics
+/// When a JSON tree's export does not read back as the same tree — the
+/// finding the fuzzer is after. Never on malformed input.
+pub fn fuzz_one(data: &[u8]) {
+    use canopy_core::{Agent, Mode};
+    use std::sync::OnceLock;
+    static REGISTRY: OnceLock<Registry<(), ()>> = OnceLock::new();
+    let registry = REGISTRY.get_or_init(Registry::new);
+    let options = XmlOptions::default();
+    if let Ok(tree) = load_bytes(registry, data, "fuzz.xml", None, &options) {
+        for mode in [Mode::Tick, Mode::Event] {
+            let mut agent = Agent::new(&tree);
+            agent.set_mode(&tree, mode);
+            for _ in 0..16 {
+                agent.tick(&tree, &mut (), &());
+            }
+        }
+    }
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(tree) = registry.load_str(text, Format::Json, "fuzz.json") else {
+        return;
+    };
+    let Ok(xml) = export_str(registry, text, Format::Json, "fuzz.json", &options) else {
+        return;
+    };
+    // The tick budget guards XML from strangers; an export is checked for
+    // reading back, whatever its size.
+    let unbounded = XmlOptions {
+        max_updates_per_tick: u64::MAX,
+        ..XmlOptions::default()
+    };
+    let back = load_str(registry, &xml, "fuzz.xml", None, &unbounded)
+        .unwrap_or_else(|e| panic!("an export does not read back: {e}\n{xml}"));
+    assert_eq!(
+        back.display().to_string(),
+        tree.display().to_string(),
+        "an export reads back as another tree:\n{xml}"
+    );
+}

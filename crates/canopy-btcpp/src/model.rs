@@ -1,0 +1,969 @@
+//! Elements → nodes: what each element of a `<BehaviorTree>` means for
+//! canopy, checked element by element so that every mistake is reported at
+//! its own line.
+
+use std::collections::{HashMap, HashSet};
+
+use canopy_core::Arity;
+use canopy_data::{NodeType, Registry};
+use serde_json::{Map, Value};
+
+use crate::XmlOptions;
+use crate::error::XmlError;
+use crate::params::to_value;
+use crate::sources::File;
+use crate::standard::{
+    CANOPY_PREFIX, Category, PortType, Std, bad_model_name, is_condition_script, is_reserved,
+    refused,
+};
+use crate::text::{did_you_mean, quote};
+
+/// Most levels of nodes inside one `<BehaviorTree>`, as in a JSON tree
+/// file: the registry reads every tree through its JSON loader, whose
+/// parser nests brackets at most 127 deep (two per level, and one more for
+/// a Guard's condition or a list of statuses). Deeper trees are split with
+/// `<SubTree>`.
+pub const MAX_LEVELS: usize = 63;
+
+/// Why a tree is too deep for the registry's loader, and what to do.
+pub(crate) fn too_deep() -> String {
+    format!(
+        "nodes are nested more than {MAX_LEVELS} levels deep in one <BehaviorTree> (fewer when \
+         deep nodes have a Guard's condition or a list of statuses), more than canopy's tree \
+         loader reads; move a branch into a <BehaviorTree> of its own and refer to it with \
+         <SubTree ID=\"…\"/>"
+    )
+}
+
+/// An element of one of the files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub(crate) file: usize,
+    pub(crate) element: usize,
+}
+
+/// A standard node canopy runs as one of this crate's custom nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Own {
+    Parallel {
+        success_count: i32,
+        failure_count: i32,
+    },
+    ParallelAll {
+        max_failures: i32,
+    },
+    IfThenElse,
+    WhileDoElse,
+    KeepRunningUntilFailure,
+    Repeat(i32),
+    Retry(i32),
+    Delay {
+        msec: u32,
+        ticks: u32,
+    },
+    NoTimeout,
+}
+
+/// What a node element stands for.
+pub(crate) enum What {
+    /// A registered type (a canopy built-in for the standard nodes it runs
+    /// exactly), with parameters as the JSON loader takes them.
+    Registered {
+        type_name: String,
+        params: Map<String, Value>,
+    },
+    Own(Own),
+    /// `<SubTree ID="…"/>`: the tree with this ID.
+    SubTree(String),
+}
+
+pub(crate) struct XNode {
+    pub(crate) place: Place,
+    pub(crate) name: String,
+    pub(crate) what: What,
+    pub(crate) children: Vec<usize>,
+}
+
+pub(crate) struct TreeDef {
+    pub(crate) id: String,
+    pub(crate) place: Place,
+    pub(crate) root: usize,
+}
+
+/// Every tree of a load, as nodes.
+pub(crate) struct Model {
+    pub(crate) files: Vec<File>,
+    pub(crate) nodes: Vec<XNode>,
+    pub(crate) trees: Vec<TreeDef>,
+    /// Index in `trees` of the tree to run.
+    pub(crate) main: usize,
+    /// Index in `trees` of each ID.
+    pub(crate) ids: HashMap<String, usize>,
+}
+
+impl Model {
+    /// `<Tag ID="…" name="…">`, for errors.
+    pub(crate) fn describe(files: &[File], place: Place) -> String {
+        let e = &files[place.file].dom.elements[place.element];
+        let mut text = format!("<{}", crate::text::bare(&e.tag));
+        for key in ["ID", "name"] {
+            if let Some(value) = e.attr(key) {
+                text.push_str(&format!(" {key}={}", quote(value)));
+            }
+        }
+        text.push('>');
+        text
+    }
+
+    pub(crate) fn fail_in(files: &[File], place: Place, problem: String) -> XmlError {
+        let file = &files[place.file];
+        let (line, column) = file.line_column(place.element);
+        XmlError {
+            file: file.path.clone(),
+            line,
+            column,
+            element: Some(Model::describe(files, place)),
+            problem,
+        }
+    }
+
+    pub(crate) fn fail(&self, place: Place, problem: String) -> XmlError {
+        Model::fail_in(&self.files, place, problem)
+    }
+
+    pub(crate) fn tree(&self, id: &str) -> Option<&TreeDef> {
+        self.ids.get(id).map(|&i| &self.trees[i])
+    }
+}
+
+/// Reads the files' elements into a [`Model`].
+struct Reader<'r, A, W> {
+    registry: &'r Registry<A, W>,
+    /// canopy's built-in types, to tell them from look-alikes.
+    builtins: Registry<A, W>,
+    options: &'r XmlOptions,
+    files: Vec<File>,
+    nodes: Vec<XNode>,
+    tree_ids: Vec<String>,
+    /// `name`s of the `<SubTree>` elements of the tree being read.
+    subtree_names: HashSet<String>,
+}
+
+/// Read every `<BehaviorTree>` of `files` into nodes.
+pub(crate) fn read<A: 'static, W: 'static>(
+    files: Vec<File>,
+    registry: &Registry<A, W>,
+    options: &XmlOptions,
+) -> Result<Model, XmlError> {
+    let mut reader = Reader {
+        registry,
+        builtins: Registry::new(),
+        options,
+        files,
+        nodes: Vec::new(),
+        tree_ids: Vec::new(),
+        subtree_names: HashSet::new(),
+    };
+    let tree_elements = reader.top_level()?;
+    reader.tree_ids = reader.ids(&tree_elements)?;
+    let mut trees: Vec<TreeDef> = Vec::new();
+    let mut ids = HashMap::new();
+    for (place, id) in tree_elements.iter().zip(reader.tree_ids.clone()) {
+        if let Some(first) = ids.get(&id).map(|&i: &usize| &trees[i]) {
+            let (line, _) = reader.files[first.place.file].line_column(first.place.element);
+            let problem = format!(
+                "a tree with ID {} is defined already, in {} line {line}",
+                quote(&id),
+                reader.files[first.place.file].path
+            );
+            return Err(Model::fail_in(&reader.files, *place, problem));
+        }
+        let root = reader.tree(*place, &id)?;
+        ids.insert(id.clone(), trees.len());
+        trees.push(TreeDef {
+            id,
+            place: *place,
+            root,
+        });
+    }
+    let main = reader.main(&trees)?;
+    Ok(Model {
+        files: reader.files,
+        nodes: reader.nodes,
+        trees,
+        main,
+        ids,
+    })
+}
+
+impl<A: 'static, W: 'static> Reader<'_, A, W> {
+    fn fail(&self, place: Place, problem: String) -> XmlError {
+        Model::fail_in(&self.files, place, problem)
+    }
+
+    fn element(&self, place: Place) -> &crate::dom::Element {
+        &self.files[place.file].dom.elements[place.element]
+    }
+
+    /// Check each file's `<root>` and its children; the `<BehaviorTree>`
+    /// elements, in order.
+    fn top_level(&self) -> Result<Vec<Place>, XmlError> {
+        let mut trees = Vec::new();
+        for file in 0..self.files.len() {
+            let root = Place { file, element: 0 };
+            let e = self.element(root);
+            if e.tag != "root" {
+                return Err(self.fail(
+                    root,
+                    "the top element of a BehaviorTree.CPP file is <root BTCPP_format=\"4\">"
+                        .to_string(),
+                ));
+            }
+            if let Some(format) = e.attr("BTCPP_format")
+                && format != "4"
+            {
+                return Err(self.fail(
+                    root,
+                    format!(
+                        "BTCPP_format={} is not supported; canopy reads format 4 (BehaviorTree.CPP 4.x)",
+                        quote(format)
+                    ),
+                ));
+            }
+            let mut models = 0;
+            for &child in &e.children {
+                let place = Place {
+                    file,
+                    element: child,
+                };
+                match self.element(place).tag.as_str() {
+                    "BehaviorTree" => trees.push(place),
+                    "include" => {}
+                    "TreeNodesModel" => {
+                        models += 1;
+                        if models > 1 {
+                            return Err(self.fail(
+                                place,
+                                "a file holds at most one <TreeNodesModel>".to_string(),
+                            ));
+                        }
+                        self.models(place)?;
+                    }
+                    _ => {
+                        return Err(self.fail(
+                            place,
+                            "unexpected element at the top level; a file holds <BehaviorTree>, \
+                             <include> and <TreeNodesModel> elements"
+                                .to_string(),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(trees)
+    }
+
+    /// The ID of every tree, checked.
+    fn ids(&self, trees: &[Place]) -> Result<Vec<String>, XmlError> {
+        let mut ids = Vec::new();
+        for (i, &place) in trees.iter().enumerate() {
+            let id = match self.element(place).attr("ID") {
+                Some(id) => id.to_string(),
+                None if trees.len() == 1 => format!("BehaviorTree_{i}"),
+                None => {
+                    return Err(self.fail(
+                        place,
+                        "a <BehaviorTree> needs an ID when there are several".to_string(),
+                    ));
+                }
+            };
+            if let Some(why) = bad_model_name(&id) {
+                return Err(self.fail(place, format!("the ID {} {why}", quote(&id))));
+            }
+            if is_reserved(&id) || self.registry.get(&id).is_some() {
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "the ID {} is the name of a node type; give the tree another ID",
+                        quote(&id)
+                    ),
+                ));
+            }
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    /// The tree to run: the options', the first file's
+    /// `main_tree_to_execute`, or the only one.
+    fn main(&self, trees: &[TreeDef]) -> Result<usize, XmlError> {
+        let root = Place {
+            file: 0,
+            element: 0,
+        };
+        let wanted = match (
+            &self.options.main_tree,
+            self.element(root).attr("main_tree_to_execute"),
+        ) {
+            (Some(id), _) => id.as_str(),
+            (None, Some(id)) => id,
+            (None, None) if trees.len() == 1 => return Ok(0),
+            (None, None) => {
+                let problem = if trees.is_empty() {
+                    "the file defines no <BehaviorTree>".to_string()
+                } else {
+                    let ids: Vec<String> = trees.iter().map(|t| quote(&t.id)).collect();
+                    format!(
+                        "main_tree_to_execute is missing and the files define {} trees ({}); name the one to run",
+                        trees.len(),
+                        ids.join(", ")
+                    )
+                };
+                return Err(self.fail(root, problem));
+            }
+        };
+        trees.iter().position(|t| t.id == wanted).ok_or_else(|| {
+            let ids = trees.iter().map(|t| t.id.as_str());
+            self.fail(
+                root,
+                format!(
+                    "the tree to run, {}, is not defined{}",
+                    quote(wanted),
+                    did_you_mean(wanted, ids)
+                ),
+            )
+        })
+    }
+
+    /// Read one `<BehaviorTree>`: its single child.
+    fn tree(&mut self, place: Place, id: &str) -> Result<usize, XmlError> {
+        let children = &self.element(place).children;
+        if children.len() != 1 {
+            return Err(self.fail(
+                place,
+                format!(
+                    "the tree {} must have exactly 1 child element, got {}",
+                    quote(id),
+                    children.len()
+                ),
+            ));
+        }
+        let root = Place {
+            file: place.file,
+            element: children[0],
+        };
+        self.subtree_names.clear();
+        self.node(root, 1)
+    }
+
+    /// The type ID of a node element, and the category its explicit form
+    /// (`<Action ID="…">`) gives it.
+    fn type_id(&self, place: Place) -> Result<(String, Option<Category>), XmlError> {
+        let e = self.element(place);
+        let explicit = Category::from_tag(&e.tag);
+        match (explicit.is_some() || e.tag == "SubTree", e.attr("ID")) {
+            (true, Some(id)) => Ok((id.to_string(), explicit)),
+            (true, None) => Err(self.fail(
+                place,
+                format!("<{}> needs an ID attribute naming the node type", e.tag),
+            )),
+            (false, Some(_)) => Err(self.fail(
+                place,
+                format!(
+                    "an ID attribute is not allowed here; write <{0}> or <Action ID=\"{0}\">",
+                    crate::text::bare(&e.tag)
+                ),
+            )),
+            (false, None) => Ok((e.tag.clone(), None)),
+        }
+    }
+
+    /// The port attributes of a node element; scripts and blackboard
+    /// entries refused, other `_` attributes (tools' own) skipped.
+    fn ports(&self, place: Place) -> Result<Vec<(String, String)>, XmlError> {
+        let mut ports = Vec::new();
+        for (key, value) in &self.element(place).attrs {
+            if key == "ID" || key == "name" {
+                continue;
+            }
+            if is_condition_script(key) {
+                let when = if key.starts_with("_on") || key == "_post" {
+                    "after"
+                } else {
+                    "before"
+                };
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "{key} is a script run {when} the node, which is not supported (canopy has \
+                         no blackboard); use a Guard or ReactiveGuard decorator with a registered \
+                         condition, or a Sequence that checks a registered condition first"
+                    ),
+                ));
+            }
+            if key.starts_with('_') {
+                continue;
+            }
+            // A <SubTree>'s ports are refused as remapping, whatever their values.
+            let subtree = self.element(place).tag == "SubTree";
+            if !subtree && value.len() >= 3 && value.starts_with('{') && value.ends_with('}') {
+                let entry = if value.starts_with("{@") {
+                    "the root blackboard entry"
+                } else {
+                    "the blackboard entry"
+                };
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "{key}={} reads {entry} {}, which is not supported (canopy has no \
+                         blackboard); write the value itself",
+                        quote(value),
+                        quote(&value[1..value.len() - 1])
+                    ),
+                ));
+            }
+            ports.push((key.clone(), value.clone()));
+        }
+        Ok(ports)
+    }
+
+    /// Read a node element and its children; `depth` is its level in the tree.
+    fn node(&mut self, place: Place, depth: usize) -> Result<usize, XmlError> {
+        if depth > MAX_LEVELS {
+            return Err(self.fail(place, too_deep()));
+        }
+        let (id, explicit) = self.type_id(place)?;
+        if let Some(why) = refused(&id) {
+            return Err(self.fail(place, why));
+        }
+        let ports = self.ports(place)?;
+        // Unnamed, a node is named after its type, as written (BehaviorTree.CPP's
+        // rule) but without the prefix that marks a canopy type.
+        let default = id.strip_prefix(CANOPY_PREFIX).unwrap_or(&id);
+        let name = self
+            .element(place)
+            .attr("name")
+            .unwrap_or(default)
+            .to_string();
+        let child_elements = self.element(place).children.clone();
+        let what = if self.element(place).tag == "SubTree" {
+            self.subtree(place, &id, &ports, child_elements.len())?
+        } else if let Some(std) = Std::from_id(&id) {
+            self.standard(place, std, explicit, &ports, child_elements.len())?
+        } else {
+            self.registered(place, &id, explicit, &ports)?
+        };
+        let mut children = Vec::with_capacity(child_elements.len());
+        for element in child_elements {
+            let child = Place {
+                file: place.file,
+                element,
+            };
+            children.push(self.node(child, depth + 1)?);
+        }
+        self.nodes.push(XNode {
+            place,
+            name,
+            what,
+            children,
+        });
+        Ok(self.nodes.len() - 1)
+    }
+
+    fn subtree(
+        &mut self,
+        place: Place,
+        id: &str,
+        ports: &[(String, String)],
+        children: usize,
+    ) -> Result<What, XmlError> {
+        if let Some((key, _)) = ports.first() {
+            return Err(self.fail(
+                place,
+                format!(
+                    "{key}: SubTree ports remap blackboard entries, which is not supported (canopy \
+                     has no blackboard); remove the attribute"
+                ),
+            ));
+        }
+        if children > 0 {
+            return Err(self.fail(place, "a <SubTree> has no child elements".to_string()));
+        }
+        if let Some(why) = bad_model_name(id) {
+            return Err(self.fail(place, format!("the ID {} {why}", quote(id))));
+        }
+        let name = self.element(place).attr("name").map(str::to_string);
+        if let Some(name) = name
+            && !self.subtree_names.insert(name.clone())
+        {
+            return Err(self.fail(
+                place,
+                format!(
+                    "another <SubTree> in this <BehaviorTree> is named {} too; BehaviorTree.CPP \
+                     requires distinct names (they make the subtrees' paths); rename one or drop the names",
+                    quote(&name)
+                ),
+            ));
+        }
+        Ok(What::SubTree(id.to_string()))
+    }
+
+    /// A registered type by the name written in XML: `canopy_Name` stands
+    /// for `Name` (how a type whose name is reserved is written).
+    fn lookup(&self, id: &str) -> Option<&NodeType<A, W>> {
+        self.registry
+            .get(id.strip_prefix(CANOPY_PREFIX).unwrap_or(id))
+    }
+
+    fn registered(
+        &self,
+        place: Place,
+        id: &str,
+        explicit: Option<Category>,
+        ports: &[(String, String)],
+    ) -> Result<What, XmlError> {
+        let Some(node_type) = self.lookup(id) else {
+            return Err(self.fail(place, self.unknown(id)));
+        };
+        if let Some(category) = explicit {
+            check_category(category, node_type.arity(), id).map_err(|p| self.fail(place, p))?;
+        }
+        let mut params = Map::new();
+        for (key, text) in ports {
+            let value = match node_type.params().iter().find(|p| &p.name == key) {
+                Some(param) => to_value(self.registry, &param.kind, text)
+                    .map_err(|p| self.fail(place, format!("{key}: {p}")))?,
+                // The registry's check names what the type takes.
+                None => Value::String(text.clone()),
+            };
+            params.insert(key.clone(), value);
+        }
+        Ok(What::Registered {
+            type_name: node_type.name().to_string(),
+            params,
+        })
+    }
+
+    fn unknown(&self, id: &str) -> String {
+        if self.tree_ids.iter().any(|t| t == id) {
+            return format!(
+                "{} is a <BehaviorTree>: refer to it with <SubTree ID={}/>",
+                quote(id),
+                quote(id)
+            );
+        }
+        let names = Std::ALL
+            .iter()
+            .map(|s| s.id())
+            .chain(self.registry.types().map(|t| t.name()));
+        format!(
+            "unknown node type {}{}; the registry and BehaviorTree.CPP's standard nodes have no such type",
+            quote(id),
+            did_you_mean(id, names)
+        )
+    }
+
+    /// Check and read a `<TreeNodesModel>`: every node type it declares must
+    /// be registered, with the declared category and ports.
+    fn models(&self, place: Place) -> Result<(), XmlError> {
+        for &child in &self.element(place).children {
+            let model = Place {
+                file: place.file,
+                element: child,
+            };
+            self.model(model)?;
+        }
+        Ok(())
+    }
+
+    fn model(&self, place: Place) -> Result<(), XmlError> {
+        let e = self.element(place);
+        let port_tags = ["input_port", "output_port", "inout_port"];
+        let ports = e.children.iter().map(|&c| Place {
+            file: place.file,
+            element: c,
+        });
+        let Some(id) = e.attr("ID") else {
+            return Err(self.fail(place, "a node model needs an ID".to_string()));
+        };
+        let category = match (e.tag.as_str(), Category::from_tag(&e.tag)) {
+            ("SubTree", _) => {
+                for port in ports {
+                    if port_tags.contains(&self.element(port).tag.as_str()) {
+                        return Err(self.fail(
+                            port,
+                            "SubTree ports remap blackboard entries, which is not supported \
+                             (canopy has no blackboard)"
+                                .to_string(),
+                        ));
+                    }
+                }
+                return Ok(());
+            }
+            (_, Some(category)) => category,
+            _ => {
+                return Err(self.fail(
+                    place,
+                    "a <TreeNodesModel> holds <Action>, <Condition>, <Control>, <Decorator> and \
+                     <SubTree> models"
+                        .to_string(),
+                ));
+            }
+        };
+        if Std::from_id(id).is_some() || refused(id).is_some() {
+            // BehaviorTree.CPP's own models, as Groot2 may list them.
+            return Ok(());
+        }
+        let Some(node_type) = self.lookup(id) else {
+            return Err(self.fail(
+                place,
+                format!(
+                    "the model declares {}, which is not a registered node type{}",
+                    quote(id),
+                    did_you_mean(id, self.registry.types().map(|t| t.name()))
+                ),
+            ));
+        };
+        check_category(category, node_type.arity(), id).map_err(|p| self.fail(place, p))?;
+        for port in ports {
+            let p = self.element(port);
+            match p.tag.as_str() {
+                "input_port" => self.model_port(port, node_type)?,
+                "output_port" | "inout_port" => {
+                    return Err(self.fail(
+                        port,
+                        "output ports write blackboard entries, which is not supported (canopy \
+                         has no blackboard)"
+                            .to_string(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn model_port(&self, place: Place, node_type: &NodeType<A, W>) -> Result<(), XmlError> {
+        let e = self.element(place);
+        let Some(name) = e.attr("name") else {
+            return Err(self.fail(place, "a port needs a name".to_string()));
+        };
+        let Some(param) = node_type.params().iter().find(|p| p.name == name) else {
+            let names: Vec<&str> = node_type.params().iter().map(|p| p.name.as_str()).collect();
+            let takes = if names.is_empty() {
+                "it takes no parameters".to_string()
+            } else {
+                format!("it takes: {}", names.join(", "))
+            };
+            return Err(self.fail(
+                place,
+                format!(
+                    "{} has no parameter {}{}; {takes}",
+                    node_type.name(),
+                    quote(name),
+                    did_you_mean(name, names.iter().copied())
+                ),
+            ));
+        };
+        if let Some(declared) = e.attr("type")
+            && !port_type_fits(declared, &param.kind)
+        {
+            return Err(self.fail(
+                place,
+                format!(
+                    "port {} is declared as {}, but {}'s parameter is {}",
+                    quote(name),
+                    quote(declared),
+                    node_type.name(),
+                    param.describe()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A standard node: ports, child count, and what canopy runs for it.
+    fn standard(
+        &self,
+        place: Place,
+        std: Std,
+        explicit: Option<Category>,
+        ports: &[(String, String)],
+        children: usize,
+    ) -> Result<What, XmlError> {
+        let id = std.id();
+        if let Some(category) = explicit {
+            let leaf = |c| matches!(c, Category::Action | Category::Condition);
+            if category != std.category() && !(leaf(category) && leaf(std.category())) {
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "{id} is a {}, not a {}",
+                        std.category().tag(),
+                        category.tag()
+                    ),
+                ));
+            }
+        }
+        let (min, max) = std.children();
+        if children < min || children > max {
+            let needs = match (min, max) {
+                (0, 0) => "no children".to_string(),
+                (1, 1) => "exactly 1 child".to_string(),
+                (min, usize::MAX) => {
+                    format!("at least {min} child{}", if min == 1 { "" } else { "ren" })
+                }
+                (min, max) => format!("{min} or {max} children"),
+            };
+            return Err(self.fail(place, format!("{id} needs {needs}, got {children}")));
+        }
+        let values = self.port_values(place, std, ports)?;
+        let get = |name: &str| {
+            values
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(0, |(_, v)| *v)
+        };
+        self.meaning(place, std, children, &get)
+    }
+
+    /// The standard node's port values, checked against its port list.
+    fn port_values(
+        &self,
+        place: Place,
+        std: Std,
+        ports: &[(String, String)],
+    ) -> Result<Vec<(&'static str, i64)>, XmlError> {
+        let declared = std.ports();
+        for (key, _) in ports {
+            if !declared.iter().any(|p| p.name == key) {
+                let names: Vec<&str> = declared.iter().map(|p| p.name).collect();
+                let takes = if names.is_empty() {
+                    "it takes none".to_string()
+                } else {
+                    format!("it takes: {}", names.join(", "))
+                };
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "unknown port {} for {}{}; {takes}",
+                        quote(key),
+                        std.id(),
+                        did_you_mean(key, names.iter().copied())
+                    ),
+                ));
+            }
+        }
+        let mut values = Vec::new();
+        for port in declared {
+            let text = ports.iter().find(|(k, _)| k == port.name).map(|(_, v)| v);
+            let value = match (text, port.default) {
+                (Some(text), _) => parse_port(port.kind, text).map_err(|what| {
+                    self.fail(
+                        place,
+                        format!("port {} must be {what}, got {}", port.name, quote(text)),
+                    )
+                })?,
+                (None, Some(default)) => default,
+                (None, None) => {
+                    return Err(
+                        self.fail(place, format!("{} needs the port {}", std.id(), port.name))
+                    );
+                }
+            };
+            values.push((port.name, value));
+        }
+        Ok(values)
+    }
+
+    fn meaning(
+        &self,
+        place: Place,
+        std: Std,
+        n: usize,
+        get: &dyn Fn(&str) -> i64,
+    ) -> Result<What, XmlError> {
+        let own = match std {
+            Std::Timeout if get("msec") == 0 => Own::NoTimeout,
+            Std::Timeout | Std::Sleep => {
+                let msec = get("msec");
+                let ticks = self.ticks(place, msec)?;
+                let mut params = Map::new();
+                params.insert("ticks".to_string(), Value::from(ticks));
+                return Ok(What::Registered {
+                    type_name: self.builtin(place, std)?,
+                    params,
+                });
+            }
+            Std::Parallel => {
+                let (success_count, failure_count) =
+                    (get("success_count") as i32, get("failure_count") as i32);
+                for (port, value, outcome) in [
+                    ("success_count", success_count, "succeed"),
+                    ("failure_count", failure_count, "fail"),
+                ] {
+                    let needed = crate::nodes::threshold(value, n);
+                    if n < needed {
+                        return Err(self.fail(
+                            place,
+                            format!(
+                                "{port}={value} needs {needed} children, but the Parallel has {n}: it could never {outcome}"
+                            ),
+                        ));
+                    }
+                }
+                Own::Parallel {
+                    success_count,
+                    failure_count,
+                }
+            }
+            Std::ParallelAll => {
+                let max_failures = get("max_failures") as i32;
+                let needed = crate::nodes::threshold(max_failures, n);
+                if n < needed {
+                    return Err(self.fail(
+                        place,
+                        format!(
+                            "max_failures={max_failures} needs {needed} children, but the ParallelAll has {n}: it could never fail"
+                        ),
+                    ));
+                }
+                Own::ParallelAll { max_failures }
+            }
+            Std::IfThenElse => Own::IfThenElse,
+            Std::WhileDoElse => Own::WhileDoElse,
+            Std::KeepRunningUntilFailure => Own::KeepRunningUntilFailure,
+            Std::Repeat => Own::Repeat(get("num_cycles") as i32),
+            Std::RetryUntilSuccessful => Own::Retry(get("num_attempts") as i32),
+            Std::Delay => {
+                let msec = get("delay_msec");
+                Own::Delay {
+                    msec: msec as u32,
+                    ticks: self.ticks(place, msec)?.max(1),
+                }
+            }
+            _ => {
+                return Ok(What::Registered {
+                    type_name: self.builtin(place, std)?,
+                    params: Map::new(),
+                });
+            }
+        };
+        Ok(What::Own(own))
+    }
+
+    /// `msec` milliseconds in ticks: the first tick at or after that time.
+    fn ticks(&self, place: Place, msec: i64) -> Result<u32, XmlError> {
+        let tick_ms = self.options.tick_ms.max(1) as i64;
+        let ticks = (msec + tick_ms - 1) / tick_ms;
+        if ticks > i32::MAX as i64 {
+            return Err(self.fail(
+                place,
+                format!(
+                    "{msec} ms is {ticks} ticks of {tick_ms} ms, more than canopy's limit of {} ticks",
+                    i32::MAX
+                ),
+            ));
+        }
+        Ok(ticks as u32)
+    }
+
+    /// The canopy built-in that runs `std`, if the registry holds it.
+    fn builtin(&self, place: Place, std: Std) -> Result<String, XmlError> {
+        let name = std.canopy_builtin().unwrap_or(std.id());
+        match (self.registry.get(name), self.builtins.get(name)) {
+            (Some(ours), Some(reference))
+                if ours.description() == reference.description()
+                    && ours.arity() == reference.arity()
+                    && ours.params() == reference.params() =>
+            {
+                Ok(name.to_string())
+            }
+            _ => Err(self.fail(
+                place,
+                format!(
+                    "BehaviorTree.CPP's {} runs as canopy's built-in {name}, which this registry \
+                     does not hold (a registry from Registry::new() does)",
+                    std.id()
+                ),
+            )),
+        }
+    }
+}
+
+/// A standard port's text as a number: `int` or `unsigned` milliseconds.
+fn parse_port(kind: PortType, text: &str) -> Result<i64, &'static str> {
+    match kind {
+        PortType::Int => text
+            .parse::<i32>()
+            .map(i64::from)
+            .map_err(|_| "an integer (-1: no limit)"),
+        PortType::Msec => text
+            .parse::<u32>()
+            .map(i64::from)
+            .map_err(|_| "a whole number of milliseconds from 0 to 4294967295"),
+    }
+}
+
+/// Whether an element's category fits a registered type's arity.
+fn check_category(category: Category, arity: Arity, id: &str) -> Result<(), String> {
+    let fits = match category {
+        Category::Action | Category::Condition => arity == Arity::Leaf,
+        Category::Control => arity == Arity::Composite,
+        Category::Decorator => arity == Arity::Decorator,
+    };
+    if fits {
+        return Ok(());
+    }
+    let is = match arity {
+        Arity::Leaf => "a leaf (<Action> or <Condition>)",
+        Arity::Decorator => "a decorator (<Decorator>)",
+        Arity::Composite => "a control (<Control>)",
+    };
+    Err(format!(
+        "{} is {is} in the registry, not a <{}>",
+        quote(id),
+        category.tag()
+    ))
+}
+
+/// Whether a port type as BehaviorTree.CPP writes it (`int`, `double`,
+/// `std::string`, …) can hold a parameter of `kind`. Types it does not
+/// know are let through.
+fn port_type_fits(declared: &str, kind: &canopy_data::ParamKind) -> bool {
+    use canopy_data::ParamKind as K;
+    let t = declared.trim();
+    let integer = matches!(
+        t,
+        "int"
+            | "unsigned"
+            | "unsigned int"
+            | "long"
+            | "unsigned long"
+            | "long long"
+            | "unsigned long long"
+            | "short"
+            | "unsigned short"
+            | "size_t"
+            | "int8_t"
+            | "int16_t"
+            | "int32_t"
+            | "int64_t"
+            | "uint8_t"
+            | "uint16_t"
+            | "uint32_t"
+            | "uint64_t"
+    );
+    let decimal = matches!(t, "double" | "float");
+    let boolean = t == "bool";
+    let text = t == "std::string" || t == "string" || t.starts_with("std::__cxx11::basic_string");
+    if !(integer || decimal || boolean || text) {
+        return true;
+    }
+    match kind {
+        K::Int { .. } => integer,
+        K::Float { .. } => integer || decimal,
+        K::Bool => boolean,
+        _ => text,
+    }
+}

@@ -1,0 +1,244 @@
+//! Parameters between XML attributes (always text) and the JSON values the
+//! registry checks, so that an XML tree's parameters are typed and checked
+//! exactly as a JSON or RON file's.
+//!
+//! Text becomes the JSON value a parameter of that kind expects when it
+//! reads as one (`"3"` → `3` for an integer); otherwise it stays a string,
+//! and the registry's check reports it as such (`must be an integer, got
+//! string "three"`). Lists of statuses are written `Running;Success`, as
+//! BehaviorTree.CPP writes vectors; a Guard's condition is written as a
+//! call: `Periodic(name="daylight?", period=24, on=12)`.
+
+use canopy_data::{ParamKind, Registry};
+use serde_json::{Map, Number, Value};
+
+use crate::text::quote;
+
+/// The JSON value for attribute text `text` of a parameter of `kind`.
+pub(crate) fn to_value<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    kind: &ParamKind,
+    text: &str,
+) -> Result<Value, String> {
+    let string = || Value::String(text.to_string());
+    Ok(match kind {
+        ParamKind::Int { .. } => match text.parse::<i64>() {
+            Ok(n) => Value::from(n),
+            // Out-of-range and fractional numbers are numbers, so the
+            // registry's message says what is wrong with them.
+            Err(_) => number(text).unwrap_or_else(string),
+        },
+        ParamKind::Float { .. } => match text.parse::<i64>() {
+            Ok(n) => Value::from(n),
+            Err(_) => number(text).unwrap_or_else(string),
+        },
+        ParamKind::Bool => match text {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => string(),
+        },
+        ParamKind::Statuses => Value::Array(
+            text.split(';')
+                .filter(|s| !s.trim().is_empty())
+                .map(|s| Value::String(s.trim().to_string()))
+                .collect(),
+        ),
+        ParamKind::Condition => condition(registry, text)?,
+        _ => string(),
+    })
+}
+
+/// A finite number written in decimal, if `text` is one.
+fn number(text: &str) -> Option<Value> {
+    let plain = text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'));
+    if !plain {
+        return None;
+    }
+    text.parse::<f64>()
+        .ok()
+        .and_then(Number::from_f64)
+        .map(Value::Number)
+}
+
+/// A parameter value as attribute text; `None` for values that cannot be
+/// written so that they read back the same.
+pub(crate) fn to_text(value: &Value) -> Option<String> {
+    Some(match value {
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => {
+            let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+            let words = words?;
+            if words
+                .iter()
+                .any(|w| w.contains(';') || w.trim() != *w || w.is_empty())
+            {
+                return None;
+            }
+            words.join(";")
+        }
+        Value::Object(fields) => call(fields)?,
+        Value::Null => return None,
+    })
+}
+
+/// A condition node object as `Type(name="…", key=value, …)`.
+fn call(fields: &Map<String, Value>) -> Option<String> {
+    let type_name = fields.get("type")?.as_str()?;
+    let mut args = Vec::new();
+    for (key, value) in fields {
+        if key == "type" {
+            continue;
+        }
+        let text = match value {
+            Value::Bool(_) | Value::Number(_) => to_text(value)?,
+            // Strings and lists go quoted, as JSON strings.
+            _ => serde_json::to_string(&Value::String(to_text(value)?)).ok()?,
+        };
+        args.push(format!("{key}={text}"));
+    }
+    // `name` first: it is what a reader looks for.
+    args.sort_by_key(|a| !a.starts_with("name="));
+    Some(if args.is_empty() {
+        type_name.to_string()
+    } else {
+        format!("{type_name}({})", args.join(", "))
+    })
+}
+
+/// Parse `Type(key=value, …)` into a condition node object, its values
+/// typed by the condition type's declared parameters.
+fn condition<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: &str,
+) -> Result<Value, String> {
+    let shape = "write a condition as Type(key=value, …), e.g. Periodic(name=\"daylight?\", period=24, on=12)";
+    let text = text.trim();
+    let (type_name, rest) = match text.find('(') {
+        Some(open) => (text[..open].trim(), Some(&text[open + 1..])),
+        None => (text, None),
+    };
+    if type_name.is_empty() || !type_name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return Err(format!("{} is not a condition: {shape}", quote(text)));
+    }
+    let mut fields = Map::new();
+    fields.insert("type".to_string(), Value::String(type_name.to_string()));
+    let Some(mut rest) = rest else {
+        return Ok(Value::Object(fields));
+    };
+    let declared = registry.get(type_name).map(|t| t.params()).unwrap_or(&[]);
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix(')') {
+            if !after.trim().is_empty() {
+                return Err(format!("text after the closing parenthesis: {shape}"));
+            }
+            return Ok(Value::Object(fields));
+        }
+        let eq = rest
+            .find('=')
+            .ok_or_else(|| format!("missing `=` after a parameter name: {shape}"))?;
+        let key = rest[..eq].trim().to_string();
+        rest = rest[eq + 1..].trim_start();
+        let (raw, after) = argument(rest).ok_or_else(|| format!("unterminated value: {shape}"))?;
+        rest = after.trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest);
+        let value = match (key.as_str(), declared.iter().find(|p| p.name == key)) {
+            ("name", _) => Value::String(raw),
+            (_, Some(param)) if param.kind != ParamKind::Condition => {
+                to_value(registry, &param.kind, &raw)?
+            }
+            _ => Value::String(raw),
+        };
+        if fields.insert(key.clone(), value).is_some() {
+            return Err(format!("parameter {} is given twice", quote(&key)));
+        }
+    }
+}
+
+/// One argument value: a JSON string, or bare text up to `,` or `)`.
+/// Returns its text and the rest of the input.
+fn argument(input: &str) -> Option<(String, &str)> {
+    if input.starts_with('"') {
+        let bytes = input.as_bytes();
+        let mut i = 1;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\\' => i += 2,
+                b'"' => {
+                    let text: String = serde_json::from_str(&input[..=i]).ok()?;
+                    return Some((text, &input[i + 1..]));
+                }
+                _ => i += 1,
+            }
+        }
+        return None;
+    }
+    let end = input.find([',', ')'])?;
+    Some((input[..end].trim().to_string(), &input[end..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn text_to_typed_values() {
+        let r = Registry::<(), ()>::new();
+        let int = ParamKind::Int { min: 0, max: 10 };
+        assert_eq!(to_value(&r, &int, "3"), Ok(json!(3)));
+        assert_eq!(to_value(&r, &int, "2.5"), Ok(json!(2.5)));
+        assert_eq!(to_value(&r, &int, "1e30"), Ok(json!(1e30)));
+        assert_eq!(to_value(&r, &int, "three"), Ok(json!("three")));
+        let float = ParamKind::Float { min: 0.0, max: 1.0 };
+        assert_eq!(to_value(&r, &float, "0.15"), Ok(json!(0.15)));
+        assert_eq!(to_value(&r, &float, "1"), Ok(json!(1)));
+        assert_eq!(to_value(&r, &float, "inf"), Ok(json!("inf")));
+        assert_eq!(to_value(&r, &ParamKind::Bool, "true"), Ok(json!(true)));
+        assert_eq!(to_value(&r, &ParamKind::Bool, "True"), Ok(json!("True")));
+        assert_eq!(
+            to_value(&r, &ParamKind::Statuses, "Running; Success"),
+            Ok(json!(["Running", "Success"]))
+        );
+        assert_eq!(to_value(&r, &ParamKind::Text, "{x}"), Ok(json!("{x}")));
+    }
+
+    #[test]
+    fn conditions_round_trip() {
+        let r = Registry::<(), ()>::new();
+        let object = json!({"type": "Periodic", "name": "day, \"light\"?", "period": 24, "on": 12});
+        let text = to_text(&object).unwrap();
+        assert_eq!(
+            text,
+            r#"Periodic(name="day, \"light\"?", on=12, period=24)"#
+        );
+        assert_eq!(to_value(&r, &ParamKind::Condition, &text), Ok(object));
+        assert_eq!(
+            to_value(&r, &ParamKind::Condition, "Chance"),
+            Ok(json!({"type": "Chance"}))
+        );
+        assert_eq!(
+            to_value(&r, &ParamKind::Condition, "Chance(p=0.5)"),
+            Ok(json!({"type": "Chance", "p": 0.5}))
+        );
+        assert!(to_value(&r, &ParamKind::Condition, "Chance(p=0.5").is_err());
+        assert!(to_value(&r, &ParamKind::Condition, "Chance(p=0.5, p=1)").is_err());
+        assert!(to_value(&r, &ParamKind::Condition, "a b").is_err());
+        assert!(to_value(&r, &ParamKind::Condition, "Chance(p=0.5) x").is_err());
+    }
+
+    #[test]
+    fn values_without_a_faithful_text() {
+        assert_eq!(
+            to_text(&json!(["Running", "Success"])),
+            Some("Running;Success".into())
+        );
+        assert_eq!(to_text(&json!([" Running"])), None);
+        assert_eq!(to_text(&json!([1])), None);
+        assert_eq!(to_text(&Value::Null), None);
+    }
+}

@@ -1,0 +1,216 @@
+//! The files of one load: the first, and everything it `<include>`s,
+//! depth-first, each read once, within bounds.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::dom::{self, Dom, line_column};
+use crate::error::XmlError;
+use crate::text::quote;
+
+/// Largest XML input accepted, in bytes, over all files of one load (the
+/// JSON/RON loader's limit for one file).
+pub const MAX_XML_BYTES: u64 = canopy_data::MAX_FILE_BYTES;
+
+/// Most files one load reads (the first and its includes).
+pub const MAX_FILES: usize = 256;
+
+/// Deepest chain of includes followed.
+pub const MAX_INCLUDE_DEPTH: usize = 32;
+
+/// Most elements read over all files of one load.
+pub(crate) const MAX_ELEMENTS: usize = canopy_data::MAX_NODES;
+
+/// One parsed file.
+pub(crate) struct File {
+    /// As errors show it.
+    pub(crate) path: String,
+    pub(crate) text: String,
+    pub(crate) dom: Dom,
+}
+
+impl File {
+    pub(crate) fn line_column(&self, element: usize) -> (usize, usize) {
+        line_column(&self.text, self.dom.elements[element].offset)
+    }
+}
+
+/// What is left of the bounds while files are read.
+struct Reading {
+    files: Vec<File>,
+    /// Canonical paths of the files read, to read each once.
+    seen: Vec<PathBuf>,
+    /// Canonical paths of the files whose includes are being read.
+    chain: Vec<(PathBuf, String)>,
+    bytes: u64,
+    elements: usize,
+}
+
+/// Bytes as the text of an XML file: UTF-8, no NUL, BOM dropped.
+pub(crate) fn text_of(bytes: &[u8], file: &str) -> Result<String, XmlError> {
+    if bytes.contains(&0) {
+        return Err(XmlError::whole(
+            file,
+            "not a text file (it contains NUL bytes)",
+        ));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        XmlError::whole(
+            file,
+            format!(
+                "not a UTF-8 text file (invalid UTF-8 at byte {})",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text).to_string())
+}
+
+/// Read every file of a load, starting from the text of the first.
+/// `base` is the directory includes are relative to (`None`: includes are
+/// refused); `canonical` the first file's own canonical path, if it is one.
+pub(crate) fn gather(
+    first: String,
+    path: &str,
+    base: Option<&Path>,
+    canonical: Option<PathBuf>,
+) -> Result<Vec<File>, XmlError> {
+    let mut reading = Reading {
+        files: Vec::new(),
+        seen: Vec::new(),
+        chain: Vec::new(),
+        bytes: 0,
+        elements: MAX_ELEMENTS,
+    };
+    reading.add(first, path.to_string(), base, canonical)?;
+    Ok(reading.files)
+}
+
+impl Reading {
+    fn add(
+        &mut self,
+        text: String,
+        path: String,
+        base: Option<&Path>,
+        canonical: Option<PathBuf>,
+    ) -> Result<(), XmlError> {
+        self.bytes += text.len() as u64;
+        if self.bytes > MAX_XML_BYTES {
+            return Err(XmlError::whole(
+                &path,
+                format!("the files of this tree hold more than {MAX_XML_BYTES} bytes"),
+            ));
+        }
+        if self.files.len() == MAX_FILES {
+            return Err(XmlError::whole(
+                &path,
+                format!("the tree includes more than {MAX_FILES} files"),
+            ));
+        }
+        let dom = dom::parse(&text, &path, &mut self.elements)?;
+        let index = self.files.len();
+        self.files.push(File {
+            path: path.clone(),
+            text,
+            dom,
+        });
+        let chained = canonical.is_some();
+        if let Some(canonical) = canonical {
+            self.seen.push(canonical.clone());
+            self.chain.push((canonical, path));
+        }
+        let includes: Vec<usize> = {
+            let dom = &self.files[index].dom;
+            dom.root()
+                .children
+                .iter()
+                .copied()
+                .filter(|&e| dom.elements[e].tag == "include")
+                .collect()
+        };
+        for element in includes {
+            self.include(index, element, base)?;
+        }
+        if chained {
+            self.chain.pop();
+        }
+        Ok(())
+    }
+
+    fn fail(&self, file: usize, element: usize, problem: String) -> XmlError {
+        let (line, column) = self.files[file].line_column(element);
+        XmlError {
+            file: self.files[file].path.clone(),
+            line,
+            column,
+            element: Some("<include>".to_string()),
+            problem,
+        }
+    }
+
+    fn include(
+        &mut self,
+        file: usize,
+        element: usize,
+        base: Option<&Path>,
+    ) -> Result<(), XmlError> {
+        let e = &self.files[file].dom.elements[element];
+        if e.attr("ros_pkg").is_some() {
+            return Err(self.fail(
+                file,
+                element,
+                "ros_pkg is not supported: give the path relative to this file".to_string(),
+            ));
+        }
+        let Some(relative) = e.attr("path").map(str::to_string) else {
+            return Err(self.fail(file, element, "missing the path attribute".to_string()));
+        };
+        let Some(base) = base else {
+            return Err(self.fail(
+                file,
+                element,
+                "includes are not available here (the tree was given as text, with no \
+                 directory to resolve them in)"
+                    .to_string(),
+            ));
+        };
+        if self.chain.len() >= MAX_INCLUDE_DEPTH {
+            return Err(self.fail(
+                file,
+                element,
+                format!("includes are nested more than {MAX_INCLUDE_DEPTH} deep"),
+            ));
+        }
+        let target = base.join(&relative);
+        let shown = target.display().to_string();
+        let cannot = |e: std::io::Error| format!("cannot read {}: {e}", quote(&shown));
+        let canonical =
+            fs::canonicalize(&target).map_err(|e| self.fail(file, element, cannot(e)))?;
+        if let Some(at) = self.chain.iter().position(|(c, _)| *c == canonical) {
+            let mut cycle: Vec<String> = self.chain[at..].iter().map(|(_, p)| quote(p)).collect();
+            cycle.push(quote(&self.chain[at].1));
+            return Err(self.fail(
+                file,
+                element,
+                format!("includes form a cycle: {}", cycle.join(" → ")),
+            ));
+        }
+        if self.seen.contains(&canonical) {
+            return Ok(());
+        }
+        let size = fs::metadata(&canonical)
+            .map_err(|e| self.fail(file, element, cannot(e)))?
+            .len();
+        if self.bytes + size > MAX_XML_BYTES {
+            return Err(self.fail(
+                file,
+                element,
+                format!("the files of this tree hold more than {MAX_XML_BYTES} bytes"),
+            ));
+        }
+        let bytes = fs::read(&canonical).map_err(|e| self.fail(file, element, cannot(e)))?;
+        let text = text_of(&bytes, &shown)?;
+        let next_base = target.parent().map(Path::to_path_buf).unwrap_or_default();
+        self.add(text, shown, Some(&next_base), Some(canonical))
+    }
+}

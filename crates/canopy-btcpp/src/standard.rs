@@ -1,0 +1,330 @@
+//! BehaviorTree.CPP 4's standard node library, as the importer sees it:
+//! which IDs canopy runs (and how), which it refuses (and what to write
+//! instead), and the element names with a meaning of their own.
+
+/// How a node is written in a `<TreeNodesModel>` and in the explicit form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Category {
+    Action,
+    Condition,
+    Control,
+    Decorator,
+}
+
+impl Category {
+    pub(crate) fn tag(self) -> &'static str {
+        match self {
+            Category::Action => "Action",
+            Category::Condition => "Condition",
+            Category::Control => "Control",
+            Category::Decorator => "Decorator",
+        }
+    }
+
+    pub(crate) fn from_tag(tag: &str) -> Option<Category> {
+        Some(match tag {
+            "Action" => Category::Action,
+            "Condition" => Category::Condition,
+            "Control" => Category::Control,
+            "Decorator" => Category::Decorator,
+            _ => return None,
+        })
+    }
+}
+
+/// A standard node canopy runs with BehaviorTree.CPP's semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Std {
+    Sequence,
+    Fallback,
+    ReactiveSequence,
+    ReactiveFallback,
+    Parallel,
+    ParallelAll,
+    IfThenElse,
+    WhileDoElse,
+    Inverter,
+    ForceSuccess,
+    ForceFailure,
+    KeepRunningUntilFailure,
+    RetryUntilSuccessful,
+    Repeat,
+    Timeout,
+    Delay,
+    Sleep,
+    AlwaysSuccess,
+    AlwaysFailure,
+}
+
+/// The type of a standard node's port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PortType {
+    /// BehaviorTree.CPP's `int`.
+    Int,
+    /// BehaviorTree.CPP's `unsigned`: milliseconds.
+    Msec,
+}
+
+/// One input port of a standard node, with its default (`None`: required).
+pub(crate) struct Port {
+    pub(crate) name: &'static str,
+    pub(crate) kind: PortType,
+    pub(crate) default: Option<i64>,
+}
+
+const fn port(name: &'static str, kind: PortType, default: Option<i64>) -> Port {
+    Port {
+        name,
+        kind,
+        default,
+    }
+}
+
+impl Std {
+    pub(crate) const ALL: [Std; 19] = [
+        Std::Sequence,
+        Std::Fallback,
+        Std::ReactiveSequence,
+        Std::ReactiveFallback,
+        Std::Parallel,
+        Std::ParallelAll,
+        Std::IfThenElse,
+        Std::WhileDoElse,
+        Std::Inverter,
+        Std::ForceSuccess,
+        Std::ForceFailure,
+        Std::KeepRunningUntilFailure,
+        Std::RetryUntilSuccessful,
+        Std::Repeat,
+        Std::Timeout,
+        Std::Delay,
+        Std::Sleep,
+        Std::AlwaysSuccess,
+        Std::AlwaysFailure,
+    ];
+
+    pub(crate) fn id(self) -> &'static str {
+        match self {
+            Std::Sequence => "Sequence",
+            Std::Fallback => "Fallback",
+            Std::ReactiveSequence => "ReactiveSequence",
+            Std::ReactiveFallback => "ReactiveFallback",
+            Std::Parallel => "Parallel",
+            Std::ParallelAll => "ParallelAll",
+            Std::IfThenElse => "IfThenElse",
+            Std::WhileDoElse => "WhileDoElse",
+            Std::Inverter => "Inverter",
+            Std::ForceSuccess => "ForceSuccess",
+            Std::ForceFailure => "ForceFailure",
+            Std::KeepRunningUntilFailure => "KeepRunningUntilFailure",
+            Std::RetryUntilSuccessful => "RetryUntilSuccessful",
+            Std::Repeat => "Repeat",
+            Std::Timeout => "Timeout",
+            Std::Delay => "Delay",
+            Std::Sleep => "Sleep",
+            Std::AlwaysSuccess => "AlwaysSuccess",
+            Std::AlwaysFailure => "AlwaysFailure",
+        }
+    }
+
+    pub(crate) fn from_id(id: &str) -> Option<Std> {
+        Std::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    pub(crate) fn category(self) -> Category {
+        match self {
+            Std::Sequence
+            | Std::Fallback
+            | Std::ReactiveSequence
+            | Std::ReactiveFallback
+            | Std::Parallel
+            | Std::ParallelAll
+            | Std::IfThenElse
+            | Std::WhileDoElse => Category::Control,
+            Std::Inverter
+            | Std::ForceSuccess
+            | Std::ForceFailure
+            | Std::KeepRunningUntilFailure
+            | Std::RetryUntilSuccessful
+            | Std::Repeat
+            | Std::Timeout
+            | Std::Delay => Category::Decorator,
+            Std::Sleep | Std::AlwaysSuccess | Std::AlwaysFailure => Category::Action,
+        }
+    }
+
+    pub(crate) fn ports(self) -> &'static [Port] {
+        use PortType::{Int, Msec};
+        const PARALLEL: &[Port] = &[
+            port("success_count", Int, Some(-1)),
+            port("failure_count", Int, Some(1)),
+        ];
+        const PARALLEL_ALL: &[Port] = &[port("max_failures", Int, Some(1))];
+        const RETRY: &[Port] = &[port("num_attempts", Int, None)];
+        const REPEAT: &[Port] = &[port("num_cycles", Int, None)];
+        const MSEC: &[Port] = &[port("msec", Msec, None)];
+        const DELAY: &[Port] = &[port("delay_msec", Msec, None)];
+        match self {
+            Std::Parallel => PARALLEL,
+            Std::ParallelAll => PARALLEL_ALL,
+            Std::RetryUntilSuccessful => RETRY,
+            Std::Repeat => REPEAT,
+            Std::Timeout | Std::Sleep => MSEC,
+            Std::Delay => DELAY,
+            _ => &[],
+        }
+    }
+
+    /// The fewest and most children it takes.
+    pub(crate) fn children(self) -> (usize, usize) {
+        match self {
+            // canopy gives these a meaning without children (BehaviorTree.CPP
+            // refuses them), so canopy's own empty ones export and import.
+            Std::Sequence | Std::Fallback | Std::ReactiveSequence | Std::ReactiveFallback => {
+                (0, usize::MAX)
+            }
+            Std::Parallel | Std::ParallelAll => (1, usize::MAX),
+            Std::IfThenElse | Std::WhileDoElse => (2, 3),
+            _ => match self.category() {
+                Category::Decorator => (1, 1),
+                _ => (0, 0),
+            },
+        }
+    }
+
+    /// The canopy built-in with exactly these semantics, if any (with the
+    /// milliseconds of Timeout and Sleep turned into ticks).
+    pub(crate) fn canopy_builtin(self) -> Option<&'static str> {
+        Some(match self {
+            Std::Sequence => "Sequence",
+            Std::Fallback => "Selector",
+            Std::ReactiveSequence => "ReactiveSequence",
+            Std::ReactiveFallback => "ReactiveSelector",
+            Std::Inverter => "Inverter",
+            Std::ForceSuccess => "ForceSuccess",
+            Std::ForceFailure => "ForceFailure",
+            Std::AlwaysSuccess => "AlwaysSuccess",
+            Std::AlwaysFailure => "AlwaysFailure",
+            Std::Timeout => "Timeout",
+            Std::Sleep => "Wait",
+            _ => return None,
+        })
+    }
+}
+
+const NO_BLACKBOARD: &str = "canopy has no blackboard: keep such state in the agent's data and \
+     read or write it from a registered action or condition";
+
+/// Standard IDs canopy refuses, with what to write instead.
+pub(crate) fn refused(id: &str) -> Option<String> {
+    let why = match id {
+        "Script" | "ScriptCondition" => format!(
+            "scripting is not supported ({NO_BLACKBOARD}); write the logic as a registered \
+             action or condition"
+        ),
+        "SetBlackboard" | "UnsetBlackboard" | "WasEntryUpdated" | "SkipUnlessUpdated"
+        | "WaitValueUpdate" => format!("blackboard nodes are not supported ({NO_BLACKBOARD})"),
+        "Precondition" => format!(
+            "Precondition runs a script, which is not supported ({NO_BLACKBOARD}); use a \
+             Guard or ReactiveGuard decorator with a registered condition"
+        ),
+        "Switch2" | "Switch3" | "Switch4" | "Switch5" | "Switch6" => format!(
+            "Switch compares a blackboard entry, which is not supported ({NO_BLACKBOARD}); \
+             use a Fallback of Sequences, each starting with a registered condition for its case"
+        ),
+        "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString" => format!(
+            "Loop nodes take their values from a blackboard queue, which is not supported \
+             ({NO_BLACKBOARD}); keep the queue in the agent's data and repeat a registered \
+             action that takes the next item, under Repeat or KeepRunningUntilFailure"
+        ),
+        "SequenceWithMemory" | "SequenceStar" => "SequenceWithMemory remembers which child \
+             to resume across activations (after a failure or a halt), which needs per-agent \
+             memory that outlives the node's task; canopy's custom nodes have none, so it is \
+             not supported. Sequence resumes a running child but restarts after a failure"
+            .to_string(),
+        "RunOnce" => "RunOnce remembers across activations that its child has run, which \
+             needs per-agent memory that outlives the node's task (canopy's custom nodes have \
+             none), and its then_skip needs a SKIPPED status (canopy has none); it is not \
+             supported"
+            .to_string(),
+        "AsyncSequence" | "AsyncFallback" => format!(
+            "{id} returns RUNNING after each child to be ticked again at once through \
+             BehaviorTree.CPP's wake-up signal, which canopy's ticks do not have; use {}",
+            if id == "AsyncSequence" {
+                "Sequence"
+            } else {
+                "Fallback"
+            }
+        ),
+        "TryCatch" => "TryCatch is not supported by canopy's importer".to_string(),
+        _ => return None,
+    };
+    Some(why)
+}
+
+/// Names that never name a registered canopy type in XML: the standard
+/// IDs (supported or refused) and the format's own element names. A canopy
+/// type with one of these names is written `canopy_Name`.
+pub(crate) fn is_reserved(name: &str) -> bool {
+    Std::from_id(name).is_some()
+        || refused(name).is_some()
+        || matches!(
+            name,
+            "Action"
+                | "Condition"
+                | "Control"
+                | "Decorator"
+                | "SubTree"
+                | "BehaviorTree"
+                | "TreeNodesModel"
+                | "include"
+                | "root"
+                | "Root"
+        )
+        || name.starts_with(CANOPY_PREFIX)
+}
+
+/// Prefix that marks a registered canopy type whose own name is reserved.
+pub(crate) const CANOPY_PREFIX: &str = "canopy_";
+
+/// Pre- and post-condition attributes: scripts run before or after a node.
+pub(crate) fn is_condition_script(attr: &str) -> bool {
+    matches!(
+        attr,
+        "_failureIf"
+            | "_successIf"
+            | "_skipIf"
+            | "_while"
+            | "_onHalted"
+            | "_onFailure"
+            | "_onSuccess"
+            | "_post"
+    )
+}
+
+/// BehaviorTree.CPP's rule for model names (node type and tree IDs): not
+/// empty, not `Root`, no whitespace, control characters or `<>&"'/\:*?|.`.
+pub(crate) fn bad_model_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("is empty".to_string());
+    }
+    if name == "Root" || name == "root" {
+        return Some("is reserved".to_string());
+    }
+    let bad = name
+        .chars()
+        .find(|c| c.is_control() || " \t\n\r<>&\"'/\\:*?|.".contains(*c))?;
+    Some(format!(
+        "contains the character {}, which BehaviorTree.CPP does not allow in IDs",
+        crate::text::quote(&bad.to_string())
+    ))
+}
+
+/// BehaviorTree.CPP's rule for port names: a letter first, no forbidden
+/// characters, not a reserved attribute.
+pub(crate) fn is_port_name(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| c.is_alphabetic())
+        && bad_model_name(name).is_none()
+        && !is_condition_script(name)
+        && !matches!(name, "name" | "ID")
+}

@@ -1,0 +1,609 @@
+//! Bad XML gets one clear error — file, line, column, element, problem and
+//! what to do instead — and never a panic.
+
+use std::path::PathBuf;
+
+use canopy_btcpp::{XmlOptions, load_bytes, load_file, load_str};
+use canopy_data::Registry;
+
+fn error_with(registry: &Registry<(), ()>, xml: &str, options: &XmlOptions) -> String {
+    match load_str(registry, xml, "bad.xml", None, options) {
+        Ok(tree) => panic!("loaded:\n{}", tree.display()),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn error(xml: &str) -> String {
+    error_with(&Registry::new(), xml, &XmlOptions::default())
+}
+
+/// `body` as the only tree of a file; it starts at line 2, column 3.
+fn tree(body: &str) -> String {
+    format!("<root BTCPP_format=\"4\">\n  {body}\n</root>")
+}
+
+fn main_tree(body: &str) -> String {
+    tree(&format!("<BehaviorTree ID=\"Main\">{body}</BehaviorTree>"))
+}
+
+/// Column of the node `body` starts with, inside `main_tree`.
+const BODY: usize = 3 + "<BehaviorTree ID=\"Main\">".len();
+
+#[test]
+fn malformed_xml() {
+    assert_eq!(
+        error(
+            "<root BTCPP_format=\"4\">\n  <BehaviorTree ID=\"Main\">\n    <Sequence>\n  </BehaviorTree>\n</root>"
+        ),
+        "bad.xml:4:3: malformed XML: ill-formed document: expected `</Sequence>`, but `</BehaviorTree>` was found"
+    );
+    assert_eq!(
+        error(&main_tree("<Sequence>")),
+        "bad.xml:2:37: malformed XML: ill-formed document: expected `</Sequence>`, but `</BehaviorTree>` was found"
+    );
+    assert_eq!(error("<root>\n  <A>"), "bad.xml:2:3: <A> is never closed");
+    assert_eq!(
+        error(&main_tree(r#"<Wait ticks="1" ticks="2"/>"#)),
+        format!(
+            "bad.xml:2:{BODY}: malformed attribute: position 15: duplicated attribute, previous declaration at position 5"
+        )
+    );
+    assert_eq!(error(""), "bad.xml: the file holds no XML element");
+    assert_eq!(
+        load_bytes(
+            &Registry::<(), ()>::new(),
+            b"<root>\0</root>",
+            "bad.xml",
+            None,
+            &XmlOptions::default()
+        )
+        .unwrap_err()
+        .to_string(),
+        "bad.xml: not a text file (it contains NUL bytes)"
+    );
+    assert_eq!(
+        load_bytes(
+            &Registry::<(), ()>::new(),
+            b"<root>\xff</root>",
+            "bad.xml",
+            None,
+            &XmlOptions::default()
+        )
+        .unwrap_err()
+        .to_string(),
+        "bad.xml: not a UTF-8 text file (invalid UTF-8 at byte 6)"
+    );
+}
+
+#[test]
+fn document_structure() {
+    assert_eq!(
+        error("<tree/>"),
+        "bad.xml:1:1: <tree>: the top element of a BehaviorTree.CPP file is <root BTCPP_format=\"4\">"
+    );
+    assert_eq!(
+        error("<root BTCPP_format=\"3\"><BehaviorTree><AlwaysSuccess/></BehaviorTree></root>"),
+        "bad.xml:1:1: <root>: BTCPP_format=\"3\" is not supported; canopy reads format 4 (BehaviorTree.CPP 4.x)"
+    );
+    assert_eq!(
+        error(&tree("<Sequence/>")),
+        "bad.xml:2:3: <Sequence>: unexpected element at the top level; a file holds <BehaviorTree>, <include> and <TreeNodesModel> elements"
+    );
+    assert_eq!(
+        error(&tree(
+            "<BehaviorTree ID=\"A\"><AlwaysSuccess/></BehaviorTree><BehaviorTree ID=\"B\"><AlwaysSuccess/></BehaviorTree>"
+        )),
+        "bad.xml:1:1: <root>: main_tree_to_execute is missing and the files define 2 trees (\"A\", \"B\"); name the one to run"
+    );
+    assert_eq!(
+        error(
+            "<root BTCPP_format=\"4\" main_tree_to_execute=\"Mian\"><BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree></root>"
+        ),
+        "bad.xml:1:1: <root>: the tree to run, \"Mian\", is not defined (did you mean \"Main\"?)"
+    );
+    assert_eq!(
+        error(&tree(
+            "<BehaviorTree ID=\"A\"><AlwaysSuccess/></BehaviorTree><BehaviorTree ID=\"A\"><AlwaysFailure/></BehaviorTree>"
+        )),
+        "bad.xml:2:55: <BehaviorTree ID=\"A\">: a tree with ID \"A\" is defined already, in bad.xml line 2"
+    );
+    assert_eq!(
+        error(&tree(
+            "<BehaviorTree ID=\"A\"><AlwaysSuccess/><AlwaysSuccess/></BehaviorTree>"
+        )),
+        "bad.xml:2:3: <BehaviorTree ID=\"A\">: the tree \"A\" must have exactly 1 child element, got 2"
+    );
+    assert_eq!(
+        error(&tree(
+            "<BehaviorTree ID=\"a b\"><AlwaysSuccess/></BehaviorTree>"
+        )),
+        "bad.xml:2:3: <BehaviorTree ID=\"a b\">: the ID \"a b\" contains the character \" \", which BehaviorTree.CPP does not allow in IDs"
+    );
+    assert_eq!(
+        error(&tree(
+            "<BehaviorTree ID=\"Wait\"><AlwaysSuccess/></BehaviorTree>"
+        )),
+        "bad.xml:2:3: <BehaviorTree ID=\"Wait\">: the ID \"Wait\" is the name of a node type; give the tree another ID"
+    );
+}
+
+#[test]
+fn unknown_nodes() {
+    assert_eq!(
+        error(&main_tree("<Sequense/>")),
+        format!(
+            "bad.xml:2:{BODY}: <Sequense>: unknown node type \"Sequense\" (did you mean \"Sequence\"?); the registry and BehaviorTree.CPP's standard nodes have no such type"
+        )
+    );
+    assert_eq!(
+        error(&tree(
+            "<BehaviorTree ID=\"Main\"><Helper/></BehaviorTree><BehaviorTree ID=\"Helper\"><AlwaysSuccess/></BehaviorTree>"
+        )),
+        "bad.xml:2:27: <Helper>: \"Helper\" is a <BehaviorTree>: refer to it with <SubTree ID=\"Helper\"/>"
+    );
+    assert_eq!(
+        error(&main_tree("<SubTree ID=\"Nowhere\"/>")),
+        format!(
+            "bad.xml:2:{BODY}: <SubTree ID=\"Nowhere\">: there is no <BehaviorTree> with ID \"Nowhere\""
+        )
+    );
+    let long = "X".repeat(500);
+    assert_eq!(
+        error(&main_tree(&format!("<{long}/>"))),
+        format!(
+            "bad.xml:2:{BODY}: <{x80}… (500 characters)>: unknown node type \"{x80}…\" (500 characters); the registry and BehaviorTree.CPP's standard nodes have no such type",
+            x80 = "X".repeat(80)
+        )
+    );
+    assert_eq!(
+        error(&main_tree("<Action name=\"x\"/>")),
+        format!(
+            "bad.xml:2:{BODY}: <Action name=\"x\">: <Action> needs an ID attribute naming the node type"
+        )
+    );
+    assert_eq!(
+        error(&main_tree("<Wait ID=\"Wait\" ticks=\"1\"/>")),
+        format!(
+            "bad.xml:2:{BODY}: <Wait ID=\"Wait\">: an ID attribute is not allowed here; write <Wait> or <Action ID=\"Wait\">"
+        )
+    );
+    assert_eq!(
+        error(&main_tree("<Action ID=\"Sequence\"/>")),
+        format!("bad.xml:2:{BODY}: <Action ID=\"Sequence\">: Sequence is a Control, not a Action")
+    );
+    assert_eq!(
+        error(&main_tree("<Control ID=\"Wait\" ticks=\"1\"/>")),
+        format!(
+            "bad.xml:2:{BODY}: <Control ID=\"Wait\">: \"Wait\" is a leaf (<Action> or <Condition>) in the registry, not a <Control>"
+        )
+    );
+    let names = "<Sequence name=\"a&#10;b&#1;\"><Nope/></Sequence>";
+    assert_eq!(
+        error(&main_tree(names)),
+        format!(
+            "bad.xml:2:{}: <Nope>: unknown node type \"Nope\"; the registry and BehaviorTree.CPP's standard nodes have no such type",
+            BODY + 29
+        )
+    );
+}
+
+#[test]
+fn wrong_attribute_types() {
+    assert_eq!(
+        error(&main_tree("<Wait ticks=\"three\"/>")),
+        format!(
+            "bad.xml:2:{BODY}: <Wait>: parameter \"ticks\" must be an integer, got string \"three\""
+        )
+    );
+    assert_eq!(
+        error(&main_tree("<Wait ticks=\"2.5\"/>")),
+        format!("bad.xml:2:{BODY}: <Wait>: parameter \"ticks\" must be an integer, got number 2.5")
+    );
+    assert_eq!(
+        error(&main_tree("<Wait ticks=\"99999999999\"/>")),
+        format!(
+            "bad.xml:2:{BODY}: <Wait>: parameter \"ticks\" must be at most 2147483647, got 99999999999"
+        )
+    );
+    assert_eq!(
+        error(&main_tree(
+            "<Action ID=\"Random\" success=\"0.5\" failure=\"0.7\"/>"
+        )),
+        format!(
+            "bad.xml:2:{BODY}: <Action ID=\"Random\">: success + failure must be at most 1, got 1.2"
+        )
+    );
+    assert_eq!(
+        error(&main_tree("<Wait tick=\"3\"/>")),
+        format!(
+            "bad.xml:2:{BODY}: <Wait>: unknown parameter \"tick\" for Wait (did you mean \"ticks\"?); it takes: ticks"
+        )
+    );
+    assert_eq!(
+        error(&main_tree("<Wait/>")),
+        format!("bad.xml:2:{BODY}: <Wait>: missing parameter \"ticks\" (integer ≥ 0, required)")
+    );
+    assert_eq!(
+        error(&main_tree(
+            "<Action ID=\"canopy_Script\" statuses=\"Running;Sucess\"/>"
+        )),
+        format!(
+            "bad.xml:2:{BODY}: <Action ID=\"canopy_Script\">: parameter \"statuses\": item 1 is \"Sucess\", not \"Running\", \"Success\" or \"Failure\" (did you mean \"Success\"?)"
+        )
+    );
+    assert_eq!(
+        error(&main_tree(
+            "<Decorator ID=\"Guard\" condition=\"Chance(p=0.5\"><AlwaysSuccess/></Decorator>"
+        )),
+        format!(
+            "bad.xml:2:{BODY}: <Decorator ID=\"Guard\">: condition: unterminated value: write a condition as Type(key=value, …), e.g. Periodic(name=\"daylight?\", period=24, on=12)"
+        )
+    );
+    assert_eq!(
+        error(&main_tree(
+            "<Decorator ID=\"Guard\" condition=\"Wait(ticks=1)\"><AlwaysSuccess/></Decorator>"
+        )),
+        format!(
+            "bad.xml:2:{BODY}: <Decorator ID=\"Guard\">: \"Wait\" is not a condition type; a guard's condition is one of: Chance, Periodic"
+        )
+    );
+    assert_eq!(
+        error(&main_tree(
+            "<Repeat num_cycles=\"x\"><AlwaysSuccess/></Repeat>"
+        )),
+        format!(
+            "bad.xml:2:{BODY}: <Repeat>: port num_cycles must be an integer (-1: no limit), got \"x\""
+        )
+    );
+    assert_eq!(
+        error(&main_tree("<Sleep msec=\"-5\"/>")),
+        format!(
+            "bad.xml:2:{BODY}: <Sleep>: port msec must be a whole number of milliseconds from 0 to 4294967295, got \"-5\""
+        )
+    );
+    assert_eq!(
+        error(&main_tree("<Repeat><AlwaysSuccess/></Repeat>")),
+        format!("bad.xml:2:{BODY}: <Repeat>: Repeat needs the port num_cycles")
+    );
+    assert_eq!(
+        error(&main_tree(
+            "<Sequence timeout=\"1\"><AlwaysSuccess/></Sequence>"
+        )),
+        format!(
+            "bad.xml:2:{BODY}: <Sequence>: unknown port \"timeout\" for Sequence; it takes none"
+        )
+    );
+    assert_eq!(
+        error(&main_tree(
+            "<Parallel success_count=\"3\"><AlwaysSuccess/><AlwaysSuccess/></Parallel>"
+        )),
+        format!(
+            "bad.xml:2:{BODY}: <Parallel>: success_count=3 needs 3 children, but the Parallel has 2: it could never succeed"
+        )
+    );
+    assert_eq!(
+        error(&main_tree("<Inverter/>")),
+        format!("bad.xml:2:{BODY}: <Inverter>: Inverter needs exactly 1 child, got 0")
+    );
+    assert_eq!(
+        error(&main_tree(
+            "<Inverter><Wait ticks=\"1\"><AlwaysSuccess/></Wait></Inverter>"
+        )),
+        format!(
+            "bad.xml:2:{}: <Wait>: a Wait needs no children, got 1",
+            BODY + 10
+        )
+    );
+}
+
+#[test]
+fn blackboard_and_scripts_are_refused_with_what_to_do() {
+    let cases = [
+        (
+            "<Wait ticks=\"{t}\"/>",
+            "<Wait>: ticks=\"{t}\" reads the blackboard entry \"t\", which is not supported (canopy has no blackboard); write the value itself",
+        ),
+        (
+            "<Wait ticks=\"{@t}\"/>",
+            "<Wait>: ticks=\"{@t}\" reads the root blackboard entry \"@t\", which is not supported (canopy has no blackboard); write the value itself",
+        ),
+        (
+            "<Script code=\"x := 1\"/>",
+            "<Script>: scripting is not supported (canopy has no blackboard: keep such state in the agent's data and read or write it from a registered action or condition); write the logic as a registered action or condition",
+        ),
+        (
+            "<AlwaysSuccess _skipIf=\"x\"/>",
+            "<AlwaysSuccess>: _skipIf is a script run before the node, which is not supported (canopy has no blackboard); use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
+        ),
+        (
+            "<AlwaysSuccess _onSuccess=\"x = 1\"/>",
+            "<AlwaysSuccess>: _onSuccess is a script run after the node, which is not supported (canopy has no blackboard); use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
+        ),
+        (
+            "<Switch2 variable=\"{v}\" case_1=\"1\"><AlwaysSuccess/><AlwaysSuccess/><AlwaysSuccess/></Switch2>",
+            "<Switch2>: Switch compares a blackboard entry, which is not supported (canopy has no blackboard: keep such state in the agent's data and read or write it from a registered action or condition); use a Fallback of Sequences, each starting with a registered condition for its case",
+        ),
+        (
+            "<LoopInt queue=\"1;2\"><AlwaysSuccess/></LoopInt>",
+            "<LoopInt>: Loop nodes take their values from a blackboard queue, which is not supported (canopy has no blackboard: keep such state in the agent's data and read or write it from a registered action or condition); keep the queue in the agent's data and repeat a registered action that takes the next item, under Repeat or KeepRunningUntilFailure",
+        ),
+        (
+            "<SetBlackboard value=\"1\" output_key=\"k\"/>",
+            "<SetBlackboard>: blackboard nodes are not supported (canopy has no blackboard: keep such state in the agent's data and read or write it from a registered action or condition)",
+        ),
+    ];
+    for (body, expected) in cases {
+        assert_eq!(
+            error(&main_tree(body)),
+            format!("bad.xml:2:{BODY}: {expected}"),
+            "{body}"
+        );
+    }
+    assert_eq!(
+        error(&tree(
+            "<BehaviorTree ID=\"Main\"><SubTree ID=\"S\" goal=\"{g}\"/></BehaviorTree><BehaviorTree ID=\"S\"><AlwaysSuccess/></BehaviorTree>"
+        )),
+        "bad.xml:2:27: <SubTree ID=\"S\">: goal: SubTree ports remap blackboard entries, which is not supported (canopy has no blackboard); remove the attribute"
+    );
+}
+
+#[test]
+fn absurd_depths() {
+    let deep = format!(
+        "{}<AlwaysSuccess/>{}",
+        "<Inverter>".repeat(70),
+        "</Inverter>".repeat(70)
+    );
+    let too_deep = "nodes are nested more than 63 levels deep in one <BehaviorTree> (fewer when deep nodes have a Guard's condition or a list of statuses), more than canopy's tree loader reads; move a branch into a <BehaviorTree> of its own and refer to it with <SubTree ID=\"…\"/>";
+    assert_eq!(
+        error(&main_tree(&deep)),
+        format!("bad.xml:2:{}: <Inverter>: {too_deep}", BODY + 63 * 10)
+    );
+    // At the limit: 63 levels load, as in a JSON file; a list of statuses
+    // one bracket deeper, in a tree that is also a subtree, does not.
+    let at_limit = |leaf: &str| {
+        format!(
+            "{}{leaf}{}",
+            "<Inverter>".repeat(62),
+            "</Inverter>".repeat(62)
+        )
+    };
+    let registry = Registry::<(), ()>::new();
+    let options = XmlOptions::default();
+    assert!(
+        load_str(
+            &registry,
+            &main_tree(&at_limit("<AlwaysSuccess/>")),
+            "t.xml",
+            None,
+            &options
+        )
+        .is_ok()
+    );
+    let script = "<canopy_Script statuses=\"Success\"/>";
+    assert!(
+        load_str(
+            &registry,
+            &main_tree(&at_limit(script)),
+            "t.xml",
+            None,
+            &options
+        )
+        .is_ok()
+    );
+    let head =
+        "<BehaviorTree ID=\"Main\"><SubTree ID=\"Deep\"/></BehaviorTree><BehaviorTree ID=\"Deep\">";
+    let in_subtree = format!(
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  {head}{}</BehaviorTree>\n</root>",
+        at_limit(script)
+    );
+    assert_eq!(
+        error(&in_subtree),
+        format!(
+            "bad.xml:2:{}: <canopy_Script>: {too_deep}",
+            3 + head.len() + 62 * 10
+        )
+    );
+    let very_deep = format!(
+        "{}<AlwaysSuccess/>{}",
+        "<Inverter>".repeat(5000),
+        "</Inverter>".repeat(5000)
+    );
+    assert_eq!(
+        error(&main_tree(&very_deep)),
+        format!(
+            "bad.xml:2:{}: elements are nested more than 260 deep",
+            BODY + 258 * 10
+        )
+    );
+    // 300 trees, each an Inverter over the next: 300 levels in all.
+    let mut chain = String::new();
+    for i in 0..300 {
+        chain.push_str(&format!(
+            "<BehaviorTree ID=\"T{i}\"><Inverter><SubTree ID=\"T{}\"/></Inverter></BehaviorTree>\n",
+            i + 1
+        ));
+    }
+    chain.push_str("<BehaviorTree ID=\"T300\"><AlwaysSuccess/></BehaviorTree>");
+    let err = error(&format!(
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"T0\">\n{chain}\n</root>"
+    ));
+    assert!(
+        err.ends_with("nodes are nested more than 256 levels deep (counting the levels of the trees <SubTree> brings in)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn work_per_tick_is_bounded() {
+    // Loops in loops: 1000 × 1000 × 1000 cycles a tick would be a hang.
+    let nested = "<Repeat num_cycles=\"-1\"><Repeat num_cycles=\"-1\"><Repeat num_cycles=\"-1\"><AlwaysSuccess/></Repeat></Repeat></Repeat>";
+    let registry = Registry::<(), ()>::new();
+    assert!(
+        load_str(
+            &registry,
+            &main_tree(nested),
+            "t.xml",
+            None,
+            &XmlOptions::default()
+        )
+        .is_ok()
+    );
+    let small = XmlOptions {
+        max_updates_per_tick: 5,
+        ..XmlOptions::default()
+    };
+    let wide = format!("<Sequence>{}</Sequence>", "<AlwaysSuccess/>".repeat(5));
+    assert_eq!(
+        error_with(&registry, &main_tree(&wide), &small),
+        "bad.xml:2:3: <BehaviorTree ID=\"Main\">: one tick of this tree can update more than 5 nodes (trees brought in by <SubTree> count at every use); split it into smaller trees, or raise XmlOptions::max_updates_per_tick"
+    );
+}
+
+#[test]
+fn tree_nodes_models_are_checked() {
+    let with_model = |model: &str| {
+        error(&format!(
+            "<root BTCPP_format=\"4\">\n  <BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree>\n  <TreeNodesModel>{model}</TreeNodesModel>\n</root>"
+        ))
+    };
+    const AT: usize = 3 + "<TreeNodesModel>".len();
+    assert_eq!(
+        with_model("<Action ID=\"Fly\"/>"),
+        format!(
+            "bad.xml:3:{AT}: <Action ID=\"Fly\">: the model declares \"Fly\", which is not a registered node type"
+        )
+    );
+    assert_eq!(
+        with_model("<Decorator ID=\"Wait\"/>"),
+        format!(
+            "bad.xml:3:{AT}: <Decorator ID=\"Wait\">: \"Wait\" is a leaf (<Action> or <Condition>) in the registry, not a <Decorator>"
+        )
+    );
+    assert_eq!(
+        with_model("<Action ID=\"Wait\"><input_port name=\"tick\"/></Action>"),
+        format!(
+            "bad.xml:3:{}: <input_port name=\"tick\">: Wait has no parameter \"tick\" (did you mean \"ticks\"?); it takes: ticks",
+            AT + 18
+        )
+    );
+    assert_eq!(
+        with_model("<Action ID=\"Wait\"><input_port name=\"ticks\" type=\"double\"/></Action>"),
+        format!(
+            "bad.xml:3:{}: <input_port name=\"ticks\">: port \"ticks\" is declared as \"double\", but Wait's parameter is integer ≥ 0, required",
+            AT + 18
+        )
+    );
+    assert_eq!(
+        with_model("<Action ID=\"Wait\"><output_port name=\"ticks\"/></Action>"),
+        format!(
+            "bad.xml:3:{}: <output_port name=\"ticks\">: output ports write blackboard entries, which is not supported (canopy has no blackboard)",
+            AT + 18
+        )
+    );
+    assert_eq!(
+        with_model("<SubTree ID=\"S\"><input_port name=\"goal\"/></SubTree>"),
+        format!(
+            "bad.xml:3:{}: <input_port name=\"goal\">: SubTree ports remap blackboard entries, which is not supported (canopy has no blackboard)",
+            AT + 16
+        )
+    );
+    // Declarations that fit pass, and BehaviorTree.CPP's own models are skipped.
+    let ok = "<root BTCPP_format=\"4\"><BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree><TreeNodesModel>\
+              <Action ID=\"Wait\"><input_port name=\"ticks\" type=\"unsigned int\" default=\"1\">how long</input_port><description>waits</description></Action>\
+              <Condition ID=\"Chance\"><input_port name=\"p\" type=\"double\"/></Condition>\
+              <Decorator ID=\"canopy_Repeat\"><input_port name=\"times\" type=\"int\"/></Decorator>\
+              <Action ID=\"Script\"/><SubTree ID=\"Other\" editable=\"true\"/></TreeNodesModel></root>";
+    assert!(
+        load_str(
+            &Registry::<(), ()>::new(),
+            ok,
+            "ok.xml",
+            None,
+            &XmlOptions::default()
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn a_registry_without_the_builtins_says_so() {
+    let err = error_with(
+        &Registry::empty(),
+        &main_tree("<Fallback><AlwaysSuccess/></Fallback>"),
+        &XmlOptions::default(),
+    );
+    assert_eq!(
+        err,
+        format!(
+            "bad.xml:2:{BODY}: <Fallback>: BehaviorTree.CPP's Fallback runs as canopy's built-in Selector, which this registry does not hold (a registry from Registry::new() does)"
+        )
+    );
+}
+
+/// A fresh directory for one test's files.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("canopy-btcpp-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn include_cycles_and_missing_includes() {
+    let dir = scratch("include-cycle");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(
+        dir.join("main.xml"),
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  <include path=\"sub/a.xml\"/>\n  <BehaviorTree ID=\"Main\"><SubTree ID=\"A\"/></BehaviorTree>\n</root>",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("sub/a.xml"),
+        "<root BTCPP_format=\"4\">\n  <include path=\"../main.xml\"/>\n  <BehaviorTree ID=\"A\"><AlwaysSuccess/></BehaviorTree>\n</root>",
+    )
+    .unwrap();
+    let registry = Registry::<(), ()>::new();
+    let main = dir.join("main.xml");
+    let err = load_file(&registry, &main, &XmlOptions::default()).unwrap_err();
+    let a = dir.join("sub").join("a.xml");
+    assert_eq!(err.file, a.display().to_string());
+    assert_eq!((err.line, err.column), (2, 3));
+    assert_eq!(
+        err.problem,
+        format!(
+            "includes form a cycle: \"{}\" → \"{}\" → \"{}\"",
+            main.display(),
+            a.display(),
+            main.display()
+        )
+    );
+
+    std::fs::write(
+        dir.join("sub/a.xml"),
+        "<root BTCPP_format=\"4\">\n  <include path=\"missing.xml\"/>\n</root>",
+    )
+    .unwrap();
+    let err = load_file(&registry, &main, &XmlOptions::default()).unwrap_err();
+    assert!(
+        err.to_string().starts_with(&format!(
+            "{}:2:3: <include>: cannot read \"{}\": ",
+            a.display(),
+            dir.join("sub").join("missing.xml").display()
+        )),
+        "{err}"
+    );
+    let err = load_str(
+        &registry,
+        "<root><include path=\"a.xml\"/></root>",
+        "text",
+        None,
+        &XmlOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "text:1:7: <include>: includes are not available here (the tree was given as text, with no directory to resolve them in)"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
