@@ -31,7 +31,9 @@ fn snapshots(c: &mut Criterion) {
     for mode in [Mode::Tick, Mode::Event] {
         let mut meadow = Meadow::new(128);
         let mut crowd = critters(AGENTS, 42, &meadow);
-        let mut agents: Vec<Agent> = (0..AGENTS as u32).map(|i| Agent::with_id(&tree, i)).collect();
+        let mut agents: Vec<Agent> = (0..AGENTS as u32)
+            .map(|i| Agent::with_id(&tree, i))
+            .collect();
         for agent in &mut agents {
             agent.set_mode(&tree, mode);
         }

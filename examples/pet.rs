@@ -1,4 +1,4 @@
-//! Pet: the coin-hunting pet from seed 004, on canopy.
+//! Pet: the classic coin-hunting pet of the registry-built tree, on canopy.
 //!
 //! A pet lives on a 16×16 grid with its owner. Its tree is a priority list:
 //! 1. a coin is nearby → walk to it and pick it up;

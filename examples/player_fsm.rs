@@ -1,4 +1,4 @@
-//! Player FSM: seed 001's first state machine, Idle → Jump, on canopy.
+//! Player FSM: the classic first state machine, Idle → Jump, on canopy.
 //!
 //! Two states whose hooks print themselves, one transition registered from
 //! Idle to Jump on a trigger, a start state, and the seed's script: update,

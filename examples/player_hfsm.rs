@@ -1,4 +1,4 @@
-//! Player HFSM: seed 001's hierarchical machine. A Move superstate holds a
+//! Player HFSM: the classic hierarchical machine. A Move superstate holds a
 //! child machine with Walk and Jump; Idle and Attack sit beside it.
 //!
 //! Each hook prints itself, indented by its level, so the order is visible:

@@ -1,4 +1,4 @@
-//! Shopping: the errand from seed 001, on canopy.
+//! Shopping: the classic errand — leave home, pick a shop, buy a drink if the money allows — on canopy.
 //!
 //! A person leaves home each day, lets a coin flip choose between the
 //! convenience store and the vending machine, walks there, buys an energy

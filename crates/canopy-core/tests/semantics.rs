@@ -1361,7 +1361,7 @@ fn parallel_all_all_fails_when_every_child_failed() {
 
 #[test]
 fn parallel_all_all_with_mixed_results_fails_once_every_child_finished() {
-    // Documented deliberate difference from seed 000, which would return
+    // Documented deliberate difference from the classic parallel, which would return
     // Running for ever.
     for (a, b_script) in [([S], [R, F]), ([F], [R, S])] {
         let b = B::new();

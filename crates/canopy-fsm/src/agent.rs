@@ -163,7 +163,7 @@ impl FsmAgent {
         self.with(agent, world, |run, cx| machine.run_send(run, trigger, cx))
     }
 
-    /// Enter the start states now, if stopped (seed 001's `SetStartState`).
+    /// Enter the start states now, if stopped (a classic machine's `SetStartState`).
     ///
     /// # Panics
     /// If `machine` is not the one this agent was created for.

@@ -3,7 +3,7 @@
 //! States, transitions and start states are named by strings while a
 //! machine is declared, so that a definition reads like its diagram and a
 //! misspelt name can be reported by name. A child machine is declared with
-//! a builder of its own and handed to the state that owns it (seed 001's
+//! a builder of its own and handed to the state that owns it (the classic hierarchical machine's
 //! states owning child machines); names are global, so a transition may
 //! cross levels. [`MachineBuilder::build`] resolves every name once, checks
 //! the whole definition, and lays out the flat tables of the [`Machine`]:

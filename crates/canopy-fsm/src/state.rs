@@ -1,7 +1,7 @@
 //! What a state does: its enter, update and exit hooks, and the per-agent
 //! data they share.
 //!
-//! A state is split like a behavior-tree node (seed 003): the value
+//! A state is split like a node of the shared-node tree: the value
 //! implementing [`State`] is part of the shared machine and holds only
 //! parameters; what one agent needs while the state is active is its
 //! [`State::Data`], plain bytes in the agent's runtime. `Data` must be

@@ -1,4 +1,4 @@
-//! The flat-table engine against a naive reference in seed 001's style, on
+//! The flat-table engine against a naive reference in the classic recursive style, on
 //! random hierarchical machines and random sequences of updates, triggers
 //! and stops, comparing the full hook traces.
 //!

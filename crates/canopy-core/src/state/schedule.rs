@@ -43,7 +43,7 @@ pub(crate) const LISTED: usize = 6;
 pub(crate) struct Schedule {
     pub(crate) frames: Vec<Frame>,
     /// Indices of the frames due every tick, in tree order: on a tick with
-    /// no alarm these are the only frames looked at (seed 002's list of
+    /// no alarm these are the only frames looked at (the event-driven tree's list of
     /// active behaviors).
     pub(crate) due: [u16; LISTED],
     /// How many of `due` are used; `u8::MAX` when there are more than
