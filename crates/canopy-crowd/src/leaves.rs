@@ -311,7 +311,8 @@ pub fn register(r: &mut Registry<Walker, World>) -> Result<(), RegistryError> {
             if min > max {
                 return Err(format!(
                     "min_ticks ({min}) must not exceed max_ticks ({max})"
-                ));
+                )
+                .into());
             }
             let wander = Wander {
                 speed: p.float("speed")? as f32,

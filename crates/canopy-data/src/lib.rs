@@ -1,6 +1,5 @@
 //! Data-driven trees: node types registered by name, trees read from JSON
-//! or RON files (seed 004's registry and "injection", done with typed
-//! parameters and real errors).
+//! or RON files, with typed parameters and errors that say where and why.
 //!
 //! # The file format
 //!
@@ -40,12 +39,19 @@
 //! assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success);
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod builtins;
+mod doc;
+mod error;
 mod load;
 mod param;
 mod registry;
-mod value;
+mod text;
+mod walk;
 
-pub use load::{Format, LoadError, Location, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
+pub use error::{LoadError, Location, ParamError, Problem};
+pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
 pub use param::{Param, ParamKind, Params};
 pub use registry::{NodeType, Registry, RegistryError};
+pub use text::{MAX_QUOTED_CHARS, escape, number, quote};
