@@ -127,9 +127,10 @@ pub(crate) fn describe(value: &Value) -> String {
         return format!("{kind} {shown}");
     }
     let cut: String = shown.chars().take(SHOWN).collect();
+    let count = |n: usize, what: &str| format!(" ({n} {what}{})", if n == 1 { "" } else { "s" });
     let size = match value {
-        Value::List(items) => format!(" ({} items)", items.len()),
-        Value::Object(fields) => format!(" ({} fields)", fields.len()),
+        Value::List(items) => count(items.len(), "item"),
+        Value::Object(fields) => count(fields.len(), "field"),
         _ => String::new(),
     };
     format!("{kind} {cut}…{size}")

@@ -11,7 +11,7 @@
 
 use std::cell::Cell;
 use std::fs::{self, File, FileType};
-use std::io::Read;
+use std::io::{ErrorKind, Read};
 use std::path::Path;
 
 use canopy_core::{BuildError, Builder, MAX_CHILDREN, Tree};
@@ -267,16 +267,34 @@ fn read_file(path: &Path) -> Result<Vec<u8>, Problem> {
 
 /// Everything `reader` holds, if that is at most [`MAX_FILE_BYTES`]: never
 /// more than one byte beyond the limit is read, whatever the source says
-/// about its size (`expected`, a hint for the first allocation).
-pub(crate) fn read_limited(reader: impl Read, expected: u64) -> Result<Vec<u8>, Problem> {
-    let mut bytes = Vec::with_capacity(expected.min(MAX_FILE_BYTES) as usize + 1);
-    reader
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Problem::Unreadable {
-            reason: e.to_string(),
-        })?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
+/// about its size (`expected` is only a hint for the first allocation), and
+/// the buffer never grows past the limit plus one byte.
+pub(crate) fn read_limited(mut reader: impl Read, expected: u64) -> Result<Vec<u8>, Problem> {
+    let limit = MAX_FILE_BYTES as usize + 1;
+    let mut bytes = Vec::with_capacity((expected as usize).saturating_add(1).min(limit));
+    let mut chunk = [0u8; 64 << 10];
+    while bytes.len() < limit {
+        let room = (limit - bytes.len()).min(chunk.len());
+        let n = match reader.read(&mut chunk[..room]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Problem::Unreadable {
+                    reason: e.to_string(),
+                });
+            }
+        };
+        if bytes.capacity() - bytes.len() < n {
+            // Doubling, but never past the limit plus one byte (and not
+            // by one byte at the end).
+            let doubled = (bytes.capacity() * 2).max(chunk.len());
+            let grown = if doubled >= limit - 1 { limit } else { doubled };
+            bytes.reserve_exact(grown.max(bytes.len() + n) - bytes.len());
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+    if bytes.len() > MAX_FILE_BYTES as usize {
         return Err(Problem::TooLarge { bytes: None });
     }
     Ok(bytes)
