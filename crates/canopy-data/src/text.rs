@@ -64,8 +64,9 @@ pub fn escape(text: &str) -> Cow<'_, str> {
 }
 
 /// User text as an error message quotes it: in double quotes, escaped like
-/// [`escape`] (double quotes included), and cut after
-/// [`MAX_QUOTED_CHARS`] characters with an ellipsis and the full length.
+/// [`escape`] (double quotes included), and cut once the escaped text
+/// would pass [`MAX_QUOTED_CHARS`] characters, with an ellipsis and the
+/// full length.
 ///
 /// ```
 /// assert_eq!(canopy_data::quote("Wiat"), "\"Wiat\"");
@@ -75,25 +76,33 @@ pub fn escape(text: &str) -> Cow<'_, str> {
 ///     format!("\"{}…\" (1000 characters)", "a".repeat(80)));
 /// ```
 pub fn quote(text: &str) -> String {
-    let (shown, cut) = cut(text);
+    let (shown, cut) = fit(text, MAX_QUOTED_CHARS, true);
     let mut out = String::with_capacity(shown.len() + 24);
     out.push('"');
     escape_into(&mut out, shown, true);
-    out.push('"');
     if let Some(chars) = cut {
-        out.insert(out.len() - 1, '…');
-        let _ = write!(out, " ({chars} characters)");
+        let _ = write!(out, "…\" ({chars} characters)");
+    } else {
+        out.push('"');
     }
     out
 }
 
-/// `text` cut after [`MAX_QUOTED_CHARS`] characters, and its length in
-/// characters when it was cut.
-fn cut(text: &str) -> (&str, Option<usize>) {
-    match text.char_indices().nth(MAX_QUOTED_CHARS) {
-        None => (text, None),
-        Some((end, _)) => (&text[..end], Some(text.chars().count())),
+/// The longest start of `text` whose escaped form (quoted or not) fits in
+/// `max` characters, and the length of `text` in characters when that is
+/// not all of it. Cuts fall between characters, never inside an escape.
+fn fit(text: &str, max: usize, quoted: bool) -> (&str, Option<usize>) {
+    let mut width = 0;
+    let mut buffer = String::new();
+    for (at, c) in text.char_indices() {
+        buffer.clear();
+        escape_into(&mut buffer, c.encode_utf8(&mut [0; 4]), quoted);
+        width += buffer.chars().count();
+        if width > max {
+            return (&text[..at], Some(text.chars().count()));
+        }
     }
+    (text, None)
 }
 
 /// The most characters of a message from other code (a parser, a factory)
@@ -104,10 +113,7 @@ const MAX_MESSAGE_CHARS: usize = 200;
 /// factory's): escaped like [`escape`], and cut after a few hundred
 /// characters with an ellipsis and its length.
 pub(crate) fn message_text(message: &str) -> String {
-    let (shown, cut) = match message.char_indices().nth(MAX_MESSAGE_CHARS) {
-        None => (message, None),
-        Some((end, _)) => (&message[..end], Some(message.chars().count())),
-    };
+    let (shown, cut) = fit(message, MAX_MESSAGE_CHARS, false);
     let mut out = escape(shown).into_owned();
     if let Some(chars) = cut {
         let _ = write!(out, "… ({chars} characters)");
@@ -118,7 +124,7 @@ pub(crate) fn message_text(message: &str) -> String {
 /// User text cut like [`quote`] cuts it, unquoted and unescaped (callers
 /// escape the whole line it goes in): for names inside node paths.
 pub(crate) fn shorten(text: &str) -> Cow<'_, str> {
-    match cut(text) {
+    match fit(text, MAX_QUOTED_CHARS, false) {
         (_, None) => Cow::Borrowed(text),
         (shown, Some(chars)) => Cow::Owned(format!("{shown}…({chars} characters)")),
     }
@@ -209,6 +215,20 @@ mod tests {
         assert_eq!(
             shorten(&longer),
             format!("{text}…({} characters)", MAX_QUOTED_CHARS + 1)
+        );
+    }
+
+    #[test]
+    fn quoting_cuts_by_escaped_width_between_escapes() {
+        // 80 ESC characters escape to 480: 13 whole escapes fit in 80.
+        let text = "\u{1b}".repeat(80);
+        assert_eq!(
+            quote(&text),
+            format!("\"{}…\" (80 characters)", r"\u{1b}".repeat(13))
+        );
+        assert_eq!(
+            shorten(&text),
+            format!("{}…(80 characters)", "\u{1b}".repeat(13))
         );
     }
 

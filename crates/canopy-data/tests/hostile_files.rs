@@ -804,16 +804,56 @@ fn a_factory_message_is_escaped_and_cut() {
         .load_str(&text, Format::Json, "s.json")
         .unwrap_err()
         .to_string();
-    // The factory's message, cut after 200 characters and escaped.
+    // The factory's message, escaped, cut between escapes once it would
+    // pass 200 characters.
     let said = format!("cannot say {RAW}{}", "b".repeat(1000));
-    let first: String = said.chars().take(200).collect();
+    let mut shown = String::new();
+    for c in said.chars() {
+        let escaped = canopy_data::escape(c.encode_utf8(&mut [0; 4])).into_owned();
+        if shown.chars().count() + escaped.chars().count() > 200 {
+            break;
+        }
+        shown.push_str(&escaped);
+    }
     assert_eq!(
         message,
         format!(
-            "s.json: tree (name \"Say\"): {}… ({} characters)",
-            canopy_data::escape(&first),
+            "s.json: tree (name \"Say\"): {shown}… ({} characters)",
             said.chars().count()
         )
     );
     assert_inert(&message);
+}
+
+#[test]
+fn messages_stay_short_whatever_the_names() {
+    let _serial = serial();
+    // Names of 100 control characters each: every one escapes to six.
+    let name = |i: usize| format!("{i:02}{}", r"\u001b".repeat(100));
+    let mut subtrees: Vec<String> = (0..12)
+        .map(|i| {
+            format!(
+                r#""{}": {{"type": "SubTree", "tree": "{}"}}"#,
+                name(i),
+                name((i + 1) % 12)
+            )
+        })
+        .collect();
+    let cycle = json_error(&format!(
+        r#"{{"tree": {{"type": "SubTree", "tree": "{}"}}, "subtrees": {{{}}}}}"#,
+        name(0),
+        subtrees.join(",")
+    ));
+    assert!(cycle.contains("… (12 subtrees in all) →"), "{cycle}");
+    subtrees.truncate(11);
+    let missing = json_error(&format!(
+        r#"{{"tree": {{"type": "SubTree", "tree": "{}x"}}, "subtrees": {{{}}}}}"#,
+        name(0),
+        subtrees.join(",")
+    ));
+    assert!(missing.ends_with("… (11 in all)"), "{missing}");
+    for message in [cycle, missing] {
+        assert!(message.len() < 2048, "{} bytes: {message}", message.len());
+        assert_inert(&message);
+    }
 }
