@@ -185,7 +185,11 @@ fn build<'b, A, W>(
         let Err(mut e) = builder.build(stand_in) else {
             continue;
         };
-        let mut steps = core_steps(&e.path).unwrap_or_default().into_iter();
+        // A path this loader cannot read is reported as the builder gave it.
+        let Some(steps) = core_steps(&e.path) else {
+            return Err((Start::Tree, e));
+        };
+        let mut steps = steps.into_iter();
         // No step: the stand-in root's own error.
         let Some((name, _)) = steps.next().and_then(|i| group.get(i)) else {
             continue;
