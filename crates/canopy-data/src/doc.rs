@@ -148,7 +148,13 @@ fn render(value: &Value, out: &mut String) -> fmt::Result {
         Value::Bool(b) => write!(out, "{b}")?,
         Value::Int(n) => write!(out, "{n}")?,
         Value::UInt(n) => write!(out, "{n}")?,
-        Value::Float(x) => out.push_str(&number(*x)),
+        Value::Float(x) => {
+            // `2.0` stays `2.0`: "must be an integer, got number 2" would
+            // contradict itself.
+            let text = number(*x);
+            let whole = !text.contains(['.', 'e']);
+            write!(out, "{text}{}", if whole { ".0" } else { "" })?;
+        }
         Value::Str(_) | Value::Owned(_) => out.push_str(&quote(value.as_str().unwrap_or(""))),
         Value::List(items) => {
             out.push('[');
@@ -411,6 +417,8 @@ mod tests {
         assert_eq!(describe(&json("[1,2]")), "list [1,2]");
         assert_eq!(describe(&json(r#"{"a":1}"#)), r#"object {"a":1}"#);
         assert_eq!(describe(&json("2.5")), "number 2.5");
+        assert_eq!(describe(&json("2.0")), "number 2.0");
+        assert_eq!(describe(&json("2")), "number 2");
         assert_eq!(describe(&json("1e308")), "number 1e308");
         assert_eq!(
             describe(&json(r#""\u001b]0;x\u0007""#)),

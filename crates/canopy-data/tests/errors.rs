@@ -132,6 +132,10 @@ fn wrong_parameter_type_shows_the_value_given() {
         r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got number 2.5"#
     );
     assert_eq!(
+        json(r#"{"tree": {"type": "Wait", "ticks": 2.0}}"#),
+        r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got number 2.0"#
+    );
+    assert_eq!(
         json(r#"{"tree": {"type": "Random", "success": "half", "failure": 0}}"#),
         r#"t.json: tree (name "Random"): parameter "success" must be a number, got string "half""#
     );
