@@ -6,8 +6,9 @@
 //! ```
 //!
 //! With `dhat-heap` the counts come from dhat, which also writes
-//! `dhat-heap.json` (open it in dhat's viewer); without it, from a small
-//! counting allocator. The last line printed is one JSON object.
+//! `dhat-heap.json` (open it in dhat's viewer); without it, from
+//! `canopy_counting`, the counting allocator `canopy bench` and the `versus`
+//! example use too. The last line printed is one JSON object.
 //!
 //! `bytes_per_agent` is the heap that appears when the agents are created
 //! and warmed up — the `Vec<Agent>` and every agent's pool, slack included —
@@ -25,7 +26,7 @@ static ALLOC: dhat::Alloc = dhat::Alloc;
 
 #[cfg(not(feature = "dhat-heap"))]
 #[global_allocator]
-static ALLOC: counting::Counting = counting::Counting;
+static ALLOC: canopy_counting::Counting = canopy_counting::Counting;
 
 /// Heap totals so far: (blocks allocated ever, bytes live now, peak bytes so far).
 fn heap() -> (u64, u64, u64) {
@@ -36,40 +37,8 @@ fn heap() -> (u64, u64, u64) {
     }
     #[cfg(not(feature = "dhat-heap"))]
     {
-        counting::stats()
-    }
-}
-
-#[cfg(not(feature = "dhat-heap"))]
-mod counting {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-    static BLOCKS: AtomicU64 = AtomicU64::new(0);
-    static LIVE: AtomicU64 = AtomicU64::new(0);
-    static PEAK: AtomicU64 = AtomicU64::new(0);
-
-    pub struct Counting;
-
-    // SAFETY: every call is forwarded unchanged to the system allocator;
-    // the counters only observe sizes.
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            BLOCKS.fetch_add(1, Relaxed);
-            let live = LIVE.fetch_add(layout.size() as u64, Relaxed) + layout.size() as u64;
-            PEAK.fetch_max(live, Relaxed);
-            // SAFETY: same contract as ours, passed through.
-            unsafe { System.alloc(layout) }
-        }
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            LIVE.fetch_sub(layout.size() as u64, Relaxed);
-            // SAFETY: `ptr` came from `System.alloc` with this layout.
-            unsafe { System.dealloc(ptr, layout) }
-        }
-    }
-
-    pub fn stats() -> (u64, u64, u64) {
-        (BLOCKS.load(Relaxed), LIVE.load(Relaxed), PEAK.load(Relaxed))
+        let s = canopy_counting::stats();
+        (s.allocations, s.live_bytes, s.peak_bytes)
     }
 }
 

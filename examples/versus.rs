@@ -17,8 +17,9 @@
 //!   minus heap live before creating them (the critters excluded), / agents.
 //! - `allocs_per_tick`: allocations during the timed ticks / timed ticks.
 //!
-//! The last line printed is one JSON object. The counting allocator adds an
-//! atomic add to every allocation, which slows allocating engines slightly.
+//! The last line printed is one JSON object. The counting allocator
+//! (`canopy_counting`) adds a few atomic operations to every allocation,
+//! which slows allocating engines slightly.
 //!
 //! # The reference tree in bonsai-bt
 //!
@@ -59,9 +60,7 @@
 //! `--bonsai-resume` its bites, naps and waves come within a few percent of
 //! canopy's, and only its shouts (no cooldown) are several times higher.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use bonsai_bt::{
@@ -76,29 +75,18 @@ const SEED: u32 = 42;
 const MEADOW: i32 = 128;
 const ROUNDS: usize = 5;
 
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-static LIVE: AtomicU64 = AtomicU64::new(0);
-
-struct Counting;
-
+/// The counting allocator `canopy bench` and `memory_profile` use too.
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: canopy_counting::Counting = canopy_counting::Counting;
 
-// SAFETY: every call is forwarded unchanged to the system allocator (realloc
-// and alloc_zeroed use the default methods, which call these two); the
-// counters only observe sizes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Relaxed);
-        LIVE.fetch_add(layout.size() as u64, Relaxed);
-        // SAFETY: same contract as ours, passed through.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as u64, Relaxed);
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
+/// Allocations so far.
+fn allocations() -> u64 {
+    canopy_counting::stats().allocations
+}
+
+/// Heap bytes live now.
+fn live_bytes() -> u64 {
+    canopy_counting::stats().live_bytes
 }
 
 /// The reference tree in bonsai's terms; see the module docs for the mapping.
@@ -180,7 +168,7 @@ impl<'t> Engine<'t> {
     ) -> Self {
         let mut meadow = Meadow::new(MEADOW);
         let mut crowd = critters(agents, SEED, &meadow);
-        let before = LIVE.load(Relaxed);
+        let before = live_bytes();
         let mut states: Vec<S> = (0..agents as u32).map(make).collect();
         let mut tick_all: TickAll<'t> = Box::new(move |crowd: &mut [Critter], meadow: &Meadow| {
             for (state, critter) in states.iter_mut().zip(crowd) {
@@ -191,7 +179,7 @@ impl<'t> Engine<'t> {
             tick_all(&mut crowd, &meadow);
             meadow.advance();
         }
-        let held = LIVE.load(Relaxed).wrapping_sub(before) as i64;
+        let held = live_bytes().wrapping_sub(before) as i64;
         Engine {
             name,
             crowd,
@@ -206,14 +194,14 @@ impl<'t> Engine<'t> {
 
     /// One timed round of `ticks` ticks of the whole crowd.
     fn round(&mut self, ticks: usize) {
-        let allocs = ALLOCS.load(Relaxed);
+        let allocs = allocations();
         let start = Instant::now();
         for _ in 0..ticks {
             (self.tick_all)(&mut self.crowd, &self.meadow);
             self.meadow.advance();
         }
         let ns = start.elapsed().as_nanos() as f64;
-        self.allocs += ALLOCS.load(Relaxed) - allocs;
+        self.allocs += allocations() - allocs;
         self.timed_ticks += ticks;
         let agent_ticks = (ticks * self.crowd.len()).max(1);
         self.round_ns.push(ns / agent_ticks as f64);

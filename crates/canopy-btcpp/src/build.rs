@@ -312,9 +312,9 @@ impl Model {
 
 /// The registry's error, at the element it is about.
 fn load_error(model: &Model, e: LoadError) -> XmlError {
-    let problem = escape_controls(&e.problem);
-    match e.location {
-        Location::Node { path, .. } => match model.locate(&path) {
+    let problem = escape_controls(&e.problem().to_string());
+    match e.location() {
+        Location::Node { path, .. } => match model.locate(path) {
             // A built tree's path ends at what a <SubTree> stands for; the
             // loader's own errors at a <SubTree> were ruled out by the checks.
             Some(node) => model.fail(model.nodes[model.resolve(node)].place, problem),

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use canopy_data::{LoadError, Location};
+use canopy_data::{LoadError, Location, Problem};
 
 /// Why an XML tree could not be loaded.
 ///
@@ -80,11 +80,7 @@ impl From<XmlError> for LoadError {
             Some(element) => format!("{element}: {}", e.problem),
             None => e.problem,
         };
-        LoadError {
-            file: e.file,
-            location,
-            problem,
-        }
+        LoadError::new(e.file, location, Problem::Reported { problem })
     }
 }
 
@@ -137,14 +133,14 @@ impl From<ExportError> for LoadError {
                 file,
                 path,
                 problem,
-            } => LoadError {
+            } => LoadError::new(
                 file,
-                location: Location::Node {
+                Location::Node {
                     path,
                     name: String::new(),
                 },
-                problem,
-            },
+                Problem::Reported { problem },
+            ),
         }
     }
 }

@@ -301,11 +301,11 @@ pub fn export_str<A: 'static, W: 'static>(
     // bounds its size and nesting before it is read again here.
     registry.load_str(text, format, source)?;
     let unreadable = |problem: String| {
-        ExportError::Load(LoadError {
-            file: source.to_string(),
-            location: canopy_data::Location::File,
-            problem,
-        })
+        ExportError::Load(LoadError::new(
+            source,
+            canopy_data::Location::File,
+            canopy_data::Problem::Reported { problem },
+        ))
     };
     let document: Value = match format {
         Format::Json => serde_json::from_str(text).map_err(|e| unreadable(e.to_string()))?,
@@ -315,6 +315,7 @@ pub fn export_str<A: 'static, W: 'static>(
             stacker::grow(32 << 20, || options.from_str(text))
                 .map_err(|e| unreadable(e.to_string()))?
         }
+        _ => return Err(unreadable("not a JSON or RON document".to_string())),
     };
     export::export(registry, &document, source, options)
 }
@@ -328,11 +329,11 @@ pub fn export_file<A: 'static, W: 'static>(
     let path = path.as_ref();
     let shown = path.display().to_string();
     let whole = |problem: String| {
-        ExportError::Load(LoadError {
-            file: shown.clone(),
-            location: canopy_data::Location::File,
-            problem,
-        })
+        ExportError::Load(LoadError::new(
+            shown.clone(),
+            canopy_data::Location::File,
+            canopy_data::Problem::Reported { problem },
+        ))
     };
     let format = Format::from_path(path).ok_or_else(|| {
         whole("unknown file extension: tree files end in .json or .ron".to_string())

@@ -3,105 +3,64 @@
 //! allocations per tick (which should be zero: a tick that allocates
 //! contends on the allocator once agents tick in parallel).
 //!
-//! Heap and allocations come from a counting allocator installed for the
-//! whole binary, so the figures need no profiler and no feature flag, and
-//! measure exactly what canopy does with this file. Counting costs two
-//! relaxed atomic additions per allocation, which the other subcommands do
-//! not notice.
+//! Heap and allocations come from the counting allocator installed for the
+//! whole binary (`canopy_counting`, the one the examples use too), so the
+//! figures need no profiler and no feature flag, and measure exactly what
+//! canopy does with this file. Counting costs a few relaxed atomic
+//! operations per allocation, which the other subcommands do not notice.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use canopy_core::{Agent, Mode};
+use canopy_data::escape;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::CliTree;
+use crate::crowd::{self, CrowdError};
 
-/// Allocations so far (calls to `alloc`, `alloc_zeroed` and `realloc`).
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-/// Heap bytes live now.
-static LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
-
-/// The system allocator, counting.
-struct Counting;
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-// SAFETY: every method forwards its arguments unchanged to `System`, which
-// upholds the `GlobalAlloc` contract; the counters only observe sizes and
-// never touch the memory.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-        LIVE_BYTES.fetch_add(layout.size() as u64, Relaxed);
-        // SAFETY: our caller guarantees `layout` has a non-zero size, as
-        // `System.alloc` requires.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-        LIVE_BYTES.fetch_add(layout.size() as u64, Relaxed);
-        // SAFETY: as for `alloc`: `layout` has a non-zero size.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE_BYTES.fetch_sub(layout.size() as u64, Relaxed);
-        // SAFETY: `ptr` was returned by this allocator, hence by `System`,
-        // for this `layout`, as our caller guarantees.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-        // SAFETY: our caller guarantees `ptr` came from this allocator (so
-        // from `System`) with `layout`, and that `new_size` is non-zero and
-        // valid for `layout`'s alignment.
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
-            LIVE_BYTES.fetch_add(new_size as u64, Relaxed);
-            LIVE_BYTES.fetch_sub(layout.size() as u64, Relaxed);
-        }
-        new
-    }
+/// (allocations so far, heap bytes live now), from the binary's counting
+/// allocator.
+fn heap() -> (u64, u64) {
+    let stats = canopy_counting::stats();
+    (stats.allocations, stats.live_bytes)
 }
 
-/// (allocations so far, heap bytes live now).
-fn heap() -> (u64, u64) {
-    (ALLOCATIONS.load(Relaxed), LIVE_BYTES.load(Relaxed))
+/// Why a benchmark could not run.
+pub(crate) enum Error {
+    /// The crowd is too large.
+    Crowd(CrowdError),
+    /// The thread pool could not start.
+    Threads(String),
 }
 
 /// What to measure.
-pub struct Config {
+pub(crate) struct Config {
     /// Crowd size.
-    pub agents: u32,
+    pub(crate) agents: u32,
     /// Timed ticks.
-    pub ticks: u32,
+    pub(crate) ticks: u32,
     /// Threads of the rayon pool; `None`: the calling thread alone.
-    pub threads: Option<u32>,
+    pub(crate) threads: Option<u32>,
     /// How the agents run the tree.
-    pub mode: Mode,
+    pub(crate) mode: Mode,
 }
 
 /// What was measured.
-pub struct Figures {
+pub(crate) struct Figures {
     /// Untimed ticks before the timed ones.
-    pub warmup: u32,
+    pub(crate) warmup: u32,
     /// Wall time of the timed ticks.
-    pub elapsed: Duration,
+    pub(crate) elapsed: Duration,
     /// Wall time per agent per timed tick, in nanoseconds.
-    pub ns_per_agent_tick: f64,
+    pub(crate) ns_per_agent_tick: f64,
     /// Heap held by the agents after creation and warm-up, per agent.
-    pub bytes_per_agent: f64,
+    pub(crate) bytes_per_agent: f64,
     /// Allocations per timed tick (the whole crowd).
-    pub allocs_per_tick: f64,
+    pub(crate) allocs_per_tick: f64,
 }
 
 /// The untimed ticks before `ticks` timed ones: enough for the agents to
@@ -111,12 +70,12 @@ fn warmup(ticks: u32) -> u32 {
 }
 
 /// All the ticks a benchmark of `ticks` timed ticks runs.
-pub fn total_ticks(ticks: u32) -> u32 {
+pub(crate) fn total_ticks(ticks: u32) -> u32 {
     ticks.saturating_add(warmup(ticks))
 }
 
 /// Create `config.agents` agents, warm them up, then time `config.ticks` ticks.
-pub fn measure(tree: &CliTree, config: &Config) -> Result<Figures, String> {
+pub(crate) fn measure(tree: &CliTree, config: &Config) -> Result<Figures, Error> {
     // Threads are started before the heap is read, so they are not counted
     // as the crowd's.
     let pool = match config.threads {
@@ -124,7 +83,7 @@ pub fn measure(tree: &CliTree, config: &Config) -> Result<Figures, String> {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads as usize)
                 .build()
-                .map_err(|e| format!("cannot start {threads} threads: {e}"))?,
+                .map_err(|e| Error::Threads(format!("cannot start {threads} threads: {e}")))?,
         ),
         None => None,
     };
@@ -142,7 +101,7 @@ pub fn measure(tree: &CliTree, config: &Config) -> Result<Figures, String> {
     };
 
     let (_, live_before) = heap();
-    let mut crowd = crate::crowd(tree, config.agents, config.mode);
+    let mut crowd = crowd::create(tree, config.agents, config.mode).map_err(Error::Crowd)?;
     let warmup = warmup(config.ticks);
     for _ in 0..warmup {
         tick_all(&mut crowd);
@@ -181,7 +140,7 @@ struct JsonFigures {
 }
 
 /// Print the figures for people, then with `json` as one JSON object.
-pub fn report(
+pub(crate) fn report(
     file: &Path,
     tree: &CliTree,
     config: &Config,
@@ -194,7 +153,7 @@ pub fn report(
     writeln!(
         out,
         "tree    {}: {} nodes, depth {}",
-        file.display(),
+        escape(&file.display().to_string()),
         tree.len(),
         tree.depth()
     )?;

@@ -39,7 +39,7 @@ fn groups<A, W>() -> [Group<A, W>; 4] {
 }
 
 /// Write every registered node type, grouped, names and descriptions aligned.
-pub fn write<A: 'static, W: 'static>(
+pub(crate) fn write<A: 'static, W: 'static>(
     out: &mut impl Write,
     registry: &Registry<A, W>,
 ) -> io::Result<()> {

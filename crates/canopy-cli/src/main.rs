@@ -12,19 +12,35 @@
 //! tree file (1) from a bad command line (2). Everything goes through one
 //! buffered writer whose errors are returned, never unwrapped, so a closed
 //! pipe (`canopy run … --trace | head`) ends the command quietly.
+//!
+//! Tree files are untrusted input: every name and value from a file is
+//! escaped before it reaches the terminal (`print`, `dot`, errors), and
+//! `--trace` writes JSON. Memory a crowd needs is checked against a limit
+//! before a single agent is made.
+
+#![warn(missing_docs, unreachable_pub)]
 
 mod bench;
 mod catalog;
+mod crowd;
 mod run;
+mod show;
 mod trace;
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use canopy_core::{Agent, Mode, Tree};
-use canopy_data::{LoadError, Registry};
+use canopy_core::{Mode, Tree};
+
+use canopy_counting::Counting;
+use canopy_data::{LoadError, Problem, Registry, quote};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+
+/// Counts allocations and heap bytes, for `bench`'s figures; see
+/// [`canopy_counting`]. The other subcommands do not notice it.
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 /// The most agents `run` and `bench` accept (agent ids are `u32`; this keeps
 /// a typo from asking for terabytes).
@@ -144,7 +160,7 @@ enum Command {
 enum ModeArg {
     /// Walk from the root to the running leaves every tick.
     Tick,
-    /// Update only the tasks that can change this tick (seed 002).
+    /// Update only the tasks that can change this tick (the event-driven tree).
     Event,
 }
 
@@ -163,18 +179,23 @@ fn agents_parser() -> clap::builder::RangedI64ValueParser<u32> {
 
 /// Why a command did not succeed.
 enum Failure {
-    /// The tree file is bad.
-    Load(LoadError),
+    /// The tree file is bad; `Types` says which node types it was read with.
+    Load(LoadError, Loaded),
     /// Writing the output failed.
     Io(io::Error),
     /// The run could not be set up (e.g. threads could not be started).
     Setup(String),
+    /// The command asks for too much (exit 2, like clap's own errors).
+    Usage(&'static str, String),
 }
 
-impl From<LoadError> for Failure {
-    fn from(e: LoadError) -> Self {
-        Failure::Load(e)
-    }
+/// Which node types a file was loaded with, for the hint after an unknown type.
+#[derive(Clone, Copy)]
+enum Loaded {
+    /// `check`, `print` or `dot` with `--types`.
+    With(Types),
+    /// `run` and `bench`, which know the built-in types only.
+    BuiltinOnly,
 }
 
 impl From<io::Error> for Failure {
@@ -189,23 +210,69 @@ fn main() -> ExitCode {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = dispatch(cli.command, &mut out).and_then(|()| Ok(out.flush()?));
+    let mut stderr = io::stderr();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // The reader went away (`| head`): it has what it wanted.
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Io(e)) => {
-            let _ = writeln!(io::stderr(), "canopy: cannot write the output: {e}");
+            let _ = writeln!(stderr, "canopy: cannot write the output: {e}");
             ExitCode::FAILURE
         }
         Err(Failure::Setup(e)) => {
-            let _ = writeln!(io::stderr(), "canopy: {e}");
+            let _ = writeln!(stderr, "canopy: {e}");
             ExitCode::FAILURE
         }
-        Err(Failure::Load(e)) => {
-            // The loader's message names file, place and problem; nothing to add.
-            let _ = writeln!(io::stderr(), "{e}");
+        Err(Failure::Usage(subcommand, message)) => usage_error(subcommand, message),
+        Err(Failure::Load(e, loaded)) => {
+            // The loader's message names file, place and problem (escaped).
+            let _ = writeln!(stderr, "{e}");
+            if let Some(hint) = hint(&e, loaded) {
+                let _ = writeln!(stderr, "hint: {hint}");
+            }
             ExitCode::FAILURE
         }
+    }
+}
+
+/// What to try when a file uses a node type this `canopy` does not know.
+fn hint(e: &LoadError, loaded: Loaded) -> Option<String> {
+    let Problem::UnknownType {
+        type_name,
+        suggestion,
+    } = e.problem()
+    else {
+        return None;
+    };
+    let crowd_type = canopy_crowd::registry().get(type_name).is_some();
+    match loaded {
+        Loaded::With(Types::Builtin) if crowd_type => Some(format!(
+            "{} is a node type of the crowd demo: add `--types crowd`",
+            quote(type_name)
+        )),
+        Loaded::BuiltinOnly if crowd_type => Some(format!(
+            "{} is a node type of the crowd demo; `run` and `bench` know the built-in node types only",
+            quote(type_name)
+        )),
+        // A close built-in name: most likely a typo, which the error shows.
+        _ if suggestion.is_some() => None,
+        _ => Some(
+            "this `canopy` knows the built-in node types (`canopy nodes` lists them) and the \
+             crowd demo's (`--types crowd`); a file using a game's own node types needs a \
+             `canopy` built with that game's registry"
+                .to_string(),
+        ),
+    }
+}
+
+/// Exit like clap does on a bad command line: `error: …`, usage, exit 2.
+fn usage_error(subcommand: &str, message: String) -> ! {
+    let mut cli = Cli::command();
+    cli.build();
+    let kind = clap::error::ErrorKind::ValueValidation;
+    match cli.find_subcommand_mut(subcommand) {
+        Some(sub) => sub.error(kind, message).exit(),
+        None => cli.error(kind, message).exit(),
     }
 }
 
@@ -222,32 +289,27 @@ fn check_workload(command: &Command) {
         _ => return,
     };
     let work = agents as u64 * ticks as u64;
-    if work <= MAX_AGENT_TICKS {
-        return;
-    }
-    let mut cli = Cli::command();
-    cli.build();
-    let message = format!(
-        "--agents × --ticks is {work} agent-ticks{counted}, more than the limit of {MAX_AGENT_TICKS}"
-    );
-    let kind = clap::error::ErrorKind::ValueValidation;
-    match cli.find_subcommand_mut(name) {
-        Some(sub) => sub.error(kind, message).exit(),
-        None => cli.error(kind, message).exit(),
+    if work > MAX_AGENT_TICKS {
+        usage_error(
+            name,
+            format!(
+                "--agents × --ticks is {work} agent-ticks{counted}, more than the limit of {MAX_AGENT_TICKS}"
+            ),
+        );
     }
 }
 
 fn dispatch(command: Command, out: &mut impl Write) -> Result<(), Failure> {
     match command {
-        Command::Check { file, types } => show(types, &file, Show::Ok, out)?,
-        Command::Print { file, types } => show(types, &file, Show::Indented, out)?,
-        Command::Dot { file, types } => show(types, &file, Show::Dot, out)?,
+        Command::Check { file, types } => show(types, &file, Show::Ok, out),
+        Command::Print { file, types } => show(types, &file, Show::Indented, out),
+        Command::Dot { file, types } => show(types, &file, Show::Dot, out),
         Command::Nodes {
             types: Types::Builtin,
-        } => catalog::write(out, &Registry::<(), ()>::new())?,
+        } => Ok(catalog::write(out, &Registry::<(), ()>::new())?),
         Command::Nodes {
             types: Types::Crowd,
-        } => catalog::write(out, &canopy_crowd::registry())?,
+        } => Ok(catalog::write(out, &canopy_crowd::registry())?),
         Command::Run {
             file,
             ticks,
@@ -257,11 +319,14 @@ fn dispatch(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             mode,
         } => {
             let tree = load(&file, seed)?;
+            let crowd = crowd::create(&tree, agents, mode.into())
+                .map_err(|e| Failure::Usage("run", e.to_string()))?;
             if trace {
-                trace::run(&tree, agents, ticks, mode.into(), out)?;
+                trace::run(&tree, crowd, ticks, out)?;
             } else {
-                run::summary(&tree, agents, ticks, mode.into(), out)?;
+                run::summary(&tree, crowd, ticks, out)?;
             }
+            Ok(())
         }
         Command::Bench {
             file,
@@ -279,11 +344,13 @@ fn dispatch(command: Command, out: &mut impl Write) -> Result<(), Failure> {
                 threads,
                 mode: mode.into(),
             };
-            let figures = bench::measure(&tree, &config).map_err(Failure::Setup)?;
-            bench::report(&file, &tree, &config, &figures, json, out)?;
+            let figures = bench::measure(&tree, &config).map_err(|e| match e {
+                bench::Error::Crowd(e) => Failure::Usage("bench", e.to_string()),
+                bench::Error::Threads(e) => Failure::Setup(e),
+            })?;
+            Ok(bench::report(&file, &tree, &config, &figures, json, out)?)
         }
     }
-    Ok(())
 }
 
 /// What `check`, `print` and `dot` write about a tree that loaded.
@@ -296,33 +363,32 @@ enum Show {
 
 /// Load `file` with the chosen node types and write what was asked for.
 fn show(types: Types, file: &Path, what: Show, out: &mut impl Write) -> Result<(), Failure> {
+    let failed = |e| Failure::Load(e, Loaded::With(types));
     match types {
-        Types::Builtin => show_tree(&Registry::<(), ()>::new().load_file(file)?, what, out),
-        Types::Crowd => show_tree(&canopy_crowd::registry().load_file(file)?, what, out),
+        Types::Builtin => {
+            let tree = Registry::<(), ()>::new().load_file(file).map_err(failed)?;
+            show_tree(&tree, what, out)
+        }
+        Types::Crowd => {
+            let tree = canopy_crowd::registry().load_file(file).map_err(failed)?;
+            show_tree(&tree, what, out)
+        }
     }
 }
 
 fn show_tree<A, W>(tree: &Tree<A, W>, what: Show, out: &mut impl Write) -> Result<(), Failure> {
     match what {
         Show::Ok => writeln!(out, "ok")?,
-        Show::Indented => write!(out, "{}", tree.display())?,
-        Show::Dot => out.write_all(tree.to_dot().as_bytes())?,
+        Show::Indented => show::indented(tree, out)?,
+        Show::Dot => show::dot(tree, out)?,
     }
     Ok(())
 }
 
-/// Load a tree file with the built-in node types.
-/// Agents with ids `0..agents`, running `tree` in `mode`.
-fn crowd(tree: &CliTree, agents: u32, mode: Mode) -> Vec<Agent> {
-    (0..agents)
-        .map(|id| {
-            let mut agent = Agent::with_id(tree, id);
-            agent.set_mode(tree, mode);
-            agent
-        })
-        .collect()
-}
-
-fn load(file: &Path, seed: u64) -> Result<CliTree, LoadError> {
-    Registry::<(), ()>::new().with_seed(seed).load_file(file)
+/// Load a tree file with the built-in node types, for `run` and `bench`.
+fn load(file: &Path, seed: u64) -> Result<CliTree, Failure> {
+    Registry::<(), ()>::new()
+        .with_seed(seed)
+        .load_file(file)
+        .map_err(|e| Failure::Load(e, Loaded::BuiltinOnly))
 }

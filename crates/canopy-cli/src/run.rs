@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use canopy_core::{Mode, Status};
+use canopy_core::{Agent, Status};
 use rayon::prelude::*;
 
 use crate::CliTree;
@@ -36,16 +36,15 @@ impl Counts {
     }
 }
 
-/// Tick `agents` agents `ticks` times in `mode`, printing one summary line
-/// per tick and a total.
-pub fn summary(
+/// Tick the crowd `ticks` times, printing one summary line per tick and a
+/// total.
+pub(crate) fn summary(
     tree: &CliTree,
-    agents: u32,
+    mut crowd: Vec<Agent>,
     ticks: u32,
-    mode: Mode,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let mut crowd = crate::crowd(tree, agents, mode);
+    let agents = crowd.len() as u32;
     let tick_width = ticks.to_string().len();
     let agent_width = agents.to_string().len();
     let mut total = Counts::default();

@@ -13,7 +13,7 @@
 
 use std::io::{self, Write};
 
-use canopy_core::{Event, EventKind, Mode, Observer, Status};
+use canopy_core::{Agent, Event, EventKind, Observer, Status};
 use serde::Serialize;
 
 use crate::CliTree;
@@ -89,15 +89,13 @@ impl<O: Write> Observer for JsonLines<'_, '_, O> {
     }
 }
 
-/// Tick `agents` agents `ticks` times, writing every event to `out`.
-pub fn run(
+/// Tick the crowd `ticks` times, writing every event to `out`.
+pub(crate) fn run(
     tree: &CliTree,
-    agents: u32,
+    mut crowd: Vec<Agent>,
     ticks: u32,
-    mode: Mode,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let mut crowd = crate::crowd(tree, agents, mode);
     let mut lines = JsonLines {
         tree,
         out,

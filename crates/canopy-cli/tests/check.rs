@@ -25,9 +25,12 @@ fn the_crowd_tree_needs_the_crowd_types() {
         printed.contains("│   ├── afraid?  NeedAbove(need=fear, threshold=0.5)\n"),
         "{printed}"
     );
+    // Without `--types crowd`: the error, and a hint saying what to add.
     assert_invalid(
         file,
-        r#"examples/trees/crowd.json: tree/children[0]/children[0] (name "afraid?"): unknown node type "NeedAbove""#,
+        "examples/trees/crowd.json: tree/children[0]/children[0] (name \"afraid?\"): \
+         unknown node type \"NeedAbove\"\n\
+         hint: \"NeedAbove\" is a node type of the crowd demo: add `--types crowd`",
     );
     let nodes = success(&["nodes", "--types", "crowd"]);
     assert!(
@@ -38,7 +41,7 @@ fn the_crowd_tree_needs_the_crowd_types() {
 }
 
 /// `check FILE` exits with 1, prints nothing on stdout, and exactly `error`
-/// (one line) on stderr.
+/// (one line, or two with a hint) on stderr.
 fn assert_invalid(file: &str, error: &str) {
     let output = canopy(&["check", file]);
     assert_eq!(output.status.code(), Some(1), "check {file}");
@@ -68,7 +71,7 @@ fn bad_files_name_file_node_and_problem() {
         ),
         (
             "cycle.json",
-            r#"subtrees/B/children[0] (name "back"): subtrees refer to each other in a cycle: A → B → A"#,
+            r#"subtrees/B/children[0] (name "back"): subtrees refer to each other in a cycle: "A" → "B" → "A""#,
         ),
         ("empty.json", "the file is empty"),
         (

@@ -258,3 +258,34 @@ fn event_mode_gives_the_same_run() {
         assert_eq!(tick, event, "{file}");
     }
 }
+
+#[test]
+fn periodic_offset_moves_the_cycle_earlier() {
+    // As `canopy nodes` says: period 30, on 6, offset 20 is true at ticks
+    // 11–16 and 41–46 of each agent.
+    let dir = std::env::temp_dir().join(format!("canopy-cli-periodic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("periodic.json");
+    std::fs::write(
+        &file,
+        r#"{"tree": {"type": "Periodic", "period": 30, "on": 6, "offset": 20}}"#,
+    )
+    .unwrap();
+    let out = success(&["run", file.to_str().unwrap(), "--ticks", "50"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let true_at: Vec<u32> = out
+        .lines()
+        .filter(|line| line.ends_with("1 success, 0 failure"))
+        .map(|line| {
+            line["tick ".len()..line.find(':').unwrap()]
+                .trim()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        true_at,
+        [11, 12, 13, 14, 15, 16, 41, 42, 43, 44, 45, 46],
+        "{out}"
+    );
+}

@@ -309,9 +309,7 @@ pub fn register(r: &mut Registry<Walker, World>) -> Result<(), RegistryError> {
         |p| {
             let (min, max) = (p.u32("min_ticks")?, p.u32("max_ticks")?);
             if min > max {
-                return Err(format!(
-                    "min_ticks ({min}) must not exceed max_ticks ({max})"
-                ));
+                return Err(format!("min_ticks ({min}) must not exceed max_ticks ({max})").into());
             }
             let wander = Wander {
                 speed: p.float("speed")? as f32,

@@ -5,26 +5,47 @@
 use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::{Arity, Children, Ctx, CustomNode, Node, NodeKind, Policy, Status};
 
+use crate::error::ParamError;
 use crate::param::{Param, Params};
 use crate::registry::{Build, NodeType, Registry};
+use crate::text::number;
 
-fn policy(p: &Params, name: &str) -> Result<Policy, String> {
-    p.text(name)?
-        .parse()
-        .map_err(|e: canopy_core::ParseError| e.to_string())
+use Arity::{Composite, Decorator, Leaf};
+
+/// A Parallel policy; the parameter's choices are checked already.
+fn policy(p: &Params, name: &str) -> Result<Policy, ParamError> {
+    Ok(match p.text(name)? {
+        "one" => Policy::One,
+        _ => Policy::All,
+    })
 }
 
+/// A factory from parameters to a node kind.
+type KindFn<A, W> = fn(&Params) -> Result<NodeKind<A, W>, ParamError>;
+
+/// Register every built-in type, grouped as `canopy nodes` lists them.
 pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
     let mut add = |t: NodeType<A, W>| r.register(t).expect("built-in names are unique");
-    let kind = |name: &str,
-                desc: &str,
-                arity: Arity,
-                params: Vec<Param>,
-                f: fn(&Params) -> Result<NodeKind<A, W>, String>| {
-        NodeType::new(name, desc, arity, params, f)
-    };
-    use Arity::{Composite, Decorator, Leaf};
+    controls(&mut add);
+    decorators(&mut add);
+    guards(&mut add);
+    leaves(&mut add);
+    prototyping_leaves(&mut add);
+    conditions(&mut add);
+}
 
+fn kind<A: 'static, W: 'static>(
+    name: &str,
+    description: &str,
+    arity: Arity,
+    params: Vec<Param>,
+    factory: KindFn<A, W>,
+) -> NodeType<A, W> {
+    NodeType::new(name, description, arity, params, factory)
+}
+
+/// Composites.
+fn controls<A: 'static, W: 'static>(add: &mut impl FnMut(NodeType<A, W>)) {
     add(kind(
         "Sequence",
         "children in order until one fails or runs; resumes a running child",
@@ -69,6 +90,10 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
             })
         },
     ));
+}
+
+/// Decorators with a number or nothing as parameter.
+fn decorators<A: 'static, W: 'static>(add: &mut impl FnMut(NodeType<A, W>)) {
     add(kind(
         "Inverter",
         "swaps Success and Failure",
@@ -104,20 +129,6 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
         vec![Param::count("times", "attempts")],
         |p| Ok(NodeKind::Retry(p.u32("times")?)),
     ));
-    add(NodeType::with_build(
-        "Guard",
-        "enters the child only if the condition holds when the guard is entered",
-        Decorator,
-        vec![Param::condition("condition", "a condition node object")],
-        Build::Guard { reactive: false },
-    ));
-    add(NodeType::with_build(
-        "ReactiveGuard",
-        "re-checks the condition every tick and aborts the child when it fails",
-        Decorator,
-        vec![Param::condition("condition", "a condition node object")],
-        Build::Guard { reactive: true },
-    ));
     add(kind(
         "Timeout",
         "fails and aborts the child once it has run `ticks` ticks",
@@ -132,6 +143,28 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
         vec![Param::ticks("ticks", "ticks to cool down", 1)],
         |p| Ok(NodeKind::Cooldown(p.u32("ticks")?)),
     ));
+}
+
+/// Guards, whose condition the loader resolves.
+fn guards<A: 'static, W: 'static>(add: &mut impl FnMut(NodeType<A, W>)) {
+    add(NodeType::with_build(
+        "Guard",
+        "enters the child only if the condition holds when the guard is entered",
+        Decorator,
+        vec![Param::condition("condition", "a condition node object")],
+        Build::Guard { reactive: false },
+    ));
+    add(NodeType::with_build(
+        "ReactiveGuard",
+        "re-checks the condition every tick and aborts the child when it fails",
+        Decorator,
+        vec![Param::condition("condition", "a condition node object")],
+        Build::Guard { reactive: true },
+    ));
+}
+
+/// The engine's own leaves, and SubTree.
+fn leaves<A: 'static, W: 'static>(add: &mut impl FnMut(NodeType<A, W>)) {
     add(kind(
         "Wait",
         "Running until `ticks` ticks have passed since it was entered, then Success",
@@ -160,6 +193,17 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
         vec![],
         |_| Ok(NodeKind::AlwaysRunning),
     ));
+    add(NodeType::with_build(
+        "SubTree",
+        "stands for the named entry of the file's \"subtrees\", shared by every reference",
+        Leaf,
+        vec![Param::subtree("tree", "a key of \"subtrees\"")],
+        Build::SubTree,
+    ));
+}
+
+/// Leaves whose outcomes come from the file: for prototypes and tests.
+fn prototyping_leaves<A: 'static, W: 'static>(add: &mut impl FnMut(NodeType<A, W>)) {
     add(kind(
         "Script",
         "plays back a list of statuses, one per update (clock \"install\") or per agent tick (clock \"tick\")",
@@ -191,10 +235,10 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
         |p| {
             let (success, failure) = (p.float("success")?, p.float("failure")?);
             if success + failure > 1.0 {
-                return Err(format!(
+                return Err(ParamError::invalid(format!(
                     "success + failure must be at most 1, got {}",
-                    success + failure
-                ));
+                    number(success + failure)
+                )));
             }
             let random = Random {
                 success,
@@ -204,6 +248,10 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
             Ok(NodeKind::Custom(CustomNode::new(random)))
         },
     ));
+}
+
+/// Conditions that need no agent data: for prototypes and tests.
+fn conditions<A: 'static, W: 'static>(add: &mut impl FnMut(NodeType<A, W>)) {
     add(NodeType::with_build(
         "Chance",
         "condition: true with probability `p`, reproducibly per agent and tick",
@@ -218,27 +266,30 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
     ));
     add(NodeType::with_build(
         "Periodic",
-        "condition: true for the first `on` ticks of every `period` ticks (agent ticks, shifted by `offset`)",
+        "condition: true for the first `on` of every `period` agent ticks (ticks 1..=on, period+1..=period+on, …), the cycle moved `offset` ticks earlier",
         Leaf,
         vec![
             Param::ticks("period", "length of the cycle", 1),
             Param::ticks("on", "ticks of each cycle it is true", 0),
-            Param::ticks("offset", "ticks to shift the cycle by", 0).default(0),
+            Param::ticks(
+                "offset",
+                "ticks the cycle is moved earlier: period 30, on 6, offset 20 is true at ticks 11–16, 41–46, …",
+                0,
+            )
+            .default(0),
         ],
         Build::Condition(Box::new(|p| {
             let (period, on, offset) = (p.u32("period")?, p.u32("on")?, p.u32("offset")?);
             Ok(std::sync::Arc::new(move |cx: &Ctx<A, W>| {
-                (cx.tick.wrapping_sub(1).wrapping_add(offset)) % period < on
+                periodic(cx.tick, period, on, offset)
             }))
         })),
     ));
-    add(NodeType::with_build(
-        "SubTree",
-        "stands for the named entry of the file's \"subtrees\", shared by every reference",
-        Leaf,
-        vec![Param::subtree("tree", "a key of \"subtrees\"")],
-        Build::SubTree,
-    ));
+}
+
+/// Whether a Periodic condition holds at agent tick `tick` (from 1).
+fn periodic(tick: u32, period: u32, on: u32, offset: u32) -> bool {
+    (tick.wrapping_sub(1).wrapping_add(offset)) % period < on
 }
 
 /// Plays back statuses. With the install clock, the k-th update since the
@@ -340,5 +391,35 @@ impl<A: 'static, W: 'static> Node<A, W> for Random {
         } else {
             Status::Running
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::periodic;
+
+    #[test]
+    fn periodic_offset_moves_the_cycle_earlier() {
+        let on_ticks = |period, on, offset| -> Vec<u32> {
+            (1..=70)
+                .filter(|&t| periodic(t, period, on, offset))
+                .collect()
+        };
+        assert_eq!(
+            on_ticks(30, 6, 0),
+            [
+                1, 2, 3, 4, 5, 6, 31, 32, 33, 34, 35, 36, 61, 62, 63, 64, 65, 66
+            ]
+        );
+        assert_eq!(
+            on_ticks(30, 6, 20),
+            [11, 12, 13, 14, 15, 16, 41, 42, 43, 44, 45, 46]
+        );
+        assert_eq!(
+            on_ticks(30, 6, 1),
+            [
+                1, 2, 3, 4, 5, 30, 31, 32, 33, 34, 35, 60, 61, 62, 63, 64, 65
+            ]
+        );
     }
 }

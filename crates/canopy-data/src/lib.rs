@@ -1,6 +1,5 @@
 //! Data-driven trees: node types registered by name, trees read from JSON
-//! or RON files (seed 004's registry and "injection", done with typed
-//! parameters and real errors).
+//! or RON files, with typed parameters and errors that say where and why.
 //!
 //! # The file format
 //!
@@ -23,7 +22,25 @@
 //! Errors name the file, the node's path and name, and the problem:
 //! `crowd.json: tree/children[2]/children[0] (name "guard"): missing
 //! parameter "ticks" (integer ≥ 1, required)`; malformed text is reported
-//! with its line and column.
+//! with its line and column. They are typed ([`LoadError`] with a
+//! [`Location`] and a [`Problem`]; factories return [`ParamError`]), keep
+//! the file's text as it was, and show it safely: every name, key and value
+//! a message quotes is escaped ([`escape`]: control characters,
+//! bidirectional overrides and backslashes as Rust escapes) and cut after
+//! [`MAX_QUOTED_CHARS`] characters with its length ([`quote`]).
+//!
+//! # Untrusted files
+//!
+//! Files come from modders and designers, so loading is bounded whatever
+//! they hold: only regular files are opened, at most [`MAX_FILE_BYTES`] + 1
+//! bytes are read from any source ([`Registry::load_reader`] for streams),
+//! brackets nest at most [`MAX_NESTING`] deep, a file holds at most
+//! [`MAX_NODES`] node objects, and nodes nest at most
+//! [`canopy_core::MAX_DEPTH`] levels through subtrees. The parsed document
+//! is compact (strings borrow from the text; about three times the file's
+//! size) and dropped before the tree is built. Subtrees no reference
+//! reaches are checked too, together, in work linear in the file. A UTF-8
+//! byte-order mark at the start is skipped.
 //!
 //! ```
 //! use canopy_core::{Agent, Status};
@@ -40,12 +57,19 @@
 //! assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success);
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod builtins;
+mod doc;
+mod error;
 mod load;
 mod param;
 mod registry;
-mod value;
+mod text;
+mod walk;
 
-pub use load::{Format, LoadError, Location, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
+pub use error::{LoadError, Location, ParamError, Problem};
+pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
 pub use param::{Param, ParamKind, Params};
 pub use registry::{NodeType, Registry, RegistryError};
+pub use text::{MAX_QUOTED_CHARS, escape, number, quote};

@@ -1,7 +1,7 @@
 //! The registry: node type names mapped to factories that check their
-//! parameters and build the shared node (seed 004's registration by name,
-//! without its static-initialiser trick: registration is an explicit call
-//! that can fail).
+//! parameters and build the shared node. Registration is an explicit call
+//! that can fail (no static initialisers), so a registry's contents are
+//! whatever the program put in it, in the order it chose.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use canopy_core::{Arity, ConditionFn, Ctx, NodeKind, Status};
 
+use crate::error::ParamError;
 use crate::param::{Param, Params};
 
 /// A factory: checked parameters in, a `T` or the problem out.
-pub(crate) type Factory<T> = Box<dyn Fn(&Params) -> Result<T, String> + Send + Sync>;
+pub(crate) type Factory<T> = Box<dyn Fn(&Params) -> Result<T, ParamError> + Send + Sync>;
 
 /// How a node type turns checked parameters into a node.
 pub(crate) enum Build<A, W> {
@@ -59,7 +60,7 @@ impl<A, W> NodeType<A, W> {
         factory: F,
     ) -> Self
     where
-        F: Fn(&Params) -> Result<NodeKind<A, W>, String> + Send + Sync + 'static,
+        F: Fn(&Params) -> Result<NodeKind<A, W>, ParamError> + Send + Sync + 'static,
     {
         Self::with_build(
             name,
@@ -114,6 +115,7 @@ impl<A, W> NodeType<A, W> {
 
 /// Why a registration was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RegistryError {
     /// A type with this name exists already.
     Duplicate(String),
@@ -252,7 +254,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         factory: F,
     ) -> Result<(), RegistryError>
     where
-        F: Fn(&Params) -> Result<G, String> + Send + Sync + 'static,
+        F: Fn(&Params) -> Result<G, ParamError> + Send + Sync + 'static,
         G: Fn(&mut Ctx<A, W>) -> Status + Send + Sync + 'static,
     {
         let build = move |p: &Params| Ok(NodeKind::Action(Arc::new(factory(p)?)));
@@ -269,11 +271,12 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         factory: F,
     ) -> Result<(), RegistryError>
     where
-        F: Fn(&Params) -> Result<G, String> + Send + Sync + 'static,
+        F: Fn(&Params) -> Result<G, ParamError> + Send + Sync + 'static,
         G: Fn(&Ctx<A, W>) -> bool + Send + Sync + 'static,
     {
-        let build =
-            move |p: &Params| -> Result<ConditionFn<A, W>, String> { Ok(Arc::new(factory(p)?)) };
+        let build = move |p: &Params| -> Result<ConditionFn<A, W>, ParamError> {
+            Ok(Arc::new(factory(p)?))
+        };
         let node_type = NodeType::with_build(
             name,
             description,

@@ -8,8 +8,8 @@
 use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::{Agent, Arity, Children, Ctx, CustomNode, Node, NodeKind, Status};
 use canopy_data::{
-    Format, LoadError, Location, MAX_FILE_BYTES, MAX_NODES, NodeType, Param, Registry,
-    RegistryError,
+    Format, LoadError, Location, MAX_FILE_BYTES, MAX_NODES, NodeType, Param, ParamError, Problem,
+    Registry, RegistryError,
 };
 
 // ---------------------------------------------------------------------------
@@ -32,8 +32,8 @@ fn ron(text: &str) -> String {
 
 fn load_err(bytes: &[u8], format: Format) -> String {
     let source = match format {
-        Format::Json => "t.json",
         Format::Ron => "t.ron",
+        _ => "t.json",
     };
     match registry().load_bytes(bytes, format, source) {
         Ok(tree) => panic!("expected an error, loaded:\n{}", tree.display()),
@@ -132,6 +132,10 @@ fn wrong_parameter_type_shows_the_value_given() {
         r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got number 2.5"#
     );
     assert_eq!(
+        json(r#"{"tree": {"type": "Wait", "ticks": 2.0}}"#),
+        r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got number 2.0"#
+    );
+    assert_eq!(
         json(r#"{"tree": {"type": "Random", "success": "half", "failure": 0}}"#),
         r#"t.json: tree (name "Random"): parameter "success" must be a number, got string "half""#
     );
@@ -163,7 +167,7 @@ fn wrong_parameter_type_shows_the_value_given() {
         json(
             r#"{"tree": {"type": "Wait", "ticks": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]}}"#
         ),
-        r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got list [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,…"#
+        r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got list [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,… (20 items)"#
     );
 }
 
@@ -350,7 +354,7 @@ fn missing_subtree() {
         json(
             r#"{"tree": {"type": "SubTree", "tree": "Fle"}, "subtrees": {"Flee": {"type": "AlwaysSuccess"}, "Rest": {"type": "AlwaysSuccess"}}}"#
         ),
-        r#"t.json: tree (name "SubTree"): no subtree named "Fle" (did you mean "Flee"?); the file defines: Flee, Rest"#
+        r#"t.json: tree (name "SubTree"): no subtree named "Fle" (did you mean "Flee"?); the file defines: "Flee", "Rest""#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "SubTree", "name": "run", "tree": "Flee"}}"#),
@@ -365,7 +369,7 @@ fn cyclic_subtrees() {
         "B": {"type": "Inverter", "children": [{"type": "SubTree", "tree": "A"}]}}}"#;
     assert_eq!(
         json(text),
-        r#"t.json: subtrees/B/children[0] (name "SubTree"): subtrees refer to each other in a cycle: A → B → A"#
+        r#"t.json: subtrees/B/children[0] (name "SubTree"): subtrees refer to each other in a cycle: "A" → "B" → "A""#
     );
     assert_eq!(
         json(
@@ -379,7 +383,7 @@ fn cyclic_subtrees() {
         "B": {"type": "Inverter", "children": [{"type": "SubTree", "tree": "A"}]}}}"#;
     assert_eq!(
         json(text),
-        r#"t.json: subtrees/B/children[0] (name "SubTree"): subtrees refer to each other in a cycle: A → B → A"#
+        r#"t.json: subtrees/B/children[0] (name "SubTree"): subtrees refer to each other in a cycle: "A" → "B" → "A""#
     );
 }
 
@@ -535,7 +539,7 @@ fn binary_files() {
 fn wrong_top_level_shape() {
     assert_eq!(
         json(r#"[{"type": "Wait", "ticks": 1}]"#),
-        r#"t.json: expected an object with a "tree" field at the top, got list [{"ticks":1,"type":"Wait"}]"#
+        r#"t.json: expected an object with a "tree" field at the top, got list [{"type":"Wait","ticks":1}]"#
     );
     assert_eq!(
         ron("[1, 2]"),
@@ -722,9 +726,15 @@ fn file_larger_than_the_limit() {
     drop(file);
     let err = registry().load_file(&path).unwrap_err();
     std::fs::remove_file(&path).unwrap();
-    assert_eq!(err.location, Location::File);
+    assert_eq!(err.location(), &Location::File);
     assert_eq!(
-        err.problem,
+        err.problem(),
+        &Problem::TooLarge {
+            bytes: Some(16777217)
+        }
+    );
+    assert_eq!(
+        err.problem().to_string(),
         "the file is 16777217 bytes, more than the limit of 16777216"
     );
 }
@@ -815,16 +825,23 @@ fn load_file_names_the_file_in_node_errors() {
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
         err,
-        LoadError {
-            file: path.display().to_string(),
-            location: Location::Node {
+        LoadError::new(
+            path.display().to_string(),
+            Location::Node {
                 path: "tree".to_string(),
                 name: "Wait".to_string(),
             },
-            problem:
-                r#"unknown parameter "tick" for Wait (did you mean "ticks"?); it takes: ticks"#
-                    .to_string(),
-        }
+            Problem::UnknownParam {
+                param: "tick".to_string(),
+                type_name: "Wait".to_string(),
+                suggestion: Some("ticks".to_string()),
+                takes: vec!["ticks".to_string()],
+            }
+        )
+    );
+    assert_eq!(
+        err.problem().to_string(),
+        r#"unknown parameter "tick" for Wait (did you mean "ticks"?); it takes: ticks"#
     );
 }
 
@@ -1093,7 +1110,7 @@ fn user_factory_errors_are_reported_at_the_node() {
         .register_action("Jump", "jumps", vec![Param::int("height", "metres")], |p| {
             let h = p.int("height")?;
             if h % 2 != 0 {
-                return Err(format!("height must be even, got {h}"));
+                return Err(ParamError::invalid(format!("height must be even, got {h}")));
             }
             Ok(|_: &mut Ctx<(), ()>| Status::Success)
         })
@@ -1207,7 +1224,7 @@ fn json_error_columns_are_1_based() {
     let err = registry()
         .load_str("{\"tree\": {\"type\": \"Wa\nit\"}}", Format::Json, "t.json")
         .unwrap_err();
-    let Location::Text { column, .. } = err.location else {
+    let Location::Text { column, .. } = *err.location() else {
         panic!("not a text location: {err}");
     };
     assert!(column >= 1, "{err}");

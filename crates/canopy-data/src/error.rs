@@ -1,0 +1,709 @@
+//! Why a tree file could not be loaded, as typed values: where
+//! ([`Location`]) and what ([`Problem`], [`ParamError`]).
+//!
+//! The errors keep the file's text as it was (a program can match on an
+//! unknown type's name); their `Display` is what people see, and it passes
+//! every piece of that text through [`quote`] or [`escape`], so a message
+//! is never longer than a few hundred bytes and never holds a control
+//! character, whatever the file holds.
+
+use std::fmt;
+
+use canopy_core::{Arity, MAX_DEPTH};
+
+use crate::text::{escape, escape_controls, message_text, quote, quoted_list};
+use crate::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
+
+/// Why a tree file could not be loaded: the file, where in it, and what is
+/// wrong. `Display` writes it on one line, as `canopy check` prints it.
+///
+/// ```
+/// use canopy_data::{Format, Location, Problem, Registry};
+/// let err = Registry::<(), ()>::new()
+///     .load_str(r#"{"tree": {"type": "Sequence", "children": [{"type": "Wiat", "ticks": 2}]}}"#,
+///               Format::Json, "walk.json")
+///     .unwrap_err();
+/// assert_eq!(err.to_string(),
+///     "walk.json: tree/children[0] (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)");
+/// assert!(matches!(err.problem(), Problem::UnknownType { type_name, .. } if type_name == "Wiat"));
+/// assert!(matches!(err.location(), Location::Node { path, .. } if path == "tree/children[0]"));
+/// ```
+///
+/// One pointer wide, so that results carrying it stay small on the paths
+/// that succeed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError(Box<Inner>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Inner {
+    file: String,
+    location: Location,
+    problem: Problem,
+}
+
+impl LoadError {
+    /// An error in `file` at `location`.
+    pub fn new(file: impl Into<String>, location: Location, problem: Problem) -> LoadError {
+        LoadError(Box::new(Inner {
+            file: file.into(),
+            location,
+            problem,
+        }))
+    }
+
+    /// The file (or source name) being loaded.
+    pub fn file(&self) -> &str {
+        &self.0.file
+    }
+
+    /// Where in it.
+    pub fn location(&self) -> &Location {
+        &self.0.location
+    }
+
+    /// What is wrong.
+    pub fn problem(&self) -> &Problem {
+        &self.0.problem
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Inner {
+            file,
+            location,
+            problem,
+        } = &*self.0;
+        let file = escape(file);
+        match location {
+            Location::File => write!(f, "{file}: {problem}"),
+            Location::Text { line, column } => write!(f, "{file}:{line}:{column}: {problem}"),
+            Location::Node { path, name } if name.is_empty() => {
+                write!(f, "{file}: {}: {problem}", escape(path))
+            }
+            Location::Node { path, name } => write!(
+                f,
+                "{file}: {} (name {}): {problem}",
+                escape(path),
+                quote(name),
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Where in a file an error is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Location {
+    /// The file as a whole (unreadable, empty, binary, too large, the
+    /// wrong shape at the top).
+    File,
+    /// A position in the text (malformed JSON or RON), 1-based.
+    Text {
+        /// Line.
+        line: usize,
+        /// Column, in characters.
+        column: usize,
+    },
+    /// A node: its path from the file's top, and its name.
+    Node {
+        /// e.g. `tree/children[2]/children[0]` or `subtrees/Flee/children[1]`
+        /// (a very long subtree name is cut, as [`quote`] cuts it).
+        path: String,
+        /// The node's name (its type when it has none; empty when the node
+        /// has no readable type either).
+        name: String,
+    },
+}
+
+/// What is wrong with a tree file. Fields hold the file's text as it was;
+/// `got` fields hold a value as messages show it (kind and first
+/// characters, already escaped and cut).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// The file name ends in neither `.json` nor `.ron`.
+    UnknownExtension,
+    /// The file could not be opened or read.
+    Unreadable {
+        /// The system's reason.
+        reason: String,
+    },
+    /// A directory, FIFO, device or socket: reading one could block forever
+    /// or never end.
+    NotARegularFile {
+        /// What it is instead: `"a directory"`, `"a FIFO"`, …
+        what: &'static str,
+    },
+    /// More than [`MAX_FILE_BYTES`].
+    TooLarge {
+        /// The size, when the file said it; a file that grew while it was
+        /// read is known only to be larger than the limit.
+        bytes: Option<u64>,
+    },
+    /// NUL bytes: a binary file.
+    NulBytes,
+    /// Not valid UTF-8.
+    InvalidUtf8 {
+        /// Offset of the first invalid byte.
+        at: usize,
+    },
+    /// A UTF-16 file (it starts with a UTF-16 byte-order mark).
+    Utf16,
+    /// Nothing but white space.
+    Empty,
+    /// The text is not well-formed JSON or RON.
+    Malformed {
+        /// Which syntax.
+        format: Format,
+        /// The parser's message.
+        message: String,
+    },
+    /// Brackets nested more than [`MAX_NESTING`] deep.
+    TooDeeplyNested,
+    /// An object gives a field twice.
+    DuplicateField {
+        /// The field's name.
+        field: String,
+    },
+    /// NaN or an infinity (RON).
+    NotFinite,
+    /// A RON byte string.
+    ByteString,
+    /// The top is not an object.
+    NotADocument {
+        /// The value found.
+        got: String,
+    },
+    /// A top-level field other than `tree` and `subtrees`.
+    UnknownTopLevelField {
+        /// The field's name.
+        field: String,
+        /// A close known field, if any.
+        suggestion: Option<&'static str>,
+    },
+    /// `subtrees` is not an object.
+    SubtreesNotAnObject {
+        /// The value found.
+        got: String,
+    },
+    /// No `tree` field.
+    MissingTree,
+    /// A node is not an object.
+    NotANode {
+        /// The value found.
+        got: String,
+    },
+    /// A reserved field (`type`, `name`, `children`) has the wrong kind of value.
+    WrongField {
+        /// The field.
+        field: &'static str,
+        /// What it must be: `"a string"`, `"a list"`.
+        expected: &'static str,
+        /// The value found.
+        got: String,
+    },
+    /// A node object without `type`.
+    MissingType,
+    /// Nodes nested more than [`MAX_DEPTH`] levels deep, counting through subtrees.
+    TooDeep,
+    /// More than [`MAX_NODES`] node objects.
+    TooManyNodes,
+    /// No node type of this name is registered.
+    UnknownType {
+        /// The name in the file.
+        type_name: String,
+        /// A close registered name, if any.
+        suggestion: Option<String>,
+    },
+    /// A node has a number of children its type does not take.
+    WrongChildCount {
+        /// The node's type.
+        type_name: String,
+        /// What the type takes.
+        arity: Arity,
+        /// Children given.
+        got: usize,
+    },
+    /// A field that is not a parameter of the node's type.
+    UnknownParam {
+        /// The field's name.
+        param: String,
+        /// The node's type.
+        type_name: String,
+        /// A close parameter name, if any.
+        suggestion: Option<String>,
+        /// The type's parameters.
+        takes: Vec<String>,
+    },
+    /// A required parameter is absent.
+    MissingParam {
+        /// The parameter.
+        param: String,
+        /// What it holds ([`Param::describe`](crate::Param::describe)).
+        expects: String,
+    },
+    /// A parameter's value is refused, or the type's factory refused the node.
+    Param(ParamError),
+    /// A guard's condition is not an object.
+    ConditionNotAnObject {
+        /// The registered condition types.
+        conditions: Vec<String>,
+        /// The value found.
+        got: String,
+    },
+    /// A guard's condition names a type that is not a condition.
+    NotAConditionType {
+        /// The name in the file.
+        type_name: String,
+        /// The registered condition types.
+        conditions: Vec<String>,
+    },
+    /// A guard's condition has children.
+    ConditionWithChildren,
+    /// A subtree refers to itself.
+    SelfReference {
+        /// The subtree.
+        subtree: String,
+    },
+    /// Subtrees refer to each other in a cycle.
+    Cycle {
+        /// The subtrees, from the first to the one that closes the cycle.
+        chain: Vec<String>,
+    },
+    /// Subtree references chained more than [`MAX_DEPTH`] deep.
+    ChainTooDeep,
+    /// A reference to a subtree the file does not define.
+    NoSuchSubtree {
+        /// The name referred to.
+        subtree: String,
+        /// A close defined name, if any.
+        suggestion: Option<String>,
+        /// The first few defined names, in order.
+        defined: Vec<String>,
+        /// How many subtrees the file defines.
+        count: usize,
+    },
+    /// The tree builder refused the tree ([`canopy_core::BuildError`]).
+    Build {
+        /// The builder's problem.
+        problem: String,
+    },
+    /// A problem found by another loader built on the registry (the
+    /// BehaviorTree.CPP XML reader, say), in its words, which quote the
+    /// file escaped already (control characters are escaped again here).
+    Reported {
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// Words of a list a message shows before it says how many there are.
+const LISTED: usize = 10;
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::UnknownExtension => {
+                f.write_str("unknown file extension: tree files end in .json or .ron")
+            }
+            Problem::Unreadable { reason } => write!(f, "cannot read: {}", escape(reason)),
+            Problem::NotARegularFile { what } => write!(
+                f,
+                "not a regular file ({what}); tree files are read from regular files"
+            ),
+            Problem::TooLarge { bytes: Some(bytes) } => write!(
+                f,
+                "the file is {bytes} bytes, more than the limit of {MAX_FILE_BYTES}"
+            ),
+            Problem::TooLarge { bytes: None } => write!(
+                f,
+                "the file is more than the limit of {MAX_FILE_BYTES} bytes"
+            ),
+            Problem::NulBytes => f.write_str("not a text file (it contains NUL bytes)"),
+            Problem::InvalidUtf8 { at } => {
+                write!(f, "not a text file (invalid UTF-8 at byte {at})")
+            }
+            Problem::Utf16 => f.write_str(
+                "not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8",
+            ),
+            Problem::Empty => f.write_str("the file is empty"),
+            _ => self.fmt_syntax(f),
+        }
+    }
+}
+
+impl Problem {
+    fn fmt_syntax(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::Malformed { format, message } => {
+                let syntax = match format {
+                    Format::Json => "JSON",
+                    Format::Ron => "RON",
+                };
+                // Parser messages can quote the text (RON names what it
+                // did not expect): cut and escape them like any user text.
+                write!(f, "malformed {syntax}: {}", message_text(message))
+            }
+            Problem::TooDeeplyNested => write!(
+                f,
+                "nested more than {MAX_NESTING} brackets deep; build deeper trees from subtrees"
+            ),
+            Problem::DuplicateField { field } => {
+                write!(f, "field {} is given twice", quote(field))
+            }
+            Problem::NotFinite => f.write_str("numbers must be finite"),
+            Problem::ByteString => f.write_str("byte strings are not tree data"),
+            _ => self.fmt_document(f),
+        }
+    }
+
+    fn fmt_document(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::NotADocument { got } => write!(
+                f,
+                "expected an object with a \"tree\" field at the top, got {got}"
+            ),
+            Problem::UnknownTopLevelField { field, suggestion } => write!(
+                f,
+                "unknown top-level field {}{}; a tree file has \"tree\" and optionally \"subtrees\"",
+                quote(field),
+                did_you_mean(*suggestion)
+            ),
+            Problem::SubtreesNotAnObject { got } => write!(
+                f,
+                "\"subtrees\" must be an object of named node objects, got {got}"
+            ),
+            Problem::MissingTree => f.write_str("missing the \"tree\" field holding the root node"),
+            Problem::NotANode { got } => write!(
+                f,
+                "expected a node object like {{\"type\": \"Sequence\"}}, got {got}"
+            ),
+            Problem::WrongField {
+                field,
+                expected,
+                got,
+            } => write!(f, "\"{field}\" must be {expected}, got {got}"),
+            Problem::MissingType => f.write_str("missing \"type\""),
+            Problem::TooDeep => write!(
+                f,
+                "nodes are nested more than {MAX_DEPTH} levels deep (through subtrees)"
+            ),
+            Problem::TooManyNodes => write!(f, "the file holds more than {MAX_NODES} nodes"),
+            _ => self.fmt_node(f),
+        }
+    }
+
+    fn fmt_node(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::UnknownType {
+                type_name,
+                suggestion,
+            } => write!(
+                f,
+                "unknown node type {}{}",
+                quote(type_name),
+                did_you_mean(suggestion.as_deref())
+            ),
+            Problem::WrongChildCount {
+                type_name,
+                arity,
+                got,
+            } => {
+                let article = if type_name.starts_with(['A', 'E', 'I', 'O', 'U']) {
+                    "an"
+                } else {
+                    "a"
+                };
+                let type_name = escape(type_name);
+                write!(
+                    f,
+                    "{article} {type_name} needs {}, got {got}",
+                    arity.describe()
+                )
+            }
+            Problem::UnknownParam {
+                param,
+                type_name,
+                suggestion,
+                takes,
+            } => {
+                write!(
+                    f,
+                    "unknown parameter {} for {}{}; ",
+                    quote(param),
+                    escape(type_name),
+                    did_you_mean(suggestion.as_deref())
+                )?;
+                if takes.is_empty() {
+                    f.write_str("it takes no parameters")
+                } else {
+                    write!(f, "it takes: {}", escape(&takes.join(", ")))
+                }
+            }
+            Problem::MissingParam { param, expects } => {
+                write!(f, "missing parameter {} ({expects})", quote(param))
+            }
+            Problem::Param(e) => write!(f, "{e}"),
+            _ => self.fmt_reference(f),
+        }
+    }
+
+    fn fmt_reference(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::ConditionNotAnObject { conditions, got } => write!(
+                f,
+                "a condition must be a node object of a condition type ({}), got {got}",
+                condition_list(conditions)
+            ),
+            Problem::NotAConditionType {
+                type_name,
+                conditions,
+            } => write!(
+                f,
+                "{} is not a condition type; a guard's condition is one of: {}",
+                quote(type_name),
+                condition_list(conditions)
+            ),
+            Problem::ConditionWithChildren => f.write_str("a condition takes no children"),
+            Problem::SelfReference { subtree } => {
+                write!(f, "subtree {} refers to itself", quote(subtree))
+            }
+            Problem::Cycle { chain } => write!(
+                f,
+                "subtrees refer to each other in a cycle: {}",
+                cycle(chain)
+            ),
+            Problem::ChainTooDeep => write!(
+                f,
+                "subtree references are chained more than {MAX_DEPTH} levels deep"
+            ),
+            Problem::NoSuchSubtree {
+                subtree,
+                suggestion,
+                defined,
+                count,
+            } => {
+                let defined = match count {
+                    0 => "none".to_string(),
+                    _ => quoted_list(defined.iter().map(String::as_str), *count, LISTED, ", "),
+                };
+                write!(
+                    f,
+                    "no subtree named {}{}; the file defines: {defined}",
+                    quote(subtree),
+                    did_you_mean(suggestion.as_deref())
+                )
+            }
+            Problem::Build { problem } => f.write_str(&escape(problem)),
+            Problem::Reported { problem } => f.write_str(&escape_controls(problem)),
+            _ => unreachable!("every problem is written by one of the fmt functions"),
+        }
+    }
+}
+
+/// ` (did you mean "X"?)`, or nothing.
+fn did_you_mean(suggestion: Option<&str>) -> String {
+    suggestion.map_or_else(String::new, |s| format!(" (did you mean {}?)", quote(s)))
+}
+
+/// The condition types, or `(none registered)`.
+fn condition_list(conditions: &[String]) -> String {
+    if conditions.is_empty() {
+        "(none registered)".to_string()
+    } else {
+        escape(&conditions.join(", ")).into_owned()
+    }
+}
+
+/// `"A" → "B" → "A"`; a long cycle shows its first and last links.
+fn cycle(chain: &[String]) -> String {
+    let quoted = |names: &[String]| {
+        names
+            .iter()
+            .map(|n| quote(n))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    };
+    if chain.len() <= LISTED {
+        return quoted(chain);
+    }
+    let half = LISTED / 2;
+    format!(
+        "{} → … ({} subtrees in all) → {}",
+        quoted(&chain[..half]),
+        chain.len() - 1,
+        quoted(&chain[chain.len() - half..])
+    )
+}
+
+/// Why a parameter's value was refused, or why a node type's factory
+/// refused a node. Factories return it; [`Params`](crate::Params)' getters
+/// produce it, so that `?` works in a factory.
+///
+/// ```
+/// use canopy_data::ParamError;
+/// let e = ParamError::invalid("min_ticks (5) must not exceed max_ticks (3)");
+/// assert_eq!(e.to_string(), "min_ticks (5) must not exceed max_ticks (3)");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParamError {
+    /// The value is of the wrong kind.
+    WrongKind {
+        /// The parameter.
+        param: String,
+        /// What it must be: `"an integer"`, `"a number"`, `"true or false"`,
+        /// `"a string"`, `"a non-empty list of statuses"`.
+        expected: &'static str,
+        /// The value found, as messages show it.
+        got: String,
+    },
+    /// A number outside the parameter's range.
+    OutOfRange {
+        /// The parameter.
+        param: String,
+        /// `"at least 1"`, `"at most 2147483647"`, `"in 0..=1"`.
+        expected: String,
+        /// The number found, as messages show it.
+        got: String,
+    },
+    /// A word that is not one of the parameter's choices.
+    NotAChoice {
+        /// The parameter.
+        param: String,
+        /// The choices.
+        choices: Vec<String>,
+        /// The word found.
+        word: String,
+        /// A close choice, if any.
+        suggestion: Option<String>,
+    },
+    /// An item of a status list that is not a status word.
+    NotAStatus {
+        /// The parameter.
+        param: String,
+        /// The item's index.
+        index: usize,
+        /// The item, as messages show it.
+        got: String,
+        /// A close status word, if any.
+        suggestion: Option<&'static str>,
+    },
+    /// A factory asked for a parameter its type does not declare.
+    Undeclared {
+        /// The node type.
+        type_name: String,
+        /// The parameter asked for.
+        param: String,
+    },
+    /// A factory asked for a parameter as the wrong kind.
+    NotOfKind {
+        /// The parameter.
+        param: String,
+        /// The kind asked for: `"an integer"`, `"a number"`, …
+        expected: &'static str,
+    },
+    /// An integer parameter asked for as `u32` does not fit.
+    DoesNotFit {
+        /// The parameter.
+        param: String,
+        /// Its value.
+        value: i64,
+    },
+    /// A factory's own reason (parameters that contradict each other).
+    Invalid(String),
+}
+
+impl ParamError {
+    /// A factory's own reason for refusing a node.
+    pub fn invalid(reason: impl Into<String>) -> ParamError {
+        ParamError::Invalid(reason.into())
+    }
+}
+
+impl From<String> for ParamError {
+    fn from(reason: String) -> ParamError {
+        ParamError::Invalid(reason)
+    }
+}
+
+impl From<&str> for ParamError {
+    fn from(reason: &str) -> ParamError {
+        ParamError::Invalid(reason.to_string())
+    }
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamError::WrongKind {
+                param,
+                expected,
+                got,
+            } => write!(
+                f,
+                "parameter {} must be {expected}, got {got}",
+                quote(param)
+            ),
+            ParamError::OutOfRange {
+                param,
+                expected,
+                got,
+            } => write!(
+                f,
+                "parameter {} must be {expected}, got {got}",
+                quote(param)
+            ),
+            ParamError::NotAChoice {
+                param,
+                choices,
+                word,
+                suggestion,
+            } => write!(
+                f,
+                "parameter {} must be one of {}, got {}{}",
+                quote(param),
+                quoted_list(
+                    choices.iter().map(String::as_str),
+                    choices.len(),
+                    LISTED,
+                    ", "
+                ),
+                quote(word),
+                did_you_mean(suggestion.as_deref())
+            ),
+            ParamError::NotAStatus {
+                param,
+                index,
+                got,
+                suggestion,
+            } => write!(
+                f,
+                "parameter {}: item {index} is {got}, not \"Running\", \"Success\" or \"Failure\"{}",
+                quote(param),
+                did_you_mean(*suggestion)
+            ),
+            ParamError::Undeclared { type_name, param } => write!(
+                f,
+                "{} declares no parameter {}",
+                escape(type_name),
+                quote(param)
+            ),
+            ParamError::NotOfKind { param, expected } => {
+                write!(f, "parameter {} is not {expected}", quote(param))
+            }
+            ParamError::DoesNotFit { param, value } => write!(
+                f,
+                "parameter {} = {value} does not fit in 0..=4294967295",
+                quote(param)
+            ),
+            // A factory's words may quote the file: bound and escape them.
+            ParamError::Invalid(reason) => f.write_str(&message_text(reason)),
+        }
+    }
+}
+
+impl std::error::Error for ParamError {}

@@ -1,0 +1,527 @@
+//! Walking a document's node objects into drafts: each node checked
+//! against its registered type (fields, children, parameters), each subtree
+//! walked once at its first reference and shared by every other.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use canopy_core::{Builder, Draft, MAX_DEPTH, NodeKind, Predicate};
+
+use crate::doc::{Field, Value, describe, field};
+use crate::error::{LoadError, Location, Problem};
+use crate::load::{Format, MAX_NODES};
+use crate::param::{Params, did_you_mean};
+use crate::registry::{Build, NodeType, Registry};
+use crate::text::shorten;
+
+/// Stack kept free before recursing one level deeper, and the size of each
+/// extra segment when it is not (for [`stacker::maybe_grow`]).
+const RED_ZONE: usize = 128 << 10;
+const STACK_SEGMENT: usize = 4 << 20;
+
+/// Names an error about a missing subtree lists.
+const LISTED: usize = 10;
+
+/// Where a node object is in the file, as a chain of steps that is only
+/// written out when an error needs it.
+#[derive(Clone, Copy)]
+pub(crate) enum NodePath<'p> {
+    /// The `tree` field.
+    Tree,
+    /// An entry of `subtrees`.
+    Subtree(&'p str),
+    /// A child of the node at the inner path.
+    Child(&'p NodePath<'p>, usize),
+    /// A guard's condition.
+    Condition(&'p NodePath<'p>),
+}
+
+impl fmt::Display for NodePath<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodePath::Tree => f.write_str("tree"),
+            NodePath::Subtree(name) => write!(f, "subtrees/{}", shorten(name)),
+            NodePath::Child(parent, i) => write!(f, "{parent}/children[{i}]"),
+            NodePath::Condition(parent) => write!(f, "{parent}/condition"),
+        }
+    }
+}
+
+/// A file's `subtrees`, indexed by name.
+#[derive(Default)]
+pub(crate) struct Subtrees<'d> {
+    index: HashMap<&'d str, &'d Value<'d>>,
+    /// The names in sorted order, as errors list them and the unused ones are checked.
+    sorted: Vec<&'d str>,
+}
+
+impl<'d> Subtrees<'d> {
+    fn new(fields: &'d [Field<'d>]) -> Self {
+        let index: HashMap<&str, &Value> = fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let mut sorted: Vec<&str> = index.keys().copied().collect();
+        sorted.sort_unstable();
+        Subtrees { index, sorted }
+    }
+
+    /// The subtrees of a document, if it has a well-formed `subtrees` field.
+    pub(crate) fn of(document: &'d Value<'d>) -> Self {
+        document
+            .as_object()
+            .and_then(|top| field(top, "subtrees"))
+            .and_then(Value::as_object)
+            .map(Subtrees::new)
+            .unwrap_or_default()
+    }
+
+    /// The definition named `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&'d Value<'d>> {
+        self.index.get(name).copied()
+    }
+
+    /// The file path of the node reached from `root` (at `path`) through the
+    /// children indices `steps`, as the tree builder counts them: a
+    /// reference stands for its subtree's root, so steps go on inside the
+    /// subtree's definition.
+    pub(crate) fn follow<A: 'static, W: 'static>(
+        &self,
+        registry: &Registry<A, W>,
+        root: &'d Value<'d>,
+        mut path: String,
+        steps: &[usize],
+    ) -> Option<String> {
+        let mut node = root;
+        for step in std::iter::once(None).chain(steps.iter().map(Some)) {
+            if let Some(&i) = step {
+                node = field(node.as_object()?, "children")?.as_list()?.get(i)?;
+                path = format!("{path}/children[{i}]");
+            }
+            // References chain at most MAX_DEPTH deep: the walk checked it.
+            for _ in 0..=MAX_DEPTH {
+                let Some(target) = self.reference(registry, node) else {
+                    break;
+                };
+                node = self.get(target)?;
+                path = format!("subtrees/{}", shorten(target));
+            }
+        }
+        Some(path)
+    }
+
+    /// The subtree `node` refers to, if it is a reference.
+    fn reference<A: 'static, W: 'static>(
+        &self,
+        registry: &Registry<A, W>,
+        node: &'d Value<'d>,
+    ) -> Option<&'d str> {
+        let fields = node.as_object()?;
+        let node_type = registry.get(field(fields, "type")?.as_str()?)?;
+        match node_type.build {
+            Build::SubTree => field(fields, "tree")?.as_str(),
+            _ => None,
+        }
+    }
+}
+
+/// What a walk produces: the root's draft, and the subtrees no reference
+/// reaches (checked on their own).
+pub(crate) struct Drafts<'b, A, W> {
+    pub(crate) root: &'b Draft<'b, A, W>,
+    pub(crate) unused: Vec<(String, &'b Draft<'b, A, W>)>,
+}
+
+/// Walks the node objects of one file, building drafts.
+pub(crate) struct Loader<'r, 'd, 'b, A, W> {
+    registry: &'r Registry<A, W>,
+    builder: &'b Builder<'b, A, W>,
+    file: &'r str,
+    format: Format,
+    subtrees: Subtrees<'d>,
+    /// Subtrees already built: every reference shares the one draft.
+    built: HashMap<&'d str, &'b Draft<'b, A, W>>,
+    /// Subtrees being built, outermost first: a reference to one of these is a cycle.
+    in_progress: Vec<&'d str>,
+    /// Subtrees some reference names.
+    referenced: HashSet<&'d str>,
+    nodes: usize,
+}
+
+impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
+    pub(crate) fn new(
+        registry: &'r Registry<A, W>,
+        builder: &'b Builder<'b, A, W>,
+        file: &'r str,
+        format: Format,
+    ) -> Self {
+        Loader {
+            registry,
+            builder,
+            file,
+            format,
+            subtrees: Subtrees::default(),
+            built: HashMap::new(),
+            in_progress: Vec::new(),
+            referenced: HashSet::new(),
+            nodes: 0,
+        }
+    }
+
+    fn fail(&self, path: &NodePath, name: &str, problem: Problem) -> LoadError {
+        LoadError::new(
+            self.file.to_string(),
+            Location::Node {
+                path: path.to_string(),
+                name: name.to_string(),
+            },
+            problem,
+        )
+    }
+
+    fn fail_whole(&self, problem: Problem) -> LoadError {
+        LoadError::new(self.file.to_string(), Location::File, problem)
+    }
+
+    /// A value as an error shows it, with a hint for RON's bare words,
+    /// which read as `()`.
+    fn got(&self, value: &Value) -> String {
+        match (value, self.format) {
+            (Value::Null, Format::Ron) => {
+                "() — in RON, write words as strings in double quotes".to_string()
+            }
+            _ => describe(value),
+        }
+    }
+
+    /// The drafts of a whole document.
+    pub(crate) fn document(mut self, value: &'d Value<'d>) -> Result<Drafts<'b, A, W>, LoadError> {
+        let Some(top) = value.as_object() else {
+            let got = self.got(value);
+            return Err(self.fail_whole(Problem::NotADocument { got }));
+        };
+        for (key, _) in top {
+            let key = key.as_str();
+            if key != "tree" && key != "subtrees" {
+                return Err(self.fail_whole(Problem::UnknownTopLevelField {
+                    field: key.to_string(),
+                    suggestion: did_you_mean(key, ["tree", "subtrees"].into_iter()),
+                }));
+            }
+        }
+        match field(top, "subtrees") {
+            None => {}
+            Some(Value::Object(subtrees)) => self.subtrees = Subtrees::new(subtrees),
+            Some(other) => {
+                let got = self.got(other);
+                return Err(self.fail_whole(Problem::SubtreesNotAnObject { got }));
+            }
+        }
+        let tree = field(top, "tree").ok_or_else(|| self.fail_whole(Problem::MissingTree))?;
+        let root = self.node(tree, &NodePath::Tree, 1)?;
+        // Walk the subtrees nothing refers to as well: a file is valid as a whole.
+        let names = self.subtrees.sorted.clone();
+        for &name in &names {
+            self.subtree(name, &NodePath::Subtree(name), name, 1)?;
+        }
+        let unused = names
+            .into_iter()
+            .filter(|name| !self.referenced.contains(name))
+            .map(|name| (name.to_string(), self.built[name]))
+            .collect();
+        Ok(Drafts { root, unused })
+    }
+
+    /// A node object's `type` and its `name` (the type when absent).
+    fn type_and_name(
+        &self,
+        fields: &'d [Field<'d>],
+        path: &NodePath,
+    ) -> Result<(&'d str, &'d str), LoadError> {
+        let wrong = |field: &'static str, got: &Value| Problem::WrongField {
+            field,
+            expected: "a string",
+            got: self.got(got),
+        };
+        let type_name = match field(fields, "type") {
+            Some(value) => value
+                .as_str()
+                .ok_or_else(|| self.fail(path, "", wrong("type", value)))?,
+            None => return Err(self.fail(path, "", Problem::MissingType)),
+        };
+        let name = match field(fields, "name") {
+            None => type_name,
+            Some(value) => value
+                .as_str()
+                .ok_or_else(|| self.fail(path, type_name, wrong("name", value)))?,
+        };
+        Ok((type_name, name))
+    }
+
+    /// The draft for the node object `value` at `path`, `depth` levels
+    /// below the root (subtree references add no level).
+    fn node(
+        &mut self,
+        value: &'d Value<'d>,
+        path: &NodePath,
+        depth: usize,
+    ) -> Result<&'b Draft<'b, A, W>, LoadError> {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.node_here(value, path, depth)
+        })
+    }
+
+    fn node_here(
+        &mut self,
+        value: &'d Value<'d>,
+        path: &NodePath,
+        depth: usize,
+    ) -> Result<&'b Draft<'b, A, W>, LoadError> {
+        let Some(fields) = value.as_object() else {
+            let got = self.got(value);
+            return Err(self.fail(path, "", Problem::NotANode { got }));
+        };
+        let (type_name, name) = self.type_and_name(fields, path)?;
+        let (node_type, index) = self.count_and_find(type_name, name, path, depth)?;
+        let children = self.children_of(fields, node_type, path, name)?;
+        let params = self.params(node_type, fields, path, name, index)?;
+        let kind = match &node_type.build {
+            Build::SubTree => {
+                let target = field(fields, "tree").and_then(Value::as_str).unwrap_or("");
+                self.referenced.insert(target);
+                return self.subtree(target, path, name, depth);
+            }
+            Build::Kind(factory) => factory(&params),
+            Build::Condition(factory) => factory(&params).map(NodeKind::Condition),
+            Build::Guard { reactive } => {
+                let condition = field(fields, "condition").unwrap_or(&Value::Null);
+                let condition = self.condition(condition, &NodePath::Condition(path))?;
+                Ok(if *reactive {
+                    NodeKind::ReactiveGuard(condition)
+                } else {
+                    NodeKind::Guard(condition)
+                })
+            }
+        }
+        .map_err(|e| self.fail(path, name, Problem::Param(e)))?;
+        // Guards show their condition through the kind; every other type
+        // shows the parameters it was given.
+        let shown = match node_type.build {
+            Build::Guard { .. } => kind.params(),
+            _ => params.shown(),
+        };
+        let mut drafts = Vec::with_capacity(children.len());
+        for (i, child) in children.iter().enumerate() {
+            drafts.push(self.node(child, &NodePath::Child(path, i), depth + 1)?);
+        }
+        Ok(self
+            .builder
+            .typed_node(name, type_name, shown, kind, drafts))
+    }
+
+    /// Count the node against the limits and find its type; also returns
+    /// the node's position in the file.
+    fn count_and_find(
+        &mut self,
+        type_name: &str,
+        name: &str,
+        path: &NodePath,
+        depth: usize,
+    ) -> Result<(&'r NodeType<A, W>, u64), LoadError> {
+        if depth > MAX_DEPTH {
+            return Err(self.fail(path, name, Problem::TooDeep));
+        }
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(self.fail(path, name, Problem::TooManyNodes));
+        }
+        let index = self.nodes as u64 - 1;
+        let registry = self.registry;
+        let node_type = registry.get(type_name).ok_or_else(|| {
+            let problem = Problem::UnknownType {
+                type_name: type_name.to_string(),
+                suggestion: did_you_mean(type_name, registry.names()).map(str::to_string),
+            };
+            self.fail(path, name, problem)
+        })?;
+        Ok((node_type, index))
+    }
+
+    /// A node's children, which must be a list of as many as its type takes.
+    fn children_of(
+        &self,
+        fields: &'d [Field<'d>],
+        node_type: &NodeType<A, W>,
+        path: &NodePath,
+        name: &str,
+    ) -> Result<&'d [Value<'d>], LoadError> {
+        let children: &[Value] = match field(fields, "children") {
+            None => &[],
+            Some(Value::List(children)) => children,
+            Some(other) => {
+                let problem = Problem::WrongField {
+                    field: "children",
+                    expected: "a list",
+                    got: self.got(other),
+                };
+                return Err(self.fail(path, name, problem));
+            }
+        };
+        let arity = node_type.arity();
+        if !arity.accepts(children.len()) {
+            let problem = Problem::WrongChildCount {
+                type_name: node_type.name().to_string(),
+                arity,
+                got: children.len(),
+            };
+            return Err(self.fail(path, name, problem));
+        }
+        Ok(children)
+    }
+
+    /// Check a node's parameter fields against its type's declaration.
+    fn params<'p>(
+        &self,
+        node_type: &'p NodeType<A, W>,
+        fields: &'p [Field<'p>],
+        path: &NodePath,
+        name: &str,
+        index: u64,
+    ) -> Result<Params<'p>, LoadError> {
+        let declared = node_type.params();
+        for (key, _) in fields {
+            let key = key.as_str();
+            if matches!(key, "type" | "name" | "children") || declared.iter().any(|p| p.name == key)
+            {
+                continue;
+            }
+            let problem = Problem::UnknownParam {
+                param: key.to_string(),
+                type_name: node_type.name().to_string(),
+                suggestion: did_you_mean(key, declared.iter().map(|p| p.name.as_str()))
+                    .map(str::to_string),
+                takes: declared.iter().map(|p| p.name.clone()).collect(),
+            };
+            return Err(self.fail(path, name, problem));
+        }
+        let mut values = Vec::with_capacity(declared.len());
+        for param in declared {
+            let value = match (field(fields, &param.name), param.checked_default()) {
+                (Some(v), _) => param
+                    .check(v)
+                    .map_err(|e| self.fail(path, name, Problem::Param(e)))?,
+                (None, Some(default)) => default,
+                (None, None) => {
+                    let problem = Problem::MissingParam {
+                        param: param.name.clone(),
+                        expects: param.describe(),
+                    };
+                    return Err(self.fail(path, name, problem));
+                }
+            };
+            values.push((param.name.as_str(), value));
+        }
+        Ok(Params {
+            type_name: node_type.name(),
+            values,
+            seed: self.registry.seed(),
+            index,
+        })
+    }
+
+    /// The registered condition types, for errors.
+    fn condition_types(&self) -> Vec<String> {
+        self.registry
+            .types()
+            .filter(|t| t.is_condition())
+            .map(|t| t.name().to_string())
+            .collect()
+    }
+
+    /// A guard's condition: a node object of a registered condition type.
+    fn condition(
+        &mut self,
+        value: &'d Value<'d>,
+        path: &NodePath,
+    ) -> Result<Predicate<A, W>, LoadError> {
+        let Some(fields) = value.as_object() else {
+            let problem = Problem::ConditionNotAnObject {
+                conditions: self.condition_types(),
+                got: self.got(value),
+            };
+            return Err(self.fail(path, "", problem));
+        };
+        self.nodes += 1;
+        let index = self.nodes as u64 - 1;
+        let (type_name, name) = self.type_and_name(fields, path)?;
+        let node_type = match self.registry.get(type_name) {
+            Some(t) if t.is_condition() => t,
+            _ => {
+                let problem = Problem::NotAConditionType {
+                    type_name: type_name.to_string(),
+                    conditions: self.condition_types(),
+                };
+                return Err(self.fail(path, name, problem));
+            }
+        };
+        if field(fields, "children").is_some() {
+            return Err(self.fail(path, name, Problem::ConditionWithChildren));
+        }
+        let params = self.params(node_type, fields, path, name, index)?;
+        let Build::Condition(factory) = &node_type.build else {
+            unreachable!("is_condition() checked the build");
+        };
+        let check = factory(&params).map_err(|e| self.fail(path, name, Problem::Param(e)))?;
+        Ok(Predicate {
+            label: Some(name.to_string()),
+            check,
+        })
+    }
+
+    /// The shared draft of the subtree `target`, referred to by the node
+    /// at `path` named `name`.
+    fn subtree(
+        &mut self,
+        target: &'d str,
+        path: &NodePath,
+        name: &str,
+        depth: usize,
+    ) -> Result<&'b Draft<'b, A, W>, LoadError> {
+        if let Some(draft) = self.built.get(target) {
+            return Ok(draft);
+        }
+        if let Some(start) = self.in_progress.iter().position(|n| *n == target) {
+            let mut chain: Vec<String> = self.in_progress[start..]
+                .iter()
+                .map(|n| n.to_string())
+                .collect();
+            chain.push(target.to_string());
+            let problem = if chain.len() == 2 {
+                Problem::SelfReference {
+                    subtree: target.to_string(),
+                }
+            } else {
+                Problem::Cycle { chain }
+            };
+            return Err(self.fail(path, name, problem));
+        }
+        if self.in_progress.len() >= MAX_DEPTH {
+            return Err(self.fail(path, name, Problem::ChainTooDeep));
+        }
+        let Some(definition) = self.subtrees.get(target) else {
+            return Err(self.fail(path, name, self.no_such_subtree(target)));
+        };
+        self.in_progress.push(target);
+        let draft = self.node(definition, &NodePath::Subtree(target), depth)?;
+        self.in_progress.pop();
+        self.built.insert(target, draft);
+        Ok(draft)
+    }
+
+    fn no_such_subtree(&self, target: &str) -> Problem {
+        let known = &self.subtrees.sorted;
+        Problem::NoSuchSubtree {
+            subtree: target.to_string(),
+            suggestion: did_you_mean(target, known.iter().copied()).map(str::to_string),
+            defined: known.iter().take(LISTED).map(|n| n.to_string()).collect(),
+            count: known.len(),
+        }
+    }
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Write the fuzzer's seed corpus: the example trees, and one small file per
+class of hostile input (the same classes as the `hostile_files` tests):
+expansion through shared subtrees, control characters in every place a
+name or value can be, huge pieces of text, byte-order marks and UTF-16,
+deep nesting, cycles, and one file using every built-in node type.
+
+Seeds are generated, not committed: `python3 fuzz/seed_corpus.py` writes
+them to `fuzz/corpus/load/` (or the directory given as the argument). Each
+stays under 64 KiB, the `-max_len` the README's commands use.
+"""
+
+import json
+import pathlib
+import shutil
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "corpus" / "load"
+
+# A colour, a window title, a bell, a carriage return, a C1 CSI, a bidi override.
+NASTY = "\x1b[31m\x1b]0;owned\x07\r\x9b2J\u202e"
+
+
+def node(type_name, children=None, **params):
+    n = {"type": type_name}
+    n.update(params)
+    if children is not None:
+        n["children"] = children
+    return n
+
+
+def ref(name):
+    return node("SubTree", tree=name)
+
+
+def doc(tree, subtrees=None):
+    d = {"tree": tree}
+    if subtrees is not None:
+        d["subtrees"] = subtrees
+    return d
+
+
+def ron_str(text):
+    """A RON string literal: control characters as `\\u{..}` escapes."""
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0:
+            out.append("\\u{%x}" % ord(c))
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def seeds():
+    leaf = node("AlwaysSuccess")
+    # 1. Expansion: 41 subtrees, each used twice by the one before.
+    chain = {f"s{k}": node("Sequence", [ref(f"s{k+1}"), ref(f"s{k+1}")], name=f"s{k}") for k in range(40)}
+    chain["s40"] = node("AlwaysSuccess", name="s40")
+    yield "doubling_chain.json", json.dumps(doc(ref("s0"), chain))
+    # A wide subtree used by a wide root (small: 150 × 150).
+    yield "wide_times_wide.json", json.dumps(
+        doc(node("Sequence", [ref("big")] * 150), {"big": node("Sequence", [leaf] * 150)})
+    )
+    # Unused subtrees sharing a big one.
+    unused = {f"u{i}": ref("big") for i in range(300)}
+    unused["big"] = node("Sequence", [leaf] * 300)
+    yield "unused_sharing.json", json.dumps(doc(node("Wait", ticks=1), unused))
+
+    # 3. Control characters wherever file text goes.
+    yield "nasty_type.json", json.dumps(doc(node(NASTY)))
+    yield "nasty_name.json", json.dumps(doc(node("Wait", name=NASTY, ticks=-1)))
+    yield "nasty_subtree.json", json.dumps(doc(ref("x"), {NASTY: node("Wait", ticks=1)}))
+    yield "nasty_choice.json", json.dumps(doc(node("Parallel", [leaf], success=NASTY)))
+    yield "nasty_key.json", json.dumps(doc(node("AlwaysSuccess")) | {NASTY: 1})
+    yield "nasty_param.json", json.dumps(doc(node("Wait", **{NASTY: 1})))
+    yield "nasty_status.json", json.dumps(doc(node("Script", statuses=["Running", NASTY])))
+    esc = json.dumps(NASTY)
+    yield "nasty_duplicate.json", '{"tree": {"type": "Wait", %s: 1, %s: 2}}' % (esc, esc)
+    a, b = "a" + NASTY, "b\r\nforged"
+    yield "nasty_cycle.json", json.dumps(
+        doc(ref(a), {a: ref(b), b: node("Inverter", [ref(a)])})
+    )
+    r = ron_str(NASTY)
+    yield "nasty.ron", '(tree: (type: "Sequence", name: %s, children: [(type: %s)]))' % (r, r)
+
+    # 4. Huge pieces of text (within 64 KiB).
+    big = "a" * 60000
+    yield "huge_choice.json", json.dumps(doc(node("Parallel", [leaf], failure=big)))
+    key = "k" * 30000
+    yield "huge_duplicate.json", '{"tree": {"%s": 1, "%s": 2}}' % (key, key)
+    many = {f"s{i:05}": leaf for i in range(1500)}
+    yield "many_subtrees.json", json.dumps(doc(ref("missing"), many))
+    yield "huge_numbers.json", '{"tree": {"type": "Random", "success": 1e308, "failure": -1e-300}}'
+    yield "huge_int.json", '{"tree": {"type": "Wait", "ticks": 18446744073709551615}}'
+
+    # 7. Byte-order marks and UTF-16.
+    text = json.dumps(doc(node("Wait", ticks=2)))
+    yield "bom.json", "\ufeff" + text
+    yield "bom.ron", '\ufeff(tree: (type: "Wait", ticks: 2))'
+    yield "utf16le.json", b"\xff\xfe" + text.encode("utf-16-le")
+    yield "utf16be.json", b"\xfe\xff" + text.encode("utf-16-be")
+
+    # Depth: brackets, nodes through subtrees, chains of references.
+    yield "deep_brackets.json", "[" * 130 + "]" * 130
+    yield "deep_ron.ron", "(tree: " + "(" * 130 + ")" * 130 + ")"
+    deep = {f"d{k}": node("Inverter", [ref(f"d{k+1}")]) for k in range(300)}
+    deep["d300"] = leaf
+    yield "deep_subtrees.json", json.dumps(doc(ref("d0"), deep))
+    bare = {f"r{k}": ref(f"r{k+1}") for k in range(300)}
+    bare["r300"] = leaf
+    yield "bare_references.json", json.dumps(doc(ref("r0"), bare))
+    yield "self_reference.json", json.dumps(doc(ref("a"), {"a": ref("a")}))
+
+    # Every built-in type, so that mutations start from valid nodes.
+    daylight = node("Periodic", period=30, on=6, offset=20)
+    every = node(
+        "ReactiveSelector",
+        [
+            node("ReactiveSequence", [node("Chance", p=0.5), node("Parallel", [
+                node("Timeout", [node("Script", statuses=["Running", "Success"], clock="tick")], ticks=8),
+                node("Repeat", [node("Random", success=0.5, failure=0.1)], times=3),
+            ], success="one", failure="all")]),
+            node("Selector", [
+                node("Guard", [node("Wait", ticks=3)], condition=daylight),
+                node("ReactiveGuard", [node("AlwaysRunning")], condition=node("Chance", p=0.2)),
+                node("Cooldown", [node("Retry", [node("AlwaysFailure")], times=2)], ticks=10),
+                node("Inverter", [node("ForceSuccess", [node("ForceFailure", [ref("leaf")])])]),
+            ]),
+        ],
+    )
+    yield "every_type.json", json.dumps(doc(every, {"leaf": leaf}), indent=1)
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    for example in (HERE.parent / "examples" / "trees").iterdir():
+        shutil.copy(example, OUT / example.name)
+    count = 0
+    for name, content in seeds():
+        data = content if isinstance(content, bytes) else content.encode("utf-8")
+        assert len(data) <= 65536, (name, len(data))
+        (OUT / name).write_bytes(data)
+        count += 1
+    print(f"{count} hostile seeds and the example trees written to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
