@@ -8,7 +8,7 @@
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -101,6 +101,10 @@ pub struct Inspector {
     log: Mutex<AgentLog>,
     last_publish: Mutex<Option<Instant>>,
     min_interval: Duration,
+    /// The last step was published.
+    shown: AtomicBool,
+    /// A step is under way only to show where a pause stopped.
+    flushing: AtomicBool,
     server: Server,
     url: String,
 }
@@ -150,6 +154,8 @@ impl Inspector {
             shape: Arc::new(shape),
             last_publish: Mutex::new(None),
             min_interval,
+            shown: AtomicBool::new(false),
+            flushing: AtomicBool::new(false),
             server,
             url,
         })
@@ -167,7 +173,18 @@ impl Inspector {
 
     /// Wait until the page lets the simulation take one step: at once
     /// unless paused.
+    ///
+    /// A pause takes hold once the page shows where the simulation
+    /// stopped: if the step before it was not published (its frame was not
+    /// due), one more step is let through, and being paused makes its
+    /// frame due. So the page's tick, map and agent always agree, and a
+    /// Step from the page moves them by exactly one.
     pub fn wait_turn(&self) {
+        let shown = self.shown.swap(false, Ordering::AcqRel);
+        if self.hub.control.is_paused() && !shown && !self.flushing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.flushing.store(false, Ordering::Release);
         self.hub.control.wait_turn();
     }
 
@@ -233,6 +250,7 @@ impl Inspector {
     /// from `source` (an engine's view of the agent) instead of its events.
     pub fn publish_with(&self, frame: &Frame, source: Option<&dyn RunningSource>) {
         *lock(&self.last_publish) = Some(Instant::now());
+        self.shown.store(true, Ordering::Release);
         self.hub.tick.store(frame.tick(), Ordering::Release);
         self.hub.publish_frame(frame.encode());
         let view = lock(&self.log).view(&self.shape, source);

@@ -145,14 +145,21 @@ impl Hub {
     }
 
     /// Tell viewers the tick, whether paused, and who is watched.
+    ///
+    /// The simulation and the page's requests both call this; the values
+    /// are read under the slot's lock, so the last message written is never
+    /// older than the last tick stored (a request racing a step cannot put
+    /// back a stale tick).
     pub(crate) fn publish_status(&self) {
-        let status = serde_json::json!({
-            "type": "status",
-            "tick": self.tick.load(Ordering::Acquire),
-            "paused": self.control.is_paused(),
-            "watched": self.watched(),
+        self.status.send_modify(|slot| {
+            let status = serde_json::json!({
+                "type": "status",
+                "tick": self.tick.load(Ordering::Acquire),
+                "paused": self.control.is_paused(),
+                "watched": self.watched(),
+            });
+            *slot = status.to_string().into();
         });
-        self.status.send_replace(status.to_string().into());
     }
 }
 

@@ -208,18 +208,24 @@ fn pause_step_and_resume_from_the_page() {
 }
 
 #[test]
+fn a_pause_takes_hold_once_the_page_shows_where_it_stopped() {
+    let inspector = start();
+    inspector.wait_turn(); // step 1, whose frame is not due: not published
+    inspector.control(Command::Pause);
+    inspector.wait_turn(); // one more step, so the page shows where it stopped
+    assert!(inspector.frame_due());
+    inspector.publish(&frame(2, 3));
+    assert!(!inspector.switch().try_turn(), "now paused for good");
+    assert_eq!(inspector.stats().frames_published, 1);
+}
+
+#[test]
 fn a_paused_simulation_is_released_when_the_inspector_goes() {
     let inspector = start();
+    inspector.publish(&frame(1, 3)); // the page shows the last step
     inspector.control(Command::Pause);
     std::thread::scope(|scope| {
-        let sim = scope.spawn(|| {
-            inspector.wait_turn(); // the step allowed below
-            inspector.wait_turn(); // blocks until closed
-        });
-        inspector.control(Command::Step(1));
-        until("the simulation took its step", || {
-            !inspector.switch().try_turn()
-        });
+        let sim = scope.spawn(|| inspector.wait_turn()); // paused: waits
         inspector.switch().close();
         sim.join().unwrap();
     });
