@@ -20,7 +20,9 @@
 //!
 //! Which tasks of the watched agent run is derived from its events
 //! ([`AgentLog`]); an engine view of an agent plugs in through
-//! [`RunningSource`].
+//! [`RunningSource`]. State machines are shown through one already:
+//! [`fsm`] draws a machine as a tree of states and an `FsmAgent`'s active
+//! path as its running tasks.
 //!
 //! The page is three files compiled into the crate (no network, no build
 //! step); every name from a tree reaches it as text, never as markup.
@@ -29,6 +31,7 @@
 
 pub mod control;
 mod frame;
+pub mod fsm;
 mod live;
 mod record;
 pub mod replay;

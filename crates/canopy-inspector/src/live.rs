@@ -253,7 +253,19 @@ impl Inspector {
         self.shown.store(true, Ordering::Release);
         self.hub.tick.store(frame.tick(), Ordering::Release);
         self.hub.publish_frame(frame.encode());
-        let view = lock(&self.log).view(&self.shape, source);
+        let mut view = {
+            let mut log = lock(&self.log);
+            let watched = self.watched();
+            if log.agent() != watched {
+                // Watched from code or the page since the last probe, or an
+                // engine source without probes (a state machine).
+                log.reset(watched);
+            }
+            log.view(&self.shape, source)
+        };
+        if view.events.is_empty() {
+            view.tick = frame.tick(); // nothing observed: the frame's tick
+        }
         if let Ok(json) = serde_json::to_string(&view) {
             self.hub.agent.send_replace(Some(json.into()));
         }

@@ -287,3 +287,37 @@ fn the_builder_api_serves_any_tree() {
         Some(std::io::ErrorKind::AddrInUse)
     );
 }
+
+#[test]
+fn a_state_machine_crowd_is_shown_through_its_active_paths() {
+    use canopy_fsm::{FsmAgent, Hooks, MachineBuilder};
+    use canopy_inspector::fsm::{ActiveStates, machine_shape};
+
+    let mut b = MachineBuilder::<(), (), ()>::new();
+    b.state("Graze", Hooks::new());
+    b.state("Sleep", Hooks::new());
+    b.transition("Graze", (), "Sleep");
+    b.start("Graze");
+    let machine = b.build().unwrap();
+    let inspector = Inspector::start_shape(machine_shape(&machine), options()).unwrap();
+    let mut socket = viewer(&inspector);
+    let mut sheep: Vec<FsmAgent> = (0..5).map(|i| FsmAgent::with_id(&machine, i)).collect();
+    for s in &mut sheep {
+        s.update(&machine, &mut (), &());
+    }
+    sheep[3].send(&machine, (), &mut (), &());
+    inspector.watch(Some(3));
+    let source = ActiveStates::new(&sheep[3], &machine);
+    inspector.publish_with(&frame(7, 5), Some(&source));
+    let view = next_json(&mut socket, "agent", |v| v["agent"] == 3);
+    assert_eq!(view["tick"], 7);
+    assert_eq!(view["source"], "engine");
+    let running: Vec<u64> = view["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["running"] == true)
+        .map(|n| n["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(running, [0, 2], "the machine and Sleep");
+}

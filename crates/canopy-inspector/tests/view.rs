@@ -159,3 +159,80 @@ fn an_engine_view_replaces_the_derived_running_set() {
         (false, Some("Failure"), None)
     );
 }
+
+mod machines {
+    use canopy_fsm::{FsmAgent, Hooks, MachineBuilder};
+    use canopy_inspector::fsm::{ActiveStates, machine_shape, node_of};
+    use canopy_inspector::{AgentLog, RunningSource};
+
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    enum Go {
+        Run,
+        Stop,
+    }
+
+    #[test]
+    fn a_machine_is_drawn_as_its_states_and_its_active_path_runs() {
+        let mut moving = MachineBuilder::<(), (), Go>::new();
+        moving.state("Walk", Hooks::new());
+        moving.state("Sprint", Hooks::new());
+        moving.transition("Walk", Go::Run, "Sprint");
+        moving.start("Walk");
+        let mut b = MachineBuilder::new();
+        b.state("Idle", Hooks::new());
+        b.state("Move", Hooks::new()).child_machine(moving);
+        b.state("Done", Hooks::new()).succeeds();
+        b.transition("Idle", Go::Run, "Move");
+        b.transition("Move", Go::Stop, "Done");
+        b.start("Idle");
+        let machine = b.build().unwrap();
+
+        let shape = machine_shape(&machine);
+        let value = serde_json::to_value(&shape).unwrap();
+        assert_eq!(
+            value["nodes"][0],
+            serde_json::json!({"name": "machine", "type": "Machine",
+                               "params": [["start", "Idle"]], "children": [1, 2, 3]})
+        );
+        let move_state = machine.state("Move").unwrap();
+        let node = shape.node(node_of(move_state)).unwrap();
+        assert_eq!(
+            (node.name.as_str(), node.type_name.as_str()),
+            ("Move", "State")
+        );
+        assert_eq!(node.params, [("start".to_string(), "Walk".to_string())]);
+        let done = shape.node(node_of(machine.state("Done").unwrap())).unwrap();
+        assert_eq!(done.type_name, "Final");
+
+        let mut agent = FsmAgent::new(&machine);
+        let tasks = |agent: &FsmAgent| {
+            let mut out = Vec::new();
+            ActiveStates::new(agent, &machine).running_tasks(&mut out);
+            out.iter()
+                .map(|t| (t.node, t.depth, t.state.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(tasks(&agent), [], "stopped: nothing runs");
+        agent.start(&machine, &mut (), &());
+        agent.send(&machine, Go::Run, &mut (), &());
+        agent.send(&machine, Go::Run, &mut (), &());
+        let sprint = node_of(machine.state("Sprint").unwrap());
+        assert_eq!(
+            tasks(&agent),
+            [
+                (0, 0, Some("2 active levels".to_string())),
+                (node_of(move_state), 1, None),
+                (sprint, 2, None)
+            ]
+        );
+        agent.send(&machine, Go::Stop, &mut (), &());
+        let log = AgentLog::new(shape.len(), 10);
+        let view = log.view(&shape, Some(&ActiveStates::new(&agent, &machine)));
+        assert_eq!(view.running(), [0, 3]);
+        let done = view.nodes.iter().find(|n| n.id == 3).unwrap();
+        assert_eq!(
+            done.state.as_deref(),
+            Some("final: the machine's outcome is Success")
+        );
+    }
+}
