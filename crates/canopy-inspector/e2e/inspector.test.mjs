@@ -74,6 +74,7 @@ async function live(browser) {
   const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(url);
 
   await check(`the map shows ${agents} agents`, async () => {
@@ -146,7 +147,7 @@ async function live(browser) {
     await page.waitForSelector('#paused[hidden]', { state: 'attached', ...WAIT });
     await page.waitForFunction((t0) => Number(document.getElementById('tick').textContent) > t0 + 2, t, WAIT);
   });
-  assert.deepEqual(errors, [], 'no script errors');
+  assert.deepEqual(errors, [], 'no script errors, no refused loads');
   await page.close();
 }
 
@@ -159,6 +160,7 @@ async function replay(browser) {
   const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(url);
 
   const scrub = async (tick) => {
@@ -198,7 +200,7 @@ async function replay(browser) {
     const legend = await page.$$eval('#legend li', (l) => l.map((e) => e.textContent));
     assert.deepEqual(legend, ['none running', 'alert', '<img src=x onerror="window.__pwned=1">patrol']);
   });
-  assert.deepEqual(errors, [], 'no script errors');
+  assert.deepEqual(errors, [], 'no script errors, no refused loads');
   await page.close();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -210,18 +212,18 @@ async function picture(browser, file) {
   await page.goto(url);
   await page.waitForSelector('#agents[data-count="3000"]', WAIT);
   await page.waitForFunction(() => Number(document.getElementById('tick').textContent) > 150, null, { timeout: 60000 });
-  // Watch the first agent found fleeing: the deepest, busiest branch.
-  const fleeing = await page.evaluate(() => {
+  // Watch an agent that is eating: a long, deep branch (meal, bite, chew).
+  const eating = await page.evaluate(() => {
     const f = window.canopyInspector.state.frame;
-    for (let i = 0; i < f.n; i++) if (f.labels[i] === 1) return i;
+    for (let i = 0; i < f.n; i++) if (f.labels[i] === 2) return i;
     return 0;
   });
-  await page.fill('#agent-id', String(fleeing));
+  await page.fill('#agent-id', String(eating));
   await page.click('#pick button');
   await page.waitForFunction((id) => {
     const v = window.canopyInspector.state.view;
     return v && v.agent === id && v.events.length > 100;
-  }, fleeing, WAIT);
+  }, eating, WAIT);
   await page.screenshot({ path: file });
   console.log(`screenshot: ${file}`);
   await page.close();

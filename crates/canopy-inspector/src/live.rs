@@ -99,7 +99,8 @@ pub struct Inspector {
     hub: Arc<Hub>,
     shape: Arc<Shape>,
     log: Mutex<AgentLog>,
-    last_publish: Mutex<Option<Instant>>,
+    /// When the next frame is due; `None` before the first.
+    next_due: Mutex<Option<Instant>>,
     min_interval: Duration,
     /// The last step was published.
     shown: AtomicBool,
@@ -143,7 +144,10 @@ impl Inspector {
         let server = Server::start(options.addr, router, stop)?;
         let url = format!("http://{}/", server.addr());
         let min_interval = if options.max_fps > 0.0 {
-            Duration::from_secs_f32(1.0 / options.max_fps)
+            // At least one frame an hour, so schedule arithmetic stays in range.
+            Duration::try_from_secs_f32(1.0 / options.max_fps)
+                .unwrap_or(Duration::MAX)
+                .min(Duration::from_secs(3600))
         } else {
             Duration::ZERO
         };
@@ -152,7 +156,7 @@ impl Inspector {
             log: Mutex::new(AgentLog::new(shape.len(), options.log_events)),
             hub,
             shape: Arc::new(shape),
-            last_publish: Mutex::new(None),
+            next_due: Mutex::new(None),
             min_interval,
             shown: AtomicBool::new(false),
             flushing: AtomicBool::new(false),
@@ -234,10 +238,18 @@ impl Inspector {
         if self.hub.control.is_paused() {
             return true;
         }
-        match *lock(&self.last_publish) {
-            None => true,
-            Some(last) => last.elapsed() >= self.min_interval,
-        }
+        lock(&self.next_due).is_none_or(|due| Instant::now() >= due)
+    }
+
+    /// Frames fall due on a schedule, one per `1 / max_fps`, rather than
+    /// that long after the last one: a simulation stepping exactly at the
+    /// frame rate, a little late each time, still gets every frame. After
+    /// a stall the schedule restarts from now instead of catching up.
+    fn schedule_next(&self) {
+        let now = Instant::now();
+        let mut due = lock(&self.next_due);
+        let next = due.map_or(now, |d| d + self.min_interval);
+        *due = Some(next.clamp(now, now + self.min_interval));
     }
 
     /// Publish a frame, the watched agent's view and the tick. Never waits:
@@ -249,7 +261,7 @@ impl Inspector {
     /// [`Inspector::publish`], with the watched agent's running tasks taken
     /// from `source` (an engine's view of the agent) instead of its events.
     pub fn publish_with(&self, frame: &Frame, source: Option<&dyn RunningSource>) {
-        *lock(&self.last_publish) = Some(Instant::now());
+        self.schedule_next();
         self.shown.store(true, Ordering::Release);
         self.hub.tick.store(frame.tick(), Ordering::Release);
         self.hub.publish_frame(frame.encode());

@@ -360,7 +360,7 @@ fn derived_state(node: &NodeState) -> Option<String> {
             node.updates,
             plural(node.updates)
         )),
-        (true, None) => Some("running (entered before watching began)".to_string()),
+        (true, None) => Some("running (since before watching began)".to_string()),
         (false, _) => match node.last? {
             EventKind::Exit(s) => Some(format!("{s} at tick {}", node.at)),
             EventKind::Abort => Some(format!("aborted at tick {}", node.at)),

@@ -111,7 +111,7 @@ fn watching_mid_run_knows_what_runs_but_not_since_when() {
     let walk = view.nodes.iter().find(|n| n.id == 5).unwrap();
     assert_eq!(
         walk.state.as_deref(),
-        Some("running (entered before watching began)")
+        Some("running (since before watching began)")
     );
     assert_eq!(view.events.first().unwrap().tick, 2);
 }

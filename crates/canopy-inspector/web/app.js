@@ -303,7 +303,23 @@
         div.querySelector('.state').textContent = n && n.state ? n.state : '';
       }
     }
+    followPath(view);
     showLog(view);
+  }
+
+  // When the running path changes, bring its deepest node into view.
+  let lastPath = '';
+  function followPath(view) {
+    const path = view.nodes.filter((n) => n.running).map((n) => n.id).join(',');
+    if (path === lastPath) return;
+    lastPath = path;
+    const running = document.querySelectorAll('#tree .node.running');
+    if (!running.length) return;
+    // Vertically only: the names start at the left edge, keep them there.
+    const box = $('tree');
+    const leaf = running[running.length - 1].getBoundingClientRect();
+    const top = box.getBoundingClientRect().top;
+    box.scrollTop += leaf.top - top - box.clientHeight / 2;
   }
 
   function showLog(view) {
