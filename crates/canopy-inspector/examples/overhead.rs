@@ -6,7 +6,9 @@
 //! rounds, so they do the same work at nearly the same time; the ratios
 //! are medians of each round's ratio to the unwatched copy, which cancels
 //! slow changes in the machine's load. Watching does not change the run:
-//! the copies end in the same state (checked).
+//! the copies end in the same state (checked). A second unwatched copy
+//! measures the noise: its ratio to the first would be 0% on a quiet
+//! machine.
 //!
 //! ```text
 //! cargo run --release -p canopy-inspector --example overhead -- --agents 10000 --agents 100000
@@ -38,7 +40,15 @@ struct Args {
     capacity: usize,
 }
 
-const VARIANTS: [&str; 3] = ["inspection off", "one agent watched", "all agents recorded"];
+/// The second unwatched copy is the control: how far two identical runs
+/// differ on this machine is the noise the other figures stand in.
+const VARIANTS: [&str; 5] = [
+    "inspection off",
+    "one agent watched (inspector)",
+    "all agents recorded",
+    "one agent recorded (recorder)",
+    "inspection off (control copy)",
+];
 
 /// One crowd and what observes it.
 struct Run {
@@ -64,7 +74,11 @@ impl Run {
             inspector.watch(Some(agents / 2));
             inspector
         });
-        let recorder = (variant == 2).then(|| Recorder::new(Selection::All(agents), capacity));
+        let recorder = match variant {
+            2 => Some(Recorder::new(Selection::All(agents), capacity)),
+            3 => Some(Recorder::new(Selection::Agents(vec![agents / 2]), capacity)),
+            _ => None,
+        };
         Run {
             crowd: Crowd::new(tree, &config),
             inspector,
@@ -147,9 +161,9 @@ fn measure(agents: u32, args: &Args) {
         rayon::current_num_threads()
     );
     println!(
-        "| variant | ms per step | vs off (median of paired rounds) | tree phase, ms | vs off |"
+        "| variant | ms per step | vs off | tree phase, ms | vs off | tree phase added, ms per step | as share of a step |"
     );
-    println!("|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     let part = |v: usize, round: usize, tree: bool| -> f64 {
         let steps: Vec<f64> = samples[v][round]
             .iter()
@@ -157,6 +171,7 @@ fn measure(agents: u32, args: &Args) {
             .collect();
         mean(&steps)
     };
+    let step_off = median(samples[0].iter().flatten().map(|&(w, _)| w).collect());
     for (v, name) in VARIANTS.iter().enumerate() {
         let all = |tree: bool| -> f64 {
             let values = samples[v]
@@ -165,16 +180,26 @@ fn measure(agents: u32, args: &Args) {
                 .map(|&(w, t)| if tree { t } else { w });
             median(values.collect())
         };
+        let rounds = 0..samples[v].len();
         let ratio = |tree: bool| -> f64 {
-            let ratios = (0..samples[v].len()).map(|r| part(v, r, tree) / part(0, r, tree));
+            let ratios = rounds.clone().map(|r| part(v, r, tree) / part(0, r, tree));
             (median(ratios.collect()) - 1.0) * 100.0
         };
+        // Watching changes only the tree phase: its paired difference,
+        // against a whole unwatched step, is what watching costs a step.
+        let added = median(
+            rounds
+                .clone()
+                .map(|r| part(v, r, true) - part(0, r, true))
+                .collect(),
+        );
         println!(
-            "| {name} | {:.3} | {:+.1}% | {:.3} | {:+.1}% |",
+            "| {name} | {:.3} | {:+.1}% | {:.3} | {:+.1}% | {added:+.3} | {:+.2}% |",
             all(false),
             ratio(false),
             all(true),
-            ratio(true)
+            ratio(true),
+            added / step_off * 100.0
         );
     }
     if let Some(recorder) = &runs[2].recorder {
