@@ -5,13 +5,16 @@
 //! ```text
 //! cargo run --release --example crowd
 //! cargo run --release --example crowd -- --agents 100000 --steps 200 --threads 2 --json
+//! cargo run --release --example crowd -- --serve    # watch it live in a browser
 //! ```
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use canopy::Mode;
-use canopy_crowd::{Config, Crowd, load_default_tree, registry, render_svg};
+use canopy_crowd::{Activity, Config, Crowd, load_default_tree, registry, render_svg};
+use canopy_inspector::{EngineView, Frame, Inspector, Label, Options};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -46,6 +49,13 @@ struct Args {
     /// coincide; trees with deep running branches gain from `event`.
     #[arg(long, default_value = "tick")]
     mode: Mode,
+    /// Serve the inspector (the crowd live in a browser, one agent's tree,
+    /// pause / step / resume) and run until interrupted, one step per 0.1 s.
+    #[arg(long)]
+    serve: bool,
+    /// Where `--serve` listens: this machine only by default; port 0 picks a free one.
+    #[arg(long, default_value = "127.0.0.1:7878")]
+    addr: SocketAddr,
 }
 
 fn main() {
@@ -74,6 +84,10 @@ fn main() {
         ..Config::default()
     };
     let mut crowd = Crowd::new(tree, &config);
+    if args.serve {
+        pool.install(|| serve(&mut crowd, args.addr));
+        return;
+    }
     let bar = ProgressBar::new(args.steps as u64);
     bar.set_style(
         ProgressStyle::with_template("{spinner} step {pos}/{len} [{bar:40}] {per_sec} ETA {eta}")
@@ -147,5 +161,57 @@ fn main() {
             counts.join(","),
             crowd.state_hash()
         );
+    }
+}
+
+/// `--serve`: run the crowd under the inspector, at the pace of its clock.
+fn serve(crowd: &mut Crowd, addr: SocketAddr) {
+    let mut activities = Activity::ALL;
+    activities.sort_by_key(|&a| a as u8); // a frame's label is `activity as u8`
+    let options = Options {
+        addr,
+        title: "canopy crowd".to_string(),
+        legend: activities
+            .iter()
+            .map(|a| Label::new(a.word(), a.colour()))
+            .collect(),
+        ..Options::default()
+    };
+    let inspector = Inspector::start(crowd.tree(), options).unwrap_or_else(|e| {
+        eprintln!("error: cannot serve the inspector on {addr}: {e}");
+        std::process::exit(1);
+    });
+    println!("inspector: {} (Ctrl-C to stop)", inspector.url());
+    let mut frame = Frame::new();
+    let pace = Duration::from_secs_f32(crowd.world.dt);
+    loop {
+        inspector.wait_turn();
+        let started = Instant::now();
+        let probe = inspector.probe();
+        crowd.step_with(|agent, tree, walker, world| probe.tick(agent, tree, walker, world));
+        if inspector.frame_due() {
+            let size = crowd.world.size;
+            frame.begin(crowd.world.step, [0.0; 2], [size; 2]);
+            for (i, walker) in crowd.walkers.iter().enumerate() {
+                frame.push_at(i as u32, walker.pos.to_array(), walker.activity as u8);
+            }
+            // The watched agent's running tasks, read from its memory.
+            let watched = inspector
+                .watched()
+                .filter(|&i| (i as usize) < crowd.walkers.len());
+            match watched {
+                Some(i) => {
+                    let view = EngineView {
+                        agent: crowd.agent(i as usize),
+                        tree: crowd.tree(),
+                    };
+                    inspector.publish_with(&frame, Some(&view));
+                }
+                None => inspector.publish(&frame),
+            }
+        }
+        if !inspector.switch().is_paused() {
+            std::thread::sleep(pace.saturating_sub(started.elapsed()));
+        }
     }
 }

@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
-use canopy_core::{Agent, Mode, Tree};
+use canopy_core::{Agent, Mode, Status, Tree};
 use glam::Vec2;
 use rayon::prelude::*;
 
@@ -213,11 +213,31 @@ impl Crowd {
         &self.tree
     }
 
+    /// Agent `i`'s canopy runtime, to look inside (`Agent::running`).
+    ///
+    /// # Panics
+    /// If there is no agent `i`.
+    pub fn agent(&self, i: usize) -> &Agent {
+        &self.agents[i]
+    }
+
     /// One full step; returns the time spent in each phase. Runs on the
     /// current rayon pool (wrap in `ThreadPool::install` to choose threads).
     pub fn step(&mut self) -> StepTimes {
+        self.step_with(|agent, tree, walker, world| agent.tick(tree, walker, world))
+    }
+
+    /// [`Crowd::step`] with `tick` ticking each agent's tree in place of
+    /// `Agent::tick`: how an inspector observes the agents it watches
+    /// (`Agent::tick_observed` for those, `Agent::tick` for the rest).
+    /// `tick` must tick the agent it is given once, with the arguments it
+    /// is given, or the run is no longer the crowd's.
+    pub fn step_with<F>(&mut self, tick: F) -> StepTimes
+    where
+        F: Fn(&mut Agent, &Tree<Walker, World>, &mut Walker, &World) -> Status + Sync,
+    {
         let start = Instant::now();
-        self.tick_trees();
+        self.tick_trees_with(&tick);
         let ticked = Instant::now();
         self.move_agents();
         self.world.advance();
@@ -231,13 +251,20 @@ impl Crowd {
 
     /// The behavior phase alone: every agent's tree ticks once, in parallel.
     pub fn tick_trees(&mut self) {
+        self.tick_trees_with(&|agent, tree, walker, world| agent.tick(tree, walker, world));
+    }
+
+    fn tick_trees_with<F>(&mut self, tick: &F)
+    where
+        F: Fn(&mut Agent, &Tree<Walker, World>, &mut Walker, &World) -> Status + Sync,
+    {
         let (tree, world) = (&self.tree, &self.world);
         self.agents
             .par_iter_mut()
             .zip(self.walkers.par_iter_mut())
             .for_each(|(agent, walker)| {
                 walker.intent = Vec2::ZERO;
-                agent.tick(tree, walker, world);
+                tick(agent, tree, walker, world);
             });
     }
 

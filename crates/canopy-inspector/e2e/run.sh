@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The inspector's browser test, from a fresh Debian machine: installs
+# Chromium (Debian's package; no browser is ever downloaded by npm),
+# Node.js and the pinned playwright-core, builds the servers, and drives
+# them in headless Chromium.
+#
+#   crates/canopy-inspector/e2e/run.sh                  # the test
+#   crates/canopy-inspector/e2e/run.sh --screenshot docs/inspector.png
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium chromium-driver)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if ((${#missing[@]})); then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+# Exactly the versions in package-lock.json.
+(cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+
+# Debug builds: the test needs a few hundred agents, not speed.
+(cd "$root" && cargo build --example crowd && cargo build -p canopy-inspector --example record --example replay)
+
+CANOPY_ROOT="$root" node "$here/inspector.test.mjs" "$@"

@@ -1,0 +1,389 @@
+//! The live inspector: what a simulation calls to be watched.
+//!
+//! A simulation loop gains three calls: [`Inspector::wait_turn`] before a
+//! step (pause / step / resume from the page), [`Inspector::probe`] to tick
+//! its agents (the watched one with an observer, every other one plainly),
+//! and [`Inspector::publish`] after the step (the map, the watched agent,
+//! the tick). None of them waits for a viewer.
+
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use canopy_core::{Agent, Status, Tree};
+use serde::Deserialize;
+
+use crate::control::{Command, Control};
+use crate::frame::{Frame, Label};
+use crate::server::{self, Hub, NOBODY, Server, Stats};
+use crate::shape::Shape;
+use crate::view::{AgentLog, RunningSource};
+
+/// How the inspector serves.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Where to listen; this machine only by default (`127.0.0.1:7878`).
+    /// Port 0 picks a free port ([`Inspector::url`] tells which).
+    pub addr: SocketAddr,
+    /// The page's title.
+    pub title: String,
+    /// What each label byte of a [`Frame`] means.
+    pub legend: Vec<Label>,
+    /// Most frames per second [`Inspector::frame_due`] lets through; 0 for
+    /// every one.
+    pub max_fps: f32,
+    /// Events of the watched agent kept for the page's log.
+    pub log_events: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 7878)),
+            title: "canopy inspector".to_string(),
+            legend: Vec::new(),
+            max_fps: 10.0,
+            log_events: 300,
+        }
+    }
+}
+
+/// A running inspector: a web server on its own thread, and the handles a
+/// simulation loop uses. Dropping it stops the server and releases a
+/// paused simulation.
+///
+/// ```no_run
+/// use canopy_core::{Agent, Builder, Status};
+/// use canopy_inspector::{Frame, Inspector, Label, Options};
+///
+/// struct Ant { x: f32, carrying: bool }
+///
+/// let b = Builder::<Ant, ()>::new();
+/// let tree = b.build(b.sequence("forage", [
+///     b.action("walk", |cx| { cx.agent.x += 1.0; Status::Success }),
+///     b.wait("dig", 3),
+/// ])).unwrap();
+/// let mut ants: Vec<Ant> = (0..1000).map(|i| Ant { x: i as f32, carrying: false }).collect();
+/// let mut agents: Vec<Agent> = (0..1000).map(|i| Agent::with_id(&tree, i)).collect();
+///
+/// let options = Options {
+///     legend: vec![Label::new("searching", "#8e24aa"), Label::new("carrying", "#43a047")],
+///     ..Options::default()
+/// };
+/// let inspector = Inspector::start(&tree, options).unwrap();
+/// println!("inspector: {}", inspector.url());
+/// let mut frame = Frame::new();
+/// for step in 1.. {
+///     inspector.wait_turn();                      // pause / step / resume
+///     let probe = inspector.probe();              // the watched agent, fixed for this step
+///     for (agent, ant) in agents.iter_mut().zip(&mut ants) {
+///         probe.tick(agent, &tree, ant, &());
+///     }
+///     if inspector.frame_due() {
+///         frame.begin(step, [0.0, 0.0], [2000.0, 1.0]);
+///         for (i, ant) in ants.iter().enumerate() {
+///             frame.push_at(i as u32, [ant.x % 2000.0, 0.5], ant.carrying as u8);
+///         }
+///         inspector.publish(&frame);
+///     }
+/// }
+/// ```
+pub struct Inspector {
+    hub: Arc<Hub>,
+    shape: Arc<Shape>,
+    log: Mutex<AgentLog>,
+    /// When the next frame is due; `None` before the first.
+    next_due: Mutex<Option<Instant>>,
+    min_interval: Duration,
+    /// The last step was published.
+    shown: AtomicBool,
+    /// A step is under way only to show where a pause stopped.
+    flushing: AtomicBool,
+    server: Server,
+    url: String,
+}
+
+impl Inspector {
+    /// Serve the inspector for agents running `tree`.
+    ///
+    /// # Errors
+    /// When the address cannot be bound or the server thread cannot start.
+    pub fn start<A, W>(tree: &Tree<A, W>, options: Options) -> io::Result<Inspector> {
+        Inspector::start_shape(Shape::of(tree), options)
+    }
+
+    /// Serve the inspector for a tree known by its [`Shape`].
+    ///
+    /// # Errors
+    /// As [`Inspector::start`].
+    pub fn start_shape(shape: Shape, options: Options) -> io::Result<Inspector> {
+        let hello = serde_json::json!({
+            "type": "hello",
+            "mode": "live",
+            "title": options.title,
+            "legend": options.legend,
+            "shape": shape,
+        })
+        .to_string();
+        let (stop, stopped) = Server::signal();
+        let hub = Arc::new(Hub::new(hello, stopped));
+        let router = server::static_routes()
+            .route("/ws", get(server::websocket))
+            .route("/api/hello", get(hello_route))
+            .route("/api/watch", post(watch_route))
+            .route("/api/control", post(control_route))
+            .route("/api/stats", get(stats_route))
+            .with_state(Arc::clone(&hub));
+        let server = Server::start(options.addr, router, stop)?;
+        let url = format!("http://{}/", server.addr());
+        let min_interval = if options.max_fps > 0.0 {
+            // At least one frame an hour, so schedule arithmetic stays in range.
+            Duration::try_from_secs_f32(1.0 / options.max_fps)
+                .unwrap_or(Duration::MAX)
+                .min(Duration::from_secs(3600))
+        } else {
+            Duration::ZERO
+        };
+        hub.publish_status();
+        Ok(Inspector {
+            log: Mutex::new(AgentLog::new(shape.len(), options.log_events)),
+            hub,
+            shape: Arc::new(shape),
+            next_due: Mutex::new(None),
+            min_interval,
+            shown: AtomicBool::new(false),
+            flushing: AtomicBool::new(false),
+            server,
+            url,
+        })
+    }
+
+    /// The page's address, e.g. `http://127.0.0.1:7878/`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.server.addr()
+    }
+
+    /// Wait until the page lets the simulation take one step: at once
+    /// unless paused.
+    ///
+    /// A pause takes hold once the page shows where the simulation
+    /// stopped: if the step before it was not published (its frame was not
+    /// due), one more step is let through, and being paused makes its
+    /// frame due. So the page's tick, map and agent always agree, and a
+    /// Step from the page moves them by exactly one.
+    pub fn wait_turn(&self) {
+        let shown = self.shown.swap(false, Ordering::AcqRel);
+        if self.hub.control.is_paused() && !shown && !self.flushing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.flushing.store(false, Ordering::Release);
+        self.hub.control.wait_turn();
+    }
+
+    /// Pause, step and resume from code (the page's buttons do the same).
+    pub fn control(&self, command: Command) {
+        self.hub.control.apply(command);
+        self.hub.publish_status();
+    }
+
+    /// The switch itself, e.g. for [`Control::try_turn`].
+    pub fn switch(&self) -> &Control {
+        &self.hub.control
+    }
+
+    /// The agent the page watches.
+    pub fn watched(&self) -> Option<u32> {
+        self.hub.watched()
+    }
+
+    /// Watch `agent` (or nobody) from code; the page follows.
+    pub fn watch(&self, agent: Option<u32>) {
+        self.hub
+            .watched
+            .store(agent.unwrap_or(NOBODY), Ordering::Release);
+        self.hub.publish_status();
+    }
+
+    /// A probe for one step: it ticks the agent watched when it was made
+    /// with an observer, every other agent plainly. Make one per step, so
+    /// that a click during the step does not split it between two agents.
+    pub fn probe(&self) -> Probe<'_> {
+        let watched = self.watched();
+        let mut log = lock(&self.log);
+        if log.agent() != watched {
+            log.reset(watched);
+        }
+        Probe {
+            watched,
+            log: &self.log,
+        }
+    }
+
+    /// Whether a frame is wanted now: `max_fps` allows one, or the
+    /// simulation is paused (every manual step is shown). Building a frame
+    /// costs a pass over the crowd, so ask first.
+    pub fn frame_due(&self) -> bool {
+        if self.hub.control.is_paused() {
+            return true;
+        }
+        lock(&self.next_due).is_none_or(|due| Instant::now() >= due)
+    }
+
+    /// Frames fall due on a schedule, one per `1 / max_fps`, rather than
+    /// that long after the last one: a simulation stepping exactly at the
+    /// frame rate, a little late each time, still gets every frame. After
+    /// a stall the schedule restarts from now instead of catching up.
+    fn schedule_next(&self) {
+        let now = Instant::now();
+        let mut due = lock(&self.next_due);
+        let next = due.map_or(now, |d| d + self.min_interval);
+        *due = Some(next.clamp(now, now + self.min_interval));
+    }
+
+    /// Publish a frame, the watched agent's view and the tick. Never waits:
+    /// each replaces the previous one in a slot viewers read from.
+    pub fn publish(&self, frame: &Frame) {
+        self.publish_with(frame, None);
+    }
+
+    /// [`Inspector::publish`], with the watched agent's running tasks taken
+    /// from `source` (an engine's view of the agent) instead of its events.
+    pub fn publish_with(&self, frame: &Frame, source: Option<&dyn RunningSource>) {
+        self.schedule_next();
+        self.shown.store(true, Ordering::Release);
+        self.hub.tick.store(frame.tick(), Ordering::Release);
+        self.hub.publish_frame(frame.encode());
+        let mut view = {
+            let mut log = lock(&self.log);
+            let watched = self.watched();
+            if log.agent() != watched {
+                // Watched from code or the page since the last probe, or an
+                // engine source without probes (a state machine).
+                log.reset(watched);
+            }
+            log.view(&self.shape, source)
+        };
+        if view.events.is_empty() {
+            view.tick = frame.tick(); // nothing observed: the frame's tick
+        }
+        if let Ok(json) = serde_json::to_string(&view) {
+            self.hub.agent.send_replace(Some(json.into()));
+        }
+        self.hub.publish_status();
+    }
+
+    /// What the server has sent so far.
+    pub fn stats(&self) -> Stats {
+        self.hub.counters.snapshot()
+    }
+
+    /// The tree's shape, as the page draws it.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+}
+
+impl Drop for Inspector {
+    fn drop(&mut self) {
+        self.hub.control.close();
+        self.server.stop();
+    }
+}
+
+/// Ticks agents for one step, observing the watched one. `Sync`: share it
+/// with a parallel loop.
+pub struct Probe<'i> {
+    watched: Option<u32>,
+    log: &'i Mutex<AgentLog>,
+}
+
+impl Probe<'_> {
+    /// Tick `agent` once: observed if it is the watched agent, else a plain
+    /// `Agent::tick`.
+    #[inline]
+    pub fn tick<A, W>(
+        &self,
+        agent: &mut Agent,
+        tree: &Tree<A, W>,
+        data: &mut A,
+        world: &W,
+    ) -> Status {
+        if Some(agent.id()) != self.watched {
+            return agent.tick(tree, data, world);
+        }
+        let mut log = lock(self.log);
+        let status = agent.tick_observed(tree, data, world, &mut *log);
+        log.end_tick(agent.ticks(), agent.id(), status);
+        status
+    }
+
+    /// The agent this probe observes.
+    pub fn watched(&self) -> Option<u32> {
+        self.watched
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+async fn hello_route(State(hub): State<Arc<Hub>>) -> Response {
+    server::json_text(hub.hello.clone())
+}
+
+#[derive(Deserialize)]
+struct WatchRequest {
+    agent: Option<u32>,
+}
+
+async fn watch_route(State(hub): State<Arc<Hub>>, Json(request): Json<WatchRequest>) -> Response {
+    let id = request.agent.unwrap_or(NOBODY);
+    hub.watched.store(id, Ordering::Release);
+    hub.publish_status();
+    StatusCode::NO_CONTENT.into_response()
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+enum ControlRequest {
+    Pause,
+    Resume,
+    Step {
+        #[serde(default = "one")]
+        steps: u32,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+async fn control_route(
+    State(hub): State<Arc<Hub>>,
+    Json(request): Json<ControlRequest>,
+) -> Response {
+    let command = match request {
+        ControlRequest::Pause => Command::Pause,
+        ControlRequest::Resume => Command::Resume,
+        ControlRequest::Step { steps } => Command::Step(steps.min(1_000)),
+    };
+    hub.control.apply(command);
+    hub.publish_status();
+    StatusCode::NO_CONTENT.into_response()
+}
+
+async fn stats_route(State(hub): State<Arc<Hub>>) -> Response {
+    Json(hub.counters.snapshot()).into_response()
+}
