@@ -30,7 +30,7 @@ fn the_crowd_tree_needs_the_crowd_types() {
         file,
         "examples/trees/crowd.json: tree/children[0]/children[0] (name \"afraid?\"): \
          unknown node type \"NeedAbove\"\n\
-         hint: \"NeedAbove\" is a node type of the crowd demo: add `--types crowd`",
+         hint: \"NeedAbove\" is one of the crowd demo's node types: add `--types crowd`",
     );
     let nodes = success(&["nodes", "--types", "crowd"]);
     assert!(
@@ -76,7 +76,8 @@ fn bad_files_name_file_node_and_problem() {
         ("empty.json", "the file is empty"),
         (
             "notes.txt",
-            "unknown file extension: tree files end in .json or .ron",
+            "unknown file extension: tree files end in .json or .ron\n\
+             hint: `canopy` also reads BehaviorTree.CPP XML files (.xml)",
         ),
     ];
     for (file, problem) in cases {
