@@ -103,28 +103,25 @@ pub(crate) fn measure<A: Send, W: Sync>(
         ),
         None => None,
     };
-    let tick_all = |crowd: &mut crowd::Crowd<A>| {
-        match &pool {
-            Some(pool) => pool.install(|| {
-                crowd
-                    .agents
-                    .par_iter_mut()
-                    .zip(crowd.data.par_iter_mut())
-                    .for_each(|(agent, data)| {
-                        black_box(agent.tick(tree, data, world));
-                    })
-            }),
-            None => {
-                for (agent, data) in crowd.agents.iter_mut().zip(&mut crowd.data) {
+    let tick_all = |crowd: &mut crowd::Crowd<A>| match &pool {
+        Some(pool) => pool.install(|| {
+            crowd
+                .agents
+                .par_iter_mut()
+                .zip(crowd.data.par_iter_mut())
+                .for_each(|(agent, data)| {
                     black_box(agent.tick(tree, data, world));
-                }
+                })
+        }),
+        None => {
+            for (agent, data) in crowd.agents.iter_mut().zip(&mut crowd.data) {
+                black_box(agent.tick(tree, data, world));
             }
         }
     };
 
     let (_, live_before) = heap();
-    let mut crowd =
-        crowd::create(tree, config.agents, config.mode, make).map_err(Error::Crowd)?;
+    let mut crowd = crowd::create(tree, config.agents, config.mode, make).map_err(Error::Crowd)?;
     let warmup = warmup(config.ticks);
     for _ in 0..warmup {
         tick_all(&mut crowd);
@@ -146,10 +143,8 @@ pub(crate) fn measure<A: Send, W: Sync>(
         warmup,
         elapsed,
         ns_per_agent_tick: elapsed.as_nanos() as f64 / (agents * ticks),
-        bytes_per_agent: counted
-            .then(|| live_warm.saturating_sub(live_before) as f64 / agents),
-        allocs_per_tick: counted
-            .then(|| allocs_after.saturating_sub(allocs_before) as f64 / ticks),
+        bytes_per_agent: counted.then(|| live_warm.saturating_sub(live_before) as f64 / agents),
+        allocs_per_tick: counted.then(|| allocs_after.saturating_sub(allocs_before) as f64 / ticks),
     })
 }
 

@@ -96,9 +96,7 @@ pub(crate) fn create<A, W>(
         reason,
     };
     let mut crowd = Vec::new();
-    crowd
-        .try_reserve_exact(agents as usize)
-        .map_err(refused)?;
+    crowd.try_reserve_exact(agents as usize).map_err(refused)?;
     crowd.extend((0..agents).map(|id| {
         let mut agent = Agent::with_id(tree, id);
         agent.set_mode(tree, mode);

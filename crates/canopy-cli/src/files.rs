@@ -25,7 +25,10 @@ pub(crate) fn shown(path: &Path) -> String {
 pub(crate) fn controls(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c) || ('\u{2066}'..='\u{2069}').contains(&c) {
+        if c.is_control()
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+        {
             out.extend(c.escape_debug());
         } else {
             out.push(c);
@@ -52,7 +55,11 @@ fn what_it_is(kind: FileType) -> &'static str {
             return "a socket";
         }
     }
-    if kind.is_dir() { "a directory" } else { "not a file" }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
 }
 
 /// `Ok` if `path` is a regular file; else the message, naming the file and

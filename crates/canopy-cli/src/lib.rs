@@ -201,7 +201,11 @@ impl<A: Send + 'static, W: Sync + 'static> Cli<A, W> {
     /// command's names.
     pub fn command(&self) -> clap::Command {
         let mut names = vec![(self.own_name.as_str(), self.own_about.as_str())];
-        names.extend(self.others.iter().map(|n| (n.name.as_str(), n.about.as_str())));
+        names.extend(
+            self.others
+                .iter()
+                .map(|n| (n.name.as_str(), n.about.as_str())),
+        );
         let mut command = with_types_arg(Args::command(), &names);
         if let Some(name) = &self.name {
             command = command.name(name.clone());

@@ -250,7 +250,9 @@ impl<A: Send + 'static, W: Sync + 'static> Types<A, W> {
                 bench::Error::Crowd(e) => Failure::Usage("bench", e.to_string()),
                 bench::Error::Threads(e) => Failure::Message(e),
             })?;
-        Ok(bench::report(&a.file, &tree, &config, &figures, a.json, out)?)
+        Ok(bench::report(
+            &a.file, &tree, &config, &figures, a.json, out,
+        )?)
     }
 }
 
