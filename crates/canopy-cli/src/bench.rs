@@ -38,6 +38,7 @@ fn counting() -> bool {
 }
 
 /// Why a benchmark could not run.
+#[derive(Debug)]
 pub(crate) enum Error {
     /// The crowd is too large.
     Crowd(CrowdError),
@@ -243,5 +244,55 @@ fn bytes(n: f64) -> String {
         n if n < 1e6 => format!("{:.1} kB", n / 1e3),
         n if n < 1e9 => format!("{:.1} MB", n / 1e6),
         n => format!("{:.1} GB", n / 1e9),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_core::Builder;
+
+    /// This test binary has no counting allocator: the figures it cannot
+    /// count are reported as not counted, never as zero.
+    #[test]
+    fn without_the_counting_allocator_heap_figures_are_not_counted() {
+        let b = Builder::<u8, ()>::new();
+        let tree = b.build(b.wait("nap", 3)).unwrap();
+        let config = Config {
+            agents: 4,
+            ticks: 10,
+            threads: None,
+            mode: Mode::Tick,
+        };
+        let figures = measure(&tree, &config, &|id| id as u8, &()).unwrap();
+        assert_eq!(figures.warmup, 1);
+        assert_eq!(
+            (figures.bytes_per_agent, figures.allocs_per_tick),
+            (None, None)
+        );
+        let mut out = Vec::new();
+        report(
+            Path::new("nap.json"),
+            &tree,
+            &config,
+            &figures,
+            true,
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "tree    nap.json: 1 nodes, depth 1");
+        assert_eq!(
+            lines[1],
+            "crowd   4 agents × 10 ticks (after 1 warm-up), 1 thread, tick mode"
+        );
+        let not = "not counted (install canopy_counting::Counting as the global allocator)";
+        assert_eq!(lines[3], format!("memory  {not}"));
+        assert_eq!(lines[4], format!("allocs  {not}"));
+        let json: serde_json::Value = serde_json::from_str(lines[5]).unwrap();
+        assert_eq!(json["bytes_per_agent"], serde_json::Value::Null);
+        assert_eq!(json["allocs_per_tick"], serde_json::Value::Null);
+        assert_eq!(lines.len(), 6);
     }
 }
