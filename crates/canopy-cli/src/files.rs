@@ -9,9 +9,9 @@ use std::path::Path;
 
 use canopy_data::escape;
 
-/// The largest snapshot file read (1 GiB: ten million agents of a tree
-/// with a hundred bytes of task memory each). Restored agents take a few
-/// times the file's size in memory, so this bounds that too.
+/// The largest snapshot file read (1 GiB: over nine million agents of a
+/// tree with a hundred bytes of task memory each). Restored agents take a
+/// small multiple of the file's size in memory, so this bounds that too.
 pub(crate) const MAX_SNAPSHOT_BYTES: u64 = 1 << 30;
 
 /// A path as messages show it: escaped, like the loaders' file names.
