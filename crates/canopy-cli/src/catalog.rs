@@ -40,7 +40,7 @@ fn groups<A, W>() -> [Group<A, W>; 4] {
 
 /// Write every registered node type, grouped, names and descriptions aligned.
 pub(crate) fn write<A: 'static, W: 'static>(
-    out: &mut impl Write,
+    out: &mut dyn Write,
     registry: &Registry<A, W>,
 ) -> io::Result<()> {
     let width = registry

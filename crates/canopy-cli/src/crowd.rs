@@ -1,18 +1,32 @@
-//! The crowd `run` and `bench` tick: its memory is checked against
-//! [`MAX_CROWD_BYTES`] before any agent is made, and the list of agents is
+//! The crowd `run` and `bench` tick: agents and their data, made new or
+//! restored from a snapshot. A new crowd's memory is checked against
+//! [`MAX_CROWD_BYTES`] before any agent is made, and its lists are
 //! allocated with `try_reserve`, so that a crowd too large for the limit or
-//! for the machine is an error, never an abort.
+//! for the machine is an error, never an abort. (A restored crowd is
+//! bounded by the size of the snapshot file it comes from.)
 
 use std::collections::TryReserveError;
 use std::fmt;
 
-use canopy_core::{Agent, Mode};
-
-use crate::CliTree;
+use canopy_core::{Agent, Mode, Tree};
 
 /// The most memory `run` and `bench` give a crowd's agents, in bytes
 /// (16 GiB): more is a typo, not a measurement.
 pub(crate) const MAX_CROWD_BYTES: u64 = 16 << 30;
+
+/// Agents and, index for index, their data.
+pub(crate) struct Crowd<A> {
+    pub(crate) agents: Vec<Agent>,
+    pub(crate) data: Vec<A>,
+}
+
+impl<A> Crowd<A> {
+    /// The tick the crowd has run to: its first agent's (the agents of
+    /// `run` all tick together).
+    pub(crate) fn ticks(&self) -> u32 {
+        self.agents.first().map_or(0, Agent::ticks)
+    }
+}
 
 /// Why a crowd was not made.
 #[derive(Debug)]
@@ -51,18 +65,24 @@ impl fmt::Display for CrowdError {
     }
 }
 
-/// What one agent of `tree` holds in `mode`: the `Agent` value and its heap
-/// (task pool, and in event mode its schedule). The one place that knows
-/// what an agent costs.
-pub(crate) fn bytes_per_agent(tree: &CliTree, mode: Mode) -> u64 {
+/// What one agent of `tree` holds in `mode`: the `Agent` value, its heap
+/// (task memory, and in event mode its schedule) and its data's inline
+/// size. The one place that knows what an agent costs.
+pub(crate) fn bytes_per_agent<A, W>(tree: &Tree<A, W>, mode: Mode) -> u64 {
     let mut agent = Agent::new(tree);
     agent.set_mode(tree, mode);
-    (size_of::<Agent>() + agent.heap_bytes()) as u64
+    (size_of::<Agent>() + size_of::<A>() + agent.heap_bytes()) as u64
 }
 
-/// Agents with ids `0..agents`, running `tree` in `mode`, if their memory
-/// is within [`MAX_CROWD_BYTES`] and the system grants it.
-pub(crate) fn create(tree: &CliTree, agents: u32, mode: Mode) -> Result<Vec<Agent>, CrowdError> {
+/// Agents with ids `0..agents`, running `tree` in `mode`, with data from
+/// `make`, if their memory is within [`MAX_CROWD_BYTES`] and the system
+/// grants it.
+pub(crate) fn create<A, W>(
+    tree: &Tree<A, W>,
+    agents: u32,
+    mode: Mode,
+    make: &dyn Fn(u32) -> A,
+) -> Result<Crowd<A>, CrowdError> {
     let bytes_per_agent = bytes_per_agent(tree, mode);
     if u64::from(agents).saturating_mul(bytes_per_agent) > MAX_CROWD_BYTES {
         return Err(CrowdError::TooLarge {
@@ -70,18 +90,32 @@ pub(crate) fn create(tree: &CliTree, agents: u32, mode: Mode) -> Result<Vec<Agen
             bytes_per_agent,
         });
     }
+    let refused = |reason| CrowdError::Refused {
+        agents,
+        bytes_per_agent,
+        reason,
+    };
     let mut crowd = Vec::new();
-    crowd
-        .try_reserve_exact(agents as usize)
-        .map_err(|reason| CrowdError::Refused {
-            agents,
-            bytes_per_agent,
-            reason,
-        })?;
+    crowd.try_reserve_exact(agents as usize).map_err(refused)?;
     crowd.extend((0..agents).map(|id| {
         let mut agent = Agent::with_id(tree, id);
         agent.set_mode(tree, mode);
         agent
     }));
-    Ok(crowd)
+    let data = data_for(&crowd, make).map_err(refused)?;
+    Ok(Crowd {
+        agents: crowd,
+        data,
+    })
+}
+
+/// Data from `make` for each of `agents`, by id.
+pub(crate) fn data_for<A>(
+    agents: &[Agent],
+    make: &dyn Fn(u32) -> A,
+) -> Result<Vec<A>, TryReserveError> {
+    let mut data = Vec::new();
+    data.try_reserve_exact(agents.len())?;
+    data.extend(agents.iter().map(|agent| make(agent.id())));
+    Ok(data)
 }

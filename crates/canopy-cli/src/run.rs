@@ -5,13 +5,17 @@
 //! Counts, not per-agent lines, so the output stays readable for any crowd
 //! size; the agents are independent, so they tick in parallel (rayon) and
 //! the counts are the same whatever the thread count.
+//!
+//! A crowd restored from a snapshot carries on counting: its first line is
+//! the tick after the one it was saved at, so the lines of a restored run
+//! are those of an uninterrupted one.
 
 use std::io::{self, Write};
 
-use canopy_core::{Agent, Status};
+use canopy_core::{Status, Tree};
 use rayon::prelude::*;
 
-use crate::CliTree;
+use crate::crowd::Crowd;
 
 /// Root statuses over the agents: running, success, failure.
 #[derive(Clone, Copy, Default)]
@@ -38,21 +42,26 @@ impl Counts {
 
 /// Tick the crowd `ticks` times, printing one summary line per tick and a
 /// total.
-pub(crate) fn summary(
-    tree: &CliTree,
-    mut crowd: Vec<Agent>,
+pub(crate) fn summary<A: Send, W: Sync>(
+    tree: &Tree<A, W>,
+    crowd: &mut Crowd<A>,
+    world: &W,
     ticks: u32,
-    out: &mut impl Write,
+    out: &mut dyn Write,
 ) -> io::Result<()> {
-    let agents = crowd.len() as u32;
-    let tick_width = ticks.to_string().len();
+    let agents = crowd.agents.len() as u32;
+    let first = crowd.ticks();
+    let last = u64::from(first) + u64::from(ticks);
+    let tick_width = last.to_string().len();
     let agent_width = agents.to_string().len();
     let mut total = Counts::default();
-    for tick in 1..=ticks {
+    for tick in first as u64 + 1..=last {
         let counts = crowd
+            .agents
             .par_iter_mut()
-            .fold(Counts::default, |counts, agent| {
-                counts.add(agent.tick(tree, &mut (), &()))
+            .zip(crowd.data.par_iter_mut())
+            .fold(Counts::default, |counts, (agent, data)| {
+                counts.add(agent.tick(tree, data, world))
             })
             .reduce(Counts::default, Counts::merge);
         let [running, success, failure] = counts.0;

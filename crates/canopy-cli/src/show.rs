@@ -44,7 +44,7 @@ fn type_and_params<A, W>(node: NodeRef<'_, A, W>) -> String {
 
 /// The indented view: one node per line under box-drawing branches; a
 /// shared subtree is shown under each of its parents.
-pub(crate) fn indented<A, W>(tree: &Tree<A, W>, out: &mut impl Write) -> io::Result<()> {
+pub(crate) fn indented<A, W>(tree: &Tree<A, W>, out: &mut dyn Write) -> io::Result<()> {
     let root = tree.node(tree.root());
     writeln!(out, "{}", describe(root))?;
     // Depth-first with an explicit stack of (node, prefix, is last): the
@@ -82,7 +82,7 @@ fn dot_text(s: &str) -> String {
 
 /// The tree as a Graphviz DOT digraph: controls as boxes, decorators as
 /// rounded boxes, leaves as ellipses; a shared subtree is drawn once.
-pub(crate) fn dot<A, W>(tree: &Tree<A, W>, out: &mut impl Write) -> io::Result<()> {
+pub(crate) fn dot<A, W>(tree: &Tree<A, W>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "digraph tree {{\n  node [fontname=\"Helvetica\"];")?;
     for node in tree.nodes() {
         let shape = match node.kind().arity() {

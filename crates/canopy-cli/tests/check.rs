@@ -30,7 +30,7 @@ fn the_crowd_tree_needs_the_crowd_types() {
         file,
         "examples/trees/crowd.json: tree/children[0]/children[0] (name \"afraid?\"): \
          unknown node type \"NeedAbove\"\n\
-         hint: \"NeedAbove\" is a node type of the crowd demo: add `--types crowd`",
+         hint: \"NeedAbove\" is one of the crowd demo's node types: add `--types crowd`",
     );
     let nodes = success(&["nodes", "--types", "crowd"]);
     assert!(
@@ -76,7 +76,8 @@ fn bad_files_name_file_node_and_problem() {
         ("empty.json", "the file is empty"),
         (
             "notes.txt",
-            "unknown file extension: tree files end in .json or .ron",
+            "unknown file extension: tree files end in .json or .ron\n\
+             hint: `canopy` also reads BehaviorTree.CPP XML files (.xml)",
         ),
     ];
     for (file, problem) in cases {
@@ -143,7 +144,7 @@ fn every_subcommand_reports_a_bad_file_the_same_way() {
 #[test]
 fn usage_errors_exit_with_2() {
     let sentry = "examples/trees/sentry.json";
-    let cases: [&[&str]; 14] = [
+    let cases: [&[&str]; 19] = [
         &[],
         &["frobnicate"],
         &["check"],
@@ -174,13 +175,22 @@ fn usage_errors_exit_with_2() {
             "0",
         ],
         &["bench", sentry, "--ticks", "5"],
+        &["export", sentry],
+        &["view", "trace.jsonl"],
+        &["snapshot", "inspect", "x.snap"],
+        &["snapshot"],
+        &["check", sentry, "--types", "mine"],
     ];
     for args in cases {
         let output = canopy(args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert_eq!(stdout(&output), "", "{args:?}");
-        // No arguments at all gets the help text; anything else an error.
-        let expected = if args.is_empty() { "Usage:" } else { "error:" };
+        // No subcommand at all gets the help text; anything else an error.
+        let expected = if args.is_empty() || args == ["snapshot"] {
+            "Usage:"
+        } else {
+            "error:"
+        };
         assert!(stderr(&output).contains(expected), "{args:?}");
     }
     let output = canopy(&[
@@ -197,7 +207,9 @@ fn usage_errors_exit_with_2() {
 #[test]
 fn every_subcommand_has_help() {
     let top = success(&["--help"]);
-    for sub in ["check", "print", "dot", "nodes", "run", "bench"] {
+    for sub in [
+        "check", "print", "dot", "nodes", "run", "bench", "export", "view", "snapshot",
+    ] {
         assert!(
             top.contains(&format!("  {sub} ")),
             "{sub} missing from --help"
@@ -209,6 +221,15 @@ fn every_subcommand_has_help() {
     for flag in ["--ticks", "--agents", "--seed", "--trace"] {
         assert!(run.contains(flag), "{flag}");
     }
+    let run = success(&["run", "--help"]);
+    for flag in ["--save", "--restore", "--mode", "--tick-ms", "--types"] {
+        assert!(run.contains(flag), "{flag}");
+    }
+    let inspect = success(&["snapshot", "inspect", "--help"]);
+    assert!(
+        inspect.contains("Usage: canopy snapshot inspect [OPTIONS] --tree <FILE> <SNAPSHOT>"),
+        "{inspect}"
+    );
     let bench = success(&["bench", "--help"]);
     for flag in ["--agents", "--ticks", "--threads", "--json"] {
         assert!(bench.contains(flag), "{flag}");

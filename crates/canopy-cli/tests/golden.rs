@@ -1,37 +1,13 @@
-//! `print`, `dot` and `nodes` are read by people and by Graphviz, so their
-//! output is pinned: golden files under `tests/golden/`, compared exactly.
+//! `print`, `dot` and `nodes` are read by people and by Graphviz, and
+//! `run --trace` by tools, so their output is pinned: golden files under
+//! `tests/golden/`, compared exactly.
 //! After an intended change, regenerate them with
 //! `UPDATE_GOLDEN=1 cargo test -p canopy-cli --test golden` and review the diff.
 
 mod common;
 
-use std::path::PathBuf;
-
 use canopy_data::Registry;
-use common::success;
-
-/// Compare `actual` with the golden file `name`, or rewrite it when
-/// `UPDATE_GOLDEN` is set.
-fn golden(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; create it with UPDATE_GOLDEN=1 cargo test -p canopy-cli",
-            path.display()
-        )
-    });
-    assert!(
-        actual == expected,
-        "output differs from {}\n--- expected\n{expected}\n--- actual\n{actual}",
-        path.display()
-    );
-}
+use common::{golden, success};
 
 #[test]
 fn print_examples() {
@@ -79,4 +55,22 @@ fn nodes_lists_every_builtin_type_with_its_parameters() {
     assert_eq!(count, 23);
     assert!(listing.ends_with("\n23 node types\n"));
     assert!(listing.contains("times: integer ≥ 1, required — successes needed"));
+}
+
+#[test]
+fn trace_lines_are_pinned_byte_for_byte() {
+    // Two agents of the takeover tree: enter, update, exit, abort and tick
+    // lines, and a name that JSON must escape.
+    golden(
+        "takeover_trace.jsonl",
+        &success(&[
+            "run",
+            "crates/canopy-cli/tests/fixtures/takeover.json",
+            "--ticks",
+            "4",
+            "--agents",
+            "2",
+            "--trace",
+        ]),
+    );
 }

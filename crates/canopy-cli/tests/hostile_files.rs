@@ -235,8 +235,8 @@ fn unknown_types_get_a_hint() {
         format!(
             "{mine}: tree (name \"PatrolBetween\"): unknown node type \"PatrolBetween\"\n\
              hint: this `canopy` knows the built-in node types (`canopy nodes` lists them) and the \
-             crowd demo's (`--types crowd`); a file using a game's own node types needs a `canopy` \
-             built with that game's registry\n"
+             crowd demo's node types (`--types crowd`); a file using other node types needs a \
+             `canopy` built with their registry (`canopy_cli::Cli`)\n"
         )
     );
     // A typo of a built-in type: the suggestion is the hint.
@@ -254,8 +254,20 @@ fn unknown_types_get_a_hint() {
     assert!(
         stderr(&output).ends_with(
             "unknown node type \"NeedAbove\"\n\
-             hint: \"NeedAbove\" is a node type of the crowd demo; `run` and `bench` know the \
-             built-in node types only\n"
+             hint: \"NeedAbove\" is one of the crowd demo's node types, which this `canopy` \
+             cannot run (it has no agent data and world for them)\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    // Asking for them is a usage error.
+    let output = canopy(&["run", crowd, "--ticks", "1", "--types", "crowd"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).starts_with(
+            "error: `canopy run` cannot run the crowd demo's node types (`--types crowd`): this \
+             `canopy` has no agent data and world for them; it checks, prints and draws them\n\n\
+             Usage: canopy run "
         ),
         "{}",
         stderr(&output)

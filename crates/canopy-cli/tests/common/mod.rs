@@ -45,3 +45,26 @@ pub fn success(args: &[&str]) -> String {
     assert_eq!(stderr(&output), "", "canopy {args:?} wrote to stderr");
     stdout(&output)
 }
+
+/// Compare `actual` with the golden file `name`, or rewrite it when
+/// `UPDATE_GOLDEN` is set.
+pub fn golden(name: &str, actual: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; create it with UPDATE_GOLDEN=1 cargo test -p canopy-cli",
+            path.display()
+        )
+    });
+    assert!(
+        actual == expected,
+        "output differs from {}\n--- expected\n{expected}\n--- actual\n{actual}",
+        path.display()
+    );
+}

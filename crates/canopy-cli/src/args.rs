@@ -1,0 +1,235 @@
+//! The command line as clap reads it: every subcommand, flag and limit.
+//!
+//! Derived, so that the help text and the parsing cannot disagree; the one
+//! thing that depends on the [`Cli`](crate::Cli) being run — which names
+//! `--types` accepts — is set on the built command (see `crate::command`).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use canopy_core::Mode;
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// The most agents `run` and `bench` accept (agent ids are `u32`; this keeps
+/// a typo from asking for terabytes).
+pub(crate) const MAX_AGENTS: u64 = 10_000_000;
+
+/// The most agent-ticks `run` and `bench` accept: hours of work at tens of
+/// nanoseconds each; more is a typo, not a measurement.
+pub(crate) const MAX_AGENT_TICKS: u64 = 100_000_000_000;
+
+/// Check, print, draw, run, benchmark, export and replay behavior-tree files
+/// (.json, .ron, or BehaviorTree.CPP .xml).
+#[derive(Parser, Debug)]
+#[command(name = "canopy", version, max_term_width = 100)]
+#[command(after_help = "Exit codes: 0 success, 1 invalid input file, 2 usage error.")]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// How a tree file is read: which node types it may use, and for XML how
+/// long a tick is.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct Load {
+    /// Node types the file may use.
+    #[arg(long)]
+    pub(crate) types: Option<String>,
+    /// Milliseconds per tick, for BehaviorTree.CPP XML: a time of d ms
+    /// becomes ⌈d / MS⌉ ticks.
+    #[arg(long, value_name = "MS", default_value_t = 100,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) tick_ms: u32,
+}
+
+/// A tree file and how to read it.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct FileArgs {
+    /// Tree file (.json, .ron or .xml).
+    pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) load: Load,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// Validate a tree file: print `ok`, or the error and exit with 1.
+    Check(FileArgs),
+    /// Print a tree file as an indented view: names, types and parameters.
+    Print(FileArgs),
+    /// Print a tree file as a Graphviz DOT digraph (e.g. `| dot -Tsvg`).
+    Dot(FileArgs),
+    /// List every registered node type with its children, parameters and purpose.
+    Nodes {
+        /// Which node types to list.
+        #[arg(long)]
+        types: Option<String>,
+    },
+    /// Run a tree for a crowd: root status counts per tick, or every event as
+    /// JSON lines (--trace); save the crowd, or carry on from a saved one.
+    Run(RunArgs),
+    /// Measure a tree's cost for a crowd: ns per agent-tick, heap bytes per
+    /// agent, allocations per tick.
+    Bench(BenchArgs),
+    /// Write a JSON or RON tree file in another format (to standard output).
+    Export(ExportArgs),
+    /// Replay a trace (`run --trace` output) in the browser inspector, with a
+    /// timeline to scrub.
+    View(ViewArgs),
+    /// Look into snapshot files written by `run --save`.
+    #[command(subcommand)]
+    Snapshot(SnapshotCommand),
+}
+
+impl Command {
+    /// The `--types` the command was given, if it takes one.
+    pub(crate) fn types(&self) -> Option<&str> {
+        let load = match self {
+            Command::Check(a) | Command::Print(a) | Command::Dot(a) => &a.load,
+            Command::Nodes { types } => return types.as_deref(),
+            Command::Run(a) => &a.load,
+            Command::Bench(a) => &a.load,
+            Command::Export(a) => &a.load,
+            Command::View(a) => &a.load,
+            Command::Snapshot(SnapshotCommand::Inspect(a)) => &a.load,
+        };
+        load.types.as_deref()
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct RunArgs {
+    /// Tree file (.json, .ron or .xml).
+    pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) load: Load,
+    /// Ticks to run.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) ticks: u32,
+    /// Agents, with ids 0 to M−1 (with --restore, the snapshot's agents).
+    #[arg(long, default_value_t = 1, value_parser = agents_parser(), conflicts_with = "restore")]
+    pub(crate) agents: u32,
+    /// Seed for the random nodes (Random, Chance); give a restored run the
+    /// seed of the run it continues.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Print every event (enter, update, exit, abort, and each agent's tick)
+    /// as one JSON object per line.
+    #[arg(long)]
+    pub(crate) trace: bool,
+    /// Tick from the root every tick, or update only what can change. Same
+    /// results; in event mode nodes that are not updated report no update
+    /// events. [default: tick; with --restore, the snapshot's]
+    #[arg(long, value_enum)]
+    pub(crate) mode: Option<ModeArg>,
+    /// After the last tick, save every agent (where each is in its tree) to
+    /// this file.
+    #[arg(long, value_name = "OUT.snap")]
+    pub(crate) save: Option<PathBuf>,
+    /// Carry on from the agents saved in this file (by `--save`) instead of
+    /// new ones: the same agents, tick numbers continuing.
+    #[arg(long, value_name = "FILE.snap")]
+    pub(crate) restore: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct BenchArgs {
+    /// Tree file (.json, .ron or .xml).
+    pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) load: Load,
+    /// Agents, with ids 0 to N−1.
+    #[arg(long, value_parser = agents_parser())]
+    pub(crate) agents: u32,
+    /// Timed ticks (after a warm-up of a tenth as many, at least one).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) ticks: u32,
+    /// Tick the agents on a rayon pool of this many threads (default: the
+    /// calling thread alone).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub(crate) threads: Option<u32>,
+    /// Seed for the random nodes (Random, Chance).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Also print the figures as one JSON object, on the last line.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Tick from the root every tick, or update only what can change.
+    #[arg(long, value_enum, default_value_t = ModeArg::Tick)]
+    pub(crate) mode: ModeArg,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ExportArgs {
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub(crate) to: ExportFormat,
+    /// Tree file (.json or .ron).
+    pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) load: Load,
+}
+
+/// `export --to`.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum ExportFormat {
+    /// BehaviorTree.CPP XML (format 4), which Groot2 opens.
+    Btcpp,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ViewArgs {
+    /// A trace written by `run --trace` (JSON lines).
+    pub(crate) trace: PathBuf,
+    /// The tree file the trace was recorded from.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tree: PathBuf,
+    #[command(flatten)]
+    pub(crate) load: Load,
+    /// Address to serve the page at (port 0: any free port).
+    #[arg(long, default_value = "127.0.0.1:7879")]
+    pub(crate) addr: SocketAddr,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum SnapshotCommand {
+    /// Print what each saved agent was doing: its running path from the root,
+    /// with each task's state.
+    Inspect(InspectArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct InspectArgs {
+    /// A snapshot written by `run --save`.
+    pub(crate) snapshot: PathBuf,
+    /// The tree file the snapshot was taken of.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tree: PathBuf,
+    #[command(flatten)]
+    pub(crate) load: Load,
+    /// Only this agent.
+    #[arg(long, value_name = "ID")]
+    pub(crate) agent: Option<u32>,
+}
+
+/// `--mode`: how agents run their tree ([`Mode`]).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum ModeArg {
+    /// Walk from the root to the running leaves every tick.
+    Tick,
+    /// Update only the tasks that can change this tick (the event-driven tree).
+    Event,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(mode: ModeArg) -> Mode {
+        match mode {
+            ModeArg::Tick => Mode::Tick,
+            ModeArg::Event => Mode::Event,
+        }
+    }
+}
+
+fn agents_parser() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=MAX_AGENTS as i64)
+}

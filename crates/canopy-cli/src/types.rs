@@ -1,0 +1,284 @@
+//! A registry of node types with what running its trees needs, and every
+//! subcommand carried out with it.
+//!
+//! [`Cli`](crate::Cli) may offer several registries with different agent
+//! data and worlds (`--types`), so each is used through the object-safe
+//! [`Kit`]: the command line is parsed once, then the chosen registry does
+//! the work with its own types.
+
+use std::io::Write;
+use std::path::Path;
+
+use canopy_btcpp::XmlOptions;
+use canopy_core::{Mode, Tree};
+use canopy_data::Registry;
+
+use crate::args::{
+    BenchArgs, Command, ExportArgs, ExportFormat, InspectArgs, Load, RunArgs, SnapshotCommand,
+    ViewArgs,
+};
+use crate::crowd::{self, Crowd};
+use crate::failure::Failure;
+use crate::files::{self, controls, shown};
+use crate::{bench, catalog, inspect, run, show, trace};
+
+/// Node types a [`Cli`](crate::Cli) offers under `--types`
+/// ([`Cli::with_types`](crate::Cli::with_types)): a registry, and for `run`
+/// and `bench` each agent's data and the world.
+///
+/// ```
+/// use canopy_cli::Types;
+/// use canopy_data::Registry;
+///
+/// /// A game's agent data.
+/// struct Npc { id: u32, hunger: f32 }
+///
+/// let types = Types::new(Registry::<Npc, ()>::new())
+///     .agent(|id| Npc { id, hunger: 0.0 })
+///     .world(());
+/// # let _ = types;
+/// ```
+pub struct Types<A, W> {
+    registry: Registry<A, W>,
+    agent: Option<Box<dyn Fn(u32) -> A>>,
+    world: Option<W>,
+}
+
+impl<A: 'static, W: 'static> Types<A, W> {
+    /// The node types of `registry`; trees are checked, printed, drawn,
+    /// exported, replayed and inspected with them.
+    pub fn new(registry: Registry<A, W>) -> Self {
+        Types {
+            registry,
+            agent: None,
+            world: None,
+        }
+    }
+
+    /// Each agent's data for `run` and `bench`, made from the agent's id.
+    pub fn agent(mut self, make: impl Fn(u32) -> A + 'static) -> Self {
+        self.agent = Some(Box::new(make));
+        self
+    }
+
+    /// The world every agent sees in `run` and `bench`.
+    pub fn world(mut self, world: W) -> Self {
+        self.world = Some(world);
+        self
+    }
+}
+
+/// What [`Cli`](crate::Cli) asks of a registry, whatever its agent data and
+/// world.
+pub(crate) trait Kit {
+    /// Whether a node type of this name is registered.
+    fn knows(&self, type_name: &str) -> bool;
+    /// Whether `run` and `bench` can run trees of these types.
+    fn runs(&self) -> bool;
+    /// Carry out `command`, writing to `out`.
+    fn execute(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure>;
+}
+
+impl<A: Send + 'static, W: Sync + 'static> Kit for Types<A, W> {
+    fn knows(&self, type_name: &str) -> bool {
+        self.registry.get(type_name).is_some()
+    }
+
+    fn runs(&self) -> bool {
+        self.agent.is_some() && self.world.is_some()
+    }
+
+    fn execute(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure> {
+        match command {
+            Command::Check(a) => {
+                self.load(&a.file, &a.load)?;
+                writeln!(out, "ok")?;
+            }
+            Command::Print(a) => show::indented(&self.load(&a.file, &a.load)?, out)?,
+            Command::Dot(a) => show::dot(&self.load(&a.file, &a.load)?, out)?,
+            Command::Nodes { .. } => catalog::write(out, &self.registry)?,
+            Command::Export(a) => self.export(a, out)?,
+            Command::View(a) => self.view(a, out)?,
+            Command::Snapshot(SnapshotCommand::Inspect(a)) => self.inspect(a, out)?,
+            Command::Run(a) => self.run(a, out)?,
+            Command::Bench(a) => self.bench(a, out)?,
+        }
+        Ok(())
+    }
+}
+
+/// How XML files are read, from the command line.
+fn xml_options(load: &Load) -> XmlOptions {
+    XmlOptions {
+        tick_ms: load.tick_ms,
+        ..XmlOptions::default()
+    }
+}
+
+impl<A: Send + 'static, W: Sync + 'static> Types<A, W> {
+    /// Load a tree file of any format canopy reads.
+    fn load(&self, file: &Path, load: &Load) -> Result<Tree<A, W>, Failure> {
+        canopy_btcpp::load_any(&self.registry, file, &xml_options(load)).map_err(Failure::Load)
+    }
+
+    /// Load a tree file with `seed` for the random nodes.
+    fn load_seeded(&mut self, file: &Path, load: &Load, seed: u64) -> Result<Tree<A, W>, Failure> {
+        let registry = std::mem::replace(&mut self.registry, Registry::empty()).with_seed(seed);
+        let tree = canopy_btcpp::load_any(&registry, file, &xml_options(load));
+        self.registry = registry;
+        tree.map_err(Failure::Load)
+    }
+
+    /// Agents saved in the snapshot file `path`, restored onto `tree`
+    /// (read from `tree_file`).
+    fn restore(
+        tree: &Tree<A, W>,
+        path: &Path,
+        tree_file: &Path,
+    ) -> Result<Vec<canopy_core::Agent>, Failure> {
+        let bytes = files::read_snapshot(path).map_err(Failure::Message)?;
+        canopy_core::restore_crowd(tree, &bytes).map_err(|e| {
+            Failure::Message(format!(
+                "{}: cannot restore onto {}: {e}",
+                shown(path),
+                shown(tree_file)
+            ))
+        })
+    }
+
+    fn export(&self, a: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
+        let ExportFormat::Btcpp = a.to;
+        let xml = canopy_btcpp::export_file(&self.registry, &a.file, &xml_options(&a.load))
+            .map_err(|e| Failure::Load(e.into()))?;
+        out.write_all(xml.as_bytes())?;
+        if !xml.ends_with('\n') {
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
+    fn view(&self, a: &ViewArgs, out: &mut dyn Write) -> Result<(), Failure> {
+        let tree = self.load(&a.tree, &a.load)?;
+        files::regular(&a.trace, "traces").map_err(Failure::Message)?;
+        let replay = canopy_inspector::replay::serve(&a.trace, &tree, a.addr)
+            .map_err(|e| Failure::Message(controls(&e.to_string())))?;
+        writeln!(out, "replay: {} (Ctrl-C to stop)", replay.url())?;
+        out.flush()?;
+        replay.wait();
+        Ok(())
+    }
+
+    fn inspect(&self, a: &InspectArgs, out: &mut dyn Write) -> Result<(), Failure> {
+        let tree = self.load(&a.tree, &a.load)?;
+        let mut agents = Self::restore(&tree, &a.snapshot, &a.tree)?;
+        if let Some(id) = a.agent {
+            let count = agents.len();
+            agents.retain(|agent| agent.id() == id);
+            if agents.is_empty() {
+                return Err(Failure::Message(format!(
+                    "{}: no agent {id} among its {count} agents",
+                    shown(&a.snapshot)
+                )));
+            }
+        }
+        Ok(inspect::write(&tree, &agents, out)?)
+    }
+
+    fn run(&mut self, a: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
+        if !self.runs() {
+            return Err(Failure::CannotRun("run"));
+        }
+        let tree = self.load_seeded(&a.file, &a.load, a.seed)?;
+        let (Some(make), Some(world)) = (&self.agent, &self.world) else {
+            return Err(Failure::CannotRun("run"));
+        };
+        let mut crowd = match &a.restore {
+            Some(path) => {
+                let agents = Self::restore(&tree, path, &a.file)?;
+                let count = agents.len() as u64;
+                crate::workload("run", "the snapshot's agents", count, a.ticks, "")?;
+                let data = crowd::data_for(&agents, make.as_ref()).map_err(|e| {
+                    Failure::Message(format!("cannot allocate the agents' data: {e}"))
+                })?;
+                Crowd { agents, data }
+            }
+            None => {
+                let mode = a.mode.map_or(Mode::Tick, Mode::from);
+                crowd::create(&tree, a.agents, mode, make.as_ref())
+                    .map_err(|e| Failure::Usage("run", e.to_string()))?
+            }
+        };
+        if let Some(mode) = a.mode {
+            for agent in &mut crowd.agents {
+                agent.set_mode(&tree, mode.into());
+            }
+        }
+        let ran = if a.trace {
+            trace::run(&tree, &mut crowd, world, a.ticks, out)
+        } else {
+            run::summary(&tree, &mut crowd, world, a.ticks, out)
+        };
+        match (&a.save, ran) {
+            (Some(path), Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                Err(Failure::Message(format!(
+                    "{}: not written: the output was closed before the run ended",
+                    shown(path)
+                )))
+            }
+            (_, Err(e)) => Err(e.into()),
+            (None, Ok(())) => Ok(()),
+            (Some(path), Ok(())) => save(&tree, &crowd, path, !a.trace, out),
+        }
+    }
+
+    fn bench(&mut self, a: &BenchArgs, out: &mut dyn Write) -> Result<(), Failure> {
+        if !self.runs() {
+            return Err(Failure::CannotRun("bench"));
+        }
+        let tree = self.load_seeded(&a.file, &a.load, a.seed)?;
+        let (Some(make), Some(world)) = (&self.agent, &self.world) else {
+            return Err(Failure::CannotRun("bench"));
+        };
+        let config = bench::Config {
+            agents: a.agents,
+            ticks: a.ticks,
+            threads: a.threads,
+            mode: a.mode.into(),
+        };
+        let figures =
+            bench::measure(&tree, &config, make.as_ref(), world).map_err(|e| match e {
+                bench::Error::Crowd(e) => Failure::Usage("bench", e.to_string()),
+                bench::Error::Threads(e) => Failure::Message(e),
+            })?;
+        Ok(bench::report(
+            &a.file, &tree, &config, &figures, a.json, out,
+        )?)
+    }
+}
+
+/// Write every agent of `crowd` to the snapshot file `path`; with `tell`,
+/// say so on `out`.
+fn save<A, W>(
+    tree: &Tree<A, W>,
+    crowd: &Crowd<A>,
+    path: &Path,
+    tell: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let bytes = canopy_core::save_crowd(tree, &crowd.agents);
+    std::fs::write(path, &bytes).map_err(|e| {
+        Failure::Message(format!("{}: cannot write the snapshot: {e}", shown(path)))
+    })?;
+    if tell {
+        let agents = crowd.agents.len();
+        writeln!(
+            out,
+            "saved {agents} agent{} at tick {} to {} ({} bytes)",
+            if agents == 1 { "" } else { "s" },
+            crowd.ticks(),
+            shown(path),
+            bytes.len()
+        )?;
+    }
+    Ok(())
+}

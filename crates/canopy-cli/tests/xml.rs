@@ -1,0 +1,180 @@
+//! BehaviorTree.CPP XML wherever tree files are read (`check`, `print`,
+//! `dot`, `run`, `bench`), with `--tick-ms`, errors with line and column,
+//! and `export --to btcpp`.
+
+mod common;
+
+use common::{canopy, golden, stderr, stdout, success};
+
+/// A burglar's way in: a Fallback over a Sequence and a SubTree, a Sleep of
+/// 250 ms and a RetryUntilSuccessful that loops within one tick.
+const DOOR: &str = "crates/canopy-cli/tests/fixtures/door.xml";
+
+const DOOR_PRINTED: &str = "\
+get in  Selector
+├── through the door  Sequence
+│   ├── door open?  Script(statuses=[Failure], clock=install)
+│   └── walk in  AlwaysSuccess
+└── through the window  Sequence
+    ├── climb  Wait(ticks=3)
+    └── try the latch  RetryUntilSuccessful(num_attempts=3)
+        └── latch  Script(statuses=[Failure, Failure, Success], clock=install)
+";
+
+#[test]
+fn an_xml_file_is_checked_printed_and_drawn() {
+    assert_eq!(success(&["check", DOOR]), "ok\n");
+    assert_eq!(success(&["print", DOOR]), DOOR_PRINTED);
+    let dot = success(&["dot", DOOR]);
+    assert!(dot.starts_with("digraph tree {\n"), "{dot}");
+    assert!(
+        dot.contains("  n5 [label=\"climb\\nWait(ticks=3)\", shape=ellipse];\n"),
+        "{dot}"
+    );
+}
+
+#[test]
+fn tick_ms_sets_how_milliseconds_become_ticks() {
+    // 250 ms is ⌈250 / 100⌉ = 3 ticks by default, ⌈250 / 50⌉ = 5 at 50 ms
+    // and 1 at 250 ms or more.
+    for (tick_ms, ticks) in [("50", 5), ("100", 3), ("250", 1), ("1000", 1)] {
+        let printed = success(&["print", DOOR, "--tick-ms", tick_ms]);
+        assert_eq!(
+            printed,
+            DOOR_PRINTED.replace("Wait(ticks=3)", &format!("Wait(ticks={ticks})")),
+            "--tick-ms {tick_ms}"
+        );
+    }
+    let output = canopy(&["print", DOOR, "--tick-ms", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn an_xml_file_runs() {
+    // The window takes three ticks to climb; on the fourth, the latch is
+    // tried three times in that one tick (BehaviorTree.CPP's retry) and
+    // fails each time, as a Script restarts when it is installed again.
+    assert_eq!(
+        success(&["run", DOOR, "--ticks", "6", "--agents", "2"]),
+        "\
+tick 1: 2 running, 0 success, 0 failure
+tick 2: 2 running, 0 success, 0 failure
+tick 3: 2 running, 0 success, 0 failure
+tick 4: 0 running, 0 success, 2 failure
+tick 5: 2 running, 0 success, 0 failure
+tick 6: 2 running, 0 success, 0 failure
+total over 6 ticks × 2 agents: 10 running, 0 success, 2 failure
+"
+    );
+    golden(
+        "door_trace.jsonl",
+        &success(&["run", DOOR, "--ticks", "4", "--trace"]),
+    );
+    let bench = success(&["bench", DOOR, "--agents", "10", "--ticks", "5"]);
+    assert!(
+        bench.starts_with(&format!("tree    {DOOR}: 8 nodes, depth 4\n")),
+        "{bench}"
+    );
+}
+
+/// `check FILE` exits with 1, prints nothing on stdout, and exactly `error`.
+fn assert_invalid(args: &[&str], error: &str) {
+    let output = canopy(args);
+    assert_eq!(output.status.code(), Some(1), "{args:?}");
+    assert_eq!(stdout(&output), "", "{args:?}");
+    assert_eq!(stderr(&output), format!("{error}\n"), "{args:?}");
+}
+
+#[test]
+fn bad_xml_is_reported_with_line_and_column() {
+    let dir = "crates/canopy-cli/tests/fixtures/bad";
+    let unclosed = format!("{dir}/unclosed.xml");
+    let error = format!(
+        "{unclosed}:5:3: malformed XML: ill-formed document: expected `</Sequence>`, but \
+         `</BehaviorTree>` was found"
+    );
+    for command in ["check", "print", "dot"] {
+        assert_invalid(&[command, &unclosed], &error);
+    }
+    assert_invalid(&["run", &unclosed, "--ticks", "1"], &error);
+    assert_invalid(
+        &["bench", &unclosed, "--ticks", "1", "--agents", "1"],
+        &error,
+    );
+    let script = format!("{dir}/script.xml");
+    assert_invalid(
+        &["check", &script],
+        &format!(
+            "{script}:4:7: <Script>: scripting is not supported (canopy has no blackboard: keep \
+             such state in the agent's data and read or write it from a registered action or \
+             condition); write the logic as a registered action or condition"
+        ),
+    );
+}
+
+#[test]
+fn export_writes_btcpp_xml_that_reads_back_as_the_same_tree() {
+    let dir = std::env::temp_dir().join(format!("canopy-cli-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, golden_name) in [
+        ("examples/trees/sentry.json", "sentry.xml"),
+        ("examples/trees/pet.ron", "pet.xml"),
+    ] {
+        let xml = success(&["export", "--to", "btcpp", file]);
+        golden(golden_name, &xml);
+        let exported = dir.join(golden_name);
+        std::fs::write(&exported, &xml).unwrap();
+        let exported = exported.to_str().unwrap();
+        assert_eq!(success(&["print", exported]), success(&["print", file]));
+        let run = |f: &str| {
+            success(&[
+                "run", f, "--ticks", "30", "--agents", "3", "--seed", "5", "--trace",
+            ])
+        };
+        assert_eq!(run(exported), run(file), "{file}");
+    }
+    // Times are written in milliseconds of the tick given.
+    let xml = success(&[
+        "export",
+        "--to",
+        "btcpp",
+        "examples/trees/sentry.json",
+        "--tick-ms",
+        "40",
+    ]);
+    assert!(
+        xml.contains(r#"<Sleep name="walk to post A" msec="120"/>"#),
+        "{xml}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn export_reports_bad_input() {
+    // The crowd's tree needs the crowd's types.
+    let crowd = "examples/trees/crowd.json";
+    let xml = success(&["export", "--to", "btcpp", crowd, "--types", "crowd"]);
+    assert!(
+        xml.contains(r#"<Condition ID="NeedAbove" name="afraid?""#),
+        "{xml}"
+    );
+    assert_invalid(
+        &["export", "--to", "btcpp", crowd],
+        "examples/trees/crowd.json: tree/children[0]/children[0] (name \"afraid?\"): \
+         unknown node type \"NeedAbove\"\n\
+         hint: \"NeedAbove\" is one of the crowd demo's node types: add `--types crowd`",
+    );
+    // XML is read, not exported.
+    assert_invalid(
+        &["export", "--to", "btcpp", DOOR],
+        &format!("{DOOR}: unknown file extension: tree files end in .json or .ron"),
+    );
+    for args in [
+        &["export", "examples/trees/pet.ron"][..],
+        &["export", "--to", "yaml", "examples/trees/pet.ron"],
+    ] {
+        let output = canopy(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&output), "");
+    }
+}
