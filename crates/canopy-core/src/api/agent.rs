@@ -166,6 +166,7 @@ impl Agent {
     }
 
     /// How this agent runs its tree.
+    #[inline]
     pub fn mode(&self) -> Mode {
         self.extra.as_ref().map_or(Mode::Tick, |e| e.mode)
     }
@@ -281,6 +282,7 @@ impl Agent {
 
     /// [`tick`](Agent::tick), reporting every install, update, finish and
     /// abort to `observer`.
+    #[inline]
     pub fn tick_observed<A, W, O: Observer>(
         &mut self,
         tree: &Tree<A, W>,
@@ -293,6 +295,32 @@ impl Agent {
         if self.tick & FORGET_EVERY == 0 {
             self.refresh_cooldowns(tree, false);
         }
+        if self.extra.is_some() {
+            return self.tick_extra(tree, agent, world, observer);
+        }
+        // The common case, tick-from-root with no waits: nothing to look
+        // up but the root.
+        let fresh = !self.stamp.root_running();
+        // Cleared when the tick returns: a panic that unwinds out of a
+        // node's code leaves the agent marked.
+        self.stamp.0 |= Stamp::POISONED;
+        let status = self.run(tree, agent, world, observer, |runner, _, cx| {
+            runner.tick_root(fresh, cx)
+        });
+        self.stamp = Stamp::new(tree.id, status == Status::Running);
+        status
+    }
+
+    /// [`tick_observed`](Agent::tick_observed) for an agent in event mode
+    /// or with a wait table: it may sleep, and it may have a schedule.
+    #[inline(never)]
+    fn tick_extra<A, W, O: Observer>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        observer: O,
+    ) -> Status {
         if self.asleep_until != 0
             && (self.asleep_until == NEVER || !reached(self.tick, self.asleep_until))
         {
@@ -300,8 +328,6 @@ impl Agent {
         }
         let scheduled = self.scheduled(tree);
         let root_running = self.stamp.root_running();
-        // Cleared when the tick returns: a panic that unwinds out of a
-        // node's code leaves the agent marked.
         self.stamp.0 |= Stamp::POISONED;
         let (status, asleep_until) = self.run(
             tree,

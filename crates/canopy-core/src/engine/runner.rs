@@ -89,6 +89,39 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
     }
 }
 
+/// One tick-from-root visit of a task, for a kind known statically:
+/// install it when `fresh`, update it, and end it if it finished.
+struct Cycle<'c, 'x, 'h, 'r, A, W, O> {
+    here: Here<'h, 'r, A, W, O>,
+    fresh: bool,
+    cx: &'c mut Ctx<'x, A, W>,
+}
+
+impl<A, W, O: Observer> nodes::WithKind<A, W> for Cycle<'_, '_, '_, '_, A, W, O> {
+    type Out = Status;
+
+    #[inline(always)]
+    fn with<K: nodes::Kind<A, W>>(self, k: &K) -> Status {
+        let Cycle {
+            mut here,
+            fresh,
+            cx,
+        } = self;
+        let id = here.at.node();
+        if fresh {
+            here.r.emit(cx, id, EventKind::Enter);
+            k.enter(&mut here, cx);
+        }
+        let status = k.update(&mut here, Visit::of(fresh), cx);
+        here.r.emit(cx, id, EventKind::Update(status));
+        if status != Status::Running {
+            k.end(&mut here, Exit::from(status), cx);
+            here.r.emit(cx, id, EventKind::Exit(status));
+        }
+        status
+    }
+}
+
 impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// A runner of `tree` on `mem`, an agent's memory for it.
     ///
@@ -153,12 +186,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     /// Update the root, installing it first when `fresh`.
     pub(crate) fn tick_root(&mut self, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
-        let def = self.def(At::ROOT);
-        if fresh {
-            self.enter(At::ROOT, def, cx);
-        }
-        let status = self.update(At::ROOT, def, Visit::of(fresh), cx);
-        self.after_update(At::ROOT, def, status, cx)
+        self.run_at(At::ROOT, fresh, cx)
     }
 
     /// Tell the running task at `at` that its child finished (event-driven
@@ -195,17 +223,23 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
         cx: &mut Ctx<A, W>,
     ) -> Status {
         let child_at = self.child_at(at, parent, child, slot);
-        let def = self.def(child_at);
+        self.run_at(child_at, fresh, cx)
+    }
+
+    /// Update the task at `at`, installing it first when `fresh`.
+    #[inline(always)]
+    fn run_at(&mut self, at: At, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
+        let def = self.def(at);
         // Leaves without state have no task memory at all: the hot case of
         // conditions re-checked every tick costs a call and an event.
         if let Some(leaf) = nodes::stateless(&def.kind) {
-            let id = child_at.node();
+            let id = at.node();
             if fresh {
                 self.emit(cx, id, EventKind::Enter);
             }
             return self.run_leaf(id, leaf, cx);
         }
-        self.run_task(child_at, def, fresh, cx)
+        self.run_task(at, def, fresh, cx)
     }
 
     /// A stateless leaf's update, and its exit if it finished.
@@ -222,6 +256,8 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// [`run_child`](Self::run_child) for a node whose task has memory.
     /// The one call per tree level: everything a task's update does is
     /// inlined into it, so descending a level costs one call frame.
+    /// The kind is dispatched once, and its enter, update and end are
+    /// inlined together ([`Cycle`]).
     #[inline(never)]
     fn run_task(
         &mut self,
@@ -230,11 +266,8 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
         fresh: bool,
         cx: &mut Ctx<A, W>,
     ) -> Status {
-        if fresh {
-            self.enter(at, def, cx);
-        }
-        let status = self.update(at, def, Visit::of(fresh), cx);
-        self.after_update(at, def, status, cx)
+        let here = self.here(at, def);
+        nodes::with_kind(&def.kind, Cycle { here, fresh, cx })
     }
 
     /// Resume the running task at `at` for a tick (event-driven scheduling
@@ -281,13 +314,6 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
             return;
         }
         self.abort(child_at, def, cx);
-    }
-
-    /// A task was just installed: create its state.
-    #[inline]
-    fn enter(&mut self, at: At, def: &'r NodeDef<A, W>, cx: &mut Ctx<A, W>) {
-        self.emit(cx, at.node(), EventKind::Enter);
-        nodes::enter(&def.kind, &mut self.here(at, def), cx);
     }
 
     #[inline(always)]

@@ -348,6 +348,20 @@ macro_rules! dispatch {
     };
 }
 
+/// Something done with a node's [`Kind`] known statically: the engine's
+/// task lifecycle is written once, against any kind, and [`with_kind`]
+/// monomorphises it per kind, so a visit dispatches on the kind once.
+pub(crate) trait WithKind<A, W> {
+    type Out;
+    fn with<K: Kind<A, W>>(self, k: &K) -> Self::Out;
+}
+
+/// Run `f` with the [`Kind`] of `kind`.
+#[inline(always)]
+pub(crate) fn with_kind<A, W, F: WithKind<A, W>>(kind: &NodeKind<A, W>, f: F) -> F::Out {
+    dispatch!(kind, k => f.with(k))
+}
+
 // The rest of the crate reaches the kinds through these functions.
 
 pub(crate) fn facts<A, W>(kind: &NodeKind<A, W>, children: usize) -> Facts {
@@ -356,11 +370,6 @@ pub(crate) fn facts<A, W>(kind: &NodeKind<A, W>, children: usize) -> Facts {
 
 pub(crate) fn check<A, W>(kind: &NodeKind<A, W>, children: usize) -> Option<String> {
     dispatch!(kind, k => Kind::<A, W>::check(k, children))
-}
-
-#[inline]
-pub(crate) fn enter<A, W, E: Exec<A, W>>(kind: &NodeKind<A, W>, t: &mut E, cx: &mut Ctx<A, W>) {
-    dispatch!(kind, k => k.enter(t, cx))
 }
 
 #[inline(always)]
