@@ -8,6 +8,7 @@
 //! [`Runner::run_child`] and [`Runner::abort_child`], so installing,
 //! observing and ending tasks happen in exactly one place.
 
+use crate::def::custom::CustomNode;
 use crate::def::exec::{Exec, Visit};
 use crate::def::observer::{Event, EventKind, Observer};
 use crate::nodes;
@@ -150,6 +151,9 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     #[inline(always)]
     pub(crate) fn emit(&mut self, cx: &Ctx<A, W>, node: u32, kind: EventKind) {
+        if !O::OBSERVES {
+            return;
+        }
         self.obs.event(Event {
             tick: cx.tick,
             agent: cx.id,
@@ -239,7 +243,39 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
             }
             return self.run_leaf(id, leaf, cx);
         }
+        if let Some(node) = nodes::user_leaf(&def.kind, def.child_count) {
+            return self.run_user_leaf(at, node, fresh, cx);
+        }
         self.run_task(at, def, fresh, cx)
+    }
+
+    /// A user leaf's visit. Unobserved, it is one call into the user's
+    /// code (create, update, terminate); observed, terminate is a call of
+    /// its own, so that the update is reported before it runs.
+    #[inline(always)]
+    fn run_user_leaf(
+        &mut self,
+        at: At,
+        node: &CustomNode<A, W>,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
+        let id = at.node();
+        if fresh {
+            self.emit(cx, id, EventKind::Enter);
+        }
+        let start = at.loc() as usize;
+        let task = &mut self.mem[start..start + node.task_size()];
+        let status = node.run_leaf(task, fresh, !O::OBSERVES, cx);
+        self.emit(cx, id, EventKind::Update(status));
+        if status != Status::Running {
+            if O::OBSERVES {
+                let task = &mut self.mem[start..start + node.task_size()];
+                node.terminate(task, cx, Exit::from(status));
+            }
+            self.emit(cx, id, EventKind::Exit(status));
+        }
+        status
     }
 
     /// A stateless leaf's update, and its exit if it finished.
@@ -273,11 +309,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// Resume the running task at `at` for a tick (event-driven scheduling
     /// of a frame that is due).
     pub(crate) fn resume(&mut self, at: At, cx: &mut Ctx<A, W>) -> Status {
-        let def = self.def(at);
-        match nodes::stateless(&def.kind) {
-            Some(leaf) => self.run_leaf(at.node(), leaf, cx),
-            None => self.run_task(at, def, false, cx),
-        }
+        self.run_at(at, false, cx)
     }
 
     /// Report an update and end the task if it finished.

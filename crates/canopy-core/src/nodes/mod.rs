@@ -164,6 +164,7 @@ use crate::util::context::Ctx;
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
+pub(crate) use custom::user_leaf;
 pub(crate) use leaves::{Leaf, stateless};
 
 /// Everything about one kind of node. Every item is required, so a new
