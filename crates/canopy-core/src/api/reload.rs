@@ -79,9 +79,9 @@ fn match_children<A, W>(
     old.edges_of(o)
         .iter()
         .map(|e| {
-            let want = key(old, e.node);
-            let j =
-                (0..new_edges.len()).find(|&j| !taken[j] && key(new, new_edges[j].node) == want)?;
+            let want = key(old, e.node());
+            let j = (0..new_edges.len())
+                .find(|&j| !taken[j] && key(new, new_edges[j].node()) == want)?;
             taken[j] = true;
             Some(j as u32)
         })
@@ -282,7 +282,7 @@ fn place_in_new_tree<A, W>(tasks: &mut [Task], old: &Tree<A, W>, new: &Tree<A, W
             Some(p) => tasks[p].new.and_then(|(np, _, np_at)| {
                 let to_new = match_children(old, old.def(tasks[p].old.node), new, new.def(np));
                 let j = to_new[tasks[i].old.child as usize]? as usize;
-                let child = new.edges_of(new.def(np))[j].node;
+                let child = new.edges_of(new.def(np))[j].node();
                 let at = np_at.child(new, new.def(np), j, tasks[i].old.slot as usize);
                 Some((child, j, at))
             }),
@@ -363,12 +363,12 @@ fn carry_persist<A, W>(
         for (k, to) in to_new.iter().enumerate() {
             let Some(j) = *to else { continue };
             let (oe, ne) = (old.edges_of(o_def)[k], new.edges_of(n_def)[j as usize]);
-            if old.def(oe.node).persist_len > 0 && new.def(ne.node).persist_len > 0 {
+            if old.def(oe.node()).persist_len > 0 && new.def(ne.node()).persist_len > 0 {
                 stack.push((
-                    oe.node,
-                    op + oe.persist as usize,
-                    ne.node,
-                    np + ne.persist as usize,
+                    oe.node(),
+                    op + oe.persist() as usize,
+                    ne.node(),
+                    np + ne.persist() as usize,
                 ));
             }
         }

@@ -17,15 +17,15 @@ use crate::def::kind::{NodeKind, Sched, SlotPlan};
 use crate::util::primitives::NodeId;
 
 /// A child reference: which node, where its task memory starts relative to
-/// its parent's, and where its persistent memory starts.
+/// its parent's — in its own behavior slot, and in its alternate one (where
+/// a reactive parent re-checks it while another child runs; the same as the
+/// first where it has none) — and where its persistent memory starts.
+/// Packed as the step from its parent's position to its own
+/// ([`At`](layout::At)); read it through [`node`](Edge::node),
+/// [`persist`](Edge::persist) and [`place`](Edge::place).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Edge {
-    pub(crate) node: u32,
-    pub(crate) persist: u32,
-    /// Offset of the child's behavior slot from the parent's memory; the
-    /// second is its alternate slot (where a reactive parent re-checks it
-    /// while another child runs), the same as the first where it has none.
-    pub(crate) place: [u32; 2],
+    pub(crate) step: [layout::Step; 2],
 }
 
 /// One node definition with its place in the flat tables and its layout.
@@ -274,7 +274,7 @@ impl<'t, A, W> NodeRef<'t, A, W> {
         let tree = self.tree;
         tree.edges_of(self.def()).iter().map(move |e| NodeRef {
             tree,
-            id: NodeId(e.node),
+            id: NodeId(e.node()),
         })
     }
 
