@@ -128,22 +128,22 @@ pub(crate) fn visit_child<A, W, E: Exec<A, W>>(
 /// Little-endian fields at the start of a task's state. Tasks are
 /// byte-addressed so that memory needs no alignment.
 pub(crate) mod bytes {
-    #[inline]
+    #[inline(always)]
     pub(crate) fn u16_at(m: &[u8], at: usize) -> u16 {
         u16::from_le_bytes([m[at], m[at + 1]])
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set_u16_at(m: &mut [u8], at: usize, value: u16) {
         m[at..at + 2].copy_from_slice(&value.to_le_bytes());
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn u32_at(m: &[u8], at: usize) -> u32 {
         u32::from_le_bytes([m[at], m[at + 1], m[at + 2], m[at + 3]])
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set_u32_at(m: &mut [u8], at: usize, value: u32) {
         m[at..at + 4].copy_from_slice(&value.to_le_bytes());
     }

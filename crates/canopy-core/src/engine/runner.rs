@@ -53,7 +53,7 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
         &mut self.r.mem[start..start + self.def.own as usize]
     }
 
-    #[inline]
+    #[inline(always)]
     fn persist(&mut self) -> &mut [u8] {
         let start = self.r.tree.task_bytes as usize + self.at.persist() as usize;
         &mut self.r.mem[start..]

@@ -22,6 +22,7 @@ pub(super) struct Cooldown {
 
 impl Cooldown {
     /// The child ended (finished or was aborted) at tick `now`.
+    #[inline(always)]
     fn start<A, W, E: Exec<A, W>>(&self, t: &mut E, now: u32) {
         let ready_at = now.wrapping_add(self.ticks).wrapping_add(1);
         bytes::set_u32_at(t.persist(), 0, ready_at);
@@ -47,6 +48,7 @@ impl<A, W> Kind<A, W> for Cooldown {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
+    #[inline(always)]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
         if fresh && !reached(cx.tick, bytes::u32_at(t.persist(), 0)) {
@@ -59,6 +61,7 @@ impl<A, W> Kind<A, W> for Cooldown {
         status
     }
 
+    #[inline(always)]
     fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
         // A child that finished started the cooldown in `update`; one that
         // was aborted starts it here. (A refusal ran no child: no cooldown.)

@@ -26,16 +26,19 @@ pub(crate) fn user_leaf<A, W>(kind: &NodeKind<A, W>, children: u32) -> Option<&C
 }
 
 impl<A, W> Custom<'_, A, W> {
+    #[inline(always)]
     fn size(&self) -> usize {
         self.0.task_size()
     }
 }
 
 /// Whether child `index` is installed, from the bits after the task.
+#[inline(always)]
 fn installed(state: &[u8], size: usize, index: usize) -> bool {
     state[size + index / 8] & (1 << (index % 8)) != 0
 }
 
+#[inline(always)]
 fn set_installed(state: &mut [u8], size: usize, index: usize, on: bool) {
     let cell = &mut state[size + index / 8];
     let mask = 1 << (index % 8);
@@ -112,6 +115,7 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
         })
     }
 
+    #[inline(always)]
     fn enter<E: Exec<A, W>>(&self, t: &mut E, cx: &mut Ctx<A, W>) {
         let size = self.size();
         let state = t.state();
@@ -131,6 +135,7 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
         self.0.update_with(&mut CustomHost { t, size }, cx)
     }
 
+    #[inline(always)]
     fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
         if exit != Exit::Aborted {
             // Children it left running go first; when aborted, the engine

@@ -30,12 +30,14 @@ impl Reactive {
 }
 
 /// The running child and its slot, from the task state.
+#[inline(always)]
 fn running(state: &[u8]) -> Option<(usize, usize)> {
     let word = bytes::u16_at(state, 0);
     let child = ((word & 0x7fff) as usize).checked_sub(1)?;
     Some((child, (word >> 15) as usize))
 }
 
+#[inline(always)]
 fn encode(child: usize, slot: usize) -> u16 {
     (child as u16 + 1) | ((slot as u16) << 15)
 }

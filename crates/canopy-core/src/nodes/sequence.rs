@@ -35,6 +35,7 @@ impl InOrder {
 const ENTER: u16 = 1 << 15;
 
 /// The child at the state's index, and whether it must be entered afresh.
+#[inline(always)]
 fn read(state: &[u8]) -> (usize, bool) {
     let word = bytes::u16_at(state, 0);
     ((word & !ENTER) as usize, word & ENTER != 0)
