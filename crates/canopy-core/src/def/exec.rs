@@ -70,8 +70,14 @@ pub(crate) trait Exec<A, W> {
     /// the agent was created, otherwise left as the last task there left it).
     fn state(&mut self) -> &mut [u8];
 
-    /// The node's memory that outlives activations (`Facts::persist` bytes).
-    fn persist(&mut self) -> &mut [u8];
+    /// [`state`](Exec::state) for a kind whose state is always `N` bytes
+    /// (its `Facts::own`): an array, so that reading and writing its fields
+    /// needs no bounds check beyond the one that makes it.
+    fn state_array<const N: usize>(&mut self) -> &mut [u8; N];
+
+    /// The node's memory that outlives activations: its `Facts::persist`
+    /// bytes, `N`.
+    fn persist<const N: usize>(&mut self) -> &mut [u8; N];
 
     /// How many children the node has.
     fn children(&self) -> usize;

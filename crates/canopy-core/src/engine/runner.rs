@@ -41,9 +41,14 @@ pub(crate) struct Runner<'r, A, W, O> {
 /// the code in [`nodes`].
 pub(crate) struct Here<'h, 'r, A, W, O> {
     r: &'h mut Runner<'r, A, W, O>,
-    id: u32,
     def: &'r NodeDef<A, W>,
     at: At,
+}
+
+/// `N` bytes as an array (the slice is `N` long: this never fails).
+#[inline(always)]
+fn array<const N: usize>(bytes: &mut [u8]) -> &mut [u8; N] {
+    bytes.try_into().expect("a slice of N bytes")
 }
 
 impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
@@ -54,9 +59,16 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
     }
 
     #[inline(always)]
-    fn persist(&mut self) -> &mut [u8] {
+    fn state_array<const N: usize>(&mut self) -> &mut [u8; N] {
+        debug_assert_eq!(N, self.def.own as usize, "a kind's state size");
+        let start = self.at.loc() as usize;
+        array(&mut self.r.mem[start..start + N])
+    }
+
+    #[inline(always)]
+    fn persist<const N: usize>(&mut self) -> &mut [u8; N] {
         let start = self.r.tree.task_bytes as usize + self.at.persist() as usize;
-        &mut self.r.mem[start..]
+        array(&mut self.r.mem[start..start + N])
     }
 
     #[inline(always)]
@@ -75,7 +87,7 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
     }
 
     fn claim_wait(&mut self, cx: &Ctx<A, W>) -> Option<(u32, Ticket)> {
-        let id = self.id;
+        let id = self.at.node();
         self.r.waits.as_deref_mut().map(|w| w.claim(cx.id, id))
     }
 
@@ -173,12 +185,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// up once per visit.)
     #[inline(always)]
     pub(crate) fn here<'h>(&'h mut self, at: At, def: &'r NodeDef<A, W>) -> Here<'h, 'r, A, W, O> {
-        Here {
-            r: self,
-            id: at.node(),
-            def,
-            at,
-        }
+        Here { r: self, def, at }
     }
 
     /// Where child `child` of the task at `at` lives, in its own place

@@ -13,6 +13,9 @@ use crate::util::context::Ctx;
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
+/// Bytes of task state.
+const OWN: usize = 2;
+
 pub(super) struct Reactive {
     go_on: Status,
     about: &'static str,
@@ -47,7 +50,7 @@ impl<A, W> Kind<A, W> for Reactive {
         Facts {
             arity: Arity::Composite,
             about: self.about,
-            own: 2,
+            own: OWN as u32,
             persist: 0,
             slots: SlotPlan::Reactive,
             sched: Sched::EveryTick,
@@ -65,7 +68,11 @@ impl<A, W> Kind<A, W> for Reactive {
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let n = t.children();
         let fresh = visit.is_fresh();
-        let mut current = if fresh { None } else { running(t.state()) };
+        let mut current = if fresh {
+            None
+        } else {
+            running(t.state_array::<OWN>())
+        };
         let running_slot = current.map_or(0, |(_, slot)| slot);
         for k in 0..n {
             // The running child stays where it is; a child re-checked while
@@ -89,7 +96,7 @@ impl<A, W> Kind<A, W> for Reactive {
                 t.abort(r, running_slot, cx);
             }
             if status == Status::Running {
-                bytes::set_u16_at(t.state(), 0, encode(k, slot));
+                bytes::set_u16_at(t.state_array::<OWN>(), 0, encode(k, slot));
             }
             return status;
         }
