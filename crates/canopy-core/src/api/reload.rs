@@ -363,7 +363,7 @@ fn carry_persist<A, W>(
         for (k, to) in to_new.iter().enumerate() {
             let Some(j) = *to else { continue };
             let (oe, ne) = (old.edges_of(o_def)[k], new.edges_of(n_def)[j as usize]);
-            if old.def(oe.node()).persist_len > 0 && new.def(ne.node()).persist_len > 0 {
+            if old.info(oe.node()).persist_len > 0 && new.info(ne.node()).persist_len > 0 {
                 stack.push((
                     oe.node(),
                     op + oe.persist() as usize,

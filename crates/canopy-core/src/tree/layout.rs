@@ -50,7 +50,7 @@
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::{Edge, NodeDef, Tree, TreeId};
+use super::{Edge, NodeDef, NodeInfo, Tree, TreeId};
 use crate::def::kind::{Facts, NodeKind, Sched, SlotPlan};
 use crate::nodes;
 
@@ -277,6 +277,7 @@ fn flatten<A, W>(plan: Vec<PlanNode<A, W>>, facts: &[Facts], s: &Sizes, id: Tree
     // `measure` bounded every size by MAX_AGENT_BYTES, so they fit a u32.
     let small = |v: u64| v as u32;
     let mut nodes = Vec::with_capacity(plan.len());
+    let mut info = Vec::with_capacity(plan.len());
     let mut edges = Vec::new();
     for (at, node) in plan.into_iter().enumerate() {
         let f = &facts[at];
@@ -297,25 +298,28 @@ fn flatten<A, W>(plan: Vec<PlanNode<A, W>>, facts: &[Facts], s: &Sizes, id: Tree
             persist += s.persist[child as usize];
         }
         nodes.push(NodeDef {
-            name: node.name,
-            type_name: node.type_name,
-            params: node.params,
             kind: node.kind,
             first_edge,
             child_count: n as u32,
             own: f.own,
+            slot_plan: f.slots,
+            sched: f.sched,
+        });
+        info.push(NodeInfo {
+            name: node.name,
+            type_name: node.type_name,
+            params: node.params,
             inline: small(s.inline[at]),
             persist_len: small(s.persist[at]),
             height: s.height[at],
-            slot_plan: f.slots,
-            sched: f.sched,
         });
     }
     Tree {
         root_always: nodes[0].sched == Sched::EveryTick,
-        task_bytes: nodes[0].inline,
-        persist_bytes: nodes[0].persist_len,
+        task_bytes: info[0].inline,
+        persist_bytes: info[0].persist_len,
         nodes,
+        info,
         edges,
         frames: s.frames[0].min(u64::from(u32::MAX)) as u32,
         waits: s.waits[0].min(u64::from(u32::MAX)) as u32,
@@ -345,12 +349,12 @@ fn fingerprint<A, W>(tree: &Tree<A, W>) -> u64 {
             text(&mut h, &k);
             text(&mut h, &v);
         }
-        let def = tree.def(node.id().0);
+        let (def, info) = (tree.def(node.id().0), tree.info(node.id().0));
         for n in [
             def.child_count,
             def.own,
-            def.inline,
-            def.persist_len,
+            info.inline,
+            info.persist_len,
             def.slot_plan as u32,
         ] {
             h.write(&n.to_le_bytes());
@@ -368,49 +372,54 @@ fn fingerprint<A, W>(tree: &Tree<A, W>) -> u64 {
 /// the engine makes to an agent's memory stays in bounds because this held
 /// when the tree was built, and a tree never changes.
 pub(crate) fn validate<A, W>(tree: &Tree<A, W>) -> Result<(), String> {
-    let root = tree.nodes.first().ok_or("no root")?;
+    let root = tree.info.first().ok_or("no root")?;
     if (root.inline, root.persist_len) != (tree.task_bytes, tree.persist_bytes) {
         return Err("the root's memory is not the agent's".into());
     }
-    for (i, def) in tree.nodes.iter().enumerate() {
-        validate_node(tree, def).map_err(|problem| format!("node {i}: {problem}"))?;
+    if tree.info.len() != tree.nodes.len() {
+        return Err("the node tables differ in length".into());
+    }
+    for i in 0..tree.nodes.len() {
+        validate_node(tree, i).map_err(|problem| format!("node {i}: {problem}"))?;
     }
     Ok(())
 }
 
-fn validate_node<A, W>(tree: &Tree<A, W>, def: &NodeDef<A, W>) -> Result<(), String> {
+fn validate_node<A, W>(tree: &Tree<A, W>, i: usize) -> Result<(), String> {
+    let (def, info) = (&tree.nodes[i], &tree.info[i]);
     let n = def.child_count as usize;
     let facts = nodes::facts(&def.kind, n);
     if (def.own, def.slot_plan, def.sched) != (facts.own, facts.slots, facts.sched) {
         return Err("its facts changed".into());
     }
-    if nodes::stateless(&def.kind).is_some() && (def.own, def.inline, n) != (0, 0, 0) {
+    if nodes::stateless(&def.kind).is_some() && (def.own, info.inline, n) != (0, 0, 0) {
         return Err("a stateless leaf with memory or children".into());
     }
     let edges = tree
         .edges
         .get(def.first_edge as usize..def.first_edge as usize + n)
         .ok_or("children outside the edge table")?;
-    if def.own > def.inline {
+    if def.own > info.inline {
         return Err("own state larger than its memory".into());
     }
     let mut persist_end = facts.persist;
     for (k, edge) in edges.iter().enumerate() {
         let child = tree
-            .nodes
+            .info
             .get(edge.node() as usize)
             .ok_or("a child outside the tree")?;
-        if child.height >= def.height {
+        if child.height >= info.height {
             return Err("a child no lower than its parent".into());
         }
         for place in [edge.place(0), edge.place(1)] {
-            if place < def.own || u64::from(place) + u64::from(child.inline) > u64::from(def.inline)
+            if place < def.own
+                || u64::from(place) + u64::from(child.inline) > u64::from(info.inline)
             {
                 return Err(format!("child {k} does not fit its place at {place}"));
             }
         }
         let end = u64::from(edge.persist()) + u64::from(child.persist_len);
-        if edge.persist() < persist_end || end > u64::from(def.persist_len) {
+        if edge.persist() < persist_end || end > u64::from(info.persist_len) {
             return Err(format!("the persistent memory of child {k} overlaps"));
         }
         persist_end = end as u32;
