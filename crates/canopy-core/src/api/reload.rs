@@ -362,7 +362,7 @@ fn carry_persist<A, W>(
         let to_new = match_children(old, o_def, new, n_def);
         for (k, to) in to_new.iter().enumerate() {
             let Some(j) = *to else { continue };
-            let (oe, ne) = (old.edges_of(o_def)[k], new.edges_of(n_def)[j as usize]);
+            let (oe, ne) = (&old.edges_of(o_def)[k], &new.edges_of(n_def)[j as usize]);
             if old.info(oe.node()).persist_len > 0 && new.info(ne.node()).persist_len > 0 {
                 stack.push((
                     oe.node(),

@@ -233,14 +233,26 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
         fresh: bool,
         cx: &mut Ctx<A, W>,
     ) -> Status {
-        let child_at = self.child_at(at, parent, child, slot);
-        self.run_at(child_at, fresh, cx)
+        let (child_at, def) = at.down(self.tree, parent, child, slot);
+        self.run_def(child_at, def, fresh, cx)
     }
 
     /// Update the task at `at`, installing it first when `fresh`.
     #[inline(always)]
     fn run_at(&mut self, at: At, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
         let def = self.def(at);
+        self.run_def(at, def, fresh, cx)
+    }
+
+    /// [`run_at`](Self::run_at), given the task's definition.
+    #[inline(always)]
+    fn run_def(
+        &mut self,
+        at: At,
+        def: &'r NodeDef<A, W>,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
         // Leaves without state have no task memory at all: the hot case of
         // conditions re-checked every tick costs a call and an event.
         if let Some(leaf) = nodes::stateless(&def.kind) {

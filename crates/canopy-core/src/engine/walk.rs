@@ -73,7 +73,7 @@ fn visit<A, W, E: From<Invalid>>(
     each(&task, state)?;
     let mut from = 0;
     while let Some((child, slot)) = nodes::next_running(&def.kind, state, n, from) {
-        let edge = tree.edges_of(def)[child];
+        let edge = &tree.edges_of(def)[child];
         let below = Running {
             node: edge.node(),
             depth: task.depth + 1,

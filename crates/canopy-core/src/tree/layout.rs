@@ -278,7 +278,7 @@ fn flatten<A, W>(plan: Vec<PlanNode<A, W>>, facts: &[Facts], s: &Sizes, id: Tree
     let small = |v: u64| v as u32;
     let mut nodes = Vec::with_capacity(plan.len());
     let mut info = Vec::with_capacity(plan.len());
-    let mut edges = Vec::new();
+    let mut steps = Vec::new();
     for (at, node) in plan.into_iter().enumerate() {
         let f = &facts[at];
         let mut slots = Vec::new();
@@ -287,14 +287,14 @@ fn flatten<A, W>(plan: Vec<PlanNode<A, W>>, facts: &[Facts], s: &Sizes, id: Tree
             slots.push(small(offset));
             offset += size;
         }
-        let first_edge = edges.len() as u32;
+        let first_edge = steps.len() as u32;
         let n = node.children.len();
         let mut persist = u64::from(f.persist);
         for (k, &child) in node.children.iter().enumerate() {
             let mut places = slots_of(f.slots, k, n).map(|slot| slots[slot]);
             let own = places.next().unwrap_or(0);
             let place = [own, places.next().unwrap_or(own)];
-            edges.push(Edge::new(child, small(persist), place));
+            steps.push((child, small(persist), place));
             persist += s.persist[child as usize];
         }
         nodes.push(NodeDef {
@@ -314,6 +314,12 @@ fn flatten<A, W>(plan: Vec<PlanNode<A, W>>, facts: &[Facts], s: &Sizes, id: Tree
             height: s.height[at],
         });
     }
+    let edges = steps
+        .into_iter()
+        .map(|(child, persist, place)| {
+            Edge::new(child, persist, place, nodes[child as usize].clone())
+        })
+        .collect();
     Tree {
         root_always: nodes[0].sched == Sched::EveryTick,
         task_bytes: info[0].inline,
@@ -408,6 +414,9 @@ fn validate_node<A, W>(tree: &Tree<A, W>, i: usize) -> Result<(), String> {
             .info
             .get(edge.node() as usize)
             .ok_or("a child outside the tree")?;
+        if !same_def(&edge.def, &tree.nodes[edge.node() as usize]) {
+            return Err(format!("the edge to child {k} holds another definition"));
+        }
         if child.height >= info.height {
             return Err("a child no lower than its parent".into());
         }
@@ -425,6 +434,14 @@ fn validate_node<A, W>(tree: &Tree<A, W>, i: usize) -> Result<(), String> {
         persist_end = end as u32;
     }
     Ok(())
+}
+
+/// Whether an edge's copy of a definition is the node's (the engine reads
+/// the copy when it goes down to a child).
+fn same_def<A, W>(a: &NodeDef<A, W>, b: &NodeDef<A, W>) -> bool {
+    std::mem::discriminant(&a.kind) == std::mem::discriminant(&b.kind)
+        && (a.first_edge, a.child_count, a.own) == (b.first_edge, b.child_count, b.own)
+        && (a.slot_plan, a.sched) == (b.slot_plan, b.sched)
 }
 
 /// The behavior slots child `k` of `n` may be installed in: its own first,
@@ -480,14 +497,16 @@ const fn pack(loc: u32, persist: u32, node: u32) -> u64 {
     ((loc as u64) << LOC_SHIFT) | ((persist as u64) << PERSIST_SHIFT) | node as u64
 }
 
-impl Edge {
-    /// The edge to child node `node` whose persistent memory is at
-    /// `persist` and whose task memory is at `place` (in the parent's own
-    /// slot and in its alternate one), relative to the parent's. `compile`
-    /// makes these only for trees `measure` bounded by `MAX_AGENT_BYTES`.
-    fn new(node: u32, persist: u32, place: [u32; 2]) -> Edge {
+impl<A, W> Edge<A, W> {
+    /// The edge to child node `node`, defined by `def`, whose persistent
+    /// memory is at `persist` and whose task memory is at `place` (in the
+    /// parent's own slot and in its alternate one), relative to the
+    /// parent's. `compile` makes these only for trees `measure` bounded by
+    /// `MAX_AGENT_BYTES`.
+    fn new(node: u32, persist: u32, place: [u32; 2], def: NodeDef<A, W>) -> Self {
         Edge {
             step: place.map(|place| pack(place, persist, node)),
+            def,
         }
     }
 
@@ -542,6 +561,18 @@ impl At {
         child: usize,
         slot: usize,
     ) -> At {
+        self.down(tree, def, child, slot).0
+    }
+
+    /// [`child`](At::child), and the child's definition.
+    #[inline(always)]
+    pub(crate) fn down<'t, A, W>(
+        self,
+        tree: &'t Tree<A, W>,
+        def: &NodeDef<A, W>,
+        child: usize,
+        slot: usize,
+    ) -> (At, &'t NodeDef<A, W>) {
         // The child's index is checked against the node's count, not as an
         // index into a slice of the node's edges: one comparison instead
         // of building a slice (the edge table covers every node's edges,
@@ -552,7 +583,7 @@ impl At {
             def.child_count
         );
         let edge = &tree.edges[def.first_edge as usize + child];
-        At((self.0 & !NODE_MASK) + edge.step[slot & 1])
+        (At((self.0 & !NODE_MASK) + edge.step[slot & 1]), &edge.def)
     }
 }
 
