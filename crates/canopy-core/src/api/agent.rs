@@ -296,6 +296,13 @@ impl Agent {
             self.refresh_cooldowns(tree, false);
         }
         if self.extra.is_some() {
+            // A sleeping agent (event mode) costs this comparison and no
+            // call.
+            if self.asleep_until != 0
+                && (self.asleep_until == NEVER || !reached(self.tick, self.asleep_until))
+            {
+                return Status::Running;
+            }
             return self.tick_extra(tree, agent, world, observer);
         }
         // The common case, tick-from-root with no waits: nothing to look
@@ -312,7 +319,7 @@ impl Agent {
     }
 
     /// [`tick_observed`](Agent::tick_observed) for an agent in event mode
-    /// or with a wait table: it may sleep, and it may have a schedule.
+    /// or with a wait table, and awake.
     #[inline(never)]
     fn tick_extra<A, W, O: Observer>(
         &mut self,
@@ -321,27 +328,25 @@ impl Agent {
         world: &W,
         observer: O,
     ) -> Status {
-        if self.asleep_until != 0
-            && (self.asleep_until == NEVER || !reached(self.tick, self.asleep_until))
-        {
+        let Some(extra) = self.extra.as_deref_mut() else {
             return Status::Running;
-        }
-        let scheduled = self.scheduled(tree);
+        };
         let root_running = self.stamp.root_running();
         self.stamp.0 |= Stamp::POISONED;
-        let (status, asleep_until) = self.run(
-            tree,
+        let mut cx = Ctx {
             agent,
             world,
-            observer,
-            |runner, schedule, cx| match schedule.filter(|_| scheduled) {
-                Some(s) => {
-                    let status = runner.tick_event(s, root_running, cx);
-                    (status, s.asleep_until())
-                }
-                None => (runner.tick_root(!root_running, cx), 0),
-            },
-        );
+            tick: self.tick,
+            id: self.id,
+        };
+        let mut runner = Runner::new(tree, &mut self.mem, Some(&mut extra.waits), observer);
+        let (status, asleep_until) = if extra.mode == Mode::Event && !tree.root_always {
+            let s = &mut extra.schedule;
+            let status = runner.tick_event(s, root_running, &mut cx);
+            (status, s.asleep_until())
+        } else {
+            (runner.tick_root(!root_running, &mut cx), 0)
+        };
         self.stamp = Stamp::new(tree.id, status == Status::Running);
         self.asleep_until = asleep_until;
         status
