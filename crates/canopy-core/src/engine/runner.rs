@@ -181,8 +181,9 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     }
 
     /// The handle on the task at `at`, of node `def`, for its kind's code.
-    /// (Every `def` the engine pairs with an `at` is `self.def(at)`, looked
-    /// up once per visit.)
+    /// (Every `def` the engine pairs with an `at` is `self.def(at)`, or the
+    /// copy of it in the edge the engine came down, which `validate`
+    /// checked to be the same; either is looked up once per visit.)
     #[inline(always)]
     pub(crate) fn here<'h>(&'h mut self, at: At, def: &'r NodeDef<A, W>) -> Here<'h, 'r, A, W, O> {
         Here { r: self, def, at }

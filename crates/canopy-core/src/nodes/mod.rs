@@ -10,7 +10,7 @@
 //! child that finishes is uninstalled at once and starts fresh when entered
 //! again. A task that is still running when its parent stops needing it is
 //! **aborted**: its running children are aborted first (deepest first), then
-//! its terminate hook sees [`Exit::Aborted`](crate::Exit::Aborted). After the
+//! its terminate hook sees [`Exit::Aborted`]. After the
 //! root finishes, the agent's next tick installs it afresh.
 //!
 //! # Controls
@@ -114,7 +114,7 @@
 //! tick ([`Agent::complete`](crate::Agent::complete)). The leaf then
 //! reports the completed status on its next update. A ticket goes stale
 //! when its leaf ends (finishes or is aborted), and completing a stale
-//! ticket does nothing. See [`asynchronous`](crate::asynchronous).
+//! ticket does nothing. See [`Ticket`](crate::Ticket).
 //!
 //! ## Custom
 //! A user [`Node`](crate::Node) with its own task; it may run children
