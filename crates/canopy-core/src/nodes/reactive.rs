@@ -68,32 +68,35 @@ impl<A, W> Kind<A, W> for Reactive {
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let n = t.children();
         let fresh = visit.is_fresh();
-        let mut current = if fresh {
-            None
-        } else {
-            running(t.state_array::<OWN>())
+        let current = match fresh {
+            true => None,
+            false => running(t.state_array::<OWN>()),
         };
-        let running_slot = current.map_or(0, |(_, slot)| slot);
+        // The running child, resumed (`usize::MAX`: none), the children
+        // before it, re-checked (none when none runs), and its slot. A
+        // running child that now finishes needs no forgetting: the children
+        // after it are entered in slot 0 and abort nothing either way.
+        let (resumed, rechecked, running_slot) = match current {
+            Some((r, slot)) => (r, r, slot),
+            None => (usize::MAX, 0, 0),
+        };
         for k in 0..n {
             // The running child stays where it is; a child re-checked while
             // it runs goes in the other slot; any other child in slot 0,
             // which is free by then.
-            let (slot, child_fresh) = match current {
-                Some((r, slot)) if k == r => (slot, false),
-                Some((r, slot)) if k < r => (1 - slot, true),
-                _ => (0, true),
+            let (slot, child_fresh) = if k == resumed {
+                (running_slot, false)
+            } else if k < rechecked {
+                (1 - running_slot, true)
+            } else {
+                (0, true)
             };
             let status = t.run(k, slot, child_fresh, cx);
             if status == self.go_on {
-                if current.is_some_and(|(r, _)| r == k) {
-                    current = None;
-                }
                 continue;
             }
-            if let Some((r, _)) = current
-                && k < r
-            {
-                t.abort(r, running_slot, cx);
+            if k < rechecked {
+                t.abort(resumed, running_slot, cx);
             }
             if status == Status::Running {
                 bytes::set_u16_at(t.state_array::<OWN>(), 0, encode(k, slot));
