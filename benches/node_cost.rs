@@ -1,11 +1,11 @@
 //! What each node kind costs: for every built-in kind, a minimal tree whose
 //! root is the node under test, over constant leaves, so that every agent
 //! tick is one whole enter + update + exit cycle of it; plus an Action
-//! closure leaf and a user `Node` leaf (a custom node with a `u32` task)
-//! doing the same work, so the two ways of writing leaf code can be
-//! compared. Every tree runs in canopy and in the flat limit (the same
-//! semantics as a hand-optimised flat-array interpreter; it has no user
-//! nodes).
+//! closure leaf and a user `Node` leaf (a custom node with a `u32` task,
+//! and one without a task) doing the same work, so the two ways of writing
+//! leaf code can be compared. Every tree runs in canopy and in the flat
+//! limit (the same semantics as a hand-optimised flat-array interpreter; it
+//! has no user nodes).
 //!
 //! ```text
 //! cargo bench --bench node_cost -- --noplot
@@ -55,6 +55,23 @@ impl Node<Counter, ()> for Bump {
         _: &mut Children<Counter, ()>,
     ) -> Status {
         *task += 1;
+        cx.agent.n += 1;
+        Status::Success
+    }
+}
+
+/// The same user node leaf with no task at all (a zero-sized one).
+struct BumpStateless;
+
+impl Node<Counter, ()> for BumpStateless {
+    type Task = ();
+    fn create_task(&self, _cx: &mut Ctx<Counter, ()>) {}
+    fn update(
+        &self,
+        _: &mut (),
+        cx: &mut Ctx<Counter, ()>,
+        _: &mut Children<Counter, ()>,
+    ) -> Status {
         cx.agent.n += 1;
         Status::Success
     }
@@ -119,6 +136,11 @@ fn leaves() -> Vec<Case> {
         case(
             "Action (user Node, u32 task)",
             |b| b.custom("bump", Bump, []),
+            None,
+        ),
+        case(
+            "Action (user Node, no task)",
+            |b| b.custom("bump", BumpStateless, []),
             None,
         ),
         case(

@@ -2418,6 +2418,123 @@ fn custom_node_aborted_has_its_children_aborted_first() {
     );
 }
 
+/// Hooks and events in one log: the agent data is the log, and the
+/// observer writes into it too, so the test sees how they interleave.
+type Shared = std::rc::Rc<RefCell<Vec<String>>>;
+
+struct Into(Shared);
+
+impl Observer for Into {
+    fn event(&mut self, event: Event) {
+        self.0
+            .borrow_mut()
+            .push(format!("{} {:?}", event.node.index(), event.kind));
+    }
+}
+
+/// A user leaf with a `u64` task that logs its hooks and finishes on its
+/// second update.
+struct Twice;
+
+impl Node<Shared, ()> for Twice {
+    type Task = u64;
+
+    fn create_task(&self, cx: &mut Ctx<Shared, ()>) -> u64 {
+        cx.agent.borrow_mut().push("create".into());
+        u64::MAX - 1
+    }
+
+    fn update(
+        &self,
+        task: &mut u64,
+        cx: &mut Ctx<Shared, ()>,
+        _: &mut Children<Shared, ()>,
+    ) -> Status {
+        *task = task.wrapping_add(1);
+        cx.agent.borrow_mut().push(format!("update {task:x}"));
+        if *task == 0 { S } else { R }
+    }
+
+    fn terminate(&self, task: &mut u64, cx: &mut Ctx<Shared, ()>, exit: Exit) {
+        cx.agent
+            .borrow_mut()
+            .push(format!("terminate {exit:?} {task:x}"));
+    }
+}
+
+/// Two ticks of `tree`, observed or not; the log of hooks (and events).
+fn twice_log(tree: &Tree<Shared, ()>, observed: bool) -> Vec<String> {
+    let log = Shared::default();
+    let mut agent = Agent::new(tree);
+    for _ in 0..2 {
+        let mut data = log.clone();
+        if observed {
+            agent.tick_observed(tree, &mut data, &(), Into(log.clone()));
+        } else {
+            agent.tick(tree, &mut data, &());
+        }
+    }
+    log.take()
+}
+
+#[test]
+fn an_observed_user_leaf_reports_its_update_before_its_terminate_runs() {
+    let b = Builder::<Shared, ()>::new();
+    let tree = b.build(b.custom("twice", Twice, [])).unwrap();
+    assert_eq!(
+        twice_log(&tree, true),
+        [
+            "0 Enter",
+            "create",
+            "update ffffffffffffffff",
+            "0 Update(Running)",
+            "update 0",
+            "0 Update(Success)",
+            "terminate Success 0",
+            "0 Exit(Success)",
+        ]
+    );
+    // Unobserved, the engine merges the hooks of a visit into one call
+    // into the node's code: the same hooks in the same order.
+    assert_eq!(
+        twice_log(&tree, false),
+        [
+            "create",
+            "update ffffffffffffffff",
+            "update 0",
+            "terminate Success 0"
+        ]
+    );
+}
+
+#[test]
+fn a_user_leaf_task_runs_alike_wherever_it_lies_in_memory() {
+    // At the root the `u64` task starts the agent's memory; after a
+    // Sequence's 2 bytes of state it is not aligned for a `u64`, and the
+    // engine works on a copy. Both run the same.
+    let b = Builder::<Shared, ()>::new();
+    let root = b.build(b.custom("twice", Twice, [])).unwrap();
+    let b = Builder::<Shared, ()>::new();
+    let nested = b
+        .build(b.sequence("s", [b.custom("twice", Twice, [])]))
+        .unwrap();
+    let expected = [
+        "create",
+        "update ffffffffffffffff",
+        "update 0",
+        "terminate Success 0",
+    ];
+    for observed in [false, true] {
+        let hooks = |log: Vec<String>| -> Vec<String> {
+            log.into_iter()
+                .filter(|l| !l.starts_with(char::is_numeric))
+                .collect()
+        };
+        assert_eq!(hooks(twice_log(&root, observed)), expected);
+        assert_eq!(hooks(twice_log(&nested, observed)), expected);
+    }
+}
+
 #[test]
 fn custom_tasks_are_per_agent() {
     let b = B::new();

@@ -166,6 +166,7 @@ impl Agent {
     }
 
     /// How this agent runs its tree.
+    #[inline]
     pub fn mode(&self) -> Mode {
         self.extra.as_ref().map_or(Mode::Tick, |e| e.mode)
     }
@@ -281,6 +282,7 @@ impl Agent {
 
     /// [`tick`](Agent::tick), reporting every install, update, finish and
     /// abort to `observer`.
+    #[inline]
     pub fn tick_observed<A, W, O: Observer>(
         &mut self,
         tree: &Tree<A, W>,
@@ -293,29 +295,58 @@ impl Agent {
         if self.tick & FORGET_EVERY == 0 {
             self.refresh_cooldowns(tree, false);
         }
-        if self.asleep_until != 0
-            && (self.asleep_until == NEVER || !reached(self.tick, self.asleep_until))
-        {
-            return Status::Running;
+        if self.extra.is_some() {
+            // A sleeping agent (event mode) costs this comparison and no
+            // call.
+            if self.asleep_until != 0
+                && (self.asleep_until == NEVER || !reached(self.tick, self.asleep_until))
+            {
+                return Status::Running;
+            }
+            return self.tick_extra(tree, agent, world, observer);
         }
-        let scheduled = self.scheduled(tree);
-        let root_running = self.stamp.root_running();
+        // The common case, tick-from-root with no waits: nothing to look
+        // up but the root.
+        let fresh = !self.stamp.root_running();
         // Cleared when the tick returns: a panic that unwinds out of a
         // node's code leaves the agent marked.
         self.stamp.0 |= Stamp::POISONED;
-        let (status, asleep_until) = self.run(
-            tree,
+        let status = self.run(tree, agent, world, observer, |runner, _, cx| {
+            runner.tick_root(fresh, cx)
+        });
+        self.stamp = Stamp::new(tree.id, status == Status::Running);
+        status
+    }
+
+    /// [`tick_observed`](Agent::tick_observed) for an agent in event mode
+    /// or with a wait table, and awake.
+    #[inline(never)]
+    fn tick_extra<A, W, O: Observer>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        observer: O,
+    ) -> Status {
+        let Some(extra) = self.extra.as_deref_mut() else {
+            return Status::Running;
+        };
+        let root_running = self.stamp.root_running();
+        self.stamp.0 |= Stamp::POISONED;
+        let mut cx = Ctx {
             agent,
             world,
-            observer,
-            |runner, schedule, cx| match schedule.filter(|_| scheduled) {
-                Some(s) => {
-                    let status = runner.tick_event(s, root_running, cx);
-                    (status, s.asleep_until())
-                }
-                None => (runner.tick_root(!root_running, cx), 0),
-            },
-        );
+            tick: self.tick,
+            id: self.id,
+        };
+        let mut runner = Runner::new(tree, &mut self.mem, Some(&mut extra.waits), observer);
+        let (status, asleep_until) = if extra.mode == Mode::Event && !tree.root_always {
+            let s = &mut extra.schedule;
+            let status = runner.tick_event(s, root_running, &mut cx);
+            (status, s.asleep_until())
+        } else {
+            (runner.tick_root(!root_running, &mut cx), 0)
+        };
         self.stamp = Stamp::new(tree.id, status == Status::Running);
         self.asleep_until = asleep_until;
         status

@@ -1,31 +1,5 @@
 //! Hot reload: moving a running agent onto an edited version of its tree.
-//!
-//! # The matching rule
-//!
-//! A node of the old tree is *found* in the new tree by its path from the
-//! root: the root matches the new root if both have the same name and
-//! type; a child of a found node matches the first child of its
-//! counterpart, not yet matched, with the same name and type (so inserting,
-//! removing or reordering siblings does not lose the others). A running
-//! task **keeps its state** when its node is found, has the same type and
-//! the same task layout (state size, how its children share memory), its
-//! state still makes sense for the new node (a Repeat's count below its new
-//! `times`, say), and its parent keeps its state too. Parameters come from
-//! the new tree: a Wait whose `ticks` changed keeps its start tick and ends
-//! at the new duration.
-//!
-//! Every other running task is **aborted**, deepest first, with its
-//! terminate hooks (`Exit::Aborted`), on the old tree. Its parent, if it
-//! keeps its state, sees it as not running: a Sequence or Selector enters
-//! the child now at that place (just after the last earlier sibling still
-//! there) on its next update, a reactive node re-checks from its first
-//! child, a Parallel enters it afresh, a Repeat or Retry re-enters its child
-//! for the same cycle, a user node sees [`Children::is_running`] false; a
-//! decorator, whose one child is what it runs, is lost with it. Cooldown
-//! ends are kept for cooldowns that are found. An identical tree changes
-//! nothing observable; a removed branch aborts exactly that branch.
-//!
-//! [`Children::is_running`]: crate::Children::is_running
+//! The rules are on [`Agent::reload`](crate::Agent::reload).
 
 use crate::api::agent::Agent;
 use crate::def::observer::{Event, EventKind, Observer};
@@ -79,9 +53,9 @@ fn match_children<A, W>(
     old.edges_of(o)
         .iter()
         .map(|e| {
-            let want = key(old, e.node);
-            let j =
-                (0..new_edges.len()).find(|&j| !taken[j] && key(new, new_edges[j].node) == want)?;
+            let want = key(old, e.node());
+            let j = (0..new_edges.len())
+                .find(|&j| !taken[j] && key(new, new_edges[j].node()) == want)?;
             taken[j] = true;
             Some(j as u32)
         })
@@ -113,9 +87,37 @@ impl<O: Observer> Observer for Aborts<'_, O> {
 
 impl Agent {
     /// Move this agent, running `old`, onto `new` (an edited version of
-    /// it): see the [module docs](self) for what is kept and what is
-    /// aborted. Takes the agent data and world because abort hooks may use
-    /// them.
+    /// it), keeping what it can (below). Takes the agent data and world
+    /// because abort hooks may use them.
+    ///
+    /// # The matching rule
+    ///
+    /// A node of the old tree is *found* in the new tree by its path from the
+    /// root: the root matches the new root if both have the same name and
+    /// type; a child of a found node matches the first child of its
+    /// counterpart, not yet matched, with the same name and type (so inserting,
+    /// removing or reordering siblings does not lose the others). A running
+    /// task **keeps its state** when its node is found, has the same type and
+    /// the same task layout (state size, how its children share memory), its
+    /// state still makes sense for the new node (a Repeat's count below its new
+    /// `times`, say), and its parent keeps its state too. Parameters come from
+    /// the new tree: a Wait whose `ticks` changed keeps its start tick and ends
+    /// at the new duration.
+    ///
+    /// Every other running task is **aborted**, deepest first, with its
+    /// terminate hooks (`Exit::Aborted`), on the old tree. Its parent, if it
+    /// keeps its state, sees it as not running: a Sequence or Selector enters
+    /// the child now at that place (just after the last earlier sibling still
+    /// there) on its next update, a reactive node re-checks from its first
+    /// child, a Parallel enters it afresh, a Repeat or Retry re-enters its child
+    /// for the same cycle, a user node sees [`Children::is_running`] false; a
+    /// decorator, whose one child is what it runs, is lost with it. Cooldown
+    /// ends are kept for cooldowns that are found. An identical tree changes
+    /// nothing observable; a removed branch aborts exactly that branch.
+    ///
+    /// [`Children::is_running`]: crate::Children::is_running
+    ///
+    /// # Example
     ///
     /// ```
     /// use canopy_core::{Agent, Builder, Status};
@@ -282,7 +284,7 @@ fn place_in_new_tree<A, W>(tasks: &mut [Task], old: &Tree<A, W>, new: &Tree<A, W
             Some(p) => tasks[p].new.and_then(|(np, _, np_at)| {
                 let to_new = match_children(old, old.def(tasks[p].old.node), new, new.def(np));
                 let j = to_new[tasks[i].old.child as usize]? as usize;
-                let child = new.edges_of(new.def(np))[j].node;
+                let child = new.edges_of(new.def(np))[j].node();
                 let at = np_at.child(new, new.def(np), j, tasks[i].old.slot as usize);
                 Some((child, j, at))
             }),
@@ -362,13 +364,13 @@ fn carry_persist<A, W>(
         let to_new = match_children(old, o_def, new, n_def);
         for (k, to) in to_new.iter().enumerate() {
             let Some(j) = *to else { continue };
-            let (oe, ne) = (old.edges_of(o_def)[k], new.edges_of(n_def)[j as usize]);
-            if old.def(oe.node).persist_len > 0 && new.def(ne.node).persist_len > 0 {
+            let (oe, ne) = (&old.edges_of(o_def)[k], &new.edges_of(n_def)[j as usize]);
+            if old.info(oe.node()).persist_len > 0 && new.info(ne.node()).persist_len > 0 {
                 stack.push((
-                    oe.node,
-                    op + oe.persist as usize,
-                    ne.node,
-                    np + ne.persist as usize,
+                    oe.node(),
+                    op + oe.persist() as usize,
+                    ne.node(),
+                    np + ne.persist() as usize,
                 ));
             }
         }

@@ -1,29 +1,5 @@
-//! Saving an agent exactly where it is, and carrying on from there later,
-//! in this process or another.
-//!
-//! An agent's whole state is plain data — its memory's bytes, its tick, its
-//! id, whether its root runs, its mode, and its table of async waits — so a
-//! [`Snapshot`] is that data plus the [fingerprint](crate::Tree::fingerprint)
-//! of the tree it runs. Restoring checks the fingerprint (a snapshot of
-//! another tree, or of an edited version of the same file, is refused:
-//! moving agents across versions is hot reload's job), then checks every
-//! running task's state before it makes an agent of it, so damaged or
-//! hostile bytes are an error, never a panic and never a wrong run. The
-//! event-driven schedule is not saved; it is read back from the tasks, as
-//! when an agent switches mode.
-//!
-//! **Outstanding tickets.** A restored agent is a new agent with a wait
-//! table of its own, so tickets issued before the snapshot do not complete
-//! its waits (they might belong to the original, still running). Its async
-//! leaves are still waiting: trade a saved ticket in with
-//! [`Agent::reissue`], or collect fresh ones with
-//! [`Agent::pending_tickets`], and send the requests again.
-//!
-//! The binary form ([`Snapshot::to_bytes`]) starts with `CNPY`, a format
-//! version and the fingerprint; every length in it is checked against the
-//! bytes that follow and against [`MAX_AGENT_BYTES`](crate::MAX_AGENT_BYTES)
-//! before anything is allocated. [`save_crowd`] and [`restore_crowd`] do the
-//! same for a whole crowd in one buffer.
+//! Saving an agent exactly where it is, and carrying on from there later:
+//! the rules are on [`Snapshot`], the public face of this module.
 
 use std::fmt;
 
@@ -56,7 +32,32 @@ struct SavedWait {
     state: u8,
 }
 
-/// One agent, saved: see the [module docs](self).
+/// One agent, saved exactly where it is, to carry on from there later, in
+/// this process or another.
+///
+/// An agent's whole state is plain data — its memory's bytes, its tick, its
+/// id, whether its root runs, its mode, and its table of async waits — so a
+/// [`Snapshot`] is that data plus the [fingerprint](crate::Tree::fingerprint)
+/// of the tree it runs. Restoring checks the fingerprint (a snapshot of
+/// another tree, or of an edited version of the same file, is refused:
+/// moving agents across versions is hot reload's job), then checks every
+/// running task's state before it makes an agent of it, so damaged or
+/// hostile bytes are an error, never a panic and never a wrong run. The
+/// event-driven schedule is not saved; it is read back from the tasks, as
+/// when an agent switches mode.
+///
+/// **Outstanding tickets.** A restored agent is a new agent with a wait
+/// table of its own, so tickets issued before the snapshot do not complete
+/// its waits (they might belong to the original, still running). Its async
+/// leaves are still waiting: trade a saved ticket in with
+/// [`Agent::reissue`], or collect fresh ones with
+/// [`Agent::pending_tickets`], and send the requests again.
+///
+/// The binary form ([`Snapshot::to_bytes`]) starts with `CNPY`, a format
+/// version and the fingerprint; every length in it is checked against the
+/// bytes that follow and against [`MAX_AGENT_BYTES`](crate::MAX_AGENT_BYTES)
+/// before anything is allocated. [`save_crowd`] and [`restore_crowd`] do the
+/// same for a whole crowd in one buffer.
 ///
 /// ```
 /// use canopy_core::{Agent, Builder, Snapshot, Status};
@@ -432,7 +433,7 @@ impl Snapshot {
         self.tick
     }
 
-    /// The compact binary form: see the [module docs](self).
+    /// The compact binary form: see [`Snapshot`].
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(32 + self.memory.len() + self.waits.len() * WAIT_BYTES);
         header(&mut out, KIND_AGENT);

@@ -18,8 +18,9 @@ use crate::util::context::Ctx;
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
-/// Largest task state a custom node may declare, in bytes. Tasks are copied
-/// onto the stack around each update, so they are meant to be small.
+/// Largest task state a custom node may declare, in bytes. A task whose
+/// bytes are not aligned for its type, or whose node has children, is
+/// copied onto the stack around each update, so tasks are meant to be small.
 pub const MAX_TASK_BYTES: usize = 256;
 
 /// A user-defined node type: the shared definition of a node that creates
@@ -216,17 +217,34 @@ impl<A, W> ChildRunner<A, W> for NoChildren {
 }
 
 /// A custom node with its task type erased, as the tree stores it. Every
-/// method is one virtual call into the user's code, which reads the task
-/// into a typed local and writes it back: no buffer, no other dispatch.
+/// method is one virtual call into the user's code, which works on the
+/// task in place where its bytes are aligned for the task type, and on a
+/// typed copy otherwise: no buffer, no other dispatch.
 trait ErasedNode<A, W>: Send + Sync {
     fn type_name(&self) -> &str;
     fn params(&self) -> Vec<(String, String)>;
     fn create(&self, task: &mut [u8], cx: &mut Ctx<A, W>);
-    fn update_leaf(&self, task: &mut [u8], cx: &mut Ctx<A, W>) -> Status;
+    fn run_leaf(&self, task: &mut [u8], fresh: bool, end: bool, cx: &mut Ctx<A, W>) -> Status;
     fn update_with(&self, host: &mut dyn Host<A, W>, cx: &mut Ctx<A, W>) -> Status;
     fn terminate(&self, task: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit);
     fn describe(&self, task: &[u8]) -> Option<String>;
     fn valid(&self, task: &[u8]) -> bool;
+}
+
+/// Run `f` on the task whose bytes are `task`: in place if they are
+/// aligned for `T` (a task at the start of an agent's memory, or at an
+/// offset that happens to suit it), else on a copy written back after.
+#[inline(always)]
+fn typed<T: Pod, R>(task: &mut [u8], f: impl FnOnce(&mut T) -> R) -> R {
+    match bytemuck::try_from_bytes_mut::<T>(task) {
+        Ok(typed) => f(typed),
+        Err(_) => {
+            let mut typed: T = bytemuck::pod_read_unaligned(task);
+            let out = f(&mut typed);
+            task.copy_from_slice(bytemuck::bytes_of(&typed));
+            out
+        }
+    }
 }
 
 impl<A, W, N: Node<A, W>> ErasedNode<A, W> for N {
@@ -240,11 +258,17 @@ impl<A, W, N: Node<A, W>> ErasedNode<A, W> for N {
         let fresh = self.create_task(cx);
         task.copy_from_slice(bytemuck::bytes_of(&fresh));
     }
-    fn update_leaf(&self, task: &mut [u8], cx: &mut Ctx<A, W>) -> Status {
-        let mut typed: N::Task = bytemuck::pod_read_unaligned(task);
-        let status = Node::update(self, &mut typed, cx, &mut Children::new(&mut NoChildren));
-        task.copy_from_slice(bytemuck::bytes_of(&typed));
-        status
+    fn run_leaf(&self, task: &mut [u8], fresh: bool, end: bool, cx: &mut Ctx<A, W>) -> Status {
+        typed(task, |task: &mut N::Task| {
+            if fresh {
+                *task = self.create_task(cx);
+            }
+            let status = Node::update(self, task, cx, &mut Children::new(&mut NoChildren));
+            if end && status != Status::Running {
+                Node::terminate(self, task, cx, Exit::from(status));
+            }
+            status
+        })
     }
     fn update_with(&self, host: &mut dyn Host<A, W>, cx: &mut Ctx<A, W>) -> Status {
         // Children live in the same memory as the task, so the task is
@@ -255,9 +279,7 @@ impl<A, W, N: Node<A, W>> ErasedNode<A, W> for N {
         status
     }
     fn terminate(&self, task: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit) {
-        let mut typed: N::Task = bytemuck::pod_read_unaligned(task);
-        Node::terminate(self, &mut typed, cx, exit);
-        task.copy_from_slice(bytemuck::bytes_of(&typed));
+        typed(task, |task| Node::terminate(self, task, cx, exit))
     }
     fn describe(&self, task: &[u8]) -> Option<String> {
         Node::describe(self, &bytemuck::pod_read_unaligned(task))
@@ -305,6 +327,7 @@ impl<A, W> CustomNode<A, W> {
     }
 
     /// Size of the node's task state in bytes.
+    #[inline]
     pub fn task_size(&self) -> usize {
         self.task_size as usize
     }
@@ -313,14 +336,24 @@ impl<A, W> CustomNode<A, W> {
         self.node.create(task, cx)
     }
 
-    pub(crate) fn update_leaf(&self, task: &mut [u8], cx: &mut Ctx<A, W>) -> Status {
-        self.node.update_leaf(task, cx)
+    /// A leaf's visit in one call: create the task when `fresh`, update
+    /// it, and, with `end`, terminate it if it finished.
+    #[inline]
+    pub(crate) fn run_leaf(
+        &self,
+        task: &mut [u8],
+        fresh: bool,
+        end: bool,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
+        self.node.run_leaf(task, fresh, end, cx)
     }
 
     pub(crate) fn update_with(&self, host: &mut dyn Host<A, W>, cx: &mut Ctx<A, W>) -> Status {
         self.node.update_with(host, cx)
     }
 
+    #[inline]
     pub(crate) fn terminate(&self, task: &mut [u8], cx: &mut Ctx<A, W>, exit: Exit) {
         self.node.terminate(task, cx, exit)
     }

@@ -70,8 +70,14 @@ pub(crate) trait Exec<A, W> {
     /// the agent was created, otherwise left as the last task there left it).
     fn state(&mut self) -> &mut [u8];
 
-    /// The node's memory that outlives activations (`Facts::persist` bytes).
-    fn persist(&mut self) -> &mut [u8];
+    /// [`state`](Exec::state) for a kind whose state is always `N` bytes
+    /// (its `Facts::own`): an array, so that reading and writing its fields
+    /// needs no bounds check beyond the one that makes it.
+    fn state_array<const N: usize>(&mut self) -> &mut [u8; N];
+
+    /// The node's memory that outlives activations: its `Facts::persist`
+    /// bytes, `N`.
+    fn persist<const N: usize>(&mut self) -> &mut [u8; N];
 
     /// How many children the node has.
     fn children(&self) -> usize;
@@ -128,22 +134,22 @@ pub(crate) fn visit_child<A, W, E: Exec<A, W>>(
 /// Little-endian fields at the start of a task's state. Tasks are
 /// byte-addressed so that memory needs no alignment.
 pub(crate) mod bytes {
-    #[inline]
+    #[inline(always)]
     pub(crate) fn u16_at(m: &[u8], at: usize) -> u16 {
         u16::from_le_bytes([m[at], m[at + 1]])
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set_u16_at(m: &mut [u8], at: usize, value: u16) {
         m[at..at + 2].copy_from_slice(&value.to_le_bytes());
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn u32_at(m: &[u8], at: usize) -> u32 {
         u32::from_le_bytes([m[at], m[at + 1], m[at + 2], m[at + 3]])
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set_u32_at(m: &mut [u8], at: usize, value: u32) {
         m[at..at + 4].copy_from_slice(&value.to_le_bytes());
     }

@@ -77,17 +77,28 @@ pub struct Event {
 /// ]);
 /// ```
 pub trait Observer {
+    /// Whether this observer receives events at all; leave the default.
+    /// `()` says `false`: it ignores them, so the engine skips reporting
+    /// them, and may merge the hooks of a user node's visit into one call,
+    /// since no event can be reported between them. An observer saying
+    /// `false` is never called.
+    const OBSERVES: bool = true;
+
     /// Called for every event, in the order they happen.
     fn event(&mut self, event: Event);
 }
 
 /// The observer that ignores everything; what [`Agent::tick`](crate::Agent::tick) uses.
 impl Observer for () {
+    const OBSERVES: bool = false;
+
     #[inline(always)]
     fn event(&mut self, _event: Event) {}
 }
 
 impl<O: Observer + ?Sized> Observer for &mut O {
+    const OBSERVES: bool = O::OBSERVES;
+
     #[inline]
     fn event(&mut self, event: Event) {
         (**self).event(event)

@@ -8,6 +8,7 @@
 //! [`Runner::run_child`] and [`Runner::abort_child`], so installing,
 //! observing and ending tasks happen in exactly one place.
 
+use crate::def::custom::CustomNode;
 use crate::def::exec::{Exec, Visit};
 use crate::def::observer::{Event, EventKind, Observer};
 use crate::nodes;
@@ -40,9 +41,14 @@ pub(crate) struct Runner<'r, A, W, O> {
 /// the code in [`nodes`].
 pub(crate) struct Here<'h, 'r, A, W, O> {
     r: &'h mut Runner<'r, A, W, O>,
-    id: u32,
     def: &'r NodeDef<A, W>,
     at: At,
+}
+
+/// `N` bytes as an array (the slice is `N` long: this never fails).
+#[inline(always)]
+fn array<const N: usize>(bytes: &mut [u8]) -> &mut [u8; N] {
+    bytes.try_into().expect("a slice of N bytes")
 }
 
 impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
@@ -52,10 +58,17 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
         &mut self.r.mem[start..start + self.def.own as usize]
     }
 
-    #[inline]
-    fn persist(&mut self) -> &mut [u8] {
+    #[inline(always)]
+    fn state_array<const N: usize>(&mut self) -> &mut [u8; N] {
+        debug_assert_eq!(N, self.def.own as usize, "a kind's state size");
+        let start = self.at.loc() as usize;
+        array(&mut self.r.mem[start..start + N])
+    }
+
+    #[inline(always)]
+    fn persist<const N: usize>(&mut self) -> &mut [u8; N] {
         let start = self.r.tree.task_bytes as usize + self.at.persist() as usize;
-        &mut self.r.mem[start..]
+        array(&mut self.r.mem[start..start + N])
     }
 
     #[inline(always)]
@@ -74,7 +87,7 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
     }
 
     fn claim_wait(&mut self, cx: &Ctx<A, W>) -> Option<(u32, Ticket)> {
-        let id = self.id;
+        let id = self.at.node();
         self.r.waits.as_deref_mut().map(|w| w.claim(cx.id, id))
     }
 
@@ -86,6 +99,39 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
         if let Some(waits) = self.r.waits.as_deref_mut() {
             waits.release(index);
         }
+    }
+}
+
+/// One tick-from-root visit of a task, for a kind known statically:
+/// install it when `fresh`, update it, and end it if it finished.
+struct Cycle<'c, 'x, 'h, 'r, A, W, O> {
+    here: Here<'h, 'r, A, W, O>,
+    fresh: bool,
+    cx: &'c mut Ctx<'x, A, W>,
+}
+
+impl<A, W, O: Observer> nodes::WithKind<A, W> for Cycle<'_, '_, '_, '_, A, W, O> {
+    type Out = Status;
+
+    #[inline(always)]
+    fn with<K: nodes::Kind<A, W>>(self, k: &K) -> Status {
+        let Cycle {
+            mut here,
+            fresh,
+            cx,
+        } = self;
+        let id = here.at.node();
+        if fresh {
+            here.r.emit(cx, id, EventKind::Enter);
+            k.enter(&mut here, cx);
+        }
+        let status = k.update(&mut here, Visit::of(fresh), cx);
+        here.r.emit(cx, id, EventKind::Update(status));
+        if status != Status::Running {
+            k.end(&mut here, Exit::from(status), cx);
+            here.r.emit(cx, id, EventKind::Exit(status));
+        }
+        status
     }
 }
 
@@ -117,6 +163,9 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     #[inline(always)]
     pub(crate) fn emit(&mut self, cx: &Ctx<A, W>, node: u32, kind: EventKind) {
+        if !O::OBSERVES {
+            return;
+        }
         self.obs.event(Event {
             tick: cx.tick,
             agent: cx.id,
@@ -132,16 +181,12 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     }
 
     /// The handle on the task at `at`, of node `def`, for its kind's code.
-    /// (Every `def` the engine pairs with an `at` is `self.def(at)`, looked
-    /// up once per visit.)
+    /// (Every `def` the engine pairs with an `at` is `self.def(at)`, or the
+    /// copy of it in the edge the engine came down, which `validate`
+    /// checked to be the same; either is looked up once per visit.)
     #[inline(always)]
     pub(crate) fn here<'h>(&'h mut self, at: At, def: &'r NodeDef<A, W>) -> Here<'h, 'r, A, W, O> {
-        Here {
-            r: self,
-            id: at.node(),
-            def,
-            at,
-        }
+        Here { r: self, def, at }
     }
 
     /// Where child `child` of the task at `at` lives, in its own place
@@ -153,12 +198,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     /// Update the root, installing it first when `fresh`.
     pub(crate) fn tick_root(&mut self, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
-        let def = self.def(At::ROOT);
-        if fresh {
-            self.enter(At::ROOT, def, cx);
-        }
-        let status = self.update(At::ROOT, def, Visit::of(fresh), cx);
-        self.after_update(At::ROOT, def, status, cx)
+        self.run_at(At::ROOT, fresh, cx)
     }
 
     /// Tell the running task at `at` that its child finished (event-driven
@@ -194,18 +234,68 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
         fresh: bool,
         cx: &mut Ctx<A, W>,
     ) -> Status {
-        let child_at = self.child_at(at, parent, child, slot);
-        let def = self.def(child_at);
+        let (child_at, def) = at.down(self.tree, parent, child, slot);
+        self.run_def(child_at, def, fresh, cx)
+    }
+
+    /// Update the task at `at`, installing it first when `fresh`.
+    #[inline(always)]
+    fn run_at(&mut self, at: At, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
+        let def = self.def(at);
+        self.run_def(at, def, fresh, cx)
+    }
+
+    /// [`run_at`](Self::run_at), given the task's definition.
+    #[inline(always)]
+    fn run_def(
+        &mut self,
+        at: At,
+        def: &'r NodeDef<A, W>,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
         // Leaves without state have no task memory at all: the hot case of
         // conditions re-checked every tick costs a call and an event.
         if let Some(leaf) = nodes::stateless(&def.kind) {
-            let id = child_at.node();
+            let id = at.node();
             if fresh {
                 self.emit(cx, id, EventKind::Enter);
             }
             return self.run_leaf(id, leaf, cx);
         }
-        self.run_task(child_at, def, fresh, cx)
+        if let Some(node) = nodes::user_leaf(&def.kind, def.child_count) {
+            return self.run_user_leaf(at, node, fresh, cx);
+        }
+        self.run_task(at, def, fresh, cx)
+    }
+
+    /// A user leaf's visit. Unobserved, it is one call into the user's
+    /// code (create, update, terminate); observed, terminate is a call of
+    /// its own, so that the update is reported before it runs.
+    #[inline(always)]
+    fn run_user_leaf(
+        &mut self,
+        at: At,
+        node: &CustomNode<A, W>,
+        fresh: bool,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
+        let id = at.node();
+        if fresh {
+            self.emit(cx, id, EventKind::Enter);
+        }
+        let start = at.loc() as usize;
+        let task = &mut self.mem[start..start + node.task_size()];
+        let status = node.run_leaf(task, fresh, !O::OBSERVES, cx);
+        self.emit(cx, id, EventKind::Update(status));
+        if status != Status::Running {
+            if O::OBSERVES {
+                let task = &mut self.mem[start..start + node.task_size()];
+                node.terminate(task, cx, Exit::from(status));
+            }
+            self.emit(cx, id, EventKind::Exit(status));
+        }
+        status
     }
 
     /// A stateless leaf's update, and its exit if it finished.
@@ -222,6 +312,8 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// [`run_child`](Self::run_child) for a node whose task has memory.
     /// The one call per tree level: everything a task's update does is
     /// inlined into it, so descending a level costs one call frame.
+    /// The kind is dispatched once, and its enter, update and end are
+    /// inlined together ([`Cycle`]).
     #[inline(never)]
     fn run_task(
         &mut self,
@@ -230,21 +322,14 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
         fresh: bool,
         cx: &mut Ctx<A, W>,
     ) -> Status {
-        if fresh {
-            self.enter(at, def, cx);
-        }
-        let status = self.update(at, def, Visit::of(fresh), cx);
-        self.after_update(at, def, status, cx)
+        let here = self.here(at, def);
+        nodes::with_kind(&def.kind, Cycle { here, fresh, cx })
     }
 
     /// Resume the running task at `at` for a tick (event-driven scheduling
     /// of a frame that is due).
     pub(crate) fn resume(&mut self, at: At, cx: &mut Ctx<A, W>) -> Status {
-        let def = self.def(at);
-        match nodes::stateless(&def.kind) {
-            Some(leaf) => self.run_leaf(at.node(), leaf, cx),
-            None => self.run_task(at, def, false, cx),
-        }
+        self.run_at(at, false, cx)
     }
 
     /// Report an update and end the task if it finished.
@@ -281,13 +366,6 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
             return;
         }
         self.abort(child_at, def, cx);
-    }
-
-    /// A task was just installed: create its state.
-    #[inline]
-    fn enter(&mut self, at: At, def: &'r NodeDef<A, W>, cx: &mut Ctx<A, W>) {
-        self.emit(cx, at.node(), EventKind::Enter);
-        nodes::enter(&def.kind, &mut self.here(at, def), cx);
     }
 
     #[inline(always)]

@@ -73,14 +73,14 @@ fn visit<A, W, E: From<Invalid>>(
     each(&task, state)?;
     let mut from = 0;
     while let Some((child, slot)) = nodes::next_running(&def.kind, state, n, from) {
-        let edge = tree.edges_of(def)[child];
+        let edge = &tree.edges_of(def)[child];
         let below = Running {
-            node: edge.node,
+            node: edge.node(),
             depth: task.depth + 1,
             child: child as u32,
             slot: slot as u32,
-            loc: task.loc + edge.place[slot & 1],
-            persist: task.persist + edge.persist,
+            loc: task.loc + edge.place(slot),
+            persist: task.persist + edge.persist(),
         };
         visit(tree, mem, below, each)?;
         from = child + 1;

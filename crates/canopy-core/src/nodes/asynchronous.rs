@@ -14,6 +14,9 @@ use crate::util::context::{AsyncFn, Ctx};
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
+/// Bytes of task state.
+const OWN: usize = 4;
+
 pub(super) struct AsyncLeaf<'k, A, W>(pub(super) &'k AsyncFn<A, W>);
 
 impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
@@ -21,7 +24,7 @@ impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
         Facts {
             arity: Arity::Leaf,
             about: "starts work when entered and runs until its ticket is completed",
-            own: 4,
+            own: OWN as u32,
             persist: 0,
             slots: SlotPlan::None,
             sched: Sched::OnItsOwn,
@@ -37,7 +40,7 @@ impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
 
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         if !visit.is_fresh() {
-            let index = bytes::u32_at(t.state(), 0);
+            let index = bytes::u32_at(t.state_array::<OWN>(), 0);
             return match t.wait_outcome(index) {
                 Some(Some(status)) => {
                     t.release_wait(index);
@@ -52,7 +55,7 @@ impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
         let Some((index, ticket)) = t.claim_wait(cx) else {
             return Status::Failure;
         };
-        bytes::set_u32_at(t.state(), 0, index);
+        bytes::set_u32_at(t.state_array::<OWN>(), 0, index);
         let status = (self.0)(cx, ticket);
         if status != Status::Running {
             t.release_wait(index);
@@ -60,10 +63,11 @@ impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
         status
     }
 
+    #[inline(always)]
     fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, _cx: &mut Ctx<A, W>) {
         // A leaf that finished released its wait in `update`.
         if exit == Exit::Aborted {
-            let index = bytes::u32_at(t.state(), 0);
+            let index = bytes::u32_at(t.state_array::<OWN>(), 0);
             t.release_wait(index);
         }
     }
@@ -83,7 +87,7 @@ impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
     }
 
     fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
-        let index = bytes::u32_at(t.state(), 0);
+        let index = bytes::u32_at(t.state_array::<OWN>(), 0);
         match t.wait_outcome(index) {
             None | Some(None) => Wake::Suspended(index),
             Some(Some(_)) => Wake::Always,

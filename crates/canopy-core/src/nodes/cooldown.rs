@@ -16,15 +16,19 @@ use crate::util::context::Ctx;
 use crate::util::primitives::{Arity, reached};
 use crate::util::status::{Exit, Status};
 
+/// Bytes of persistent memory: the tick from which the node may be entered again.
+const PERSIST: usize = 4;
+
 pub(super) struct Cooldown {
     pub(super) ticks: u32,
 }
 
 impl Cooldown {
     /// The child ended (finished or was aborted) at tick `now`.
+    #[inline(always)]
     fn start<A, W, E: Exec<A, W>>(&self, t: &mut E, now: u32) {
         let ready_at = now.wrapping_add(self.ticks).wrapping_add(1);
-        bytes::set_u32_at(t.persist(), 0, ready_at);
+        bytes::set_u32_at(t.persist::<PERSIST>(), 0, ready_at);
     }
 }
 
@@ -34,7 +38,7 @@ impl<A, W> Kind<A, W> for Cooldown {
             arity: Arity::Decorator,
             about: "after the child ends, fails for the next `ticks` ticks without running it",
             own: 0,
-            persist: 4,
+            persist: PERSIST as u32,
             slots: SlotPlan::Shared,
             sched: Sched::Passive,
             waits: 0,
@@ -47,9 +51,10 @@ impl<A, W> Kind<A, W> for Cooldown {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
+    #[inline(always)]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
-        if fresh && !reached(cx.tick, bytes::u32_at(t.persist(), 0)) {
+        if fresh && !reached(cx.tick, bytes::u32_at(t.persist::<PERSIST>(), 0)) {
             return Status::Failure;
         }
         let status = visit_child(t, visit, 0, 0, fresh, cx);
@@ -59,6 +64,7 @@ impl<A, W> Kind<A, W> for Cooldown {
         status
     }
 
+    #[inline(always)]
     fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
         // A child that finished started the cooldown in `update`; one that
         // was aborted starts it here. (A refusal ran no child: no cooldown.)

@@ -7,23 +7,38 @@
 use super::{Carry, Kind};
 use crate::def::custom::{ChildRunner, CustomNode, Host, MAX_TASK_BYTES};
 use crate::def::exec::{Exec, Visit, Wake};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::def::kind::{Facts, NodeKind, Sched, SlotPlan};
 use crate::util::context::Ctx;
 use crate::util::status::{Exit, Status};
 
 pub(super) struct Custom<'k, A, W>(pub(super) &'k CustomNode<A, W>);
 
+/// The node as a user leaf — a [`Node`](crate::Node) without children —
+/// if it is one: the engine runs those without the general task path, its
+/// create, update and terminate in one call into the user's code when
+/// nothing observes the tick.
+#[inline(always)]
+pub(crate) fn user_leaf<A, W>(kind: &NodeKind<A, W>, children: u32) -> Option<&CustomNode<A, W>> {
+    match kind {
+        NodeKind::Custom(node) if children == 0 => Some(node),
+        _ => None,
+    }
+}
+
 impl<A, W> Custom<'_, A, W> {
+    #[inline(always)]
     fn size(&self) -> usize {
         self.0.task_size()
     }
 }
 
 /// Whether child `index` is installed, from the bits after the task.
+#[inline(always)]
 fn installed(state: &[u8], size: usize, index: usize) -> bool {
     state[size + index / 8] & (1 << (index % 8)) != 0
 }
 
+#[inline(always)]
 fn set_installed(state: &mut [u8], size: usize, index: usize, on: bool) {
     let cell = &mut state[size + index / 8];
     let mask = 1 << (index % 8);
@@ -100,10 +115,14 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
         })
     }
 
+    #[inline(always)]
     fn enter<E: Exec<A, W>>(&self, t: &mut E, cx: &mut Ctx<A, W>) {
         let size = self.size();
         let state = t.state();
-        state[size..].fill(0);
+        if state.len() > size {
+            // No child is installed yet.
+            state[size..].fill(0);
+        }
         self.0.create(&mut state[..size], cx);
     }
 
@@ -111,11 +130,12 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
         let size = self.size();
         if t.children() == 0 {
             // A leaf runs nothing else, so it works on its task in place.
-            return self.0.update_leaf(&mut t.state()[..size], cx);
+            return self.0.run_leaf(&mut t.state()[..size], false, false, cx);
         }
         self.0.update_with(&mut CustomHost { t, size }, cx)
     }
 
+    #[inline(always)]
     fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
         if exit != Exit::Aborted {
             // Children it left running go first; when aborted, the engine

@@ -10,7 +10,7 @@
 //! child that finishes is uninstalled at once and starts fresh when entered
 //! again. A task that is still running when its parent stops needing it is
 //! **aborted**: its running children are aborted first (deepest first), then
-//! its terminate hook sees [`Exit::Aborted`](crate::Exit::Aborted). After the
+//! its terminate hook sees [`Exit::Aborted`]. After the
 //! root finishes, the agent's next tick installs it afresh.
 //!
 //! # Controls
@@ -114,7 +114,7 @@
 //! tick ([`Agent::complete`](crate::Agent::complete)). The leaf then
 //! reports the completed status on its next update. A ticket goes stale
 //! when its leaf ends (finishes or is aborted), and completing a stale
-//! ticket does nothing. See [`asynchronous`](crate::asynchronous).
+//! ticket does nothing. See [`Ticket`](crate::Ticket).
 //!
 //! ## Custom
 //! A user [`Node`](crate::Node) with its own task; it may run children
@@ -164,6 +164,7 @@ use crate::util::context::Ctx;
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
+pub(crate) use custom::user_leaf;
 pub(crate) use leaves::{Leaf, stateless};
 
 /// Everything about one kind of node. Every item is required, so a new
@@ -348,6 +349,20 @@ macro_rules! dispatch {
     };
 }
 
+/// Something done with a node's [`Kind`] known statically: the engine's
+/// task lifecycle is written once, against any kind, and [`with_kind`]
+/// monomorphises it per kind, so a visit dispatches on the kind once.
+pub(crate) trait WithKind<A, W> {
+    type Out;
+    fn with<K: Kind<A, W>>(self, k: &K) -> Self::Out;
+}
+
+/// Run `f` with the [`Kind`] of `kind`.
+#[inline(always)]
+pub(crate) fn with_kind<A, W, F: WithKind<A, W>>(kind: &NodeKind<A, W>, f: F) -> F::Out {
+    dispatch!(kind, k => f.with(k))
+}
+
 // The rest of the crate reaches the kinds through these functions.
 
 pub(crate) fn facts<A, W>(kind: &NodeKind<A, W>, children: usize) -> Facts {
@@ -356,11 +371,6 @@ pub(crate) fn facts<A, W>(kind: &NodeKind<A, W>, children: usize) -> Facts {
 
 pub(crate) fn check<A, W>(kind: &NodeKind<A, W>, children: usize) -> Option<String> {
     dispatch!(kind, k => Kind::<A, W>::check(k, children))
-}
-
-#[inline]
-pub(crate) fn enter<A, W, E: Exec<A, W>>(kind: &NodeKind<A, W>, t: &mut E, cx: &mut Ctx<A, W>) {
-    dispatch!(kind, k => k.enter(t, cx))
 }
 
 #[inline(always)]

@@ -13,6 +13,9 @@ use crate::util::context::Ctx;
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
+/// Bytes of task state.
+const OWN: usize = 2;
+
 pub(super) struct Reactive {
     go_on: Status,
     about: &'static str,
@@ -30,12 +33,14 @@ impl Reactive {
 }
 
 /// The running child and its slot, from the task state.
+#[inline(always)]
 fn running(state: &[u8]) -> Option<(usize, usize)> {
     let word = bytes::u16_at(state, 0);
     let child = ((word & 0x7fff) as usize).checked_sub(1)?;
     Some((child, (word >> 15) as usize))
 }
 
+#[inline(always)]
 fn encode(child: usize, slot: usize) -> u16 {
     (child as u16 + 1) | ((slot as u16) << 15)
 }
@@ -45,7 +50,7 @@ impl<A, W> Kind<A, W> for Reactive {
         Facts {
             arity: Arity::Composite,
             about: self.about,
-            own: 2,
+            own: OWN as u32,
             persist: 0,
             slots: SlotPlan::Reactive,
             sched: Sched::EveryTick,
@@ -63,31 +68,38 @@ impl<A, W> Kind<A, W> for Reactive {
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let n = t.children();
         let fresh = visit.is_fresh();
-        let mut current = if fresh { None } else { running(t.state()) };
-        let running_slot = current.map_or(0, |(_, slot)| slot);
+        let current = match fresh {
+            true => None,
+            false => running(t.state_array::<OWN>()),
+        };
+        // The running child, resumed (`usize::MAX`: none), the children
+        // before it, re-checked (none when none runs), and its slot. A
+        // running child that now finishes needs no forgetting: the children
+        // after it are entered in slot 0 and abort nothing either way.
+        let (resumed, rechecked, running_slot) = match current {
+            Some((r, slot)) => (r, r, slot),
+            None => (usize::MAX, 0, 0),
+        };
         for k in 0..n {
             // The running child stays where it is; a child re-checked while
             // it runs goes in the other slot; any other child in slot 0,
             // which is free by then.
-            let (slot, child_fresh) = match current {
-                Some((r, slot)) if k == r => (slot, false),
-                Some((r, slot)) if k < r => (1 - slot, true),
-                _ => (0, true),
+            let (slot, child_fresh) = if k == resumed {
+                (running_slot, false)
+            } else if k < rechecked {
+                (1 - running_slot, true)
+            } else {
+                (0, true)
             };
             let status = t.run(k, slot, child_fresh, cx);
             if status == self.go_on {
-                if current.is_some_and(|(r, _)| r == k) {
-                    current = None;
-                }
                 continue;
             }
-            if let Some((r, _)) = current
-                && k < r
-            {
-                t.abort(r, running_slot, cx);
+            if k < rechecked {
+                t.abort(resumed, running_slot, cx);
             }
             if status == Status::Running {
-                bytes::set_u16_at(t.state(), 0, encode(k, slot));
+                bytes::set_u16_at(t.state_array::<OWN>(), 0, encode(k, slot));
             }
             return status;
         }

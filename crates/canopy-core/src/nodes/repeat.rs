@@ -12,6 +12,9 @@ use crate::util::context::Ctx;
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
+/// Bytes of task state.
+const OWN: usize = 5;
+
 /// Repeat (`counts` = Success) and Retry (`counts` = Failure): a child
 /// ending with `counts` is a completed cycle; after `times` cycles the node
 /// ends with that status; a child ending otherwise ends the node.
@@ -45,10 +48,12 @@ impl Repeat {
 }
 
 /// Completed cycles and whether the child is installed.
+#[inline(always)]
 fn read(state: &[u8]) -> (u32, bool) {
     (bytes::u32_at(state, 0), state[4] != 0)
 }
 
+#[inline(always)]
 fn write(state: &mut [u8], cycles: u32, installed: bool) {
     bytes::set_u32_at(state, 0, cycles);
     state[4] = u8::from(installed);
@@ -63,7 +68,7 @@ impl<A, W> Kind<A, W> for Repeat {
             } else {
                 "re-runs a failing child on the next tick, up to `times` attempts"
             },
-            own: 5,
+            own: OWN as u32,
             persist: 0,
             slots: SlotPlan::Shared,
             sched: Sched::Passive,
@@ -77,15 +82,16 @@ impl<A, W> Kind<A, W> for Repeat {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
+    #[inline(always)]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let (cycles, installed) = if visit.is_fresh() {
             (0, false)
         } else {
-            read(t.state())
+            read(t.state_array::<OWN>())
         };
         let status = visit_child(t, visit, 0, 0, !installed, cx);
         if status == Status::Running {
-            write(t.state(), cycles, true);
+            write(t.state_array::<OWN>(), cycles, true);
             return Status::Running;
         }
         if status != self.counts {
@@ -96,7 +102,7 @@ impl<A, W> Kind<A, W> for Repeat {
         if cycles >= self.times {
             return status;
         }
-        write(t.state(), cycles, false);
+        write(t.state_array::<OWN>(), cycles, false);
         Status::Running
     }
 
@@ -112,7 +118,7 @@ impl<A, W> Kind<A, W> for Repeat {
     }
 
     fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
-        if read(t.state()).1 {
+        if read(t.state_array::<OWN>()).1 {
             Wake::Pass
         } else {
             Wake::Restart

@@ -13,6 +13,9 @@ use crate::util::context::Ctx;
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
+/// Bytes of task state.
+const OWN: usize = 2;
+
 /// Sequence (`go_on` = Success) and Selector (`go_on` = Failure): move to
 /// the next child while children return `go_on`.
 pub(super) struct InOrder {
@@ -35,6 +38,7 @@ impl InOrder {
 const ENTER: u16 = 1 << 15;
 
 /// The child at the state's index, and whether it must be entered afresh.
+#[inline(always)]
 fn read(state: &[u8]) -> (usize, bool) {
     let word = bytes::u16_at(state, 0);
     ((word & !ENTER) as usize, word & ENTER != 0)
@@ -45,7 +49,7 @@ impl<A, W> Kind<A, W> for InOrder {
         Facts {
             arity: Arity::Composite,
             about: self.about,
-            own: 2,
+            own: OWN as u32,
             persist: 0,
             slots: SlotPlan::Shared,
             sched: Sched::Passive,
@@ -68,7 +72,7 @@ impl<A, W> Kind<A, W> for InOrder {
         let (mut index, mut fresh) = if visit.is_fresh() {
             (0, true)
         } else {
-            read(t.state())
+            read(t.state_array::<OWN>())
         };
         if index >= n {
             // A reload passed over the last child: all done.
@@ -78,7 +82,7 @@ impl<A, W> Kind<A, W> for InOrder {
             let status = visit_child(t, visit, index, 0, fresh, cx);
             if status != self.go_on {
                 if status == Status::Running {
-                    bytes::set_u16_at(t.state(), 0, index as u16);
+                    bytes::set_u16_at(t.state_array::<OWN>(), 0, index as u16);
                 }
                 return status;
             }
@@ -105,7 +109,7 @@ impl<A, W> Kind<A, W> for InOrder {
     }
 
     fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
-        match read(t.state()) {
+        match read(t.state_array::<OWN>()) {
             (_, true) => Wake::Restart,
             (_, false) => Wake::Pass,
         }

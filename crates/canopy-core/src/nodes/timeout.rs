@@ -11,12 +11,16 @@ use crate::util::context::Ctx;
 use crate::util::primitives::{Arity, MAX_TICKS};
 use crate::util::status::{Exit, Status};
 
+/// Bytes of task state.
+const OWN: usize = 4;
+
 pub(super) struct Timeout {
     pub(super) ticks: u32,
 }
 
 /// Ticks since the task of a timed node (Timeout, Wait) was entered; its
 /// state is the tick of entry, recorded on the first update.
+#[inline(always)]
 pub(super) fn ticks_since_entry(state: &mut [u8], fresh: bool, now: u32) -> u32 {
     if fresh {
         bytes::set_u32_at(state, 0, now);
@@ -51,7 +55,7 @@ impl<A, W> Kind<A, W> for Timeout {
         Facts {
             arity: Arity::Decorator,
             about: "fails and aborts the child once it has run `ticks` ticks",
-            own: 4,
+            own: OWN as u32,
             persist: 0,
             slots: SlotPlan::Shared,
             sched: Sched::Passive,
@@ -65,9 +69,10 @@ impl<A, W> Kind<A, W> for Timeout {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
+    #[inline(always)]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
-        if ticks_since_entry(t.state(), fresh, cx.tick) >= self.ticks {
+        if ticks_since_entry(t.state_array::<OWN>(), fresh, cx.tick) >= self.ticks {
             // Only reachable after the first update (ticks ≥ 1), so the
             // child is installed and running.
             t.abort(0, 0, cx);
@@ -87,7 +92,7 @@ impl<A, W> Kind<A, W> for Timeout {
     }
 
     fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
-        Wake::Deadline(bytes::u32_at(t.state(), 0).wrapping_add(self.ticks))
+        Wake::Deadline(bytes::u32_at(t.state_array::<OWN>(), 0).wrapping_add(self.ticks))
     }
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {

@@ -12,6 +12,9 @@ use crate::util::context::Ctx;
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
+/// Bytes of task state.
+const OWN: usize = 4;
+
 pub(super) struct Wait {
     pub(super) ticks: u32,
 }
@@ -21,7 +24,7 @@ impl<A, W> Kind<A, W> for Wait {
         Facts {
             arity: Arity::Leaf,
             about: "Running until `ticks` ticks have passed since it was entered, then Success",
-            own: 4,
+            own: OWN as u32,
             persist: 0,
             slots: SlotPlan::None,
             sched: Sched::OnItsOwn,
@@ -35,8 +38,9 @@ impl<A, W> Kind<A, W> for Wait {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
+    #[inline(always)]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
-        if ticks_since_entry(t.state(), visit.is_fresh(), cx.tick) >= self.ticks {
+        if ticks_since_entry(t.state_array::<OWN>(), visit.is_fresh(), cx.tick) >= self.ticks {
             Status::Success
         } else {
             Status::Running
@@ -59,7 +63,7 @@ impl<A, W> Kind<A, W> for Wait {
     }
 
     fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
-        Wake::At(bytes::u32_at(t.state(), 0).wrapping_add(self.ticks))
+        Wake::At(bytes::u32_at(t.state_array::<OWN>(), 0).wrapping_add(self.ticks))
     }
 
     fn holds_wait(&self, _state: &[u8]) -> Option<u32> {

@@ -184,14 +184,14 @@ pub const MAX_TICKS: u32 = i32::MAX as u32;
 
 /// Whether tick `now` is at or past tick `then`, in wrapping tick
 /// arithmetic (exact while the two are less than 2³¹ apart).
-#[inline]
+#[inline(always)]
 pub(crate) fn reached(now: u32, then: u32) -> bool {
     (now.wrapping_sub(then) as i32) >= 0
 }
 
 /// The tick after `tick`: after `u32::MAX` comes 0, then 1, … — plain
 /// wrapping, so every difference of ticks stays exact across the wrap.
-#[inline]
+#[inline(always)]
 pub(crate) fn next_tick(tick: u32) -> u32 {
     tick.wrapping_add(1)
 }

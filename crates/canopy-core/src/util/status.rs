@@ -29,6 +29,7 @@ impl Status {
     /// ```
     /// assert!(!canopy_core::Status::Failure.is_running());
     /// ```
+    #[inline]
     pub fn is_running(self) -> bool {
         self == Status::Running
     }
@@ -39,6 +40,7 @@ impl Status {
     /// use canopy_core::Status;
     /// assert_eq!(Status::Running.invert(), Status::Running);
     /// ```
+    #[inline]
     pub fn invert(self) -> Status {
         match self {
             Status::Running => Status::Running,
@@ -52,6 +54,7 @@ impl Status {
     /// ```
     /// assert_eq!(canopy_core::Status::from_bool(true), canopy_core::Status::Success);
     /// ```
+    #[inline]
     pub fn from_bool(ok: bool) -> Status {
         if ok { Status::Success } else { Status::Failure }
     }
@@ -109,6 +112,7 @@ impl Exit {
 impl From<Status> for Exit {
     /// A finished status as an exit reason. `Running` never ends a task; it
     /// maps to `Aborted` so the conversion is total.
+    #[inline(always)]
     fn from(status: Status) -> Exit {
         match status {
             Status::Success => Exit::Success,
