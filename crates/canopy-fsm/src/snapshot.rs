@@ -23,7 +23,7 @@ const MAGIC: &[u8; 4] = b"CNFM";
 /// The binary format's version; [`FsmSnapshot::from_bytes`] reads only this one.
 pub const FSM_SNAPSHOT_VERSION: u16 = 1;
 
-/// One state machine agent, saved: see the [module docs](self).
+/// One state machine agent, saved: see the [`snapshot` module docs](crate).
 ///
 /// ```
 /// use canopy_fsm::{FsmAgent, FsmSnapshot, Hooks, MachineBuilder};
