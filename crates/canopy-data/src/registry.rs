@@ -7,10 +7,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use canopy_core::{Arity, ConditionFn, Ctx, NodeKind, Status};
+use canopy_core::{Arity, ConditionFn, Ctx, CustomNode, Node, NodeKind, Status};
 
+use crate::check::{Place, check};
 use crate::error::ParamError;
-use crate::param::{Param, Params};
+use crate::load::MAX_NESTING;
+use crate::param::Param;
+use crate::typed::NodeParams;
+use crate::value::Params;
 
 /// A factory: checked parameters in, a `T` or the problem out.
 pub(crate) type Factory<T> = Box<dyn Fn(&Params) -> Result<T, ParamError> + Send + Sync>;
@@ -113,6 +117,28 @@ impl<A, W> NodeType<A, W> {
     }
 }
 
+/// Check a parameter's default as a file's value would be checked, so
+/// that a wrong default is a registration error, not a load error in
+/// every file that leaves the parameter out.
+fn check_default(node_type: &str, param: &Param) -> Result<(), RegistryError> {
+    let refused = |problem: String| RegistryError::BadDefault {
+        node_type: node_type.to_string(),
+        param: param.name.clone(),
+        problem,
+    };
+    let Some(default) = &param.default else {
+        return Ok(());
+    };
+    if default.is_null() {
+        return Ok(());
+    }
+    let value = crate::doc::from_json(default, MAX_NESTING)
+        .ok_or_else(|| refused("nested too deeply".to_string()))?;
+    check(&param.kind, &value, &Place::Param(&param.name))
+        .map(drop)
+        .map_err(|e| refused(e.to_string()))
+}
+
 /// Why a registration was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -129,6 +155,15 @@ pub enum RegistryError {
         /// The offending parameter.
         param: String,
     },
+    /// A parameter's default is not a value of its kind.
+    BadDefault {
+        /// The type being registered.
+        node_type: String,
+        /// The parameter.
+        param: String,
+        /// Why the default is refused, as a file's value would be.
+        problem: String,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -144,6 +179,14 @@ impl fmt::Display for RegistryError {
             RegistryError::BadParam { node_type, param } => write!(
                 f,
                 "node type \"{node_type}\": parameter \"{param}\" is declared twice or uses a reserved name (type, name, children)"
+            ),
+            RegistryError::BadDefault {
+                node_type,
+                param,
+                problem,
+            } => write!(
+                f,
+                "node type \"{node_type}\": the default of parameter \"{param}\" is refused: {problem}"
             ),
         }
     }
@@ -239,6 +282,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
                 });
             }
             seen.push(&p.name);
+            check_default(name, p)?;
         }
         self.types.insert(name.clone(), node_type);
         Ok(())
@@ -285,6 +329,181 @@ impl<A: 'static, W: 'static> Registry<A, W> {
             Build::Condition(Box::new(build)),
         );
         self.register(node_type)
+    }
+
+    /// Add an action leaf type whose parameters are the struct `P`
+    /// ([`NodeParams`], usually `#[derive(Params)]`): `factory` receives
+    /// the struct, read from a node's checked values, and returns the
+    /// leaf's code, which runs on every update. The struct's doc comment
+    /// is the type's description.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Status};
+    /// use canopy_data::{Format, Params, Registry};
+    ///
+    /// struct Miner { gold: u32 }
+    ///
+    /// /// Digs up some gold.
+    /// #[derive(Params)]
+    /// struct Dig {
+    ///     /// Gold per dig.
+    ///     #[param(default = 1, range = 1..=100)]
+    ///     amount: u32,
+    /// }
+    ///
+    /// let mut registry = Registry::<Miner, ()>::new();
+    /// registry.action("Dig", |p: Dig| move |cx| {
+    ///     cx.agent.gold += p.amount;
+    ///     Status::Success
+    /// }).unwrap();
+    /// assert_eq!(registry.get("Dig").unwrap().description(), "Digs up some gold.");
+    ///
+    /// let tree = registry.load_str(r#"{"tree": {"type": "Dig", "amount": 4}}"#,
+    ///     Format::Json, "dig.json").unwrap();
+    /// let mut miner = Miner { gold: 0 };
+    /// Agent::new(&tree).tick(&tree, &mut miner, &());
+    /// assert_eq!(miner.gold, 4);
+    /// ```
+    pub fn action<P, F, G>(&mut self, name: &str, factory: F) -> Result<(), RegistryError>
+    where
+        P: NodeParams,
+        F: Fn(P) -> G + Send + Sync + 'static,
+        G: Fn(&mut Ctx<A, W>) -> Status + Send + Sync + 'static,
+    {
+        let build = move |p: &Params| {
+            let leaf = factory(P::from_params(p)?);
+            Ok(NodeKind::Action(Arc::new(leaf)))
+        };
+        let (description, params) = (P::description(), P::declare());
+        self.register(NodeType::new(name, description, Arity::Leaf, params, build))
+    }
+
+    /// Add a condition leaf type whose parameters are the struct `P`:
+    /// `factory` receives the struct and returns the condition's code
+    /// (`true` for Success). A condition type can also be a Guard's
+    /// `condition`.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Status};
+    /// use canopy_data::{Format, Params, Registry};
+    ///
+    /// struct Guard { pos: [f32; 2] }
+    /// struct World { enemy: [f32; 2] }
+    ///
+    /// /// True while an enemy is within `radius`.
+    /// #[derive(Params)]
+    /// struct EnemySeen {
+    ///     /// How far the guard sees.
+    ///     #[param(default = 8.0, range = 0.0..=100.0)]
+    ///     radius: f32,
+    /// }
+    ///
+    /// let mut registry = Registry::<Guard, World>::new();
+    /// registry.condition("EnemySeen", |p: EnemySeen| move |cx| {
+    ///     let [dx, dy] = [cx.world.enemy[0] - cx.agent.pos[0], cx.world.enemy[1] - cx.agent.pos[1]];
+    ///     dx * dx + dy * dy <= p.radius * p.radius
+    /// }).unwrap();
+    ///
+    /// let tree = registry.load_str(r#"{"tree": {"type": "EnemySeen", "radius": 5}}"#,
+    ///     Format::Json, "seen.json").unwrap();
+    /// let world = World { enemy: [3.0, 4.0] };
+    /// let (mut near, mut far) = (Guard { pos: [0.0, 0.0] }, Guard { pos: [-1.0, 0.0] });
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut near, &world), Status::Success);
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut far, &world), Status::Failure);
+    /// ```
+    pub fn condition<P, F, G>(&mut self, name: &str, factory: F) -> Result<(), RegistryError>
+    where
+        P: NodeParams,
+        F: Fn(P) -> G + Send + Sync + 'static,
+        G: Fn(&Ctx<A, W>) -> bool + Send + Sync + 'static,
+    {
+        let build = move |p: &Params| -> Result<ConditionFn<A, W>, ParamError> {
+            Ok(Arc::new(factory(P::from_params(p)?)))
+        };
+        let (description, params) = (P::description(), P::declare());
+        let node_type = NodeType::with_build(
+            name,
+            description,
+            Arity::Leaf,
+            params,
+            Build::Condition(Box::new(build)),
+        );
+        self.register(node_type)
+    }
+
+    /// Add a node type with per-agent state — a [`Node`] implementation —
+    /// whose parameters are the struct `P`: `factory` receives the struct
+    /// and returns the shared node. `arity` says how many children its
+    /// nodes take (a leaf, a decorator, a composite); a node whose
+    /// [`Node::arity`] says otherwise is refused when loaded.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Arity, Children, Ctx, Node, Status};
+    /// use canopy_data::{Format, Params, Registry};
+    /// use canopy_derive::Task; // also `canopy::Task`
+    ///
+    /// /// Runs its child until it has succeeded `times` times, one run per tick.
+    /// #[derive(Params)]
+    /// struct TimesParams {
+    ///     /// Successes needed.
+    ///     #[param(range = 1..)]
+    ///     times: u32,
+    /// }
+    ///
+    /// struct Times { times: u32 }
+    ///
+    /// #[derive(Clone, Copy, Task)]
+    /// #[repr(C)]
+    /// struct Done { count: u32 }
+    ///
+    /// impl Node<u32, ()> for Times {
+    ///     type Task = Done;
+    ///     fn arity(&self) -> Arity { Arity::Decorator }
+    ///     fn create_task(&self, _: &mut Ctx<u32, ()>) -> Done { Done { count: 0 } }
+    ///     fn update(&self, done: &mut Done, cx: &mut Ctx<u32, ()>,
+    ///               children: &mut Children<u32, ()>) -> Status {
+    ///         match children.update(0, cx) {
+    ///             Status::Success => done.count += 1,
+    ///             Status::Failure => return Status::Failure,
+    ///             Status::Running => {}
+    ///         }
+    ///         if done.count == self.times { Status::Success } else { Status::Running }
+    ///     }
+    /// }
+    ///
+    /// let mut registry = Registry::<u32, ()>::new();
+    /// registry.node("Times", Arity::Decorator, |p: TimesParams| Times { times: p.times }).unwrap();
+    /// let tree = registry.load_str(
+    ///     r#"{"tree": {"type": "Times", "times": 3, "children": [{"type": "AlwaysSuccess"}]}}"#,
+    ///     Format::Json, "times.json").unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// let statuses: Vec<Status> = (0..3).map(|_| agent.tick(&tree, &mut 0, &())).collect();
+    /// assert_eq!(statuses, [Status::Running, Status::Running, Status::Success]);
+    /// ```
+    pub fn node<P, N, F>(
+        &mut self,
+        name: &str,
+        arity: Arity,
+        factory: F,
+    ) -> Result<(), RegistryError>
+    where
+        P: NodeParams,
+        N: Node<A, W>,
+        F: Fn(P) -> N + Send + Sync + 'static,
+    {
+        let build = move |p: &Params| {
+            let node = factory(P::from_params(p)?);
+            if node.arity() != arity {
+                return Err(ParamError::invalid(format!(
+                    "the node type is registered as taking {}, but its node's `arity()` says {}",
+                    arity.describe(),
+                    node.arity().describe()
+                )));
+            }
+            Ok(NodeKind::Custom(CustomNode::new(node)))
+        };
+        let (description, params) = (P::description(), P::declare());
+        self.register(NodeType::new(name, description, arity, params, build))
     }
 
     /// The type registered under `name`.
