@@ -76,6 +76,15 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// Only regular files are read (a FIFO could block forever, a device
     /// never end), and at most [`MAX_FILE_BYTES`] + 1 bytes of them,
     /// whatever size the file system reports.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let path = std::env::temp_dir().join(format!("canopy-doc-{}.json", std::process::id()));
+    /// std::fs::write(&path, r#"{"tree": {"type": "Wait", "ticks": 3}}"#).unwrap();
+    /// let tree = Registry::<(), ()>::new().load_file(&path).unwrap();
+    /// assert_eq!(tree.display().to_string(), "Wait(ticks=3)\n");
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn load_file(&self, path: impl AsRef<Path>) -> Result<Tree<A, W>, LoadError> {
         let path = path.as_ref();
         let file = path.display().to_string();
@@ -106,6 +115,14 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// Load a tree from text; `source` names it in errors.
+    ///
+    /// ```
+    /// # use canopy_data::{Format, Registry};
+    /// let registry = Registry::<(), ()>::new();
+    /// let tree = registry.load_str("(tree: (type: \"Wait\", ticks: 3))", Format::Ron, "w.ron")
+    ///     .unwrap();
+    /// assert_eq!(tree.len(), 1);
+    /// ```
     pub fn load_str(
         &self,
         text: &str,
@@ -117,6 +134,16 @@ impl<A: 'static, W: 'static> Registry<A, W> {
 
     /// Load a tree from raw bytes, which must be UTF-8 text (a leading
     /// UTF-8 byte-order mark is skipped).
+    ///
+    /// ```
+    /// # use canopy_data::{Format, Registry};
+    /// let registry = Registry::<(), ()>::new();
+    /// let bytes = b"\xef\xbb\xbf{\"tree\": {\"type\": \"AlwaysSuccess\"}}";
+    /// assert_eq!(registry.load_bytes(bytes, Format::Json, "bom.json").unwrap().len(), 1);
+    /// assert_eq!(registry.load_bytes(b"\xff\xfe{", Format::Json, "u16.json").unwrap_err()
+    ///     .to_string(),
+    ///     "u16.json: not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8");
+    /// ```
     pub fn load_bytes(
         &self,
         bytes: &[u8],

@@ -13,7 +13,18 @@ use serde_json::Value as Json;
 use crate::text::number;
 use crate::typed::FromParam;
 
-/// What values a parameter accepts.
+/// What values a parameter accepts: the data under every declaration,
+/// which tools read (`canopy nodes` describes it; the BehaviorTree.CPP
+/// export declares ports from it).
+///
+/// ```
+/// use canopy_data::{Param, ParamKind};
+/// assert_eq!(Param::of::<Vec<[f32; 2]>>("route", "").kind, ParamKind::List {
+///     item: Box::new(ParamKind::Point { dims: 2, min: -(f32::MAX as f64), max: f32::MAX as f64 }),
+///     min_len: 0,
+///     max_len: usize::MAX,
+/// });
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ParamKind {

@@ -92,26 +92,61 @@ impl<A, W> NodeType<A, W> {
     }
 
     /// The type name used in files.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert_eq!(registry.get("Wait").unwrap().name(), "Wait");
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
-    /// One line saying what the node does.
+    /// One line saying what the node does: the doc comment of a
+    /// [`NodeParams`] struct, or the text given to [`NodeType::new`].
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert_eq!(registry.get("Inverter").unwrap().description(), "swaps Success and Failure");
+    /// ```
     pub fn description(&self) -> &str {
         &self.description
     }
 
     /// How many children it takes.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// # use canopy_core::Arity;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert_eq!(registry.get("Sequence").unwrap().arity(), Arity::Composite);
+    /// ```
     pub fn arity(&self) -> Arity {
         self.arity
     }
 
     /// Its parameters, in declaration order.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// let params = registry.get("Parallel").unwrap().params();
+    /// assert_eq!(params[0].name, "success");
+    /// assert_eq!(params[0].describe(), "one of \"one\", \"all\", default \"all\"");
+    /// ```
     pub fn params(&self) -> &[Param] {
         &self.params
     }
 
     /// Whether it can serve as a guard's condition.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert!(registry.get("Chance").unwrap().is_condition());
+    /// assert!(!registry.get("Wait").unwrap().is_condition());
+    /// ```
     pub fn is_condition(&self) -> bool {
         matches!(self.build, Build::Condition(_))
     }
@@ -140,6 +175,16 @@ fn check_default(node_type: &str, param: &Param) -> Result<(), RegistryError> {
 }
 
 /// Why a registration was refused.
+///
+/// ```
+/// use canopy_data::{Param, Params, Registry, RegistryError};
+/// use canopy_core::Status;
+///
+/// let mut registry = Registry::<(), ()>::new();
+/// let e = registry.action("Wait", |_: ()| |_| Status::Success).unwrap_err();
+/// assert_eq!(e, RegistryError::Duplicate("Wait".into()));
+/// assert_eq!(e.to_string(), "node type \"Wait\" is already registered");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RegistryError {
@@ -238,6 +283,12 @@ impl<A: 'static, W: 'static> Default for Registry<A, W> {
 
 impl<A: 'static, W: 'static> Registry<A, W> {
     /// A registry holding every built-in node type, with seed 0.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert_eq!(registry.types().count(), 23);
+    /// ```
     pub fn new() -> Self {
         let mut registry = Self::empty();
         crate::builtins::register(&mut registry);
@@ -245,6 +296,13 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// A registry with no node types at all.
+    ///
+    /// ```
+    /// # use canopy_data::{Format, Registry};
+    /// let registry = Registry::<(), ()>::empty();
+    /// assert!(registry.load_str(r#"{"tree": {"type": "Wait", "ticks": 1}}"#, Format::Json, "w")
+    ///     .is_err());
+    /// ```
     pub fn empty() -> Self {
         Registry {
             types: BTreeMap::new(),
@@ -254,17 +312,45 @@ impl<A: 'static, W: 'static> Registry<A, W> {
 
     /// Use `seed` for node types with deterministic randomness (`Random`):
     /// the same file, seed and agent ids give the same outcomes.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// assert_eq!(Registry::<(), ()>::new().with_seed(7).seed(), 7);
+    /// ```
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
     }
 
-    /// The seed given to factories.
+    /// The seed given to factories ([`Params::seed`]).
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// assert_eq!(Registry::<(), ()>::new().seed(), 0);
+    /// ```
     pub fn seed(&self) -> u64 {
         self.seed
     }
 
-    /// Add a node type. Names are unique: registering one twice is an error.
+    /// Add a node type. Names are unique: registering one twice is an
+    /// error; so are a parameter declared twice or named `type`, `name`
+    /// or `children`, and a default that is not a value of its parameter's
+    /// kind.
+    ///
+    /// ```
+    /// use canopy_core::{Arity, NodeKind};
+    /// use canopy_data::{NodeType, Param, Registry, RegistryError};
+    ///
+    /// let mut registry = Registry::<(), ()>::new();
+    /// let twice = |default: i64| NodeType::new("Twice", "repeats its child twice", Arity::Decorator,
+    ///     vec![Param::count("times", "repetitions").default(default)],
+    ///     |p| Ok(NodeKind::Repeat(p.u32("times")?)));
+    /// assert_eq!(registry.register(twice(0)).unwrap_err().to_string(),
+    ///     "node type \"Twice\": the default of parameter \"times\" is refused: \
+    ///      parameter \"times\" must be at least 1, got 0");
+    /// registry.register(twice(2)).unwrap();
+    /// assert!(matches!(registry.register(twice(2)), Err(RegistryError::Duplicate(_))));
+    /// ```
     pub fn register(&mut self, node_type: NodeType<A, W>) -> Result<(), RegistryError> {
         let name = &node_type.name;
         if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
@@ -289,7 +375,24 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// Add an action leaf type: `factory` receives the checked parameters
-    /// and returns the leaf's code, which runs on every update.
+    /// and returns the leaf's code, which runs on every update. (With a
+    /// parameters struct, [`Registry::action`] reads them for you.)
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Ctx, Status};
+    /// use canopy_data::{Format, Param, Registry};
+    ///
+    /// let mut registry = Registry::<u32, ()>::new();
+    /// registry.register_action("Add", "adds `n`", vec![Param::count("n", "how much")], |p| {
+    ///     let n = p.u32("n")?;
+    ///     Ok(move |cx: &mut Ctx<u32, ()>| { *cx.agent += n; Status::Success })
+    /// }).unwrap();
+    /// let tree = registry.load_str(r#"{"tree": {"type": "Add", "n": 5}}"#, Format::Json, "a")
+    ///     .unwrap();
+    /// let mut total = 0;
+    /// Agent::new(&tree).tick(&tree, &mut total, &());
+    /// assert_eq!(total, 5);
+    /// ```
     pub fn register_action<F, G>(
         &mut self,
         name: &str,
@@ -306,7 +409,24 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// Add a condition leaf type. Its code returns `true` for Success; a
-    /// condition type can also be a Guard's `condition`.
+    /// condition type can also be a Guard's `condition`. (With a
+    /// parameters struct: [`Registry::condition`].)
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Ctx, Status};
+    /// use canopy_data::{Format, Param, Registry};
+    ///
+    /// let mut registry = Registry::<u32, ()>::new();
+    /// registry.register_condition("Over", "true above `n`", vec![Param::int("n", "")], |p| {
+    ///     let n = p.int("n")?;
+    ///     Ok(move |cx: &Ctx<u32, ()>| i64::from(*cx.agent) > n)
+    /// }).unwrap();
+    /// let tree = registry.load_str(r#"{"tree": {"type": "Guard",
+    ///     "condition": {"type": "Over", "n": 3}, "children": [{"type": "AlwaysSuccess"}]}}"#,
+    ///     Format::Json, "o").unwrap();
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut 4, &()), Status::Success);
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut 2, &()), Status::Failure);
+    /// ```
     pub fn register_condition<F, G>(
         &mut self,
         name: &str,
@@ -507,11 +627,26 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// The type registered under `name`.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert!(registry.get("Wait").is_some());
+    /// assert!(registry.get("Wiat").is_none());
+    /// ```
     pub fn get(&self, name: &str) -> Option<&NodeType<A, W>> {
         self.types.get(name)
     }
 
     /// Every registered type, by name.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// let conditions: Vec<&str> = registry.types().filter(|t| t.is_condition())
+    ///     .map(|t| t.name()).collect();
+    /// assert_eq!(conditions, ["Chance", "Periodic"]);
+    /// ```
     pub fn types(&self) -> impl Iterator<Item = &NodeType<A, W>> {
         self.types.values()
     }

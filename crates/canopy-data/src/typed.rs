@@ -254,6 +254,12 @@ impl Ticks {
     pub const MAX: Ticks = Ticks(MAX_TICKS);
 
     /// `ticks` as a duration, if it is at most [`MAX_TICKS`].
+    ///
+    /// ```
+    /// # use canopy_data::Ticks;
+    /// assert_eq!(Ticks::new(2_147_483_647), Some(Ticks::MAX));
+    /// assert_eq!(Ticks::new(2_147_483_648), None);
+    /// ```
     pub const fn new(ticks: u32) -> Option<Ticks> {
         if ticks <= MAX_TICKS {
             Some(Ticks(ticks))
@@ -263,6 +269,11 @@ impl Ticks {
     }
 
     /// The number of ticks.
+    ///
+    /// ```
+    /// # use canopy_data::Ticks;
+    /// assert_eq!(Ticks::MAX.get(), 2_147_483_647);
+    /// ```
     pub const fn get(self) -> u32 {
         self.0
     }

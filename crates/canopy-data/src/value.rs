@@ -192,6 +192,36 @@ impl Params<'_> {
     }
 
     /// An integer parameter.
+    ///
+    /// The getters below read a parameter by name, as declared with
+    /// [`Param`]; each example's factory runs on the node
+    /// `{"type": "T", "n": 3, "x": 0.5, "on": true, "word": "b", "play": ["Success"]}`:
+    ///
+    /// ```
+    /// # use canopy_core::{Arity, NodeKind, Status};
+    /// # use canopy_data::{Format, NodeType, Param, Params, ParamError, Registry};
+    /// # fn load(check: impl Fn(&Params) -> Result<(), ParamError> + Send + Sync + 'static) {
+    /// #     let mut registry = Registry::<(), ()>::new();
+    /// #     registry.register(NodeType::new("T", "", Arity::Leaf, vec![
+    /// #         Param::count("n", ""), Param::float("x", ""), Param::boolean("on", ""),
+    /// #         Param::choice("word", "", &["a", "b"]), Param::statuses("play", ""),
+    /// #     ], move |p| { check(p)?; Ok(NodeKind::AlwaysSuccess) })).unwrap();
+    /// #     registry.load_str(r#"{"tree": {"type": "T", "n": 3, "x": 0.5, "on": true,
+    /// #         "word": "b", "play": ["Success"]}}"#, Format::Json, "t").unwrap();
+    /// # }
+    /// load(|p| {
+    ///     assert_eq!(p.int("n")?, 3);
+    ///     assert_eq!(p.u32("n")?, 3);
+    ///     assert_eq!(p.float("x")?, 0.5);
+    ///     assert_eq!(p.float("n")?, 3.0); // an integer reads as a number too
+    ///     assert!(p.boolean("on")?);
+    ///     assert_eq!(p.text("word")?, "b");
+    ///     assert_eq!(p.statuses("play")?, [Status::Success]);
+    ///     assert_eq!(p.int("x").unwrap_err().to_string(), "parameter \"x\" is not an integer");
+    ///     assert_eq!(p.int("m").unwrap_err().to_string(), "T declares no parameter \"m\"");
+    ///     Ok(())
+    /// });
+    /// ```
     pub fn int(&self, name: &str) -> Result<i64, ParamError> {
         match self.find(name)? {
             Checked::Int(n) => Ok(*n),
@@ -242,13 +272,27 @@ impl Params<'_> {
     }
 
     /// The registry's seed ([`Registry::with_seed`](crate::Registry::with_seed)),
-    /// for node types with deterministic randomness.
+    /// for node types with deterministic randomness; with
+    /// [`Params::index`], a per-node salt.
+    ///
+    /// ```
+    /// # use canopy_core::{Arity, NodeKind};
+    /// # use canopy_data::{Format, NodeType, Registry};
+    /// let mut registry = Registry::<(), ()>::new().with_seed(42);
+    /// registry.register(NodeType::new("Salted", "", Arity::Leaf, vec![], |p| {
+    ///     assert_eq!((p.seed(), p.index()), (42, 1)); // the second node of the file
+    ///     Ok(NodeKind::AlwaysSuccess)
+    /// })).unwrap();
+    /// registry.load_str(r#"{"tree": {"type": "Inverter", "children": [{"type": "Salted"}]}}"#,
+    ///     Format::Json, "s").unwrap();
+    /// ```
     pub fn seed(&self) -> u64 {
         self.seed
     }
 
     /// This node's position in the file (0 for the first node read), stable
-    /// across loads of the same file: a per-node salt for randomness.
+    /// across loads of the same file: a per-node salt for randomness
+    /// (see [`Params::seed`]).
     pub fn index(&self) -> u64 {
         self.index
     }
