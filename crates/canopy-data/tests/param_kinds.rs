@@ -20,6 +20,7 @@ enum Gait {
 
 /// Every kind at once.
 #[derive(Debug, Params)]
+#[allow(dead_code, reason = "the tests read the fields through Debug")]
 struct Everything {
     /// A small whole number.
     #[param(default = 3)]
@@ -293,6 +294,7 @@ fn optional_values_are_checked_when_given() {
 
 /// A type whose parameters have no defaults.
 #[derive(Params)]
+#[allow(dead_code, reason = "only the declaration is tested")]
 struct Needs {
     /// Where to go.
     goal: [f32; 2],
