@@ -4,14 +4,14 @@
 //! nodes are written as one JSON document — the same document a JSON file
 //! of the same tree would be, node for node, so parameters are checked by
 //! the same code and numbered (the salt of `Random` and `Chance`) in the
-//! same order. This crate's own nodes go in as stand-ins of a registered
+//! same order — and loaded as a value, never written out as text. This crate's own nodes go in as stand-ins of a registered
 //! type with the same number of children; when the tree to run holds any,
 //! the loaded tree is copied into a new one with the stand-ins replaced.
 
 use std::collections::HashMap;
 
 use canopy_core::{Arity, BuildError, Builder, CustomNode, Draft, NodeKind, NodeRef, Tree};
-use canopy_data::{Format, LoadError, Location, Registry};
+use canopy_data::{LoadError, Location, Registry};
 use serde_json::{Map, Value};
 
 use crate::check::Plan;
@@ -28,10 +28,9 @@ pub(crate) fn build<A: 'static, W: 'static>(
 ) -> Result<Tree<A, W>, XmlError> {
     let stand_ins = StandIns::find(registry);
     let document = document(model, &stand_ins)?;
-    let text = document.to_string();
     let main = &model.files[0].path;
     let loaded = registry
-        .load_str(&text, Format::Json, main)
+        .load_value(&document, main)
         .map_err(|e| load_error(model, e))?;
     if !plan.has_own {
         return Ok(loaded);

@@ -285,7 +285,7 @@ pub fn export_value<A: 'static, W: 'static>(
     source: &str,
     options: &XmlOptions,
 ) -> Result<String, ExportError> {
-    registry.load_str(&document.to_string(), Format::Json, source)?;
+    registry.load_value(document, source)?;
     export::export(registry, document, source, options)
 }
 
@@ -297,26 +297,10 @@ pub fn export_str<A: 'static, W: 'static>(
     source: &str,
     options: &XmlOptions,
 ) -> Result<String, ExportError> {
-    // The registry's loader checks the text (with positions in errors) and
-    // bounds its size and nesting before it is read again here.
-    registry.load_str(text, format, source)?;
-    let unreadable = |problem: String| {
-        ExportError::Load(LoadError::new(
-            source,
-            canopy_data::Location::File,
-            canopy_data::Problem::Reported { problem },
-        ))
-    };
-    let document: Value = match format {
-        Format::Json => serde_json::from_str(text).map_err(|e| unreadable(e.to_string()))?,
-        Format::Ron => {
-            let options =
-                ron::Options::default().with_recursion_limit(2 * canopy_data::MAX_NESTING);
-            stacker::grow(32 << 20, || options.from_str(text))
-                .map_err(|e| unreadable(e.to_string()))?
-        }
-        _ => return Err(unreadable("not a JSON or RON document".to_string())),
-    };
+    // Read once, as strictly as the registry reads files (errors with
+    // their positions, sizes and nesting bounded), then checked as a tree.
+    let document = canopy_data::parse(text, format, source)?;
+    registry.load_value(&document, source)?;
     export::export(registry, &document, source, options)
 }
 

@@ -2,13 +2,14 @@
 //! holds: all of canopy's node kinds, plus `Script` and `Random`, leaves for
 //! prototyping and tests whose outcomes come from the file.
 
-use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::{Arity, Children, Ctx, CustomNode, Node, NodeKind, Policy, Status};
+use canopy_derive::Task;
 
 use crate::error::ParamError;
-use crate::param::{Param, Params};
+use crate::param::Param;
 use crate::registry::{Build, NodeType, Registry};
 use crate::text::number;
+use crate::value::Params;
 
 use Arity::{Composite, Decorator, Leaf};
 
@@ -302,9 +303,8 @@ struct Script {
 }
 
 /// Updates since install.
-#[derive(Clone, Copy, Pod, Zeroable)]
+#[derive(Clone, Copy, Task)]
 #[repr(C)]
-#[bytemuck(crate = "canopy_core::bytemuck")]
 struct Updates {
     count: u32,
 }

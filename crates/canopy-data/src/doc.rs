@@ -93,6 +93,58 @@ impl<'a> Value<'a> {
     }
 }
 
+/// A JSON value as a document, strings borrowed from it, or `None` when
+/// brackets nest `limit` deep or deeper (the parsers' own rule: JSON text
+/// may nest 127 brackets, not 128).
+pub(crate) fn from_json(json: &serde_json::Value, limit: usize) -> Option<Value<'_>> {
+    use serde_json::Value as Json;
+    Some(match json {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(u)) => Value::UInt(u),
+            // serde_json numbers are finite.
+            _ => Value::Float(n.as_f64()?),
+        },
+        Json::String(s) => Value::Str(s),
+        Json::Array(items) if limit > 1 => Value::List(
+            items
+                .iter()
+                .map(|i| from_json(i, limit - 1))
+                .collect::<Option<_>>()?,
+        ),
+        Json::Object(fields) if limit > 1 => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| Some((Key::Str(k), from_json(v, limit - 1)?)))
+                .collect::<Option<_>>()?,
+        ),
+        Json::Array(_) | Json::Object(_) => return None,
+    })
+}
+
+/// A document as a JSON value (the public strict parse returns one).
+/// Numbers are finite and keys unique: the strict reader saw to both.
+pub(crate) fn to_json(value: &Value) -> serde_json::Value {
+    use serde_json::Value as Json;
+    match value {
+        Value::Null => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Int(n) => Json::from(*n),
+        Value::UInt(n) => Json::from(*n),
+        Value::Float(x) => Json::from(*x),
+        Value::Str(_) | Value::Owned(_) => Json::String(value.as_str().unwrap_or("").to_string()),
+        Value::List(items) => Json::Array(items.iter().map(to_json).collect()),
+        Value::Object(fields) => Json::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.as_str().to_string(), to_json(v)))
+                .collect(),
+        ),
+    }
+}
+
 /// The field named `key` of an object's fields.
 pub(crate) fn field<'v, 'a>(fields: &'v [Field<'a>], key: &str) -> Option<&'v Value<'a>> {
     fields

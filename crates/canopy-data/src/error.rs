@@ -553,19 +553,23 @@ fn cycle(chain: &[String]) -> String {
 pub enum ParamError {
     /// The value is of the wrong kind.
     WrongKind {
-        /// The parameter.
+        /// The parameter; for an item of a list or a point, with its
+        /// index: `points[2]`, `points[2][0]`.
         param: String,
         /// What it must be: `"an integer"`, `"a number"`, `"true or false"`,
-        /// `"a string"`, `"a non-empty list of statuses"`.
+        /// `"a string"`, `"a non-empty list of statuses"`, `"a list"`,
+        /// `"a point [x, y]"`, `"a point [x, y, z]"`.
         expected: &'static str,
         /// The value found, as messages show it.
         got: String,
     },
-    /// A number outside the parameter's range.
+    /// A number outside the parameter's range, or a list of a length
+    /// outside its bounds.
     OutOfRange {
-        /// The parameter.
+        /// The parameter, or the item (`points[2][0]`).
         param: String,
-        /// `"at least 1"`, `"at most 2147483647"`, `"in 0..=1"`.
+        /// `"at least 1"`, `"at most 2147483647"`, `"in 0..=1"`,
+        /// `"a list of at least 2 items"`.
         expected: String,
         /// The number found, as messages show it.
         got: String,
@@ -605,6 +609,19 @@ pub enum ParamError {
         param: String,
         /// The kind asked for: `"an integer"`, `"a number"`, …
         expected: &'static str,
+    },
+    /// A factory asked for an optional parameter the file does not give
+    /// as a value (read it as an `Option`).
+    Absent {
+        /// The parameter.
+        param: String,
+    },
+    /// A factory asked for a parameter as a type that cannot read its kind.
+    NotReadable {
+        /// The parameter.
+        param: String,
+        /// The type asked for.
+        as_type: &'static str,
     },
     /// An integer parameter asked for as `u32` does not fit.
     DoesNotFit {
@@ -695,6 +712,16 @@ impl fmt::Display for ParamError {
             ParamError::NotOfKind { param, expected } => {
                 write!(f, "parameter {} is not {expected}", quote(param))
             }
+            ParamError::Absent { param } => write!(
+                f,
+                "parameter {} is optional and not given: read it as an `Option`",
+                quote(param)
+            ),
+            ParamError::NotReadable { param, as_type } => write!(
+                f,
+                "parameter {} cannot be read as `{as_type}`",
+                quote(param)
+            ),
             ParamError::DoesNotFit { param, value } => write!(
                 f,
                 "parameter {} = {value} does not fit in 0..=4294967295",

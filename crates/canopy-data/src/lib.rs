@@ -29,6 +29,124 @@
 //! bidirectional overrides and backslashes as Rust escapes) and cut after
 //! [`MAX_QUOTED_CHARS`] characters with its length ([`quote`]).
 //!
+//! # Your own node types
+//!
+//! A node type is registered in one call, with its parameters declared
+//! once as a struct: `#[derive(Params)]` ([`NodeParams`]) makes its doc
+//! comment the type's description and each field a parameter — named as
+//! the field, read as the field's type ([`FromParam`]: numbers, `bool`,
+//! `String`, [`Ticks`], points `[f32; 2]` and `[f32; 3]`, `Vec`s,
+//! `Option`s, enums with `#[derive(ParamEnum)]`), described by its doc
+//! comment, narrowed by `#[param(default = …, range = …, len = …)]`. The
+//! loader checks every value against that declaration before the factory
+//! runs, and the factory receives the struct: it reads fields, never
+//! names that could be misspelt. Three shapes cover what users write:
+//!
+//! | shape | call | factory returns |
+//! |---|---|---|
+//! | a stateless action leaf | [`Registry::action`] | `Fn(&mut Ctx<A, W>) -> Status` |
+//! | a condition (also a Guard's `condition`) | [`Registry::condition`] | `Fn(&Ctx<A, W>) -> bool` |
+//! | a node type with per-agent state: a leaf, a decorator or a composite | [`Registry::node`] with its [`Arity`](canopy_core::Arity) | a [`Node`](canopy_core::Node) |
+//!
+//! ```
+//! use canopy_core::{Agent, Arity, Children, Ctx, Node, Status};
+//! use canopy_data::{Format, ParamEnum, Params, Registry, Ticks};
+//! use canopy_derive::Task; // `canopy::Task` through the facade
+//!
+//! struct Guard { pos: [f32; 2], alarm: bool }
+//! struct World { enemy: [f32; 2] }
+//!
+//! /// True while the enemy is within `radius`.
+//! #[derive(Params)]
+//! struct Seen {
+//!     /// How far the guard sees.
+//!     #[param(default = 8.0, range = 0.0..=100.0)]
+//!     radius: f32,
+//! }
+//!
+//! #[derive(Clone, Copy, ParamEnum)]
+//! enum Sound { Bell, Horn }
+//!
+//! /// Raises the alarm.
+//! #[derive(Params)]
+//! struct Alarm {
+//!     /// What to sound.
+//!     #[param(default = Sound::Bell)]
+//!     sound: Sound,
+//! }
+//!
+//! /// Walks to each point in turn, one per tick; Success after the last.
+//! #[derive(Params)]
+//! struct RouteParams {
+//!     /// Where to walk.
+//!     #[param(len = 1..)]
+//!     points: Vec<[f32; 2]>,
+//!     /// Ticks to rest first.
+//!     #[param(default = 0)]
+//!     rest: Ticks,
+//! }
+//!
+//! struct Route(RouteParams);
+//!
+//! /// Per guard, while it walks: the next point.
+//! #[derive(Clone, Copy, Task)]
+//! #[repr(C)]
+//! struct Walking { next: u32 }
+//!
+//! impl Node<Guard, World> for Route {
+//!     type Task = Walking;
+//!     fn create_task(&self, _: &mut Ctx<Guard, World>) -> Walking { Walking { next: 0 } }
+//!     fn update(&self, w: &mut Walking, cx: &mut Ctx<Guard, World>,
+//!               _: &mut Children<Guard, World>) -> Status {
+//!         cx.agent.pos = self.0.points[w.next as usize];
+//!         w.next += 1;
+//!         if w.next as usize == self.0.points.len() { Status::Success } else { Status::Running }
+//!     }
+//! }
+//!
+//! let mut registry = Registry::<Guard, World>::new();
+//! registry.condition("Seen", |p: Seen| move |cx| {
+//!     let (dx, dy) = (cx.world.enemy[0] - cx.agent.pos[0], cx.world.enemy[1] - cx.agent.pos[1]);
+//!     dx.hypot(dy) <= p.radius
+//! }).unwrap();
+//! registry.action("Alarm", |p: Alarm| move |cx| {
+//!     cx.agent.alarm = matches!(p.sound, Sound::Bell | Sound::Horn);
+//!     Status::Success
+//! }).unwrap();
+//! registry.node("Route", Arity::Leaf, |p: RouteParams| Route(p)).unwrap();
+//!
+//! let tree = registry.load_str(r#"{"tree": {"type": "Selector", "children": [
+//!     {"type": "Sequence", "children": [{"type": "Seen", "radius": 3}, {"type": "Alarm"}]},
+//!     {"type": "Route", "points": [[0, 0], [4, 0]]}
+//! ]}}"#, Format::Json, "guard.json").unwrap();
+//!
+//! let mut guard = Guard { pos: [9.0, 9.0], alarm: false };
+//! let world = World { enemy: [5.0, 0.0] };
+//! let mut agent = Agent::new(&tree);
+//! assert_eq!(agent.tick(&tree, &mut guard, &world), Status::Running); // at [0, 0]
+//! assert_eq!(agent.tick(&tree, &mut guard, &world), Status::Success); // at [4, 0]
+//! assert_eq!(agent.tick(&tree, &mut guard, &world), Status::Success); // sees the enemy
+//! assert!(guard.alarm);
+//! ```
+//!
+//! Why this shape. clap's derive declares a command line once, as a
+//! struct whose doc comments are the help and whose attributes give
+//! defaults and value ranges, and hands the program the typed struct;
+//! tree files are the same problem — text from people who do not read the
+//! code, checked with messages that say what is accepted — so parameters
+//! are declared the same way, and `canopy nodes` prints the declaration as
+//! clap prints `--help`. bevy registers systems by passing the function:
+//! what it needs is read from its parameter types, not listed beside it;
+//! here the factory's argument type (`|p: Seen|`) picks the parameters
+//! struct, so a type is one call with nothing to keep in step. bevy's
+//! reflection, which reads fields by name at run time, was the road not
+//! taken: every read can fail, late, and the failure is the programmer's
+//! to handle in every factory. The declaration stays data ([`Param`],
+//! [`ParamKind`]) underneath, so types registered by hand
+//! ([`NodeType::new`], [`Registry::register_action`], reading [`Params`]
+//! by name) keep working beside derived ones, and tools (`canopy nodes`,
+//! the BehaviorTree.CPP export) read both alike.
+//!
 //! # Untrusted files
 //!
 //! Files come from modders and designers, so loading is bounded whatever
@@ -59,17 +177,34 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+// The derives name this crate `::canopy_data`, in its own code too.
+extern crate self as canopy_data;
+
 mod builtins;
+mod check;
 mod doc;
 mod error;
 mod load;
 mod param;
 mod registry;
 mod text;
+mod typed;
+mod value;
 mod walk;
 
 pub use error::{LoadError, Location, ParamError, Problem};
-pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
-pub use param::{Param, ParamKind, Params};
+pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES, parse};
+pub use param::{Param, ParamKind};
 pub use registry::{NodeType, Registry, RegistryError};
 pub use text::{MAX_QUOTED_CHARS, escape, number, quote};
+pub use typed::{FromParam, IntoDefault, NodeParams, ParamEnum, Ticks};
+pub use value::{ParamValue, Params};
+
+/// `#[derive(Params)]`: a struct's fields as a node type's parameters
+/// ([`NodeParams`]). `#[derive(ParamEnum)]`: an enum's variants as the
+/// words of a parameter ([`ParamEnum`]).
+pub use canopy_derive::{ParamEnum, Params};
+
+/// The JSON values parameter defaults are written in
+/// ([`Param::default`], [`FromParam::to_json`]).
+pub use serde_json;

@@ -76,6 +76,15 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// Only regular files are read (a FIFO could block forever, a device
     /// never end), and at most [`MAX_FILE_BYTES`] + 1 bytes of them,
     /// whatever size the file system reports.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let path = std::env::temp_dir().join(format!("canopy-doc-{}.json", std::process::id()));
+    /// std::fs::write(&path, r#"{"tree": {"type": "Wait", "ticks": 3}}"#).unwrap();
+    /// let tree = Registry::<(), ()>::new().load_file(&path).unwrap();
+    /// assert_eq!(tree.display().to_string(), "Wait(ticks=3)\n");
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn load_file(&self, path: impl AsRef<Path>) -> Result<Tree<A, W>, LoadError> {
         let path = path.as_ref();
         let file = path.display().to_string();
@@ -106,6 +115,14 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// Load a tree from text; `source` names it in errors.
+    ///
+    /// ```
+    /// # use canopy_data::{Format, Registry};
+    /// let registry = Registry::<(), ()>::new();
+    /// let tree = registry.load_str("(tree: (type: \"Wait\", ticks: 3))", Format::Ron, "w.ron")
+    ///     .unwrap();
+    /// assert_eq!(tree.len(), 1);
+    /// ```
     pub fn load_str(
         &self,
         text: &str,
@@ -117,6 +134,16 @@ impl<A: 'static, W: 'static> Registry<A, W> {
 
     /// Load a tree from raw bytes, which must be UTF-8 text (a leading
     /// UTF-8 byte-order mark is skipped).
+    ///
+    /// ```
+    /// # use canopy_data::{Format, Registry};
+    /// let registry = Registry::<(), ()>::new();
+    /// let bytes = b"\xef\xbb\xbf{\"tree\": {\"type\": \"AlwaysSuccess\"}}";
+    /// assert_eq!(registry.load_bytes(bytes, Format::Json, "bom.json").unwrap().len(), 1);
+    /// assert_eq!(registry.load_bytes(b"\xff\xfe{", Format::Json, "u16.json").unwrap_err()
+    ///     .to_string(),
+    ///     "u16.json: not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8");
+    /// ```
     pub fn load_bytes(
         &self,
         bytes: &[u8],
@@ -124,19 +151,56 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         source: &str,
     ) -> Result<Tree<A, W>, LoadError> {
         let text = decode(bytes).map_err(|problem| whole(source, problem))?;
+        self.load_document(|| parse_text(text, format, source), format, source)
+    }
+
+    /// Load a tree from a document already parsed (with [`parse`], or
+    /// built by another loader), checked exactly as a file's: the same
+    /// limits, the same errors, with `source` as the file. Brackets may
+    /// nest at most as deep as in a JSON file ([`MAX_NESTING`] − 1).
+    ///
+    /// ```
+    /// use canopy_data::Registry;
+    /// use serde_json::json;
+    ///
+    /// let registry = Registry::<(), ()>::new();
+    /// let document = json!({"tree": {"type": "Repeat", "times": 2,
+    ///                                "children": [{"type": "AlwaysSuccess"}]}});
+    /// assert_eq!(registry.load_value(&document, "generated").unwrap().len(), 2);
+    /// let wrong = json!({"tree": {"type": "Wait", "ticks": -1}});
+    /// assert_eq!(registry.load_value(&wrong, "generated").unwrap_err().to_string(),
+    ///     "generated: tree (name \"Wait\"): parameter \"ticks\" must be at least 0, got -1");
+    /// ```
+    pub fn load_value(
+        &self,
+        document: &serde_json::Value,
+        source: &str,
+    ) -> Result<Tree<A, W>, LoadError> {
+        let convert = || {
+            crate::doc::from_json(document, MAX_NESTING)
+                .ok_or_else(|| whole(source, Problem::TooDeeplyNested))
+        };
+        self.load_document(convert, Format::Json, source)
+    }
+
+    /// Drafts from the document `read` gives, then the tree. The document
+    /// lives only while drafts are made from it: building the tree is the
+    /// costly part, and it needs the drafts alone. A build error, rare,
+    /// reads the document again to say where the node is in the file.
+    fn load_document<'t>(
+        &self,
+        read: impl Fn() -> Result<Value<'t>, LoadError>,
+        format: Format,
+        source: &str,
+    ) -> Result<Tree<A, W>, LoadError> {
         let builder = Builder::new();
-        // The document lives only while drafts are made from it: building
-        // the tree is the costly part, and it needs the drafts alone.
         let drafts = {
-            let document = parse(text, format, source)?;
+            let document = read()?;
             Loader::new(self, &builder, source, format).document(&document)?
         };
-        build(&builder, &drafts).map_err(|(start, e)| {
-            // Rare: read the text again to say where the node is in the file.
-            match parse(text, format, source) {
-                Ok(document) => self.locate(&document, start, e, source),
-                Err(parse_error) => parse_error,
-            }
+        build(&builder, &drafts).map_err(|(start, e)| match read() {
+            Ok(document) => self.locate(&document, start, e, source),
+            Err(read_error) => read_error,
         })
     }
 
@@ -328,8 +392,30 @@ fn decode(bytes: &[u8]) -> Result<&str, Problem> {
     Ok(text)
 }
 
+/// A tree file's text as a JSON value, read as strictly as
+/// [`Registry::load_str`] reads it: a field given twice, a number that is
+/// not finite, a RON byte string, brackets nested deeper than
+/// [`MAX_NESTING`], text over [`MAX_FILE_BYTES`] are errors with their
+/// line and column, not values silently kept or dropped. A UTF-8
+/// byte-order mark is skipped. For loaders built on the registry that
+/// read a file once and then work on its document
+/// ([`Registry::load_value`]).
+///
+/// ```
+/// use canopy_data::{Format, parse};
+/// let document = parse("(tree: (type: \"Wait\", ticks: 3))", Format::Ron, "w.ron").unwrap();
+/// assert_eq!(document["tree"]["ticks"], 3);
+/// assert_eq!(parse(r#"{"tree": {"type": "Wait", "type": "Wait"}}"#, Format::Json, "d.json")
+///         .unwrap_err().to_string(),
+///     "d.json:1:32: field \"type\" is given twice");
+/// ```
+pub fn parse(text: &str, format: Format, source: &str) -> Result<serde_json::Value, LoadError> {
+    let text = decode(text.as_bytes()).map_err(|problem| whole(source, problem))?;
+    parse_text(text, format, source).map(|document| crate::doc::to_json(&document))
+}
+
 /// Text → the document, whichever the syntax.
-fn parse<'t>(text: &'t str, format: Format, file: &str) -> Result<Value<'t>, LoadError> {
+fn parse_text<'t>(text: &'t str, format: Format, file: &str) -> Result<Value<'t>, LoadError> {
     let refused = Cell::new(None);
     let reader = Reader { refused: &refused };
     let at = |line: usize, column: usize, problem: Problem| {

@@ -1,20 +1,30 @@
-//! Typed node parameters: what a node type declares, and the checked values
-//! its factory receives.
+//! Declared node parameters: what a node type accepts for each field of
+//! its node objects, in words for `canopy nodes` and for error messages.
 //!
 //! A node type lists its parameters once ([`Param`]); the loader checks
 //! every value in a tree file against that list — unknown names, missing
-//! values, wrong types, out-of-range numbers, misspelt words — before any
-//! factory runs, so factories only see well-formed values and error
-//! messages are uniform across built-in and user types.
+//! values, wrong types, out-of-range numbers, misspelt words, list items,
+//! points of the wrong length — before any factory runs, so factories only
+//! see well-formed values and error messages are uniform across built-in
+//! and user types.
 
-use canopy_core::Status;
 use serde_json::Value as Json;
 
-use crate::doc::{Value, describe};
-use crate::error::ParamError;
 use crate::text::number;
+use crate::typed::FromParam;
 
-/// What values a parameter accepts.
+/// What values a parameter accepts: the data under every declaration,
+/// which tools read (`canopy nodes` describes it; the BehaviorTree.CPP
+/// export declares ports from it).
+///
+/// ```
+/// use canopy_data::{Param, ParamKind};
+/// assert_eq!(Param::of::<Vec<[f32; 2]>>("route", "").kind, ParamKind::List {
+///     item: Box::new(ParamKind::Point { dims: 2, min: -(f32::MAX as f64), max: f32::MAX as f64 }),
+///     min_len: 0,
+///     max_len: usize::MAX,
+/// });
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ParamKind {
@@ -45,26 +55,61 @@ pub enum ParamKind {
     Condition,
     /// The name of an entry of the file's `subtrees` (the `tree` of a SubTree).
     Subtree,
+    /// A point or vector of `dims` (2 or 3) coordinates, written as a list
+    /// of numbers: `[0, 10]`, `[1.5, 0, -2]`; each coordinate in `min..=max`.
+    Point {
+        /// How many coordinates: 2 or 3.
+        dims: usize,
+        /// Smallest accepted coordinate.
+        min: f64,
+        /// Largest accepted coordinate.
+        max: f64,
+    },
+    /// A list of `min_len..=max_len` values, each of the kind `item`:
+    /// `[[0, 0], [10, 0]]` for a list of points.
+    List {
+        /// What each item holds.
+        item: Box<ParamKind>,
+        /// Fewest items.
+        min_len: usize,
+        /// Most items.
+        max_len: usize,
+    },
 }
 
 /// One declared parameter of a node type.
 ///
+/// Declare it with the constructor of its kind, then narrow it:
+///
 /// ```
-/// use canopy_data::Param;
+/// use canopy_data::{Param, Ticks};
 /// let speed = Param::float("speed", "cells per tick").range(0.0, 10.0).default(1.0);
 /// assert_eq!(speed.describe(), "number in 0..=10, default 1.0");
+///
+/// // Any type that reads from a file: points, lists, ticks, options.
+/// let route = Param::of::<Vec<[f32; 2]>>("route", "where to walk").len(2, 16);
+/// assert_eq!(route.describe(), "list of 2 to 16 points [x, y], required");
+/// let pause = Param::of::<Option<Ticks>>("pause", "ticks to stand still");
+/// assert_eq!(pause.describe(), "integer ≥ 0, optional");
 /// ```
+///
+/// A struct with `#[derive(Params)]` declares its parameters from its
+/// fields instead: see [`NodeParams`](crate::NodeParams).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     /// The field name in tree files.
     pub name: String,
     /// Accepted values.
     pub kind: ParamKind,
-    /// Used when the field is absent; `None` makes the parameter required.
+    /// Used when the field is absent; `None` makes the parameter required,
+    /// and `Some(null)` optional with no value ([`Param::optional`]).
     pub default: Option<Json>,
     /// One line for `canopy nodes`.
     pub doc: String,
 }
+
+/// The extremes of `f32`, as the kind of an `f32` parameter bounds it.
+pub(crate) const F32_MAX: f64 = f32::MAX as f64;
 
 impl Param {
     fn new(name: &str, doc: &str, kind: ParamKind) -> Param {
@@ -76,7 +121,26 @@ impl Param {
         }
     }
 
+    /// A parameter read as the type `T`: its kind is `T`'s
+    /// ([`FromParam::kind`]), and an `Option` is optional.
+    ///
+    /// ```
+    /// use canopy_data::Param;
+    /// assert_eq!(Param::of::<u8>("level", "").describe(), "integer in 0..=255, required");
+    /// assert_eq!(Param::of::<[f64; 3]>("at", "").describe(), "point [x, y, z], required");
+    /// assert_eq!(Param::of::<Option<String>>("say", "").describe(), "string, optional");
+    /// ```
+    pub fn of<T: FromParam>(name: &str, doc: &str) -> Param {
+        let param = Param::new(name, doc, T::kind());
+        if T::OPTIONAL { param.optional() } else { param }
+    }
+
     /// A whole number (any `i64` until narrowed with [`Param::range`]).
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::int("floor", "").range(-2.0, 40.0).describe(), "integer in -2..=40, required");
+    /// ```
     pub fn int(name: &str, doc: &str) -> Param {
         Param::new(
             name,
@@ -89,6 +153,11 @@ impl Param {
     }
 
     /// A count: a whole number from 1 to 2³¹ − 1.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::count("times", "").describe(), "integer ≥ 1, required");
+    /// ```
     pub fn count(name: &str, doc: &str) -> Param {
         Param::new(
             name,
@@ -100,7 +169,14 @@ impl Param {
         )
     }
 
-    /// A duration in ticks: a whole number from `min` to 2³¹ − 1.
+    /// A duration in ticks: a whole number from `min` to 2³¹ − 1
+    /// ([`canopy_core::MAX_TICKS`]); read it as a `u32` or a
+    /// [`Ticks`](crate::Ticks).
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::ticks("wait", "", 0).default(5).describe(), "integer ≥ 0, default 5");
+    /// ```
     pub fn ticks(name: &str, doc: &str, min: i64) -> Param {
         Param::new(
             name,
@@ -113,6 +189,11 @@ impl Param {
     }
 
     /// A finite number (any until narrowed with [`Param::range`]).
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::float("gain", "").describe(), "number, required");
+    /// ```
     pub fn float(name: &str, doc: &str) -> Param {
         Param::new(
             name,
@@ -125,396 +206,294 @@ impl Param {
     }
 
     /// `true` or `false`.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::boolean("loud", "").default(false).describe(), "true or false, default false");
+    /// ```
     pub fn boolean(name: &str, doc: &str) -> Param {
         Param::new(name, doc, ParamKind::Bool)
     }
 
     /// Any string.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::text("line", "").default("hello").describe(), "string, default \"hello\"");
+    /// ```
     pub fn text(name: &str, doc: &str) -> Param {
         Param::new(name, doc, ParamKind::Text)
     }
 
-    /// One of `words`.
+    /// One of `words`. With `#[derive(ParamEnum)]` on an enum, the words
+    /// are its variants: [`ParamEnum`](crate::ParamEnum).
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// let gait = Param::choice("gait", "", &["walk", "run"]).default("walk");
+    /// assert_eq!(gait.describe(), "one of \"walk\", \"run\", default \"walk\"");
+    /// ```
     pub fn choice(name: &str, doc: &str, words: &[&str]) -> Param {
         let words = words.iter().map(|w| w.to_string()).collect();
         Param::new(name, doc, ParamKind::Choice(words))
     }
 
-    /// A list of status words.
+    /// A non-empty list of status words.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::statuses("play", "").describe(),
+    ///     "list of \"Running\" / \"Success\" / \"Failure\", required");
+    /// ```
     pub fn statuses(name: &str, doc: &str) -> Param {
         Param::new(name, doc, ParamKind::Statuses)
     }
 
     /// A guard condition (a condition node object).
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::condition("when", "").describe(), "condition node, required");
+    /// ```
     pub fn condition(name: &str, doc: &str) -> Param {
         Param::new(name, doc, ParamKind::Condition)
     }
 
     /// A reference to an entry of `subtrees`.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::subtree("tree", "").describe(), "name of a subtree, required");
+    /// ```
     pub fn subtree(name: &str, doc: &str) -> Param {
         Param::new(name, doc, ParamKind::Subtree)
     }
 
-    /// Narrow a number parameter to `min..=max`.
-    pub fn range(mut self, min: f64, max: f64) -> Param {
-        self.kind = match self.kind {
-            ParamKind::Int { .. } => ParamKind::Int {
-                min: min as i64,
-                max: max as i64,
-            },
-            _ => ParamKind::Float { min, max },
+    /// A 2D or 3D point or vector (`dims` is 2 or 3; other values are
+    /// taken as the nearer of the two), written `[x, y]` or `[x, y, z]`.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::point("goal", "", 2).range(0.0, 100.0).describe(),
+    ///     "point [x, y], each in 0..=100, required");
+    /// ```
+    pub fn point(name: &str, doc: &str, dims: usize) -> Param {
+        let kind = ParamKind::Point {
+            dims: dims.clamp(2, 3),
+            min: f64::MIN,
+            max: f64::MAX,
         };
+        Param::new(name, doc, kind)
+    }
+
+    /// A list of values of `item`'s kind, of any length until narrowed
+    /// with [`Param::len`]; [`Param::range`] narrows the numbers in it.
+    ///
+    /// ```
+    /// # use canopy_data::{Param, ParamKind};
+    /// let weights = Param::list("weights", "", ParamKind::Float { min: 0.0, max: 1.0 });
+    /// assert_eq!(weights.describe(), "list of numbers in 0..=1, required");
+    /// ```
+    pub fn list(name: &str, doc: &str, item: ParamKind) -> Param {
+        let kind = ParamKind::List {
+            item: Box::new(item),
+            min_len: 0,
+            max_len: usize::MAX,
+        };
+        Param::new(name, doc, kind)
+    }
+
+    /// Narrow the numbers of the parameter to `min..=max`: an integer or a
+    /// number, each coordinate of a point, each number of a list. Bounds
+    /// are intersected with the kind's own (an `u8` parameter stays within
+    /// `0..=255`); other kinds are left as they are.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::of::<u8>("level", "").range(1.0, 1000.0).describe(),
+    ///     "integer in 1..=255, required");
+    /// ```
+    pub fn range(mut self, min: f64, max: f64) -> Param {
+        narrow(&mut self.kind, min, max);
         self
     }
 
-    /// Make the parameter optional with this default.
+    /// Narrow the numbers of the parameter to at least `min`
+    /// (as [`Param::range`] does).
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::int("n", "").at_least(1.0).describe(), "integer ≥ 1, required");
+    /// ```
+    pub fn at_least(self, min: f64) -> Param {
+        self.range(min, f64::MAX)
+    }
+
+    /// Narrow the numbers of the parameter to at most `max`
+    /// (as [`Param::range`] does).
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::float("p", "").at_most(1.0).describe(), "number ≤ 1, required");
+    /// ```
+    pub fn at_most(self, max: f64) -> Param {
+        self.range(f64::MIN, max)
+    }
+
+    /// Require a list parameter to hold `min..=max` items (`usize::MAX`:
+    /// no upper bound). Other kinds are left as they are.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::of::<Vec<String>>("lines", "").len(1, usize::MAX).describe(),
+    ///     "list of at least 1 string, required");
+    /// ```
+    pub fn len(mut self, min: usize, max: usize) -> Param {
+        if let ParamKind::List {
+            min_len, max_len, ..
+        } = &mut self.kind
+        {
+            *min_len = min;
+            *max_len = max.max(min);
+        }
+        self
+    }
+
+    /// Make the parameter optional with this default, as a tree file
+    /// would write the value (checked when the type is registered).
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::of::<[f32; 2]>("home", "").default([0.0, 5.0]).describe(),
+    ///     "point [x, y], default [0.0,5.0]");
+    /// ```
     pub fn default(mut self, value: impl Into<Json>) -> Param {
         self.default = Some(value.into());
         self
     }
 
+    /// Make the parameter optional with no value when it is absent (or
+    /// `null`): the factory reads it as an `Option`.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::float("limit", "").optional().describe(), "number, optional");
+    /// ```
+    pub fn optional(mut self) -> Param {
+        self.default = Some(Json::Null);
+        self
+    }
+
+    /// Whether the parameter may be absent with no value.
+    pub(crate) fn is_optional(&self) -> bool {
+        matches!(self.default, Some(Json::Null))
+    }
+
     /// What the parameter accepts, in words, for `canopy nodes` and errors.
+    ///
+    /// ```
+    /// # use canopy_data::Param;
+    /// assert_eq!(Param::count("times", "").describe(), "integer ≥ 1, required");
+    /// ```
     pub fn describe(&self) -> String {
-        let kind = self.describe_kind();
+        let kind = describe_kind(&self.kind, false);
         match &self.default {
+            Some(Json::Null) => format!("{kind}, optional"),
             Some(d) => format!("{kind}, default {d}"),
             None => format!("{kind}, required"),
         }
     }
+}
 
-    /// What the parameter accepts, without its default.
-    fn describe_kind(&self) -> String {
-        match &self.kind {
-            ParamKind::Int { min, max } => match (*min, *max) {
-                (i64::MIN, i64::MAX) => "integer".to_string(),
-                (min, max) if max == i32::MAX as i64 => format!("integer ≥ {min}"),
-                (min, max) => format!("integer in {min}..={max}"),
-            },
-            ParamKind::Float { min, max } if *min == f64::MIN && *max == f64::MAX => {
-                "number".to_string()
+/// Intersect the numbers of `kind` with `min..=max`.
+fn narrow(kind: &mut ParamKind, min: f64, max: f64) {
+    match kind {
+        ParamKind::Int { min: lo, max: hi } => {
+            // `as` saturates: ±1e300 become the i64 extremes.
+            *lo = (*lo).max(min.ceil() as i64);
+            *hi = (*hi).min(max.floor() as i64);
+        }
+        ParamKind::Float { min: lo, max: hi }
+        | ParamKind::Point {
+            min: lo, max: hi, ..
+        } => {
+            *lo = lo.max(min);
+            *hi = hi.min(max);
+        }
+        ParamKind::List { item, .. } => narrow(item, min, max),
+        _ => {}
+    }
+}
+
+/// Whether a bound is no bound: an extreme of `f64` or `f32`.
+pub(crate) fn open(bound: f64) -> bool {
+    bound.abs() == f64::MAX || bound.abs() == F32_MAX
+}
+
+/// ` in 0..=1`, ` ≥ 0`, ` ≤ 1` or nothing, for a number kind's bounds.
+fn bounds(min: f64, max: f64) -> String {
+    match (open(min), open(max)) {
+        (true, true) => String::new(),
+        (false, true) => format!(" ≥ {}", number(min)),
+        (true, false) => format!(" ≤ {}", number(max)),
+        (false, false) => format!(" in {}..={}", number(min), number(max)),
+    }
+}
+
+/// What a kind accepts, in words; `plural` for the items of a list.
+pub(crate) fn describe_kind(kind: &ParamKind, plural: bool) -> String {
+    let s = if plural { "s" } else { "" };
+    match kind {
+        ParamKind::Int { min, max } => match (*min, *max) {
+            (i64::MIN, i64::MAX) => format!("integer{s}"),
+            (min, max) if max == i32::MAX as i64 || max == i64::MAX => {
+                format!("integer{s} ≥ {min}")
             }
-            ParamKind::Float { min, max } => {
-                format!("number in {}..={}", number(*min), number(*max))
-            }
-            ParamKind::Bool => "true or false".to_string(),
-            ParamKind::Text => "string".to_string(),
-            ParamKind::Choice(words) => {
-                let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+            (i64::MIN, max) => format!("integer{s} ≤ {max}"),
+            (min, max) => format!("integer{s} in {min}..={max}"),
+        },
+        ParamKind::Float { min, max } => format!("number{s}{}", bounds(*min, *max)),
+        ParamKind::Bool if plural => "booleans".to_string(),
+        ParamKind::Bool => "true or false".to_string(),
+        ParamKind::Text => format!("string{s}"),
+        ParamKind::Choice(words) => {
+            let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+            if plural {
+                quoted.join(" / ")
+            } else {
                 format!("one of {}", quoted.join(", "))
             }
-            ParamKind::Statuses => "list of \"Running\" / \"Success\" / \"Failure\"".to_string(),
-            ParamKind::Condition => "condition node".to_string(),
-            ParamKind::Subtree => "name of a subtree".to_string(),
         }
-    }
-
-    /// Check one value from a file against this parameter.
-    pub(crate) fn check<'d>(&self, value: &'d Value) -> Result<Checked<'d>, ParamError> {
-        match &self.kind {
-            ParamKind::Int { min, max } => self.check_int(value, *min, *max),
-            ParamKind::Float { min, max } => self.check_float(value, *min, *max),
-            ParamKind::Bool => match value {
-                Value::Bool(b) => Ok(Checked::Bool(*b)),
-                _ => Err(self.wrong_kind("true or false", value)),
-            },
-            ParamKind::Text | ParamKind::Subtree => match value.as_str() {
-                Some(text) => Ok(Checked::Text(text)),
-                None => Err(self.wrong_kind("a string", value)),
-            },
-            ParamKind::Choice(words) => self.check_choice(value, words),
-            ParamKind::Statuses => self.check_statuses(value),
-            ParamKind::Condition => Ok(Checked::Condition),
-        }
-    }
-
-    fn wrong_kind(&self, expected: &'static str, value: &Value) -> ParamError {
-        ParamError::WrongKind {
-            param: self.name.clone(),
-            expected,
-            got: describe(value),
-        }
-    }
-
-    fn out_of_range(&self, expected: String, got: String) -> ParamError {
-        ParamError::OutOfRange {
-            param: self.name.clone(),
-            expected,
-            got,
-        }
-    }
-
-    fn check_int<'a>(&self, value: &Value, min: i64, max: i64) -> Result<Checked<'a>, ParamError> {
-        let bound = |below: bool| {
-            if below {
-                format!("at least {min}")
-            } else {
-                format!("at most {max}")
+        ParamKind::Statuses => "list of \"Running\" / \"Success\" / \"Failure\"".to_string(),
+        ParamKind::Condition => format!("condition node{s}"),
+        ParamKind::Subtree => format!("name{s} of a subtree"),
+        ParamKind::Point { dims, min, max } => {
+            let shape = point_shape(*dims);
+            match bounds(*min, *max) {
+                b if b.is_empty() => format!("point{s} {shape}"),
+                b => format!("point{s} {shape}, each{b}"),
             }
-        };
-        let n = match *value {
-            Value::Int(n) => n,
-            // A whole number beyond i64 (1e20, 2^64 - 1) is out of range
-            // rather than "not an integer".
-            Value::UInt(n) => return Err(self.out_of_range(bound(false), n.to_string())),
-            Value::Float(x) if x.fract() == 0.0 && x.abs() >= 9.2e18 => {
-                return Err(self.out_of_range(bound(x < 0.0), number(x)));
-            }
-            _ => return Err(self.wrong_kind("an integer", value)),
-        };
-        if n < min || n > max {
-            return Err(self.out_of_range(bound(n < min), n.to_string()));
         }
-        Ok(Checked::Int(n))
-    }
-
-    fn check_float<'a>(
-        &self,
-        value: &Value,
-        min: f64,
-        max: f64,
-    ) -> Result<Checked<'a>, ParamError> {
-        let x = value
-            .as_f64()
-            .filter(|x| x.is_finite())
-            .ok_or_else(|| self.wrong_kind("a number", value))?;
-        if x < min || x > max {
-            let expected = format!("in {}..={}", number(min), number(max));
-            return Err(self.out_of_range(expected, number(x)));
-        }
-        Ok(Checked::Float(x))
-    }
-
-    fn check_choice<'d>(
-        &self,
-        value: &'d Value,
-        words: &[String],
-    ) -> Result<Checked<'d>, ParamError> {
-        let word = value
-            .as_str()
-            .ok_or_else(|| self.wrong_kind("a string", value))?;
-        if words.iter().any(|w| w == word) {
-            return Ok(Checked::Text(word));
-        }
-        Err(ParamError::NotAChoice {
-            param: self.name.clone(),
-            choices: words.to_vec(),
-            word: word.to_string(),
-            suggestion: did_you_mean(word, words.iter().map(String::as_str)).map(str::to_string),
-        })
-    }
-
-    fn check_statuses<'a>(&self, value: &Value) -> Result<Checked<'a>, ParamError> {
-        let list = value
-            .as_list()
-            .filter(|l| !l.is_empty())
-            .ok_or_else(|| self.wrong_kind("a non-empty list of statuses", value))?;
-        let mut statuses = Vec::with_capacity(list.len());
-        for (index, item) in list.iter().enumerate() {
-            let word = item.as_str().unwrap_or_default();
-            let Some(status) = parse_status(word) else {
-                let got = match item.as_str() {
-                    Some(s) => crate::text::quote(s),
-                    None => describe(item),
-                };
-                return Err(ParamError::NotAStatus {
-                    param: self.name.clone(),
-                    index,
-                    got,
-                    suggestion: did_you_mean(word, STATUS_WORDS.iter().copied()),
-                });
+        ParamKind::List {
+            item,
+            min_len,
+            max_len,
+        } => {
+            let count = match (*min_len, *max_len) {
+                (0, usize::MAX) => String::new(),
+                (min, usize::MAX) => format!("at least {min} "),
+                (0, max) => format!("at most {max} "),
+                (min, max) if min == max => format!("{min} "),
+                (min, max) => format!("{min} to {max} "),
             };
-            statuses.push(status);
+            // "list of 1 string", "list of 2 strings".
+            let many = !(*min_len == 1 && *max_len == usize::MAX || *max_len == 1);
+            format!("list of {count}{}", describe_kind(item, many))
         }
-        Ok(Checked::Statuses(statuses))
-    }
-
-    /// The default as a checked value, if the parameter has one.
-    pub(crate) fn checked_default(&self) -> Option<Checked<'_>> {
-        let default = self.default.as_ref()?;
-        Some(match default {
-            Json::Bool(b) => Checked::Bool(*b),
-            Json::Number(n) => n.as_i64().map_or_else(
-                || Checked::Float(n.as_f64().unwrap_or(f64::NAN)),
-                Checked::Int,
-            ),
-            Json::String(s) => Checked::Text(s),
-            Json::Array(items) => items
-                .iter()
-                .map(|i| i.as_str().and_then(parse_status))
-                .collect::<Option<Vec<_>>>()
-                .map_or(Checked::Unusable, Checked::Statuses),
-            Json::Null | Json::Object(_) => Checked::Unusable,
-        })
     }
 }
 
-/// A parameter's value once checked against its declaration, borrowed
-/// from the file or the declaration's default.
-#[derive(Clone, Debug)]
-pub(crate) enum Checked<'a> {
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    Text(&'a str),
-    Statuses(Vec<Status>),
-    /// A guard's condition: the loader reads it from the node object.
-    Condition,
-    /// A default of a shape no getter reads (a registration mistake): the
-    /// factory's getter reports it.
-    Unusable,
-}
-
-const STATUS_WORDS: [&str; 3] = ["Running", "Success", "Failure"];
-
-fn parse_status(word: &str) -> Option<Status> {
-    match word {
-        "Running" => Some(Status::Running),
-        "Success" => Some(Status::Success),
-        "Failure" => Some(Status::Failure),
-        _ => None,
-    }
-}
-
-/// Candidates [`did_you_mean`] compares in full, at most: a file can
-/// define a hundred thousand subtrees, and one error must stay cheap.
-const MAX_COMPARED: usize = 10_000;
-
-/// The candidate closest to `word`, when one is close: one edit for short
-/// words, more for longer ones.
-pub(crate) fn did_you_mean<'c>(
-    word: &str,
-    candidates: impl Iterator<Item = &'c str>,
-) -> Option<&'c str> {
-    // Names are short; a long word is no typo and comparing it is slow.
-    if word.len() > 64 {
-        return None;
-    }
-    let word = word.to_lowercase();
-    let chars = word.chars().count();
-    let limit = |c: &str| (word.len().min(c.len()) / 4).max(1);
-    candidates
-        // Each edit changes the length by at most one: skip what cannot be close.
-        .filter(|c| c.len() <= 64 && c.chars().count().abs_diff(chars) <= limit(c))
-        .take(MAX_COMPARED)
-        .map(|c| (strsim::damerau_levenshtein(&word, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= limit(c))
-        .min()
-        .map(|(_, c)| c)
-}
-
-/// The checked parameters of one node, as its factory sees them.
-///
-/// Every declared parameter is present (given or defaulted) and of the
-/// declared kind, so the getters fail only when a factory asks for a
-/// parameter its type did not declare, or as another kind.
-#[derive(Debug)]
-pub struct Params<'a> {
-    pub(crate) type_name: &'a str,
-    /// In declaration order.
-    pub(crate) values: Vec<(&'a str, Checked<'a>)>,
-    pub(crate) seed: u64,
-    pub(crate) index: u64,
-}
-
-impl Params<'_> {
-    fn get(&self, name: &str) -> Result<&Checked<'_>, ParamError> {
-        self.values
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v)
-            .ok_or_else(|| ParamError::Undeclared {
-                type_name: self.type_name.to_string(),
-                param: name.to_string(),
-            })
-    }
-
-    fn not_of_kind(name: &str, expected: &'static str) -> ParamError {
-        ParamError::NotOfKind {
-            param: name.to_string(),
-            expected,
-        }
-    }
-
-    /// An integer parameter.
-    pub fn int(&self, name: &str) -> Result<i64, ParamError> {
-        match self.get(name)? {
-            Checked::Int(n) => Ok(*n),
-            _ => Err(Self::not_of_kind(name, "an integer")),
-        }
-    }
-
-    /// An integer parameter that fits in `u32` (counts, ticks).
-    pub fn u32(&self, name: &str) -> Result<u32, ParamError> {
-        let n = self.int(name)?;
-        u32::try_from(n).map_err(|_| ParamError::DoesNotFit {
-            param: name.to_string(),
-            value: n,
-        })
-    }
-
-    /// A number parameter.
-    pub fn float(&self, name: &str) -> Result<f64, ParamError> {
-        match self.get(name)? {
-            Checked::Int(n) => Ok(*n as f64),
-            Checked::Float(x) => Ok(*x),
-            _ => Err(Self::not_of_kind(name, "a number")),
-        }
-    }
-
-    /// A boolean parameter.
-    pub fn boolean(&self, name: &str) -> Result<bool, ParamError> {
-        match self.get(name)? {
-            Checked::Bool(b) => Ok(*b),
-            _ => Err(Self::not_of_kind(name, "a boolean")),
-        }
-    }
-
-    /// A string or choice parameter.
-    pub fn text(&self, name: &str) -> Result<&str, ParamError> {
-        match self.get(name)? {
-            Checked::Text(s) => Ok(s),
-            _ => Err(Self::not_of_kind(name, "a string")),
-        }
-    }
-
-    /// A list-of-statuses parameter.
-    pub fn statuses(&self, name: &str) -> Result<Vec<Status>, ParamError> {
-        match self.get(name)? {
-            Checked::Statuses(list) => Ok(list.clone()),
-            _ => Err(Self::not_of_kind(name, "a list of statuses")),
-        }
-    }
-
-    /// The registry's seed ([`Registry::with_seed`](crate::Registry::with_seed)),
-    /// for node types with deterministic randomness.
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// This node's position in the file (0 for the first node read), stable
-    /// across loads of the same file: a per-node salt for randomness.
-    pub fn index(&self) -> u64 {
-        self.index
-    }
-
-    /// The parameters as printed trees show them, in declaration order.
-    pub(crate) fn shown(&self) -> Vec<(String, String)> {
-        self.values
-            .iter()
-            .filter_map(|(name, value)| {
-                let text = match value {
-                    Checked::Int(n) => n.to_string(),
-                    Checked::Float(x) => number(*x),
-                    Checked::Bool(b) => b.to_string(),
-                    Checked::Text(s) => s.to_string(),
-                    Checked::Statuses(list) => {
-                        let words: Vec<&str> = list.iter().map(|s| s.as_str()).collect();
-                        format!("[{}]", words.join(", "))
-                    }
-                    Checked::Condition | Checked::Unusable => return None,
-                };
-                Some((name.to_string(), text))
-            })
-            .collect()
-    }
+/// `[x, y]` or `[x, y, z]`.
+pub(crate) fn point_shape(dims: usize) -> &'static str {
+    if dims == 2 { "[x, y]" } else { "[x, y, z]" }
 }

@@ -7,10 +7,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use canopy_core::{Arity, ConditionFn, Ctx, NodeKind, Status};
+use canopy_core::{Arity, ConditionFn, Ctx, CustomNode, Node, NodeKind, Status};
 
+use crate::check::{Place, check};
 use crate::error::ParamError;
-use crate::param::{Param, Params};
+use crate::load::MAX_NESTING;
+use crate::param::Param;
+use crate::typed::NodeParams;
+use crate::value::Params;
 
 /// A factory: checked parameters in, a `T` or the problem out.
 pub(crate) type Factory<T> = Box<dyn Fn(&Params) -> Result<T, ParamError> + Send + Sync>;
@@ -88,32 +92,99 @@ impl<A, W> NodeType<A, W> {
     }
 
     /// The type name used in files.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert_eq!(registry.get("Wait").unwrap().name(), "Wait");
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
-    /// One line saying what the node does.
+    /// One line saying what the node does: the doc comment of a
+    /// [`NodeParams`] struct, or the text given to [`NodeType::new`].
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert_eq!(registry.get("Inverter").unwrap().description(), "swaps Success and Failure");
+    /// ```
     pub fn description(&self) -> &str {
         &self.description
     }
 
     /// How many children it takes.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// # use canopy_core::Arity;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert_eq!(registry.get("Sequence").unwrap().arity(), Arity::Composite);
+    /// ```
     pub fn arity(&self) -> Arity {
         self.arity
     }
 
     /// Its parameters, in declaration order.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// let params = registry.get("Parallel").unwrap().params();
+    /// assert_eq!(params[0].name, "success");
+    /// assert_eq!(params[0].describe(), "one of \"one\", \"all\", default \"all\"");
+    /// ```
     pub fn params(&self) -> &[Param] {
         &self.params
     }
 
     /// Whether it can serve as a guard's condition.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert!(registry.get("Chance").unwrap().is_condition());
+    /// assert!(!registry.get("Wait").unwrap().is_condition());
+    /// ```
     pub fn is_condition(&self) -> bool {
         matches!(self.build, Build::Condition(_))
     }
 }
 
+/// Check a parameter's default as a file's value would be checked, so
+/// that a wrong default is a registration error, not a load error in
+/// every file that leaves the parameter out.
+fn check_default(node_type: &str, param: &Param) -> Result<(), RegistryError> {
+    let refused = |problem: String| RegistryError::BadDefault {
+        node_type: node_type.to_string(),
+        param: param.name.clone(),
+        problem,
+    };
+    let Some(default) = &param.default else {
+        return Ok(());
+    };
+    if default.is_null() {
+        return Ok(());
+    }
+    let value = crate::doc::from_json(default, MAX_NESTING)
+        .ok_or_else(|| refused("nested too deeply".to_string()))?;
+    check(&param.kind, &value, &Place::Param(&param.name))
+        .map(drop)
+        .map_err(|e| refused(e.to_string()))
+}
+
 /// Why a registration was refused.
+///
+/// ```
+/// use canopy_data::{Param, Params, Registry, RegistryError};
+/// use canopy_core::Status;
+///
+/// let mut registry = Registry::<(), ()>::new();
+/// let e = registry.action("Wait", |_: ()| |_| Status::Success).unwrap_err();
+/// assert_eq!(e, RegistryError::Duplicate("Wait".into()));
+/// assert_eq!(e.to_string(), "node type \"Wait\" is already registered");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RegistryError {
@@ -128,6 +199,15 @@ pub enum RegistryError {
         node_type: String,
         /// The offending parameter.
         param: String,
+    },
+    /// A parameter's default is not a value of its kind.
+    BadDefault {
+        /// The type being registered.
+        node_type: String,
+        /// The parameter.
+        param: String,
+        /// Why the default is refused, as a file's value would be.
+        problem: String,
     },
 }
 
@@ -144,6 +224,14 @@ impl fmt::Display for RegistryError {
             RegistryError::BadParam { node_type, param } => write!(
                 f,
                 "node type \"{node_type}\": parameter \"{param}\" is declared twice or uses a reserved name (type, name, children)"
+            ),
+            RegistryError::BadDefault {
+                node_type,
+                param,
+                problem,
+            } => write!(
+                f,
+                "node type \"{node_type}\": the default of parameter \"{param}\" is refused: {problem}"
             ),
         }
     }
@@ -195,6 +283,12 @@ impl<A: 'static, W: 'static> Default for Registry<A, W> {
 
 impl<A: 'static, W: 'static> Registry<A, W> {
     /// A registry holding every built-in node type, with seed 0.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert_eq!(registry.types().count(), 23);
+    /// ```
     pub fn new() -> Self {
         let mut registry = Self::empty();
         crate::builtins::register(&mut registry);
@@ -202,6 +296,13 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// A registry with no node types at all.
+    ///
+    /// ```
+    /// # use canopy_data::{Format, Registry};
+    /// let registry = Registry::<(), ()>::empty();
+    /// assert!(registry.load_str(r#"{"tree": {"type": "Wait", "ticks": 1}}"#, Format::Json, "w")
+    ///     .is_err());
+    /// ```
     pub fn empty() -> Self {
         Registry {
             types: BTreeMap::new(),
@@ -211,17 +312,45 @@ impl<A: 'static, W: 'static> Registry<A, W> {
 
     /// Use `seed` for node types with deterministic randomness (`Random`):
     /// the same file, seed and agent ids give the same outcomes.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// assert_eq!(Registry::<(), ()>::new().with_seed(7).seed(), 7);
+    /// ```
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
     }
 
-    /// The seed given to factories.
+    /// The seed given to factories ([`Params::seed`]).
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// assert_eq!(Registry::<(), ()>::new().seed(), 0);
+    /// ```
     pub fn seed(&self) -> u64 {
         self.seed
     }
 
-    /// Add a node type. Names are unique: registering one twice is an error.
+    /// Add a node type. Names are unique: registering one twice is an
+    /// error; so are a parameter declared twice or named `type`, `name`
+    /// or `children`, and a default that is not a value of its parameter's
+    /// kind.
+    ///
+    /// ```
+    /// use canopy_core::{Arity, NodeKind};
+    /// use canopy_data::{NodeType, Param, Registry, RegistryError};
+    ///
+    /// let mut registry = Registry::<(), ()>::new();
+    /// let twice = |default: i64| NodeType::new("Twice", "repeats its child twice", Arity::Decorator,
+    ///     vec![Param::count("times", "repetitions").default(default)],
+    ///     |p| Ok(NodeKind::Repeat(p.u32("times")?)));
+    /// assert_eq!(registry.register(twice(0)).unwrap_err().to_string(),
+    ///     "node type \"Twice\": the default of parameter \"times\" is refused: \
+    ///      parameter \"times\" must be at least 1, got 0");
+    /// registry.register(twice(2)).unwrap();
+    /// assert!(matches!(registry.register(twice(2)), Err(RegistryError::Duplicate(_))));
+    /// ```
     pub fn register(&mut self, node_type: NodeType<A, W>) -> Result<(), RegistryError> {
         let name = &node_type.name;
         if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
@@ -239,13 +368,31 @@ impl<A: 'static, W: 'static> Registry<A, W> {
                 });
             }
             seen.push(&p.name);
+            check_default(name, p)?;
         }
         self.types.insert(name.clone(), node_type);
         Ok(())
     }
 
     /// Add an action leaf type: `factory` receives the checked parameters
-    /// and returns the leaf's code, which runs on every update.
+    /// and returns the leaf's code, which runs on every update. (With a
+    /// parameters struct, [`Registry::action`] reads them for you.)
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Ctx, Status};
+    /// use canopy_data::{Format, Param, Registry};
+    ///
+    /// let mut registry = Registry::<u32, ()>::new();
+    /// registry.register_action("Add", "adds `n`", vec![Param::count("n", "how much")], |p| {
+    ///     let n = p.u32("n")?;
+    ///     Ok(move |cx: &mut Ctx<u32, ()>| { *cx.agent += n; Status::Success })
+    /// }).unwrap();
+    /// let tree = registry.load_str(r#"{"tree": {"type": "Add", "n": 5}}"#, Format::Json, "a")
+    ///     .unwrap();
+    /// let mut total = 0;
+    /// Agent::new(&tree).tick(&tree, &mut total, &());
+    /// assert_eq!(total, 5);
+    /// ```
     pub fn register_action<F, G>(
         &mut self,
         name: &str,
@@ -262,7 +409,24 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// Add a condition leaf type. Its code returns `true` for Success; a
-    /// condition type can also be a Guard's `condition`.
+    /// condition type can also be a Guard's `condition`. (With a
+    /// parameters struct: [`Registry::condition`].)
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Ctx, Status};
+    /// use canopy_data::{Format, Param, Registry};
+    ///
+    /// let mut registry = Registry::<u32, ()>::new();
+    /// registry.register_condition("Over", "true above `n`", vec![Param::int("n", "")], |p| {
+    ///     let n = p.int("n")?;
+    ///     Ok(move |cx: &Ctx<u32, ()>| i64::from(*cx.agent) > n)
+    /// }).unwrap();
+    /// let tree = registry.load_str(r#"{"tree": {"type": "Guard",
+    ///     "condition": {"type": "Over", "n": 3}, "children": [{"type": "AlwaysSuccess"}]}}"#,
+    ///     Format::Json, "o").unwrap();
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut 4, &()), Status::Success);
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut 2, &()), Status::Failure);
+    /// ```
     pub fn register_condition<F, G>(
         &mut self,
         name: &str,
@@ -287,12 +451,202 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         self.register(node_type)
     }
 
+    /// Add an action leaf type whose parameters are the struct `P`
+    /// ([`NodeParams`], usually `#[derive(Params)]`): `factory` receives
+    /// the struct, read from a node's checked values, and returns the
+    /// leaf's code, which runs on every update. The struct's doc comment
+    /// is the type's description.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Status};
+    /// use canopy_data::{Format, Params, Registry};
+    ///
+    /// struct Miner { gold: u32 }
+    ///
+    /// /// Digs up some gold.
+    /// #[derive(Params)]
+    /// struct Dig {
+    ///     /// Gold per dig.
+    ///     #[param(default = 1, range = 1..=100)]
+    ///     amount: u32,
+    /// }
+    ///
+    /// let mut registry = Registry::<Miner, ()>::new();
+    /// registry.action("Dig", |p: Dig| move |cx| {
+    ///     cx.agent.gold += p.amount;
+    ///     Status::Success
+    /// }).unwrap();
+    /// assert_eq!(registry.get("Dig").unwrap().description(), "Digs up some gold.");
+    ///
+    /// let tree = registry.load_str(r#"{"tree": {"type": "Dig", "amount": 4}}"#,
+    ///     Format::Json, "dig.json").unwrap();
+    /// let mut miner = Miner { gold: 0 };
+    /// Agent::new(&tree).tick(&tree, &mut miner, &());
+    /// assert_eq!(miner.gold, 4);
+    /// ```
+    pub fn action<P, F, G>(&mut self, name: &str, factory: F) -> Result<(), RegistryError>
+    where
+        P: NodeParams,
+        F: Fn(P) -> G + Send + Sync + 'static,
+        G: Fn(&mut Ctx<A, W>) -> Status + Send + Sync + 'static,
+    {
+        let build = move |p: &Params| {
+            let leaf = factory(P::from_params(p)?);
+            Ok(NodeKind::Action(Arc::new(leaf)))
+        };
+        let (description, params) = (P::description(), P::declare());
+        self.register(NodeType::new(name, description, Arity::Leaf, params, build))
+    }
+
+    /// Add a condition leaf type whose parameters are the struct `P`:
+    /// `factory` receives the struct and returns the condition's code
+    /// (`true` for Success). A condition type can also be a Guard's
+    /// `condition`.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Status};
+    /// use canopy_data::{Format, Params, Registry};
+    ///
+    /// struct Guard { pos: [f32; 2] }
+    /// struct World { enemy: [f32; 2] }
+    ///
+    /// /// True while an enemy is within `radius`.
+    /// #[derive(Params)]
+    /// struct EnemySeen {
+    ///     /// How far the guard sees.
+    ///     #[param(default = 8.0, range = 0.0..=100.0)]
+    ///     radius: f32,
+    /// }
+    ///
+    /// let mut registry = Registry::<Guard, World>::new();
+    /// registry.condition("EnemySeen", |p: EnemySeen| move |cx| {
+    ///     let [dx, dy] = [cx.world.enemy[0] - cx.agent.pos[0], cx.world.enemy[1] - cx.agent.pos[1]];
+    ///     dx * dx + dy * dy <= p.radius * p.radius
+    /// }).unwrap();
+    ///
+    /// let tree = registry.load_str(r#"{"tree": {"type": "EnemySeen", "radius": 5}}"#,
+    ///     Format::Json, "seen.json").unwrap();
+    /// let world = World { enemy: [3.0, 4.0] };
+    /// let (mut near, mut far) = (Guard { pos: [0.0, 0.0] }, Guard { pos: [-1.0, 0.0] });
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut near, &world), Status::Success);
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut far, &world), Status::Failure);
+    /// ```
+    pub fn condition<P, F, G>(&mut self, name: &str, factory: F) -> Result<(), RegistryError>
+    where
+        P: NodeParams,
+        F: Fn(P) -> G + Send + Sync + 'static,
+        G: Fn(&Ctx<A, W>) -> bool + Send + Sync + 'static,
+    {
+        let build = move |p: &Params| -> Result<ConditionFn<A, W>, ParamError> {
+            Ok(Arc::new(factory(P::from_params(p)?)))
+        };
+        let (description, params) = (P::description(), P::declare());
+        let node_type = NodeType::with_build(
+            name,
+            description,
+            Arity::Leaf,
+            params,
+            Build::Condition(Box::new(build)),
+        );
+        self.register(node_type)
+    }
+
+    /// Add a node type with per-agent state — a [`Node`] implementation —
+    /// whose parameters are the struct `P`: `factory` receives the struct
+    /// and returns the shared node. `arity` says how many children its
+    /// nodes take (a leaf, a decorator, a composite); a node whose
+    /// [`Node::arity`] says otherwise is refused when loaded.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Arity, Children, Ctx, Node, Status};
+    /// use canopy_data::{Format, Params, Registry};
+    /// use canopy_derive::Task; // also `canopy::Task`
+    ///
+    /// /// Runs its child until it has succeeded `times` times, one run per tick.
+    /// #[derive(Params)]
+    /// struct TimesParams {
+    ///     /// Successes needed.
+    ///     #[param(range = 1..)]
+    ///     times: u32,
+    /// }
+    ///
+    /// struct Times { times: u32 }
+    ///
+    /// #[derive(Clone, Copy, Task)]
+    /// #[repr(C)]
+    /// struct Done { count: u32 }
+    ///
+    /// impl Node<u32, ()> for Times {
+    ///     type Task = Done;
+    ///     fn arity(&self) -> Arity { Arity::Decorator }
+    ///     fn create_task(&self, _: &mut Ctx<u32, ()>) -> Done { Done { count: 0 } }
+    ///     fn update(&self, done: &mut Done, cx: &mut Ctx<u32, ()>,
+    ///               children: &mut Children<u32, ()>) -> Status {
+    ///         match children.update(0, cx) {
+    ///             Status::Success => done.count += 1,
+    ///             Status::Failure => return Status::Failure,
+    ///             Status::Running => {}
+    ///         }
+    ///         if done.count == self.times { Status::Success } else { Status::Running }
+    ///     }
+    /// }
+    ///
+    /// let mut registry = Registry::<u32, ()>::new();
+    /// registry.node("Times", Arity::Decorator, |p: TimesParams| Times { times: p.times }).unwrap();
+    /// let tree = registry.load_str(
+    ///     r#"{"tree": {"type": "Times", "times": 3, "children": [{"type": "AlwaysSuccess"}]}}"#,
+    ///     Format::Json, "times.json").unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// let statuses: Vec<Status> = (0..3).map(|_| agent.tick(&tree, &mut 0, &())).collect();
+    /// assert_eq!(statuses, [Status::Running, Status::Running, Status::Success]);
+    /// ```
+    pub fn node<P, N, F>(
+        &mut self,
+        name: &str,
+        arity: Arity,
+        factory: F,
+    ) -> Result<(), RegistryError>
+    where
+        P: NodeParams,
+        N: Node<A, W>,
+        F: Fn(P) -> N + Send + Sync + 'static,
+    {
+        let build = move |p: &Params| {
+            let node = factory(P::from_params(p)?);
+            if node.arity() != arity {
+                return Err(ParamError::invalid(format!(
+                    "the node type is registered as taking {}, but its node's `arity()` says {}",
+                    arity.describe(),
+                    node.arity().describe()
+                )));
+            }
+            Ok(NodeKind::Custom(CustomNode::new(node)))
+        };
+        let (description, params) = (P::description(), P::declare());
+        self.register(NodeType::new(name, description, arity, params, build))
+    }
+
     /// The type registered under `name`.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// assert!(registry.get("Wait").is_some());
+    /// assert!(registry.get("Wiat").is_none());
+    /// ```
     pub fn get(&self, name: &str) -> Option<&NodeType<A, W>> {
         self.types.get(name)
     }
 
     /// Every registered type, by name.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// let conditions: Vec<&str> = registry.types().filter(|t| t.is_condition())
+    ///     .map(|t| t.name()).collect();
+    /// assert_eq!(conditions, ["Chance", "Periodic"]);
+    /// ```
     pub fn types(&self) -> impl Iterator<Item = &NodeType<A, W>> {
         self.types.values()
     }

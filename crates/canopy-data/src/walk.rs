@@ -7,12 +7,13 @@ use std::fmt;
 
 use canopy_core::{Builder, Draft, MAX_DEPTH, NodeKind, Predicate};
 
+use crate::check::{Place, check, did_you_mean};
 use crate::doc::{Field, Value, describe, field};
-use crate::error::{LoadError, Location, Problem};
+use crate::error::{LoadError, Location, ParamError, Problem};
 use crate::load::{Format, MAX_NODES};
-use crate::param::{Params, did_you_mean};
 use crate::registry::{Build, NodeType, Registry};
 use crate::text::shorten;
+use crate::value::{Params, from_json};
 
 /// Stack kept free before recursing one level deeper, and the size of each
 /// extra segment when it is not (for [`stacker::maybe_grow`]).
@@ -403,11 +404,21 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         }
         let mut values = Vec::with_capacity(declared.len());
         for param in declared {
-            let value = match (field(fields, &param.name), param.checked_default()) {
-                (Some(v), _) => param
-                    .check(v)
+            let given = field(fields, &param.name).filter(|v| {
+                // `null` is "not given" for an optional parameter (RON's `None`).
+                !(matches!(v, Value::Null) && param.is_optional())
+            });
+            let value = match (given, &param.default) {
+                (Some(v), _) => check(&param.kind, v, &Place::Param(&param.name))
                     .map_err(|e| self.fail(path, name, Problem::Param(e)))?,
-                (None, Some(default)) => default,
+                // Defaults were checked when the type was registered.
+                (None, Some(default)) => from_json(&param.kind, default).ok_or_else(|| {
+                    let e = ParamError::invalid(format!(
+                        "the default of parameter {} does not fit its kind",
+                        crate::text::quote(&param.name)
+                    ));
+                    self.fail(path, name, Problem::Param(e))
+                })?,
                 (None, None) => {
                     let problem = Problem::MissingParam {
                         param: param.name.clone(),
@@ -416,7 +427,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                     return Err(self.fail(path, name, problem));
                 }
             };
-            values.push((param.name.as_str(), value));
+            values.push((param, value));
         }
         Ok(Params {
             type_name: node_type.name(),

@@ -1,0 +1,256 @@
+//! Checking a file's values against declared parameter kinds.
+//!
+//! Every kind is checked here, once, with the same messages for built-in
+//! and user types; what passes becomes a [`Checked`] value the factories
+//! read without failing. A list's item is checked as a parameter of its
+//! own named `points[2]`, so a wrong item deep in a list of points gets
+//! the message a wrong parameter gets, with its place.
+
+use std::fmt;
+
+use canopy_core::Status;
+
+use crate::doc::{Value, describe};
+use crate::error::ParamError;
+use crate::param::{ParamKind, open};
+use crate::text::{number, quote};
+use crate::value::Checked;
+
+/// Where a value is: a parameter, or an item of a list or point in one.
+#[derive(Clone, Copy)]
+pub(crate) enum Place<'n> {
+    Param(&'n str),
+    Item(&'n Place<'n>, usize),
+}
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Param(name) => f.write_str(name),
+            Place::Item(outer, index) => write!(f, "{outer}[{index}]"),
+        }
+    }
+}
+
+fn wrong_kind(place: &Place, expected: &'static str, value: &Value) -> ParamError {
+    ParamError::WrongKind {
+        param: place.to_string(),
+        expected,
+        got: describe(value),
+    }
+}
+
+fn out_of_range(place: &Place, expected: String, got: String) -> ParamError {
+    ParamError::OutOfRange {
+        param: place.to_string(),
+        expected,
+        got,
+    }
+}
+
+/// Check `value` against `kind`.
+pub(crate) fn check<'d>(
+    kind: &ParamKind,
+    value: &'d Value<'_>,
+    place: &Place,
+) -> Result<Checked<'d>, ParamError> {
+    match kind {
+        ParamKind::Int { min, max } => check_int(value, *min, *max, place),
+        ParamKind::Float { min, max } => check_float(value, *min, *max, place).map(Checked::Float),
+        ParamKind::Bool => match value {
+            Value::Bool(b) => Ok(Checked::Bool(*b)),
+            _ => Err(wrong_kind(place, "true or false", value)),
+        },
+        ParamKind::Text | ParamKind::Subtree => match value.as_str() {
+            Some(text) => Ok(Checked::Text(text)),
+            None => Err(wrong_kind(place, "a string", value)),
+        },
+        ParamKind::Choice(words) => check_choice(value, words, place),
+        ParamKind::Statuses => check_statuses(value, place),
+        ParamKind::Condition => Ok(Checked::Condition),
+        ParamKind::Point { dims, min, max } => check_point(value, *dims, *min, *max, place),
+        ParamKind::List {
+            item,
+            min_len,
+            max_len,
+        } => check_list(value, item, *min_len, *max_len, place),
+    }
+}
+
+fn check_int<'d>(
+    value: &Value,
+    min: i64,
+    max: i64,
+    place: &Place,
+) -> Result<Checked<'d>, ParamError> {
+    let bound = |below: bool| {
+        if below {
+            format!("at least {min}")
+        } else {
+            format!("at most {max}")
+        }
+    };
+    let n = match *value {
+        Value::Int(n) => n,
+        // A whole number beyond i64 (1e20, 2^64 - 1) is out of range
+        // rather than "not an integer".
+        Value::UInt(n) => return Err(out_of_range(place, bound(false), n.to_string())),
+        Value::Float(x) if x.fract() == 0.0 && x.abs() >= 9.2e18 => {
+            return Err(out_of_range(place, bound(x < 0.0), number(x)));
+        }
+        _ => return Err(wrong_kind(place, "an integer", value)),
+    };
+    if n < min || n > max {
+        return Err(out_of_range(place, bound(n < min), n.to_string()));
+    }
+    Ok(Checked::Int(n))
+}
+
+fn check_float(value: &Value, min: f64, max: f64, place: &Place) -> Result<f64, ParamError> {
+    let x = value
+        .as_f64()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| wrong_kind(place, "a number", value))?;
+    if x < min || x > max {
+        let expected = match (open(min), open(max)) {
+            (false, true) => format!("at least {}", number(min)),
+            (true, false) => format!("at most {}", number(max)),
+            _ => format!("in {}..={}", number(min), number(max)),
+        };
+        return Err(out_of_range(place, expected, number(x)));
+    }
+    Ok(x)
+}
+
+fn check_choice<'d>(
+    value: &'d Value<'_>,
+    words: &[String],
+    place: &Place,
+) -> Result<Checked<'d>, ParamError> {
+    let word = value
+        .as_str()
+        .ok_or_else(|| wrong_kind(place, "a string", value))?;
+    if words.iter().any(|w| w == word) {
+        return Ok(Checked::Text(word));
+    }
+    Err(ParamError::NotAChoice {
+        param: place.to_string(),
+        choices: words.to_vec(),
+        word: word.to_string(),
+        suggestion: did_you_mean(word, words.iter().map(String::as_str)).map(str::to_string),
+    })
+}
+
+fn check_statuses<'d>(value: &Value, place: &Place) -> Result<Checked<'d>, ParamError> {
+    let list = value
+        .as_list()
+        .filter(|l| !l.is_empty())
+        .ok_or_else(|| wrong_kind(place, "a non-empty list of statuses", value))?;
+    let mut statuses = Vec::with_capacity(list.len());
+    for (index, item) in list.iter().enumerate() {
+        let word = item.as_str().unwrap_or_default();
+        let Some(status) = parse_status(word) else {
+            let got = match item.as_str() {
+                Some(s) => quote(s),
+                None => describe(item),
+            };
+            return Err(ParamError::NotAStatus {
+                param: place.to_string(),
+                index,
+                got,
+                suggestion: did_you_mean(word, STATUS_WORDS.iter().copied()),
+            });
+        };
+        statuses.push(status);
+    }
+    Ok(Checked::Statuses(statuses))
+}
+
+fn check_point<'d>(
+    value: &Value,
+    dims: usize,
+    min: f64,
+    max: f64,
+    place: &Place,
+) -> Result<Checked<'d>, ParamError> {
+    let expected = if dims == 2 {
+        "a point [x, y]"
+    } else {
+        "a point [x, y, z]"
+    };
+    let coordinates = value
+        .as_list()
+        .filter(|c| c.len() == dims)
+        .ok_or_else(|| wrong_kind(place, expected, value))?;
+    let mut point = [0.0; 3];
+    for (index, (c, slot)) in coordinates.iter().zip(&mut point).enumerate() {
+        *slot = check_float(c, min, max, &Place::Item(place, index))?;
+    }
+    Ok(Checked::Point(point, dims))
+}
+
+fn check_list<'d>(
+    value: &'d Value<'_>,
+    item: &ParamKind,
+    min_len: usize,
+    max_len: usize,
+    place: &Place,
+) -> Result<Checked<'d>, ParamError> {
+    let items = value
+        .as_list()
+        .ok_or_else(|| wrong_kind(place, "a list", value))?;
+    if items.len() < min_len || items.len() > max_len {
+        let items_word = |n: usize| if n == 1 { "item" } else { "items" };
+        let expected = match (min_len, max_len) {
+            (min, usize::MAX) => format!("a list of at least {min} {}", items_word(min)),
+            (0, max) => format!("a list of at most {max} {}", items_word(max)),
+            (min, max) if min == max => format!("a list of exactly {min} {}", items_word(min)),
+            (min, max) => format!("a list of {min} to {max} items"),
+        };
+        let got = format!("{} {}", items.len(), items_word(items.len()));
+        return Err(out_of_range(place, expected, got));
+    }
+    let mut checked = Vec::with_capacity(items.len());
+    for (index, value) in items.iter().enumerate() {
+        checked.push(check(item, value, &Place::Item(place, index))?.into());
+    }
+    Ok(Checked::List(checked))
+}
+
+pub(crate) const STATUS_WORDS: [&str; 3] = ["Running", "Success", "Failure"];
+
+pub(crate) fn parse_status(word: &str) -> Option<Status> {
+    match word {
+        "Running" => Some(Status::Running),
+        "Success" => Some(Status::Success),
+        "Failure" => Some(Status::Failure),
+        _ => None,
+    }
+}
+
+/// Candidates [`did_you_mean`] compares in full, at most: a file can
+/// define a hundred thousand subtrees, and one error must stay cheap.
+const MAX_COMPARED: usize = 10_000;
+
+/// The candidate closest to `word`, when one is close: one edit for short
+/// words, more for longer ones.
+pub(crate) fn did_you_mean<'c>(
+    word: &str,
+    candidates: impl Iterator<Item = &'c str>,
+) -> Option<&'c str> {
+    // Names are short; a long word is no typo and comparing it is slow.
+    if word.len() > 64 {
+        return None;
+    }
+    let word = word.to_lowercase();
+    let chars = word.chars().count();
+    let limit = |c: &str| (word.len().min(c.len()) / 4).max(1);
+    candidates
+        // Each edit changes the length by at most one: skip what cannot be close.
+        .filter(|c| c.len() <= 64 && c.chars().count().abs_diff(chars) <= limit(c))
+        .take(MAX_COMPARED)
+        .map(|c| (strsim::damerau_levenshtein(&word, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= limit(c))
+        .min()
+        .map(|(_, c)| c)
+}

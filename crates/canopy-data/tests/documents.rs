@@ -1,0 +1,120 @@
+//! A document parsed once and loaded from its value ([`parse`],
+//! [`Registry::load_value`]) gives the tree, and the errors, that loading
+//! the text gives.
+
+use canopy_data::{Format, LoadError, Location, Problem, Registry, parse};
+use serde_json::{Value, json};
+
+fn registry() -> Registry<(), ()> {
+    Registry::new()
+}
+
+fn example(name: &str) -> String {
+    let path = format!("{}/../../examples/trees/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn the_example_files_load_the_same_from_their_parsed_documents() {
+    for (name, format) in [("sentry.json", Format::Json), ("pet.ron", Format::Ron)] {
+        let text = example(name);
+        let from_text = registry().load_str(&text, format, name).unwrap();
+        let document = parse(&text, format, name).unwrap();
+        let from_value = registry().load_value(&document, name).unwrap();
+        assert_eq!(
+            from_value.display().to_string(),
+            from_text.display().to_string(),
+            "{name}"
+        );
+        assert_eq!(from_value.len(), from_text.len());
+    }
+}
+
+#[test]
+fn errors_from_a_value_are_the_errors_from_its_text() {
+    let texts = [
+        r#"{"tree": {"type": "Sequence", "children": [{"type": "Wiat", "ticks": 2}]}}"#,
+        r#"{"tree": {"type": "Wait", "ticks": 2, "tics": 3}}"#,
+        r#"{"tree": {"type": "SubTree", "tree": "Missing"}, "subtrees": {"Mising": {"type": "AlwaysSuccess"}}}"#,
+        r#"{"tree": {"type": "Parallel", "children": []}}"#,
+        r#"{"tree": {"type": "Guard", "condition": {"type": "Wait"}, "children": [{"type": "AlwaysSuccess"}]}}"#,
+        r#"{"tree": {"type": "Sequence"}, "subtrees": {"A": {"type": "SubTree", "tree": "A"}}}"#,
+        r#"{"tree": 3}"#,
+    ];
+    for text in texts {
+        let from_text = registry()
+            .load_str(text, Format::Json, "e.json")
+            .unwrap_err();
+        let document: Value = serde_json::from_str(text).unwrap();
+        let from_value = registry().load_value(&document, "e.json").unwrap_err();
+        assert_eq!(from_value, from_text, "{text}");
+    }
+    // The builder's own errors are located in the document too.
+    let from_value = registry()
+        .load_value(&json!({"tree": {"type": "Parallel", "children": []}}), "p")
+        .unwrap_err();
+    assert_eq!(
+        from_value.to_string(),
+        r#"p: tree (name "Parallel"): a Parallel needs at least one child, got 0"#
+    );
+}
+
+/// A document of `depth` nested lists under the tree's root.
+fn nested(depth: usize) -> (String, Value) {
+    let mut value = json!(1);
+    let mut text = "1".to_string();
+    for _ in 0..depth {
+        value = Value::Array(vec![value]);
+        text = format!("[{text}]");
+    }
+    let text = format!(r#"{{"tree": {{"type": "Wait", "ticks": {text}}}}}"#);
+    (text, json!({"tree": {"type": "Wait", "ticks": value}}))
+}
+
+#[test]
+fn values_nest_as_deep_as_json_text_and_no_deeper() {
+    // The top object and the node object take two brackets.
+    let (text, value) = nested(125);
+    let from_text = registry().load_str(&text, Format::Json, "n").unwrap_err();
+    let from_value = registry().load_value(&value, "n").unwrap_err();
+    assert_eq!(from_value, from_text);
+    assert!(matches!(from_value.problem(), Problem::Param(_)));
+
+    let (text, value) = nested(126);
+    let from_text = registry().load_str(&text, Format::Json, "n").unwrap_err();
+    assert_eq!(from_text.problem(), &Problem::TooDeeplyNested);
+    let from_value = registry().load_value(&value, "n").unwrap_err();
+    assert_eq!(
+        from_value,
+        LoadError::new("n", Location::File, Problem::TooDeeplyNested)
+    );
+}
+
+#[test]
+fn the_parse_is_strict() {
+    let message = |text: &str, format| parse(text, format, "s").unwrap_err().to_string();
+    assert_eq!(
+        message(
+            r#"{"tree": {"type": "Wait", "ticks": 1, "ticks": 2}}"#,
+            Format::Json
+        ),
+        r#"s:1:45: field "ticks" is given twice"#
+    );
+    assert_eq!(
+        message("(tree: (type: \"Wait\", ticks: inf))", Format::Ron),
+        "s:1:30: numbers must be finite"
+    );
+    assert_eq!(message("  \n", Format::Json), "s: the file is empty");
+    assert_eq!(
+        message("{\"tree\": [}", Format::Json),
+        "s:1:11: malformed JSON: expected value"
+    );
+    // A byte-order mark is skipped; the document is all there.
+    let document = parse(
+        "\u{feff}(tree: (type: \"Wait\", ticks: 3))",
+        Format::Ron,
+        "b",
+    )
+    .unwrap();
+    assert_eq!(document, json!({"tree": {"type": "Wait", "ticks": 3}}));
+}

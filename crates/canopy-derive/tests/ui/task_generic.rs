@@ -1,0 +1,9 @@
+use canopy_derive::Task;
+
+#[derive(Clone, Copy, Task)]
+#[repr(C)]
+struct Holder<T: Copy> {
+    value: T,
+}
+
+fn main() {}
