@@ -81,8 +81,16 @@ pub trait Observer {
     /// `()` says `false`: it ignores them, so the engine skips reporting
     /// them, and may merge the hooks of a user node's visit into one call,
     /// since no event can be reported between them. An observer saying
-    /// `false` is never called.
-    const OBSERVES: bool = true;
+    /// `false` is never called. The engine asks often, so the answer must
+    /// not change during a tick.
+    ///
+    /// A method rather than an associated constant so that `dyn Observer`
+    /// stays possible; for a concrete type it is inlined to a constant,
+    /// which is what lets `Agent::tick` drop the reporting code entirely.
+    #[inline(always)]
+    fn observes(&self) -> bool {
+        true
+    }
 
     /// Called for every event, in the order they happen.
     fn event(&mut self, event: Event);
@@ -90,14 +98,20 @@ pub trait Observer {
 
 /// The observer that ignores everything; what [`Agent::tick`](crate::Agent::tick) uses.
 impl Observer for () {
-    const OBSERVES: bool = false;
+    #[inline(always)]
+    fn observes(&self) -> bool {
+        false
+    }
 
     #[inline(always)]
     fn event(&mut self, _event: Event) {}
 }
 
 impl<O: Observer + ?Sized> Observer for &mut O {
-    const OBSERVES: bool = O::OBSERVES;
+    #[inline(always)]
+    fn observes(&self) -> bool {
+        (**self).observes()
+    }
 
     #[inline]
     fn event(&mut self, event: Event) {

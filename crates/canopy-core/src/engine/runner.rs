@@ -163,7 +163,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     #[inline(always)]
     pub(crate) fn emit(&mut self, cx: &Ctx<A, W>, node: u32, kind: EventKind) {
-        if !O::OBSERVES {
+        if !self.obs.observes() {
             return;
         }
         self.obs.event(Event {
@@ -286,10 +286,11 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
         }
         let start = at.loc() as usize;
         let task = &mut self.mem[start..start + node.task_size()];
-        let status = node.run_leaf(task, fresh, !O::OBSERVES, cx);
+        let observes = self.obs.observes();
+        let status = node.run_leaf(task, fresh, !observes, cx);
         self.emit(cx, id, EventKind::Update(status));
         if status != Status::Running {
-            if O::OBSERVES {
+            if observes {
                 let task = &mut self.mem[start..start + node.task_size()];
                 node.terminate(task, cx, Exit::from(status));
             }
