@@ -152,7 +152,7 @@ impl Motion {
 
 /// Candidates one neighbour query holds before it keeps only the nearest
 /// [`MAX_NEIGHBOURS`]; only a crush fills it.
-const CANDIDATES: usize = 48;
+const CANDIDATES: usize = 32;
 
 /// Who the agent in `slot` perceives within the grid's reach: how many,
 /// where the nearest is, and the nearest [`MAX_NEIGHBOURS`].
@@ -175,7 +175,7 @@ fn perceive(grid: &Grid, slot: usize) -> Near {
         while from < run.end {
             let to = run.end.min(from + CANDIDATES - MAX_NEIGHBOURS);
             if len + (to - from) > CANDIDATES {
-                found[..len].sort_unstable();
+                found[..len].select_nth_unstable(MAX_NEIGHBOURS - 1);
                 dropped += len - MAX_NEIGHBOURS;
                 len = MAX_NEIGHBOURS;
             }
@@ -193,7 +193,7 @@ fn perceive(grid: &Grid, slot: usize) -> Near {
         ..Near::default()
     };
     if len > MAX_NEIGHBOURS {
-        found[..len].sort_unstable();
+        found[..len].select_nth_unstable(MAX_NEIGHBOURS - 1);
     }
     let kept = &found[..near.len as usize];
     for (k, &other) in kept.iter().enumerate() {

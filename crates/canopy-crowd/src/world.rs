@@ -162,28 +162,23 @@ impl Grid {
     pub fn runs_near(&self, p: Vec2) -> [Range<usize>; 3] {
         let (x, y) = (self.index(p.x), self.index(p.y));
         let (left, top) = (x as f32 * self.cell, y as f32 * self.cell);
-        let r2 = self.cell * self.cell;
-        // How far each row's band is from `p` vertically.
-        let above = p.y - top;
-        let below = top + self.cell - p.y;
-        let rows = [
-            (y.checked_sub(1), above),
-            (Some(y), 0.0),
-            (Some(y + 1), below),
-        ];
-        rows.map(|(row, dy)| match row {
-            Some(row) if row < self.cols && dy < self.cell => {
-                // The circle's half-width within the row decides whether it
-                // reaches the cells left and right (no branch: which way it
-                // goes is a coin toss).
-                let half = (r2 - dy * dy).sqrt();
-                let first = x - usize::from((x > 0) & (p.x - half < left));
-                let last = x + usize::from((x + 1 < self.cols) & (p.x + half >= left + self.cell));
-                let row = row * self.cols;
-                self.start[row + first] as usize..self.start[row + last + 1] as usize
-            }
-            _ => 0..0,
-        })
+        // A row `dy` away from `p` vertically holds the circle's chord of
+        // half-width `half`, which decides whether the cells left and right
+        // are reached (no branch: which way it goes is a coin toss).
+        let run = |row: usize, dy: f32| {
+            let half = (self.cell * self.cell - dy * dy).max(0.0).sqrt();
+            let first = x - usize::from((x > 0) & (p.x - half < left));
+            let last = x + usize::from((x + 1 < self.cols) & (p.x + half >= left + self.cell));
+            let row = row * self.cols;
+            self.start[row + first] as usize..self.start[row + last + 1] as usize
+        };
+        let above = if y > 0 { run(y - 1, p.y - top) } else { 0..0 };
+        let below = if y + 1 < self.cols {
+            run(y + 1, top + self.cell - p.y)
+        } else {
+            0..0
+        };
+        [above, run(y, 0.0), below]
     }
 
     /// How far neighbour queries reach: the cells' side.
