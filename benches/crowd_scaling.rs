@@ -1,11 +1,16 @@
-//! The crowd simulation (canopy-crowd) at 1k, 10k and 100k agents: one
-//! whole step (behavior tick, avoidance, movement, world update) and the
-//! behavior tick alone, on every core (rayon's global pool).
-//! Throughput is agents per second.
+//! The crowd simulation (canopy-crowd) at 10k and 100k agents, on 1 and 2
+//! threads: the behavior tick (every agent's tree, as timed inside real
+//! steps) and the whole step (tick, perception, avoidance, movement, world
+//! update). Throughput is agents per second.
+//!
+//! After criterion's own lines, a table puts the two side by side: the
+//! median tree tick and whole step (ms) over every step the benches ran.
 //!
 //! `cargo bench --bench crowd_scaling -- --noplot`
 
 use std::hint::black_box;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use canopy_crowd::{Config, Crowd, load_default_tree};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -25,23 +30,69 @@ fn crowd(agents: usize) -> Crowd {
     crowd
 }
 
+/// Every step's (tree tick, whole step) for one configuration.
+type Record = Mutex<Vec<(Duration, Duration)>>;
+
+/// Run `iters` steps; the time is what `pick` takes from each step's
+/// (tree tick, whole step), and every step is recorded.
+fn steps(
+    sim: &Mutex<Crowd>,
+    record: &Record,
+    iters: u64,
+    pick: fn((Duration, Duration)) -> Duration,
+) -> Duration {
+    let (mut sim, mut record) = (sim.lock().unwrap(), record.lock().unwrap());
+    (0..iters)
+        .map(|_| {
+            let start = Instant::now();
+            let times = black_box(sim.step());
+            let both = (times.tree, start.elapsed());
+            record.push(both);
+            pick(both)
+        })
+        .sum()
+}
+
+fn median(mut xs: Vec<Duration>) -> f64 {
+    xs.sort_unstable();
+    xs.get(xs.len() / 2)
+        .map_or(f64::NAN, |d| d.as_secs_f64() * 1e3)
+}
+
 fn scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("crowd");
     group.sample_size(10);
-    for agents in [1_000usize, 10_000, 100_000] {
+    let mut table = Vec::new();
+    for agents in [10_000usize, 100_000] {
         group.throughput(Throughput::Elements(agents as u64));
-        let mut sim = crowd(agents);
-        group.bench_function(BenchmarkId::new("tree-tick", agents), |b| {
-            b.iter(|| {
-                sim.tick_trees();
-                black_box(&sim.walkers);
-            })
-        });
-        group.bench_function(BenchmarkId::new("step", agents), |b| {
-            b.iter(|| black_box(sim.step()))
-        });
+        group.measurement_time(Duration::from_secs(if agents > 50_000 { 20 } else { 5 }));
+        let sim = Mutex::new(crowd(agents));
+        for threads in [1usize, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let record = Record::default();
+            let id = format!("{agents}/{threads}t");
+            group.bench_function(BenchmarkId::new("tree-tick", &id), |b| {
+                b.iter_custom(|iters| pool.install(|| steps(&sim, &record, iters, |t| t.0)))
+            });
+            group.bench_function(BenchmarkId::new("step", &id), |b| {
+                b.iter_custom(|iters| pool.install(|| steps(&sim, &record, iters, |t| t.1)))
+            });
+            let record = record.into_inner().unwrap();
+            let tree = median(record.iter().map(|t| t.0).collect());
+            let step = median(record.iter().map(|t| t.1).collect());
+            table.push((agents, threads, record.len(), tree, step));
+        }
     }
     group.finish();
+    println!("\ncrowd step, medians over every step the benches ran (ms):");
+    println!("| agents | threads | steps | tree tick | whole step |");
+    println!("|---:|---:|---:|---:|---:|");
+    for (agents, threads, n, tree, step) in table {
+        println!("| {agents} | {threads} | {n} | {tree:.2} | {step:.2} |");
+    }
 }
 
 criterion_group!(benches, scaling);

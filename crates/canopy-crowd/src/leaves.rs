@@ -269,21 +269,11 @@ pub fn register(r: &mut Registry<Walker, World>) -> Result<(), RegistryError> {
         |p| {
             let speed = p.float("speed")? as f32;
             Ok(move |cx: Cx| {
-                let (me, here) = (cx.id as usize, cx.agent.pos);
-                let mut nearest: Option<(f32, Vec2)> = None;
-                cx.world
-                    .grid
-                    .for_each_near(here, cx.world.social_radius, |i, pos| {
-                        let d = pos.distance_squared(here);
-                        if i != me && nearest.is_none_or(|(best, _)| d < best) {
-                            nearest = Some((d, pos));
-                        }
-                    });
                 cx.agent.intent = Vec2::ZERO;
-                if let Some((d, pos)) = nearest
-                    && d.sqrt() > 3.0 * cx.agent.radius
+                if let Some(pos) = cx.agent.nearest
+                    && pos.distance(cx.agent.pos) > 3.0 * cx.agent.radius
                 {
-                    steer(cx.agent, pos - here, speed);
+                    steer(cx.agent, pos - cx.agent.pos, speed);
                 }
                 Status::Running
             })

@@ -17,6 +17,7 @@
 //! ```
 
 mod leaves;
+mod motion;
 mod sim;
 mod svg;
 mod walker;

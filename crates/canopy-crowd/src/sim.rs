@@ -7,20 +7,22 @@
 //! 2. **Movement**: intents become velocities through ORCA collision
 //!    avoidance (`dodgy_2d`) against a snapshot of everyone's position and
 //!    velocity; needs grow; positions advance by the fixed time step.
-//! 3. **World**: threats move, the neighbour grid is rebuilt, trails are
-//!    sampled.
+//! 3. **World**: threats move, the neighbour grid is rebuilt, and every
+//!    agent perceives its neighbours once for the next step: how many there
+//!    are and where the nearest is (for the tree), the closest few (for
+//!    avoidance). Trails are sampled.
 //!
 //! Every per-agent computation reads only the snapshot and writes only its
 //! agent, and the grid lists neighbours in a fixed order, so the result is
 //! the same with one thread or many; the seed fixes everything else.
 
-use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use canopy_core::{Agent, Mode, Status, Tree};
 use glam::Vec2;
 use rayon::prelude::*;
 
+use crate::motion::Motion;
 use crate::walker::{Activity, Walker};
 use crate::world::{Grid, Threat, World};
 
@@ -67,9 +69,6 @@ impl Default for Config {
     }
 }
 
-/// Most neighbours one agent avoids at a time.
-const MAX_NEIGHBOURS: usize = 8;
-
 /// splitmix64: seeds per-agent generators and places things.
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -113,9 +112,10 @@ pub struct Crowd {
     pub walkers: Vec<Walker>,
     agents: Vec<Agent>,
     tree: Tree<Walker, World>,
-    /// Everyone's position and velocity at the start of the movement phase.
-    snapshot: Vec<dodgy_2d::Agent>,
-    /// `trail[i * len..][..len]` is agent `i`'s ring of past positions.
+    /// Perception and movement buffers.
+    motion: Motion,
+    /// `trails[k * agents..][..agents]` holds everyone's position at sample
+    /// `k` of a ring of `trail_len` samples: one sample is one contiguous copy.
     trails: Vec<Vec2>,
     trail_len: usize,
     trail_every: u32,
@@ -162,7 +162,7 @@ impl Crowd {
             social_radius,
             grid: Grid::new(size, social_radius),
         };
-        let walkers: Vec<Walker> = (0..config.agents)
+        let scattered: Vec<Walker> = (0..config.agents)
             .map(|i| {
                 let mut own = Dice(mix(config.seed ^ mix(i as u64 + 1)));
                 Walker {
@@ -178,11 +178,21 @@ impl Crowd {
                     activity: Activity::Idle,
                     intent: Vec2::ZERO,
                     neighbours: 0,
+                    nearest: None,
                     rng: (mix(config.seed ^ (i as u64).rotate_left(17)) as u32) | 1,
                 }
             })
             .collect();
-        world.grid.rebuild(walkers.iter().map(|w| w.pos));
+        // Number the agents in the grid's order, so that agents near in
+        // space start near in memory: the movement phase works in grid order
+        // and reaches each agent's data through its index.
+        world.grid.rebuild(&scattered);
+        let mut walkers: Vec<Walker> = (world.grid.agents().iter())
+            .map(|&i| scattered[i as usize].clone())
+            .collect();
+        world.grid.rebuild(&walkers);
+        let mut motion = Motion::default();
+        motion.sense(&mut walkers, &world);
         let agents = (0..config.agents as u32)
             .map(|i| {
                 let mut agent = Agent::with_id(&tree, i);
@@ -191,16 +201,15 @@ impl Crowd {
             })
             .collect();
         let trail_len = config.trail.max(1);
-        let trails = walkers
-            .iter()
-            .flat_map(|w| std::iter::repeat_n(w.pos, trail_len))
+        let trails = (0..trail_len)
+            .flat_map(|_| walkers.iter().map(|w| w.pos))
             .collect();
         Crowd {
             world,
             walkers,
             agents,
             tree,
-            snapshot: Vec::new(),
+            motion,
             trails,
             trail_len,
             trail_every: config.trail_every.max(1),
@@ -239,9 +248,10 @@ impl Crowd {
         let start = Instant::now();
         self.tick_trees_with(&tick);
         let ticked = Instant::now();
-        self.move_agents();
+        self.motion.move_walkers(&mut self.walkers, &self.world);
         self.world.advance();
-        self.world.grid.rebuild(self.walkers.iter().map(|w| w.pos));
+        self.world.grid.rebuild(&self.walkers);
+        self.motion.sense(&mut self.walkers, &self.world);
         self.sample_trails();
         StepTimes {
             tree: ticked - start,
@@ -268,76 +278,29 @@ impl Crowd {
             });
     }
 
-    /// The movement phase: avoidance, motion, needs.
-    fn move_agents(&mut self) {
-        self.snapshot.clear();
-        self.snapshot
-            .extend(self.walkers.iter().map(|w| dodgy_2d::Agent {
-                position: w.pos,
-                velocity: w.vel,
-                radius: w.radius,
-                avoidance_responsibility: 1.0,
-            }));
-        let (world, snapshot) = (&self.world, &self.snapshot);
-        let options = dodgy_2d::AvoidanceOptions {
-            obstacle_margin: 0.1,
-            time_horizon: 2.0,
-            obstacle_time_horizon: 1.0,
-        };
-        self.walkers.par_iter_mut().enumerate().for_each_init(
-            || Vec::with_capacity(MAX_NEIGHBOURS),
-            |near: &mut Vec<Cow<'_, dodgy_2d::Agent>>, (i, walker)| {
-                near.clear();
-                let mut count = 0usize;
-                world
-                    .grid
-                    .for_each_near(walker.pos, world.social_radius, |j, _| {
-                        if j != i {
-                            count += 1;
-                            if near.len() < MAX_NEIGHBOURS {
-                                near.push(Cow::Borrowed(&snapshot[j]));
-                            }
-                        }
-                    });
-                walker.neighbours = count.min(255) as u8;
-                let velocity = snapshot[i].compute_avoiding_velocity(
-                    near,
-                    &[],
-                    walker.intent,
-                    walker.max_speed,
-                    world.dt,
-                    &options,
-                );
-                walker.vel = velocity;
-                walker.pos =
-                    (walker.pos + velocity * world.dt).clamp(Vec2::ZERO, Vec2::splat(world.size));
-                update_needs(walker, world);
-            },
-        );
-    }
-
     fn sample_trails(&mut self) {
         if !self.world.step.is_multiple_of(self.trail_every) {
             return;
         }
+        let n = self.walkers.len();
         let slot = self.trail_samples % self.trail_len;
-        for (i, w) in self.walkers.iter().enumerate() {
-            self.trails[i * self.trail_len + slot] = w.pos;
-        }
+        self.trails[slot * n..(slot + 1) * n]
+            .par_iter_mut()
+            .zip(&self.walkers)
+            .for_each(|(t, w)| *t = w.pos);
         self.trail_samples += 1;
     }
 
     /// Agent `i`'s recent positions, oldest first.
     pub fn trail(&self, i: usize) -> impl Iterator<Item = Vec2> + '_ {
-        let len = self.trail_len;
-        let ring = &self.trails[i * len..(i + 1) * len];
+        let (len, n) = (self.trail_len, self.walkers.len());
         let filled = self.trail_samples.min(len);
         let first = if self.trail_samples >= len {
             self.trail_samples % len
         } else {
             0
         };
-        (0..filled).map(move |k| ring[(first + k) % len])
+        (0..filled).map(move |k| self.trails[(first + k) % len * n + i])
     }
 
     /// How many agents are doing each activity.
@@ -386,20 +349,6 @@ impl Crowd {
         }
         h.0
     }
-}
-
-/// Needs change with time, effort and danger.
-fn update_needs(walker: &mut Walker, world: &World) {
-    let effort = walker.vel.length() / walker.max_speed;
-    let dt = world.dt;
-    walker.hunger = (walker.hunger + dt * (0.010 + 0.012 * effort)).min(1.0);
-    walker.fatigue = (walker.fatigue + dt * (0.006 + 0.016 * effort)).min(1.0);
-    let danger = match world.nearest_threat(walker.pos) {
-        Some((_, d)) if d < 0.0 => 1.0,
-        Some((_, d)) if d < 8.0 => 0.8 - d * 0.1,
-        _ => 0.0,
-    };
-    walker.fear = (walker.fear - dt * 0.25).max(danger);
 }
 
 #[derive(Clone, Copy)]

@@ -97,8 +97,11 @@ pub struct Walker {
     pub activity: Activity,
     /// Preferred velocity the tree asked for this step (zero: stand still).
     pub intent: Vec2,
-    /// Neighbours within the social radius at the last step.
+    /// Other agents within the social radius at the start of this step
+    /// (at most 255).
     pub neighbours: u8,
+    /// Where the nearest of them was, if any.
+    pub nearest: Option<Vec2>,
     /// The agent's own dice (xorshift state, never 0).
     pub rng: u32,
 }
