@@ -1,5 +1,7 @@
 //! Ticks of the reference tree (canopy_reference::reference_tree) for 1k,
-//! 10k and 100k agents, in one run: canopy; the flat limit (the same
+//! 10k and 100k agents, in one run: canopy; canopy on the same tree loaded
+//! from `examples/trees/reference.json` with user node types for leaves
+//! (`canopy-file`); the flat limit (the same
 //! semantics as a hand-optimised flat-array interpreter, one word array for
 //! the whole crowd, leaves dispatched by a `match`); and the naive baseline
 //! in which every agent owns a full copy of every node; plus canopy and the
@@ -12,7 +14,7 @@ use std::hint::black_box;
 use canopy::{Agent, Event, Observer, Tree};
 use canopy_reference::flat::{self, FlatCrowd};
 use canopy_reference::naive::NaiveAgent;
-use canopy_reference::{Critter, Meadow, critters, reference_tree};
+use canopy_reference::{Critter, Meadow, critters, file, reference_tree};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
@@ -41,6 +43,7 @@ fn warmed(tree: &Tree<Critter, Meadow>, n: usize) -> (Meadow, Vec<Critter>, Vec<
 
 fn scaling(c: &mut Criterion) {
     let tree = reference_tree();
+    let file_tree = file::reference_tree();
     let mut group = c.benchmark_group("reference");
     group.sample_size(20);
     for n in [1_000usize, 10_000, 100_000] {
@@ -63,6 +66,18 @@ fn scaling(c: &mut Criterion) {
                     .for_each(|(a, c)| {
                         black_box(a.tick(&tree, c, &meadow));
                     });
+                meadow.advance();
+            })
+        });
+        drop(agents);
+
+        // The same tree from its file, its leaves user node types.
+        let (mut meadow, mut critters, mut agents) = warmed(&file_tree, n);
+        group.bench_function(BenchmarkId::new("canopy-file", n), |b| {
+            b.iter(|| {
+                for (a, c) in agents.iter_mut().zip(&mut critters) {
+                    black_box(a.tick(&file_tree, c, &meadow));
+                }
                 meadow.advance();
             })
         });

@@ -30,6 +30,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod critter;
+pub mod file;
 pub mod flat;
 pub mod naive;
 mod text;

@@ -29,12 +29,12 @@ pub(crate) enum Visit {
 }
 
 impl Visit {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn of(fresh: bool) -> Visit {
         if fresh { Visit::Fresh } else { Visit::Resume }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn is_fresh(self) -> bool {
         self == Visit::Fresh
     }
@@ -107,7 +107,7 @@ pub(crate) trait Exec<A, W> {
 /// the parent is being told that a child finished. Then the finished child
 /// reports its status and the others, still running, report `Running`
 /// without being updated.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn visit_child<A, W, E: Exec<A, W>>(
     t: &mut E,
     visit: Visit,
@@ -134,22 +134,22 @@ pub(crate) fn visit_child<A, W, E: Exec<A, W>>(
 /// Little-endian fields at the start of a task's state. Tasks are
 /// byte-addressed so that memory needs no alignment.
 pub(crate) mod bytes {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn u16_at(m: &[u8], at: usize) -> u16 {
         u16::from_le_bytes([m[at], m[at + 1]])
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn set_u16_at(m: &mut [u8], at: usize, value: u16) {
         m[at..at + 2].copy_from_slice(&value.to_le_bytes());
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn u32_at(m: &[u8], at: usize) -> u32 {
         u32::from_le_bytes([m[at], m[at + 1], m[at + 2], m[at + 3]])
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn set_u32_at(m: &mut [u8], at: usize, value: u32) {
         m[at..at + 4].copy_from_slice(&value.to_le_bytes());
     }

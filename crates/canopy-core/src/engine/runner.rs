@@ -46,37 +46,37 @@ pub(crate) struct Here<'h, 'r, A, W, O> {
 }
 
 /// `N` bytes as an array (the slice is `N` long: this never fails).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn array<const N: usize>(bytes: &mut [u8]) -> &mut [u8; N] {
     bytes.try_into().expect("a slice of N bytes")
 }
 
 impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn state(&mut self) -> &mut [u8] {
         let start = self.at.loc() as usize;
         &mut self.r.mem[start..start + self.def.own as usize]
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn state_array<const N: usize>(&mut self) -> &mut [u8; N] {
         debug_assert_eq!(N, self.def.own as usize, "a kind's state size");
         let start = self.at.loc() as usize;
         array(&mut self.r.mem[start..start + N])
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn persist<const N: usize>(&mut self) -> &mut [u8; N] {
         let start = self.r.tree.task_bytes as usize + self.at.persist() as usize;
         array(&mut self.r.mem[start..start + N])
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn children(&self) -> usize {
         self.def.child_count as usize
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn run(&mut self, child: usize, slot: usize, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
         self.r.run_child(self.at, self.def, child, slot, fresh, cx)
     }
@@ -113,7 +113,7 @@ struct Cycle<'c, 'x, 'h, 'r, A, W, O> {
 impl<A, W, O: Observer> nodes::WithKind<A, W> for Cycle<'_, '_, '_, '_, A, W, O> {
     type Out = Status;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn with<K: nodes::Kind<A, W>>(self, k: &K) -> Status {
         let Cycle {
             mut here,
@@ -161,7 +161,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn emit(&mut self, cx: &Ctx<A, W>, node: u32, kind: EventKind) {
         if !self.obs.observes() {
             return;
@@ -175,7 +175,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     }
 
     /// The definition of the node whose task is at `at`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn def(&self, at: At) -> &'r NodeDef<A, W> {
         def_at(self.tree, at)
     }
@@ -184,14 +184,14 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// (Every `def` the engine pairs with an `at` is `self.def(at)`, or the
     /// copy of it in the edge the engine came down, which `validate`
     /// checked to be the same; either is looked up once per visit.)
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn here<'h>(&'h mut self, at: At, def: &'r NodeDef<A, W>) -> Here<'h, 'r, A, W, O> {
         Here { r: self, def, at }
     }
 
     /// Where child `child` of the task at `at` lives, in its own place
     /// (`slot` 0) or its alternate one (1).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn child_at(&self, at: At, def: &NodeDef<A, W>, child: usize, slot: usize) -> At {
         at.child(self.tree, def, child, slot)
     }
@@ -224,7 +224,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// Update child `child` (in `slot`) of the task at `at`, installing it
     /// first when `fresh`. A child that finishes is uninstalled at once, so
     /// its memory is free for the next child in the same tick.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn run_child(
         &mut self,
         at: At,
@@ -239,14 +239,14 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     }
 
     /// Update the task at `at`, installing it first when `fresh`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn run_at(&mut self, at: At, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
         let def = self.def(at);
         self.run_def(at, def, fresh, cx)
     }
 
     /// [`run_at`](Self::run_at), given the task's definition.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn run_def(
         &mut self,
         at: At,
@@ -272,7 +272,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// A user leaf's visit. Unobserved, it is one call into the user's
     /// code (create, update, terminate); observed, terminate is a call of
     /// its own, so that the update is reported before it runs.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn run_user_leaf(
         &mut self,
         at: At,
@@ -300,7 +300,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     }
 
     /// A stateless leaf's update, and its exit if it finished.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn run_leaf(&mut self, id: u32, leaf: nodes::Leaf<'_, A, W>, cx: &mut Ctx<A, W>) -> Status {
         let status = leaf.run(cx);
         self.emit(cx, id, EventKind::Update(status));
@@ -334,7 +334,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     }
 
     /// Report an update and end the task if it finished.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn after_update(
         &mut self,
         at: At,
@@ -369,7 +369,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
         self.abort(child_at, def, cx);
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update(
         &mut self,
         at: At,

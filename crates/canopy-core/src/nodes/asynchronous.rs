@@ -63,7 +63,7 @@ impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
         status
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, _cx: &mut Ctx<A, W>) {
         // A leaf that finished released its wait in `update`.
         if exit == Exit::Aborted {

@@ -25,7 +25,7 @@ pub(super) struct Cooldown {
 
 impl Cooldown {
     /// The child ended (finished or was aborted) at tick `now`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn start<A, W, E: Exec<A, W>>(&self, t: &mut E, now: u32) {
         let ready_at = now.wrapping_add(self.ticks).wrapping_add(1);
         bytes::set_u32_at(t.persist::<PERSIST>(), 0, ready_at);
@@ -51,7 +51,7 @@ impl<A, W> Kind<A, W> for Cooldown {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
         if fresh && !reached(cx.tick, bytes::u32_at(t.persist::<PERSIST>(), 0)) {
@@ -64,7 +64,7 @@ impl<A, W> Kind<A, W> for Cooldown {
         status
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
         // A child that finished started the cooldown in `update`; one that
         // was aborted starts it here. (A refusal ran no child: no cooldown.)

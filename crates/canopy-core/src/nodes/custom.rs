@@ -17,7 +17,7 @@ pub(super) struct Custom<'k, A, W>(pub(super) &'k CustomNode<A, W>);
 /// if it is one: the engine runs those without the general task path, its
 /// create, update and terminate in one call into the user's code when
 /// nothing observes the tick.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn user_leaf<A, W>(kind: &NodeKind<A, W>, children: u32) -> Option<&CustomNode<A, W>> {
     match kind {
         NodeKind::Custom(node) if children == 0 => Some(node),
@@ -26,19 +26,19 @@ pub(crate) fn user_leaf<A, W>(kind: &NodeKind<A, W>, children: u32) -> Option<&C
 }
 
 impl<A, W> Custom<'_, A, W> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn size(&self) -> usize {
         self.0.task_size()
     }
 }
 
 /// Whether child `index` is installed, from the bits after the task.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn installed(state: &[u8], size: usize, index: usize) -> bool {
     state[size + index / 8] & (1 << (index % 8)) != 0
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn set_installed(state: &mut [u8], size: usize, index: usize, on: bool) {
     let cell = &mut state[size + index / 8];
     let mask = 1 << (index % 8);
@@ -115,7 +115,7 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
         })
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter<E: Exec<A, W>>(&self, t: &mut E, cx: &mut Ctx<A, W>) {
         let size = self.size();
         let state = t.state();
@@ -135,7 +135,7 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
         self.0.update_with(&mut CustomHost { t, size }, cx)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
         if exit != Exit::Aborted {
             // Children it left running go first; when aborted, the engine

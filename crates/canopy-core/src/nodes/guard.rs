@@ -46,7 +46,7 @@ impl<A, W> Kind<A, W> for Guard<'_, A, W> {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
         if fresh && !(self.check)(cx) {
@@ -98,7 +98,7 @@ impl<A, W> Kind<A, W> for ReactiveGuard<'_, A, W> {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
         if !(self.check)(cx) {

@@ -21,7 +21,7 @@ pub(crate) enum Leaf<'k, A, W> {
 
 /// The kind as a leaf without state, if it is one: the engine runs those
 /// without touching the agent's memory.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn stateless<A, W>(kind: &NodeKind<A, W>) -> Option<Leaf<'_, A, W>> {
     match kind {
         NodeKind::Action(f) => Some(Leaf::Action(f)),
@@ -35,7 +35,7 @@ pub(crate) fn stateless<A, W>(kind: &NodeKind<A, W>) -> Option<Leaf<'_, A, W>> {
 
 impl<A, W> Leaf<'_, A, W> {
     /// The leaf's status this update.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn run(&self, cx: &mut Ctx<A, W>) -> Status {
         match self {
             Leaf::Action(f) => f(cx),

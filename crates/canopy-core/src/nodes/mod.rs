@@ -144,6 +144,14 @@
 //! entry-checked decorator and ReactiveGuard its re-checking variant.
 //!
 //! [`One`]: crate::Policy::One
+//!
+//! # Inlining
+//! A kind's hooks are `#[inline(always)]` into the task's visit in
+//! optimised builds only (`cfg_attr(not(debug_assertions), …)`). At
+//! opt-level 0 LLVM gives every inlined body stack slots of its own, so
+//! inlining all kinds into one visit made debug frames so large that a tree
+//! at the loader's depth limit (256 levels) overflowed an 8 MiB stack;
+//! debug builds keep the calls and small frames instead.
 
 mod asynchronous;
 mod cooldown;
@@ -358,7 +366,7 @@ pub(crate) trait WithKind<A, W> {
 }
 
 /// Run `f` with the [`Kind`] of `kind`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn with_kind<A, W, F: WithKind<A, W>>(kind: &NodeKind<A, W>, f: F) -> F::Out {
     dispatch!(kind, k => f.with(k))
 }
@@ -373,7 +381,7 @@ pub(crate) fn check<A, W>(kind: &NodeKind<A, W>, children: usize) -> Option<Stri
     dispatch!(kind, k => Kind::<A, W>::check(k, children))
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn update<A, W, E: Exec<A, W>>(
     kind: &NodeKind<A, W>,
     t: &mut E,

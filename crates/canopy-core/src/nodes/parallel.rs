@@ -17,7 +17,7 @@ const RUNNING: u8 = 1;
 const SUCCEEDED: u8 = 2;
 const FAILED: u8 = 3;
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn code_of(status: Status) -> u8 {
     match status {
         Status::Running => RUNNING,
@@ -26,12 +26,12 @@ fn code_of(status: Status) -> u8 {
     }
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn code(state: &[u8], child: usize) -> u8 {
     (state[child / 4] >> ((child % 4) * 2)) & 0b11
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn set_code(state: &mut [u8], child: usize, code: u8) {
     let cell = &mut state[child / 4];
     let shift = (child % 4) * 2;
@@ -45,7 +45,7 @@ pub(super) struct Parallel {
 
 impl Parallel {
     /// Whether `status` of one child decides the parallel at once.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn decides_alone(&self, status: Status) -> bool {
         match status {
             Status::Success => self.success == Policy::One,
@@ -59,7 +59,7 @@ impl Parallel {
     /// finished earlier would have decided a `One` policy then, so only
     /// this one can; and `All` needs every child finished. `None`: go on
     /// to the full decision.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn child_done<A, W, E: Exec<A, W>>(
         &self,
         t: &mut E,
@@ -81,7 +81,7 @@ impl Parallel {
     /// After every child had its say this tick: all failed, all
     /// succeeded, or all finished without meeting a policy (possible only
     /// with `All`/`All`), which fails because success can no longer come.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn decide(&self, n: usize, succeeded: usize, failed: usize) -> Option<Status> {
         if failed == n {
             Some(Status::Failure)
@@ -114,7 +114,7 @@ impl<A, W> Kind<A, W> for Parallel {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         if visit.is_fresh() {
             t.state().fill(IDLE);

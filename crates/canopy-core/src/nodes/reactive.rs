@@ -33,14 +33,14 @@ impl Reactive {
 }
 
 /// The running child and its slot, from the task state.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn running(state: &[u8]) -> Option<(usize, usize)> {
     let word = bytes::u16_at(state, 0);
     let child = ((word & 0x7fff) as usize).checked_sub(1)?;
     Some((child, (word >> 15) as usize))
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn encode(child: usize, slot: usize) -> u16 {
     (child as u16 + 1) | ((slot as u16) << 15)
 }
@@ -64,7 +64,7 @@ impl<A, W> Kind<A, W> for Reactive {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let n = t.children();
         let fresh = visit.is_fresh();

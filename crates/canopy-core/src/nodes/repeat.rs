@@ -48,12 +48,12 @@ impl Repeat {
 }
 
 /// Completed cycles and whether the child is installed.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn read(state: &[u8]) -> (u32, bool) {
     (bytes::u32_at(state, 0), state[4] != 0)
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn write(state: &mut [u8], cycles: u32, installed: bool) {
     bytes::set_u32_at(state, 0, cycles);
     state[4] = u8::from(installed);
@@ -82,7 +82,7 @@ impl<A, W> Kind<A, W> for Repeat {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let (cycles, installed) = if visit.is_fresh() {
             (0, false)

@@ -50,7 +50,7 @@ impl<A, W> Kind<A, W> for Reshape {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         match visit_child(t, visit, 0, 0, visit.is_fresh(), cx) {
             Status::Running => Status::Running,

@@ -38,7 +38,7 @@ impl InOrder {
 const ENTER: u16 = 1 << 15;
 
 /// The child at the state's index, and whether it must be entered afresh.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn read(state: &[u8]) -> (usize, bool) {
     let word = bytes::u16_at(state, 0);
     ((word & !ENTER) as usize, word & ENTER != 0)
@@ -63,7 +63,7 @@ impl<A, W> Kind<A, W> for InOrder {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let n = t.children();
         if n == 0 {

@@ -20,7 +20,7 @@ pub(super) struct Timeout {
 
 /// Ticks since the task of a timed node (Timeout, Wait) was entered; its
 /// state is the tick of entry, recorded on the first update.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn ticks_since_entry(state: &mut [u8], fresh: bool, now: u32) -> u32 {
     if fresh {
         bytes::set_u32_at(state, 0, now);
@@ -69,7 +69,7 @@ impl<A, W> Kind<A, W> for Timeout {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
         if ticks_since_entry(t.state_array::<OWN>(), fresh, cx.tick) >= self.ticks {

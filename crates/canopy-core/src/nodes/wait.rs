@@ -38,7 +38,7 @@ impl<A, W> Kind<A, W> for Wait {
 
     fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         if ticks_since_entry(t.state_array::<OWN>(), visit.is_fresh(), cx.tick) >= self.ticks {
             Status::Success
