@@ -135,7 +135,7 @@ pub trait RunningSource {
 /// agent.tick(&tree, &mut (), &());
 /// let mut tasks = Vec::new();
 /// EngineView { agent: &agent, tree: &tree }.running_tasks(&mut tasks);
-/// assert_eq!(tasks[1].state.as_deref(), Some("4 ticks left"));
+/// assert_eq!(tasks[1].state.as_deref(), Some("5 ticks left"));
 /// ```
 pub struct EngineView<'a, A, W> {
     /// The watched agent.
