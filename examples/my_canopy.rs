@@ -25,9 +25,8 @@
 
 use std::process::ExitCode;
 
-use canopy::bytemuck::{Pod, Zeroable};
-use canopy::data::{NodeType, Param, Registry};
-use canopy::{Arity, Children, Ctx, CustomNode, Node, NodeKind, Status};
+use canopy::data::{Params, Registry};
+use canopy::{Arity, Children, Ctx, Node, Status, Task};
 use canopy_cli::Cli;
 
 /// Counts heap bytes and allocations, so that `bench` reports them.
@@ -62,34 +61,41 @@ fn step(from: i32, to: i32) -> i32 {
     from + (to - from).signum()
 }
 
-/// Walks between two points, one step per tick, `laps` round trips; then
-/// Success. The node holds the parameters, shared by every agent; each
-/// agent's task holds where it is heading and the laps left.
+/// Walks between `from` and `to`, one step per tick, `laps` round trips;
+/// then Success.
+#[derive(Params)]
+#[params(check = Self::check)]
 struct Patrol {
+    /// One end of the walk.
     from: i32,
+    /// The other end.
     to: i32,
+    /// Round trips.
+    #[param(default = 1, range = 1..)]
     laps: u32,
 }
 
+impl Patrol {
+    fn check(&self) -> Result<(), &'static str> {
+        if self.from == self.to {
+            return Err("`from` and `to` must differ");
+        }
+        Ok(())
+    }
+}
+
 /// A patrol's per-agent state: plain bytes, as every task is.
-#[derive(Clone, Copy, Pod, Zeroable)]
-#[bytemuck(crate = "canopy::bytemuck")]
+#[derive(Clone, Copy, Task)]
 #[repr(C)]
 struct Leg {
     target: i32,
     laps_left: u32,
 }
 
+/// The node holds the parameters, shared by every agent; each agent's task
+/// holds where it is heading and the laps left.
 impl Node<Watchman, Wall> for Patrol {
     type Task = Leg;
-
-    fn params(&self) -> Vec<(String, String)> {
-        vec![
-            ("from".into(), self.from.to_string()),
-            ("to".into(), self.to.to_string()),
-            ("laps".into(), self.laps.to_string()),
-        ]
-    }
 
     fn create_task(&self, _: Cx) -> Leg {
         Leg {
@@ -130,60 +136,41 @@ impl Node<Watchman, Wall> for Patrol {
     }
 }
 
-/// The game's node types, with canopy's built-in ones.
+/// True while the intruder is at most `steps` steps away.
+#[derive(Params)]
+struct IntruderWithin {
+    /// How far the watchman sees.
+    #[param(range = 1..)]
+    steps: u32,
+}
+
+/// Steps towards the intruder; Success once next to it.
+#[derive(Params)]
+struct Approach {}
+
+/// The game's node types, with canopy's built-in ones: one line each.
 pub fn registry() -> Registry<Watchman, Wall> {
     let mut registry = Registry::new();
     registry
-        .register(NodeType::new(
-            "Patrol",
-            "walks between `from` and `to`, one step per tick, `laps` round trips; then Success",
-            Arity::Leaf,
-            vec![
-                Param::int("from", "one end of the walk"),
-                Param::int("to", "the other end"),
-                Param::count("laps", "round trips").default(1),
-            ],
-            |p| {
-                let patrol = Patrol {
-                    from: p.int("from")? as i32,
-                    to: p.int("to")? as i32,
-                    laps: p.u32("laps")?,
-                };
-                if patrol.from == patrol.to {
-                    return Err("`from` and `to` must differ".into());
+        .node("Patrol", Arity::Leaf, |patrol: Patrol| patrol)
+        .expect("a new name");
+    registry
+        .condition("IntruderWithin", |p: IntruderWithin| {
+            move |cx: &Ctx<Watchman, Wall>| {
+                (cx.world.intruder - cx.agent.pos).unsigned_abs() <= p.steps
+            }
+        })
+        .expect("a new name");
+    registry
+        .action("Approach", |_: Approach| {
+            |cx: Cx| {
+                if (cx.world.intruder - cx.agent.pos).abs() <= 1 {
+                    return Status::Success;
                 }
-                Ok(NodeKind::Custom(CustomNode::new(patrol)))
-            },
-        ))
-        .expect("a new name");
-    registry
-        .register_condition(
-            "IntruderWithin",
-            "true while the intruder is at most `steps` steps away",
-            vec![Param::count("steps", "how far the watchman sees")],
-            |p| {
-                let steps = p.int("steps")?;
-                Ok(move |cx: &Ctx<Watchman, Wall>| {
-                    i64::from((cx.world.intruder - cx.agent.pos).abs()) <= steps
-                })
-            },
-        )
-        .expect("a new name");
-    registry
-        .register_action(
-            "Approach",
-            "steps towards the intruder; Success once next to it",
-            vec![],
-            |_| {
-                Ok(|cx: Cx| {
-                    if (cx.world.intruder - cx.agent.pos).abs() <= 1 {
-                        return Status::Success;
-                    }
-                    cx.agent.pos = step(cx.agent.pos, cx.world.intruder);
-                    Status::Running
-                })
-            },
-        )
+                cx.agent.pos = step(cx.agent.pos, cx.world.intruder);
+                Status::Running
+            }
+        })
         .expect("a new name");
     registry
 }

@@ -444,13 +444,14 @@ fn bounds(min: f64, max: f64) -> String {
 pub(crate) fn describe_kind(kind: &ParamKind, plural: bool) -> String {
     let s = if plural { "s" } else { "" };
     match kind {
-        ParamKind::Int { min, max } => match (*min, *max) {
-            (i64::MIN, i64::MAX) => format!("integer{s}"),
-            (min, max) if max == i32::MAX as i64 || max == i64::MAX => {
-                format!("integer{s} ≥ {min}")
-            }
-            (i64::MIN, max) => format!("integer{s} ≤ {max}"),
-            (min, max) => format!("integer{s} in {min}..={max}"),
+        // Bounds at or beyond a 32-bit type's are the field type's, not the
+        // node's: "integer ≥ 1" reads better than "in 1..=4294967295" (the
+        // load error for a value out of range still gives the exact bounds).
+        ParamKind::Int { min, max } => match (*min > i32::MIN as i64, *max < i32::MAX as i64) {
+            (false, false) => format!("integer{s}"),
+            (true, false) => format!("integer{s} ≥ {min}"),
+            (false, true) => format!("integer{s} ≤ {max}"),
+            (true, true) => format!("integer{s} in {min}..={max}"),
         },
         ParamKind::Float { min, max } => format!("number{s}{}", bounds(*min, *max)),
         ParamKind::Bool if plural => "booleans".to_string(),

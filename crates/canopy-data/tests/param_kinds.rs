@@ -347,7 +347,7 @@ fn the_derive_declares_each_parameter_once() {
             "facing: point [x, y, z], default [0.0,0.0,1.0] — Where to look, in 3D.",
             "route: list of 1 to 4 points [x, y], default [[0.0,0.0]] — Where to walk.",
             "shouts: list of strings, default [] — Words to shout.",
-            "laps: integer in 0..=4294967295, optional — Laps before stopping, if any.",
+            "laps: integer ≥ 0, optional — Laps before stopping, if any.",
             "gaits: list of \"walk\" / \"run\" / \"sneak\", optional — Gaits to try in turn, if any.",
         ]
     );
