@@ -6,7 +6,16 @@
 //! cargo run --release --example crowd
 //! cargo run --release --example crowd -- --agents 100000 --steps 200 --threads 2 --json
 //! cargo run --release --example crowd -- --serve    # watch it live in a browser
+//! cargo run --release --example crowd -- --steps 300 --save-at 100 --save crowd.save
+//! cargo run --release --example crowd -- --load crowd.save --steps 200  # same final state
+//! cargo run --release --example crowd -- --tree examples/trees/crowd.json --watch
 //! ```
+//!
+//! `--save`/`--load` show how a game's own agent data and canopy's
+//! snapshots go together (see `canopy_crowd`'s `save` module): a loaded
+//! crowd ends with the state hash of the run that was never interrupted.
+//! `--watch` reloads the `--tree` file whenever it changes on disk, while
+//! the crowd runs, and prints what the reload kept and aborted.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -56,6 +65,26 @@ struct Args {
     /// Where `--serve` listens: this machine only by default; port 0 picks a free one.
     #[arg(long, default_value = "127.0.0.1:7878")]
     addr: SocketAddr,
+    /// Save the whole crowd (walkers, world, every agent's snapshot) to FILE
+    /// after step `--save-at` (default: the last step).
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// The step after which `--save` saves.
+    #[arg(long, value_name = "STEP", requires = "save")]
+    save_at: Option<u32>,
+    /// Go on from a crowd saved with `--save`: its agents, seed and mode
+    /// come from the file, and `--steps` more steps run.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["agents", "seed", "mode"])]
+    load: Option<PathBuf>,
+    /// Reload `--tree` whenever the file changes, while the crowd runs.
+    #[arg(long, requires = "tree")]
+    watch: bool,
+}
+
+/// Print an error and stop.
+fn fail(message: impl std::fmt::Display) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(1);
 }
 
 fn main() {
@@ -64,10 +93,7 @@ fn main() {
         Some(path) => registry().load_file(path),
         None => load_default_tree(),
     };
-    let tree = tree.unwrap_or_else(|e| {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    });
+    let tree = tree.unwrap_or_else(|e| fail(e));
     let threads = args
         .threads
         .map(|t| t as usize)
@@ -83,7 +109,17 @@ fn main() {
         mode: args.mode,
         ..Config::default()
     };
-    let mut crowd = Crowd::new(tree, &config);
+    let mut crowd = match &args.load {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
+            Crowd::load(tree, &bytes).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())))
+        }
+        None => Crowd::new(tree, &config),
+    };
+    let watcher = args.tree.as_ref().filter(|_| args.watch).map(|path| {
+        Watch::start(path).unwrap_or_else(|e| fail(format!("cannot watch {}: {e}", path.display())))
+    });
     if args.serve {
         pool.install(|| serve(&mut crowd, args.addr));
         return;
@@ -95,25 +131,42 @@ fn main() {
             .progress_chars("=> "),
     );
     let (mut tree_time, mut move_time) = (Duration::ZERO, Duration::ZERO);
+    let save_at = args
+        .save
+        .as_ref()
+        .map(|path| (path, args.save_at.unwrap_or(args.steps)));
     pool.install(|| {
-        for _ in 0..args.steps {
+        for step in 1..=args.steps {
+            if let Some(watcher) = &watcher {
+                watcher.reload_if_changed(&mut crowd, |line| bar.suspend(|| println!("{line}")));
+            }
             let times = crowd.step();
             tree_time += times.tree;
             move_time += times.movement;
             bar.inc(1);
+            if let Some((path, _)) = save_at.filter(|&(_, at)| at == step) {
+                std::fs::write(path, crowd.save())
+                    .unwrap_or_else(|e| fail(format!("cannot write {}: {e}", path.display())));
+                bar.suspend(|| {
+                    println!(
+                        "saved after step {step} (world step {}): {}",
+                        crowd.world.step,
+                        path.display()
+                    )
+                });
+            }
         }
     });
     bar.finish_and_clear();
 
-    let title = format!("canopy crowd, seed {}", args.seed);
+    let title = format!("canopy crowd, seed {}", crowd.config().seed);
     let svg = render_svg(&crowd, &title);
     if let Err(e) = std::fs::write(&args.out, svg) {
-        eprintln!("error: cannot write {}: {e}", args.out.display());
-        std::process::exit(1);
+        fail(format!("cannot write {}: {e}", args.out.display()));
     }
 
     let steps = args.steps as f64;
-    let agents = args.agents as f64;
+    let agents = crowd.walkers.len() as f64;
     let tree_ms = tree_time.as_secs_f64() * 1e3 / steps;
     let move_ms = move_time.as_secs_f64() * 1e3 / steps;
     let ticks_per_sec = agents * steps / tree_time.as_secs_f64();
@@ -122,9 +175,9 @@ fn main() {
 
     println!(
         "{} agents × {} steps on {threads} threads, {} mode; tree: {} nodes, shared by all",
-        args.agents,
+        crowd.walkers.len(),
         args.steps,
-        args.mode,
+        crowd.config().mode,
         crowd.tree().len()
     );
     println!(
@@ -155,9 +208,9 @@ fn main() {
             "{{\"agents\":{},\"steps\":{},\"threads\":{threads},\"mode\":\"{}\",\"tree_ms_per_step\":{tree_ms:.3},\
              \"movement_ms_per_step\":{move_ms:.3},\"agent_ticks_per_sec\":{ticks_per_sec:.0},\
              \"behavior_bytes_per_agent\":{bytes:.1},\"activities\":{{{}}},\"state_hash\":\"{:016x}\"}}",
-            args.agents,
+            crowd.walkers.len(),
             args.steps,
-            args.mode,
+            crowd.config().mode,
             counts.join(","),
             crowd.state_hash()
         );
@@ -212,6 +265,66 @@ fn serve(crowd: &mut Crowd, addr: SocketAddr) {
         }
         if !inspector.switch().is_paused() {
             std::thread::sleep(pace.saturating_sub(started.elapsed()));
+        }
+    }
+}
+
+/// `--watch`: the tree file's changes, as a channel the step loop polls.
+struct Watch {
+    path: PathBuf,
+    // In a mutex only so that the step loop, inside the thread pool, may
+    // hold a reference to it.
+    changes: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+    // Kept alive: dropping it stops the watching.
+    _watcher: notify::RecommendedWatcher,
+}
+
+impl Watch {
+    fn start(path: &std::path::Path) -> notify::Result<Watch> {
+        use notify::Watcher;
+        let (send, changes) = std::sync::mpsc::channel();
+        let name = path.file_name().map(|n| n.to_owned());
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                // Editors often save by writing a new file and renaming it over
+                // the old one, so the directory is watched and events are
+                // filtered by the file's name.
+                if let Ok(event) = event
+                    && (event.kind.is_modify() || event.kind.is_create())
+                    && event.paths.iter().any(|p| p.file_name() == name.as_deref())
+                {
+                    let _ = send.send(());
+                }
+            })?;
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => std::path::Path::new("."),
+        };
+        watcher.watch(dir, notify::RecursiveMode::NonRecursive)?;
+        Ok(Watch {
+            path: path.to_owned(),
+            changes: std::sync::Mutex::new(changes),
+            _watcher: watcher,
+        })
+    }
+
+    /// If the file changed since the last call, load it and move the crowd
+    /// onto it; a file that does not load leaves the crowd as it was.
+    fn reload_if_changed(&self, crowd: &mut Crowd, say: impl Fn(String)) {
+        let changes = self.changes.lock().map_or(0, |c| c.try_iter().count());
+        if changes == 0 {
+            return;
+        }
+        match registry().load_file(&self.path) {
+            Ok(tree) => {
+                let (kept, aborted) = crowd.reload(tree);
+                say(format!(
+                    "reloaded {} at step {}: {kept} running tasks kept, {aborted} aborted",
+                    self.path.display(),
+                    crowd.world.step
+                ));
+            }
+            Err(e) => say(format!("not reloaded: {e}")),
         }
     }
 }

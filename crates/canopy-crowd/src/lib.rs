@@ -18,12 +18,14 @@
 
 mod leaves;
 mod motion;
+mod save;
 mod sim;
 mod svg;
 mod walker;
 mod world;
 
 pub use leaves::{register, registry};
+pub use save::{MAX_SAVED_AGENTS, SAVED_CROWD_VERSION, SavedCrowdError};
 pub use sim::{Config, Crowd, StepTimes};
 pub use svg::render_svg;
 pub use walker::{Activity, Walker};

@@ -110,7 +110,7 @@ pub struct Crowd {
     pub world: World,
     /// Every agent's own data.
     pub walkers: Vec<Walker>,
-    agents: Vec<Agent>,
+    pub(crate) agents: Vec<Agent>,
     tree: Tree<Walker, World>,
     /// Perception and movement buffers.
     motion: Motion,
@@ -120,6 +120,8 @@ pub struct Crowd {
     trail_len: usize,
     trail_every: u32,
     trail_samples: usize,
+    /// What it was made with, its defaults resolved: what a save records.
+    pub(crate) config: Config,
 }
 
 impl Crowd {
@@ -214,7 +216,33 @@ impl Crowd {
             trail_len,
             trail_every: config.trail_every.max(1),
             trail_samples: 0,
+            config: Config {
+                size: Some(size),
+                food: Some(food_count),
+                rest: Some(rest_count),
+                ..config.clone()
+            },
         }
+    }
+
+    /// Go on from saved walkers and agents: what each step derives from
+    /// positions (the grid, each walker's perception) is derived again, the
+    /// trails start afresh.
+    pub(crate) fn resume(&mut self, walkers: Vec<Walker>, agents: Vec<Agent>) {
+        self.walkers = walkers;
+        self.agents = agents;
+        self.world.grid.rebuild(&self.walkers);
+        self.motion.sense(&mut self.walkers, &self.world);
+        let n = self.walkers.len();
+        for (k, t) in self.trails.iter_mut().enumerate() {
+            *t = self.walkers[k % n].pos;
+        }
+        self.trail_samples = 0;
+    }
+
+    /// What the crowd was made with (or loaded with), its defaults resolved.
+    pub fn config(&self) -> &Config {
+        &self.config
     }
 
     /// The tree every agent runs.
@@ -257,6 +285,26 @@ impl Crowd {
             tree: ticked - start,
             movement: ticked.elapsed(),
         }
+    }
+
+    /// Move every agent onto `new`, an edited version of the tree, while
+    /// the crowd runs (hot reload, see [`Agent::reload`]): each running
+    /// task whose node is still there keeps its state, the rest are aborted.
+    /// Returns how many running tasks were kept and how many aborted, over
+    /// the whole crowd.
+    pub fn reload(&mut self, new: Tree<Walker, World>) -> (usize, usize) {
+        let (old, world) = (&self.tree, &self.world);
+        let (kept, aborted) = self
+            .agents
+            .par_iter_mut()
+            .zip(self.walkers.par_iter_mut())
+            .map(|(agent, walker)| {
+                let moved = agent.reload(old, &new, walker, world);
+                (moved.kept.len(), moved.aborted.len())
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        self.tree = new;
+        (kept, aborted)
     }
 
     /// The behavior phase alone: every agent's tree ticks once, in parallel.
