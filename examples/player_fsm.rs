@@ -1,10 +1,10 @@
 //! Player FSM: the classic first state machine, Idle → Jump, on canopy.
 //!
 //! Two states whose hooks print themselves, one transition registered from
-//! Idle to Jump on a trigger, a start state, and the seed's script: update,
+//! Idle to Jump on a trigger, a start state, and a short script: update,
 //! send the trigger, update again. Then the trigger is sent once more, from
 //! Jump, which has no transition for it: the send reports `false` and no
-//! hook runs (the seed's sample ignored it silently).
+//! hook runs (rather than being ignored silently).
 //!
 //! ```text
 //! cargo run --example player_fsm

@@ -192,14 +192,8 @@ pub fn load_file<A: 'static, W: 'static>(
     let path = path.as_ref();
     let shown = path.display().to_string();
     let cannot = |e: std::io::Error| XmlError::whole(&shown, format!("cannot read: {e}"));
-    let size = std::fs::metadata(path).map_err(cannot)?.len();
-    if size > MAX_XML_BYTES {
-        return Err(XmlError::whole(
-            &shown,
-            format!("the file is {size} bytes, more than the limit of {MAX_XML_BYTES}"),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(cannot)?;
+    // Bounded, and only regular files: a FIFO would block, /dev/zero never end.
+    let bytes = canopy_data::read_file(path).map_err(|p| XmlError::whole(&shown, p.to_string()))?;
     let canonical = std::fs::canonicalize(path).map_err(cannot)?;
     let base = path.parent().unwrap_or(Path::new(""));
     let text = sources::text_of(&bytes, &shown)?;

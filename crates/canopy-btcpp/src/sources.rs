@@ -198,17 +198,17 @@ impl Reading {
         if self.seen.contains(&canonical) {
             return Ok(());
         }
-        let size = fs::metadata(&canonical)
-            .map_err(|e| self.fail(file, element, cannot(e)))?
-            .len();
-        if self.bytes + size > MAX_XML_BYTES {
+        // Bounded, and only regular files: a FIFO would block, /dev/zero
+        // never end.
+        let bytes = canopy_data::read_file(&canonical)
+            .map_err(|p| self.fail(file, element, p.to_string()))?;
+        if self.bytes + bytes.len() as u64 > MAX_XML_BYTES {
             return Err(self.fail(
                 file,
                 element,
                 format!("the files of this tree hold more than {MAX_XML_BYTES} bytes"),
             ));
         }
-        let bytes = fs::read(&canonical).map_err(|e| self.fail(file, element, cannot(e)))?;
         let text = text_of(&bytes, &shown)?;
         let next_base = target.parent().map(Path::to_path_buf).unwrap_or_default();
         self.add(text, shown, Some(&next_base), Some(canonical))

@@ -607,3 +607,34 @@ fn include_cycles_and_missing_includes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn only_regular_files_are_read() {
+    let dir = scratch("not-regular");
+    let registry = Registry::<(), ()>::new();
+    // A FIFO would block the reader until a writer came: refused unopened.
+    let fifo = dir.join("fifo.xml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let err = load_file(&registry, &fifo, &XmlOptions::default()).unwrap_err();
+        assert_eq!(
+            err.problem,
+            "not a regular file (a FIFO); tree files are read from regular files"
+        );
+    }
+    // An include of a device that never ends: refused, not read.
+    std::fs::write(
+        dir.join("main.xml"),
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  <include path=\"/dev/zero\"/>\n  <BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree>\n</root>",
+    )
+    .unwrap();
+    let err = load_file(&registry, dir.join("main.xml"), &XmlOptions::default()).unwrap_err();
+    assert_eq!((err.line, err.column), (2, 3));
+    assert!(
+        err.problem.ends_with(
+            "not a regular file (a character device); tree files are read from regular files"
+        ),
+        "{err}"
+    );
+}

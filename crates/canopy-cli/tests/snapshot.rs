@@ -165,7 +165,7 @@ fn snapshot_inspect_shows_each_agents_running_path() {
     assert_eq!(
         success(&["snapshot", "inspect", &snap, "--tree", SENTRY]),
         "\
-agent 0 (tick 12): sentry [running child 2 of 2] > patrol [running child 1 of 3] > walk to post A [1 ticks left]
+agent 0 (tick 12): sentry [running child 2 of 2] > patrol [running child 1 of 3] > walk to post A [1 tick left]
 agent 1 (tick 12): not running
 agent 2 (tick 12): sentry [running child 2 of 2] > patrol [running child 2 of 3] > rest cooldown > rest [2 ticks left]
 "

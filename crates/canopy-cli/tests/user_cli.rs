@@ -83,7 +83,7 @@ fn the_games_agents_are_saved_and_inspected() {
 agent 0 (tick 5): watchman [running child 2 of 2] > patrol the wall [heading to 0, 2 laps left]
 agent 1 (tick 5): watchman [running child 2 of 2] > patrol the wall [heading to 4, 1 lap left]
 agent 2 (tick 5): watchman [running child 2 of 2] > patrol the wall [heading to 0, 2 laps left]
-agent 3 (tick 5): watchman [running child 1 of 2] > alert [running child 2 of 2] > confront [running child 2 of 2] > stare [1 ticks left]
+agent 3 (tick 5): watchman [running child 1 of 2] > alert [running child 2 of 2] > confront [running child 2 of 2] > stare [1 tick left]
 "
     );
 }

@@ -80,7 +80,17 @@ impl std::error::Error for SavedCrowdError {
 }
 
 impl Crowd {
-    /// The whole crowd, saved: see the [module docs](crate::save).
+    /// The whole crowd, saved, for [`Crowd::load`]: how a game's own agent
+    /// data goes with canopy's snapshots. canopy saves where each agent is
+    /// in its tree ([`canopy_core::save_crowd`]); the walkers and the
+    /// world's moving parts (step, threats) are the game's to save, and are
+    /// saved alongside, with the configuration. The fixed parts (arena,
+    /// food, rest areas) are made again from the seed, and what each step
+    /// derives from positions (the neighbour grid, what each walker
+    /// perceives) is derived again, so a loaded crowd steps exactly as the
+    /// saved one would have. Loading checks every count against the bytes
+    /// left and every number against its range: a damaged file is a
+    /// [`SavedCrowdError`], never a panic.
     ///
     /// ```
     /// use canopy_crowd::{Config, Crowd, load_default_tree};

@@ -540,7 +540,7 @@ fn cycle(chain: &[String]) -> String {
 }
 
 /// Why a parameter's value was refused, or why a node type's factory
-/// refused a node. Factories return it; [`Params`](crate::Params)' getters
+/// refused a node. Factories return it; [`Params`](struct@crate::Params)' getters
 /// produce it, so that `?` works in a factory.
 ///
 /// ```

@@ -143,7 +143,7 @@
 //! taken: every read can fail, late, and the failure is the programmer's
 //! to handle in every factory. The declaration stays data ([`Param`],
 //! [`ParamKind`]) underneath, so types registered by hand
-//! ([`NodeType::new`], [`Registry::register_action`], reading [`Params`]
+//! ([`NodeType::new`], [`Registry::register_action`], reading [`struct@Params`]
 //! by name) keep working beside derived ones, and tools (`canopy nodes`,
 //! the BehaviorTree.CPP export) read both alike.
 //!
@@ -193,7 +193,7 @@ mod value;
 mod walk;
 
 pub use error::{LoadError, Location, ParamError, Problem};
-pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES, parse};
+pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES, parse, read_file};
 pub use param::{Param, ParamKind};
 pub use registry::{NodeType, Registry, RegistryError};
 pub use text::{MAX_QUOTED_CHARS, escape, number, quote};

@@ -305,8 +305,19 @@ fn what_it_is(kind: FileType) -> &'static str {
     }
 }
 
-/// A regular file's bytes, at most [`MAX_FILE_BYTES`] + 1 of them.
-fn read_file(path: &Path) -> Result<Vec<u8>, Problem> {
+/// A regular file's bytes, if it holds at most [`MAX_FILE_BYTES`]: how every
+/// loader reads a file, and how a crate reading tree files of its own
+/// format should. Whatever the file system says about its size, never more
+/// than the limit plus one byte is read; a directory, FIFO (which would
+/// block), device (`/dev/zero` would never end) or socket is refused
+/// before it is opened, and again after, in case the name was pointed
+/// elsewhere in between.
+///
+/// ```
+/// use canopy_data::{Problem, read_file};
+/// assert!(matches!(read_file(std::path::Path::new("/")), Err(Problem::NotARegularFile { .. })));
+/// ```
+pub fn read_file(path: &Path) -> Result<Vec<u8>, Problem> {
     let unreadable = |e: std::io::Error| Problem::Unreadable {
         reason: e.to_string(),
     };

@@ -242,8 +242,13 @@ impl std::error::Error for RegistryError {}
 /// Node types by name, for building trees from files.
 ///
 /// [`Registry::new`] holds every built-in type (`canopy nodes` lists them);
-/// add your own leaves and decorators with [`Registry::register_action`],
-/// [`Registry::register_condition`] and [`Registry::register`].
+/// add your own in one call each, with parameters declared once by
+/// `#[derive(Params)]`: [`Registry::action`] and [`Registry::condition`] for
+/// leaves from closures, [`Registry::node`] for a [`Node`](canopy_core::Node)
+/// type (stateful leaves, decorators, composites). The older forms taking a
+/// parameter list by hand ([`Registry::register_action`],
+/// [`Registry::register_condition`], [`Registry::register`]) stay for
+/// parameter sets known only at run time.
 ///
 /// ```
 /// use canopy_core::{Agent, Status};

@@ -1,5 +1,5 @@
 //! Derives for canopy's user-defined nodes, re-exported where they are
-//! used: `canopy::Task` (and `canopy_core::Task`), `canopy::data::Params`
+//! used: `canopy::Task`, `canopy::data::Params`
 //! and `canopy::data::ParamEnum` (and `canopy_data::…`).
 //!
 //! - [`Task`](derive@Task): a custom node's per-agent state, plain bytes.
@@ -29,7 +29,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// ```
 /// use canopy_core::{Ctx, Children, Node, Status};
-/// use canopy_derive::Task; // also `canopy::Task` and `canopy_core::Task`
+/// use canopy_derive::Task; // also `canopy::Task`
 ///
 /// #[derive(Clone, Copy, Task)]
 /// #[repr(C)]

@@ -100,7 +100,7 @@ impl<A, W, T> StateDraft<A, W, T> {
 /// Declares a [`Machine`]: states (optionally with child machines),
 /// transitions between them on triggers of type `T`, and a start state.
 ///
-/// Seed 001's first machine, Idle jumping on a trigger:
+/// The smallest useful machine, Idle jumping on a trigger:
 ///
 /// ```
 /// use canopy_fsm::{FsmAgent, Hooks, MachineBuilder};

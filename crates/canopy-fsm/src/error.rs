@@ -2,8 +2,8 @@
 //!
 //! Every mistake a machine definition can contain is caught once, by
 //! [`MachineBuilder::build`](crate::MachineBuilder::build), and named here
-//! with the state it concerns. The seed's sample silently ignored a
-//! transition to an unregistered state; a crowd of 100,000 agents running a
+//! with the state it concerns. A transition to an unregistered state is
+//! never silently ignored: a crowd of 100,000 agents running a
 //! machine with a dead transition is a bug that should stop the program at
 //! load time, not be discovered by watching agents that never jump.
 //!

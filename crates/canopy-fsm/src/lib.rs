@@ -1,8 +1,8 @@
 //! State machines for crowds: flat and hierarchical, in canopy's flyweight
 //! style, and hybrids with behavior trees.
 //!
-//! Seed 001's state machine gives every object its own machine of state
-//! objects. For a crowd that multiplies the definition by the number of
+//! The classic object-oriented state machine gives every object its own
+//! machine of state objects. For a crowd that multiplies the definition by the number of
 //! agents, so here the split is the same as canopy's trees:
 //!
 //! | concept | here | per agent? |
@@ -20,7 +20,7 @@
 //! The order in which hooks run — start, update, send, transitions across
 //! levels, self-transitions, stop — is specified in [`runtime`].
 //!
-//! Seed 001's player, as a hierarchical machine:
+//! A game player, as a hierarchical machine:
 //!
 //! ```
 //! use canopy_fsm::{FsmAgent, Hooks, MachineBuilder};

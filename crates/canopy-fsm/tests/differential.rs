@@ -129,7 +129,7 @@ fn build(spec: &Spec) -> Machine<Vec<String>, (), u8> {
     b.build().expect("random specs are valid")
 }
 
-/// Seed 001's way: every machine knows its current state; hooks recurse.
+/// The object-oriented way: every machine knows its current state; hooks recurse.
 struct Reference<'s> {
     spec: &'s Spec,
     current: HashMap<Option<usize>, usize>,

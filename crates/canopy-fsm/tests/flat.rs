@@ -18,7 +18,7 @@ enum Ev {
 
 type Log = Trace<Ev>;
 
-/// Seed 001's sample: Idle, Jump, a trigger between them, and back.
+/// The smallest machine: Idle, Jump, a trigger between them, and back.
 fn idle_jump() -> Machine<Log, (), Ev> {
     let mut b = MachineBuilder::new();
     b.state("Idle", traced("Idle"));
@@ -31,7 +31,7 @@ fn idle_jump() -> Machine<Log, (), Ev> {
 }
 
 #[test]
-fn seed_sample_runs_enter_update_exit_in_order() {
+fn idle_jump_runs_enter_update_exit_in_order() {
     let m = idle_jump();
     let (mut t, mut agent) = (Log::new(), FsmAgent::new(&m));
     assert!(!agent.is_active());

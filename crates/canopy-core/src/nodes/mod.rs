@@ -139,7 +139,11 @@
 //!
 //! # Where this differs from BehaviorTree.CPP
 //! Repeat and Retry advance one child cycle per tick (as py_trees does)
-//! where BT.CPP loops inside one tick; Sequence and Selector always resume (BT.CPP's `SequenceWithMemory`); a Parallel never re-runs a
+//! where BT.CPP loops inside one tick; Sequence and Selector resume their
+//! running child, as BT.CPP's `Sequence` and `Fallback` do, and start
+//! again from the first child once they finish (BT.CPP's
+//! `SequenceWithMemory`, which after a failure goes on from the failed
+//! child, has no counterpart); a Parallel never re-runs a
 //! child that already finished within one activation; Guard is the classic
 //! entry-checked decorator and ReactiveGuard its re-checking variant.
 //!

@@ -47,7 +47,10 @@ pub(super) fn check_ticks(kind: &str, ticks: u32, min: u32) -> Option<String> {
 /// `"N ticks left"` for a timed task entered at the tick in `state`.
 pub(super) fn ticks_left(state: &[u8], ticks: u32, now: u32) -> String {
     let elapsed = now.wrapping_sub(bytes::u32_at(state, 0));
-    format!("{} ticks left", ticks.saturating_sub(elapsed))
+    match ticks.saturating_sub(elapsed) {
+        1 => "1 tick left".to_string(),
+        left => format!("{left} ticks left"),
+    }
 }
 
 impl<A, W> Kind<A, W> for Timeout {
