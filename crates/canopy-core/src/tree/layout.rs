@@ -47,11 +47,12 @@
 //! a wrong tree or damaged memory can at worst be a panic, never undefined
 //! behaviour.
 
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::{Edge, NodeDef, NodeInfo, Tree, TreeId};
-use crate::def::kind::{Facts, NodeKind, Sched, SlotPlan};
+use super::{Edge, Label, NodeDef, NodeInfo, Tree, TreeId};
+use crate::def::kind::{NodeKind, Sched, SlotPlan};
 use crate::nodes;
 
 /// Deepest tree accepted: ticking recurses once per level.
@@ -73,14 +74,32 @@ pub const MAX_EXPANDED_NODES: u64 = 1_000_000;
 /// The most trees one process can build: tree numbers are never reused.
 const MAX_TREES: u32 = (1 << 30) - 1;
 
-/// One node of the tree to compile, in depth-first pre-order, each
-/// distinct node once; `children` index into the same list.
-pub(crate) struct PlanNode<A, W> {
-    pub(crate) name: Box<str>,
-    pub(crate) type_name: Option<Box<str>>,
-    pub(crate) params: Option<Vec<(String, String)>>,
-    pub(crate) kind: NodeKind<A, W>,
+/// The tree to compile: each distinct node once, in depth-first
+/// pre-order. It borrows the drafts' kinds and labels rather than copying
+/// them, and keeps every node's children in one flat list (in the order
+/// the tree's edge table will have them), so that compiling costs a few
+/// bytes per node beside the drafts and the tree being made.
+pub(crate) struct Plan<'d, A, W> {
+    pub(crate) nodes: Vec<PlanNode<'d, A, W>>,
+    /// Every node's children, node after node: indexes into `nodes`.
     pub(crate) children: Vec<u32>,
+}
+
+/// One node of a [`Plan`].
+pub(crate) struct PlanNode<'d, A, W> {
+    pub(crate) label: &'d Label,
+    pub(crate) kind: &'d NodeKind<A, W>,
+    /// Its children are `children[first..first + count]` of the plan.
+    pub(crate) first: u32,
+    pub(crate) count: u32,
+}
+
+impl<A, W> Plan<'_, A, W> {
+    /// The children of node `at`.
+    pub(crate) fn kids(&self, at: usize) -> &[u32] {
+        let node = &self.nodes[at];
+        &self.children[node.first as usize..(node.first + node.count) as usize]
+    }
 }
 
 /// What is wrong, and at which node of the plan.
@@ -94,33 +113,34 @@ fn misfit(at: usize, problem: String) -> Misfit {
     Misfit { at, problem }
 }
 
-/// Sizes of each node's subtree, computed children first.
+/// Sizes of each node's subtree, computed children first. Every size is
+/// bounded when it is stored (see `measure_node`), so each fits a `u32`:
+/// six tables of four bytes per node while the tree is compiled.
 struct Sizes {
     height: Vec<u32>,
-    inline: Vec<u64>,
-    persist: Vec<u64>,
-    frames: Vec<u64>,
-    waits: Vec<u64>,
-    expanded: Vec<u64>,
+    inline: Vec<u32>,
+    persist: Vec<u32>,
+    frames: Vec<u32>,
+    waits: Vec<u32>,
+    expanded: Vec<u32>,
 }
 
-/// Check the plan, lay out its memory, and make the tree.
-pub(crate) fn compile<A, W>(plan: Vec<PlanNode<A, W>>) -> Result<Tree<A, W>, Misfit> {
-    let facts: Vec<Facts> = plan
-        .iter()
-        .map(|p| nodes::facts(&p.kind, p.children.len()))
-        .collect();
-    for (at, (node, facts)) in plan.iter().zip(&facts).enumerate() {
-        check_node(node, facts).map_err(|problem| misfit(at, problem))?;
+/// Check the plan, lay out its memory, and make the tree. Node facts are
+/// recomputed where needed rather than kept in a table: they are cheap,
+/// and a table of them would cost more than the sizes.
+pub(crate) fn compile<A, W>(plan: &Plan<'_, A, W>) -> Result<Tree<A, W>, Misfit> {
+    for (at, node) in plan.nodes.iter().enumerate() {
+        check_node(node).map_err(|problem| misfit(at, problem))?;
     }
-    let sizes = measure(&plan, &facts)?;
+    let sizes = measure(plan)?;
     let id = next_tree_id().ok_or_else(|| {
         misfit(
             0,
             format!("this process has built {MAX_TREES} trees, the most it can tell apart"),
         )
     })?;
-    let mut tree = flatten(plan, &facts, &sizes, id);
+    let mut tree = flatten(plan, &sizes, id);
+    drop(sizes);
     tree.fingerprint = fingerprint(&tree);
     validate(&tree).map_err(|problem| {
         misfit(
@@ -132,8 +152,9 @@ pub(crate) fn compile<A, W>(plan: Vec<PlanNode<A, W>>) -> Result<Tree<A, W>, Mis
 }
 
 /// The structural problem with one node, if any.
-fn check_node<A, W>(node: &PlanNode<A, W>, facts: &Facts) -> Result<(), String> {
-    let n = node.children.len();
+fn check_node<A, W>(node: &PlanNode<'_, A, W>) -> Result<(), String> {
+    let n = node.count as usize;
+    let facts = nodes::facts(node.kind, n);
     let ty = node.kind.type_name();
     if !facts.arity.accepts(n) {
         let article = if ty.starts_with(['A', 'E', 'I', 'O', 'U']) {
@@ -151,7 +172,7 @@ fn check_node<A, W>(node: &PlanNode<A, W>, facts: &Facts) -> Result<(), String> 
             "{n} children is more than the limit of {MAX_CHILDREN}"
         ));
     }
-    match nodes::check(&node.kind, n) {
+    match nodes::check(node.kind, n) {
         Some(problem) => Err(problem),
         None => Ok(()),
     }
@@ -168,23 +189,23 @@ fn next_tree_id() -> Option<TreeId> {
 
 /// Every node once, each after all of its children (the plan is a DAG:
 /// a shared subtree may be reached before its second parent).
-fn post_order<A, W>(plan: &[PlanNode<A, W>]) -> Vec<usize> {
-    let mut order = Vec::with_capacity(plan.len());
-    let mut seen = vec![false; plan.len()];
+fn post_order<A, W>(plan: &Plan<'_, A, W>) -> Vec<u32> {
+    let mut order = Vec::with_capacity(plan.nodes.len());
+    let mut seen = vec![false; plan.nodes.len()];
     // (node, children already pushed)
-    let mut stack = vec![(0usize, false)];
+    let mut stack = vec![(0u32, false)];
     while let Some((at, expanded)) = stack.pop() {
         if expanded {
             order.push(at);
             continue;
         }
-        if std::mem::replace(&mut seen[at], true) {
+        if std::mem::replace(&mut seen[at as usize], true) {
             continue;
         }
         stack.push((at, true));
-        for &child in plan[at].children.iter().rev() {
+        for &child in plan.kids(at as usize).iter().rev() {
             if !seen[child as usize] {
-                stack.push((child as usize, false));
+                stack.push((child, false));
             }
         }
     }
@@ -193,8 +214,9 @@ fn post_order<A, W>(plan: &[PlanNode<A, W>]) -> Vec<usize> {
 
 /// The memory each behavior slot of a node must hold, from the `inline`
 /// sizes of its children.
-fn slot_sizes(plan: SlotPlan, kids: &[u32], inline: &[u64]) -> Vec<u64> {
-    let max = |ks: &[u32]| ks.iter().map(|&k| inline[k as usize]).max().unwrap_or(0);
+fn slot_sizes(plan: SlotPlan, kids: &[u32], inline: &[u32]) -> Vec<u64> {
+    let size = |k: &u32| u64::from(inline[*k as usize]);
+    let max = |ks: &[u32]| ks.iter().map(size).max().unwrap_or(0);
     match plan {
         SlotPlan::None => Vec::new(),
         SlotPlan::Shared => vec![max(kids); plan.count(kids.len())],
@@ -202,14 +224,14 @@ fn slot_sizes(plan: SlotPlan, kids: &[u32], inline: &[u64]) -> Vec<u64> {
             let but_last = &kids[..kids.len().saturating_sub(1)];
             [max(kids), max(but_last)][..plan.count(kids.len())].to_vec()
         }
-        SlotPlan::PerChild => kids.iter().map(|&k| inline[k as usize]).collect(),
+        SlotPlan::PerChild => kids.iter().map(size).collect(),
     }
 }
 
 /// Sizes bottom-up, refusing a subtree that is too deep, too large per
 /// agent, or expands to too many nodes.
-fn measure<A, W>(plan: &[PlanNode<A, W>], facts: &[Facts]) -> Result<Sizes, Misfit> {
-    let n = plan.len();
+fn measure<A, W>(plan: &Plan<'_, A, W>) -> Result<Sizes, Misfit> {
+    let n = plan.nodes.len();
     let mut s = Sizes {
         height: vec![0; n],
         inline: vec![0; n],
@@ -219,120 +241,163 @@ fn measure<A, W>(plan: &[PlanNode<A, W>], facts: &[Facts]) -> Result<Sizes, Misf
         expanded: vec![0; n],
     };
     for at in post_order(plan) {
-        let (kids, f) = (&plan[at].children, &facts[at]);
-        let sum = |v: &[u64]| {
-            kids.iter()
-                .fold(0u64, |a, &k| a.saturating_add(v[k as usize]))
-        };
-        let max = |v: &[u64]| kids.iter().map(|&k| v[k as usize]).max().unwrap_or(0);
-        s.height[at] = 1 + kids
-            .iter()
-            .map(|&k| s.height[k as usize])
-            .max()
-            .unwrap_or(0);
-        if s.height[at] as usize > MAX_DEPTH {
-            let problem = format!("the tree below this node is more than {MAX_DEPTH} levels deep");
-            return Err(misfit(at, problem));
-        }
-        s.expanded[at] = sum(&s.expanded).saturating_add(1);
-        if s.expanded[at] > MAX_EXPANDED_NODES {
-            let problem = format!(
-                "this subtree expands to {} nodes when shared subtrees are counted at every use, more than the limit of {MAX_EXPANDED_NODES}",
-                s.expanded[at]
-            );
-            return Err(misfit(at, problem));
-        }
-        let slots = slot_sizes(f.slots, kids, &s.inline);
-        s.inline[at] = u64::from(f.own) + slots.iter().sum::<u64>();
-        s.persist[at] = u64::from(f.persist) + sum(&s.persist);
-        let bytes = s.inline[at] + s.persist[at];
-        if bytes > MAX_AGENT_BYTES {
-            let problem = format!(
-                "running this subtree needs {bytes} bytes per agent, more than the limit of {MAX_AGENT_BYTES}"
-            );
-            return Err(misfit(at, problem));
-        }
-        // What the event-driven scheduler and the wait table may need at once.
-        let combine = |v: &[u64]| match f.slots {
-            SlotPlan::PerChild => sum(v),
-            _ => max(v),
-        };
-        s.frames[at] = 1 + if f.sched == Sched::Passive {
-            combine(&s.frames)
-        } else {
-            0
-        };
-        s.waits[at] = u64::from(f.waits)
-            + match f.slots {
-                // A re-checked child may suspend while the running one is.
-                SlotPlan::Reactive => max(&s.waits).saturating_mul(2),
-                _ => combine(&s.waits),
-            };
+        let at = at as usize;
+        measure_node(plan, at, &mut s)?;
     }
     Ok(s)
 }
 
+/// One node's sizes, from its children's. Each is stored as a `u32` only
+/// once it is known to fit: heights are at most `MAX_DEPTH`, expansions
+/// (and so frames, at most one per expanded node) at most
+/// `MAX_EXPANDED_NODES`, memory at most `MAX_AGENT_BYTES`; waits saturate,
+/// as the tree's count of them always has.
+fn measure_node<A, W>(plan: &Plan<'_, A, W>, at: usize, s: &mut Sizes) -> Result<(), Misfit> {
+    let kids = plan.kids(at);
+    let f = nodes::facts(plan.nodes[at].kind, kids.len());
+    let sum = |v: &[u32]| {
+        kids.iter()
+            .fold(0u64, |a, &k| a.saturating_add(u64::from(v[k as usize])))
+    };
+    let max = |v: &[u32]| {
+        kids.iter()
+            .map(|&k| u64::from(v[k as usize]))
+            .max()
+            .unwrap_or(0)
+    };
+    let height = 1 + max(&s.height);
+    if height as usize > MAX_DEPTH {
+        let problem = format!("the tree below this node is more than {MAX_DEPTH} levels deep");
+        return Err(misfit(at, problem));
+    }
+    let expanded = sum(&s.expanded).saturating_add(1);
+    if expanded > MAX_EXPANDED_NODES {
+        let problem = format!(
+            "this subtree expands to {expanded} nodes when shared subtrees are counted at every use, more than the limit of {MAX_EXPANDED_NODES}"
+        );
+        return Err(misfit(at, problem));
+    }
+    let slots = slot_sizes(f.slots, kids, &s.inline);
+    let inline = u64::from(f.own) + slots.iter().sum::<u64>();
+    let persist = u64::from(f.persist) + sum(&s.persist);
+    let bytes = inline + persist;
+    if bytes > MAX_AGENT_BYTES {
+        let problem = format!(
+            "running this subtree needs {bytes} bytes per agent, more than the limit of {MAX_AGENT_BYTES}"
+        );
+        return Err(misfit(at, problem));
+    }
+    // What the event-driven scheduler and the wait table may need at once.
+    let combine = |v: &[u32]| match f.slots {
+        SlotPlan::PerChild => sum(v),
+        _ => max(v),
+    };
+    let frames = 1 + if f.sched == Sched::Passive {
+        combine(&s.frames)
+    } else {
+        0
+    };
+    let waits = u64::from(f.waits)
+        + match f.slots {
+            // A re-checked child may suspend while the running one is.
+            SlotPlan::Reactive => max(&s.waits).saturating_mul(2),
+            _ => combine(&s.waits),
+        };
+    s.height[at] = height as u32;
+    s.expanded[at] = expanded as u32;
+    s.inline[at] = inline as u32;
+    s.persist[at] = persist as u32;
+    s.frames[at] = frames.min(u64::from(u32::MAX)) as u32;
+    s.waits[at] = waits.min(u64::from(u32::MAX)) as u32;
+    Ok(())
+}
+
 /// The flat tables, in pre-order (the plan's order), with the layout.
-fn flatten<A, W>(plan: Vec<PlanNode<A, W>>, facts: &[Facts], s: &Sizes, id: TreeId) -> Tree<A, W> {
-    // `measure` bounded every size by MAX_AGENT_BYTES, so they fit a u32.
-    let small = |v: u64| v as u32;
-    let mut nodes = Vec::with_capacity(plan.len());
-    let mut info = Vec::with_capacity(plan.len());
-    let mut steps = Vec::new();
-    for (at, node) in plan.into_iter().enumerate() {
-        let f = &facts[at];
-        let mut slots = Vec::new();
-        let mut offset = u64::from(f.own);
-        for size in slot_sizes(f.slots, &node.children, &s.inline) {
-            slots.push(small(offset));
-            offset += size;
-        }
-        let first_edge = steps.len() as u32;
-        let n = node.children.len();
-        let mut persist = u64::from(f.persist);
-        for (k, &child) in node.children.iter().enumerate() {
-            let mut places = slots_of(f.slots, k, n).map(|slot| slots[slot]);
-            let own = places.next().unwrap_or(0);
-            let place = [own, places.next().unwrap_or(own)];
-            steps.push((child, small(persist), place));
-            persist += s.persist[child as usize];
-        }
+fn flatten<A, W>(plan: &Plan<'_, A, W>, s: &Sizes, id: TreeId) -> Tree<A, W> {
+    let mut nodes = Vec::with_capacity(plan.nodes.len());
+    let mut info = Vec::with_capacity(plan.nodes.len());
+    let mut labels = Labels::default();
+    for (at, node) in plan.nodes.iter().enumerate() {
+        let f = nodes::facts(node.kind, node.count as usize);
         nodes.push(NodeDef {
-            kind: node.kind,
-            first_edge,
-            child_count: n as u32,
+            kind: node.kind.clone(),
+            first_edge: node.first,
+            child_count: node.count,
             own: f.own,
             slot_plan: f.slots,
             sched: f.sched,
         });
         info.push(NodeInfo {
-            name: node.name,
-            type_name: node.type_name,
-            params: node.params,
-            inline: small(s.inline[at]),
-            persist_len: small(s.persist[at]),
+            label: labels.of(node.label),
+            inline: s.inline[at],
+            persist_len: s.persist[at],
             height: s.height[at],
         });
     }
-    let edges = steps
-        .into_iter()
-        .map(|(child, persist, place)| {
-            Edge::new(child, persist, place, nodes[child as usize].clone())
-        })
-        .collect();
+    let edges = edges(plan, &nodes, s);
     Tree {
         root_always: nodes[0].sched == Sched::EveryTick,
         task_bytes: info[0].inline,
         persist_bytes: info[0].persist_len,
         nodes,
         info,
+        labels: labels.list,
         edges,
-        frames: s.frames[0].min(u64::from(u32::MAX)) as u32,
-        waits: s.waits[0].min(u64::from(u32::MAX)) as u32,
-        expanded: s.expanded[0],
+        frames: s.frames[0],
+        waits: s.waits[0],
+        expanded: u64::from(s.expanded[0]),
         fingerprint: 0,
         id,
         _types: PhantomData,
+    }
+}
+
+/// The edge table: every node's children in turn, each with its place in
+/// its parent's memory and a copy of its definition. Made once every
+/// definition is, in one pass, into a table of exactly its final size.
+fn edges<A, W>(plan: &Plan<'_, A, W>, defs: &[NodeDef<A, W>], s: &Sizes) -> Vec<Edge<A, W>> {
+    // `measure` bounded every size by MAX_AGENT_BYTES, so they fit a u32.
+    let small = |v: u64| v as u32;
+    let mut edges = Vec::with_capacity(plan.children.len());
+    for (at, def) in defs.iter().enumerate() {
+        let kids = plan.kids(at);
+        let mut slots = Vec::new();
+        let mut offset = u64::from(def.own);
+        for size in slot_sizes(def.slot_plan, kids, &s.inline) {
+            slots.push(small(offset));
+            offset += size;
+        }
+        let n = kids.len();
+        let mut persist = u64::from(nodes::facts(&def.kind, n).persist);
+        for (k, &child) in kids.iter().enumerate() {
+            let mut places = slots_of(def.slot_plan, k, n).map(|slot| slots[slot]);
+            let own = places.next().unwrap_or(0);
+            let place = [own, places.next().unwrap_or(own)];
+            let copy = defs[child as usize].clone();
+            edges.push(Edge::new(child, small(persist), place, copy));
+            persist += u64::from(s.persist[child as usize]);
+        }
+    }
+    edges
+}
+
+/// The distinct labels of a plan, each once. The builder gives drafts
+/// that look the same one shared label, so telling them apart by address
+/// keeps one copy per distinct label in the tree.
+#[derive(Default)]
+struct Labels {
+    list: Vec<Label>,
+    index: HashMap<*const Label, u32>,
+}
+
+impl Labels {
+    /// The index in the tree's table of `label`, copied there if new.
+    fn of(&mut self, label: &Label) -> u32 {
+        let list = &mut self.list;
+        *self.index.entry(label).or_insert_with(|| {
+            list.push(label.clone());
+            (list.len() - 1) as u32
+        })
     }
 }
 
@@ -407,6 +472,9 @@ fn validate_node<A, W>(tree: &Tree<A, W>, i: usize) -> Result<(), String> {
         .ok_or("children outside the edge table")?;
     if def.own > info.inline {
         return Err("own state larger than its memory".into());
+    }
+    if info.label as usize >= tree.labels.len() {
+        return Err("a label outside the label table".into());
     }
     let mut persist_end = facts.persist;
     for (k, edge) in edges.iter().enumerate() {

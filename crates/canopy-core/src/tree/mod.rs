@@ -68,14 +68,25 @@ impl<A, W> Clone for NodeDef<A, W> {
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<NodeDef<(), ()>>() == 64);
 
-/// The rest of a node's definition: names and sizes, for printing,
-/// inspecting, hashing and checking the layout.
-pub(crate) struct NodeInfo {
+/// A node's names: what printing, inspecting and hashing show of it.
+/// Nodes that look the same share one: a wide tree of identical leaves
+/// stores their names once, in the builder and in the tree, rather than
+/// once per node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Label {
     pub(crate) name: Box<str>,
     /// A registered type name overriding the kind's, if any.
     pub(crate) type_name: Option<Box<str>>,
     /// The registered type's parameters, shown instead of the kind's.
     pub(crate) params: Option<Vec<(String, String)>>,
+}
+
+/// The rest of a node's definition: its label and sizes, for printing,
+/// inspecting, hashing and checking the layout. Kept to 16 bytes: it is
+/// one of the three per-node tables a tree holds for as long as it lives.
+pub(crate) struct NodeInfo {
+    /// Index into [`Tree::labels`].
+    pub(crate) label: u32,
     /// Own state plus every slot: the node's whole running subtree at its
     /// largest.
     pub(crate) inline: u32,
@@ -111,6 +122,8 @@ pub struct Tree<A, W> {
     pub(crate) nodes: Vec<NodeDef<A, W>>,
     /// The rest of each node's definition, by the same index.
     pub(crate) info: Vec<NodeInfo>,
+    /// The distinct labels the nodes' `info` refers to.
+    pub(crate) labels: Vec<Label>,
     pub(crate) edges: Vec<Edge<A, W>>,
     /// Bytes of task memory an agent needs (the root's `inline`).
     pub(crate) task_bytes: u32,
@@ -283,9 +296,13 @@ impl<'t, A, W> NodeRef<'t, A, W> {
         &self.tree.info[self.id.index()]
     }
 
+    fn label(&self) -> &'t Label {
+        &self.tree.labels[self.info().label as usize]
+    }
+
     /// The node's name (not necessarily unique).
     pub fn name(&self) -> &'t str {
-        &self.info().name
+        &self.label().name
     }
 
     /// The node's kind and parameters.
@@ -296,7 +313,7 @@ impl<'t, A, W> NodeRef<'t, A, W> {
     /// The type name, as in tree files and traces: the registered type
     /// when the node came from a registry, else the kind's.
     pub fn type_name(&self) -> &'t str {
-        self.info()
+        self.label()
             .type_name
             .as_deref()
             .unwrap_or_else(|| self.def().kind.type_name())
@@ -305,7 +322,7 @@ impl<'t, A, W> NodeRef<'t, A, W> {
     /// The parameters as `(name, value)` pairs: the registered type's when
     /// the node came from a registry, else the kind's.
     pub fn params(&self) -> Vec<(String, String)> {
-        match &self.info().params {
+        match &self.label().params {
             Some(params) => params.clone(),
             None => self.def().kind.params(),
         }
