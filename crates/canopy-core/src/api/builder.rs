@@ -495,61 +495,80 @@ impl<'b, A, W> Builder<'b, A, W> {
     ///     another Builder; build a tree from the drafts of one builder");
     /// ```
     pub fn build(&self, root: &Draft<'b, A, W>) -> Result<Tree<A, W>, BuildError> {
-        let (plan, parents) = Reached::from(root, self)?.plan();
-        layout::compile(&plan).map_err(|m| {
-            let name = &plan.nodes[m.at].label.name;
-            error(&parents, m.at, name, m.problem)
-        })
+        let reached = Reached::from(root, self, false);
+        let (at, problem) = match reached.foreign {
+            Some(at) => (at, FOREIGN.to_string()),
+            None => match layout::compile(reached.plan()) {
+                Ok(tree) => return Ok(tree),
+                Err(misfit) => (misfit.at, misfit.problem),
+            },
+        };
+        // Where each node was reached from is worked out again, for the
+        // error only: kept in a table beside the plan, it would add to the
+        // peak of every build.
+        Err(Reached::from(root, self, true).error(at, problem))
     }
 }
 
-/// The drafts under a root, each once, in depth-first pre-order, with
-/// where each was first reached from (for naming it in errors).
+/// The problem with a draft of another builder.
+const FOREIGN: &str =
+    "this node was made by another Builder; build a tree from the drafts of one builder";
+
+/// The drafts under a root, each once, in depth-first pre-order, up to the
+/// first of another builder, if any.
 struct Reached<'d, 'b, A, W> {
     order: Vec<&'d Draft<'b, A, W>>,
+    /// Where each was first reached from (for naming it in errors), when
+    /// asked for.
     parent: Vec<Parent>,
     /// Position in `order` by draft number, or [`UNSEEN`].
     position: Vec<u32>,
+    /// The position of a draft of another builder, the last in `order`.
+    foreign: Option<usize>,
 }
 
 impl<'d, 'b, A, W> Reached<'d, 'b, A, W> {
-    /// The drafts under `root`, all of `builder`'s: a draft of another
-    /// builder is an error before its number is looked at.
-    fn from(root: &'d Draft<'b, A, W>, builder: &Builder<'b, A, W>) -> Result<Self, BuildError> {
+    /// The drafts under `root`, with where each was reached from if
+    /// `track`. A draft of another builder ends the walk before its number
+    /// is looked at.
+    fn from(root: &'d Draft<'b, A, W>, builder: &Builder<'b, A, W>, track: bool) -> Self {
         // Sized for all the builder's drafts: exact when the tree uses
         // them all, as a loaded file's does, where growing would leave
-        // slack and copy the tables at the largest.
+        // slack and copy the table at its largest.
         let drafts = builder.drafts.get();
         let mut r = Reached {
             order: Vec::with_capacity(drafts),
-            parent: Vec::with_capacity(drafts),
+            parent: Vec::with_capacity(if track { drafts } else { 0 }),
             position: vec![UNSEEN; drafts],
+            foreign: None,
         };
         let mut stack: Vec<(&'d Draft<'b, A, W>, Parent)> = vec![(root, ROOT)];
         while let Some((draft, parent)) = stack.pop() {
-            let me = r.order.len() as u32;
-            if draft.builder != builder.id {
-                r.parent.push(parent);
-                let problem = "this node was made by another Builder; build a tree from the drafts of one builder";
-                return Err(error(&r.parent, me as usize, draft.name(), problem.into()));
-            }
-            if r.position[draft.index] != UNSEEN {
+            let me = r.order.len();
+            let ours = draft.builder == builder.id;
+            if ours && r.position[draft.index] != UNSEEN {
                 continue;
             }
-            r.position[draft.index] = me;
             r.order.push(draft);
-            r.parent.push(parent);
+            if track {
+                r.parent.push(parent);
+            }
+            if !ours {
+                r.foreign = Some(me);
+                break;
+            }
+            r.position[draft.index] = me as u32;
             for (i, child) in draft.children.iter().enumerate().rev() {
-                stack.push((child, (me, i as u32)));
+                stack.push((child, (me as u32, i as u32)));
             }
         }
-        Ok(r)
+        r
     }
 
-    /// The plan to compile, borrowing the drafts' kinds and labels, and
-    /// where each node was reached from. The order and the positions are
-    /// dropped here, before compiling needs memory of its own.
-    fn plan(self) -> (Plan<'d, A, W>, Vec<Parent>) {
+    /// The plan to compile, borrowing the drafts' kinds and labels. The
+    /// order and the positions are dropped here, before compiling needs
+    /// memory of its own.
+    fn plan(self) -> Plan<'d, A, W> {
         let edges = self.order.iter().map(|d| d.children.len()).sum();
         let mut children = Vec::with_capacity(edges);
         let mut nodes = Vec::with_capacity(self.order.len());
@@ -562,25 +581,25 @@ impl<'d, 'b, A, W> Reached<'d, 'b, A, W> {
             });
             children.extend(d.children.iter().map(|c| self.position[c.index]));
         }
-        (Plan { nodes, children }, self.parent)
+        Plan { nodes, children }
     }
-}
 
-/// `problem` at the node in position `at` of the depth-first order, named
-/// by its path.
-fn error(parents: &[Parent], at: usize, name: &str, problem: String) -> BuildError {
-    let mut segments = Vec::new();
-    let mut cur = at;
-    while parents[cur] != ROOT {
-        let (parent, i) = parents[cur];
-        segments.push(format!("children[{i}]"));
-        cur = parent as usize;
-    }
-    segments.push("tree".to_string());
-    segments.reverse();
-    BuildError {
-        path: segments.join("/"),
-        name: name.to_string(),
-        problem,
+    /// `problem` at the draft in position `at`, named by its path (the walk
+    /// must have tracked parents).
+    fn error(&self, at: usize, problem: String) -> BuildError {
+        let mut segments = Vec::new();
+        let mut cur = at;
+        while self.parent[cur] != ROOT {
+            let (parent, i) = self.parent[cur];
+            segments.push(format!("children[{i}]"));
+            cur = parent as usize;
+        }
+        segments.push("tree".to_string());
+        segments.reverse();
+        BuildError {
+            path: segments.join("/"),
+            name: self.order[at].name().to_string(),
+            problem,
+        }
     }
 }

@@ -113,34 +113,42 @@ fn misfit(at: usize, problem: String) -> Misfit {
     Misfit { at, problem }
 }
 
-/// Sizes of each node's subtree, computed children first. Every size is
-/// bounded when it is stored (see `measure_node`), so each fits a `u32`:
-/// six tables of four bytes per node while the tree is compiled.
+/// Sizes of each node's subtree, computed children first: the tree's own
+/// `info` table (with labels still to fill in), and three sizes needed
+/// only while measuring, dropped before the rest of the tree is made.
+/// Every size is bounded when it is stored (see `measure_node`), so each
+/// fits a `u32`.
 struct Sizes {
-    height: Vec<u32>,
-    inline: Vec<u32>,
-    persist: Vec<u32>,
+    info: Vec<NodeInfo>,
     frames: Vec<u32>,
     waits: Vec<u32>,
     expanded: Vec<u32>,
 }
 
+/// The root's sizes that are not in its `info`.
+struct Totals {
+    frames: u32,
+    waits: u32,
+    expanded: u32,
+}
+
 /// Check the plan, lay out its memory, and make the tree. Node facts are
 /// recomputed where needed rather than kept in a table: they are cheap,
-/// and a table of them would cost more than the sizes.
-pub(crate) fn compile<A, W>(plan: &Plan<'_, A, W>) -> Result<Tree<A, W>, Misfit> {
+/// and a table of them would cost more than the sizes. Each table is
+/// dropped as soon as it has been used, so that the largest moment, the
+/// edge table's allocation, holds the tree and little else.
+pub(crate) fn compile<A, W>(plan: Plan<'_, A, W>) -> Result<Tree<A, W>, Misfit> {
     for (at, node) in plan.nodes.iter().enumerate() {
         check_node(node).map_err(|problem| misfit(at, problem))?;
     }
-    let sizes = measure(plan)?;
+    let (info, totals) = measure(&plan)?;
     let id = next_tree_id().ok_or_else(|| {
         misfit(
             0,
             format!("this process has built {MAX_TREES} trees, the most it can tell apart"),
         )
     })?;
-    let mut tree = flatten(plan, &sizes, id);
-    drop(sizes);
+    let mut tree = flatten(plan, info, &totals, id);
     tree.fingerprint = fingerprint(&tree);
     validate(&tree).map_err(|problem| {
         misfit(
@@ -214,8 +222,8 @@ fn post_order<A, W>(plan: &Plan<'_, A, W>) -> Vec<u32> {
 
 /// The memory each behavior slot of a node must hold, from the `inline`
 /// sizes of its children.
-fn slot_sizes(plan: SlotPlan, kids: &[u32], inline: &[u32]) -> Vec<u64> {
-    let size = |k: &u32| u64::from(inline[*k as usize]);
+fn slot_sizes(plan: SlotPlan, kids: &[u32], info: &[NodeInfo]) -> Vec<u64> {
+    let size = |k: &u32| u64::from(info[*k as usize].inline);
     let max = |ks: &[u32]| ks.iter().map(size).max().unwrap_or(0);
     match plan {
         SlotPlan::None => Vec::new(),
@@ -230,21 +238,29 @@ fn slot_sizes(plan: SlotPlan, kids: &[u32], inline: &[u32]) -> Vec<u64> {
 
 /// Sizes bottom-up, refusing a subtree that is too deep, too large per
 /// agent, or expands to too many nodes.
-fn measure<A, W>(plan: &Plan<'_, A, W>) -> Result<Sizes, Misfit> {
+fn measure<A, W>(plan: &Plan<'_, A, W>) -> Result<(Vec<NodeInfo>, Totals), Misfit> {
     let n = plan.nodes.len();
+    let unmeasured = || NodeInfo {
+        label: 0,
+        inline: 0,
+        persist_len: 0,
+        height: 0,
+    };
     let mut s = Sizes {
-        height: vec![0; n],
-        inline: vec![0; n],
-        persist: vec![0; n],
+        info: (0..n).map(|_| unmeasured()).collect(),
         frames: vec![0; n],
         waits: vec![0; n],
         expanded: vec![0; n],
     };
     for at in post_order(plan) {
-        let at = at as usize;
-        measure_node(plan, at, &mut s)?;
+        measure_node(plan, at as usize, &mut s)?;
     }
-    Ok(s)
+    let totals = Totals {
+        frames: s.frames[0],
+        waits: s.waits[0],
+        expanded: s.expanded[0],
+    };
+    Ok((s.info, totals))
 }
 
 /// One node's sizes, from its children's. Each is stored as a `u32` only
@@ -255,31 +271,31 @@ fn measure<A, W>(plan: &Plan<'_, A, W>) -> Result<Sizes, Misfit> {
 fn measure_node<A, W>(plan: &Plan<'_, A, W>, at: usize, s: &mut Sizes) -> Result<(), Misfit> {
     let kids = plan.kids(at);
     let f = nodes::facts(plan.nodes[at].kind, kids.len());
-    let sum = |v: &[u32]| {
+    let sum = |of: &dyn Fn(usize) -> u32| {
         kids.iter()
-            .fold(0u64, |a, &k| a.saturating_add(u64::from(v[k as usize])))
+            .fold(0u64, |a, &k| a.saturating_add(u64::from(of(k as usize))))
     };
-    let max = |v: &[u32]| {
+    let max = |of: &dyn Fn(usize) -> u32| {
         kids.iter()
-            .map(|&k| u64::from(v[k as usize]))
+            .map(|&k| u64::from(of(k as usize)))
             .max()
             .unwrap_or(0)
     };
-    let height = 1 + max(&s.height);
+    let height = 1 + max(&|k| s.info[k].height);
     if height as usize > MAX_DEPTH {
         let problem = format!("the tree below this node is more than {MAX_DEPTH} levels deep");
         return Err(misfit(at, problem));
     }
-    let expanded = sum(&s.expanded).saturating_add(1);
+    let expanded = sum(&|k| s.expanded[k]).saturating_add(1);
     if expanded > MAX_EXPANDED_NODES {
         let problem = format!(
             "this subtree expands to {expanded} nodes when shared subtrees are counted at every use, more than the limit of {MAX_EXPANDED_NODES}"
         );
         return Err(misfit(at, problem));
     }
-    let slots = slot_sizes(f.slots, kids, &s.inline);
+    let slots = slot_sizes(f.slots, kids, &s.info);
     let inline = u64::from(f.own) + slots.iter().sum::<u64>();
-    let persist = u64::from(f.persist) + sum(&s.persist);
+    let persist = u64::from(f.persist) + sum(&|k| s.info[k].persist_len);
     let bytes = inline + persist;
     if bytes > MAX_AGENT_BYTES {
         let problem = format!(
@@ -288,36 +304,45 @@ fn measure_node<A, W>(plan: &Plan<'_, A, W>, at: usize, s: &mut Sizes) -> Result
         return Err(misfit(at, problem));
     }
     // What the event-driven scheduler and the wait table may need at once.
-    let combine = |v: &[u32]| match f.slots {
-        SlotPlan::PerChild => sum(v),
-        _ => max(v),
+    let combine = |of: &dyn Fn(usize) -> u32| match f.slots {
+        SlotPlan::PerChild => sum(of),
+        _ => max(of),
     };
     let frames = 1 + if f.sched == Sched::Passive {
-        combine(&s.frames)
+        combine(&|k| s.frames[k])
     } else {
         0
     };
     let waits = u64::from(f.waits)
         + match f.slots {
             // A re-checked child may suspend while the running one is.
-            SlotPlan::Reactive => max(&s.waits).saturating_mul(2),
-            _ => combine(&s.waits),
+            SlotPlan::Reactive => max(&|k| s.waits[k]).saturating_mul(2),
+            _ => combine(&|k| s.waits[k]),
         };
-    s.height[at] = height as u32;
+    s.info[at] = NodeInfo {
+        label: 0,
+        inline: inline as u32,
+        persist_len: persist as u32,
+        height: height as u32,
+    };
     s.expanded[at] = expanded as u32;
-    s.inline[at] = inline as u32;
-    s.persist[at] = persist as u32;
     s.frames[at] = frames.min(u64::from(u32::MAX)) as u32;
     s.waits[at] = waits.min(u64::from(u32::MAX)) as u32;
     Ok(())
 }
 
-/// The flat tables, in pre-order (the plan's order), with the layout.
-fn flatten<A, W>(plan: &Plan<'_, A, W>, s: &Sizes, id: TreeId) -> Tree<A, W> {
+/// The flat tables, in pre-order (the plan's order), with the layout. The
+/// plan's nodes are dropped once the node table is made: the edge table
+/// needs only their children.
+fn flatten<A, W>(
+    plan: Plan<'_, A, W>,
+    mut info: Vec<NodeInfo>,
+    totals: &Totals,
+    id: TreeId,
+) -> Tree<A, W> {
     let mut nodes = Vec::with_capacity(plan.nodes.len());
-    let mut info = Vec::with_capacity(plan.nodes.len());
     let mut labels = Labels::default();
-    for (at, node) in plan.nodes.iter().enumerate() {
+    for (node, info) in plan.nodes.iter().zip(&mut info) {
         let f = nodes::facts(node.kind, node.count as usize);
         nodes.push(NodeDef {
             kind: node.kind.clone(),
@@ -327,43 +352,46 @@ fn flatten<A, W>(plan: &Plan<'_, A, W>, s: &Sizes, id: TreeId) -> Tree<A, W> {
             slot_plan: f.slots,
             sched: f.sched,
         });
-        info.push(NodeInfo {
-            label: labels.of(node.label),
-            inline: s.inline[at],
-            persist_len: s.persist[at],
-            height: s.height[at],
-        });
+        info.label = labels.of(node.label);
     }
-    let edges = edges(plan, &nodes, s);
+    let Plan {
+        nodes: planned,
+        children,
+    } = plan;
+    drop(planned);
+    let labels = labels.into_list();
+    let edges = edges(&children, &nodes, &info);
     Tree {
         root_always: nodes[0].sched == Sched::EveryTick,
         task_bytes: info[0].inline,
         persist_bytes: info[0].persist_len,
         nodes,
         info,
-        labels: labels.list,
+        labels,
         edges,
-        frames: s.frames[0],
-        waits: s.waits[0],
-        expanded: u64::from(s.expanded[0]),
+        frames: totals.frames,
+        waits: totals.waits,
+        expanded: u64::from(totals.expanded),
         fingerprint: 0,
         id,
         _types: PhantomData,
     }
 }
 
-/// The edge table: every node's children in turn, each with its place in
-/// its parent's memory and a copy of its definition. Made once every
-/// definition is, in one pass, into a table of exactly its final size.
-fn edges<A, W>(plan: &Plan<'_, A, W>, defs: &[NodeDef<A, W>], s: &Sizes) -> Vec<Edge<A, W>> {
+/// The edge table: every node's children in turn (`children`, the plan's
+/// flat list, is in that order), each with its place in its parent's
+/// memory and a copy of its definition. Made once every definition is, in
+/// one pass, into a table of exactly its final size.
+fn edges<A, W>(children: &[u32], defs: &[NodeDef<A, W>], info: &[NodeInfo]) -> Vec<Edge<A, W>> {
     // `measure` bounded every size by MAX_AGENT_BYTES, so they fit a u32.
     let small = |v: u64| v as u32;
-    let mut edges = Vec::with_capacity(plan.children.len());
-    for (at, def) in defs.iter().enumerate() {
-        let kids = plan.kids(at);
+    let mut edges = Vec::with_capacity(children.len());
+    for def in defs {
+        let first = def.first_edge as usize;
+        let kids = &children[first..first + def.child_count as usize];
         let mut slots = Vec::new();
         let mut offset = u64::from(def.own);
-        for size in slot_sizes(def.slot_plan, kids, &s.inline) {
+        for size in slot_sizes(def.slot_plan, kids, info) {
             slots.push(small(offset));
             offset += size;
         }
@@ -375,7 +403,7 @@ fn edges<A, W>(plan: &Plan<'_, A, W>, defs: &[NodeDef<A, W>], s: &Sizes) -> Vec<
             let place = [own, places.next().unwrap_or(own)];
             let copy = defs[child as usize].clone();
             edges.push(Edge::new(child, small(persist), place, copy));
-            persist += u64::from(s.persist[child as usize]);
+            persist += u64::from(info[child as usize].persist_len);
         }
     }
     edges
@@ -398,6 +426,13 @@ impl Labels {
             list.push(label.clone());
             (list.len() - 1) as u32
         })
+    }
+
+    /// The table, without spare capacity: it lives as long as the tree.
+    fn into_list(self) -> Vec<Label> {
+        let mut list = self.list;
+        list.shrink_to_fit();
+        list
     }
 }
 
