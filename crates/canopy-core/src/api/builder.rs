@@ -54,6 +54,9 @@ type Parent = (u32, u32);
 /// What tells two kinds without code apart: the variant and its numbers.
 type PlainKey<A, W> = (Discriminant<NodeKind<A, W>>, u32, Option<(Policy, Policy)>);
 
+/// A builder's kinds without code, by key.
+type SharedKinds<'b, A, W> = HashMap<PlainKey<A, W>, &'b NodeKind<A, W>>;
+
 /// The key of a kind two drafts can share, or `None` for one holding code
 /// (closures and custom nodes cannot be compared).
 fn plain_key<A, W>(kind: &NodeKind<A, W>) -> Option<PlainKey<A, W>> {
@@ -199,7 +202,7 @@ pub struct Builder<'b, A, W> {
     /// Every draft's kind, those without code once each, and the map to
     /// find those again by.
     kinds: Arena<NodeKind<A, W>>,
-    plain: RefCell<HashMap<PlainKey<A, W>, &'b NodeKind<A, W>>>,
+    plain: RefCell<SharedKinds<'b, A, W>>,
     /// Drafts made so far: the next draft's number.
     drafts: Cell<usize>,
     /// Unique in the process (64 bits never wrap): tells its drafts apart
@@ -316,7 +319,12 @@ impl<'b, A, W> Builder<'b, A, W> {
             return self.kinds.alloc(kind);
         };
         let mut plain = self.plain.borrow_mut();
-        *plain.entry(key).or_insert_with(|| self.kinds.alloc(kind))
+        if let Some(&shared) = plain.get(&key) {
+            return shared;
+        }
+        let shared = self.kinds.alloc(kind);
+        plain.insert(key, shared);
+        shared
     }
 
     /// The builder's one copy of `label`.
