@@ -673,3 +673,63 @@ impl<'d, 'b, A, W> Reached<'d, 'b, A, W> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ptr;
+
+    use super::*;
+
+    #[test]
+    fn drafts_share_labels_and_kinds_only_when_they_look_the_same() {
+        let b = Builder::<(), ()>::new();
+        let (w3, w3_again, w4) = (b.wait("w", 3), b.wait("w", 3), b.wait("w", 4));
+        assert!(ptr::eq(w3.label, w3_again.label) && ptr::eq(w3.kind, w3_again.kind));
+        assert!(ptr::eq(w3.label, w4.label) && !ptr::eq(w3.kind, w4.kind));
+        let params = vec![("for".to_string(), "3".to_string())];
+        let nap = b.typed_node("w", "Nap", params, NodeKind::Wait(3), []);
+        assert!(!ptr::eq(w3.label, nap.label) && ptr::eq(w3.kind, nap.kind));
+        let (a1, a2) = (
+            b.action("a", |_| Status::Success),
+            b.action("a", |_| Status::Failure),
+        );
+        assert!(ptr::eq(a1.label, a2.label) && !ptr::eq(a1.kind, a2.kind));
+        let p1 = b.parallel("p", Policy::One, Policy::All, [b.always_success("x")]);
+        let p2 = b.parallel("p", Policy::All, Policy::One, [b.always_failure("y")]);
+        assert!(!ptr::eq(p1.kind, p2.kind));
+
+        let root = b.sequence("root", [w3, w3_again, w4, nap, a1, a2, p1, p2]);
+        let tree = b.build(root).unwrap();
+        let shown: Vec<String> = tree
+            .nodes()
+            .map(|n| format!("{} {} {:?}", n.name(), n.type_name(), n.params()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "root Sequence []",
+                r#"w Wait [("ticks", "3")]"#,
+                r#"w Wait [("ticks", "3")]"#,
+                r#"w Wait [("ticks", "4")]"#,
+                r#"w Nap [("for", "3")]"#,
+                "a Action []",
+                "a Action []",
+                r#"p Parallel [("success", "one"), ("failure", "all")]"#,
+                "x AlwaysSuccess []",
+                r#"p Parallel [("success", "all"), ("failure", "one")]"#,
+                "y AlwaysFailure []",
+            ]
+        );
+        // The two actions keep their own code.
+        let kids: Vec<_> = tree.node(tree.root()).children().collect();
+        match (kids[4].kind(), kids[5].kind(), a1.kind, a2.kind) {
+            (
+                NodeKind::Action(t1),
+                NodeKind::Action(t2),
+                NodeKind::Action(d1),
+                NodeKind::Action(d2),
+            ) => assert!(Arc::ptr_eq(t1, d1) && Arc::ptr_eq(t2, d2)),
+            kinds => panic!("not four actions: {kinds:?}"),
+        }
+    }
+}

@@ -96,6 +96,9 @@ pub(crate) struct NodeInfo {
     pub(crate) height: u32,
 }
 
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(size_of::<NodeInfo>() == 16);
+
 /// Distinguishes trees, so an agent is never ticked with a tree it was not
 /// made for. Numbers are handed out once per process and never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
