@@ -100,7 +100,7 @@ mod util;
 
 pub use api::agent::{Agent, POISONED, WRONG_TREE};
 pub use api::builder::{BuildError, Builder, Draft};
-pub use api::display::Display;
+pub use api::display::{Display, Escape};
 pub use api::inspect::TaskView;
 pub use api::reload::Reload;
 pub use api::snapshot::{RestoreError, SNAPSHOT_VERSION, Snapshot, restore_crowd, save_crowd};

@@ -2,33 +2,45 @@
 //! (the readable display of py_trees, and a name and description per node) and Graphviz
 //! DOT for drawing it.
 
+use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 use crate::tree::{NodeRef, Tree};
 use crate::util::primitives::Arity;
 
+/// How the text of a tree (names, types, parameter values) is shown: as it
+/// is, or escaped by a caller that does not trust where it came from (the
+/// `canopy` command passes `canopy_data::escape`, so that control
+/// characters in a file cannot reach a terminal).
+pub type Escape = fn(&str) -> Cow<'_, str>;
+
+/// Text as it is.
+fn verbatim(text: &str) -> Cow<'_, str> {
+    Cow::Borrowed(text)
+}
+
 /// One node as a line of text: `name  Type(k=v, …)`; the type alone when
 /// the name is the type.
-fn describe<A, W>(node: NodeRef<'_, A, W>) -> String {
-    let kind = type_and_params(node);
+fn describe<A, W>(node: NodeRef<'_, A, W>, escape: Escape) -> String {
+    let kind = type_and_params(node, escape);
     if node.name() == node.type_name() {
         kind
     } else {
-        format!("{}  {kind}", node.name())
+        format!("{}  {kind}", escape(node.name()))
     }
 }
 
 /// `Type(k=v, …)`.
-fn type_and_params<A, W>(node: NodeRef<'_, A, W>) -> String {
+fn type_and_params<A, W>(node: NodeRef<'_, A, W>, escape: Escape) -> String {
     let params = node.params();
-    let mut text = node.type_name().to_string();
+    let mut text = escape(node.type_name()).into_owned();
     if !params.is_empty() {
         text.push('(');
         for (i, (k, v)) in params.iter().enumerate() {
             if i > 0 {
                 text.push_str(", ");
             }
-            let _ = write!(text, "{k}={v}");
+            let _ = write!(text, "{}={}", escape(k), escape(v));
         }
         text.push(')');
     }
@@ -38,12 +50,13 @@ fn type_and_params<A, W>(node: NodeRef<'_, A, W>) -> String {
 /// The indented view of a tree; see [`Tree::display`].
 pub struct Display<'t, A, W> {
     tree: &'t Tree<A, W>,
+    escape: Escape,
 }
 
 impl<A, W> fmt::Display for Display<'_, A, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let root = self.tree.node(self.tree.root());
-        writeln!(f, "{}", describe(root))?;
+        writeln!(f, "{}", describe(root, self.escape))?;
         // Depth-first with an explicit stack of (node, prefix, is last).
         let mut stack = Vec::new();
         push_children(&mut stack, root, "");
@@ -53,7 +66,7 @@ impl<A, W> fmt::Display for Display<'_, A, W> {
             } else {
                 ("├── ", "│   ")
             };
-            writeln!(f, "{prefix}{branch}{}", describe(node))?;
+            writeln!(f, "{prefix}{branch}{}", describe(node, self.escape))?;
             push_children(&mut stack, node, &format!("{prefix}{indent}"));
         }
         Ok(())
@@ -94,7 +107,13 @@ impl<A, W> Tree<A, W> {
     /// ");
     /// ```
     pub fn display(&self) -> Display<'_, A, W> {
-        Display { tree: self }
+        self.display_escaped(verbatim)
+    }
+
+    /// [`display`](Tree::display) with every name, type and parameter value
+    /// passed through `escape` first.
+    pub fn display_escaped(&self, escape: Escape) -> Display<'_, A, W> {
+        Display { tree: self, escape }
     }
 
     /// The tree as a Graphviz DOT digraph: controls as boxes, decorators as
@@ -110,6 +129,12 @@ impl<A, W> Tree<A, W> {
     /// assert!(dot.contains("n0 -> n1;"));
     /// ```
     pub fn to_dot(&self) -> String {
+        self.to_dot_escaped(verbatim)
+    }
+
+    /// [`to_dot`](Tree::to_dot) with every name, type and parameter value
+    /// passed through `escape` before DOT's own quoting.
+    pub fn to_dot_escaped(&self, escape: Escape) -> String {
         let mut out = String::from("digraph tree {\n  node [fontname=\"Helvetica\"];\n");
         for node in self.nodes() {
             let shape = match node.kind().arity() {
@@ -117,9 +142,10 @@ impl<A, W> Tree<A, W> {
                 Arity::Decorator => "shape=box, style=rounded",
                 Arity::Leaf => "shape=ellipse",
             };
-            let mut label = dot_escape(node.name());
-            let detail = type_and_params(node);
-            if detail != node.name() {
+            let name = escape(node.name());
+            let mut label = dot_escape(&name);
+            let detail = type_and_params(node, escape);
+            if *name != *detail {
                 label.push_str("\\n");
                 label.push_str(&dot_escape(&detail));
             }
