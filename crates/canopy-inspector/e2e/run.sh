@@ -25,7 +25,9 @@ fi
 # Exactly the versions in package-lock.json.
 (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 
-# Debug builds: the test needs a few hundred agents, not speed.
-(cd "$root" && cargo build --example crowd && cargo build -p canopy-inspector --example record --example replay)
+# Debug builds: the test needs a few hundred agents, not speed. The whole
+# workspace's examples, so that dependencies are built with the features the
+# workspace build chose (with `-p`, tokio and hyper were built a second time).
+(cd "$root" && cargo build --workspace --examples)
 
 CANOPY_ROOT="$root" node "$here/inspector.test.mjs" "$@"
