@@ -187,6 +187,12 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         let std = Std::ALL
             .into_iter()
             .find(|s| s.canopy_builtin() == Some(type_name))?;
+        if std == Std::RunOnce {
+            // Exact only as then_skip="false"; the others need their
+            // parent to read SKIPPED, and go out as canopy's own type.
+            let same = fields.get("then").is_none_or(|t| t == "same");
+            return same.then_some((std, None));
+        }
         if !matches!(std, Std::Timeout | Std::Sleep) {
             return Some((std, None));
         }
@@ -269,6 +275,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         if let Some((std, msec)) = self.standard(type_name, fields) {
             let attrs = match (msec, std.ports().first()) {
                 (Some(msec), Some(port)) => vec![(port.name.to_string(), msec.to_string())],
+                _ if std == Std::RunOnce => vec![("then_skip".to_string(), "false".to_string())],
                 _ => Vec::new(),
             };
             return Ok(Element {

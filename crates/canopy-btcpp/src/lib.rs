@@ -61,10 +61,9 @@
 //! `SubTree` remapping, `Switch2`…`Switch6`, `Loop*` and the other
 //! blackboard nodes are not canopy's model: each is refused with an error
 //! naming the file, line, column and element and saying what to write
-//! instead. So are `SequenceWithMemory` and `RunOnce` (they remember
-//! across activations, which canopy's custom nodes cannot yet) and
-//! `AsyncSequence` / `AsyncFallback` (they rely on BehaviorTree.CPP's
-//! wake-up signal).
+//! instead. So are `AsyncSequence` / `AsyncFallback` (they rely on
+//! BehaviorTree.CPP's wake-up signal) and a `RunOnce` whose SKIPPED no
+//! parent can read (below).
 //!
 //! # The standard nodes
 //!
@@ -81,6 +80,7 @@
 //! |---|---|---|
 //! | `Sequence` | canopy `Sequence` | children in order; a running child is resumed next tick; a failure restarts from the first child next time |
 //! | `Fallback` | canopy `Selector` | the mirror of Sequence |
+//! | `SequenceWithMemory` | canopy `SequenceWithMemory` | as Sequence, but entered again after a failure or a halt it goes on from the child that failed or was running (kept per agent) |
 //! | `ReactiveSequence` | canopy `ReactiveSequence` | every tick from the first child; a child that now runs or fails aborts the one running after it |
 //! | `ReactiveFallback` | canopy `ReactiveSelector` | the mirror of ReactiveSequence |
 //! | `Parallel(success_count=-1, failure_count=1)` | custom | each tick, every child not yet finished, in order; after each child, `success_count` successes → Success, `failure_count` failures or too few children left to succeed → Failure, running children aborted; −1 means all, −2 all but one… |
@@ -91,6 +91,8 @@
 //! | `KeepRunningUntilFailure` | custom | child Success: Running, the child restarts next tick; Failure: Failure |
 //! | `RetryUntilSuccessful(num_attempts)` | custom | a failing child is re-run **in the same tick**, up to `num_attempts` attempts in all (−1: for ever) |
 //! | `Repeat(num_cycles)` | custom | a succeeding child is re-run **in the same tick**, `num_cycles` times in all (−1: for ever) |
+//! | `RunOnce(then_skip=true)` | canopy `RunOnce(then)` | the child runs to its end once per agent; afterwards SKIPPED, which canopy has no status for: read as its parent reads it, `then=success` under a Sequence (ReactiveSequence, SequenceWithMemory), `then=failure` under a Fallback (ReactiveFallback), refused elsewhere. Exact, except that a parent all of whose children skipped returns SKIPPED in BehaviorTree.CPP and Success/Failure in canopy |
+//! | `RunOnce(then_skip=false)` | canopy `RunOnce(then=same)` | afterwards the child's final status, without running it |
 //! | `Timeout(msec)` | canopy `Timeout(ticks)` | the child is aborted and the node fails on the first tick at least `msec` after entry; `msec="0"`: no timeout (custom) |
 //! | `Delay(delay_msec)` | custom | Running, the child untouched, until the first tick at least `delay_msec` after entry (and never on the entry tick); then the child's status |
 //! | `Sleep(msec)` | canopy `Wait(ticks)` | Success on the first tick at least `msec` after entry; `msec="0"`: at once |

@@ -353,7 +353,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             element: children[0],
         };
         self.subtree_names.clear();
-        self.node(root, 1)
+        self.node(root, 1, None)
     }
 
     /// The type ID of a node element, and the category its explicit form
@@ -427,8 +427,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         Ok(ports)
     }
 
-    /// Read a node element and its children; `depth` is its level in the tree.
-    fn node(&mut self, place: Place, depth: usize) -> Result<usize, XmlError> {
+    /// Read a node element and its children; `depth` is its level in the
+    /// tree, `parent` the standard node it is a child of, if it is one.
+    fn node(&mut self, place: Place, depth: usize, parent: Option<Std>) -> Result<usize, XmlError> {
         if depth > MAX_LEVELS {
             return Err(self.fail(place, too_deep()));
         }
@@ -446,10 +447,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             .unwrap_or(default)
             .to_string();
         let child_elements = self.element(place).children.clone();
+        let std = Std::from_id(&id);
         let what = if self.element(place).tag == "SubTree" {
             self.subtree(place, &id, &ports, child_elements.len())?
-        } else if let Some(std) = Std::from_id(&id) {
-            self.standard(place, std, explicit, &ports, child_elements.len())?
+        } else if let Some(std) = std {
+            let n = child_elements.len();
+            self.standard(place, std, explicit, &ports, n, parent)?
         } else {
             self.registered(place, &id, explicit, &ports)?
         };
@@ -459,7 +462,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 file: place.file,
                 element,
             };
-            children.push(self.node(child, depth + 1)?);
+            children.push(self.node(child, depth + 1, std)?);
         }
         self.nodes.push(XNode {
             place,
@@ -690,6 +693,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         explicit: Option<Category>,
         ports: &[(String, String)],
         children: usize,
+        parent: Option<Std>,
     ) -> Result<What, XmlError> {
         let id = std.id();
         if let Some(category) = explicit {
@@ -724,7 +728,51 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 .find(|(n, _)| *n == name)
                 .map_or(0, |(_, v)| *v)
         };
+        if std == Std::RunOnce {
+            return self.run_once(place, get("then_skip") != 0, parent);
+        }
         self.meaning(place, std, children, &get)
+    }
+
+    /// RunOnce: canopy's RunOnce, whose `then` stands for `then_skip`.
+    /// BehaviorTree.CPP's SKIPPED, which canopy has no status for, is read
+    /// as the parent reads it: a Sequence goes on as after a SUCCESS, a
+    /// Fallback as after a FAILURE.
+    fn run_once(
+        &self,
+        place: Place,
+        then_skip: bool,
+        parent: Option<Std>,
+    ) -> Result<What, XmlError> {
+        let then = match (then_skip, parent) {
+            (false, _) => "same",
+            (true, Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence)) => {
+                "success"
+            }
+            (true, Some(Std::Fallback | Std::ReactiveFallback)) => "failure",
+            (true, parent) => {
+                let here = match parent {
+                    Some(std) => format!("its parent is <{}>", std.id()),
+                    None => "it is not the child of a standard node".to_string(),
+                };
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "RunOnce with then_skip=\"true\" (the default) returns SKIPPED once its \
+                         child has run, a status canopy does not have; canopy reads it as a \
+                         Sequence or a Fallback does (as SUCCESS or FAILURE), but {here}; write \
+                         then_skip=\"false\" to return the child's status again, or put the \
+                         RunOnce directly under a Sequence or a Fallback"
+                    ),
+                ));
+            }
+        };
+        let mut params = Map::new();
+        params.insert("then".to_string(), Value::from(then));
+        Ok(What::Registered {
+            type_name: self.builtin(place, Std::RunOnce)?,
+            params,
+        })
     }
 
     /// The standard node's port values, checked against its port list.
@@ -902,6 +950,11 @@ fn parse_port(kind: PortType, text: &str) -> Result<i64, &'static str> {
             .parse::<u32>()
             .map(i64::from)
             .map_err(|_| "a whole number of milliseconds from 0 to 4294967295"),
+        PortType::Bool => match text {
+            "true" | "1" => Ok(1),
+            "false" | "0" => Ok(0),
+            _ => Err("true or false"),
+        },
     }
 }
 

@@ -36,6 +36,7 @@ impl Category {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Std {
     Sequence,
+    SequenceWithMemory,
     Fallback,
     ReactiveSequence,
     ReactiveFallback,
@@ -49,6 +50,7 @@ pub(crate) enum Std {
     KeepRunningUntilFailure,
     RetryUntilSuccessful,
     Repeat,
+    RunOnce,
     Timeout,
     Delay,
     Sleep,
@@ -63,6 +65,8 @@ pub(crate) enum PortType {
     Int,
     /// BehaviorTree.CPP's `unsigned`: milliseconds.
     Msec,
+    /// BehaviorTree.CPP's `bool`: `true` or `false` (1 or 0).
+    Bool,
 }
 
 /// One input port of a standard node, with its default (`None`: required).
@@ -81,8 +85,9 @@ const fn port(name: &'static str, kind: PortType, default: Option<i64>) -> Port 
 }
 
 impl Std {
-    pub(crate) const ALL: [Std; 19] = [
+    pub(crate) const ALL: [Std; 21] = [
         Std::Sequence,
+        Std::SequenceWithMemory,
         Std::Fallback,
         Std::ReactiveSequence,
         Std::ReactiveFallback,
@@ -96,6 +101,7 @@ impl Std {
         Std::KeepRunningUntilFailure,
         Std::RetryUntilSuccessful,
         Std::Repeat,
+        Std::RunOnce,
         Std::Timeout,
         Std::Delay,
         Std::Sleep,
@@ -106,6 +112,7 @@ impl Std {
     pub(crate) fn id(self) -> &'static str {
         match self {
             Std::Sequence => "Sequence",
+            Std::SequenceWithMemory => "SequenceWithMemory",
             Std::Fallback => "Fallback",
             Std::ReactiveSequence => "ReactiveSequence",
             Std::ReactiveFallback => "ReactiveFallback",
@@ -119,6 +126,7 @@ impl Std {
             Std::KeepRunningUntilFailure => "KeepRunningUntilFailure",
             Std::RetryUntilSuccessful => "RetryUntilSuccessful",
             Std::Repeat => "Repeat",
+            Std::RunOnce => "RunOnce",
             Std::Timeout => "Timeout",
             Std::Delay => "Delay",
             Std::Sleep => "Sleep",
@@ -134,6 +142,7 @@ impl Std {
     pub(crate) fn category(self) -> Category {
         match self {
             Std::Sequence
+            | Std::SequenceWithMemory
             | Std::Fallback
             | Std::ReactiveSequence
             | Std::ReactiveFallback
@@ -147,6 +156,7 @@ impl Std {
             | Std::KeepRunningUntilFailure
             | Std::RetryUntilSuccessful
             | Std::Repeat
+            | Std::RunOnce
             | Std::Timeout
             | Std::Delay => Category::Decorator,
             Std::Sleep | Std::AlwaysSuccess | Std::AlwaysFailure => Category::Action,
@@ -154,7 +164,7 @@ impl Std {
     }
 
     pub(crate) fn ports(self) -> &'static [Port] {
-        use PortType::{Int, Msec};
+        use PortType::{Bool, Int, Msec};
         const PARALLEL: &[Port] = &[
             port("success_count", Int, Some(-1)),
             port("failure_count", Int, Some(1)),
@@ -164,6 +174,7 @@ impl Std {
         const REPEAT: &[Port] = &[port("num_cycles", Int, None)];
         const MSEC: &[Port] = &[port("msec", Msec, None)];
         const DELAY: &[Port] = &[port("delay_msec", Msec, None)];
+        const RUN_ONCE: &[Port] = &[port("then_skip", Bool, Some(1))];
         match self {
             Std::Parallel => PARALLEL,
             Std::ParallelAll => PARALLEL_ALL,
@@ -171,6 +182,7 @@ impl Std {
             Std::Repeat => REPEAT,
             Std::Timeout | Std::Sleep => MSEC,
             Std::Delay => DELAY,
+            Std::RunOnce => RUN_ONCE,
             _ => &[],
         }
     }
@@ -180,9 +192,11 @@ impl Std {
         match self {
             // canopy gives these a meaning without children (BehaviorTree.CPP
             // refuses them), so canopy's own empty ones export and import.
-            Std::Sequence | Std::Fallback | Std::ReactiveSequence | Std::ReactiveFallback => {
-                (0, usize::MAX)
-            }
+            Std::Sequence
+            | Std::SequenceWithMemory
+            | Std::Fallback
+            | Std::ReactiveSequence
+            | Std::ReactiveFallback => (0, usize::MAX),
             Std::Parallel | Std::ParallelAll => (1, usize::MAX),
             Std::IfThenElse | Std::WhileDoElse => (2, 3),
             _ => match self.category() {
@@ -197,6 +211,8 @@ impl Std {
     pub(crate) fn canopy_builtin(self) -> Option<&'static str> {
         Some(match self {
             Std::Sequence => "Sequence",
+            Std::SequenceWithMemory => "SequenceWithMemory",
+            Std::RunOnce => "RunOnce",
             Std::Fallback => "Selector",
             Std::ReactiveSequence => "ReactiveSequence",
             Std::ReactiveFallback => "ReactiveSelector",
@@ -237,15 +253,8 @@ pub(crate) fn refused(id: &str) -> Option<String> {
              ({NO_BLACKBOARD}); keep the queue in the agent's data and repeat a registered \
              action that takes the next item, under Repeat or KeepRunningUntilFailure"
         ),
-        "SequenceWithMemory" | "SequenceStar" => "SequenceWithMemory remembers which child \
-             to resume across activations (after a failure or a halt), which needs per-agent \
-             memory that outlives the node's task; canopy's custom nodes have none, so it is \
-             not supported. Sequence resumes a running child but restarts after a failure"
-            .to_string(),
-        "RunOnce" => "RunOnce remembers across activations that its child has run, which \
-             needs per-agent memory that outlives the node's task (canopy's custom nodes have \
-             none), and its then_skip needs a SKIPPED status (canopy has none); it is not \
-             supported"
+        "SequenceStar" => "SequenceStar is the name of BehaviorTree.CPP 3; format 4 calls it \
+             SequenceWithMemory, which canopy runs: write that"
             .to_string(),
         "AsyncSequence" | "AsyncFallback" => format!(
             "{id} returns RUNNING after each child to be ticked again at once through \

@@ -48,11 +48,13 @@
 //!   without callbacks — `if_then_else_*`, `while_do_else_*`; a reactive node whose earlier
 //!   child starts running again — `reactive_earlier_child_running_halts_the_later_one`.
 //!
+//! - gtest_sequence.cpp: SimpleSequenceWithMemoryTest.ConditionTrue, .ConditionTurnToFalse;
+//!   ComplexSequenceWithMemoryTest.ConditionsTrue, .Conditions1ToFalse, .Conditions2ToFalse,
+//!   .Action1DoneSeq, .Action1Failed — `sequence_with_memory_*`; gtest_decorator.cpp:
+//!   Decorator.RunOnce — `decorator_run_once`.
+//!
 //! Not covered, and why:
-//! - SimpleSequenceWithMemoryTest.*, ComplexSequenceWithMemoryTest.*,
-//!   SequenceWithMemoryTest.Issue_636, Decorator.RunOnce: SequenceWithMemory and RunOnce
-//!   remember across activations, which canopy's custom nodes cannot (no per-agent memory
-//!   outliving a task); both are refused at load (`refused_memory_nodes`).
+//! - SequenceWithMemoryTest.Issue_636: it sets and reads blackboard entries with scripts.
 //! - Reactive.RunningChildren: AsyncSequence, which relies on BehaviorTree.CPP's wake-up
 //!   signal; refused at load.
 //! - Parallel.Issue593, Parallel.PauseWithRetry, Reactive.Issue587: `_skipIf`, `_while`,
@@ -1179,17 +1181,185 @@ fn decorator_keep_running_until_failure() {
     }
 }
 
+// ------------------------------------------------- memory across activations
+
+/// SimpleSequenceWithMemoryTest.ConditionTrue and .ConditionTurnToFalse:
+/// the running action is resumed; the condition is not ticked again.
 #[test]
-fn refused_memory_nodes() {
+fn sequence_with_memory_simple() {
+    for mode in MODES {
+        let body = r#"<SequenceWithMemory name="root"><TestCondition id="condition"/><TestAsync id="action"/></SequenceWithMemory>"#;
+        let mut run = Run::new(body, 100, mode);
+        run.expect(Running, &["condition:Success", "action:Running"]);
+        run.expect(Success, &["action:Success"]);
+        let mut run = Run::new(body, 100, mode);
+        run.expect(Running, &["condition:Success", "action:Running"]);
+        run.set("condition", Failure);
+        run.expect(Success, &["action:Success"]);
+        assert_eq!(run.ticks("condition"), 1);
+    }
+}
+
+const COMPLEX_SEQUENCE_WITH_MEMORY: &str = r#"<SequenceWithMemory name="root">
+    <SequenceWithMemory name="conditions"><TestCondition id="condition_1"/><TestCondition id="condition_2"/></SequenceWithMemory>
+    <SequenceWithMemory name="actions"><TestAsync id="action_1" ticks="2"/><TestAsync id="action_2" ticks="2"/></SequenceWithMemory>
+  </SequenceWithMemory>"#;
+
+/// ComplexSequenceWithMemoryTest.ConditionsTrue, .Conditions1ToFalse,
+/// .Conditions2ToFalse: while the actions run, conditions that turn false
+/// are not ticked again.
+#[test]
+fn sequence_with_memory_complex_conditions_turn_false() {
+    for (mode, turns) in MODES
+        .into_iter()
+        .flat_map(|m| [(m, "condition_1"), (m, "condition_2")])
+    {
+        let mut run = Run::new(COMPLEX_SEQUENCE_WITH_MEMORY, 100, mode);
+        run.expect(
+            Running,
+            &[
+                "condition_1:Success",
+                "condition_2:Success",
+                "action_1:Running",
+            ],
+        );
+        run.set(turns, Failure);
+        run.expect(Running, &["action_1:Running"]);
+        run.expect(Running, &["action_1:Success", "action_2:Running"]);
+        assert_eq!((run.ticks("condition_1"), run.ticks("condition_2")), (1, 1));
+    }
+}
+
+/// ComplexSequenceWithMemoryTest.Action1DoneSeq and .Action1Failed: after
+/// action_1 fails, the next tick goes on from action_1 (the conditions are
+/// not ticked again); a plain Sequence would start from condition_1.
+#[test]
+fn sequence_with_memory_complex_goes_on_from_the_failed_action() {
+    for mode in MODES {
+        let mut run = Run::new(COMPLEX_SEQUENCE_WITH_MEMORY, 100, mode);
+        run.set("action_1", Failure);
+        run.expect(
+            Running,
+            &[
+                "condition_1:Success",
+                "condition_2:Success",
+                "action_1:Running",
+            ],
+        );
+        run.expect(Running, &["action_1:Running"]);
+        run.expect(Failure, &["action_1:Failure"]);
+        run.set("action_1", Success);
+        run.expect(Running, &["action_1:Running"]);
+        run.expect(Running, &["action_1:Running"]);
+        run.expect(Running, &["action_1:Success", "action_2:Running"]);
+        run.expect(Running, &["action_2:Running"]);
+        run.expect(Success, &["action_2:Success"]);
+        assert_eq!((run.ticks("condition_1"), run.ticks("condition_2")), (1, 1));
+        // All done: the next activation starts from the first child again.
+        run.expect(
+            Running,
+            &[
+                "condition_1:Success",
+                "condition_2:Success",
+                "action_1:Running",
+            ],
+        );
+    }
+}
+
+/// A SequenceWithMemory halted by a reactive parent goes on, when entered
+/// again, from the child that was running (BehaviorTree.CPP's halt keeps
+/// its index).
+#[test]
+fn sequence_with_memory_halted_goes_on_from_the_running_child() {
+    for mode in MODES {
+        let mut run = Run::new(
+            r#"<ReactiveFallback>
+                 <TestCondition id="stop"/>
+                 <SequenceWithMemory><TestAction id="first"/><TestAsync id="long" ticks="5"/></SequenceWithMemory>
+               </ReactiveFallback>"#,
+            100,
+            mode,
+        );
+        run.set("stop", Failure);
+        run.expect(Running, &["stop:Failure", "first:Success", "long:Running"]);
+        run.set("stop", Success);
+        run.expect(Success, &["stop:Success", "long:halted"]);
+        run.set("stop", Failure);
+        run.expect(Running, &["stop:Failure", "long:Running"]);
+        assert_eq!(run.ticks("first"), 1);
+    }
+}
+
+/// Decorator.RunOnce: under a Sequence, `<RunOnce>` (then_skip defaults
+/// to true) runs TestA once; its SKIPPED afterwards lets the Sequence go
+/// on, so five runs tick TestA once and TestB five times.
+#[test]
+fn decorator_run_once() {
+    for mode in MODES {
+        let mut run = Run::new(
+            r#"<Sequence><RunOnce><TestAction id="TestA"/></RunOnce><TestAction id="TestB"/></Sequence>"#,
+            100,
+            mode,
+        );
+        for _ in 0..5 {
+            assert_eq!(run.while_running(), (Success, 1));
+        }
+        assert_eq!((run.ticks("TestA"), run.ticks("TestB")), (1, 5));
+    }
+}
+
+/// RunOnce with then_skip="false" returns the child's status again without
+/// running it; under a Fallback a skipped RunOnce lets the Fallback go on.
+#[test]
+fn decorator_run_once_then_skip_false_and_under_a_fallback() {
+    for mode in MODES {
+        let mut run = Run::new(
+            r#"<RunOnce then_skip="false"><TestAsync id="a" ticks="1"/></RunOnce>"#,
+            100,
+            mode,
+        );
+        run.set("a", Failure);
+        run.expect(Running, &["a:Running"]);
+        run.expect(Failure, &["a:Failure"]);
+        run.expect(Failure, &[]);
+        run.expect(Failure, &[]);
+        let mut run = Run::new(
+            r#"<Fallback><RunOnce><TestAction id="a"/></RunOnce><TestAction id="b"/></Fallback>"#,
+            100,
+            mode,
+        );
+        run.set("a", Failure);
+        run.expect(Success, &["a:Failure", "b:Success"]);
+        run.expect(Success, &["b:Success"]);
+    }
+}
+
+#[test]
+fn run_once_skipping_where_no_parent_reads_skipped_is_refused() {
     let err = load_error(&document(
-        r#"<SequenceWithMemory><TestAction id="a"/></SequenceWithMemory>"#,
+        r#"<Inverter><RunOnce><TestAction id="a"/></RunOnce></Inverter>"#,
     ));
-    assert!(err.starts_with("scenario.xml:1:48: <SequenceWithMemory>: SequenceWithMemory remembers which child to resume across activations"), "{err}");
+    assert_eq!(
+        err,
+        "scenario.xml:1:58: <RunOnce>: RunOnce with then_skip=\"true\" (the default) returns \
+         SKIPPED once its child has run, a status canopy does not have; canopy reads it as a \
+         Sequence or a Fallback does (as SUCCESS or FAILURE), but its parent is <Inverter>; \
+         write then_skip=\"false\" to return the child's status again, or put the RunOnce \
+         directly under a Sequence or a Fallback"
+    );
     let err = load_error(&document(
-        r#"<Sequence><RunOnce><TestAction id="a"/></RunOnce></Sequence>"#,
+        r#"<Sequence><RunOnce then_skip="maybe"><TestAction id="a"/></RunOnce></Sequence>"#,
     ));
     assert!(
-        err.starts_with("scenario.xml:1:58: <RunOnce>: RunOnce remembers across activations"),
+        err.ends_with("<RunOnce>: port then_skip must be true or false, got \"maybe\""),
+        "{err}"
+    );
+    let err = load_error(&document(
+        r#"<SequenceStar><TestAction id="a"/></SequenceStar>"#,
+    ));
+    assert!(
+        err.contains("format 4 calls it SequenceWithMemory"),
         "{err}"
     );
 }

@@ -21,7 +21,7 @@
 //!
 //! | layer | folder | what |
 //! |---|---|---|
-//! | vocabulary | `util/` | [`Status`], [`Exit`], [`NodeId`], [`Arity`], [`Policy`], [`Mode`], [`Ticket`], [`Ctx`], the leaf function types |
+//! | vocabulary | `util/` | [`Status`], [`Exit`], [`NodeId`], [`Arity`], [`Policy`], [`Afterwards`], [`Mode`], [`Ticket`], [`Ctx`], the leaf function types |
 //! | definitions | `def/` | [`NodeKind`], [`Node`], [`Observer`], the interface kinds are written against |
 //! | node kinds | `nodes/` | one file per kind: its facts and its semantics |
 //! | the shared tree | `tree/` | [`Tree`] and its memory layout, validated once |
@@ -110,7 +110,7 @@ pub use def::observer::{Event, EventKind, Observer};
 pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
 pub use tree::{NodeRef, Tree};
 pub use util::context::{ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
-pub use util::primitives::{Arity, MAX_TICKS, Mode, NodeId, ParseError, Policy};
+pub use util::primitives::{Afterwards, Arity, MAX_TICKS, Mode, NodeId, ParseError, Policy};
 pub use util::status::{Exit, Status};
 pub use util::ticket::Ticket;
 

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use canopy_core::Status::{Failure as F, Running as R, Success as S};
 use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::{
-    Agent, Arity, BuildError, Builder, Children, Ctx, Draft, Event, EventKind, Exit, Mode, Node,
-    NodeKind, Observer, Policy, Status, Tree,
+    Afterwards, Agent, Arity, BuildError, Builder, Children, Ctx, Draft, Event, EventKind, Exit,
+    Mode, Node, NodeKind, Observer, Policy, Status, Tree,
 };
 
 // ---------------------------------------------------------------------------
@@ -2902,4 +2902,176 @@ fn valid_edge_values_build() {
     );
     let tree = b.build(root).unwrap();
     assert_eq!(run_all(&tree, 1).statuses, [S]);
+}
+
+// ---------------------------------------------------------------------------
+// SequenceWithMemory and RunOnce: memory that outlives an activation
+// ---------------------------------------------------------------------------
+
+#[test]
+fn sequence_with_memory_goes_on_from_the_child_that_failed() {
+    let b = B::new();
+    let tree = b
+        .build(b.sequence_with_memory(
+            "swm",
+            [
+                leaf(&b, "a", |_| S),
+                script(&b, "b", &[F, S, S]),
+                leaf(&b, "c", |_| S),
+            ],
+        ))
+        .unwrap();
+    let o = run_all(&tree, 3);
+    assert_eq!(o.statuses, [F, S, S]);
+    // Tick 2 starts at b, the child that failed; tick 3 from the first again.
+    assert_eq!(
+        o.at(2),
+        [
+            "enter swm",
+            "enter b",
+            "update b Success",
+            "exit b Success",
+            "enter c",
+            "update c Success",
+            "exit c Success",
+            "update swm Success",
+            "exit swm Success",
+        ]
+    );
+    assert_eq!(o.ticks_with("enter a"), [1, 3]);
+    assert_eq!((o.calls("a"), o.calls("b"), o.calls("c")), (2, 3, 2));
+}
+
+#[test]
+fn sequence_with_memory_goes_on_from_the_child_that_was_aborted() {
+    // A higher-priority condition aborts the sequence at tick 3 while b
+    // runs; at tick 4 the sequence is entered again and goes on at b.
+    let b = B::new();
+    let tree = b
+        .build(b.reactive_selector(
+            "ps",
+            [
+                cond(&b, "hi", |t| t == 3),
+                b.sequence_with_memory(
+                    "swm",
+                    [
+                        leaf(&b, "a", |_| S),
+                        leaf(&b, "b", |t| if t < 5 { R } else { S }),
+                    ],
+                ),
+            ],
+        ))
+        .unwrap();
+    let o = run_all(&tree, 5);
+    assert_eq!(o.statuses, [R, R, S, R, S]);
+    assert!(o.at(3).contains(&"abort b".to_string()), "{:?}", o.at(3));
+    assert_eq!(o.ticks_with("enter a"), [1]);
+    assert_eq!(o.ticks_with("enter b"), [1, 4]);
+    // A plain Sequence starts from the first child again.
+    let b = B::new();
+    let tree = b
+        .build(b.reactive_selector(
+            "ps",
+            [
+                cond(&b, "hi", |t| t == 3),
+                b.sequence(
+                    "seq",
+                    [
+                        leaf(&b, "a", |_| S),
+                        leaf(&b, "b", |t| if t < 5 { R } else { S }),
+                    ],
+                ),
+            ],
+        ))
+        .unwrap();
+    assert_eq!(run_all(&tree, 5).ticks_with("enter a"), [1, 4]);
+}
+
+#[test]
+fn sequence_with_memory_is_kept_per_place_of_a_shared_subtree() {
+    let b = B::new();
+    let shared = b.sequence_with_memory("swm", [leaf(&b, "a", |_| S), script(&b, "b", &[F, S])]);
+    let tree = b.build(b.selector("sel", [shared, shared])).unwrap();
+    let o = run_all(&tree, 2);
+    // Tick 1: both places fail at b (a and b run twice); tick 2: the first
+    // place goes on at b, which now succeeds; the second is not entered.
+    assert_eq!(o.statuses, [F, S]);
+    assert_eq!((o.calls("a"), o.calls("b")), (2, 3));
+}
+
+#[test]
+fn the_clock_leaves_plain_persistent_words_alone() {
+    // Setting the clock moves every cooldown end to "now", which used to
+    // be done to every persistent word: SequenceWithMemory's child index
+    // would then have read as the tick number.
+    let b = B::new();
+    let tree = b
+        .build(b.sequence(
+            "s",
+            [
+                b.cooldown("cd", 1, leaf(&b, "x", |_| S)),
+                b.sequence_with_memory("swm", [leaf(&b, "a", |_| S), leaf(&b, "b", |_| F)]),
+            ],
+        ))
+        .unwrap();
+    let mut data = Data::default();
+    let mut agent = Agent::new(&tree);
+    assert_eq!(agent.tick(&tree, &mut data, &()), F);
+    agent.set_ticks(&tree, 1_000);
+    assert_eq!(agent.tick(&tree, &mut data, &()), F);
+    // x cooled down by tick 1,001; a ran once: swm went on at b.
+    assert_eq!(
+        (data.calls("x"), data.calls("a"), data.calls("b")),
+        (2, 1, 2)
+    );
+}
+
+#[test]
+fn run_once_runs_its_child_to_the_end_once_then_answers_without_it() {
+    for (then, later) in [
+        (Afterwards::Same, F),
+        (Afterwards::Success, S),
+        (Afterwards::Failure, F),
+    ] {
+        let b = B::new();
+        let tree = b
+            .build(b.run_once("once", then, script(&b, "a", &[R, F, S])))
+            .unwrap();
+        let o = run_all(&tree, 4);
+        assert_eq!(o.statuses, [R, F, later, later], "{then}");
+        assert_eq!(o.calls("a"), 2, "{then}");
+        assert_eq!(
+            o.at(3),
+            [
+                "enter once",
+                format!("update once {later:?}").as_str(),
+                format!("exit once {later:?}").as_str()
+            ],
+            "{then}"
+        );
+    }
+}
+
+#[test]
+fn run_once_aborted_before_the_end_runs_its_child_afresh() {
+    let b = B::new();
+    let tree = b
+        .build(b.reactive_selector(
+            "ps",
+            [
+                cond(&b, "hi", |t| t == 2),
+                b.run_once(
+                    "once",
+                    Afterwards::Same,
+                    leaf(&b, "a", |t| if t < 4 { R } else { S }),
+                ),
+            ],
+        ))
+        .unwrap();
+    let o = run_all(&tree, 6);
+    assert_eq!(o.statuses, [R, S, R, S, S, S]);
+    assert_eq!(o.ticks_with("enter a"), [1, 3]);
+    assert_eq!(o.calls("a"), 3);
+    // Tick 5 and 6: the run is over; the child is not entered.
+    assert_eq!(o.ticks_with("enter once"), [1, 3, 5, 6]);
 }

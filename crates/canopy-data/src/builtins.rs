@@ -2,7 +2,7 @@
 //! holds: all of canopy's node kinds, plus `Script` and `Random`, leaves for
 //! prototyping and tests whose outcomes come from the file.
 
-use canopy_core::{Arity, Children, Ctx, CustomNode, Node, NodeKind, Policy, Status};
+use canopy_core::{Afterwards, Arity, Children, Ctx, CustomNode, Node, NodeKind, Policy, Status};
 use canopy_derive::Task;
 
 use crate::error::ParamError;
@@ -60,6 +60,13 @@ fn controls<A: 'static, W: 'static>(add: &mut impl FnMut(NodeType<A, W>)) {
         Composite,
         vec![],
         |_| Ok(NodeKind::Selector),
+    ));
+    add(kind(
+        "SequenceWithMemory",
+        "a Sequence that, when entered again, goes on from the child that failed or was aborted",
+        Composite,
+        vec![],
+        |_| Ok(NodeKind::SequenceWithMemory),
     ));
     add(kind(
         "ReactiveSequence",
@@ -143,6 +150,26 @@ fn decorators<A: 'static, W: 'static>(add: &mut impl FnMut(NodeType<A, W>)) {
         Decorator,
         vec![Param::ticks("ticks", "ticks to cool down", 1)],
         |p| Ok(NodeKind::Cooldown(p.u32("ticks")?)),
+    ));
+    add(kind(
+        "RunOnce",
+        "runs the child to the end once per agent; afterwards returns `then` without running it",
+        Decorator,
+        vec![
+            Param::choice(
+                "then",
+                "what later activations return: the child's status, success or failure",
+                &["same", "success", "failure"],
+            )
+            .default("same"),
+        ],
+        |p| {
+            Ok(NodeKind::RunOnce(match p.text("then")? {
+                "success" => Afterwards::Success,
+                "failure" => Afterwards::Failure,
+                _ => Afterwards::Same,
+            }))
+        },
     ));
 }
 

@@ -292,7 +292,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// ```
     /// # use canopy_data::Registry;
     /// let registry = Registry::<(), ()>::new();
-    /// assert_eq!(registry.types().count(), 23);
+    /// assert_eq!(registry.types().count(), 25);
     /// ```
     pub fn new() -> Self {
         let mut registry = Self::empty();

@@ -14,8 +14,8 @@
 //!   Sequence, a Selector, a decorator) share one region; children that may
 //!   (those of a Parallel, and of the reactive composites, which re-check
 //!   earlier children while a later one runs) get disjoint regions. A
-//!   Cooldown's memory, which outlives its activations, has a region of its
-//!   own. Two header words hold the agent's tick counter and whether its root
+//!   The memory of a Cooldown, a SequenceWithMemory or a RunOnce, which
+//!   outlives their activations, has a region of its own. Two header words hold the agent's tick counter and whether its root
 //!   is running. A whole crowd is one `Vec<u32>` ([`FlatCrowd`]).
 //! - **No dynamic dispatch**: a `match` over the node kind; leaves are a
 //!   type `L` implementing [`FlatLeaf`] (for the reference tree, a `match`
@@ -51,7 +51,7 @@ mod run;
 
 use std::ops::Range;
 
-use canopy_core::{Ctx, EventKind, Policy, Status};
+use canopy_core::{Afterwards, Ctx, EventKind, Policy, Status};
 
 pub use build::{Def, FlatError, MAX_DEPTH, MAX_NODES};
 pub use reference::{reference, reference_def};
@@ -93,6 +93,7 @@ impl<T: Trace + ?Sized> Trace for &mut T {
 pub(crate) enum Op<L> {
     Sequence,
     Selector,
+    SequenceWithMemory,
     ReactiveSequence,
     ReactiveSelector,
     Parallel { success: Policy, failure: Policy },
@@ -105,6 +106,7 @@ pub(crate) enum Op<L> {
     ReactiveGuard(L),
     Timeout(u32),
     Cooldown(u32),
+    RunOnce(Afterwards),
     Wait(u32),
     AlwaysSuccess,
     AlwaysFailure,
@@ -118,6 +120,7 @@ impl<L> Op<L> {
         match self {
             Op::Sequence => Op::Sequence,
             Op::Selector => Op::Selector,
+            Op::SequenceWithMemory => Op::SequenceWithMemory,
             Op::ReactiveSequence => Op::ReactiveSequence,
             Op::ReactiveSelector => Op::ReactiveSelector,
             Op::Parallel { success, failure } => Op::Parallel { success, failure },
@@ -130,6 +133,7 @@ impl<L> Op<L> {
             Op::ReactiveGuard(l) => Op::ReactiveGuard(f(l)),
             Op::Timeout(n) => Op::Timeout(n),
             Op::Cooldown(n) => Op::Cooldown(n),
+            Op::RunOnce(then) => Op::RunOnce(then),
             Op::Wait(n) => Op::Wait(n),
             Op::AlwaysSuccess => Op::AlwaysSuccess,
             Op::AlwaysFailure => Op::AlwaysFailure,
@@ -145,6 +149,7 @@ impl<L> Op<L> {
         let (name, params) = match self {
             Op::Sequence => ("Sequence", String::new()),
             Op::Selector => ("Selector", String::new()),
+            Op::SequenceWithMemory => ("SequenceWithMemory", String::new()),
             Op::ReactiveSequence => ("ReactiveSequence", String::new()),
             Op::ReactiveSelector => ("ReactiveSelector", String::new()),
             Op::Parallel { success, failure } => {
@@ -159,6 +164,7 @@ impl<L> Op<L> {
             Op::ReactiveGuard(_) => ("ReactiveGuard", String::new()),
             Op::Timeout(n) => ("Timeout", format!("ticks={n}")),
             Op::Cooldown(n) => ("Cooldown", format!("ticks={n}")),
+            Op::RunOnce(then) => ("RunOnce", format!("then={then}")),
             Op::Wait(n) => ("Wait", format!("ticks={n}")),
             Op::AlwaysSuccess => ("AlwaysSuccess", String::new()),
             Op::AlwaysFailure => ("AlwaysFailure", String::new()),
@@ -189,7 +195,8 @@ pub(crate) struct Node<L> {
     pub(crate) first: u32,
     pub(crate) count: u32,
     /// Word offset of the node's state in an agent's array: its task words,
-    /// or for a Cooldown its lasting word.
+    /// or for a Cooldown, a SequenceWithMemory or a RunOnce its lasting
+    /// word (the one word such a node needs, running or not).
     pub(crate) at: u32,
 }
 

@@ -15,7 +15,9 @@
 
 use std::fmt;
 
-use canopy_core::{ActionFn, ConditionFn, Ctx, NodeKind, NodeRef, Policy, Status, Tree};
+use canopy_core::{
+    ActionFn, Afterwards, ConditionFn, Ctx, NodeKind, NodeRef, Policy, Status, Tree,
+};
 
 use crate::text::{clip, quote};
 
@@ -192,6 +194,10 @@ fn composite<A: 'static, W: 'static>(
     Some(match *kind {
         NodeKind::Sequence => boxed(InOrder::new(children, Status::Success)),
         NodeKind::Selector => boxed(InOrder::new(children, Status::Failure)),
+        NodeKind::SequenceWithMemory => boxed(MemorySequence {
+            children,
+            current: 0,
+        }),
         NodeKind::ReactiveSequence => boxed(Reactive {
             children,
             go_on: Status::Success,
@@ -234,6 +240,12 @@ fn decorator<A: 'static, W: 'static>(
             ticks,
             started: 0,
         }),
+        &NodeKind::RunOnce(then) => boxed(RunOnce {
+            child,
+            then,
+            ended: None,
+            answer: None,
+        }),
         &NodeKind::Cooldown(ticks) => boxed(Cooldown {
             child,
             ticks,
@@ -259,6 +271,32 @@ fn leaf<A: 'static, W: 'static>(kind: &NodeKind<A, W>) -> Option<Child<A, W>> {
 
 // ---------------------------------------------------------------------------
 // Controls.
+
+/// SequenceWithMemory: where it stopped (the child that failed or was
+/// running) lives as long as the node object, and the next activation goes
+/// on from there.
+struct MemorySequence<A, W> {
+    children: Vec<Child<A, W>>,
+    current: usize,
+}
+
+impl<A, W> Hooks<A, W> for MemorySequence<A, W> {
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        while let Some(child) = self.children.get_mut(self.current) {
+            let status = child.tick(cx);
+            if status != Status::Success {
+                return status;
+            }
+            self.current += 1;
+        }
+        self.current = 0;
+        Status::Success
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        abort_all(&mut self.children, cx);
+    }
+}
 
 /// Sequence (`go_on` = Success) and Selector (`go_on` = Failure): the
 /// children in order, moving on while they return `go_on`; a running child
@@ -515,6 +553,41 @@ impl<A, W> Hooks<A, W> for Timeout<A, W> {
         }
         self.child.abort(cx);
         Status::Failure
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        self.child.abort(cx);
+    }
+}
+
+/// RunOnce: the child runs to the end once; how it ended lives as long as
+/// the node object, and later activations answer without it.
+struct RunOnce<A, W> {
+    child: Child<A, W>,
+    then: Afterwards,
+    ended: Option<Status>,
+    /// This activation's answer, decided when it was entered.
+    answer: Option<Status>,
+}
+
+impl<A, W> Hooks<A, W> for RunOnce<A, W> {
+    fn enter(&mut self, _cx: &mut Ctx<A, W>) {
+        self.answer = self.ended.map(|ended| match self.then {
+            Afterwards::Same => ended,
+            Afterwards::Success => Status::Success,
+            Afterwards::Failure => Status::Failure,
+        });
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        if let Some(answer) = self.answer {
+            return answer;
+        }
+        let status = self.child.tick(cx);
+        if status != Status::Running {
+            self.ended = Some(status);
+        }
+        status
     }
 
     fn stop(&mut self, cx: &mut Ctx<A, W>) {

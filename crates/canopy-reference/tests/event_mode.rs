@@ -176,6 +176,8 @@ fn skippable(tree: &Tree<Probe, ()>, e: &Event) -> bool {
             | "ForceFailure"
             | "Guard"
             | "Cooldown"
+            | "SequenceWithMemory"
+            | "RunOnce"
             | "Repeat"
             | "Retry"
             | "Timeout"

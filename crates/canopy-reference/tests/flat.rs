@@ -321,6 +321,7 @@ fn composite(name: &str, comp: Comp, kids: Vec<Def<Script>>) -> Def<Script> {
     match comp {
         Comp::Sequence => Def::sequence(name, kids),
         Comp::Selector => Def::selector(name, kids),
+        Comp::SequenceWithMemory => Def::sequence_with_memory(name, kids),
         Comp::ReactiveSequence => Def::reactive_sequence(name, kids),
         Comp::ReactiveSelector => Def::reactive_selector(name, kids),
         Comp::Parallel(success, failure) => Def::parallel(name, success, failure, kids),
@@ -339,6 +340,7 @@ fn decorator(deco: Deco, child: Def<Script>) -> Def<Script> {
         Deco::ReactiveGuard(seed) => Def::reactive_guard(name, Script::Guard(seed), child),
         Deco::Timeout(n) => Def::timeout(name, n, child),
         Deco::Cooldown(n) => Def::cooldown(name, n, child),
+        Deco::RunOnce(then) => Def::run_once(name, then, child),
     }
 }
 

@@ -505,14 +505,15 @@ impl Agent {
     }
 
     /// Move the cooldown ends that have passed up to now (see
-    /// `FORGET_EVERY`); every word of persistent memory is such a tick.
-    /// With `all`, every end: the clock was set, and ends of the old clock
-    /// mean nothing on the new one.
+    /// `FORGET_EVERY`): the persistent words that are ticks, which the
+    /// tree lists. With `all`, every end: the clock was set, and ends of
+    /// the old clock mean nothing on the new one.
     #[cold]
     fn refresh_cooldowns<A, W>(&mut self, tree: &Tree<A, W>, all: bool) {
         let now = self.tick;
         let persist = &mut self.mem[tree.task_bytes as usize..];
-        for word in persist.chunks_exact_mut(4) {
+        for &at in &tree.tick_words {
+            let word = &mut persist[at as usize..at as usize + 4];
             let tick = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
             if all || reached(now, tick) {
                 word.copy_from_slice(&now.to_le_bytes());

@@ -42,7 +42,7 @@ use crate::def::kind::NodeKind;
 use crate::tree::layout::{self, Plan, PlanNode};
 use crate::tree::{Label, Tree};
 use crate::util::context::{Ctx, Predicate};
-use crate::util::primitives::Policy;
+use crate::util::primitives::{Afterwards, Policy};
 use crate::util::status::Status;
 use crate::util::ticket::Ticket;
 
@@ -67,8 +67,10 @@ fn plain_key<A, W>(kind: &NodeKind<A, W>) -> Option<PlainKey<A, W>> {
         | NodeKind::Timeout(n)
         | NodeKind::Cooldown(n)
         | NodeKind::Wait(n) => *n,
+        NodeKind::RunOnce(then) => *then as u32,
         NodeKind::Sequence
         | NodeKind::Selector
+        | NodeKind::SequenceWithMemory
         | NodeKind::ReactiveSequence
         | NodeKind::ReactiveSelector
         | NodeKind::Parallel { .. }
@@ -357,6 +359,17 @@ impl<'b, A, W> Builder<'b, A, W> {
         self.node(name, NodeKind::Selector, children)
     }
 
+    /// A [SequenceWithMemory](crate::nodes#sequencewithmemory): a Sequence
+    /// that, entered again, goes on from the child that failed or was
+    /// running when it was aborted.
+    pub fn sequence_with_memory(
+        &'b self,
+        name: &str,
+        children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
+    ) -> &'b Draft<'b, A, W> {
+        self.node(name, NodeKind::SequenceWithMemory, children)
+    }
+
     /// A [ReactiveSequence](crate::nodes#reactivesequence).
     pub fn reactive_sequence(
         &'b self,
@@ -476,6 +489,17 @@ impl<'b, A, W> Builder<'b, A, W> {
         child: &'b Draft<'b, A, W>,
     ) -> &'b Draft<'b, A, W> {
         self.node(name, NodeKind::Cooldown(ticks), [child])
+    }
+
+    /// A [RunOnce](crate::nodes#runoncethen): runs `child` to the end once
+    /// per agent; afterwards returns what `then` says without running it.
+    pub fn run_once(
+        &'b self,
+        name: &str,
+        then: Afterwards,
+        child: &'b Draft<'b, A, W>,
+    ) -> &'b Draft<'b, A, W> {
+        self.node(name, NodeKind::RunOnce(then), [child])
     }
 
     /// An [Action](crate::nodes#action) leaf running `f` on every update.

@@ -334,8 +334,9 @@ fn decide_and_carry<A, W>(
     }
 }
 
-/// Persistent memory (cooldown ends) of every node found in the new tree,
-/// kept; everything else "free now".
+/// Persistent memory of every node found in the new tree, kept; of the
+/// others, ticks (cooldown ends) "free now" and plain words zero, as in a
+/// new agent.
 fn carry_persist<A, W>(
     old: &Tree<A, W>,
     new: &Tree<A, W>,
@@ -344,8 +345,10 @@ fn carry_persist<A, W>(
     now: u32,
 ) {
     let (old_base, new_base) = (old.task_bytes as usize, new.task_bytes as usize);
-    for word in new_mem[new_base..].chunks_exact_mut(4) {
-        word.copy_from_slice(&now.to_le_bytes());
+    new_mem[new_base..].fill(0);
+    for &at in &new.tick_words {
+        let at = new_base + at as usize;
+        new_mem[at..at + 4].copy_from_slice(&now.to_le_bytes());
     }
     if key(old, 0) != key(new, 0) {
         return;

@@ -19,10 +19,14 @@ use crate::util::primitives::Arity;
 /// The semantics of each kind are documented in [`nodes`](crate::nodes).
 #[non_exhaustive]
 pub enum NodeKind<A, W> {
-    /// Children in order until one runs or fails (with memory).
+    /// Children in order until one runs or fails; resumes a running child.
     Sequence,
-    /// Children in order until one runs or succeeds (with memory).
+    /// Children in order until one runs or succeeds; resumes a running child.
     Selector,
+    /// A Sequence that remembers across activations where it stopped: after
+    /// a failure or an abort it goes on from the child that failed or was
+    /// running (BehaviorTree.CPP's `SequenceWithMemory`).
+    SequenceWithMemory,
     /// Sequence that re-checks the children before the running one every tick.
     ReactiveSequence,
     /// Priority selector that re-tries higher-priority children every tick.
@@ -52,6 +56,9 @@ pub enum NodeKind<A, W> {
     Timeout(u32),
     /// After the child finishes, fails for this many ticks without running it.
     Cooldown(u32),
+    /// Runs the child to the end once per agent; afterwards returns what
+    /// [`Afterwards`](crate::Afterwards) says without running it.
+    RunOnce(crate::Afterwards),
     /// Leaf: user code returning a status.
     Action(ActionFn<A, W>),
     /// Leaf: user code returning true (Success) or false (Failure).
@@ -124,12 +131,17 @@ pub(crate) struct Facts {
     /// Bytes of its task's own state.
     pub(crate) own: u32,
     /// Bytes it keeps per agent across activations (per place in the
-    /// tree). All such memory holds ticks from which the node is free
-    /// again, as little-endian `u32`s; one that has been reached means
-    /// "free". The agent moves reached ones up to the present every 2³⁰
-    /// ticks (see `Agent::tick`), so none ages into the range where
-    /// wrapping comparisons would misread it.
+    /// tree), as little-endian `u32` words. Zero in a new agent.
     pub(crate) persist: u32,
+    /// Whether those words are ticks on the agent's clock, from which the
+    /// node is free again (a reached one means "free"). The agent moves
+    /// reached ones up to the present every 2³⁰ ticks (see `Agent::tick`),
+    /// so none ages into the range where wrapping comparisons would misread
+    /// it, and a hot reload sets the ones it cannot carry to "now". Other
+    /// words (a child index, a remembered status) are left alone by the
+    /// clock and start at zero after a reload; the tree lists where the
+    /// tick words are ([`Tree::tick_words`](crate::Tree)).
+    pub(crate) persist_ticks: bool,
     /// Where its children's tasks live.
     pub(crate) slots: SlotPlan,
     /// How the event-driven scheduler treats it.
@@ -150,6 +162,7 @@ impl<A, W> NodeKind<A, W> {
         match self {
             NodeKind::Sequence => "Sequence",
             NodeKind::Selector => "Selector",
+            NodeKind::SequenceWithMemory => "SequenceWithMemory",
             NodeKind::ReactiveSequence => "ReactiveSequence",
             NodeKind::ReactiveSelector => "ReactiveSelector",
             NodeKind::Parallel { .. } => "Parallel",
@@ -162,6 +175,7 @@ impl<A, W> NodeKind<A, W> {
             NodeKind::ReactiveGuard(_) => "ReactiveGuard",
             NodeKind::Timeout(_) => "Timeout",
             NodeKind::Cooldown(_) => "Cooldown",
+            NodeKind::RunOnce(_) => "RunOnce",
             NodeKind::Action(_) => "Action",
             NodeKind::Condition(_) => "Condition",
             NodeKind::AlwaysSuccess => "AlwaysSuccess",
@@ -194,9 +208,11 @@ impl<A, W> NodeKind<A, W> {
                 Some(label) => one("condition", label.clone()),
                 None => Vec::new(),
             },
+            NodeKind::RunOnce(then) => one("then", then.to_string()),
             NodeKind::Custom(c) => c.params(),
             NodeKind::Sequence
             | NodeKind::Selector
+            | NodeKind::SequenceWithMemory
             | NodeKind::ReactiveSequence
             | NodeKind::ReactiveSelector
             | NodeKind::Inverter
@@ -217,6 +233,7 @@ impl<A, W> Clone for NodeKind<A, W> {
         match self {
             NodeKind::Sequence => NodeKind::Sequence,
             NodeKind::Selector => NodeKind::Selector,
+            NodeKind::SequenceWithMemory => NodeKind::SequenceWithMemory,
             NodeKind::ReactiveSequence => NodeKind::ReactiveSequence,
             NodeKind::ReactiveSelector => NodeKind::ReactiveSelector,
             NodeKind::Parallel { success, failure } => NodeKind::Parallel {
@@ -232,6 +249,7 @@ impl<A, W> Clone for NodeKind<A, W> {
             NodeKind::ReactiveGuard(p) => NodeKind::ReactiveGuard(p.clone()),
             NodeKind::Timeout(n) => NodeKind::Timeout(*n),
             NodeKind::Cooldown(n) => NodeKind::Cooldown(*n),
+            NodeKind::RunOnce(then) => NodeKind::RunOnce(*then),
             NodeKind::Action(f) => NodeKind::Action(Arc::clone(f)),
             NodeKind::Condition(f) => NodeKind::Condition(Arc::clone(f)),
             NodeKind::AlwaysSuccess => NodeKind::AlwaysSuccess,

@@ -26,6 +26,7 @@ impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
             about: "starts work when entered and runs until its ticket is completed",
             own: OWN as u32,
             persist: 0,
+            persist_ticks: false,
             slots: SlotPlan::None,
             sched: Sched::OnItsOwn,
             waits: 1,

@@ -39,6 +39,7 @@ impl<A, W> Kind<A, W> for Cooldown {
             about: "after the child ends, fails for the next `ticks` ticks without running it",
             own: 0,
             persist: PERSIST as u32,
+            persist_ticks: true,
             slots: SlotPlan::Shared,
             sched: Sched::Passive,
             waits: 0,

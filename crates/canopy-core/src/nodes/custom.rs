@@ -99,6 +99,7 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
                 .try_into()
                 .unwrap_or(u32::MAX),
             persist: 0,
+            persist_ticks: false,
             slots: SlotPlan::PerChild,
             sched: Sched::EveryTick,
             waits: 0,

@@ -26,6 +26,7 @@ fn facts(about: &'static str, sched: Sched) -> Facts {
         about,
         own: 0,
         persist: 0,
+        persist_ticks: false,
         slots: SlotPlan::Shared,
         sched,
         waits: 0,

@@ -62,6 +62,7 @@ impl<A, W> Kind<A, W> for Leaf<'_, A, W> {
             about,
             own: 0,
             persist: 0,
+            persist_ticks: false,
             slots: SlotPlan::None,
             sched,
             waits: 0,

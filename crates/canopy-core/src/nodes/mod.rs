@@ -25,6 +25,14 @@
 //! The mirror of Sequence: returns the first `Running` or `Success`;
 //! `Failure` when all fail. With memory. No children: `Failure`.
 //!
+//! ## SequenceWithMemory
+//! A Sequence whose place outlives its activation: it remembers, per agent
+//! (and per place in the tree), the child it stopped at. When it is
+//! entered it goes on from the child that failed last time, or from the one
+//! that was running when it was aborted, without re-running the children
+//! before it; once every child has succeeded it starts from the first
+//! again. BehaviorTree.CPP's `SequenceWithMemory`. No children: `Success`.
+//!
 //! ## ReactiveSequence
 //! Every tick re-enters, from the first, the children before the running
 //! one; the running child itself is resumed, not restarted, when reached. If
@@ -90,6 +98,14 @@
 //! cooldown is kept per agent across activations of the node (and per
 //! place in the tree, for a shared subtree). `1 ≤ n ≤ 2³¹ − 1`.
 //!
+//! ## RunOnce(then)
+//! Runs the child to the end once per agent (and per place in the tree).
+//! On later activations it does not run the child and returns, by `then`:
+//! `same`, the status the child ended with; `success`; or `failure`. An
+//! activation aborted while the child runs does not count: the next one
+//! runs the child afresh. BehaviorTree.CPP's `RunOnce` with
+//! `then_skip="false"` is `same`.
+//!
 //! # Leaves
 //!
 //! ## Action
@@ -141,9 +157,10 @@
 //! Repeat and Retry advance one child cycle per tick (as py_trees does)
 //! where BT.CPP loops inside one tick; Sequence and Selector resume their
 //! running child, as BT.CPP's `Sequence` and `Fallback` do, and start
-//! again from the first child once they finish (BT.CPP's
-//! `SequenceWithMemory`, which after a failure goes on from the failed
-//! child, has no counterpart); a Parallel never re-runs a
+//! again from the first child once they finish (SequenceWithMemory is
+//! BT.CPP's, which after a failure goes on from the failed child); RunOnce
+//! has no SKIPPED status to return after its run, so `then` says what it
+//! returns instead; a Parallel never re-runs a
 //! child that already finished within one activation; Guard is the classic
 //! entry-checked decorator and ReactiveGuard its re-checking variant.
 //!
@@ -162,6 +179,7 @@ mod cooldown;
 mod custom;
 mod guard;
 mod leaves;
+mod once;
 mod parallel;
 mod reactive;
 mod repeat;
@@ -274,6 +292,10 @@ macro_rules! dispatch {
                 let $k = &sequence::InOrder::SELECTOR;
                 $body
             }
+            NodeKind::SequenceWithMemory => {
+                let $k = &sequence::InOrder::SEQUENCE_WITH_MEMORY;
+                $body
+            }
             NodeKind::ReactiveSequence => {
                 let $k = &reactive::Reactive::SEQUENCE;
                 $body
@@ -323,6 +345,10 @@ macro_rules! dispatch {
             }
             NodeKind::Cooldown(ticks) => {
                 let $k = &cooldown::Cooldown { ticks: *ticks };
+                $body
+            }
+            NodeKind::RunOnce(then) => {
+                let $k = &once::RunOnce { then: *then };
                 $body
             }
             NodeKind::Action(f) => {

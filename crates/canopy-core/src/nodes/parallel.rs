@@ -102,6 +102,7 @@ impl<A, W> Kind<A, W> for Parallel {
             about: "updates every unfinished child each tick; decided by the success and failure policies",
             own: children.div_ceil(4) as u32,
             persist: 0,
+            persist_ticks: false,
             slots: SlotPlan::PerChild,
             sched: Sched::Passive,
             waits: 0,

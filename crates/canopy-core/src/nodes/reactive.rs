@@ -52,6 +52,7 @@ impl<A, W> Kind<A, W> for Reactive {
             about: self.about,
             own: OWN as u32,
             persist: 0,
+            persist_ticks: false,
             slots: SlotPlan::Reactive,
             sched: Sched::EveryTick,
             waits: 0,

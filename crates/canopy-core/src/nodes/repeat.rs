@@ -70,6 +70,7 @@ impl<A, W> Kind<A, W> for Repeat {
             },
             own: OWN as u32,
             persist: 0,
+            persist_ticks: false,
             slots: SlotPlan::Shared,
             sched: Sched::Passive,
             waits: 0,

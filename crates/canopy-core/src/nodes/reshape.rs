@@ -38,6 +38,7 @@ impl<A, W> Kind<A, W> for Reshape {
             about: self.about,
             own: 0,
             persist: 0,
+            persist_ticks: false,
             slots: SlotPlan::Shared,
             sched: Sched::Passive,
             waits: 0,

@@ -1,10 +1,16 @@
-//! Sequence and Selector: children in order, with memory. Rules:
+//! Sequence, Selector and SequenceWithMemory: children in order. Rules:
 //! [`nodes`](super#sequence).
 //!
 //! Task state: the index of the running child (2 bytes; at most 32,767
 //! children). The top bit marks a child to be entered afresh at the next
 //! update instead: after a hot reload lost the one that ran. All children
 //! share one behavior slot, since one runs at a time.
+//!
+//! SequenceWithMemory also keeps a word of persistent memory: the child to
+//! start from when next entered (a plain word, not a tick). Any value is
+//! accepted there: one past the last child means the first, so memory
+//! restored from damaged bytes cannot make it run a child that is not
+//! there. Selector has no such variant, as BehaviorTree.CPP has none.
 
 use super::{Carry, Kind};
 use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
@@ -16,20 +22,32 @@ use crate::util::status::{Exit, Status};
 /// Bytes of task state.
 const OWN: usize = 2;
 
+/// Bytes of persistent memory of SequenceWithMemory: where to start.
+const PERSIST: usize = 4;
+
 /// Sequence (`go_on` = Success) and Selector (`go_on` = Failure): move to
 /// the next child while children return `go_on`.
 pub(super) struct InOrder {
     go_on: Status,
+    /// Whether where it stopped outlives the activation.
+    memory: bool,
     about: &'static str,
 }
 
 impl InOrder {
     pub(super) const SEQUENCE: InOrder = InOrder {
         go_on: Status::Success,
+        memory: false,
         about: "children in order until one fails or runs; resumes a running child",
+    };
+    pub(super) const SEQUENCE_WITH_MEMORY: InOrder = InOrder {
+        go_on: Status::Success,
+        memory: true,
+        about: "a Sequence that, when entered again, goes on from the child that failed or was aborted",
     };
     pub(super) const SELECTOR: InOrder = InOrder {
         go_on: Status::Failure,
+        memory: false,
         about: "children in order until one succeeds or runs; resumes a running child",
     };
 }
@@ -44,13 +62,34 @@ fn read(state: &[u8]) -> (usize, bool) {
     ((word & !ENTER) as usize, word & ENTER != 0)
 }
 
+impl InOrder {
+    /// The child a fresh activation starts from.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn first<A, W, E: Exec<A, W>>(&self, t: &mut E, children: usize) -> usize {
+        if !self.memory {
+            return 0;
+        }
+        let at = bytes::u32_at(t.persist::<PERSIST>(), 0) as usize;
+        if at < children { at } else { 0 }
+    }
+
+    /// Remember `index` as where the next activation starts.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn remember<A, W, E: Exec<A, W>>(&self, t: &mut E, index: usize) {
+        if self.memory {
+            bytes::set_u32_at(t.persist::<PERSIST>(), 0, index as u32);
+        }
+    }
+}
+
 impl<A, W> Kind<A, W> for InOrder {
     fn facts(&self, _children: usize) -> Facts {
         Facts {
             arity: Arity::Composite,
             about: self.about,
             own: OWN as u32,
-            persist: 0,
+            persist: if self.memory { PERSIST as u32 } else { 0 },
+            persist_ticks: false,
             slots: SlotPlan::Shared,
             sched: Sched::Passive,
             waits: 0,
@@ -70,12 +109,13 @@ impl<A, W> Kind<A, W> for InOrder {
             return self.go_on;
         }
         let (mut index, mut fresh) = if visit.is_fresh() {
-            (0, true)
+            (self.first(t, n), true)
         } else {
             read(t.state_array::<OWN>())
         };
         if index >= n {
             // A reload passed over the last child: all done.
+            self.remember(t, 0);
             return self.go_on;
         }
         loop {
@@ -84,10 +124,14 @@ impl<A, W> Kind<A, W> for InOrder {
                 if status == Status::Running {
                     bytes::set_u16_at(t.state_array::<OWN>(), 0, index as u16);
                 }
+                // Failed or running (and perhaps aborted later): either
+                // way the next activation starts here.
+                self.remember(t, index);
                 return status;
             }
             index += 1;
             if index == n {
+                self.remember(t, 0);
                 return self.go_on;
             }
             fresh = true;

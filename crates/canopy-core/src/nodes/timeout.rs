@@ -60,6 +60,7 @@ impl<A, W> Kind<A, W> for Timeout {
             about: "fails and aborts the child once it has run `ticks` ticks",
             own: OWN as u32,
             persist: 0,
+            persist_ticks: false,
             slots: SlotPlan::Shared,
             sched: Sched::Passive,
             waits: 0,

@@ -26,6 +26,7 @@ impl<A, W> Kind<A, W> for Wait {
             about: "Running until `ticks` ticks have passed since it was entered, then Success",
             own: OWN as u32,
             persist: 0,
+            persist_ticks: false,
             slots: SlotPlan::None,
             sched: Sched::OnItsOwn,
             waits: 0,

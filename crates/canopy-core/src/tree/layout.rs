@@ -361,10 +361,12 @@ fn flatten<A, W>(
     drop(planned);
     let labels = labels.into_list();
     let edges = edges(&children, &nodes, &info);
+    let tick_words = tick_words(&nodes, &info, &edges);
     Tree {
         root_always: nodes[0].sched == Sched::EveryTick,
         task_bytes: info[0].inline,
         persist_bytes: info[0].persist_len,
+        tick_words,
         nodes,
         info,
         labels,
@@ -407,6 +409,31 @@ fn edges<A, W>(children: &[u32], defs: &[NodeDef<A, W>], info: &[NodeInfo]) -> V
         }
     }
     edges
+}
+
+/// Where the tick words of the persistent memory are (byte offsets from its
+/// start), in order: the words the agent's clock looks after (see
+/// `Facts::persist_ticks`). Every place of a shared subtree has its own
+/// persistent memory, so this follows the edges; only into subtrees that
+/// have some, so the work is bounded by the words' count times the depth.
+fn tick_words<A, W>(defs: &[NodeDef<A, W>], info: &[NodeInfo], edges: &[Edge<A, W>]) -> Vec<u32> {
+    let mut words = Vec::new();
+    let mut stack = vec![(0u32, 0u32)];
+    while let Some((node, at)) = stack.pop() {
+        let def = &defs[node as usize];
+        let facts = nodes::facts(&def.kind, def.child_count as usize);
+        if facts.persist_ticks {
+            words.extend((at..at + facts.persist).step_by(4));
+        }
+        let first = def.first_edge as usize;
+        for edge in edges[first..first + def.child_count as usize].iter().rev() {
+            if info[edge.node() as usize].persist_len > 0 {
+                stack.push((edge.node(), at + edge.persist()));
+            }
+        }
+    }
+    words.sort_unstable();
+    words
 }
 
 /// The distinct labels of a plan, each once. The builder gives drafts

@@ -132,6 +132,10 @@ pub struct Tree<A, W> {
     pub(crate) task_bytes: u32,
     /// Bytes of persistent memory an agent needs, after the task memory.
     pub(crate) persist_bytes: u32,
+    /// Offsets in the persistent memory of the words that are ticks (a
+    /// Cooldown's end), which the agent's clock looks after; the other
+    /// words are plain values.
+    pub(crate) tick_words: Vec<u32>,
     /// Most frames the event-driven scheduler can hold for one agent.
     pub(crate) frames: u32,
     /// Most async leaves that can be suspended at once for one agent.

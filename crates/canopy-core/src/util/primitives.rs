@@ -100,6 +100,52 @@ impl std::str::FromStr for Policy {
     }
 }
 
+/// What a [RunOnce](crate::nodes#runoncethen) node returns on the
+/// activations after the one in which its child ran to the end.
+///
+/// ```
+/// use canopy_core::Afterwards;
+/// assert_eq!("same".parse::<Afterwards>(), Ok(Afterwards::Same));
+/// assert_eq!(Afterwards::Success.to_string(), "success");
+/// assert_eq!("skip".parse::<Afterwards>().unwrap_err().to_string(),
+///     "unknown afterwards \"skip\", expected \"same\", \"success\" or \"failure\"");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Afterwards {
+    /// The status the child ended with.
+    Same,
+    /// Success.
+    Success,
+    /// Failure.
+    Failure,
+}
+
+impl fmt::Display for Afterwards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Afterwards::Same => "same",
+            Afterwards::Success => "success",
+            Afterwards::Failure => "failure",
+        })
+    }
+}
+
+impl std::str::FromStr for Afterwards {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Afterwards, ParseError> {
+        match s {
+            "same" => Ok(Afterwards::Same),
+            "success" => Ok(Afterwards::Success),
+            "failure" => Ok(Afterwards::Failure),
+            other => Err(ParseError::new(
+                "afterwards",
+                other,
+                "\"same\", \"success\" or \"failure\"",
+            )),
+        }
+    }
+}
+
 /// How an [`Agent`](crate::Agent) runs its tree. Both give identical
 /// results; they differ in cost.
 ///

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use canopy_core::Policy;
+use canopy_core::{Afterwards, Policy};
 
 use super::{FlatTree, HEADER, Node, Op};
 use crate::text::quote;
@@ -77,6 +77,11 @@ impl<L> Def<L> {
         Def::many(name, Op::Selector, children)
     }
 
+    /// A SequenceWithMemory.
+    pub fn sequence_with_memory(name: &str, children: impl IntoIterator<Item = Def<L>>) -> Self {
+        Def::many(name, Op::SequenceWithMemory, children)
+    }
+
     /// A ReactiveSequence.
     pub fn reactive_sequence(name: &str, children: impl IntoIterator<Item = Def<L>>) -> Self {
         Def::many(name, Op::ReactiveSequence, children)
@@ -140,6 +145,11 @@ impl<L> Def<L> {
     /// A Cooldown(`ticks`).
     pub fn cooldown(name: &str, ticks: u32, child: Def<L>) -> Self {
         Def::new(name, Op::Cooldown(ticks), vec![child])
+    }
+
+    /// A RunOnce(`then`).
+    pub fn run_once(name: &str, then: Afterwards, child: Def<L>) -> Self {
+        Def::new(name, Op::RunOnce(then), vec![child])
     }
 
     /// A Wait(`ticks`).
@@ -232,7 +242,7 @@ struct Sized<'d, L> {
 #[derive(Default)]
 struct Totals {
     nodes: usize,
-    cooldowns: usize,
+    lasting: usize,
 }
 
 /// Words of a node's own task state.
@@ -244,6 +254,14 @@ fn own_words<L>(op: &Op<L>, children: usize) -> usize {
         Op::Timeout(_) | Op::Wait(_) => 1,
         _ => 0,
     }
+}
+
+/// Whether the node's one word outlives its activations (a region of its own).
+fn lasting<L>(op: &Op<L>) -> bool {
+    matches!(
+        op,
+        Op::Cooldown(_) | Op::SequenceWithMemory | Op::RunOnce(_)
+    )
 }
 
 /// Whether children may run at the same time, so need disjoint state.
@@ -281,8 +299,8 @@ fn size<'d, L>(
             format!("the tree has more than {MAX_NODES} nodes"),
         ));
     }
-    if matches!(def.op, Op::Cooldown(_)) {
-        totals.cooldowns += 1;
+    if lasting(&def.op) {
+        totals.lasting += 1;
     }
     let mut kids = Vec::with_capacity(def.children.len());
     for (k, child) in def.children.iter().enumerate() {
@@ -309,7 +327,7 @@ impl<L: Clone> FlatTree<L> {
     pub fn build(root: &Def<L>) -> Result<FlatTree<L>, FlatError> {
         let mut totals = Totals::default();
         let sized = size(root, &mut "tree".to_string(), 1, &mut totals)?;
-        let words = HEADER + totals.cooldowns + sized.words;
+        let words = HEADER + totals.lasting + sized.words;
         if u32::try_from(words).is_err() {
             return Err(FlatError {
                 path: "tree".to_string(),
@@ -323,16 +341,16 @@ impl<L: Clone> FlatTree<L> {
 
 /// Breadth-first placement: a node's children are the next `count` entries
 /// queued after everything already queued. `base` is where a node's task
-/// words start; Cooldowns take their lasting word from `next_lasting`.
+/// words start; nodes with a lasting word take it from `next_lasting`.
 fn lay_out<L: Clone>(root: Sized<'_, L>, totals: Totals, words: usize) -> FlatTree<L> {
     let mut nodes = Vec::with_capacity(totals.nodes);
     let mut names = Vec::with_capacity(totals.nodes);
     let mut next_lasting = HEADER;
-    let mut queue = VecDeque::from([(root, HEADER + totals.cooldowns)]);
+    let mut queue = VecDeque::from([(root, HEADER + totals.lasting)]);
     while let Some((sized, base)) = queue.pop_front() {
         let def = sized.def;
         let own = own_words(&def.op, def.children.len());
-        let at = if matches!(def.op, Op::Cooldown(_)) {
+        let at = if lasting(&def.op) {
             next_lasting += 1;
             next_lasting - 1
         } else {

@@ -8,7 +8,7 @@
 //! say which of their children are running, so an abort walks exactly the
 //! running ones.
 
-use canopy_core::{Ctx, EventKind, Policy, Status};
+use canopy_core::{Afterwards, Ctx, EventKind, Policy, Status};
 
 use super::{FlatLeaf, Node, Op, Trace};
 
@@ -92,6 +92,8 @@ impl<'r, 'c, L: FlatLeaf<A, W>, A, W, T: Trace> Run<'r, 'c, L, A, W, T> {
         let first = node.first as usize;
         let status = match node.op {
             Op::Sequence => self.in_order(node, fresh, Status::Success),
+            Op::SequenceWithMemory => self.sequence_with_memory(node, fresh),
+            Op::RunOnce(then) => self.run_once(node, fresh, then),
             Op::Selector => self.in_order(node, fresh, Status::Failure),
             Op::ReactiveSequence => self.reactive(node, fresh, Status::Success),
             Op::ReactiveSelector => self.reactive(node, fresh, Status::Failure),
@@ -171,6 +173,57 @@ impl<'r, 'c, L: FlatLeaf<A, W>, A, W, T: Trace> Run<'r, 'c, L, A, W, T> {
             }
             child_fresh = true;
         }
+    }
+
+    /// SequenceWithMemory. Its lasting word: the child it stopped at, which
+    /// while it runs is the running child (past the last: the first).
+    #[inline(always)]
+    fn sequence_with_memory(&mut self, node: &Node<L>, fresh: bool) -> Status {
+        let (first, n, at) = (node.first as usize, node.count as usize, node.at as usize);
+        let mut k = self.st[at] as usize;
+        if k >= n {
+            k = 0;
+        }
+        let mut child_fresh = fresh;
+        while k < n {
+            let status = self.child(first + k, child_fresh);
+            if status != Status::Success {
+                self.st[at] = k as u32;
+                return status;
+            }
+            k += 1;
+            child_fresh = true;
+        }
+        self.st[at] = 0;
+        Status::Success
+    }
+
+    /// RunOnce. Its lasting word: 0 until the child has run to the end,
+    /// then 1 (it succeeded) or 2 (it failed).
+    #[inline(always)]
+    fn run_once(&mut self, node: &Node<L>, fresh: bool, then: Afterwards) -> Status {
+        let at = node.at as usize;
+        if fresh {
+            let ended = match self.st[at] {
+                1 => Status::Success,
+                2 => Status::Failure,
+                _ => Status::Running,
+            };
+            if ended != Status::Running {
+                return match then {
+                    Afterwards::Same => ended,
+                    Afterwards::Success => Status::Success,
+                    Afterwards::Failure => Status::Failure,
+                };
+            }
+        }
+        let status = self.child(node.first as usize, fresh);
+        match status {
+            Status::Running => {}
+            Status::Success => self.st[at] = 1,
+            Status::Failure => self.st[at] = 2,
+        }
+        status
     }
 
     /// ReactiveSequence and ReactiveSelector. State: running child + 1
@@ -364,7 +417,10 @@ impl<'r, 'c, L: FlatLeaf<A, W>, A, W, T: Trace> Run<'r, 'c, L, A, W, T> {
         let node = &nodes[i];
         let (first, at) = (node.first as usize, node.at as usize);
         match node.op {
-            Op::Sequence | Op::Selector => self.abort(first + self.st[at] as usize),
+            Op::Sequence | Op::Selector | Op::SequenceWithMemory => {
+                self.abort(first + self.st[at] as usize)
+            }
+            Op::RunOnce(_) => self.abort(first),
             Op::ReactiveSequence | Op::ReactiveSelector => {
                 if let Some(r) = (self.st[at] as usize).checked_sub(1) {
                     self.abort(first + r);

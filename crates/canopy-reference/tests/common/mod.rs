@@ -9,8 +9,8 @@
 use std::cell::RefCell;
 
 use canopy_core::{
-    Arity, Builder, Children, Ctx, Draft, Event, Node, NodeKind, Observer, Policy, Predicate,
-    Status, Ticket,
+    Afterwards, Arity, Builder, Children, Ctx, Draft, Event, Node, NodeKind, Observer, Policy,
+    Predicate, Status, Ticket,
 };
 use proptest::prelude::*;
 
@@ -85,12 +85,14 @@ pub enum Deco {
     ReactiveGuard(u32),
     Timeout(u32),
     Cooldown(u32),
+    RunOnce(Afterwards),
 }
 
 #[derive(Clone, Copy, Debug)]
 pub enum Comp {
     Sequence,
     Selector,
+    SequenceWithMemory,
     ReactiveSequence,
     ReactiveSelector,
     Parallel(Policy, Policy),
@@ -141,6 +143,7 @@ pub fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Pr
                 Deco::ReactiveGuard(s) => NodeKind::ReactiveGuard(predicate(s)),
                 Deco::Timeout(n) => NodeKind::Timeout(n),
                 Deco::Cooldown(n) => NodeKind::Cooldown(n),
+                Deco::RunOnce(then) => NodeKind::RunOnce(then),
             };
             b.node("deco", kind, [child])
         }
@@ -241,6 +244,7 @@ pub fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
     match comp {
         Comp::Sequence => NodeKind::Sequence,
         Comp::Selector => NodeKind::Selector,
+        Comp::SequenceWithMemory => NodeKind::SequenceWithMemory,
         Comp::ReactiveSequence => NodeKind::ReactiveSequence,
         Comp::ReactiveSelector => NodeKind::ReactiveSelector,
         Comp::Parallel(success, failure) => NodeKind::Parallel { success, failure },
@@ -255,6 +259,7 @@ pub fn comp() -> impl Strategy<Value = Comp> {
     prop_oneof![
         Just(Comp::Sequence),
         Just(Comp::Selector),
+        Just(Comp::SequenceWithMemory),
         Just(Comp::ReactiveSequence),
         Just(Comp::ReactiveSelector),
         (policy(), policy()).prop_map(|(s, f)| Comp::Parallel(s, f)),
@@ -272,6 +277,12 @@ pub fn deco() -> impl Strategy<Value = Deco> {
         any::<u32>().prop_map(Deco::ReactiveGuard),
         (1u32..6).prop_map(Deco::Timeout),
         (1u32..6).prop_map(Deco::Cooldown),
+        prop_oneof![
+            Just(Afterwards::Same),
+            Just(Afterwards::Success),
+            Just(Afterwards::Failure)
+        ]
+        .prop_map(Deco::RunOnce),
     ]
 }
 
