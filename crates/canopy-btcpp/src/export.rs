@@ -368,7 +368,11 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
                     escape(&param.name),
                     port_type(&param.kind)
                 );
-                if let Some(default) = param.default.as_ref().and_then(to_text) {
+                if let Some(default) = param
+                    .default
+                    .as_ref()
+                    .and_then(|d| to_text(&canopy_data::literal_to_json(d)))
+                {
                     let _ = write!(out, " default=\"{}\"", escape(&default));
                 }
                 let _ = writeln!(out, ">{}</input_port>", escape_text(&param.doc));

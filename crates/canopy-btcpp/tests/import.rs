@@ -233,7 +233,11 @@ fn a_registered_type_named_like_a_standard_node() {
             "the game's own delay: a Wait",
             Arity::Leaf,
             vec![Param::ticks("ticks", "how long", 0)],
-            |p| Ok(NodeKind::Wait(p.u32("ticks")?)),
+            |p| {
+                Ok(NodeKind::from(canopy_core::nodes::Wait {
+                    ticks: p.u32("ticks")?,
+                }))
+            },
         ))
         .unwrap();
     let xml = main_tree(

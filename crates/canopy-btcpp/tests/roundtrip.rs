@@ -133,35 +133,35 @@ fn sentry_exports_as_standard_nodes_where_exact() {
   </BehaviorTree>
   <TreeNodesModel>
     <Condition ID="Chance">
-      <input_port name="p" type="double">probability of true</input_port>
-      <description>condition: true with probability `p`, reproducibly per agent and tick</description>
+      <input_port name="p" type="double">Probability of true.</input_port>
+      <description>Condition: true with probability `p`, reproducibly per agent and tick.</description>
     </Condition>
     <Decorator ID="Cooldown">
-      <input_port name="ticks" type="int">ticks to cool down</input_port>
-      <description>after the child ends, fails for the next `ticks` ticks without running it</description>
+      <input_port name="ticks" type="int">Ticks to cool down.</input_port>
+      <description>After the child ends, fails for the next `ticks` ticks without running it.</description>
     </Decorator>
     <Decorator ID="Guard">
       <input_port name="condition" type="std::string">a condition node object</input_port>
-      <description>enters the child only if the condition holds when the guard is entered</description>
+      <description>Enters the child only if the condition holds when the guard is entered.</description>
     </Decorator>
     <Action ID="Random">
-      <input_port name="success" type="double">probability of Success</input_port>
-      <input_port name="failure" type="double">probability of Failure</input_port>
-      <description>Success with probability `success`, Failure with `failure`, else Running; reproducible per agent</description>
+      <input_port name="success" type="double">Probability of Success.</input_port>
+      <input_port name="failure" type="double">Probability of Failure.</input_port>
+      <description>Success with probability `success`, Failure with `failure`, else Running; reproducible per agent.</description>
     </Action>
     <Control ID="canopy_Parallel">
-      <input_port name="success" type="std::string" default="all">how many children must succeed</input_port>
-      <input_port name="failure" type="std::string" default="one">how many children must fail</input_port>
-      <description>updates every unfinished child each tick; decided by the success and failure policies</description>
+      <input_port name="success" type="std::string" default="all">How many children must succeed.</input_port>
+      <input_port name="failure" type="std::string" default="one">How many children must fail.</input_port>
+      <description>Updates every unfinished child each tick, in order; decided by the success and failure policies.</description>
     </Control>
     <Decorator ID="canopy_Repeat">
-      <input_port name="times" type="int">successes needed</input_port>
-      <description>runs the child to success `times` times, one completion per tick; fails if it fails</description>
+      <input_port name="times" type="int">Successes needed.</input_port>
+      <description>Runs the child to success `times` times, one completion per tick; fails if it fails.</description>
     </Decorator>
     <Action ID="canopy_Script">
-      <input_port name="statuses" type="std::string">the statuses to play back; the last one repeats</input_port>
-      <input_port name="clock" type="std::string" default="install">what advances the script</input_port>
-      <description>plays back a list of statuses, one per update (clock "install") or per agent tick (clock "tick")</description>
+      <input_port name="statuses" type="std::string">The statuses to play back; the last one repeats.</input_port>
+      <input_port name="clock" type="std::string" default="install">What advances the script.</input_port>
+      <description>Plays back a list of statuses, one per update (clock "install") or per agent tick (clock "tick").</description>
     </Action>
   </TreeNodesModel>
 </root>

@@ -54,7 +54,7 @@ fn nodes_lists_every_builtin_type_with_its_parameters() {
     }
     assert_eq!(count, 25);
     assert!(listing.ends_with("\n25 node types\n"));
-    assert!(listing.contains("times: integer ≥ 1, required — successes needed"));
+    assert!(listing.contains("times: integer ≥ 1, required — Successes needed."));
 }
 
 #[test]

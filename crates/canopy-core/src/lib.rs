@@ -90,6 +90,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+// The derives name this crate `::canopy_core`, in its own code too.
+extern crate self as canopy_core;
+
 mod api;
 mod def;
 mod engine;
@@ -105,14 +108,26 @@ pub use api::inspect::TaskView;
 pub use api::reload::Reload;
 pub use api::snapshot::{RestoreError, SNAPSHOT_VERSION, Snapshot, restore_crowd, save_crowd};
 pub use def::custom::{Children, CustomNode, MAX_TASK_BYTES, Node};
-pub use def::kind::NodeKind;
 pub use def::observer::{Event, EventKind, Observer};
+pub use nodes::NodeKind;
 pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
 pub use tree::{NodeRef, Tree};
 pub use util::context::{ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
+pub use util::params::declare::{Param, ParamKind};
+pub use util::params::error::ParamError;
+pub use util::params::literal::Literal;
+pub use util::params::typed::{FromParam, IntoDefault, NodeParams, ParamEnum, Statuses, Ticks};
+pub use util::params::value::{ParamValue, Params};
 pub use util::primitives::{Afterwards, Arity, MAX_TICKS, Mode, NodeId, ParseError, Policy};
 pub use util::status::{Exit, Status};
 pub use util::ticket::Ticket;
+pub use util::{hash, text};
+
+/// `#[derive(Params)]`: a struct's fields as a node type's parameters
+/// ([`NodeParams`]). `#[derive(ParamEnum)]`: an enum's variants as the
+/// words of a parameter ([`ParamEnum`]). `#[derive(Task)]`: a custom
+/// node's per-agent state, checked to be plain bytes ([`Node::Task`]).
+pub use canopy_derive::{ParamEnum, Params, Task};
 
 /// Re-exported so custom task types can derive `Pod` and `Zeroable`.
 pub use bytemuck;

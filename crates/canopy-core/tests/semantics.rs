@@ -18,7 +18,7 @@ use canopy_core::Status::{Failure as F, Running as R, Success as S};
 use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::{
     Afterwards, Agent, Arity, BuildError, Builder, Children, Ctx, Draft, Event, EventKind, Exit,
-    Mode, Node, NodeKind, Observer, Policy, Status, Tree,
+    Mode, Node, Observer, Policy, Status, Tree, nodes,
 };
 
 // ---------------------------------------------------------------------------
@@ -2736,7 +2736,7 @@ fn error(result: Result<T, BuildError>) -> String {
 #[test]
 fn build_error_decorator_without_a_child() {
     let b = B::new();
-    let bad = b.node("not", NodeKind::Inverter, []);
+    let bad = b.node("not", nodes::Inverter, []);
     let root = b.sequence("root", [b.always_success("a"), b.sequence("mid", [bad])]);
     let err = b.build(root).unwrap_err();
     assert_eq!(err.path, "tree/children[1]/children[0]");
@@ -2753,7 +2753,7 @@ fn build_error_decorator_with_two_children() {
     let b = B::new();
     let bad = b.node(
         "twice",
-        NodeKind::ForceSuccess,
+        nodes::ForceSuccess,
         [b.always_success("x"), b.always_success("y")],
     );
     assert_eq!(
@@ -2762,7 +2762,7 @@ fn build_error_decorator_with_two_children() {
     );
     let bad = b.node(
         "inv",
-        NodeKind::Inverter,
+        nodes::Inverter,
         [b.always_success("x"), b.always_success("y")],
     );
     assert_eq!(
@@ -2774,14 +2774,14 @@ fn build_error_decorator_with_two_children() {
 #[test]
 fn build_error_leaf_with_children() {
     let b = B::new();
-    let bad = b.node("ok", NodeKind::AlwaysSuccess, [b.always_failure("x")]);
+    let bad = b.node("ok", nodes::AlwaysSuccess, [b.always_failure("x")]);
     assert_eq!(
         error(b.build(b.sequence("root", [b.always_success("a"), b.always_success("b"), bad]))),
         "tree/children[2] (name \"ok\"): an AlwaysSuccess needs no children, got 1"
     );
     let bad = b.node(
         "nap",
-        NodeKind::Wait(3),
+        nodes::Wait { ticks: 3 },
         [b.always_failure("x"), b.always_failure("y")],
     );
     assert_eq!(
@@ -2827,7 +2827,7 @@ fn build_error_zero_counts() {
         error(b.build(b.sequence("root", [b.sequence("mid", [b.always_success("a"), bad])]))),
         "tree/children[0]/children[1] (name \"again\"): a Repeat needs a count of at least 1, got 0"
     );
-    let bad = b.node("tries", NodeKind::Retry(0), [b.always_failure("x")]);
+    let bad = b.node("tries", nodes::Retry { times: 0 }, [b.always_failure("x")]);
     assert_eq!(
         error(b.build(b.selector("root", [bad]))),
         "tree/children[0] (name \"tries\"): a Retry needs a count of at least 1, got 0"

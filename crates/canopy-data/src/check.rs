@@ -1,20 +1,17 @@
 //! Checking a file's values against declared parameter kinds.
 //!
 //! Every kind is checked here, once, with the same messages for built-in
-//! and user types; what passes becomes a [`Checked`] value the factories
+//! and user types; what passes becomes a [`ParamValue`] value the factories
 //! read without failing. A list's item is checked as a parameter of its
 //! own named `points[2]`, so a wrong item deep in a list of points gets
 //! the message a wrong parameter gets, with its place.
 
 use std::fmt;
 
-use canopy_core::Status;
+use canopy_core::text::{number, quote, suggest};
+use canopy_core::{ParamError, ParamKind, ParamValue, Status};
 
 use crate::doc::{Value, describe};
-use crate::error::ParamError;
-use crate::param::{ParamKind, open};
-use crate::text::{number, quote};
-use crate::value::Checked;
 
 /// Where a value is: a parameter, or an item of a list or point in one.
 #[derive(Clone, Copy)]
@@ -53,21 +50,23 @@ pub(crate) fn check<'d>(
     kind: &ParamKind,
     value: &'d Value<'_>,
     place: &Place,
-) -> Result<Checked<'d>, ParamError> {
+) -> Result<ParamValue<'d>, ParamError> {
     match kind {
         ParamKind::Int { min, max } => check_int(value, *min, *max, place),
-        ParamKind::Float { min, max } => check_float(value, *min, *max, place).map(Checked::Float),
+        ParamKind::Float { min, max } => {
+            check_float(value, *min, *max, place).map(ParamValue::Float)
+        }
         ParamKind::Bool => match value {
-            Value::Bool(b) => Ok(Checked::Bool(*b)),
+            Value::Bool(b) => Ok(ParamValue::Bool(*b)),
             _ => Err(wrong_kind(place, "true or false", value)),
         },
         ParamKind::Text | ParamKind::Subtree => match value.as_str() {
-            Some(text) => Ok(Checked::Text(text)),
+            Some(text) => Ok(ParamValue::Text(text)),
             None => Err(wrong_kind(place, "a string", value)),
         },
         ParamKind::Choice(words) => check_choice(value, words, place),
         ParamKind::Statuses => check_statuses(value, place),
-        ParamKind::Condition => Ok(Checked::Condition),
+        ParamKind::Condition => Ok(ParamValue::Condition),
         ParamKind::Point { dims, min, max } => check_point(value, *dims, *min, *max, place),
         ParamKind::List {
             item,
@@ -82,7 +81,7 @@ fn check_int<'d>(
     min: i64,
     max: i64,
     place: &Place,
-) -> Result<Checked<'d>, ParamError> {
+) -> Result<ParamValue<'d>, ParamError> {
     let bound = |below: bool| {
         if below {
             format!("at least {min}")
@@ -103,7 +102,7 @@ fn check_int<'d>(
     if n < min || n > max {
         return Err(out_of_range(place, bound(n < min), n.to_string()));
     }
-    Ok(Checked::Int(n))
+    Ok(ParamValue::Int(n))
 }
 
 fn check_float(value: &Value, min: f64, max: f64, place: &Place) -> Result<f64, ParamError> {
@@ -112,7 +111,7 @@ fn check_float(value: &Value, min: f64, max: f64, place: &Place) -> Result<f64, 
         .filter(|x| x.is_finite())
         .ok_or_else(|| wrong_kind(place, "a number", value))?;
     if x < min || x > max {
-        let expected = match (open(min), open(max)) {
+        let expected = match (ParamKind::no_bound(min), ParamKind::no_bound(max)) {
             (false, true) => format!("at least {}", number(min)),
             (true, false) => format!("at most {}", number(max)),
             _ => format!("in {}..={}", number(min), number(max)),
@@ -126,22 +125,22 @@ fn check_choice<'d>(
     value: &'d Value<'_>,
     words: &[String],
     place: &Place,
-) -> Result<Checked<'d>, ParamError> {
+) -> Result<ParamValue<'d>, ParamError> {
     let word = value
         .as_str()
         .ok_or_else(|| wrong_kind(place, "a string", value))?;
     if words.iter().any(|w| w == word) {
-        return Ok(Checked::Text(word));
+        return Ok(ParamValue::Text(word));
     }
     Err(ParamError::NotAChoice {
         param: place.to_string(),
         choices: words.to_vec(),
         word: word.to_string(),
-        suggestion: did_you_mean(word, words.iter().map(String::as_str)).map(str::to_string),
+        suggestion: suggest(word, words.iter().map(String::as_str)).map(str::to_string),
     })
 }
 
-fn check_statuses<'d>(value: &Value, place: &Place) -> Result<Checked<'d>, ParamError> {
+fn check_statuses<'d>(value: &Value, place: &Place) -> Result<ParamValue<'d>, ParamError> {
     let list = value
         .as_list()
         .filter(|l| !l.is_empty())
@@ -149,7 +148,7 @@ fn check_statuses<'d>(value: &Value, place: &Place) -> Result<Checked<'d>, Param
     let mut statuses = Vec::with_capacity(list.len());
     for (index, item) in list.iter().enumerate() {
         let word = item.as_str().unwrap_or_default();
-        let Some(status) = parse_status(word) else {
+        let Some(status) = Status::from_word(word) else {
             let got = match item.as_str() {
                 Some(s) => quote(s),
                 None => describe(item),
@@ -158,12 +157,12 @@ fn check_statuses<'d>(value: &Value, place: &Place) -> Result<Checked<'d>, Param
                 param: place.to_string(),
                 index,
                 got,
-                suggestion: did_you_mean(word, STATUS_WORDS.iter().copied()),
+                suggestion: suggest(word, Status::WORDS),
             });
         };
         statuses.push(status);
     }
-    Ok(Checked::Statuses(statuses))
+    Ok(ParamValue::Statuses(statuses))
 }
 
 fn check_point<'d>(
@@ -172,7 +171,7 @@ fn check_point<'d>(
     min: f64,
     max: f64,
     place: &Place,
-) -> Result<Checked<'d>, ParamError> {
+) -> Result<ParamValue<'d>, ParamError> {
     let expected = if dims == 2 {
         "a point [x, y]"
     } else {
@@ -186,7 +185,7 @@ fn check_point<'d>(
     for (index, (c, slot)) in coordinates.iter().zip(&mut point).enumerate() {
         *slot = check_float(c, min, max, &Place::Item(place, index))?;
     }
-    Ok(Checked::Point(point, dims))
+    Ok(ParamValue::Point(point, dims))
 }
 
 fn check_list<'d>(
@@ -195,7 +194,7 @@ fn check_list<'d>(
     min_len: usize,
     max_len: usize,
     place: &Place,
-) -> Result<Checked<'d>, ParamError> {
+) -> Result<ParamValue<'d>, ParamError> {
     let items = value
         .as_list()
         .ok_or_else(|| wrong_kind(place, "a list", value))?;
@@ -212,45 +211,7 @@ fn check_list<'d>(
     }
     let mut checked = Vec::with_capacity(items.len());
     for (index, value) in items.iter().enumerate() {
-        checked.push(check(item, value, &Place::Item(place, index))?.into());
+        checked.push(check(item, value, &Place::Item(place, index))?);
     }
-    Ok(Checked::List(checked))
-}
-
-pub(crate) const STATUS_WORDS: [&str; 3] = ["Running", "Success", "Failure"];
-
-pub(crate) fn parse_status(word: &str) -> Option<Status> {
-    match word {
-        "Running" => Some(Status::Running),
-        "Success" => Some(Status::Success),
-        "Failure" => Some(Status::Failure),
-        _ => None,
-    }
-}
-
-/// Candidates [`did_you_mean`] compares in full, at most: a file can
-/// define a hundred thousand subtrees, and one error must stay cheap.
-const MAX_COMPARED: usize = 10_000;
-
-/// The candidate closest to `word`, when one is close: one edit for short
-/// words, more for longer ones.
-pub(crate) fn did_you_mean<'c>(
-    word: &str,
-    candidates: impl Iterator<Item = &'c str>,
-) -> Option<&'c str> {
-    // Names are short; a long word is no typo and comparing it is slow.
-    if word.len() > 64 {
-        return None;
-    }
-    let word = word.to_lowercase();
-    let chars = word.chars().count();
-    let limit = |c: &str| (word.len().min(c.len()) / 4).max(1);
-    candidates
-        // Each edit changes the length by at most one: skip what cannot be close.
-        .filter(|c| c.len() <= 64 && c.chars().count().abs_diff(chars) <= limit(c))
-        .take(MAX_COMPARED)
-        .map(|c| (strsim::damerau_levenshtein(&word, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= limit(c))
-        .min()
-        .map(|(_, c)| c)
+    Ok(ParamValue::List(checked))
 }

@@ -16,7 +16,7 @@ use std::hash::{BuildHasher, RandomState};
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::text::{number, quote};
+use canopy_core::text::{number, quote};
 
 /// One value of a tree file.
 #[derive(Debug)]
@@ -122,6 +122,47 @@ pub(crate) fn from_json(json: &serde_json::Value, limit: usize) -> Option<Value<
         ),
         Json::Array(_) | Json::Object(_) => return None,
     })
+}
+
+/// A parameter's literal (a default) as a document's value, at most
+/// `limit` brackets deep.
+pub(crate) fn from_literal(literal: &canopy_core::Literal, limit: usize) -> Option<Value<'_>> {
+    use canopy_core::Literal;
+    Some(match literal {
+        Literal::Null => Value::Null,
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Int(n) => Value::Int(*n),
+        Literal::UInt(n) => Value::UInt(*n),
+        Literal::Float(x) => Value::Float(*x),
+        Literal::Text(s) => Value::Str(s),
+        Literal::List(items) if limit > 1 => Value::List(
+            items
+                .iter()
+                .map(|i| from_literal(i, limit - 1))
+                .collect::<Option<_>>()?,
+        ),
+        Literal::List(_) => return None,
+    })
+}
+
+/// A parameter's literal as a JSON value, as a tree file writes it.
+///
+/// ```
+/// use canopy_data::{Literal, literal_to_json};
+/// assert_eq!(literal_to_json(&Literal::from([1.5f32, 2.0])), serde_json::json!([1.5, 2.0]));
+/// ```
+pub fn literal_to_json(literal: &canopy_core::Literal) -> serde_json::Value {
+    use canopy_core::Literal;
+    use serde_json::Value as Json;
+    match literal {
+        Literal::Null => Json::Null,
+        Literal::Bool(b) => Json::Bool(*b),
+        Literal::Int(n) => Json::from(*n),
+        Literal::UInt(n) => Json::from(*n),
+        Literal::Float(x) => Json::from(*x),
+        Literal::Text(s) => Json::String(s.clone()),
+        Literal::List(items) => Json::Array(items.iter().map(literal_to_json).collect()),
+    }
 }
 
 /// A document as a JSON value (the public strict parse returns one).

@@ -177,34 +177,30 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
-// The derives name this crate `::canopy_data`, in its own code too.
-extern crate self as canopy_data;
-
 mod builtins;
 mod check;
 mod doc;
 mod error;
 mod load;
-mod param;
 mod registry;
-mod text;
-mod typed;
-mod value;
 mod walk;
 
-pub use error::{LoadError, Location, ParamError, Problem};
+pub use doc::literal_to_json;
+pub use error::{LoadError, Location, Problem};
 pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES, parse, read_file};
-pub use param::{Param, ParamKind};
 pub use registry::{NodeType, Registry, RegistryError};
-pub use text::{MAX_QUOTED_CHARS, escape, number, quote};
-pub use typed::{FromParam, IntoDefault, NodeParams, ParamEnum, Ticks};
-pub use value::{ParamValue, Params};
 
-/// `#[derive(Params)]`: a struct's fields as a node type's parameters
-/// ([`NodeParams`]). `#[derive(ParamEnum)]`: an enum's variants as the
-/// words of a parameter ([`ParamEnum`]).
-pub use canopy_derive::{ParamEnum, Params};
+/// The typed parameters node types declare, defined by the engine (which
+/// declares its own kinds' parameters the same way) and re-exported here
+/// beside the registry that reads them. `Params` and `ParamEnum` are each
+/// a type or trait and its derive.
+pub use canopy_core::{
+    FromParam, IntoDefault, Literal, NodeParams, Param, ParamEnum, ParamError, ParamKind,
+    ParamValue, Params, Statuses, Ticks,
+};
 
-/// The JSON values parameter defaults are written in
-/// ([`Param::default`], [`FromParam::to_json`]).
+/// Showing text from files safely ([`canopy_core::text`]).
+pub use canopy_core::text::{MAX_QUOTED_CHARS, escape, number, quote};
+
+/// The JSON values [`parse`] returns.
 pub use serde_json;

@@ -7,14 +7,13 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use canopy_core::{Arity, ConditionFn, Ctx, CustomNode, Node, NodeKind, Status};
+use canopy_core::{
+    Arity, ConditionFn, Ctx, CustomNode, Node, NodeKind, NodeParams, Param, ParamError, Params,
+    Status, nodes,
+};
 
 use crate::check::{Place, check};
-use crate::error::ParamError;
 use crate::load::MAX_NESTING;
-use crate::param::Param;
-use crate::typed::NodeParams;
-use crate::value::Params;
 
 /// A factory: checked parameters in, a `T` or the problem out.
 pub(crate) type Factory<T> = Box<dyn Fn(&Params) -> Result<T, ParamError> + Send + Sync>;
@@ -52,7 +51,7 @@ impl<A, W> NodeType<A, W> {
     /// let mut registry = Registry::<(), ()>::new();
     /// registry.register(NodeType::new(
     ///     "Twice", "runs its child to success two times", Arity::Decorator, vec![],
-    ///     |_params| Ok(NodeKind::Repeat(2)),
+    ///     |_params| Ok(NodeKind::from(canopy_core::nodes::Repeat { times: 2 })),
     /// )).unwrap();
     /// assert_eq!(registry.get("Twice").unwrap().arity(), Arity::Decorator);
     /// ```
@@ -108,7 +107,7 @@ impl<A, W> NodeType<A, W> {
     /// ```
     /// # use canopy_data::Registry;
     /// let registry = Registry::<(), ()>::new();
-    /// assert_eq!(registry.get("Inverter").unwrap().description(), "swaps Success and Failure");
+    /// assert_eq!(registry.get("Inverter").unwrap().description(), "Swaps Success and Failure.");
     /// ```
     pub fn description(&self) -> &str {
         &self.description
@@ -167,7 +166,7 @@ fn check_default(node_type: &str, param: &Param) -> Result<(), RegistryError> {
     if default.is_null() {
         return Ok(());
     }
-    let value = crate::doc::from_json(default, MAX_NESTING)
+    let value = crate::doc::from_literal(default, MAX_NESTING)
         .ok_or_else(|| refused("nested too deeply".to_string()))?;
     check(&param.kind, &value, &Place::Param(&param.name))
         .map(drop)
@@ -349,7 +348,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// let mut registry = Registry::<(), ()>::new();
     /// let twice = |default: i64| NodeType::new("Twice", "repeats its child twice", Arity::Decorator,
     ///     vec![Param::count("times", "repetitions").default(default)],
-    ///     |p| Ok(NodeKind::Repeat(p.u32("times")?)));
+    ///     |p| Ok(NodeKind::from(canopy_core::nodes::Repeat { times: p.u32("times")? })));
     /// assert_eq!(registry.register(twice(0)).unwrap_err().to_string(),
     ///     "node type \"Twice\": the default of parameter \"times\" is refused: \
     ///      parameter \"times\" must be at least 1, got 0");
@@ -409,7 +408,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         F: Fn(&Params) -> Result<G, ParamError> + Send + Sync + 'static,
         G: Fn(&mut Ctx<A, W>) -> Status + Send + Sync + 'static,
     {
-        let build = move |p: &Params| Ok(NodeKind::Action(Arc::new(factory(p)?)));
+        let build = move |p: &Params| Ok(nodes::Action(Arc::new(factory(p)?)).into());
         self.register(NodeType::new(name, description, Arity::Leaf, params, build))
     }
 
@@ -497,7 +496,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     {
         let build = move |p: &Params| {
             let leaf = factory(P::from_params(p)?);
-            Ok(NodeKind::Action(Arc::new(leaf)))
+            Ok(nodes::Action(Arc::new(leaf)).into())
         };
         let (description, params) = (P::description(), P::declare());
         self.register(NodeType::new(name, description, Arity::Leaf, params, build))
@@ -625,7 +624,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
                     node.arity().describe()
                 )));
             }
-            Ok(NodeKind::Custom(CustomNode::new(node)))
+            Ok(CustomNode::new(node).into())
         };
         let (description, params) = (P::description(), P::declare());
         self.register(NodeType::new(name, description, arity, params, build))

@@ -5,15 +5,16 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use canopy_core::{Builder, Draft, MAX_DEPTH, NodeKind, Predicate};
+use canopy_core::text::{quote, shorten, suggest};
+use canopy_core::{
+    Builder, Draft, MAX_DEPTH, NodeKind, ParamError, ParamValue, Params, Predicate, nodes,
+};
 
-use crate::check::{Place, check, did_you_mean};
+use crate::check::{Place, check};
 use crate::doc::{Field, Value, describe, field};
-use crate::error::{LoadError, Location, ParamError, Problem};
+use crate::error::{LoadError, Location, Problem};
 use crate::load::{Format, MAX_NODES};
 use crate::registry::{Build, NodeType, Registry};
-use crate::text::shorten;
-use crate::value::{Params, from_json};
 
 /// Stack kept free before recursing one level deeper, and the size of each
 /// extra segment when it is not (for [`stacker::maybe_grow`]).
@@ -203,7 +204,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             if key != "tree" && key != "subtrees" {
                 return Err(self.fail_whole(Problem::UnknownTopLevelField {
                     field: key.to_string(),
-                    suggestion: did_you_mean(key, ["tree", "subtrees"].into_iter()),
+                    suggestion: suggest(key, ["tree", "subtrees"]),
                 }));
             }
         }
@@ -290,14 +291,14 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 return self.subtree(target, path, name, depth);
             }
             Build::Kind(factory) => factory(&params),
-            Build::Condition(factory) => factory(&params).map(NodeKind::Condition),
+            Build::Condition(factory) => factory(&params).map(|f| nodes::Condition(f).into()),
             Build::Guard { reactive } => {
                 let condition = field(fields, "condition").unwrap_or(&Value::Null);
                 let condition = self.condition(condition, &NodePath::Condition(path))?;
                 Ok(if *reactive {
-                    NodeKind::ReactiveGuard(condition)
+                    NodeKind::from(nodes::ReactiveGuard(condition))
                 } else {
-                    NodeKind::Guard(condition)
+                    NodeKind::from(nodes::Guard(condition))
                 })
             }
         }
@@ -338,7 +339,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         let node_type = registry.get(type_name).ok_or_else(|| {
             let problem = Problem::UnknownType {
                 type_name: type_name.to_string(),
-                suggestion: did_you_mean(type_name, registry.names()).map(str::to_string),
+                suggestion: suggest(type_name, registry.names()).map(str::to_string),
             };
             self.fail(path, name, problem)
         })?;
@@ -396,7 +397,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             let problem = Problem::UnknownParam {
                 param: key.to_string(),
                 type_name: node_type.name().to_string(),
-                suggestion: did_you_mean(key, declared.iter().map(|p| p.name.as_str()))
+                suggestion: suggest(key, declared.iter().map(|p| p.name.as_str()))
                     .map(str::to_string),
                 takes: declared.iter().map(|p| p.name.clone()).collect(),
             };
@@ -412,13 +413,14 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 (Some(v), _) => check(&param.kind, v, &Place::Param(&param.name))
                     .map_err(|e| self.fail(path, name, Problem::Param(e)))?,
                 // Defaults were checked when the type was registered.
-                (None, Some(default)) => from_json(&param.kind, default).ok_or_else(|| {
-                    let e = ParamError::invalid(format!(
-                        "the default of parameter {} does not fit its kind",
-                        crate::text::quote(&param.name)
-                    ));
-                    self.fail(path, name, Problem::Param(e))
-                })?,
+                (None, Some(default)) => ParamValue::from_default(&param.kind, default)
+                    .ok_or_else(|| {
+                        let e = ParamError::invalid(format!(
+                            "the default of parameter {} does not fit its kind",
+                            quote(&param.name)
+                        ));
+                        self.fail(path, name, Problem::Param(e))
+                    })?,
                 (None, None) => {
                     let problem = Problem::MissingParam {
                         param: param.name.clone(),
@@ -429,12 +431,12 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             };
             values.push((param, value));
         }
-        Ok(Params {
-            type_name: node_type.name(),
+        Ok(Params::new(
+            node_type.name(),
             values,
-            seed: self.registry.seed(),
+            self.registry.seed(),
             index,
-        })
+        ))
     }
 
     /// The registered condition types, for errors.
@@ -530,7 +532,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         let known = &self.subtrees.sorted;
         Problem::NoSuchSubtree {
             subtree: target.to_string(),
-            suggestion: did_you_mean(target, known.iter().copied()).map(str::to_string),
+            suggestion: suggest(target, known.iter().copied()).map(str::to_string),
             defined: known.iter().take(LISTED).map(|n| n.to_string()).collect(),
             count: known.len(),
         }

@@ -878,7 +878,7 @@ fn registering_a_duplicate_name_is_refused() {
 
     let twice = || {
         NodeType::new("Twice", "", Arity::Decorator, vec![], |_| {
-            Ok(NodeKind::Repeat(2))
+            Ok(canopy_core::nodes::Repeat { times: 2 }.into())
         })
     };
     registry.register(twice()).unwrap();
@@ -893,7 +893,7 @@ fn registering_bad_names_and_parameters_is_refused() {
     let mut registry = Registry::<(), ()>::empty();
     let leaf = |name: &str, params: Vec<Param>| {
         NodeType::new(name, "", Arity::Leaf, params, |_| {
-            Ok(NodeKind::AlwaysSuccess)
+            Ok(canopy_core::nodes::AlwaysSuccess.into())
         })
     };
     assert_eq!(
@@ -1014,7 +1014,7 @@ fn miner_registry() -> Registry<Miner, ()> {
             "swaps Success and Failure",
             Arity::Decorator,
             vec![],
-            |_| Ok(NodeKind::Inverter),
+            |_| Ok(canopy_core::nodes::Inverter.into()),
         ))
         .unwrap();
     registry
@@ -1024,7 +1024,7 @@ fn miner_registry() -> Registry<Miner, ()> {
             Arity::Decorator,
             vec![Param::count("weight", "added per update").default(1)],
             |p| {
-                Ok(NodeKind::Custom(CustomNode::new(Tally {
+                Ok(NodeKind::from(CustomNode::new(Tally {
                     weight: p.u32("weight")?,
                 })))
             },

@@ -17,7 +17,7 @@
 use std::io::{self, Read};
 use std::sync::{Mutex, MutexGuard};
 
-use canopy_core::{Builder, Ctx, NodeKind, Status};
+use canopy_core::{Builder, Ctx, Status};
 use canopy_counting::Counting;
 use canopy_data::{Format, LoadError, MAX_FILE_BYTES, Registry};
 
@@ -660,7 +660,7 @@ fn widest_load() -> (u64, u64, u64) {
                     "AlwaysSuccess",
                     "AlwaysSuccess",
                     vec![],
-                    NodeKind::AlwaysSuccess,
+                    canopy_core::nodes::AlwaysSuccess,
                     [],
                 )
             };
@@ -671,12 +671,18 @@ fn widest_load() -> (u64, u64, u64) {
                         "Sequence",
                         "Sequence",
                         vec![],
-                        NodeKind::Sequence,
+                        canopy_core::nodes::Sequence,
                         (0..n).map(|_| leaf()),
                     )
                 })
                 .collect();
-            builder.typed_node("Sequence", "Sequence", vec![], NodeKind::Sequence, children)
+            builder.typed_node(
+                "Sequence",
+                "Sequence",
+                vec![],
+                canopy_core::nodes::Sequence,
+                children,
+            )
         });
         let (tree, build_peak) = peak_of(|| builder.build(drafts).unwrap());
         assert_eq!(tree.len(), 1 + groups.len() + leaves);

@@ -412,7 +412,7 @@ fn a_default_that_is_not_of_its_kind_is_refused_at_registration() {
     let mut registry = Registry::<(), ()>::new();
     let bad = |param: Param| {
         NodeType::new("Bad", "", Arity::Leaf, vec![param], |_| {
-            Ok(canopy_core::NodeKind::AlwaysSuccess)
+            Ok(canopy_core::nodes::AlwaysSuccess.into())
         })
     };
     let e = registry
@@ -467,12 +467,12 @@ fn hand_written_declarations_read_typed() {
                 );
                 let mut path = start.into_iter().collect::<Vec<_>>();
                 path.extend(route);
-                Ok(canopy_core::NodeKind::Action(std::sync::Arc::new(
+                Ok(canopy_core::NodeKind::from(canopy_core::nodes::Action(std::sync::Arc::new(
                     move |cx: &mut Ctx<Vec<[f64; 3]>, ()>| {
                         cx.agent.clone_from(&path);
                         Status::Success
                     },
-                )))
+                ))))
             },
         ))
         .unwrap();

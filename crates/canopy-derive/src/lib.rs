@@ -1,6 +1,6 @@
 //! Derives for canopy's user-defined nodes, re-exported where they are
 //! used: `canopy::Task`, `canopy::data::Params`
-//! and `canopy::data::ParamEnum` (and `canopy_data::…`).
+//! and `canopy::ParamEnum` (and `canopy_core::…`, `canopy_data::…`).
 //!
 //! - [`Task`](derive@Task): a custom node's per-agent state, plain bytes.
 //! - [`Params`](derive@Params): a struct's fields as a node type's typed
@@ -80,7 +80,7 @@ pub fn derive_task(input: TokenStream) -> TokenStream {
 }
 
 /// A struct's fields as a node type's parameters: implements
-/// `canopy_data::NodeParams`, whose docs list the attributes.
+/// `canopy_core::NodeParams`, whose docs list the attributes.
 ///
 /// The struct's doc comment is the node type's description; each field is
 /// a parameter named as the field, read as the field's type (numbers,
@@ -88,7 +88,7 @@ pub fn derive_task(input: TokenStream) -> TokenStream {
 /// `Option`s, `#[derive(ParamEnum)]` enums), described by its doc comment.
 ///
 /// ```
-/// use canopy_data::{NodeParams, Params, Param, Ticks};
+/// use canopy_core::{NodeParams, Params, Param, Ticks};
 ///
 /// /// Walks between points, waiting at each.
 /// #[derive(Params)]
@@ -117,13 +117,13 @@ pub fn derive_params(input: TokenStream) -> TokenStream {
 }
 
 /// An enum's unit variants as the words of a parameter: implements
-/// `canopy_data::ParamEnum` and `canopy_data::FromParam`, so a field of
+/// `canopy_core::ParamEnum` and `canopy_core::FromParam`, so a field of
 /// the enum's type reads one word, checked with "did you mean" errors.
 /// Words are the variants' names in `snake_case`; rename one with
 /// `#[param(rename = "…")]`.
 ///
 /// ```
-/// use canopy_data::{Param, ParamEnum};
+/// use canopy_core::{Param, ParamEnum};
 ///
 /// #[derive(Debug, PartialEq, ParamEnum)]
 /// enum Gait { Walk, RunAway, #[param(rename = "sneak")] Crouch }

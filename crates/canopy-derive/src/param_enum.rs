@@ -36,11 +36,11 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
                 krate = Some(meta.value()?.parse::<LitStr>()?.parse::<syn::Path>()?);
                 Ok(())
             } else {
-                Err(meta.error("unknown `params` attribute: the only one is `crate = \"path::to::canopy_data\"`"))
+                Err(meta.error("unknown `params` attribute: the only one is `crate = \"path::to::canopy_core\"`"))
             }
         })?;
     }
-    let data_path = find(&ROUTES, krate.as_ref(), "params", "canopy::data")?;
+    let data_path = find(&ROUTES, krate.as_ref(), "params", "canopy")?;
     let mut variants = Vec::new();
     let mut words: Vec<String> = Vec::new();
     for variant in &data.variants {
@@ -95,9 +95,10 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
                 <Self as #data::ParamEnum>::from_word(value.as_str()?)
             }
 
-            fn to_json(&self) -> #data::serde_json::Value {
-                let word = <Self as #data::ParamEnum>::word(self);
-                <::std::string::String as #data::FromParam>::to_json(&::std::string::ToString::to_string(word))
+            fn to_literal(&self) -> #data::Literal {
+                #data::Literal::Text(::std::string::ToString::to_string(
+                    <Self as #data::ParamEnum>::word(self),
+                ))
             }
         }
     })

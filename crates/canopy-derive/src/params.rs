@@ -11,11 +11,16 @@ use syn::{Attribute, Data, DeriveInput, Expr, ExprRange, Fields, LitStr, RangeLi
 
 use crate::krate::{Route, find};
 
-/// What the derive reaches the registry's types through.
-pub(crate) const ROUTES: [Route; 2] = [
+/// What the derive reaches the parameter types through: the facade, the
+/// engine that defines them, or the registry that re-exports them.
+pub(crate) const ROUTES: [Route; 3] = [
     Route {
         package: "canopy",
-        below: &["data"],
+        below: &[],
+    },
+    Route {
+        package: "canopy-core",
+        below: &[],
     },
     Route {
         package: "canopy-data",
@@ -35,6 +40,8 @@ struct Field<'a> {
     default: Option<Expr>,
     range: Option<ExprRange>,
     len: Option<ExprRange>,
+    /// Not in the file: the node's salt ([`Params::salt`]).
+    salt: bool,
 }
 
 /// The struct's own attributes.
@@ -76,23 +83,32 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
     check_names(&fields)?;
     let options = options(&input.attrs)?;
-    let data = find(&ROUTES, options.krate.as_ref(), "params", "canopy::data")?;
+    let data = find(&ROUTES, options.krate.as_ref(), "params", "canopy")?;
     let description = doc(&input.attrs);
 
     let declared = fields
         .iter()
+        .filter(|f| !f.salt)
         .map(|f| declare(f, &data))
         .collect::<syn::Result<Vec<_>>>()?;
     let asserts = fields.iter().map(|f| asserts(f, &data));
     let reads = fields.iter().map(|f| {
         let (ident, ty, name) = (f.ident, f.ty, &f.name);
-        quote!(#ident: params.get::<#ty>(#name)?)
+        if f.salt {
+            quote_spanned!(ty.span()=> #ident: { let salt: u64 = params.salt(); salt })
+        } else {
+            quote!(#ident: params.get::<#ty>(#name)?)
+        }
     });
     let value = if fields.is_empty() {
         quote!(#name {})
     } else {
         quote!(#name { #(#reads,)* })
     };
+    let values = fields.iter().filter(|f| !f.salt).map(|f| {
+        let (ident, ty, name) = (f.ident, f.ty, &f.name);
+        quote!((#name, <#ty as #data::FromParam>::to_literal(&self.#ident)))
+    });
     let check = options.check.map(|check| {
         quote_spanned!(check.span()=>
             (#check)(&value).map_err(<#data::ParamError as ::core::convert::From<_>>::from)?;
@@ -116,6 +132,10 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
                 #check
                 ::core::result::Result::Ok(value)
             }
+
+            fn values(&self) -> ::std::vec::Vec<(&'static str, #data::Literal)> {
+                ::std::vec![#(#values),*]
+            }
         }
         #(#asserts)*
     })
@@ -132,6 +152,7 @@ fn field(f: &syn::Field) -> syn::Result<Field<'_>> {
         default: None,
         range: None,
         len: None,
+        salt: false,
     };
     for attr in f.attrs.iter().filter(|a| a.path().is_ident("param")) {
         attr.parse_nested_meta(|meta| {
@@ -141,11 +162,13 @@ fn field(f: &syn::Field) -> syn::Result<Field<'_>> {
                 field.range = Some(range(meta.value()?.parse()?, "range")?);
             } else if meta.path.is_ident("len") {
                 field.len = Some(range(meta.value()?.parse()?, "len")?);
+            } else if meta.path.is_ident("salt") {
+                field.salt = true;
             } else if meta.path.is_ident("rename") {
                 field.name = meta.value()?.parse::<LitStr>()?.value();
             } else {
                 return Err(meta.error(
-                    "unknown `param` attribute: write `default = …`, `range = a..=b`, `len = a..=b` or `rename = \"…\"`",
+                    "unknown `param` attribute: write `default = …`, `range = a..=b`, `len = a..=b`, `rename = \"…\"` or `salt`",
                 ));
             }
             Ok(())
@@ -211,7 +234,7 @@ fn options(attrs: &[Attribute]) -> syn::Result<Options> {
                 options.krate = Some(meta.value()?.parse::<LitStr>()?.parse()?);
             } else {
                 return Err(meta.error(
-                    "unknown `params` attribute: write `check = path::to::fn` or `crate = \"path::to::canopy_data\"`",
+                    "unknown `params` attribute: write `check = path::to::fn` or `crate = \"path::to::canopy_core\"`",
                 ));
             }
             Ok(())
@@ -231,6 +254,11 @@ pub(crate) fn doc(attrs: &[Attribute]) -> String {
             }) = &nv.value
         {
             let value = text.value();
+            // An empty `///` line is an empty value, which has no lines:
+            // it still ends the paragraph.
+            if value.trim().is_empty() {
+                lines.push(String::new());
+            }
             for line in value.lines() {
                 lines.push(line.trim().to_string());
             }
@@ -282,7 +310,7 @@ fn declare(f: &Field, data: &TokenStream) -> syn::Result<TokenStream> {
             ));
         }
         param = quote_spanned! {default.span()=>
-            #param.default(#data::FromParam::to_json(&{
+            #param.default(#data::FromParam::to_literal(&{
                 let default: #ty = #data::IntoDefault::into_default(#default);
                 default
             }))
@@ -328,6 +356,9 @@ fn is_list(ty: &Type) -> bool {
 fn asserts(f: &Field, data: &TokenStream) -> TokenStream {
     let (ty, name) = (f.ty, &f.name);
     let mut out = TokenStream::new();
+    if f.salt {
+        return out;
+    }
     if let Some(range) = &f.range {
         let message = format!(
             "`range` narrows numbers: parameter `{name}` is not a number, a point, or a list or option of them"

@@ -16,7 +16,7 @@
 use std::fmt;
 
 use canopy_core::{
-    ActionFn, Afterwards, ConditionFn, Ctx, NodeKind, NodeRef, Policy, Status, Tree,
+    ActionFn, Afterwards, ConditionFn, Ctx, NodeKind, NodeRef, Policy, Status, Tree, nodes,
 };
 
 use crate::text::{clip, quote};
@@ -175,9 +175,9 @@ fn classic<A: 'static, W: 'static>(node: NodeRef<'_, A, W>) -> Result<Child<A, W
     let made = match node.kind() {
         NodeKind::Action(_)
         | NodeKind::Condition(_)
-        | NodeKind::AlwaysSuccess
-        | NodeKind::AlwaysFailure
-        | NodeKind::AlwaysRunning
+        | NodeKind::AlwaysSuccess(_)
+        | NodeKind::AlwaysFailure(_)
+        | NodeKind::AlwaysRunning(_)
         | NodeKind::Wait(_) => leaf(node.kind()),
         kind => match <[Child<A, W>; 1]>::try_from(children) {
             Ok([child]) => decorator(kind, child),
@@ -191,22 +191,22 @@ fn composite<A: 'static, W: 'static>(
     kind: &NodeKind<A, W>,
     children: Vec<Child<A, W>>,
 ) -> Option<Child<A, W>> {
-    Some(match *kind {
-        NodeKind::Sequence => boxed(InOrder::new(children, Status::Success)),
-        NodeKind::Selector => boxed(InOrder::new(children, Status::Failure)),
-        NodeKind::SequenceWithMemory => boxed(MemorySequence {
+    Some(match kind {
+        NodeKind::Sequence(_) => boxed(InOrder::new(children, Status::Success)),
+        NodeKind::Selector(_) => boxed(InOrder::new(children, Status::Failure)),
+        NodeKind::SequenceWithMemory(_) => boxed(MemorySequence {
             children,
             current: 0,
         }),
-        NodeKind::ReactiveSequence => boxed(Reactive {
+        NodeKind::ReactiveSequence(_) => boxed(Reactive {
             children,
             go_on: Status::Success,
         }),
-        NodeKind::ReactiveSelector => boxed(Reactive {
+        NodeKind::ReactiveSelector(_) => boxed(Reactive {
             children,
             go_on: Status::Failure,
         }),
-        NodeKind::Parallel { success, failure } => boxed(Parallel {
+        &NodeKind::Parallel(nodes::Parallel { success, failure }) => boxed(Parallel {
             results: vec![None; children.len()],
             children,
             success,
@@ -221,32 +221,36 @@ fn decorator<A: 'static, W: 'static>(
     child: Child<A, W>,
 ) -> Option<Child<A, W>> {
     Some(match kind {
-        NodeKind::Inverter => boxed(Reshape(child, Status::invert)),
-        NodeKind::ForceSuccess => boxed(Reshape(child, |_| Status::Success)),
-        NodeKind::ForceFailure => boxed(Reshape(child, |_| Status::Failure)),
-        &NodeKind::Repeat(times) => boxed(Count::new(child, times, Status::Success)),
-        &NodeKind::Retry(times) => boxed(Count::new(child, times, Status::Failure)),
-        NodeKind::Guard(p) => boxed(Guard {
+        NodeKind::Inverter(_) => boxed(Reshape(child, Status::invert)),
+        NodeKind::ForceSuccess(_) => boxed(Reshape(child, |_| Status::Success)),
+        NodeKind::ForceFailure(_) => boxed(Reshape(child, |_| Status::Failure)),
+        &NodeKind::Repeat(nodes::Repeat { times }) => {
+            boxed(Count::new(child, times, Status::Success))
+        }
+        &NodeKind::Retry(nodes::Retry { times }) => {
+            boxed(Count::new(child, times, Status::Failure))
+        }
+        NodeKind::Guard(nodes::Guard(p)) => boxed(Guard {
             condition: p.check.clone(),
             child,
             open: false,
         }),
-        NodeKind::ReactiveGuard(p) => boxed(ReactiveGuard {
+        NodeKind::ReactiveGuard(nodes::ReactiveGuard(p)) => boxed(ReactiveGuard {
             condition: p.check.clone(),
             child,
         }),
-        &NodeKind::Timeout(ticks) => boxed(Timeout {
+        &NodeKind::Timeout(nodes::Timeout { ticks }) => boxed(Timeout {
             child,
             ticks,
             started: 0,
         }),
-        &NodeKind::RunOnce(then) => boxed(RunOnce {
+        &NodeKind::RunOnce(nodes::RunOnce { then }) => boxed(RunOnce {
             child,
             then,
             ended: None,
             answer: None,
         }),
-        &NodeKind::Cooldown(ticks) => boxed(Cooldown {
+        &NodeKind::Cooldown(nodes::Cooldown { ticks }) => boxed(Cooldown {
             child,
             ticks,
             ended: None,
@@ -259,12 +263,12 @@ fn decorator<A: 'static, W: 'static>(
 
 fn leaf<A: 'static, W: 'static>(kind: &NodeKind<A, W>) -> Option<Child<A, W>> {
     Some(match kind {
-        NodeKind::Action(f) => boxed(Action(f.clone())),
-        NodeKind::Condition(f) => boxed(Condition(f.clone())),
-        NodeKind::AlwaysSuccess => boxed(Constant(Status::Success)),
-        NodeKind::AlwaysFailure => boxed(Constant(Status::Failure)),
-        NodeKind::AlwaysRunning => boxed(Constant(Status::Running)),
-        &NodeKind::Wait(ticks) => boxed(Wait { ticks, started: 0 }),
+        NodeKind::Action(nodes::Action(f)) => boxed(Action(f.clone())),
+        NodeKind::Condition(nodes::Condition(f)) => boxed(Condition(f.clone())),
+        NodeKind::AlwaysSuccess(_) => boxed(Constant(Status::Success)),
+        NodeKind::AlwaysFailure(_) => boxed(Constant(Status::Failure)),
+        NodeKind::AlwaysRunning(_) => boxed(Constant(Status::Running)),
+        &NodeKind::Wait(nodes::Wait { ticks }) => boxed(Wait { ticks, started: 0 }),
         _ => return None,
     })
 }

@@ -189,20 +189,8 @@ fn rehost<'b>(
             let leaf = guard_leaf(name);
             return b.reactive_guard(name, move |cx| traced_check(leaf, cx), kids[0]);
         }
-        NodeKind::Sequence => NodeKind::Sequence,
-        NodeKind::Selector => NodeKind::Selector,
-        NodeKind::ReactiveSequence => NodeKind::ReactiveSequence,
-        NodeKind::ReactiveSelector => NodeKind::ReactiveSelector,
-        &NodeKind::Parallel { success, failure } => NodeKind::Parallel { success, failure },
-        NodeKind::Inverter => NodeKind::Inverter,
-        NodeKind::ForceSuccess => NodeKind::ForceSuccess,
-        NodeKind::ForceFailure => NodeKind::ForceFailure,
-        &NodeKind::Repeat(n) => NodeKind::Repeat(n),
-        &NodeKind::Retry(n) => NodeKind::Retry(n),
-        &NodeKind::Timeout(n) => NodeKind::Timeout(n),
-        &NodeKind::Cooldown(n) => NodeKind::Cooldown(n),
-        &NodeKind::Wait(n) => NodeKind::Wait(n),
-        other => panic!("the reference tree has no {other:?}"),
+        // Every other kind holds no code: the same kind.
+        kind => kind.for_types().expect("a kind without code"),
     };
     b.node(name, kind, kids)
 }

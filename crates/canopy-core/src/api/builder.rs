@@ -31,14 +31,13 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::marker::PhantomData;
-use std::mem::Discriminant;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use typed_arena::Arena;
 
 use crate::def::custom::{CustomNode, Node};
-use crate::def::kind::NodeKind;
+use crate::nodes::{self, NodeKind, PlainKey};
 use crate::tree::layout::{self, Plan, PlanNode};
 use crate::tree::{Label, Tree};
 use crate::util::context::{Ctx, Predicate};
@@ -52,47 +51,8 @@ use crate::util::ticket::Ticket;
 /// for a table with one entry per node.
 type Parent = (u32, u32);
 
-/// What tells two kinds without code apart: the variant and its numbers.
-type PlainKey<A, W> = (Discriminant<NodeKind<A, W>>, u32, Option<(Policy, Policy)>);
-
 /// A builder's kinds without code, by key.
-type SharedKinds<'b, A, W> = HashMap<PlainKey<A, W>, &'b NodeKind<A, W>>;
-
-/// The key of a kind two drafts can share, or `None` for one holding code
-/// (closures and custom nodes cannot be compared).
-fn plain_key<A, W>(kind: &NodeKind<A, W>) -> Option<PlainKey<A, W>> {
-    let number = match kind {
-        NodeKind::Repeat(n)
-        | NodeKind::Retry(n)
-        | NodeKind::Timeout(n)
-        | NodeKind::Cooldown(n)
-        | NodeKind::Wait(n) => *n,
-        NodeKind::RunOnce(then) => *then as u32,
-        NodeKind::Sequence
-        | NodeKind::Selector
-        | NodeKind::SequenceWithMemory
-        | NodeKind::ReactiveSequence
-        | NodeKind::ReactiveSelector
-        | NodeKind::Parallel { .. }
-        | NodeKind::Inverter
-        | NodeKind::ForceSuccess
-        | NodeKind::ForceFailure
-        | NodeKind::AlwaysSuccess
-        | NodeKind::AlwaysFailure
-        | NodeKind::AlwaysRunning => 0,
-        NodeKind::Guard(_)
-        | NodeKind::ReactiveGuard(_)
-        | NodeKind::Action(_)
-        | NodeKind::Condition(_)
-        | NodeKind::Async(_)
-        | NodeKind::Custom(_) => return None,
-    };
-    let policies = match kind {
-        NodeKind::Parallel { success, failure } => Some((*success, *failure)),
-        _ => None,
-    };
-    Some((std::mem::discriminant(kind), number, policies))
-}
+type SharedKinds<'b, A, W> = HashMap<PlainKey, &'b NodeKind<A, W>>;
 
 /// The root's [`Parent`].
 const ROOT: Parent = (u32::MAX, u32::MAX);
@@ -240,16 +200,16 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// come here. Structural mistakes are reported by [`Builder::build`].
     ///
     /// ```
-    /// use canopy_core::{Builder, NodeKind};
+    /// use canopy_core::Builder;
     /// let b = Builder::<(), ()>::new();
-    /// let inv = b.node("not", NodeKind::Inverter, []);
+    /// let inv = b.node("not", canopy_core::nodes::Inverter, []);
     /// let err = b.build(inv).unwrap_err();
     /// assert_eq!(err.problem, "an Inverter needs exactly one child, got 0");
     /// ```
     pub fn node(
         &'b self,
         name: &str,
-        kind: NodeKind<A, W>,
+        kind: impl Into<NodeKind<A, W>>,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
         let label = Label {
@@ -257,7 +217,7 @@ impl<'b, A, W> Builder<'b, A, W> {
             type_name: None,
             params: None,
         };
-        self.alloc(label, kind, children)
+        self.alloc(label, kind.into(), children)
     }
 
     /// [`Builder::node`] under a type name and parameters of its own,
@@ -267,11 +227,11 @@ impl<'b, A, W> Builder<'b, A, W> {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use canopy_core::{Builder, NodeKind};
+    /// use canopy_core::{Builder, nodes::Condition};
     /// let b = Builder::<u32, ()>::new();
     /// let params = vec![("above".to_string(), "3".to_string())];
     /// let hungry = b.typed_node("hungry?", "IsHungry", params,
-    ///     NodeKind::Condition(Arc::new(|cx| *cx.agent > 3)), []);
+    ///     Condition(Arc::new(|cx| *cx.agent > 3)), []);
     /// let tree = b.build(hungry).unwrap();
     /// assert_eq!(tree.display().to_string(), "hungry?  IsHungry(above=3)\n");
     /// ```
@@ -280,7 +240,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         name: &str,
         type_name: &str,
         params: Vec<(String, String)>,
-        kind: NodeKind<A, W>,
+        kind: impl Into<NodeKind<A, W>>,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
         let label = Label {
@@ -288,7 +248,7 @@ impl<'b, A, W> Builder<'b, A, W> {
             type_name: Some(type_name.into()),
             params: Some(params),
         };
-        self.alloc(label, kind, children)
+        self.alloc(label, kind.into(), children)
     }
 
     fn alloc(
@@ -318,7 +278,7 @@ impl<'b, A, W> Builder<'b, A, W> {
 
     /// The builder's one copy of `kind` if it holds no code, else its own.
     fn kind(&'b self, kind: NodeKind<A, W>) -> &'b NodeKind<A, W> {
-        let Some(key) = plain_key(&kind) else {
+        let Some(key) = kind.plain_key() else {
             return self.kinds.alloc(kind);
         };
         let mut plain = self.plain.borrow_mut();
@@ -347,7 +307,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         name: &str,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Sequence, children)
+        self.node(name, nodes::Sequence, children)
     }
 
     /// A [Selector](crate::nodes#selector).
@@ -356,7 +316,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         name: &str,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Selector, children)
+        self.node(name, nodes::Selector, children)
     }
 
     /// A [SequenceWithMemory](crate::nodes#sequencewithmemory): a Sequence
@@ -367,7 +327,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         name: &str,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::SequenceWithMemory, children)
+        self.node(name, nodes::SequenceWithMemory, children)
     }
 
     /// A [ReactiveSequence](crate::nodes#reactivesequence).
@@ -376,7 +336,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         name: &str,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::ReactiveSequence, children)
+        self.node(name, nodes::ReactiveSequence, children)
     }
 
     /// A [ReactiveSelector](crate::nodes#reactiveselector) (priority selector).
@@ -385,7 +345,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         name: &str,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::ReactiveSelector, children)
+        self.node(name, nodes::ReactiveSelector, children)
     }
 
     /// A [Parallel](crate::nodes#parallel) with its success and failure policies.
@@ -396,22 +356,22 @@ impl<'b, A, W> Builder<'b, A, W> {
         failure: Policy,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Parallel { success, failure }, children)
+        self.node(name, nodes::Parallel { success, failure }, children)
     }
 
     /// An [Inverter](crate::nodes#inverter).
     pub fn inverter(&'b self, name: &str, child: &'b Draft<'b, A, W>) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Inverter, [child])
+        self.node(name, nodes::Inverter, [child])
     }
 
     /// A [ForceSuccess](crate::nodes#forcesuccess--forcefailure).
     pub fn force_success(&'b self, name: &str, child: &'b Draft<'b, A, W>) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::ForceSuccess, [child])
+        self.node(name, nodes::ForceSuccess, [child])
     }
 
     /// A [ForceFailure](crate::nodes#forcesuccess--forcefailure).
     pub fn force_failure(&'b self, name: &str, child: &'b Draft<'b, A, W>) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::ForceFailure, [child])
+        self.node(name, nodes::ForceFailure, [child])
     }
 
     /// A [Repeat](crate::nodes#repeatn): the child must succeed `times` times.
@@ -421,7 +381,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         times: u32,
         child: &'b Draft<'b, A, W>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Repeat(times), [child])
+        self.node(name, nodes::Repeat { times }, [child])
     }
 
     /// A [Retry](crate::nodes#retryn): up to `times` attempts.
@@ -431,7 +391,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         times: u32,
         child: &'b Draft<'b, A, W>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Retry(times), [child])
+        self.node(name, nodes::Retry { times }, [child])
     }
 
     /// A [Guard](crate::nodes#guard): enters `child` only if `condition`
@@ -449,7 +409,7 @@ impl<'b, A, W> Builder<'b, A, W> {
             label: None,
             check: Arc::new(condition),
         };
-        self.node(name, NodeKind::Guard(check), [child])
+        self.node(name, nodes::Guard(check), [child])
     }
 
     /// A [ReactiveGuard](crate::nodes#reactiveguard): re-checks `condition`
@@ -467,7 +427,7 @@ impl<'b, A, W> Builder<'b, A, W> {
             label: None,
             check: Arc::new(condition),
         };
-        self.node(name, NodeKind::ReactiveGuard(check), [child])
+        self.node(name, nodes::ReactiveGuard(check), [child])
     }
 
     /// A [Timeout](crate::nodes#timeoutn): fails once the child has run `ticks` ticks.
@@ -477,7 +437,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         ticks: u32,
         child: &'b Draft<'b, A, W>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Timeout(ticks), [child])
+        self.node(name, nodes::Timeout { ticks }, [child])
     }
 
     /// A [Cooldown](crate::nodes#cooldownn): after the child finishes, fails
@@ -488,7 +448,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         ticks: u32,
         child: &'b Draft<'b, A, W>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Cooldown(ticks), [child])
+        self.node(name, nodes::Cooldown { ticks }, [child])
     }
 
     /// A [RunOnce](crate::nodes#runoncethen): runs `child` to the end once
@@ -499,7 +459,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         then: Afterwards,
         child: &'b Draft<'b, A, W>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::RunOnce(then), [child])
+        self.node(name, nodes::RunOnce { then }, [child])
     }
 
     /// An [Action](crate::nodes#action) leaf running `f` on every update.
@@ -507,7 +467,7 @@ impl<'b, A, W> Builder<'b, A, W> {
     where
         F: Fn(&mut Ctx<A, W>) -> Status + Send + Sync + 'static,
     {
-        self.node(name, NodeKind::Action(Arc::new(f)), [])
+        self.node(name, nodes::Action(Arc::new(f)), [])
     }
 
     /// A [Condition](crate::nodes#condition) leaf: `true` is Success.
@@ -515,27 +475,27 @@ impl<'b, A, W> Builder<'b, A, W> {
     where
         F: Fn(&Ctx<A, W>) -> bool + Send + Sync + 'static,
     {
-        self.node(name, NodeKind::Condition(Arc::new(f)), [])
+        self.node(name, nodes::Condition(Arc::new(f)), [])
     }
 
     /// A leaf that always succeeds.
     pub fn always_success(&'b self, name: &str) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::AlwaysSuccess, [])
+        self.node(name, nodes::AlwaysSuccess, [])
     }
 
     /// A leaf that always fails.
     pub fn always_failure(&'b self, name: &str) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::AlwaysFailure, [])
+        self.node(name, nodes::AlwaysFailure, [])
     }
 
     /// A leaf that never finishes.
     pub fn always_running(&'b self, name: &str) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::AlwaysRunning, [])
+        self.node(name, nodes::AlwaysRunning, [])
     }
 
     /// A [Wait](crate::nodes#waitn) leaf: Running until `ticks` ticks have passed.
     pub fn wait(&'b self, name: &str, ticks: u32) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Wait(ticks), [])
+        self.node(name, nodes::Wait { ticks }, [])
     }
 
     /// An [Async](crate::nodes#async) leaf: `start` runs once when the leaf
@@ -558,7 +518,7 @@ impl<'b, A, W> Builder<'b, A, W> {
     where
         F: Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync + 'static,
     {
-        self.node(name, NodeKind::Async(Arc::new(start)), [])
+        self.node(name, nodes::Async(Arc::new(start)), [])
     }
 
     /// A user-defined [`Node`] with its children (none for a leaf).
@@ -568,7 +528,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         node: N,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, NodeKind::Custom(CustomNode::new(node)), children)
+        self.node(name, CustomNode::new(node), children)
     }
 
     /// Check the tree under `root` and flatten it into a shareable [`Tree`].
@@ -712,7 +672,7 @@ mod tests {
         assert!(ptr::eq(w3.label, w3_again.label) && ptr::eq(w3.kind, w3_again.kind));
         assert!(ptr::eq(w3.label, w4.label) && !ptr::eq(w3.kind, w4.kind));
         let params = vec![("for".to_string(), "3".to_string())];
-        let nap = b.typed_node("w", "Nap", params, NodeKind::Wait(3), []);
+        let nap = b.typed_node("w", "Nap", params, nodes::Wait { ticks: 3 }, []);
         assert!(!ptr::eq(w3.label, nap.label) && ptr::eq(w3.kind, nap.kind));
         let (a1, a2) = (
             b.action("a", |_| Status::Success),
@@ -749,10 +709,10 @@ mod tests {
         let kids: Vec<_> = tree.node(tree.root()).children().collect();
         match (kids[4].kind(), kids[5].kind(), a1.kind, a2.kind) {
             (
-                NodeKind::Action(t1),
-                NodeKind::Action(t2),
-                NodeKind::Action(d1),
-                NodeKind::Action(d2),
+                NodeKind::Action(nodes::Action(t1)),
+                NodeKind::Action(nodes::Action(t2)),
+                NodeKind::Action(nodes::Action(d1)),
+                NodeKind::Action(nodes::Action(d2)),
             ) => assert!(Arc::ptr_eq(t1, d1) && Arc::ptr_eq(t2, d2)),
             kinds => panic!("not four actions: {kinds:?}"),
         }

@@ -2,10 +2,11 @@
 //! The rules are on [`Agent::reload`](crate::Agent::reload).
 
 use crate::api::agent::Agent;
+use crate::def::kind::Carry;
 use crate::def::observer::{Event, EventKind, Observer};
 use crate::engine::runner::Runner;
 use crate::engine::walk::{self, Invalid, Running};
-use crate::nodes::{self, Carry};
+use crate::nodes;
 use crate::tree::layout::At;
 use crate::tree::{NodeDef, Tree};
 use crate::util::primitives::NodeId;

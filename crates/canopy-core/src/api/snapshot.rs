@@ -255,6 +255,7 @@ impl Agent {
         }
         agent.set_root_running(tree, snapshot.running);
         check_tasks(tree, &agent)?;
+        check_persistent(tree, &agent)?;
         if snapshot.mode == SavedMode::Event || agent.extra.is_some() {
             let mode = match snapshot.mode {
                 SavedMode::Tick => Mode::Tick,
@@ -292,6 +293,27 @@ fn load_wait(saved: &SavedWait) -> Result<Entry, RestoreError> {
         generation: saved.generation,
         node: saved.node,
         wait,
+    })
+}
+
+/// Every node's persistent memory must be memory its kind can have left
+/// by the snapshot's tick: a forged cooldown end far in the future would
+/// otherwise make the node refuse for billions of ticks, a run that never
+/// happened.
+fn check_persistent<A, W>(tree: &Tree<A, W>, agent: &Agent) -> Result<(), RestoreError> {
+    let persist = &agent.mem[tree.task_bytes as usize..];
+    crate::tree::layout::persist_places(&tree.nodes, &tree.info, &tree.edges, |node, at| {
+        let def = tree.def(node);
+        let len = nodes::facts(&def.kind, def.child_count as usize).persist as usize;
+        let words = &persist[at as usize..at as usize + len];
+        if nodes::persist_valid(&def.kind, words, def.child_count as usize, agent.tick) {
+            Ok(())
+        } else {
+            Err(corrupt_at(
+                node,
+                "persistent memory its kind cannot have left",
+            ))
+        }
     })
 }
 

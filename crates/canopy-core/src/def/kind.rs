@@ -1,82 +1,20 @@
-//! Every kind of node, with its parameters, and the facts about a kind that
-//! the tree's layout and the event-driven scheduler need.
+//! What a node kind is to the engine: the [`Kind`] interface every kind's
+//! file implements, and the [`Facts`] about a kind that the tree's layout
+//! and the event-driven scheduler need.
 //!
-//! A kind's facts and semantics are written in its own file under
-//! [`nodes`](crate::nodes); this file only names the kinds. Adding one is a
-//! variant here, a file there, and one line in the `dispatch!` list of
-//! `nodes/mod.rs`; every fact and behaviour is a required item of the
-//! `Kind` trait, so a forgotten one is a compile error, not a default.
+//! A kind is one file under [`nodes`](crate::nodes) plus one line in the
+//! table there. Its facts are one required method returning a struct
+//! literal, so a forgotten fact is a compile error, not a default; so are
+//! its update, where its running child is, and what happens to it on a hot
+//! reload — the three behaviours with no answer that suits every kind. The
+//! rest has defaults that are right for a kind that does not use the
+//! feature (no state to check, no wait to hold, nothing to say to an
+//! inspector), and [`one_child`] and [`leaf`] write the common shapes in one
+//! line each.
 
-use std::fmt;
-use std::sync::Arc;
-
-use crate::def::custom::CustomNode;
-use crate::util::context::{ActionFn, AsyncFn, ConditionFn, Predicate};
-use crate::util::primitives::Arity;
-
-/// Every kind of node, with its parameters. Durations are in ticks.
-///
-/// The semantics of each kind are documented in [`nodes`](crate::nodes).
-#[non_exhaustive]
-pub enum NodeKind<A, W> {
-    /// Children in order until one runs or fails; resumes a running child.
-    Sequence,
-    /// Children in order until one runs or succeeds; resumes a running child.
-    Selector,
-    /// A Sequence that remembers across activations where it stopped: after
-    /// a failure or an abort it goes on from the child that failed or was
-    /// running (BehaviorTree.CPP's `SequenceWithMemory`).
-    SequenceWithMemory,
-    /// Sequence that re-checks the children before the running one every tick.
-    ReactiveSequence,
-    /// Priority selector that re-tries higher-priority children every tick.
-    ReactiveSelector,
-    /// All children every tick, decided by the two policies.
-    Parallel {
-        /// When the parallel succeeds.
-        success: crate::Policy,
-        /// When the parallel fails.
-        failure: crate::Policy,
-    },
-    /// Swaps Success and Failure.
-    Inverter,
-    /// Turns a finished child into Success.
-    ForceSuccess,
-    /// Turns a finished child into Failure.
-    ForceFailure,
-    /// Runs the child to success this many times, one completion per tick.
-    Repeat(u32),
-    /// Re-runs a failing child, up to this many attempts.
-    Retry(u32),
-    /// Enters the child only if the condition holds when the guard is entered.
-    Guard(Predicate<A, W>),
-    /// Re-checks the condition every tick and aborts the child when it fails.
-    ReactiveGuard(Predicate<A, W>),
-    /// Fails and aborts the child once it has run this many ticks.
-    Timeout(u32),
-    /// After the child finishes, fails for this many ticks without running it.
-    Cooldown(u32),
-    /// Runs the child to the end once per agent; afterwards returns what
-    /// [`Afterwards`](crate::Afterwards) says without running it.
-    RunOnce(crate::Afterwards),
-    /// Leaf: user code returning a status.
-    Action(ActionFn<A, W>),
-    /// Leaf: user code returning true (Success) or false (Failure).
-    Condition(ConditionFn<A, W>),
-    /// Leaf: always Success.
-    AlwaysSuccess,
-    /// Leaf: always Failure.
-    AlwaysFailure,
-    /// Leaf: always Running.
-    AlwaysRunning,
-    /// Leaf: Running until this many ticks have passed since it was entered.
-    Wait(u32),
-    /// Leaf: starts work when entered and stays Running until the work's
-    /// [`Ticket`](crate::Ticket) is completed from outside the tick.
-    Async(AsyncFn<A, W>),
-    /// A user-defined node type with its own task (see [`Node`](crate::Node)).
-    Custom(CustomNode<A, W>),
-}
+use crate::def::exec::{Exec, Visit, Wake};
+use crate::util::context::Ctx;
+use crate::util::status::{Exit, Status};
 
 /// How a node's behavior slots — the places its children's tasks are
 /// installed — map to its children.
@@ -111,7 +49,7 @@ impl SlotPlan {
 pub(crate) enum Sched {
     /// Passes ticks through: its running children have frames of their
     /// own, and it is updated only when one of them finishes (or at a
-    /// moment of its own, see [`Wake`](crate::def::exec::Wake)).
+    /// moment of its own, see [`Wake`]).
     Passive,
     /// Updated on every tick, with nothing below it scheduled: the subtree
     /// runs tick-from-root (user code, reactive nodes).
@@ -124,10 +62,6 @@ pub(crate) enum Sched {
 /// What the tree's layout and the scheduler know about a kind.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Facts {
-    /// How many children it takes.
-    pub(crate) arity: Arity,
-    /// One line saying what it does (for `canopy nodes` and the docs).
-    pub(crate) about: &'static str,
     /// Bytes of its task's own state.
     pub(crate) own: u32,
     /// Bytes it keeps per agent across activations (per place in the
@@ -150,132 +84,245 @@ pub(crate) struct Facts {
     pub(crate) waits: u32,
 }
 
-impl<A, W> NodeKind<A, W> {
-    /// The type name used in traces, printed trees and tree files.
-    ///
-    /// ```
-    /// use canopy_core::{NodeKind, Policy};
-    /// let p = NodeKind::<(), ()>::Parallel { success: Policy::One, failure: Policy::All };
-    /// assert_eq!(p.type_name(), "Parallel");
-    /// ```
-    pub fn type_name(&self) -> &str {
-        match self {
-            NodeKind::Sequence => "Sequence",
-            NodeKind::Selector => "Selector",
-            NodeKind::SequenceWithMemory => "SequenceWithMemory",
-            NodeKind::ReactiveSequence => "ReactiveSequence",
-            NodeKind::ReactiveSelector => "ReactiveSelector",
-            NodeKind::Parallel { .. } => "Parallel",
-            NodeKind::Inverter => "Inverter",
-            NodeKind::ForceSuccess => "ForceSuccess",
-            NodeKind::ForceFailure => "ForceFailure",
-            NodeKind::Repeat(_) => "Repeat",
-            NodeKind::Retry(_) => "Retry",
-            NodeKind::Guard(_) => "Guard",
-            NodeKind::ReactiveGuard(_) => "ReactiveGuard",
-            NodeKind::Timeout(_) => "Timeout",
-            NodeKind::Cooldown(_) => "Cooldown",
-            NodeKind::RunOnce(_) => "RunOnce",
-            NodeKind::Action(_) => "Action",
-            NodeKind::Condition(_) => "Condition",
-            NodeKind::AlwaysSuccess => "AlwaysSuccess",
-            NodeKind::AlwaysFailure => "AlwaysFailure",
-            NodeKind::AlwaysRunning => "AlwaysRunning",
-            NodeKind::Wait(_) => "Wait",
-            NodeKind::Async(_) => "Async",
-            NodeKind::Custom(c) => c.type_name(),
-        }
+impl Facts {
+    /// A leaf without state, updated every tick; write what differs with
+    /// `Facts { own: 4, ..Facts::LEAF }`.
+    pub(crate) const LEAF: Facts = Facts {
+        own: 0,
+        persist: 0,
+        persist_ticks: false,
+        slots: SlotPlan::None,
+        sched: Sched::EveryTick,
+        waits: 0,
+    };
+
+    /// A decorator without state whose child runs in its one slot and
+    /// which the scheduler passes over while the child runs.
+    pub(crate) const DECORATOR: Facts = Facts {
+        slots: SlotPlan::Shared,
+        sched: Sched::Passive,
+        ..Facts::LEAF
+    };
+
+    /// A composite without state whose children run one at a time in one
+    /// slot, passed over by the scheduler while one runs (the same facts as
+    /// a decorator's: the arity is the kind's, not a fact of its memory).
+    pub(crate) const COMPOSITE: Facts = Facts::DECORATOR;
+}
+
+/// Everything the engine, the layout, the scheduler, the inspector,
+/// snapshots and hot reload ask of one kind of node.
+///
+/// Required: the facts, the update, where the running children are, and
+/// what a hot reload does to a running task. The rest defaults to what a
+/// kind without that feature needs.
+pub(crate) trait Kind<A, W> {
+    /// What the layout and the scheduler need to know.
+    fn facts(&self, children: usize) -> Facts;
+
+    /// Advance the task: its first update, a later one, or the reaction
+    /// to a finished child.
+    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status;
+
+    /// The first running child at index `from` or later, and its slot,
+    /// read from the state of a running task.
+    fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)>;
+
+    /// Rewrite a running task's state for an edited tree (hot reload):
+    /// `old` is its state, `new` (zeroed) its state in the new tree, and
+    /// `carry` says where each child went. `false` if the task cannot go
+    /// on without a running child that was lost.
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool;
+
+    /// What is wrong with the node's parameters for this many children,
+    /// if anything (the child count itself is checked against
+    /// `Facts::arity` separately).
+    fn check(&self, children: usize) -> Option<String> {
+        let _ = children;
+        None
     }
 
-    /// The parameters as `(name, value)` pairs, in the words tree files use.
-    ///
-    /// ```
-    /// use canopy_core::NodeKind;
-    /// assert_eq!(NodeKind::<(), ()>::Repeat(3).params(), vec![("times".to_string(), "3".to_string())]);
-    /// ```
-    pub fn params(&self) -> Vec<(String, String)> {
-        let one = |k: &str, v: String| vec![(k.to_string(), v)];
-        match self {
-            NodeKind::Parallel { success, failure } => vec![
-                ("success".to_string(), success.to_string()),
-                ("failure".to_string(), failure.to_string()),
-            ],
-            NodeKind::Repeat(n) | NodeKind::Retry(n) => one("times", n.to_string()),
-            NodeKind::Wait(n) | NodeKind::Timeout(n) | NodeKind::Cooldown(n) => {
-                one("ticks", n.to_string())
-            }
-            NodeKind::Guard(p) | NodeKind::ReactiveGuard(p) => match &p.label {
-                Some(label) => one("condition", label.clone()),
-                None => Vec::new(),
-            },
-            NodeKind::RunOnce(then) => one("then", then.to_string()),
-            NodeKind::Custom(c) => c.params(),
-            NodeKind::Sequence
-            | NodeKind::Selector
-            | NodeKind::SequenceWithMemory
-            | NodeKind::ReactiveSequence
-            | NodeKind::ReactiveSelector
-            | NodeKind::Inverter
-            | NodeKind::ForceSuccess
-            | NodeKind::ForceFailure
-            | NodeKind::Action(_)
-            | NodeKind::Condition(_)
-            | NodeKind::AlwaysSuccess
-            | NodeKind::AlwaysFailure
-            | NodeKind::AlwaysRunning
-            | NodeKind::Async(_) => Vec::new(),
-        }
+    /// The task was just installed; its first update follows.
+    fn enter<E: Exec<A, W>>(&self, t: &mut E, cx: &mut Ctx<A, W>) {
+        let _ = (t, cx);
+    }
+
+    /// The task ends: it finished, or it was aborted after its running
+    /// children were.
+    fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
+        let _ = (t, exit, cx);
+    }
+
+    /// Whether `state` is a state a running task of this kind can be in
+    /// (checked before a restored agent's memory is used).
+    fn valid(&self, state: &[u8], children: usize) -> bool {
+        let _ = (state, children);
+        true
+    }
+
+    /// Whether `persist` — this node's persistent words in a restored
+    /// agent whose clock reads `now` — is memory this kind can have left
+    /// (a cooldown that ends no later than its length after now). Checked
+    /// before a restored agent is used, so that damaged or forged bytes
+    /// are refused instead of changing what the agent does.
+    fn persist_valid(&self, persist: &[u8], children: usize, now: u32) -> bool {
+        let _ = (persist, children, now);
+        true
+    }
+
+    /// When the event-driven scheduler must update the running task.
+    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
+        let _ = t;
+        Wake::Pass
+    }
+
+    /// The agent's wait that a running task with this state holds, if any.
+    fn holds_wait(&self, state: &[u8]) -> Option<u32> {
+        let _ = state;
+        None
+    }
+
+    /// The running task's state in words, for inspectors (`now` is the
+    /// agent's current tick).
+    fn describe(&self, state: &[u8], children: usize, now: u32) -> String {
+        let _ = (state, children, now);
+        String::new()
     }
 }
 
-impl<A, W> Clone for NodeKind<A, W> {
-    fn clone(&self) -> Self {
-        match self {
-            NodeKind::Sequence => NodeKind::Sequence,
-            NodeKind::Selector => NodeKind::Selector,
-            NodeKind::SequenceWithMemory => NodeKind::SequenceWithMemory,
-            NodeKind::ReactiveSequence => NodeKind::ReactiveSequence,
-            NodeKind::ReactiveSelector => NodeKind::ReactiveSelector,
-            NodeKind::Parallel { success, failure } => NodeKind::Parallel {
-                success: *success,
-                failure: *failure,
-            },
-            NodeKind::Inverter => NodeKind::Inverter,
-            NodeKind::ForceSuccess => NodeKind::ForceSuccess,
-            NodeKind::ForceFailure => NodeKind::ForceFailure,
-            NodeKind::Repeat(n) => NodeKind::Repeat(*n),
-            NodeKind::Retry(n) => NodeKind::Retry(*n),
-            NodeKind::Guard(p) => NodeKind::Guard(p.clone()),
-            NodeKind::ReactiveGuard(p) => NodeKind::ReactiveGuard(p.clone()),
-            NodeKind::Timeout(n) => NodeKind::Timeout(*n),
-            NodeKind::Cooldown(n) => NodeKind::Cooldown(*n),
-            NodeKind::RunOnce(then) => NodeKind::RunOnce(*then),
-            NodeKind::Action(f) => NodeKind::Action(Arc::clone(f)),
-            NodeKind::Condition(f) => NodeKind::Condition(Arc::clone(f)),
-            NodeKind::AlwaysSuccess => NodeKind::AlwaysSuccess,
-            NodeKind::AlwaysFailure => NodeKind::AlwaysFailure,
-            NodeKind::AlwaysRunning => NodeKind::AlwaysRunning,
-            NodeKind::Wait(n) => NodeKind::Wait(*n),
-            NodeKind::Async(f) => NodeKind::Async(Arc::clone(f)),
-            NodeKind::Custom(c) => NodeKind::Custom(c.clone()),
-        }
+/// A kind that is one member of a family sharing one implementation
+/// (Sequence and Selector are one loop with another status to go on with):
+/// its [`Kind`] is its family's, through [`Member::family`]. Families hold
+/// no code, so the trait needs no `A` and `W` (which also keeps its
+/// blanket [`Kind`] apart from every other kind's, for coherence).
+pub(crate) trait Member {
+    /// The family's implementation, configured for this member.
+    type Family;
+
+    /// This member as its family sees it.
+    fn family(&self) -> Self::Family;
+}
+
+impl<A, W, T: Member> Kind<A, W> for T
+where
+    T::Family: Kind<A, W>,
+{
+    fn facts(&self, children: usize) -> Facts {
+        self.family().facts(children)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+        self.family().update(t, visit, cx)
+    }
+
+    fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)> {
+        self.family().next_running(state, children, from)
+    }
+
+    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        self.family().carry(old, new, carry)
+    }
+
+    fn check(&self, children: usize) -> Option<String> {
+        self.family().check(children)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn enter<E: Exec<A, W>>(&self, t: &mut E, cx: &mut Ctx<A, W>) {
+        self.family().enter(t, cx)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>) {
+        self.family().end(t, exit, cx)
+    }
+
+    fn valid(&self, state: &[u8], children: usize) -> bool {
+        self.family().valid(state, children)
+    }
+
+    fn persist_valid(&self, persist: &[u8], children: usize, now: u32) -> bool {
+        self.family().persist_valid(persist, children, now)
+    }
+
+    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
+        self.family().wake(t)
+    }
+
+    fn holds_wait(&self, state: &[u8]) -> Option<u32> {
+        self.family().holds_wait(state)
+    }
+
+    fn describe(&self, state: &[u8], children: usize, now: u32) -> String {
+        self.family().describe(state, children, now)
     }
 }
 
-impl<A, W> fmt::Debug for NodeKind<A, W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.type_name())?;
-        let params = self.params();
-        if !params.is_empty() {
-            f.write_str("(")?;
-            for (i, (k, v)) in params.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{k}={v}")?;
-            }
-            f.write_str(")")?;
+/// Where the children of a running task went in an edited tree.
+pub(crate) struct Carry<'m> {
+    /// For each old child: its index among the new children, if a child
+    /// with its name and type is there.
+    pub(crate) to_new: &'m [Option<u32>],
+    /// For each old child: it was running and goes on running (its own
+    /// state carried over) at its new index.
+    pub(crate) kept: &'m [bool],
+    /// How many children the node has in the new tree.
+    pub(crate) new_children: usize,
+}
+
+impl Carry<'_> {
+    /// The new index of old child `old` if it was running and goes on.
+    pub(crate) fn kept_at(&self, old: usize) -> Option<usize> {
+        match (self.kept.get(old), self.to_new.get(old)) {
+            (Some(true), Some(Some(new))) => Some(*new as usize),
+            _ => None,
         }
-        Ok(())
+    }
+
+    /// Where an in-order parent goes on after its running child `old` was
+    /// lost: just after the last of the children before it that are in the
+    /// new tree (so a renamed child is entered afresh, a removed one is
+    /// passed over).
+    pub(crate) fn resume_at(&self, old: usize) -> usize {
+        self.to_new[..old.min(self.to_new.len())]
+            .iter()
+            .flatten()
+            .map(|&new| new as usize + 1)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The common shape of a decorator whose child, when the decorator runs,
+/// is always running in its one slot (an Inverter, a Guard, a Cooldown).
+pub(crate) mod one_child {
+    use super::Carry;
+
+    /// [`Kind::next_running`](super::Kind::next_running): the one child.
+    pub(crate) fn next_running(from: usize) -> Option<(usize, usize)> {
+        (from == 0).then_some((0, 0))
+    }
+
+    /// [`Kind::carry`](super::Kind::carry): the state as it was; the
+    /// child is its reason to run, so without it the task is lost too.
+    pub(crate) fn carry(old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
+        new.copy_from_slice(old);
+        carry.kept_at(0).is_some()
+    }
+}
+
+/// The common shape of a leaf.
+pub(crate) mod leaf {
+    /// [`Kind::next_running`](super::Kind::next_running): no children.
+    pub(crate) fn next_running() -> Option<(usize, usize)> {
+        None
+    }
+
+    /// [`Kind::carry`](super::Kind::carry): a leaf's state means the same
+    /// in the edited tree.
+    pub(crate) fn carry(old: &[u8], new: &mut [u8]) -> bool {
+        new.copy_from_slice(old);
+        true
     }
 }

@@ -114,7 +114,7 @@ impl<A, W, O: Observer> nodes::WithKind<A, W> for Cycle<'_, '_, '_, '_, A, W, O>
     type Out = Status;
 
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn with<K: nodes::Kind<A, W>>(self, k: &K) -> Status {
+    fn with<K: crate::def::kind::Kind<A, W>>(self, k: &K) -> Status {
         let Cycle {
             mut here,
             fresh,

@@ -7,9 +7,11 @@
 //! completed (event mode). Ending the leaf, by finishing or by abort,
 //! releases the wait, which makes its ticket stale.
 
-use super::{Carry, Kind};
+use std::sync::Arc;
+
+use super::Code;
 use crate::def::exec::{Exec, Visit, Wake, bytes};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::def::kind::{Carry, Facts, Kind, Sched};
 use crate::util::context::{AsyncFn, Ctx};
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
@@ -17,27 +19,47 @@ use crate::util::status::{Exit, Status};
 /// Bytes of task state.
 const OWN: usize = 4;
 
-pub(super) struct AsyncLeaf<'k, A, W>(pub(super) &'k AsyncFn<A, W>);
+/// Leaf: user code called once, when the leaf is entered, with a
+/// [`Ticket`](crate::Ticket); Running until the ticket is completed from
+/// outside the tick.
+pub struct Async<A, W>(pub AsyncFn<A, W>);
 
-impl<A, W> Kind<A, W> for AsyncLeaf<'_, A, W> {
+impl<A, W> Clone for Async<A, W> {
+    fn clone(&self) -> Self {
+        Async(Arc::clone(&self.0))
+    }
+}
+
+impl<A, W> std::fmt::Debug for Async<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Async(…)")
+    }
+}
+
+impl<A, W> Code for Async<A, W> {
+    fn type_name(&self) -> &str {
+        "Async"
+    }
+    fn about(&self) -> &'static str {
+        "Starts work when entered and runs until its ticket is completed."
+    }
+    fn arity(&self) -> Arity {
+        Arity::Leaf
+    }
+    fn shown(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+impl<A, W> Kind<A, W> for Async<A, W> {
     fn facts(&self, _children: usize) -> Facts {
         Facts {
-            arity: Arity::Leaf,
-            about: "starts work when entered and runs until its ticket is completed",
             own: OWN as u32,
-            persist: 0,
-            persist_ticks: false,
-            slots: SlotPlan::None,
             sched: Sched::OnItsOwn,
             waits: 1,
+            ..Facts::LEAF
         }
     }
-
-    fn check(&self, _children: usize) -> Option<String> {
-        None
-    }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         if !visit.is_fresh() {

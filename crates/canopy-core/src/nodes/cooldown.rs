@@ -8,19 +8,29 @@
 //! then (see `Agent::tick`), so a stored tick never ages past the range
 //! where wrapping tick comparisons are exact.
 
+use super::Plain;
 use super::timeout::check_ticks;
-use super::{Carry, Kind};
-use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::Params;
+use crate::def::exec::{Exec, Visit, bytes, visit_child};
+use crate::def::kind::{Carry, Facts, Kind, one_child};
 use crate::util::context::Ctx;
-use crate::util::primitives::{Arity, reached};
+use crate::util::primitives::{Arity, MAX_TICKS, reached};
 use crate::util::status::{Exit, Status};
 
 /// Bytes of persistent memory: the tick from which the node may be entered again.
 const PERSIST: usize = 4;
 
-pub(super) struct Cooldown {
-    pub(super) ticks: u32,
+/// After the child ends, fails for the next `ticks` ticks without running
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Params)]
+pub struct Cooldown {
+    /// Ticks to cool down.
+    #[param(range = 1..=MAX_TICKS)]
+    pub ticks: u32,
+}
+
+impl Plain for Cooldown {
+    const ARITY: Arity = Arity::Decorator;
 }
 
 impl Cooldown {
@@ -35,14 +45,9 @@ impl Cooldown {
 impl<A, W> Kind<A, W> for Cooldown {
     fn facts(&self, _children: usize) -> Facts {
         Facts {
-            arity: Arity::Decorator,
-            about: "after the child ends, fails for the next `ticks` ticks without running it",
-            own: 0,
             persist: PERSIST as u32,
             persist_ticks: true,
-            slots: SlotPlan::Shared,
-            sched: Sched::Passive,
-            waits: 0,
+            ..Facts::DECORATOR
         }
     }
 
@@ -50,7 +55,13 @@ impl<A, W> Kind<A, W> for Cooldown {
         check_ticks("Cooldown", self.ticks, 1)
     }
 
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
+    fn persist_valid(&self, persist: &[u8], _children: usize, now: u32) -> bool {
+        // Set when the child ended, at `now` at the latest, to the tick
+        // after `ticks` more: never further ahead than that. (A tick
+        // reached long ago is "free", whatever it is.)
+        let ahead = bytes::u32_at(persist, 0).wrapping_sub(now) as i32;
+        ahead <= self.ticks as i32 + 1
+    }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
@@ -75,28 +86,10 @@ impl<A, W> Kind<A, W> for Cooldown {
     }
 
     fn next_running(&self, _state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
-        (from == 0).then_some((0, 0))
-    }
-
-    fn valid(&self, _state: &[u8], _children: usize) -> bool {
-        true
-    }
-
-    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
-        Wake::Pass
-    }
-
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
+        one_child::next_running(from)
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
-        // Its one child is its reason to run: without it, it is lost too.
-        new.copy_from_slice(old);
-        carry.kept_at(0).is_some()
-    }
-
-    fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
-        String::new()
+        one_child::carry(old, new, carry)
     }
 }

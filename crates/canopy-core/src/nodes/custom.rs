@@ -4,14 +4,28 @@
 //! Task state: the user's task, then one "installed" bit per child. Each
 //! child has its own behavior slot, since the node decides which run.
 
-use super::{Carry, Kind};
+use super::{Code, NodeKind};
 use crate::def::custom::{ChildRunner, CustomNode, Host, MAX_TASK_BYTES};
 use crate::def::exec::{Exec, Visit, Wake};
-use crate::def::kind::{Facts, NodeKind, Sched, SlotPlan};
+use crate::def::kind::{Carry, Facts, Kind, Sched, SlotPlan};
 use crate::util::context::Ctx;
+use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
 
-pub(super) struct Custom<'k, A, W>(pub(super) &'k CustomNode<A, W>);
+impl<A, W> Code for CustomNode<A, W> {
+    fn type_name(&self) -> &str {
+        CustomNode::type_name(self)
+    }
+    fn about(&self) -> &'static str {
+        "A node type of the user's own, with its own task."
+    }
+    fn arity(&self) -> Arity {
+        CustomNode::arity(self)
+    }
+    fn shown(&self) -> Vec<(String, String)> {
+        self.params()
+    }
+}
 
 /// The node as a user leaf — a [`Node`](crate::Node) without children —
 /// if it is one: the engine runs those without the general task path, its
@@ -22,13 +36,6 @@ pub(crate) fn user_leaf<A, W>(kind: &NodeKind<A, W>, children: u32) -> Option<&C
     match kind {
         NodeKind::Custom(node) if children == 0 => Some(node),
         _ => None,
-    }
-}
-
-impl<A, W> Custom<'_, A, W> {
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    fn size(&self) -> usize {
-        self.0.task_size()
     }
 }
 
@@ -89,13 +96,11 @@ impl<A, W, E: Exec<A, W>> Host<A, W> for CustomHost<'_, E> {
     }
 }
 
-impl<A, W> Kind<A, W> for Custom<'_, A, W> {
+impl<A, W> Kind<A, W> for CustomNode<A, W> {
     fn facts(&self, children: usize) -> Facts {
         Facts {
-            arity: self.0.arity(),
-            about: "a user-defined node type",
             // Saturating: an oversized task is refused by `check`.
-            own: (self.size() + children.div_ceil(8))
+            own: (self.task_size() + children.div_ceil(8))
                 .try_into()
                 .unwrap_or(u32::MAX),
             persist: 0,
@@ -107,33 +112,33 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
     }
 
     fn check(&self, _children: usize) -> Option<String> {
-        (self.size() > MAX_TASK_BYTES).then(|| {
+        (self.task_size() > MAX_TASK_BYTES).then(|| {
             format!(
                 "the task of a {} is {} bytes, more than the limit of {MAX_TASK_BYTES}",
-                self.0.type_name(),
-                self.size()
+                self.type_name(),
+                self.task_size()
             )
         })
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter<E: Exec<A, W>>(&self, t: &mut E, cx: &mut Ctx<A, W>) {
-        let size = self.size();
+        let size = self.task_size();
         let state = t.state();
         if state.len() > size {
             // No child is installed yet.
             state[size..].fill(0);
         }
-        self.0.create(&mut state[..size], cx);
+        self.create(&mut state[..size], cx);
     }
 
     fn update<E: Exec<A, W>>(&self, t: &mut E, _visit: Visit, cx: &mut Ctx<A, W>) -> Status {
-        let size = self.size();
+        let size = self.task_size();
         if t.children() == 0 {
             // A leaf runs nothing else, so it works on its task in place.
-            return self.0.run_leaf(&mut t.state()[..size], false, false, cx);
+            return self.run_leaf(&mut t.state()[..size], false, false, cx);
         }
-        self.0.update_with(&mut CustomHost { t, size }, cx)
+        self.update_with(&mut CustomHost { t, size }, cx)
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
@@ -143,12 +148,12 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
             // has already aborted them.
             super::abort_running(self, t, cx);
         }
-        let size = self.size();
-        self.0.terminate(&mut t.state()[..size], cx, exit);
+        let size = self.task_size();
+        self.terminate(&mut t.state()[..size], cx, exit);
     }
 
     fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)> {
-        let size = self.size();
+        let size = self.task_size();
         (from..children)
             .find(|&i| installed(state, size, i))
             .map(|i| (i, i))
@@ -157,20 +162,16 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
     fn valid(&self, state: &[u8], _children: usize) -> bool {
         // Every installed bit below the child count names a child; the
         // user's task is the user's to judge.
-        self.0.task_is_valid(&state[..self.size()])
+        self.task_is_valid(&state[..self.task_size()])
     }
 
     fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
         Wake::Always
     }
 
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
-    }
-
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
         // The user's task as it was; each kept child's bit where it went.
-        let size = self.size();
+        let size = self.task_size();
         new[..size].copy_from_slice(&old[..size]);
         for old_child in 0..carry.kept.len() {
             if let Some(at) = carry.kept_at(old_child)
@@ -183,6 +184,7 @@ impl<A, W> Kind<A, W> for Custom<'_, A, W> {
     }
 
     fn describe(&self, state: &[u8], _children: usize, _now: u32) -> String {
-        self.0.describe(&state[..self.size()]).unwrap_or_default()
+        self.describe(&state[..self.task_size()])
+            .unwrap_or_default()
     }
 }

@@ -5,104 +5,100 @@
 //! checks once, when entered, so it passes ticks through in event mode; a
 //! ReactiveGuard checks every tick, so its child runs tick-from-root.
 
-use super::{Carry, Kind};
+use super::Code;
 use crate::def::exec::{Exec, Visit, Wake, visit_child};
-use crate::def::kind::{Facts, Sched, SlotPlan};
-use crate::util::context::{ConditionFn, Ctx};
+use crate::def::kind::{Carry, Facts, Kind, Sched, one_child};
+use crate::util::context::{Ctx, Predicate};
 use crate::util::primitives::Arity;
-use crate::util::status::{Exit, Status};
+use crate::util::status::Status;
 
-pub(super) struct Guard<'k, A, W> {
-    pub(super) check: &'k ConditionFn<A, W>,
+/// Enters the child only if the condition holds when the guard is
+/// entered; then runs it to its end without checking again.
+pub struct Guard<A, W>(pub Predicate<A, W>);
+
+/// Re-checks the condition every tick before the child; once it fails,
+/// aborts the running child and fails.
+pub struct ReactiveGuard<A, W>(pub Predicate<A, W>);
+
+macro_rules! guards {
+    ($($kind:ident: $about:literal),*) => {$(
+        impl<A, W> Clone for $kind<A, W> {
+            fn clone(&self) -> Self {
+                $kind(self.0.clone())
+            }
+        }
+
+        impl<A, W> std::fmt::Debug for $kind<A, W> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_tuple(stringify!($kind)).field(&self.0.label).finish()
+            }
+        }
+
+        impl<A, W> $kind<A, W> {
+            /// What the kind does, in one line.
+            pub const ABOUT: &'static str = $about;
+        }
+
+        impl<A, W> Code for $kind<A, W> {
+            fn type_name(&self) -> &str {
+                stringify!($kind)
+            }
+            fn about(&self) -> &'static str {
+                Self::ABOUT
+            }
+            fn arity(&self) -> Arity {
+                Arity::Decorator
+            }
+            fn shown(&self) -> Vec<(String, String)> {
+                match &self.0.label {
+                    Some(label) => vec![("condition".to_string(), label.clone())],
+                    None => Vec::new(),
+                }
+            }
+        }
+    )*};
 }
 
-pub(super) struct ReactiveGuard<'k, A, W> {
-    pub(super) check: &'k ConditionFn<A, W>,
-}
+guards!(
+    Guard: "Enters the child only if the condition holds when the guard is entered.",
+    ReactiveGuard: "Re-checks the condition every tick and aborts the child when it fails."
+);
 
-fn facts(about: &'static str, sched: Sched) -> Facts {
-    Facts {
-        arity: Arity::Decorator,
-        about,
-        own: 0,
-        persist: 0,
-        persist_ticks: false,
-        slots: SlotPlan::Shared,
-        sched,
-        waits: 0,
-    }
-}
-
-impl<A, W> Kind<A, W> for Guard<'_, A, W> {
+impl<A, W> Kind<A, W> for Guard<A, W> {
     fn facts(&self, _children: usize) -> Facts {
-        facts(
-            "enters the child only if the condition holds when the guard is entered",
-            Sched::Passive,
-        )
+        Facts::DECORATOR
     }
-
-    fn check(&self, _children: usize) -> Option<String> {
-        None
-    }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
-        if fresh && !(self.check)(cx) {
+        if fresh && !(self.0.check)(cx) {
             return Status::Failure;
         }
         visit_child(t, visit, 0, 0, fresh, cx)
     }
 
-    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
-
     fn next_running(&self, _state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
-        (from == 0).then_some((0, 0))
-    }
-
-    fn valid(&self, _state: &[u8], _children: usize) -> bool {
-        true
-    }
-
-    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
-        Wake::Pass
-    }
-
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
+        one_child::next_running(from)
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
-        // Its one child is its reason to run: without it, it is lost too.
-        new.copy_from_slice(old);
-        carry.kept_at(0).is_some()
-    }
-
-    fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
-        String::new()
+        one_child::carry(old, new, carry)
     }
 }
 
-impl<A, W> Kind<A, W> for ReactiveGuard<'_, A, W> {
+impl<A, W> Kind<A, W> for ReactiveGuard<A, W> {
     fn facts(&self, _children: usize) -> Facts {
-        facts(
-            "re-checks the condition every tick and aborts the child when it fails",
-            Sched::EveryTick,
-        )
+        Facts {
+            sched: Sched::EveryTick,
+            ..Facts::DECORATOR
+        }
     }
-
-    fn check(&self, _children: usize) -> Option<String> {
-        None
-    }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
         let fresh = visit.is_fresh();
-        if !(self.check)(cx) {
+        if !(self.0.check)(cx) {
             if !fresh {
                 t.abort(0, 0, cx);
             }
@@ -111,31 +107,15 @@ impl<A, W> Kind<A, W> for ReactiveGuard<'_, A, W> {
         t.run(0, 0, fresh, cx)
     }
 
-    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
-
     fn next_running(&self, _state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
-        (from == 0).then_some((0, 0))
-    }
-
-    fn valid(&self, _state: &[u8], _children: usize) -> bool {
-        true
+        one_child::next_running(from)
     }
 
     fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
         Wake::Always
     }
 
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
-    }
-
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
-        // Its one child is its reason to run: without it, it is lost too.
-        new.copy_from_slice(old);
-        carry.kept_at(0).is_some()
-    }
-
-    fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
-        String::new()
+        one_child::carry(old, new, carry)
     }
 }

@@ -5,14 +5,96 @@
 //! agent's memory at all ([`stateless`]): the hot case of conditions
 //! re-checked every tick costs a call and an event or two.
 
-use super::{Carry, Kind};
+use std::sync::Arc;
+
+use super::{Code, NodeKind};
+use crate::Params;
 use crate::def::exec::{Exec, Visit, Wake};
-use crate::def::kind::{Facts, NodeKind, Sched, SlotPlan};
+use crate::def::kind::{Carry, Facts, Kind, Sched, leaf};
 use crate::util::context::{ActionFn, ConditionFn, Ctx};
 use crate::util::primitives::Arity;
-use crate::util::status::{Exit, Status};
+use crate::util::status::Status;
 
-/// Action, Condition, AlwaysSuccess, AlwaysFailure and AlwaysRunning.
+/// Always Success.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Params)]
+pub struct AlwaysSuccess;
+
+/// Always Failure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Params)]
+pub struct AlwaysFailure;
+
+/// Always Running.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Params)]
+pub struct AlwaysRunning;
+
+members!(Leaf, Constant:
+    AlwaysSuccess => |_| Constant(Status::Success),
+    AlwaysFailure => |_| Constant(Status::Failure),
+    AlwaysRunning => |_| Constant(Status::Running),
+);
+
+/// Leaf: user code returning a status, called on every update.
+pub struct Action<A, W>(pub ActionFn<A, W>);
+
+/// Leaf: user code returning true (Success) or false (Failure), called on
+/// every update.
+pub struct Condition<A, W>(pub ConditionFn<A, W>);
+
+impl<A, W> Clone for Action<A, W> {
+    fn clone(&self) -> Self {
+        Action(Arc::clone(&self.0))
+    }
+}
+
+impl<A, W> Clone for Condition<A, W> {
+    fn clone(&self) -> Self {
+        Condition(Arc::clone(&self.0))
+    }
+}
+
+impl<A, W> std::fmt::Debug for Action<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Action(…)")
+    }
+}
+
+impl<A, W> std::fmt::Debug for Condition<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Condition(…)")
+    }
+}
+
+impl<A, W> Code for Action<A, W> {
+    fn type_name(&self) -> &str {
+        "Action"
+    }
+    fn about(&self) -> &'static str {
+        "User code returning a status."
+    }
+    fn arity(&self) -> Arity {
+        Arity::Leaf
+    }
+    fn shown(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+impl<A, W> Code for Condition<A, W> {
+    fn type_name(&self) -> &str {
+        "Condition"
+    }
+    fn about(&self) -> &'static str {
+        "User code returning true (Success) or false (Failure)."
+    }
+    fn arity(&self) -> Arity {
+        Arity::Leaf
+    }
+    fn shown(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// A leaf without state, as the engine runs it.
 pub(crate) enum Leaf<'k, A, W> {
     Action(&'k ActionFn<A, W>),
     Condition(&'k ConditionFn<A, W>),
@@ -24,11 +106,11 @@ pub(crate) enum Leaf<'k, A, W> {
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn stateless<A, W>(kind: &NodeKind<A, W>) -> Option<Leaf<'_, A, W>> {
     match kind {
-        NodeKind::Action(f) => Some(Leaf::Action(f)),
-        NodeKind::Condition(f) => Some(Leaf::Condition(f)),
-        NodeKind::AlwaysSuccess => Some(Leaf::Constant(Status::Success)),
-        NodeKind::AlwaysFailure => Some(Leaf::Constant(Status::Failure)),
-        NodeKind::AlwaysRunning => Some(Leaf::Constant(Status::Running)),
+        NodeKind::Action(Action(f)) => Some(Leaf::Action(f)),
+        NodeKind::Condition(Condition(f)) => Some(Leaf::Condition(f)),
+        NodeKind::AlwaysSuccess(_) => Some(Leaf::Constant(Status::Success)),
+        NodeKind::AlwaysFailure(_) => Some(Leaf::Constant(Status::Failure)),
+        NodeKind::AlwaysRunning(_) => Some(Leaf::Constant(Status::Running)),
         _ => None,
     }
 }
@@ -45,41 +127,25 @@ impl<A, W> Leaf<'_, A, W> {
     }
 }
 
-impl<A, W> Kind<A, W> for Leaf<'_, A, W> {
+/// The family of the constants: always this status. AlwaysRunning never
+/// needs an update in event mode.
+#[derive(Clone, Copy)]
+pub(crate) struct Constant(Status);
+
+impl<A, W> Kind<A, W> for Constant {
     fn facts(&self, _children: usize) -> Facts {
-        let (about, sched) = match self {
-            Leaf::Action(_) => ("user code returning a status", Sched::EveryTick),
-            Leaf::Condition(_) => (
-                "user code returning true (Success) or false (Failure)",
-                Sched::EveryTick,
-            ),
-            Leaf::Constant(Status::Success) => ("always Success", Sched::EveryTick),
-            Leaf::Constant(Status::Failure) => ("always Failure", Sched::EveryTick),
-            Leaf::Constant(Status::Running) => ("always Running", Sched::OnItsOwn),
-        };
-        Facts {
-            arity: Arity::Leaf,
-            about,
-            own: 0,
-            persist: 0,
-            persist_ticks: false,
-            slots: SlotPlan::None,
-            sched,
-            waits: 0,
+        match self.0 {
+            Status::Running => Facts {
+                sched: Sched::OnItsOwn,
+                ..Facts::LEAF
+            },
+            _ => Facts::LEAF,
         }
     }
 
-    fn check(&self, _children: usize) -> Option<String> {
-        None
+    fn update<E: Exec<A, W>>(&self, _t: &mut E, _visit: Visit, _cx: &mut Ctx<A, W>) -> Status {
+        self.0
     }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
-
-    fn update<E: Exec<A, W>>(&self, _t: &mut E, _visit: Visit, cx: &mut Ctx<A, W>) -> Status {
-        self.run(cx)
-    }
-
-    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
 
     fn next_running(
         &self,
@@ -87,30 +153,46 @@ impl<A, W> Kind<A, W> for Leaf<'_, A, W> {
         _children: usize,
         _from: usize,
     ) -> Option<(usize, usize)> {
-        None
-    }
-
-    fn valid(&self, _state: &[u8], _children: usize) -> bool {
-        true
-    }
-
-    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
-        match self {
-            Leaf::Constant(Status::Running) => Wake::Never,
-            _ => Wake::Always,
-        }
-    }
-
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
+        leaf::next_running()
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], _carry: &Carry<'_>) -> bool {
-        new.copy_from_slice(old);
-        true
+        leaf::carry(old, new)
     }
 
-    fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
-        String::new()
+    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
+        match self.0 {
+            Status::Running => Wake::Never,
+            _ => Wake::Always,
+        }
     }
 }
+
+/// Action and Condition: user code, updated every tick.
+macro_rules! code_leaf {
+    ($($kind:ident => $leaf:ident),*) => {$(
+        impl<A, W> Kind<A, W> for $kind<A, W> {
+            fn facts(&self, _children: usize) -> Facts {
+                Facts::LEAF
+            }
+
+            fn update<E: Exec<A, W>>(&self, _t: &mut E, _visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+                Leaf::$leaf(&self.0).run(cx)
+            }
+
+            fn next_running(&self, _state: &[u8], _children: usize, _from: usize) -> Option<(usize, usize)> {
+                leaf::next_running()
+            }
+
+            fn carry(&self, old: &[u8], new: &mut [u8], _carry: &Carry<'_>) -> bool {
+                leaf::carry(old, new)
+            }
+
+            fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
+                Wake::Always
+            }
+        }
+    )*};
+}
+
+code_leaf!(Action => Action, Condition => Condition);

@@ -1,11 +1,17 @@
-//! What every node kind does: the semantics, in one place.
+//! Every node kind: its type, and what it does — the semantics, in one
+//! place.
 //!
-//! Each kind — or pair of mirror-image kinds — lives in a file of its own
-//! holding everything about it: its facts (how many children, how much
-//! task memory, how its children share memory, how the event-driven
-//! scheduler treats it, what it says about itself) and its semantics
-//! (update, end, which children run, when it wakes). The rules below are
-//! the contract those files implement. Every
+//! Each kind — or family of mirror-image kinds — lives in a file of its
+//! own holding everything about it: its name and description, how many
+//! children it takes, its typed parameters (declared with
+//! `#[derive(Params)]`, as a game's own node types are), its facts (how
+//! much task memory, how its children share memory, how the event-driven
+//! scheduler treats it) and its semantics (update, end, which children
+//! run, when it wakes). One line in the table at the bottom of this file
+//! connects it to everything else: [`NodeKind`], the engine's dispatch,
+//! names, parameters, printing, the builder's [`node`](crate::Builder::node)
+//! and the loaders' built-in types ([`builtins`]). The rules below are the
+//! contract those files implement. Every
 //! task is updated at most once per tick unless a parent re-enters it; a
 //! child that finishes is uninstalled at once and starts fresh when entered
 //! again. A task that is still running when its parent stops needing it is
@@ -174,6 +180,27 @@
 //! at the loader's depth limit (256 levels) overflowed an 8 MiB stack;
 //! debug builds keep the calls and small frames instead.
 
+/// `Plain` and `Member` for the kinds of one family: each is a kind of
+/// `$arity` whose [`Kind`] is its family's, made by `$make` from the kind's
+/// value.
+macro_rules! members {
+    ($arity:ident, $family:ty: $($kind:ident => |$s:pat_param| $make:expr),+ $(,)?) => {$(
+        impl super::Plain for $kind {
+            const ARITY: crate::util::primitives::Arity = crate::util::primitives::Arity::$arity;
+        }
+
+        impl crate::def::kind::Member for $kind {
+            type Family = $family;
+
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            fn family(&self) -> $family {
+                let $s = self;
+                $make
+            }
+        }
+    )+};
+}
+
 mod asynchronous;
 mod cooldown;
 mod custom;
@@ -188,203 +215,279 @@ mod sequence;
 mod timeout;
 mod wait;
 
+use std::hash::Hash;
+
+use crate::def::custom::CustomNode;
 use crate::def::exec::{Exec, Visit, Wake};
-use crate::def::kind::{Facts, NodeKind};
+use crate::def::kind::{Carry, Facts, Kind};
 use crate::util::context::Ctx;
+use crate::util::params::declare::Param;
+use crate::util::params::error::ParamError;
+use crate::util::params::typed::NodeParams;
+use crate::util::params::value::{Params, show};
 use crate::util::primitives::Arity;
 use crate::util::status::{Exit, Status};
+
+pub use asynchronous::Async;
+pub use cooldown::Cooldown;
+pub use guard::{Guard, ReactiveGuard};
+pub use leaves::{Action, AlwaysFailure, AlwaysRunning, AlwaysSuccess, Condition};
+pub use once::RunOnce;
+pub use parallel::Parallel;
+pub use reactive::{ReactiveSelector, ReactiveSequence};
+pub use repeat::{Repeat, Retry};
+pub use reshape::{ForceFailure, ForceSuccess, Inverter};
+pub use sequence::{Selector, Sequence, SequenceWithMemory};
+pub use timeout::Timeout;
+pub use wait::Wait;
 
 pub(crate) use custom::user_leaf;
 pub(crate) use leaves::{Leaf, stateless};
 
-/// Everything about one kind of node. Every item is required, so a new
-/// kind cannot forget one; the engine, the layout, the scheduler, the
-/// inspector and snapshots all ask through here.
-pub(crate) trait Kind<A, W> {
-    /// What the layout and the scheduler need to know.
-    fn facts(&self, children: usize) -> Facts;
-
-    /// What is wrong with the node's parameters, if anything (the child
-    /// count is checked against `Facts::arity` separately).
-    fn check(&self, children: usize) -> Option<String>;
-
-    /// The task was just installed; its first update follows.
-    fn enter<E: Exec<A, W>>(&self, t: &mut E, cx: &mut Ctx<A, W>);
-
-    /// Advance the task: its first update, a later one, or the reaction
-    /// to a finished child.
-    fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status;
-
-    /// The task ends: it finished, or it was aborted after its running
-    /// children were.
-    fn end<E: Exec<A, W>>(&self, t: &mut E, exit: Exit, cx: &mut Ctx<A, W>);
-
-    /// The first running child at index `from` or later, and its slot,
-    /// read from the state of a running task.
-    fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)>;
-
-    /// Whether `state` is a state a running task of this kind can be in
-    /// (checked before a restored agent's memory is used).
-    fn valid(&self, state: &[u8], children: usize) -> bool;
-
-    /// When the event-driven scheduler must update the running task.
-    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake;
-
-    /// The agent's wait that a running task with this state holds, if any.
-    fn holds_wait(&self, state: &[u8]) -> Option<u32>;
-
-    /// Rewrite a running task's state for an edited tree (hot reload):
-    /// `old` is its state, `new` (zeroed) its state in the new tree, and
-    /// `carry` says where each child went. `false` if the task cannot go
-    /// on without a running child that was lost.
-    fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool;
-
-    /// The running task's state in words, for inspectors (`now` is the
-    /// agent's current tick).
-    fn describe(&self, state: &[u8], children: usize, now: u32) -> String;
+/// A kind built from its parameters alone: what a loader can make from a
+/// tree file. Its parameters are its fields ([`NodeParams`], derived), its
+/// description its doc comment.
+pub(crate) trait Plain: NodeParams + Clone + Eq + Hash {
+    /// How many children it takes.
+    const ARITY: Arity;
 }
 
-/// Where the children of a running task went in an edited tree.
-pub(crate) struct Carry<'m> {
-    /// For each old child: its index among the new children, if a child
-    /// with its name and type is there.
-    pub(crate) to_new: &'m [Option<u32>],
-    /// For each old child: it was running and goes on running (its own
-    /// state carried over) at its new index.
-    pub(crate) kept: &'m [bool],
-    /// How many children the node has in the new tree.
-    pub(crate) new_children: usize,
+/// A kind that holds code — a closure, a user node — which no file can
+/// give: built in code, or by a loader from a registered type.
+pub(crate) trait Code {
+    /// The type name shown in traces and printed trees.
+    fn type_name(&self) -> &str;
+    /// What it does, in one line.
+    fn about(&self) -> &'static str;
+    /// How many children it takes.
+    fn arity(&self) -> Arity;
+    /// Its parameters as printed trees show them.
+    fn shown(&self) -> Vec<(String, String)>;
 }
 
-impl Carry<'_> {
-    /// The new index of old child `old` if it was running and goes on.
-    pub(crate) fn kept_at(&self, old: usize) -> Option<usize> {
-        match (self.kept.get(old), self.to_new.get(old)) {
-            (Some(true), Some(Some(new))) => Some(*new as usize),
-            _ => None,
+/// A built-in kind as a loader registers it: a type a tree file can name,
+/// made from the node's checked parameters ([`builtins`]).
+pub struct Builtin<A, W> {
+    /// The type name in tree files.
+    pub name: &'static str,
+    /// What it does, in one line.
+    pub about: &'static str,
+    /// How many children it takes.
+    pub arity: Arity,
+    /// Its parameters.
+    pub params: fn() -> Vec<Param>,
+    /// The kind, from a node's checked parameters.
+    pub build: fn(&Params<'_>) -> Result<NodeKind<A, W>, ParamError>,
+}
+
+impl<A, W> std::fmt::Debug for Builtin<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Builtin")
+            .field("name", &self.name)
+            .field("arity", &self.arity)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds the kinds' table: [`NodeKind`], its dispatch (the private
+/// `dispatch!`), names, descriptions, parameters, `Clone`, the builder's
+/// conversions and [`builtins`]. `$d` is a `$`, for the macro it defines.
+macro_rules! kinds {
+    (
+        $d:tt
+        plain { $( $(#[$pm:meta])* $pv:ident($pt:ty), )* }
+        code { $( $(#[$cm:meta])* $cv:ident($ct:ty), )* }
+    ) => {
+        /// Every kind of node, with its parameters: one variant per kind,
+        /// holding the kind's own type from [`nodes`](crate::nodes). Build
+        /// one from that type (`NodeKind::from(Repeat { times: 3 })`, or
+        /// pass the type to [`Builder::node`](crate::Builder::node)).
+        ///
+        /// The semantics of each kind are documented in [`nodes`](crate::nodes).
+        #[non_exhaustive]
+        pub enum NodeKind<A, W> {
+            $( $(#[$pm])*
+            #[doc = concat!("The [`", stringify!($pv), "`] kind.")]
+            $pv($pt), )*
+            $( $(#[$cm])* $cv($ct), )*
         }
-    }
 
-    /// Where an in-order parent goes on after its running child `old` was
-    /// lost: just after the last of the children before it that are in the
-    /// new tree (so a renamed child is entered afresh, a removed one is
-    /// passed over).
-    pub(crate) fn resume_at(&self, old: usize) -> usize {
-        self.to_new[..old.min(self.to_new.len())]
-            .iter()
-            .flatten()
-            .map(|&new| new as usize + 1)
-            .max()
-            .unwrap_or(0)
-    }
-}
+        impl<A, W> Clone for NodeKind<A, W> {
+            fn clone(&self) -> Self {
+                match self {
+                    $( NodeKind::$pv(k) => NodeKind::$pv(k.clone()), )*
+                    $( NodeKind::$cv(k) => NodeKind::$cv(k.clone()), )*
+                }
+            }
+        }
 
-/// Runs `$body` with `$k` bound to the [`Kind`] of `$kind`: the one list
-/// that connects each [`NodeKind`] variant to its file.
-macro_rules! dispatch {
-    ($kind:expr, $k:ident => $body:expr) => {
-        match $kind {
-            NodeKind::Sequence => {
-                let $k = &sequence::InOrder::SEQUENCE;
-                $body
+        $( impl<A, W> From<$pt> for NodeKind<A, W> {
+            fn from(k: $pt) -> Self {
+                NodeKind::$pv(k)
             }
-            NodeKind::Selector => {
-                let $k = &sequence::InOrder::SELECTOR;
-                $body
+        } )*
+        $( impl<A, W> From<$ct> for NodeKind<A, W> {
+            fn from(k: $ct) -> Self {
+                NodeKind::$cv(k)
             }
-            NodeKind::SequenceWithMemory => {
-                let $k = &sequence::InOrder::SEQUENCE_WITH_MEMORY;
-                $body
+        } )*
+
+        /// A kind without code, as a value two drafts can be compared by:
+        /// the builder shares one kind between drafts that look the same.
+        #[derive(PartialEq, Eq, Hash)]
+        pub(crate) enum PlainKey {
+            $( $pv($pt), )*
+        }
+
+        impl<A, W> NodeKind<A, W> {
+            /// The type name used in traces, printed trees and tree files.
+            ///
+            /// ```
+            /// use canopy_core::{NodeKind, Policy, nodes::Parallel};
+            /// let p = NodeKind::<(), ()>::from(Parallel { success: Policy::One, failure: Policy::All });
+            /// assert_eq!(p.type_name(), "Parallel");
+            /// ```
+            pub fn type_name(&self) -> &str {
+                match self {
+                    $( NodeKind::$pv(_) => stringify!($pv), )*
+                    $( NodeKind::$cv(k) => Code::type_name(k), )*
+                }
             }
-            NodeKind::ReactiveSequence => {
-                let $k = &reactive::Reactive::SEQUENCE;
-                $body
+
+            /// One line saying what this kind does, as `canopy nodes` shows it.
+            ///
+            /// ```
+            /// use canopy_core::{NodeKind, nodes::Inverter};
+            /// assert_eq!(NodeKind::<(), ()>::from(Inverter).about(), "Swaps Success and Failure.");
+            /// ```
+            pub fn about(&self) -> &'static str {
+                match self {
+                    $( NodeKind::$pv(_) => <$pt as NodeParams>::description(), )*
+                    $( NodeKind::$cv(k) => Code::about(k), )*
+                }
             }
-            NodeKind::ReactiveSelector => {
-                let $k = &reactive::Reactive::SELECTOR;
-                $body
+
+            /// How many children this kind takes.
+            ///
+            /// ```
+            /// use canopy_core::{Arity, NodeKind, nodes::Inverter};
+            /// assert_eq!(NodeKind::<(), ()>::from(Inverter).arity(), Arity::Decorator);
+            /// ```
+            pub fn arity(&self) -> Arity {
+                match self {
+                    $( NodeKind::$pv(_) => <$pt as Plain>::ARITY, )*
+                    $( NodeKind::$cv(k) => Code::arity(k), )*
+                }
             }
-            NodeKind::Parallel { success, failure } => {
-                let $k = &parallel::Parallel {
-                    success: *success,
-                    failure: *failure,
-                };
-                $body
+
+            /// The parameters as `(name, value)` pairs, in the words tree
+            /// files use.
+            ///
+            /// ```
+            /// use canopy_core::{NodeKind, nodes::Repeat};
+            /// assert_eq!(NodeKind::<(), ()>::from(Repeat { times: 3 }).params(),
+            ///     vec![("times".to_string(), "3".to_string())]);
+            /// ```
+            pub fn params(&self) -> Vec<(String, String)> {
+                match self {
+                    $( NodeKind::$pv(k) => show(&<$pt as NodeParams>::declare(), &k.values()), )*
+                    $( NodeKind::$cv(k) => Code::shown(k), )*
+                }
             }
-            NodeKind::Inverter => {
-                let $k = &reshape::Reshape::INVERTER;
-                $body
+
+            /// The same kind for trees of another agent and world type, if
+            /// it holds no code (a tool copying a tree between types).
+            ///
+            /// ```
+            /// use canopy_core::{NodeKind, nodes::Wait};
+            /// let wait = NodeKind::<u32, ()>::from(Wait { ticks: 3 });
+            /// let again: NodeKind<String, f32> = wait.for_types().unwrap();
+            /// assert_eq!(again.params(), wait.params());
+            /// ```
+            pub fn for_types<B, V>(&self) -> Option<NodeKind<B, V>> {
+                match self {
+                    $( NodeKind::$pv(k) => Some(NodeKind::$pv(k.clone())), )*
+                    $( NodeKind::$cv(_) => None, )*
+                }
             }
-            NodeKind::ForceSuccess => {
-                let $k = &reshape::Reshape::FORCE_SUCCESS;
-                $body
+
+            /// The kind as a key the builder shares drafts by, if it holds
+            /// no code.
+            pub(crate) fn plain_key(&self) -> Option<PlainKey> {
+                match self {
+                    $( NodeKind::$pv(k) => Some(PlainKey::$pv(k.clone())), )*
+                    $( NodeKind::$cv(_) => None, )*
+                }
             }
-            NodeKind::ForceFailure => {
-                let $k = &reshape::Reshape::FORCE_FAILURE;
-                $body
-            }
-            NodeKind::Repeat(times) => {
-                let $k = &repeat::Repeat::counting_successes(*times);
-                $body
-            }
-            NodeKind::Retry(times) => {
-                let $k = &repeat::Repeat::counting_failures(*times);
-                $body
-            }
-            NodeKind::Guard(p) => {
-                let $k = &guard::Guard { check: &p.check };
-                $body
-            }
-            NodeKind::ReactiveGuard(p) => {
-                let $k = &guard::ReactiveGuard { check: &p.check };
-                $body
-            }
-            NodeKind::Timeout(ticks) => {
-                let $k = &timeout::Timeout { ticks: *ticks };
-                $body
-            }
-            NodeKind::Cooldown(ticks) => {
-                let $k = &cooldown::Cooldown { ticks: *ticks };
-                $body
-            }
-            NodeKind::RunOnce(then) => {
-                let $k = &once::RunOnce { then: *then };
-                $body
-            }
-            NodeKind::Action(f) => {
-                let $k = &leaves::Leaf::Action(f);
-                $body
-            }
-            NodeKind::Condition(f) => {
-                let $k = &leaves::Leaf::Condition(f);
-                $body
-            }
-            NodeKind::AlwaysSuccess => {
-                let $k = &leaves::Leaf::Constant(Status::Success);
-                $body
-            }
-            NodeKind::AlwaysFailure => {
-                let $k = &leaves::Leaf::Constant(Status::Failure);
-                $body
-            }
-            NodeKind::AlwaysRunning => {
-                let $k = &leaves::Leaf::Constant(Status::Running);
-                $body
-            }
-            NodeKind::Wait(ticks) => {
-                let $k = &wait::Wait { ticks: *ticks };
-                $body
-            }
-            NodeKind::Async(start) => {
-                let $k = &asynchronous::AsyncLeaf(start);
-                $body
-            }
-            NodeKind::Custom(node) => {
-                let $k = &custom::Custom(node);
-                $body
-            }
+        }
+
+        /// Every built-in kind a loader can make from a tree file: the
+        /// kinds that hold no code, in the order `canopy nodes` lists them.
+        ///
+        /// ```
+        /// let names: Vec<&str> = canopy_core::nodes::builtins::<(), ()>().iter().map(|b| b.name).collect();
+        /// assert!(names.contains(&"Sequence") && names.contains(&"Wait"));
+        /// ```
+        pub fn builtins<A, W>() -> Vec<Builtin<A, W>> {
+            vec![ $( Builtin {
+                name: stringify!($pv),
+                about: <$pt as NodeParams>::description(),
+                arity: <$pt as Plain>::ARITY,
+                params: <$pt as NodeParams>::declare,
+                build: |p| Ok(NodeKind::$pv(<$pt as NodeParams>::from_params(p)?)),
+            }, )* ]
+        }
+
+        /// Runs `$body` with `$k` bound to the [`Kind`] of `$kind`.
+        macro_rules! dispatch {
+            ($d kind:expr, $d k:ident => $d body:expr) => {
+                match $d kind {
+                    $( NodeKind::$pv($d k) => $d body, )*
+                    $( NodeKind::$cv($d k) => $d body, )*
+                }
+            };
         }
     };
+}
+
+// The table: one line per kind. Controls, then decorators, then leaves,
+// as `canopy nodes` lists them; kinds that hold code last.
+kinds! {
+    $
+    plain {
+        Sequence(Sequence),
+        Selector(Selector),
+        SequenceWithMemory(SequenceWithMemory),
+        ReactiveSequence(ReactiveSequence),
+        ReactiveSelector(ReactiveSelector),
+        Parallel(Parallel),
+        Inverter(Inverter),
+        ForceSuccess(ForceSuccess),
+        ForceFailure(ForceFailure),
+        Repeat(Repeat),
+        Retry(Retry),
+        Timeout(Timeout),
+        Cooldown(Cooldown),
+        RunOnce(RunOnce),
+        Wait(Wait),
+        AlwaysSuccess(AlwaysSuccess),
+        AlwaysFailure(AlwaysFailure),
+        AlwaysRunning(AlwaysRunning),
+    }
+    code {
+        /// The [`Guard`] kind.
+        Guard(Guard<A, W>),
+        /// The [`ReactiveGuard`] kind.
+        ReactiveGuard(ReactiveGuard<A, W>),
+        /// The [`Action`] kind.
+        Action(Action<A, W>),
+        /// The [`Condition`] kind.
+        Condition(Condition<A, W>),
+        /// The [`Async`] kind.
+        Async(Async<A, W>),
+        /// A user-defined node type with its own task (see [`Node`](crate::Node)).
+        Custom(CustomNode<A, W>),
+    }
 }
 
 /// Something done with a node's [`Kind`] known statically: the engine's
@@ -465,6 +568,15 @@ pub(crate) fn valid<A, W>(kind: &NodeKind<A, W>, state: &[u8], children: usize) 
     dispatch!(kind, k => Kind::<A, W>::valid(k, state, children))
 }
 
+pub(crate) fn persist_valid<A, W>(
+    kind: &NodeKind<A, W>,
+    persist: &[u8],
+    children: usize,
+    now: u32,
+) -> bool {
+    dispatch!(kind, k => Kind::<A, W>::persist_valid(k, persist, children, now))
+}
+
 pub(crate) fn wake<A, W, E: Exec<A, W>>(kind: &NodeKind<A, W>, t: &mut E) -> Wake {
     dispatch!(kind, k => k.wake(t))
 }
@@ -491,19 +603,20 @@ pub(crate) fn describe<A, W>(
     dispatch!(kind, k => Kind::<A, W>::describe(k, state, children, now))
 }
 
-impl<A, W> NodeKind<A, W> {
-    /// How many children this kind takes.
-    pub fn arity(&self) -> Arity {
-        facts(self, 0).arity
-    }
-
-    /// One line saying what this kind does, as `canopy nodes` shows it.
-    ///
-    /// ```
-    /// use canopy_core::NodeKind;
-    /// assert_eq!(NodeKind::<(), ()>::Inverter.about(), "swaps Success and Failure");
-    /// ```
-    pub fn about(&self) -> &'static str {
-        facts(self, 0).about
+impl<A, W> std::fmt::Debug for NodeKind<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.type_name())?;
+        let params = self.params();
+        if !params.is_empty() {
+            f.write_str("(")?;
+            for (i, (k, v)) in params.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{k}={v}")?;
+            }
+            f.write_str(")")?;
+        }
+        Ok(())
     }
 }

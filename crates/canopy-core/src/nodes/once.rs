@@ -7,9 +7,10 @@
 //! bytes could hold, reads as 0: the child runs again, which is a sensible
 //! outcome, never a misread one.
 
-use super::{Carry, Kind};
-use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use super::Plain;
+use crate::Params;
+use crate::def::exec::{Exec, Visit, bytes, visit_child};
+use crate::def::kind::{Carry, Facts, Kind, one_child};
 use crate::util::context::Ctx;
 use crate::util::primitives::{Afterwards, Arity};
 use crate::util::status::{Exit, Status};
@@ -22,8 +23,17 @@ const SUCCEEDED: u32 = 1;
 /// The persistent word once the child failed.
 const FAILED: u32 = 2;
 
-pub(super) struct RunOnce {
-    pub(super) then: Afterwards,
+/// Runs the child to the end once per agent; afterwards returns `then`
+/// without running it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Params)]
+pub struct RunOnce {
+    /// What later activations return: the child's status, success or failure.
+    #[param(default = Afterwards::Same)]
+    pub then: Afterwards,
+}
+
+impl Plain for RunOnce {
+    const ARITY: Arity = Arity::Decorator;
 }
 
 impl RunOnce {
@@ -46,22 +56,14 @@ impl RunOnce {
 impl<A, W> Kind<A, W> for RunOnce {
     fn facts(&self, _children: usize) -> Facts {
         Facts {
-            arity: Arity::Decorator,
-            about: "runs the child to the end once per agent; afterwards returns `then` without running it",
-            own: 0,
             persist: PERSIST as u32,
-            persist_ticks: false,
-            slots: SlotPlan::Shared,
-            sched: Sched::Passive,
-            waits: 0,
+            ..Facts::DECORATOR
         }
     }
 
-    fn check(&self, _children: usize) -> Option<String> {
-        None
+    fn persist_valid(&self, persist: &[u8], _children: usize, _now: u32) -> bool {
+        matches!(bytes::u32_at(persist, 0), 0 | SUCCEEDED | FAILED)
     }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
@@ -84,28 +86,10 @@ impl<A, W> Kind<A, W> for RunOnce {
     }
 
     fn next_running(&self, _state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
-        (from == 0).then_some((0, 0))
-    }
-
-    fn valid(&self, _state: &[u8], _children: usize) -> bool {
-        true
-    }
-
-    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
-        Wake::Pass
-    }
-
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
+        one_child::next_running(from)
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
-        // Its one child is its reason to run: without it, it is lost too.
-        new.copy_from_slice(old);
-        carry.kept_at(0).is_some()
-    }
-
-    fn describe(&self, _state: &[u8], _children: usize, _now: u32) -> String {
-        String::new()
+        one_child::carry(old, new, carry)
     }
 }

@@ -5,12 +5,13 @@
 //! a finished child keeps counting with its result and is never re-run.
 //! Each child has its own behavior slot: they all run at once.
 
-use super::{Carry, Kind};
+use super::Plain;
+use crate::Params;
 use crate::def::exec::{Exec, Visit, Wake, visit_child};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::def::kind::{Carry, Facts, Kind, SlotPlan};
 use crate::util::context::Ctx;
 use crate::util::primitives::{Arity, Policy};
-use crate::util::status::{Exit, Status};
+use crate::util::status::Status;
 
 const IDLE: u8 = 0;
 const RUNNING: u8 = 1;
@@ -38,9 +39,20 @@ fn set_code(state: &mut [u8], child: usize, code: u8) {
     *cell = (*cell & !(0b11 << shift)) | (code << shift);
 }
 
-pub(super) struct Parallel {
-    pub(super) success: Policy,
-    pub(super) failure: Policy,
+/// Updates every unfinished child each tick, in order; decided by the
+/// success and failure policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Params)]
+pub struct Parallel {
+    /// How many children must succeed.
+    #[param(default = Policy::All)]
+    pub success: Policy,
+    /// How many children must fail.
+    #[param(default = Policy::One)]
+    pub failure: Policy,
+}
+
+impl Plain for Parallel {
+    const ARITY: Arity = Arity::Composite;
 }
 
 impl Parallel {
@@ -98,22 +110,15 @@ impl Parallel {
 impl<A, W> Kind<A, W> for Parallel {
     fn facts(&self, children: usize) -> Facts {
         Facts {
-            arity: Arity::Composite,
-            about: "updates every unfinished child each tick; decided by the success and failure policies",
             own: children.div_ceil(4) as u32,
-            persist: 0,
-            persist_ticks: false,
             slots: SlotPlan::PerChild,
-            sched: Sched::Passive,
-            waits: 0,
+            ..Facts::COMPOSITE
         }
     }
 
     fn check(&self, children: usize) -> Option<String> {
         (children == 0).then(|| "a Parallel needs at least one child, got 0".to_string())
     }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
@@ -157,8 +162,6 @@ impl<A, W> Kind<A, W> for Parallel {
         }
     }
 
-    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
-
     fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)> {
         (from..children)
             .find(|&i| code(state, i) == RUNNING)
@@ -181,10 +184,6 @@ impl<A, W> Kind<A, W> for Parallel {
         } else {
             Wake::Pass
         }
-    }
-
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {

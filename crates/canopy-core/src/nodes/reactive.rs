@@ -6,29 +6,42 @@
 //! re-checked while another runs goes in the other slot, so the running
 //! child keeps its memory until the re-checked one turns out to take over.
 
-use super::{Carry, Kind};
+use crate::Params;
 use crate::def::exec::{Exec, Visit, Wake, bytes};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::def::kind::{Carry, Facts, Kind, Sched, SlotPlan};
 use crate::util::context::Ctx;
-use crate::util::primitives::Arity;
-use crate::util::status::{Exit, Status};
+use crate::util::status::Status;
+
+/// Re-checks the children before the running one every tick, from the
+/// first; aborts the running child when an earlier one fails or runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Params)]
+pub struct ReactiveSequence;
+
+/// A priority selector: re-tries the children before the running one
+/// every tick, from the first; aborts the running child when an earlier
+/// one succeeds or runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Params)]
+pub struct ReactiveSelector;
+
+members!(Composite, Reactive:
+    ReactiveSequence => |_| Reactive::SEQUENCE,
+    ReactiveSelector => |_| Reactive::SELECTOR,
+);
 
 /// Bytes of task state.
 const OWN: usize = 2;
 
-pub(super) struct Reactive {
+#[derive(Clone, Copy)]
+pub(crate) struct Reactive {
     go_on: Status,
-    about: &'static str,
 }
 
 impl Reactive {
     pub(super) const SEQUENCE: Reactive = Reactive {
         go_on: Status::Success,
-        about: "re-checks the children before the running one every tick; aborts it when one fails or runs",
     };
     pub(super) const SELECTOR: Reactive = Reactive {
         go_on: Status::Failure,
-        about: "priority selector: re-tries higher-priority children every tick, aborting a lower running one",
     };
 }
 
@@ -48,8 +61,6 @@ fn encode(child: usize, slot: usize) -> u16 {
 impl<A, W> Kind<A, W> for Reactive {
     fn facts(&self, _children: usize) -> Facts {
         Facts {
-            arity: Arity::Composite,
-            about: self.about,
             own: OWN as u32,
             persist: 0,
             persist_ticks: false,
@@ -58,12 +69,6 @@ impl<A, W> Kind<A, W> for Reactive {
             waits: 0,
         }
     }
-
-    fn check(&self, _children: usize) -> Option<String> {
-        None
-    }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
@@ -107,8 +112,6 @@ impl<A, W> Kind<A, W> for Reactive {
         self.go_on
     }
 
-    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
-
     fn next_running(&self, state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
         running(state).filter(|&(child, _)| child >= from)
     }
@@ -126,10 +129,6 @@ impl<A, W> Kind<A, W> for Reactive {
 
     fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
         Wake::Always
-    }
-
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {

@@ -5,39 +5,47 @@
 //! `u32::MAX` is exact) and whether the child is installed. Between cycles
 //! it is not: the next update installs it afresh.
 
-use super::{Carry, Kind};
+use crate::Params;
 use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::def::kind::{Carry, Facts, Kind};
 use crate::util::context::Ctx;
-use crate::util::primitives::Arity;
-use crate::util::status::{Exit, Status};
+use crate::util::status::Status;
 
 /// Bytes of task state.
 const OWN: usize = 5;
 
-/// Repeat (`counts` = Success) and Retry (`counts` = Failure): a child
-/// ending with `counts` is a completed cycle; after `times` cycles the node
-/// ends with that status; a child ending otherwise ends the node.
-pub(super) struct Repeat {
+/// Runs the child to success `times` times, one completion per tick;
+/// fails if it fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Params)]
+pub struct Repeat {
+    /// Successes needed.
+    #[param(range = 1..)]
+    pub times: u32,
+}
+
+/// Re-runs a failing child on the next tick, up to `times` attempts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Params)]
+pub struct Retry {
+    /// Attempts in all.
+    #[param(range = 1..)]
+    pub times: u32,
+}
+
+members!(Decorator, Cycles:
+    Repeat => |k| Cycles { times: k.times, counts: Status::Success },
+    Retry => |k| Cycles { times: k.times, counts: Status::Failure },
+);
+
+/// The family: a child ending with `counts` is a completed cycle; after
+/// `times` cycles the node ends with that status; a child ending otherwise
+/// ends the node.
+#[derive(Clone, Copy)]
+pub(crate) struct Cycles {
     times: u32,
     counts: Status,
 }
 
-impl Repeat {
-    pub(super) fn counting_successes(times: u32) -> Repeat {
-        Repeat {
-            times,
-            counts: Status::Success,
-        }
-    }
-
-    pub(super) fn counting_failures(times: u32) -> Repeat {
-        Repeat {
-            times,
-            counts: Status::Failure,
-        }
-    }
-
+impl Cycles {
     fn name(&self) -> &'static str {
         if self.counts == Status::Success {
             "Repeat"
@@ -59,29 +67,17 @@ fn write(state: &mut [u8], cycles: u32, installed: bool) {
     state[4] = u8::from(installed);
 }
 
-impl<A, W> Kind<A, W> for Repeat {
+impl<A, W> Kind<A, W> for Cycles {
     fn facts(&self, _children: usize) -> Facts {
         Facts {
-            arity: Arity::Decorator,
-            about: if self.counts == Status::Success {
-                "runs the child to success `times` times, one completion per tick; fails if it fails"
-            } else {
-                "re-runs a failing child on the next tick, up to `times` attempts"
-            },
             own: OWN as u32,
-            persist: 0,
-            persist_ticks: false,
-            slots: SlotPlan::Shared,
-            sched: Sched::Passive,
-            waits: 0,
+            ..Facts::DECORATOR
         }
     }
 
     fn check(&self, _children: usize) -> Option<String> {
         (self.times == 0).then(|| format!("a {} needs a count of at least 1, got 0", self.name()))
     }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
@@ -107,8 +103,6 @@ impl<A, W> Kind<A, W> for Repeat {
         Status::Running
     }
 
-    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
-
     fn next_running(&self, state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
         (read(state).1 && from == 0).then_some((0, 0))
     }
@@ -124,10 +118,6 @@ impl<A, W> Kind<A, W> for Repeat {
         } else {
             Wake::Restart
         }
-    }
-
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {

@@ -12,12 +12,32 @@
 //! restored from damaged bytes cannot make it run a child that is not
 //! there. Selector has no such variant, as BehaviorTree.CPP has none.
 
-use super::{Carry, Kind};
+use crate::Params;
 use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::def::kind::{Carry, Facts, Kind};
 use crate::util::context::Ctx;
-use crate::util::primitives::Arity;
-use crate::util::status::{Exit, Status};
+use crate::util::status::Status;
+
+/// Runs its children in order until one fails or runs; resumes a running
+/// child. Succeeds when every child has succeeded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Params)]
+pub struct Sequence;
+
+/// Runs its children in order until one succeeds or runs; resumes a
+/// running child. Fails when every child has failed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Params)]
+pub struct Selector;
+
+/// A Sequence that, entered again, goes on from the child that failed or
+/// was running when it was aborted (BehaviorTree.CPP's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Params)]
+pub struct SequenceWithMemory;
+
+members!(Composite, InOrder:
+    Sequence => |_| InOrder::SEQUENCE,
+    Selector => |_| InOrder::SELECTOR,
+    SequenceWithMemory => |_| InOrder::SEQUENCE_WITH_MEMORY,
+);
 
 /// Bytes of task state.
 const OWN: usize = 2;
@@ -27,28 +47,25 @@ const PERSIST: usize = 4;
 
 /// Sequence (`go_on` = Success) and Selector (`go_on` = Failure): move to
 /// the next child while children return `go_on`.
-pub(super) struct InOrder {
+#[derive(Clone, Copy)]
+pub(crate) struct InOrder {
     go_on: Status,
     /// Whether where it stopped outlives the activation.
     memory: bool,
-    about: &'static str,
 }
 
 impl InOrder {
     pub(super) const SEQUENCE: InOrder = InOrder {
         go_on: Status::Success,
         memory: false,
-        about: "children in order until one fails or runs; resumes a running child",
     };
     pub(super) const SEQUENCE_WITH_MEMORY: InOrder = InOrder {
         go_on: Status::Success,
         memory: true,
-        about: "a Sequence that, when entered again, goes on from the child that failed or was aborted",
     };
     pub(super) const SELECTOR: InOrder = InOrder {
         go_on: Status::Failure,
         memory: false,
-        about: "children in order until one succeeds or runs; resumes a running child",
     };
 }
 
@@ -85,22 +102,16 @@ impl InOrder {
 impl<A, W> Kind<A, W> for InOrder {
     fn facts(&self, _children: usize) -> Facts {
         Facts {
-            arity: Arity::Composite,
-            about: self.about,
             own: OWN as u32,
             persist: if self.memory { PERSIST as u32 } else { 0 },
-            persist_ticks: false,
-            slots: SlotPlan::Shared,
-            sched: Sched::Passive,
-            waits: 0,
+            ..Facts::COMPOSITE
         }
     }
 
-    fn check(&self, _children: usize) -> Option<String> {
-        None
+    fn persist_valid(&self, persist: &[u8], children: usize, _now: u32) -> bool {
+        // Where to start next time: a child, or 0 for a sequence without.
+        !self.memory || (bytes::u32_at(persist, 0) as usize) < children.max(1)
     }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
@@ -138,8 +149,6 @@ impl<A, W> Kind<A, W> for InOrder {
         }
     }
 
-    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
-
     fn next_running(&self, state: &[u8], children: usize, from: usize) -> Option<(usize, usize)> {
         let (running, enter) = read(state);
         (!enter && running >= from && running < children).then_some((running, 0))
@@ -157,10 +166,6 @@ impl<A, W> Kind<A, W> for InOrder {
             (_, true) => Wake::Restart,
             (_, false) => Wake::Pass,
         }
-    }
-
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {

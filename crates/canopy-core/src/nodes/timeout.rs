@@ -4,18 +4,27 @@
 //! Task state: the tick it was entered (4 bytes). In event mode it passes
 //! ticks through to its child until its deadline.
 
-use super::{Carry, Kind};
+use super::Plain;
+use crate::Params;
 use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::def::kind::{Carry, Facts, Kind, one_child};
 use crate::util::context::Ctx;
 use crate::util::primitives::{Arity, MAX_TICKS};
-use crate::util::status::{Exit, Status};
+use crate::util::status::Status;
 
 /// Bytes of task state.
 const OWN: usize = 4;
 
-pub(super) struct Timeout {
-    pub(super) ticks: u32,
+/// Fails and aborts the child once it has run `ticks` ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Params)]
+pub struct Timeout {
+    /// Ticks the child gets.
+    #[param(range = 1..=MAX_TICKS)]
+    pub ticks: u32,
+}
+
+impl Plain for Timeout {
+    const ARITY: Arity = Arity::Decorator;
 }
 
 /// Ticks since the task of a timed node (Timeout, Wait) was entered; its
@@ -56,22 +65,14 @@ pub(super) fn ticks_left(state: &[u8], ticks: u32, now: u32) -> String {
 impl<A, W> Kind<A, W> for Timeout {
     fn facts(&self, _children: usize) -> Facts {
         Facts {
-            arity: Arity::Decorator,
-            about: "fails and aborts the child once it has run `ticks` ticks",
             own: OWN as u32,
-            persist: 0,
-            persist_ticks: false,
-            slots: SlotPlan::Shared,
-            sched: Sched::Passive,
-            waits: 0,
+            ..Facts::DECORATOR
         }
     }
 
     fn check(&self, _children: usize) -> Option<String> {
         check_ticks("Timeout", self.ticks, 1)
     }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
@@ -85,28 +86,16 @@ impl<A, W> Kind<A, W> for Timeout {
         visit_child(t, visit, 0, 0, fresh, cx)
     }
 
-    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
-
     fn next_running(&self, _state: &[u8], _children: usize, from: usize) -> Option<(usize, usize)> {
-        (from == 0).then_some((0, 0))
-    }
-
-    fn valid(&self, _state: &[u8], _children: usize) -> bool {
-        true
+        one_child::next_running(from)
     }
 
     fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
         Wake::Deadline(bytes::u32_at(t.state_array::<OWN>(), 0).wrapping_add(self.ticks))
     }
 
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
-    }
-
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
-        // Its one child is its reason to run: without it, it is lost too.
-        new.copy_from_slice(old);
-        carry.kept_at(0).is_some()
+        one_child::carry(old, new, carry)
     }
 
     fn describe(&self, state: &[u8], _children: usize, now: u32) -> String {

@@ -4,40 +4,43 @@
 //! Task state: the tick it was entered (4 bytes). In event mode it sleeps
 //! until the tick it ends.
 
+use super::Plain;
 use super::timeout::{check_ticks, ticks_left, ticks_since_entry};
-use super::{Carry, Kind};
+use crate::Params;
 use crate::def::exec::{Exec, Visit, Wake, bytes};
-use crate::def::kind::{Facts, Sched, SlotPlan};
+use crate::def::kind::{Carry, Facts, Kind, Sched};
 use crate::util::context::Ctx;
-use crate::util::primitives::Arity;
-use crate::util::status::{Exit, Status};
+use crate::util::primitives::{Arity, MAX_TICKS};
+use crate::util::status::Status;
 
 /// Bytes of task state.
 const OWN: usize = 4;
 
-pub(super) struct Wait {
-    pub(super) ticks: u32,
+/// Running until `ticks` ticks have passed since it was entered, then
+/// Success.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Params)]
+pub struct Wait {
+    /// Ticks to wait.
+    #[param(range = 0..=MAX_TICKS)]
+    pub ticks: u32,
+}
+
+impl Plain for Wait {
+    const ARITY: Arity = Arity::Leaf;
 }
 
 impl<A, W> Kind<A, W> for Wait {
     fn facts(&self, _children: usize) -> Facts {
         Facts {
-            arity: Arity::Leaf,
-            about: "Running until `ticks` ticks have passed since it was entered, then Success",
             own: OWN as u32,
-            persist: 0,
-            persist_ticks: false,
-            slots: SlotPlan::None,
             sched: Sched::OnItsOwn,
-            waits: 0,
+            ..Facts::LEAF
         }
     }
 
     fn check(&self, _children: usize) -> Option<String> {
         check_ticks("Wait", self.ticks, 0)
     }
-
-    fn enter<E: Exec<A, W>>(&self, _t: &mut E, _cx: &mut Ctx<A, W>) {}
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update<E: Exec<A, W>>(&self, t: &mut E, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
@@ -48,8 +51,6 @@ impl<A, W> Kind<A, W> for Wait {
         }
     }
 
-    fn end<E: Exec<A, W>>(&self, _t: &mut E, _exit: Exit, _cx: &mut Ctx<A, W>) {}
-
     fn next_running(
         &self,
         _state: &[u8],
@@ -59,16 +60,8 @@ impl<A, W> Kind<A, W> for Wait {
         None
     }
 
-    fn valid(&self, _state: &[u8], _children: usize) -> bool {
-        true
-    }
-
     fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
         Wake::At(bytes::u32_at(t.state_array::<OWN>(), 0).wrapping_add(self.ticks))
-    }
-
-    fn holds_wait(&self, _state: &[u8]) -> Option<u32> {
-        None
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], _carry: &Carry<'_>) -> bool {

@@ -52,8 +52,9 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::{Edge, Label, NodeDef, NodeInfo, Tree, TreeId};
-use crate::def::kind::{NodeKind, Sched, SlotPlan};
+use crate::def::kind::{Sched, SlotPlan};
 use crate::nodes;
+use crate::nodes::NodeKind;
 
 /// Deepest tree accepted: ticking recurses once per level.
 pub const MAX_DEPTH: usize = 256;
@@ -162,9 +163,9 @@ pub(crate) fn compile<A, W>(plan: Plan<'_, A, W>) -> Result<Tree<A, W>, Misfit> 
 /// The structural problem with one node, if any.
 fn check_node<A, W>(node: &PlanNode<'_, A, W>) -> Result<(), String> {
     let n = node.count as usize;
-    let facts = nodes::facts(node.kind, n);
+    let arity = node.kind.arity();
     let ty = node.kind.type_name();
-    if !facts.arity.accepts(n) {
+    if !arity.accepts(n) {
         let article = if ty.starts_with(['A', 'E', 'I', 'O', 'U']) {
             "an"
         } else {
@@ -172,7 +173,7 @@ fn check_node<A, W>(node: &PlanNode<'_, A, W>) -> Result<(), String> {
         };
         return Err(format!(
             "{article} {ty} needs {}, got {n}",
-            facts.arity.describe()
+            arity.describe()
         ));
     }
     if n > MAX_CHILDREN {
@@ -413,17 +414,42 @@ fn edges<A, W>(children: &[u32], defs: &[NodeDef<A, W>], info: &[NodeInfo]) -> V
 
 /// Where the tick words of the persistent memory are (byte offsets from its
 /// start), in order: the words the agent's clock looks after (see
-/// `Facts::persist_ticks`). Every place of a shared subtree has its own
-/// persistent memory, so this follows the edges; only into subtrees that
-/// have some, so the work is bounded by the words' count times the depth.
+/// `Facts::persist_ticks`).
 fn tick_words<A, W>(defs: &[NodeDef<A, W>], info: &[NodeInfo], edges: &[Edge<A, W>]) -> Vec<u32> {
     let mut words = Vec::new();
-    let mut stack = vec![(0u32, 0u32)];
-    while let Some((node, at)) = stack.pop() {
+    persist_places(defs, info, edges, |node, at| {
         let def = &defs[node as usize];
         let facts = nodes::facts(&def.kind, def.child_count as usize);
         if facts.persist_ticks {
             words.extend((at..at + facts.persist).step_by(4));
+        }
+        Ok::<(), ()>(())
+    })
+    .unwrap_or(());
+    words.sort_unstable();
+    words
+}
+
+/// Every place in the tree with persistent memory of its own: the node and
+/// where its words start (a byte offset from the start of the persistent
+/// memory). Every place of a shared subtree has its own persistent memory,
+/// so this follows the edges; only into subtrees that have some, so the
+/// work is bounded by the places' count times the depth. Stops at the
+/// first error `f` returns.
+pub(crate) fn persist_places<A, W, E>(
+    defs: &[NodeDef<A, W>],
+    info: &[NodeInfo],
+    edges: &[Edge<A, W>],
+    mut f: impl FnMut(u32, u32) -> Result<(), E>,
+) -> Result<(), E> {
+    if info.first().is_none_or(|root| root.persist_len == 0) {
+        return Ok(());
+    }
+    let mut stack = vec![(0u32, 0u32)];
+    while let Some((node, at)) = stack.pop() {
+        let def = &defs[node as usize];
+        if nodes::facts(&def.kind, def.child_count as usize).persist > 0 {
+            f(node, at)?;
         }
         let first = def.first_edge as usize;
         for edge in edges[first..first + def.child_count as usize].iter().rev() {
@@ -432,8 +458,7 @@ fn tick_words<A, W>(defs: &[NodeDef<A, W>], info: &[NodeInfo], edges: &[Edge<A, 
             }
         }
     }
-    words.sort_unstable();
-    words
+    Ok(())
 }
 
 /// The distinct labels of a plan, each once. The builder gives drafts

@@ -18,7 +18,8 @@ pub(crate) mod layout;
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::def::kind::{NodeKind, Sched, SlotPlan};
+use crate::def::kind::{Sched, SlotPlan};
+use crate::nodes::NodeKind;
 use crate::util::primitives::NodeId;
 
 /// A child reference: which node, where its task memory starts relative to

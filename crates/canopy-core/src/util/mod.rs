@@ -6,13 +6,20 @@
 //! - [`primitives`]: node ids, arities, parallel policies, execution modes,
 //!   and tick arithmetic;
 //! - [`context`]: what leaf code sees ([`Ctx`]) and the types of leaf code;
-//! - [`ticket`]: the handle that completes an asynchronous leaf.
+//! - [`ticket`]: the handle that completes an asynchronous leaf;
+//! - [`text`]: user text made safe to show (escaping, quoting, "did you
+//!   mean");
+//! - [`params`]: typed parameters, declared once per node type;
+//! - [`hash`]: the hash behind every reproducible random draw.
 //!
 //! [`Status`]: status::Status
 //! [`Exit`]: status::Exit
 //! [`Ctx`]: context::Ctx
 
 pub(crate) mod context;
+pub mod hash;
+pub(crate) mod params;
 pub(crate) mod primitives;
 pub(crate) mod status;
+pub mod text;
 pub(crate) mod ticket;

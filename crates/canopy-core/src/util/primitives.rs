@@ -23,8 +23,8 @@ impl NodeId {
 /// controls, decorators and leaves.
 ///
 /// ```
-/// use canopy_core::{Arity, NodeKind};
-/// assert_eq!(NodeKind::<(), ()>::Inverter.arity(), Arity::Decorator);
+/// use canopy_core::{Arity, NodeKind, nodes::Inverter};
+/// assert_eq!(NodeKind::<(), ()>::from(Inverter).arity(), Arity::Decorator);
 /// assert!(Arity::Composite.accepts(0));
 /// assert!(!Arity::Decorator.accepts(2));
 /// ```
@@ -72,7 +72,7 @@ impl Arity {
 /// assert_eq!("some".parse::<Policy>().unwrap_err().to_string(),
 ///     "unknown policy \"some\", expected \"one\" or \"all\"");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, crate::ParamEnum)]
 pub enum Policy {
     /// Decided as soon as one child meets it.
     One,
@@ -110,7 +110,7 @@ impl std::str::FromStr for Policy {
 /// assert_eq!("skip".parse::<Afterwards>().unwrap_err().to_string(),
 ///     "unknown afterwards \"skip\", expected \"same\", \"success\" or \"failure\"");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, crate::ParamEnum)]
 pub enum Afterwards {
     /// The status the child ended with.
     Same,

@@ -71,6 +71,25 @@ impl Status {
             Status::Failure => "Failure",
         }
     }
+
+    /// The three status words, as tree files write them.
+    pub const WORDS: [&'static str; 3] = ["Running", "Success", "Failure"];
+
+    /// The status a word names, exactly as [`Status::as_str`] writes it.
+    ///
+    /// ```
+    /// use canopy_core::Status;
+    /// assert_eq!(Status::from_word("Success"), Some(Status::Success));
+    /// assert_eq!(Status::from_word("success"), None);
+    /// ```
+    pub fn from_word(word: &str) -> Option<Status> {
+        match word {
+            "Running" => Some(Status::Running),
+            "Success" => Some(Status::Success),
+            "Failure" => Some(Status::Failure),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Status {

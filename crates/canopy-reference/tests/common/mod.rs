@@ -10,7 +10,7 @@ use std::cell::RefCell;
 
 use canopy_core::{
     Afterwards, Arity, Builder, Children, Ctx, Draft, Event, Node, NodeKind, Observer, Policy,
-    Predicate, Status, Ticket,
+    Predicate, Status, Ticket, nodes,
 };
 use proptest::prelude::*;
 
@@ -133,17 +133,17 @@ pub fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Pr
         &Spec::Wait(n) => b.wait("wait", n),
         Spec::Decorator(deco, child) => {
             let child = build(b, child);
-            let kind = match *deco {
-                Deco::Inverter => NodeKind::Inverter,
-                Deco::ForceSuccess => NodeKind::ForceSuccess,
-                Deco::ForceFailure => NodeKind::ForceFailure,
-                Deco::Repeat(n) => NodeKind::Repeat(n),
-                Deco::Retry(n) => NodeKind::Retry(n),
-                Deco::Guard(s) => NodeKind::Guard(predicate(s)),
-                Deco::ReactiveGuard(s) => NodeKind::ReactiveGuard(predicate(s)),
-                Deco::Timeout(n) => NodeKind::Timeout(n),
-                Deco::Cooldown(n) => NodeKind::Cooldown(n),
-                Deco::RunOnce(then) => NodeKind::RunOnce(then),
+            let kind: NodeKind<Probe, ()> = match *deco {
+                Deco::Inverter => nodes::Inverter.into(),
+                Deco::ForceSuccess => nodes::ForceSuccess.into(),
+                Deco::ForceFailure => nodes::ForceFailure.into(),
+                Deco::Repeat(times) => nodes::Repeat { times }.into(),
+                Deco::Retry(times) => nodes::Retry { times }.into(),
+                Deco::Guard(s) => nodes::Guard(predicate(s)).into(),
+                Deco::ReactiveGuard(s) => nodes::ReactiveGuard(predicate(s)).into(),
+                Deco::Timeout(ticks) => nodes::Timeout { ticks }.into(),
+                Deco::Cooldown(ticks) => nodes::Cooldown { ticks }.into(),
+                Deco::RunOnce(then) => nodes::RunOnce { then }.into(),
             };
             b.node("deco", kind, [child])
         }
@@ -242,12 +242,12 @@ impl Node<Probe, ()> for RoundRobin {
 
 pub fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
     match comp {
-        Comp::Sequence => NodeKind::Sequence,
-        Comp::Selector => NodeKind::Selector,
-        Comp::SequenceWithMemory => NodeKind::SequenceWithMemory,
-        Comp::ReactiveSequence => NodeKind::ReactiveSequence,
-        Comp::ReactiveSelector => NodeKind::ReactiveSelector,
-        Comp::Parallel(success, failure) => NodeKind::Parallel { success, failure },
+        Comp::Sequence => nodes::Sequence.into(),
+        Comp::Selector => nodes::Selector.into(),
+        Comp::SequenceWithMemory => nodes::SequenceWithMemory.into(),
+        Comp::ReactiveSequence => nodes::ReactiveSequence.into(),
+        Comp::ReactiveSelector => nodes::ReactiveSelector.into(),
+        Comp::Parallel(success, failure) => nodes::Parallel { success, failure }.into(),
     }
 }
 

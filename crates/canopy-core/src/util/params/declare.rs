@@ -1,24 +1,17 @@
-//! Declared node parameters: what a node type accepts for each field of
-//! its node objects, in words for `canopy nodes` and for error messages.
-//!
-//! A node type lists its parameters once ([`Param`]); the loader checks
-//! every value in a tree file against that list — unknown names, missing
-//! values, wrong types, out-of-range numbers, misspelt words, list items,
-//! points of the wrong length — before any factory runs, so factories only
-//! see well-formed values and error messages are uniform across built-in
-//! and user types.
+//! Declared parameters: what a node type accepts for each field of its
+//! node objects ([`Param`], [`ParamKind`]), in words for `canopy nodes`
+//! and for error messages.
 
-use serde_json::Value as Json;
-
-use crate::text::number;
-use crate::typed::FromParam;
+use crate::util::params::literal::Literal;
+use crate::util::params::typed::FromParam;
+use crate::util::text::number;
 
 /// What values a parameter accepts: the data under every declaration,
 /// which tools read (`canopy nodes` describes it; the BehaviorTree.CPP
 /// export declares ports from it).
 ///
 /// ```
-/// use canopy_data::{Param, ParamKind};
+/// use canopy_core::{Param, ParamKind};
 /// assert_eq!(Param::of::<Vec<[f32; 2]>>("route", "").kind, ParamKind::List {
 ///     item: Box::new(ParamKind::Point { dims: 2, min: -(f32::MAX as f64), max: f32::MAX as f64 }),
 ///     min_len: 0,
@@ -26,7 +19,6 @@ use crate::typed::FromParam;
 /// });
 /// ```
 #[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
 pub enum ParamKind {
     /// A whole number in `min..=max`.
     Int {
@@ -82,7 +74,7 @@ pub enum ParamKind {
 /// Declare it with the constructor of its kind, then narrow it:
 ///
 /// ```
-/// use canopy_data::{Param, Ticks};
+/// use canopy_core::{Param, Ticks};
 /// let speed = Param::float("speed", "cells per tick").range(0.0, 10.0).default(1.0);
 /// assert_eq!(speed.describe(), "number in 0..=10, default 1.0");
 ///
@@ -103,7 +95,7 @@ pub struct Param {
     pub kind: ParamKind,
     /// Used when the field is absent; `None` makes the parameter required,
     /// and `Some(null)` optional with no value ([`Param::optional`]).
-    pub default: Option<Json>,
+    pub default: Option<Literal>,
     /// One line for `canopy nodes`.
     pub doc: String,
 }
@@ -125,7 +117,7 @@ impl Param {
     /// ([`FromParam::kind`]), and an `Option` is optional.
     ///
     /// ```
-    /// use canopy_data::Param;
+    /// use canopy_core::Param;
     /// assert_eq!(Param::of::<u8>("level", "").describe(), "integer in 0..=255, required");
     /// assert_eq!(Param::of::<[f64; 3]>("at", "").describe(), "point [x, y, z], required");
     /// assert_eq!(Param::of::<Option<String>>("say", "").describe(), "string, optional");
@@ -138,7 +130,7 @@ impl Param {
     /// A whole number (any `i64` until narrowed with [`Param::range`]).
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::int("floor", "").range(-2.0, 40.0).describe(), "integer in -2..=40, required");
     /// ```
     pub fn int(name: &str, doc: &str) -> Param {
@@ -155,7 +147,7 @@ impl Param {
     /// A count: a whole number from 1 to 2³¹ − 1.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::count("times", "").describe(), "integer ≥ 1, required");
     /// ```
     pub fn count(name: &str, doc: &str) -> Param {
@@ -170,11 +162,11 @@ impl Param {
     }
 
     /// A duration in ticks: a whole number from `min` to 2³¹ − 1
-    /// ([`canopy_core::MAX_TICKS`]); read it as a `u32` or a
+    /// ([`MAX_TICKS`](crate::MAX_TICKS)); read it as a `u32` or a
     /// [`Ticks`](crate::Ticks).
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::ticks("wait", "", 0).default(5).describe(), "integer ≥ 0, default 5");
     /// ```
     pub fn ticks(name: &str, doc: &str, min: i64) -> Param {
@@ -191,7 +183,7 @@ impl Param {
     /// A finite number (any until narrowed with [`Param::range`]).
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::float("gain", "").describe(), "number, required");
     /// ```
     pub fn float(name: &str, doc: &str) -> Param {
@@ -208,7 +200,7 @@ impl Param {
     /// `true` or `false`.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::boolean("loud", "").default(false).describe(), "true or false, default false");
     /// ```
     pub fn boolean(name: &str, doc: &str) -> Param {
@@ -218,7 +210,7 @@ impl Param {
     /// Any string.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::text("line", "").default("hello").describe(), "string, default \"hello\"");
     /// ```
     pub fn text(name: &str, doc: &str) -> Param {
@@ -229,7 +221,7 @@ impl Param {
     /// are its variants: [`ParamEnum`](crate::ParamEnum).
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// let gait = Param::choice("gait", "", &["walk", "run"]).default("walk");
     /// assert_eq!(gait.describe(), "one of \"walk\", \"run\", default \"walk\"");
     /// ```
@@ -241,7 +233,7 @@ impl Param {
     /// A non-empty list of status words.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::statuses("play", "").describe(),
     ///     "list of \"Running\" / \"Success\" / \"Failure\", required");
     /// ```
@@ -252,7 +244,7 @@ impl Param {
     /// A guard condition (a condition node object).
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::condition("when", "").describe(), "condition node, required");
     /// ```
     pub fn condition(name: &str, doc: &str) -> Param {
@@ -262,7 +254,7 @@ impl Param {
     /// A reference to an entry of `subtrees`.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::subtree("tree", "").describe(), "name of a subtree, required");
     /// ```
     pub fn subtree(name: &str, doc: &str) -> Param {
@@ -273,7 +265,7 @@ impl Param {
     /// taken as the nearer of the two), written `[x, y]` or `[x, y, z]`.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::point("goal", "", 2).range(0.0, 100.0).describe(),
     ///     "point [x, y], each in 0..=100, required");
     /// ```
@@ -290,7 +282,7 @@ impl Param {
     /// with [`Param::len`]; [`Param::range`] narrows the numbers in it.
     ///
     /// ```
-    /// # use canopy_data::{Param, ParamKind};
+    /// # use canopy_core::{Param, ParamKind};
     /// let weights = Param::list("weights", "", ParamKind::Float { min: 0.0, max: 1.0 });
     /// assert_eq!(weights.describe(), "list of numbers in 0..=1, required");
     /// ```
@@ -309,7 +301,7 @@ impl Param {
     /// `0..=255`); other kinds are left as they are.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::of::<u8>("level", "").range(1.0, 1000.0).describe(),
     ///     "integer in 1..=255, required");
     /// ```
@@ -322,7 +314,7 @@ impl Param {
     /// (as [`Param::range`] does).
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::int("n", "").at_least(1.0).describe(), "integer ≥ 1, required");
     /// ```
     pub fn at_least(self, min: f64) -> Param {
@@ -333,7 +325,7 @@ impl Param {
     /// (as [`Param::range`] does).
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::float("p", "").at_most(1.0).describe(), "number ≤ 1, required");
     /// ```
     pub fn at_most(self, max: f64) -> Param {
@@ -344,7 +336,7 @@ impl Param {
     /// no upper bound). Other kinds are left as they are.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::of::<Vec<String>>("lines", "").len(1, usize::MAX).describe(),
     ///     "list of at least 1 string, required");
     /// ```
@@ -363,11 +355,11 @@ impl Param {
     /// would write the value (checked when the type is registered).
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::of::<[f32; 2]>("home", "").default([0.0, 5.0]).describe(),
     ///     "point [x, y], default [0.0,5.0]");
     /// ```
-    pub fn default(mut self, value: impl Into<Json>) -> Param {
+    pub fn default(mut self, value: impl Into<Literal>) -> Param {
         self.default = Some(value.into());
         self
     }
@@ -376,29 +368,29 @@ impl Param {
     /// `null`): the factory reads it as an `Option`.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::float("limit", "").optional().describe(), "number, optional");
     /// ```
     pub fn optional(mut self) -> Param {
-        self.default = Some(Json::Null);
+        self.default = Some(Literal::Null);
         self
     }
 
     /// Whether the parameter may be absent with no value.
-    pub(crate) fn is_optional(&self) -> bool {
-        matches!(self.default, Some(Json::Null))
+    pub fn is_optional(&self) -> bool {
+        matches!(self.default, Some(Literal::Null))
     }
 
     /// What the parameter accepts, in words, for `canopy nodes` and errors.
     ///
     /// ```
-    /// # use canopy_data::Param;
+    /// # use canopy_core::Param;
     /// assert_eq!(Param::count("times", "").describe(), "integer ≥ 1, required");
     /// ```
     pub fn describe(&self) -> String {
         let kind = describe_kind(&self.kind, false);
         match &self.default {
-            Some(Json::Null) => format!("{kind}, optional"),
+            Some(Literal::Null) => format!("{kind}, optional"),
             Some(d) => format!("{kind}, default {d}"),
             None => format!("{kind}, required"),
         }
@@ -427,7 +419,7 @@ fn narrow(kind: &mut ParamKind, min: f64, max: f64) {
 
 /// Whether a bound is no bound: an extreme of `f64` or `f32`.
 pub(crate) fn open(bound: f64) -> bool {
-    bound.abs() == f64::MAX || bound.abs() == F32_MAX
+    ParamKind::no_bound(bound)
 }
 
 /// ` in 0..=1`, ` ≥ 0`, ` ≤ 1` or nothing, for a number kind's bounds.
@@ -437,6 +429,31 @@ fn bounds(min: f64, max: f64) -> String {
         (false, true) => format!(" ≥ {}", number(min)),
         (true, false) => format!(" ≤ {}", number(max)),
         (false, false) => format!(" in {}..={}", number(min), number(max)),
+    }
+}
+
+impl ParamKind {
+    /// Whether a number's bound is no bound at all: an extreme of `f64`
+    /// or `f32`, as a parameter's kind has until it is narrowed.
+    ///
+    /// ```
+    /// use canopy_core::ParamKind;
+    /// assert!(ParamKind::no_bound(f64::MAX) && ParamKind::no_bound(-(f32::MAX as f64)));
+    /// assert!(!ParamKind::no_bound(100.0));
+    /// ```
+    pub fn no_bound(bound: f64) -> bool {
+        bound.abs() == f64::MAX || bound.abs() == F32_MAX
+    }
+
+    /// What the kind accepts, in words, as `canopy nodes` and error
+    /// messages say it.
+    ///
+    /// ```
+    /// use canopy_core::ParamKind;
+    /// assert_eq!(ParamKind::Int { min: 1, max: 9 }.describe(), "integer in 1..=9");
+    /// ```
+    pub fn describe(&self) -> String {
+        describe_kind(self, false)
     }
 }
 

@@ -3,13 +3,12 @@
 //! once ([`NodeParams`], with `#[derive(Params)]`), enums of words
 //! ([`ParamEnum`], with `#[derive(ParamEnum)]`), and durations ([`Ticks`]).
 
-use canopy_core::{MAX_TICKS, Status};
-use serde_json::Value as Json;
-
-use crate::check::STATUS_WORDS;
-use crate::error::ParamError;
-use crate::param::{F32_MAX, Param, ParamKind};
-use crate::value::{Checked, ParamValue, Params};
+use crate::util::params::declare::{F32_MAX, Param, ParamKind};
+use crate::util::params::error::ParamError;
+use crate::util::params::literal::Literal;
+use crate::util::params::value::{ParamValue, Params};
+use crate::util::primitives::MAX_TICKS;
+use crate::util::status::Status;
 
 /// A type a parameter can be read as: what a tree file may hold for it,
 /// and how to read the checked value.
@@ -22,7 +21,7 @@ use crate::value::{Checked, ParamValue, Params};
 /// A type of your own reads as one of those, converted:
 ///
 /// ```
-/// use canopy_data::{FromParam, Param, ParamKind, ParamValue};
+/// use canopy_core::{FromParam, Literal, Param, ParamKind, ParamValue};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Vec2 { x: f32, y: f32 }
@@ -32,7 +31,7 @@ use crate::value::{Checked, ParamValue, Params};
 ///     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
 ///         <[f32; 2]>::from_value(value).map(|[x, y]| Vec2 { x, y })
 ///     }
-///     fn to_json(&self) -> serde_json::Value { [self.x, self.y].to_json() }
+///     fn to_literal(&self) -> Literal { [self.x, self.y].to_literal() }
 ///     const NUMERIC: bool = true;
 /// }
 ///
@@ -48,7 +47,7 @@ pub trait FromParam: Sized {
 
     /// The value as a tree file writes it: defaults are kept so, checked
     /// like a file's values, and shown so by `canopy nodes`.
-    fn to_json(&self) -> Json;
+    fn to_literal(&self) -> Literal;
 
     /// Whether the parameter may be left out: `true` for `Option<T>`.
     const OPTIONAL: bool = false;
@@ -69,13 +68,13 @@ macro_rules! integers {
                 }
             }
             fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-                match value.0 {
-                    Checked::Int(n) => <$t>::try_from(n).ok(),
+                match *value {
+                    ParamValue::Int(n) => <$t>::try_from(n).ok(),
                     _ => None,
                 }
             }
-            fn to_json(&self) -> Json {
-                Json::from(*self)
+            fn to_literal(&self) -> Literal {
+                Literal::from(*self)
             }
             const NUMERIC: bool = true;
         }
@@ -92,22 +91,16 @@ impl FromParam for f64 {
         }
     }
     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-        match value.0 {
-            Checked::Float(x) => Some(x),
-            Checked::Int(n) => Some(n as f64),
+        match *value {
+            ParamValue::Float(x) => Some(x),
+            ParamValue::Int(n) => Some(n as f64),
             _ => None,
         }
     }
-    fn to_json(&self) -> Json {
-        Json::from(*self)
+    fn to_literal(&self) -> Literal {
+        Literal::from(*self)
     }
     const NUMERIC: bool = true;
-}
-
-/// An `f32` as the shortest decimal that reads back as it (`0.1`, not
-/// `0.10000000149011612`).
-fn f32_json(x: f32) -> Json {
-    Json::from(x.to_string().parse::<f64>().unwrap_or(x as f64))
 }
 
 impl FromParam for f32 {
@@ -121,8 +114,8 @@ impl FromParam for f32 {
     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
         f64::from_value(value).map(|x| x as f32)
     }
-    fn to_json(&self) -> Json {
-        f32_json(*self)
+    fn to_literal(&self) -> Literal {
+        Literal::from(*self)
     }
     const NUMERIC: bool = true;
 }
@@ -132,13 +125,13 @@ impl FromParam for bool {
         ParamKind::Bool
     }
     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-        match value.0 {
-            Checked::Bool(b) => Some(b),
+        match *value {
+            ParamValue::Bool(b) => Some(b),
             _ => None,
         }
     }
-    fn to_json(&self) -> Json {
-        Json::Bool(*self)
+    fn to_literal(&self) -> Literal {
+        Literal::Bool(*self)
     }
 }
 
@@ -147,45 +140,45 @@ impl FromParam for String {
         ParamKind::Text
     }
     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-        match value.0 {
-            Checked::Text(text) => Some(text.to_string()),
+        match *value {
+            ParamValue::Text(text) => Some(text.to_string()),
             _ => None,
         }
     }
-    fn to_json(&self) -> Json {
-        Json::String(self.clone())
+    fn to_literal(&self) -> Literal {
+        Literal::Text(self.clone())
     }
 }
 
 impl FromParam for Status {
     fn kind() -> ParamKind {
-        ParamKind::Choice(STATUS_WORDS.iter().map(|w| w.to_string()).collect())
+        ParamKind::Choice(Status::WORDS.iter().map(|w| w.to_string()).collect())
     }
     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-        match value.0 {
-            Checked::Text(word) => crate::check::parse_status(word),
+        match *value {
+            ParamValue::Text(word) => Status::from_word(word),
             _ => None,
         }
     }
-    fn to_json(&self) -> Json {
-        Json::from(self.as_str())
+    fn to_literal(&self) -> Literal {
+        Literal::from(self.as_str())
     }
 }
 
 macro_rules! points {
-    ($($t:ty, $n:literal, $max:expr, $json:expr;)*) => {$(
+    ($($t:ty, $n:literal, $max:expr;)*) => {$(
         impl FromParam for [$t; $n] {
             fn kind() -> ParamKind {
                 ParamKind::Point { dims: $n, min: -$max, max: $max }
             }
             fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-                match value.0 {
-                    Checked::Point(c, $n) => Some(std::array::from_fn(|i| c[i] as $t)),
+                match *value {
+                    ParamValue::Point(c, $n) => Some(std::array::from_fn(|i| c[i] as $t)),
                     _ => None,
                 }
             }
-            fn to_json(&self) -> Json {
-                Json::Array(self.iter().map(|&c| $json(c)).collect())
+            fn to_literal(&self) -> Literal {
+                Literal::List(self.iter().map(|&c| Literal::from(c)).collect())
             }
             const NUMERIC: bool = true;
         }
@@ -193,10 +186,10 @@ macro_rules! points {
 }
 
 points! {
-    f32, 2, F32_MAX, f32_json;
-    f32, 3, F32_MAX, f32_json;
-    f64, 2, f64::MAX, Json::from;
-    f64, 3, f64::MAX, Json::from;
+    f32, 2, F32_MAX;
+    f32, 3, F32_MAX;
+    f64, 2, f64::MAX;
+    f64, 3, f64::MAX;
 }
 
 impl<T: FromParam> FromParam for Vec<T> {
@@ -208,13 +201,13 @@ impl<T: FromParam> FromParam for Vec<T> {
         }
     }
     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-        match &value.0 {
-            Checked::List(items) => items.iter().map(T::from_value).collect(),
+        match value {
+            ParamValue::List(items) => items.iter().map(T::from_value).collect(),
             _ => None,
         }
     }
-    fn to_json(&self) -> Json {
-        Json::Array(self.iter().map(T::to_json).collect())
+    fn to_literal(&self) -> Literal {
+        Literal::List(self.iter().map(T::to_literal).collect())
     }
     const NUMERIC: bool = T::NUMERIC;
 }
@@ -224,16 +217,43 @@ impl<T: FromParam> FromParam for Option<T> {
         T::kind()
     }
     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-        match value.0 {
-            Checked::Absent => Some(None),
+        match *value {
+            ParamValue::Absent => Some(None),
             _ => T::from_value(value).map(Some),
         }
     }
-    fn to_json(&self) -> Json {
-        self.as_ref().map_or(Json::Null, T::to_json)
+    fn to_literal(&self) -> Literal {
+        self.as_ref().map_or(Literal::Null, T::to_literal)
     }
     const OPTIONAL: bool = true;
     const NUMERIC: bool = T::NUMERIC;
+}
+
+/// A non-empty list of statuses, written as status words
+/// (`["Running", "Success"]`): a parameter of [`ParamKind::Statuses`],
+/// whose errors point at the item that is not a status word.
+///
+/// ```
+/// use canopy_core::{Param, Statuses};
+/// assert_eq!(Param::of::<Statuses>("play", "").describe(),
+///     "list of \"Running\" / \"Success\" / \"Failure\", required");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Statuses(pub Vec<Status>);
+
+impl FromParam for Statuses {
+    fn kind() -> ParamKind {
+        ParamKind::Statuses
+    }
+    fn from_value(value: &ParamValue<'_>) -> Option<Self> {
+        match value {
+            ParamValue::Statuses(list) => Some(Statuses(list.clone())),
+            _ => None,
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        Literal::List(self.0.iter().map(|s| Literal::from(s.as_str())).collect())
+    }
 }
 
 /// A duration in agent ticks, from 0 to 2³¹ − 1 ([`MAX_TICKS`]): the
@@ -241,7 +261,7 @@ impl<T: FromParam> FromParam for Option<T> {
 /// reads an integer in that range.
 ///
 /// ```
-/// use canopy_data::{Param, Ticks};
+/// use canopy_core::{Param, Ticks};
 /// assert_eq!(Param::of::<Ticks>("rest", "").describe(), "integer ≥ 0, required");
 /// assert_eq!(Ticks::new(40).map(Ticks::get), Some(40));
 /// assert_eq!(Ticks::new(u32::MAX), None);
@@ -256,7 +276,7 @@ impl Ticks {
     /// `ticks` as a duration, if it is at most [`MAX_TICKS`].
     ///
     /// ```
-    /// # use canopy_data::Ticks;
+    /// # use canopy_core::Ticks;
     /// assert_eq!(Ticks::new(2_147_483_647), Some(Ticks::MAX));
     /// assert_eq!(Ticks::new(2_147_483_648), None);
     /// ```
@@ -271,7 +291,7 @@ impl Ticks {
     /// The number of ticks.
     ///
     /// ```
-    /// # use canopy_data::Ticks;
+    /// # use canopy_core::Ticks;
     /// assert_eq!(Ticks::MAX.get(), 2_147_483_647);
     /// ```
     pub const fn get(self) -> u32 {
@@ -295,8 +315,8 @@ impl FromParam for Ticks {
     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
         u32::from_value(value).and_then(Ticks::new)
     }
-    fn to_json(&self) -> Json {
-        Json::from(self.0)
+    fn to_literal(&self) -> Literal {
+        Literal::from(self.0)
     }
     const NUMERIC: bool = true;
 }
@@ -307,7 +327,7 @@ impl FromParam for Ticks {
 /// array for a `Vec`.
 ///
 /// ```
-/// use canopy_data::{IntoDefault, Ticks};
+/// use canopy_core::{IntoDefault, Ticks};
 /// let wait: Ticks = IntoDefault::into_default(30);
 /// let name: String = IntoDefault::into_default("guard");
 /// let route: Vec<[f32; 2]> = IntoDefault::into_default([[0.0, 0.0], [4.0, 0.0]]);
@@ -365,13 +385,13 @@ impl<T, const N: usize> IntoDefault<Vec<T>> for [T; N] {
 /// | `#[param(len = 2..)]`, `len = 1..=8` | a list's length |
 /// | `#[param(rename = "type_name")]` | the field's name in files |
 /// | `#[params(check = Self::check)]` on the struct | `fn(&Self) -> Result<(), E>` run after reading, for rules between fields; `E` a `String`, `&str` or [`ParamError`] |
-/// | `#[params(crate = "path::to::canopy_data")]` on the struct | when canopy is reached another way than as `canopy` or `canopy-data` |
+/// | `#[params(crate = "path::to::canopy_core")]` on the struct | when canopy is reached another way than as `canopy`, `canopy-core` or `canopy-data` |
 ///
 /// An `Option<T>` field is optional with no default. A struct without
 /// fields declares a type without parameters.
 ///
 /// ```
-/// use canopy_data::{NodeParams, Params, Ticks};
+/// use canopy_core::{NodeParams, Params, Ticks};
 ///
 /// /// Walks between points, waiting at each.
 /// #[derive(Params)]
@@ -407,11 +427,9 @@ impl<T, const N: usize> IntoDefault<Vec<T>> for [T; N] {
 /// ]);
 /// ```
 ///
-/// Register a node type with it through [`Registry::action`],
-/// [`Registry::condition`] or [`Registry::node`](crate::Registry::node).
-///
-/// [`Registry::action`]: crate::Registry::action
-/// [`Registry::condition`]: crate::Registry::condition
+/// Register a node type with it through `canopy_data`'s
+/// `Registry::action`, `Registry::condition` or `Registry::node`. The
+/// engine's own node kinds declare their parameters the same way.
 pub trait NodeParams: Sized + 'static {
     /// What a node type with these parameters does, in one line.
     fn description() -> &'static str {
@@ -423,6 +441,13 @@ pub trait NodeParams: Sized + 'static {
 
     /// The struct, read from a node's checked values.
     fn from_params(params: &Params<'_>) -> Result<Self, ParamError>;
+
+    /// The struct's values, by parameter name, as a tree file writes them:
+    /// what a printed tree or an exported file shows of a node built in
+    /// code. The derive writes it; the default says nothing.
+    fn values(&self) -> Vec<(&'static str, Literal)> {
+        Vec::new()
+    }
 }
 
 /// No parameters.
@@ -442,7 +467,7 @@ impl NodeParams for () {
 /// `snake_case` unless renamed with `#[param(rename = "…")]`.
 ///
 /// ```
-/// use canopy_data::{Param, ParamEnum};
+/// use canopy_core::{Param, ParamEnum};
 ///
 /// #[derive(Debug, PartialEq, ParamEnum)]
 /// enum Gait { Walk, Run, #[param(rename = "sneak")] Crouch }

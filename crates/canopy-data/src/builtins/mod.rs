@@ -1,0 +1,61 @@
+//! The node types every [`Registry::new`](crate::Registry::new) holds:
+//! every engine kind a file can name ([`canopy_core::nodes::builtins`]),
+//! the guards and `SubTree`, which the loader resolves, and leaves for
+//! prototypes and tests whose outcomes come from the file — each of those
+//! in a file of its own, registered here in one line.
+
+mod periodic;
+mod random;
+mod script;
+
+use canopy_core::{Arity, Param, nodes};
+
+use crate::registry::{Build, NodeType, Registry};
+
+/// Register every built-in type.
+pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
+    let mut add = |t: NodeType<A, W>| r.register(t).expect("built-in names are unique");
+    for kind in nodes::builtins::<A, W>() {
+        add(NodeType::new(
+            kind.name,
+            kind.about,
+            kind.arity,
+            (kind.params)(),
+            kind.build,
+        ));
+    }
+    add(guard("Guard", false));
+    add(guard("ReactiveGuard", true));
+    add(NodeType::with_build(
+        "SubTree",
+        "Stands for the named entry of the file's \"subtrees\", shared by every reference.",
+        Arity::Leaf,
+        vec![Param::subtree("tree", "a key of \"subtrees\"")],
+        Build::SubTree,
+    ));
+    r.node("Script", Arity::Leaf, script::Script::new)
+        .expect("built-in names are unique");
+    r.node("Random", Arity::Leaf, random::Random::new)
+        .expect("built-in names are unique");
+    r.condition("Chance", random::chance)
+        .expect("built-in names are unique");
+    r.condition("Periodic", periodic::periodic)
+        .expect("built-in names are unique");
+}
+
+/// Guard or ReactiveGuard, whose condition the loader reads from the node
+/// object and builds from a registered condition type.
+fn guard<A: 'static, W: 'static>(name: &str, reactive: bool) -> NodeType<A, W> {
+    let about = if reactive {
+        nodes::ReactiveGuard::<A, W>::ABOUT
+    } else {
+        nodes::Guard::<A, W>::ABOUT
+    };
+    NodeType::with_build(
+        name,
+        about,
+        Arity::Decorator,
+        vec![Param::condition("condition", "a condition node object")],
+        Build::Guard { reactive },
+    )
+}
