@@ -291,7 +291,11 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// ```
     /// # use canopy_data::Registry;
     /// let registry = Registry::<(), ()>::new();
-    /// assert_eq!(registry.types().count(), 25);
+    /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Script, Random,
+    /// // Chance and Periodic.
+    /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
+    /// assert_eq!(registry.types().count(), kinds + 7);
+    /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
     /// ```
     pub fn new() -> Self {
         let mut registry = Self::empty();
