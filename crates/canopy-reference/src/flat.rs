@@ -51,7 +51,8 @@ mod run;
 
 use std::ops::Range;
 
-use canopy_core::{Afterwards, Ctx, EventKind, Policy, Status};
+use canopy_core::nodes::Like;
+use canopy_core::{Afterwards, Ctx, EventKind, ParamEnum, Policy, Status};
 
 pub use build::{Def, FlatError, MAX_DEPTH, MAX_NODES};
 pub use reference::{reference, reference_def};
@@ -97,6 +98,7 @@ pub(crate) enum Op<L> {
     ReactiveSequence,
     ReactiveSelector,
     Parallel { success: Policy, failure: Policy },
+    Shuffle { like: Like, salt: u64 },
     Inverter,
     ForceSuccess,
     ForceFailure,
@@ -124,6 +126,7 @@ impl<L> Op<L> {
             Op::ReactiveSequence => Op::ReactiveSequence,
             Op::ReactiveSelector => Op::ReactiveSelector,
             Op::Parallel { success, failure } => Op::Parallel { success, failure },
+            Op::Shuffle { like, salt } => Op::Shuffle { like, salt },
             Op::Inverter => Op::Inverter,
             Op::ForceSuccess => Op::ForceSuccess,
             Op::ForceFailure => Op::ForceFailure,
@@ -155,6 +158,7 @@ impl<L> Op<L> {
             Op::Parallel { success, failure } => {
                 ("Parallel", format!("success={success}, failure={failure}"))
             }
+            Op::Shuffle { like, .. } => ("Shuffle", format!("like={}", like.word())),
             Op::Inverter => ("Inverter", String::new()),
             Op::ForceSuccess => ("ForceSuccess", String::new()),
             Op::ForceFailure => ("ForceFailure", String::new()),

@@ -16,7 +16,7 @@
 use std::fmt;
 
 use canopy_core::{
-    ActionFn, Afterwards, ConditionFn, Ctx, NodeKind, NodeRef, Policy, Status, Tree, nodes,
+    ActionFn, Afterwards, ConditionFn, Ctx, NodeKind, NodeRef, Policy, Status, Tree, hash, nodes,
 };
 
 use crate::text::{clip, quote};
@@ -206,6 +206,16 @@ fn composite<A: 'static, W: 'static>(
             children,
             go_on: Status::Failure,
         }),
+        &NodeKind::Shuffle(nodes::Shuffle { like, salt }) => boxed(Shuffle {
+            order: Vec::with_capacity(children.len()),
+            children,
+            go_on: match like {
+                nodes::Like::Sequence => Status::Success,
+                nodes::Like::Selector => Status::Failure,
+            },
+            salt,
+            current: 0,
+        }),
         &NodeKind::Parallel(nodes::Parallel { success, failure }) => boxed(Parallel {
             results: vec![None; children.len()],
             children,
@@ -329,6 +339,46 @@ impl<A, W> Hooks<A, W> for InOrder<A, W> {
     fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
         while let Some(child) = self.children.get_mut(self.current) {
             let status = child.tick(cx);
+            if status != self.go_on {
+                return status;
+            }
+            self.current += 1;
+        }
+        self.go_on
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        abort_all(&mut self.children, cx);
+    }
+}
+
+/// Shuffle: a Sequence or Selector over its children in an order drawn
+/// when it starts — the documented draw: Fisher–Yates from the last place
+/// down, place `i` swapped with `mix(key ^ i) % (i + 1)`, where `key` is
+/// the node's salt mixed with the agent's id and tick.
+struct Shuffle<A, W> {
+    children: Vec<Child<A, W>>,
+    go_on: Status,
+    salt: u64,
+    order: Vec<usize>,
+    current: usize,
+}
+
+impl<A, W> Hooks<A, W> for Shuffle<A, W> {
+    fn enter(&mut self, cx: &mut Ctx<A, W>) {
+        let key = self.salt ^ hash::agent_tick(cx.id, cx.tick);
+        self.order.clear();
+        self.order.extend(0..self.children.len());
+        for i in (1..self.order.len()).rev() {
+            let j = (hash::mix(key ^ i as u64) % (i as u64 + 1)) as usize;
+            self.order.swap(i, j);
+        }
+        self.current = 0;
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        while let Some(&child) = self.order.get(self.current) {
+            let status = self.children[child].tick(cx);
             if status != self.go_on {
                 return status;
             }

@@ -177,6 +177,7 @@ fn skippable(tree: &Tree<Probe, ()>, e: &Event) -> bool {
             | "Guard"
             | "Cooldown"
             | "SequenceWithMemory"
+            | "Shuffle"
             | "RunOnce"
             | "Repeat"
             | "Retry"

@@ -313,6 +313,7 @@ fn composite(name: &str, comp: Comp, kids: Vec<Def<Script>>) -> Def<Script> {
         Comp::ReactiveSequence => Def::reactive_sequence(name, kids),
         Comp::ReactiveSelector => Def::reactive_selector(name, kids),
         Comp::Parallel(success, failure) => Def::parallel(name, success, failure, kids),
+        Comp::Shuffle(like, salt) => Def::shuffle(name, like, salt, kids),
     }
 }
 

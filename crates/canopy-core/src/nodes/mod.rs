@@ -64,6 +64,15 @@
 //! When it finishes, its running children are aborted. No children: a build
 //! error.
 //!
+//! ## Shuffle
+//! `Shuffle { like }`: a Sequence (`like = sequence`) or a Selector
+//! (`like = selector`, the default) whose children run in an order drawn
+//! when it is entered: a uniform permutation from the node's salt, the
+//! agent's id and the tick, so each agent — and each activation — tries
+//! its children in an order of its own, reproducibly. Within an
+//! activation the order holds and a running child is resumed. No children:
+//! as the Sequence or Selector it is like.
+//!
 //! # Decorators
 //!
 //! ## Inverter
@@ -212,6 +221,7 @@ mod reactive;
 mod repeat;
 mod reshape;
 mod sequence;
+mod shuffle;
 mod timeout;
 mod wait;
 
@@ -238,6 +248,7 @@ pub use reactive::{ReactiveSelector, ReactiveSequence};
 pub use repeat::{Repeat, Retry};
 pub use reshape::{ForceFailure, ForceSuccess, Inverter};
 pub use sequence::{Selector, Sequence, SequenceWithMemory};
+pub use shuffle::{Like, Shuffle};
 pub use timeout::Timeout;
 pub use wait::Wait;
 
@@ -461,6 +472,7 @@ kinds! {
         ReactiveSequence(ReactiveSequence),
         ReactiveSelector(ReactiveSelector),
         Parallel(Parallel),
+        Shuffle(Shuffle),
         Inverter(Inverter),
         ForceSuccess(ForceSuccess),
         ForceFailure(ForceFailure),

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+use canopy_core::nodes::Like;
 use canopy_core::{Afterwards, Policy};
 
 use super::{FlatTree, HEADER, Node, Op};
@@ -80,6 +81,17 @@ impl<L> Def<L> {
     /// A SequenceWithMemory.
     pub fn sequence_with_memory(name: &str, children: impl IntoIterator<Item = Def<L>>) -> Self {
         Def::many(name, Op::SequenceWithMemory, children)
+    }
+
+    /// A Shuffle: a Sequence or Selector (`like`) in an order drawn per
+    /// agent when it is entered, apart from other Shuffles by `salt`.
+    pub fn shuffle(
+        name: &str,
+        like: Like,
+        salt: u64,
+        children: impl IntoIterator<Item = Def<L>>,
+    ) -> Self {
+        Def::many(name, Op::Shuffle { like, salt }, children)
     }
 
     /// A ReactiveSequence.
@@ -250,6 +262,8 @@ fn own_words<L>(op: &Op<L>, children: usize) -> usize {
     match op {
         Op::Sequence | Op::Selector | Op::ReactiveSequence | Op::ReactiveSelector => 1,
         Op::Parallel { .. } => 2 * children.div_ceil(32),
+        // Where in the order it is, then the order.
+        Op::Shuffle { .. } => 1 + children,
         Op::Repeat(_) | Op::Retry(_) => 2,
         Op::Timeout(_) | Op::Wait(_) => 1,
         _ => 0,

@@ -8,7 +8,8 @@
 //! say which of their children are running, so an abort walks exactly the
 //! running ones.
 
-use canopy_core::{Afterwards, Ctx, EventKind, Policy, Status};
+use canopy_core::nodes::Like;
+use canopy_core::{Afterwards, Ctx, EventKind, Policy, Status, hash};
 
 use super::{FlatLeaf, Node, Op, Trace};
 
@@ -98,6 +99,7 @@ impl<'r, 'c, L: FlatLeaf<A, W>, A, W, T: Trace> Run<'r, 'c, L, A, W, T> {
             Op::ReactiveSequence => self.reactive(node, fresh, Status::Success),
             Op::ReactiveSelector => self.reactive(node, fresh, Status::Failure),
             Op::Parallel { success, failure } => self.parallel(node, fresh, success, failure),
+            Op::Shuffle { like, salt } => self.shuffle(node, fresh, like, salt),
             Op::Inverter => self.child(first, fresh).invert(),
             Op::ForceSuccess => match self.child(first, fresh) {
                 Status::Running => Status::Running,
@@ -165,6 +167,46 @@ impl<'r, 'c, L: FlatLeaf<A, W>, A, W, T: Trace> Run<'r, 'c, L, A, W, T> {
                 if status == Status::Running {
                     self.st[at] = k as u32;
                 }
+                return status;
+            }
+            k += 1;
+            if k == n {
+                return go_on;
+            }
+            child_fresh = true;
+        }
+    }
+
+    /// Shuffle. State: the place in the order, then the order (a child
+    /// index per word), drawn when it is entered.
+    #[inline(always)]
+    fn shuffle(&mut self, node: &Node<L>, fresh: bool, like: Like, salt: u64) -> Status {
+        let (first, n, at) = (node.first as usize, node.count as usize, node.at as usize);
+        let go_on = match like {
+            Like::Sequence => Status::Success,
+            Like::Selector => Status::Failure,
+        };
+        if n == 0 {
+            return go_on;
+        }
+        let order = at + 1..at + 1 + n;
+        if fresh {
+            let key = salt ^ hash::agent_tick(self.cx.id, self.cx.tick);
+            for (k, word) in self.st[order.clone()].iter_mut().enumerate() {
+                *word = k as u32;
+            }
+            for i in (1..n).rev() {
+                let j = (hash::mix(key ^ i as u64) % (i as u64 + 1)) as usize;
+                self.st[order.clone()].swap(i, j);
+            }
+            self.st[at] = 0;
+        }
+        let (mut k, mut child_fresh) = (self.st[at] as usize, fresh);
+        loop {
+            let child = self.st[at + 1 + k] as usize;
+            let status = self.child(first + child, child_fresh);
+            if status != go_on {
+                self.st[at] = k as u32;
                 return status;
             }
             k += 1;
@@ -427,6 +469,10 @@ impl<'r, 'c, L: FlatLeaf<A, W>, A, W, T: Trace> Run<'r, 'c, L, A, W, T> {
                 }
             }
             Op::Parallel { .. } => self.abort_parallel(node, node.count as usize),
+            Op::Shuffle { .. } => {
+                let child = self.st[at + 1 + self.st[at] as usize] as usize;
+                self.abort(first + child)
+            }
             Op::Repeat(_) | Op::Retry(_) => {
                 if self.st[at + 1] != 0 {
                     self.abort(first);

@@ -96,6 +96,7 @@ pub enum Comp {
     ReactiveSequence,
     ReactiveSelector,
     Parallel(Policy, Policy),
+    Shuffle(nodes::Like, u64),
 }
 
 /// The code of scripted action `seed`.
@@ -248,6 +249,7 @@ pub fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
         Comp::ReactiveSequence => nodes::ReactiveSequence.into(),
         Comp::ReactiveSelector => nodes::ReactiveSelector.into(),
         Comp::Parallel(success, failure) => nodes::Parallel { success, failure }.into(),
+        Comp::Shuffle(like, salt) => nodes::Shuffle { like, salt }.into(),
     }
 }
 
@@ -263,6 +265,11 @@ pub fn comp() -> impl Strategy<Value = Comp> {
         Just(Comp::ReactiveSequence),
         Just(Comp::ReactiveSelector),
         (policy(), policy()).prop_map(|(s, f)| Comp::Parallel(s, f)),
+        (
+            prop_oneof![Just(nodes::Like::Sequence), Just(nodes::Like::Selector)],
+            any::<u64>()
+        )
+            .prop_map(|(like, salt)| Comp::Shuffle(like, salt)),
     ]
 }
 
