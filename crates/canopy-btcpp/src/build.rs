@@ -10,8 +10,10 @@
 
 use std::collections::HashMap;
 
-use canopy_core::{Arity, BuildError, Builder, CustomNode, Draft, NodeKind, NodeRef, Tree};
-use canopy_data::{LoadError, Location, Registry};
+use canopy_core::{
+    Arity, BuildError, Builder, CustomNode, Draft, NodeKind, NodeRef, Tree, TreePath,
+};
+use canopy_data::{LoadError, Location, NodePath, PathRoot, PathStep, Registry};
 use serde_json::{Map, Value};
 
 use crate::check::Plan;
@@ -280,25 +282,30 @@ impl Model {
         node
     }
 
-    /// The node at a path of the JSON document or of a built tree
-    /// (`tree/children[1]`, `subtrees/Fight/children[0]/condition`).
-    fn locate(&self, path: &str) -> Option<usize> {
-        let mut segments = path.split('/');
-        let mut node = match segments.next()? {
-            "tree" => self.trees[self.main].root,
-            "subtrees" => self.tree(segments.next()?)?.root,
-            _ => return None,
+    /// The node at a path of the lowered document.
+    fn locate(&self, path: &NodePath) -> Option<usize> {
+        let mut node = match &path.root {
+            PathRoot::Tree => self.trees[self.main].root,
+            PathRoot::Subtree(name) => self.tree(name)?.root,
         };
-        for segment in segments {
-            if segment == "condition" {
+        for step in &path.steps {
+            let PathStep::Child(index) = step else {
                 continue;
-            }
-            let index: usize = segment
-                .strip_prefix("children[")?
-                .strip_suffix(']')?
-                .parse()
-                .ok()?;
-            node = *self.nodes[self.resolve(node)].children.get(index)?;
+            };
+            node = *self.nodes[self.resolve(node)]
+                .children
+                .get(*index as usize)?;
+        }
+        Some(node)
+    }
+
+    /// The node at a path of the built tree to run.
+    fn locate_built(&self, path: &TreePath) -> Option<usize> {
+        let mut node = self.trees[self.main].root;
+        for &index in path.steps() {
+            node = *self.nodes[self.resolve(node)]
+                .children
+                .get(index as usize)?;
         }
         Some(node)
     }
@@ -325,7 +332,7 @@ fn load_error(model: &Model, e: LoadError) -> XmlError {
 
 fn build_error(model: &Model, e: BuildError) -> XmlError {
     let problem = escape_controls(&e.problem);
-    match model.locate(&e.path) {
+    match model.locate_built(&e.path) {
         Some(node) => model.fail(model.nodes[model.resolve(node)].place, problem),
         None => model.at_main(problem),
     }

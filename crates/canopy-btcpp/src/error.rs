@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use canopy_data::{LoadError, Location, Problem};
+use canopy_data::{LoadError, Location, NodePath, Position, Problem};
 
 /// Why an XML tree could not be loaded.
 ///
@@ -71,10 +71,10 @@ impl From<XmlError> for LoadError {
         let location = if e.line == 0 {
             Location::File
         } else {
-            Location::Text {
-                line: e.line,
-                column: e.column,
-            }
+            Location::Text(Position {
+                line: e.line as u32,
+                column: e.column as u32,
+            })
         };
         let problem = match e.element {
             Some(element) => format!("{element}: {}", e.problem),
@@ -94,9 +94,9 @@ pub enum ExportError {
     Node {
         /// The document's name.
         file: String,
-        /// The node's path in the document, as the loader writes it
-        /// (`tree/children[1]`, `subtrees/Fight`).
-        path: String,
+        /// The node's path in the document (`tree/children[1]`,
+        /// `subtrees/Fight`).
+        path: NodePath,
         /// What cannot be written, and why.
         problem: String,
     },
@@ -138,6 +138,7 @@ impl From<ExportError> for LoadError {
                 Location::Node {
                     path,
                     name: String::new(),
+                    at: None,
                 },
                 Problem::Reported { problem },
             ),

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use canopy_data::{NodeType, ParamKind, Registry};
+use canopy_data::{NodePath, NodeType, ParamKind, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
@@ -43,7 +43,7 @@ pub(crate) fn export<A: 'static, W: 'static>(
         .and_then(Value::as_object)
         .unwrap_or(&empty);
     for id in subtrees.keys() {
-        writer.tree_id(id, &format!("subtrees/{id}"))?;
+        writer.tree_id(id, &NodePath::subtree(id))?;
     }
     let main = main_id(subtrees, registry);
     writer
@@ -54,10 +54,10 @@ pub(crate) fn export<A: 'static, W: 'static>(
         "<root BTCPP_format=\"4\" main_tree_to_execute=\"{}\">",
         escape(&main)
     );
-    let trees = std::iter::once((&main, top.get("tree"), "tree".to_string())).chain(
+    let trees = std::iter::once((&main, top.get("tree"), NodePath::default())).chain(
         subtrees
             .iter()
-            .map(|(id, t)| (id, Some(t), format!("subtrees/{id}"))),
+            .map(|(id, t)| (id, Some(t), NodePath::subtree(id))),
     );
     for (id, tree, path) in trees {
         let Some(tree) = tree else { continue };
@@ -144,15 +144,15 @@ struct Writer<'r, A, W> {
 }
 
 impl<A: 'static, W: 'static> Writer<'_, A, W> {
-    fn fail(&self, path: &str, problem: String) -> ExportError {
+    fn fail(&self, path: &NodePath, problem: String) -> ExportError {
         ExportError::Node {
             file: self.source.to_string(),
-            path: path.to_string(),
+            path: path.clone(),
             problem,
         }
     }
 
-    fn tree_id(&self, id: &str, path: &str) -> Result<(), ExportError> {
+    fn tree_id(&self, id: &str, path: &NodePath) -> Result<(), ExportError> {
         let why = bad_model_name(id).or_else(|| {
             (is_reserved(id) || self.registry.get(id).is_some())
                 .then(|| "is the name of a node type".to_string())
@@ -203,7 +203,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         Some((std, Some(msec)))
     }
 
-    fn node(&mut self, node: &Value, path: &str, depth: usize) -> Result<(), ExportError> {
+    fn node(&mut self, node: &Value, path: &NodePath, depth: usize) -> Result<(), ExportError> {
         let empty = Map::new();
         let fields = node.as_object().unwrap_or(&empty);
         let type_name = fields
@@ -255,7 +255,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         }
         self.out.push_str(">\n");
         for (i, child) in children.iter().enumerate() {
-            self.node(child, &format!("{path}/children[{i}]"), depth + 1)?;
+            self.node(child, &path.child(i), depth + 1)?;
         }
         let _ = writeln!(self.out, "{indent}</{tag}>");
         Ok(())
@@ -266,7 +266,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         &mut self,
         type_name: &str,
         fields: &Map<String, Value>,
-        path: &str,
+        path: &NodePath,
     ) -> Result<Element, ExportError> {
         let node_type = self
             .registry
@@ -314,7 +314,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
     /// A parameter's value as attribute text that reads back the same.
     fn param(
         &self,
-        path: &str,
+        path: &NodePath,
         node_type: &NodeType<A, W>,
         key: &str,
         value: &Value,

@@ -107,7 +107,7 @@ fn errors_escape_names_from_the_file() {
     assert_eq!(
         stderr(&output),
         format!(
-            "{file}: tree (name \"\\u{{1b}}[2J\\u{{1b}}[H\"): parameter \"ticks\" must be at least 0, got -1\n"
+            "{file}:1:12: tree (name \"\\u{{1b}}[2J\\u{{1b}}[H\"): parameter \"ticks\" must be at least 0, got -1\n"
         )
     );
     assert_inert(&stderr(&output));
@@ -123,7 +123,7 @@ fn file_names_are_escaped_too() {
     let first = stderr(&output).lines().next().unwrap().to_string();
     assert_eq!(
         first,
-        format!(r#"{shown}: tree (name "Nope"): unknown node type "Nope""#)
+        format!(r#"{shown}:1:12: tree (name "Nope"): unknown node type "Nope""#)
     );
     assert_inert(&stderr(&output));
 }
@@ -233,7 +233,7 @@ fn unknown_types_get_a_hint() {
     assert_eq!(
         stderr(&output),
         format!(
-            "{mine}: tree (name \"PatrolBetween\"): unknown node type \"PatrolBetween\"\n\
+            "{mine}:1:12: tree (name \"PatrolBetween\"): unknown node type \"PatrolBetween\"\n\
              hint: this `canopy` knows the built-in node types (`canopy nodes` lists them) and the \
              crowd demo's node types (`--types crowd`); a file using other node types needs a \
              `canopy` built with their registry (`canopy_cli::Cli`)\n"
@@ -244,7 +244,7 @@ fn unknown_types_get_a_hint() {
     assert_eq!(
         stderr(&canopy(&["check", &typo])),
         format!(
-            "{typo}: tree (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)\n"
+            "{typo}:1:12: tree (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)\n"
         )
     );
     // A crowd type where only built-in types run.

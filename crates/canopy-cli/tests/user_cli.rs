@@ -112,7 +112,7 @@ fn errors_name_the_games_command() {
             1,
             String::new(),
             format!(
-                "{unknown}: tree (name \"Teleport\"): unknown node type \"Teleport\"\n\
+                "{unknown}:1:12: tree (name \"Teleport\"): unknown node type \"Teleport\"\n\
                  hint: this `my_canopy` knows the node types of its registry (`my_canopy nodes` \
                  lists them); a file using other node types needs a `canopy` built with their \
                  registry (`canopy_cli::Cli`)\n"
@@ -124,7 +124,7 @@ fn errors_name_the_games_command() {
         (
             1,
             String::new(),
-            format!("{same}: tree (name \"stuck\"): `from` and `to` must differ\n")
+            format!("{same}:1:12: tree (name \"stuck\"): `from` and `to` must differ\n")
         )
     );
 }

@@ -102,7 +102,7 @@ mod tree;
 mod util;
 
 pub use api::agent::{Agent, POISONED, WRONG_TREE};
-pub use api::builder::{BuildError, Builder, Draft};
+pub use api::builder::{BuildError, Builder, Draft, TreePath};
 pub use api::display::{Display, Escape};
 pub use api::inspect::TaskView;
 pub use api::reload::Reload;

@@ -2739,7 +2739,7 @@ fn build_error_decorator_without_a_child() {
     let bad = b.node("not", nodes::Inverter, []);
     let root = b.sequence("root", [b.always_success("a"), b.sequence("mid", [bad])]);
     let err = b.build(root).unwrap_err();
-    assert_eq!(err.path, "tree/children[1]/children[0]");
+    assert_eq!(err.path.to_string(), "tree/children[1]/children[0]");
     assert_eq!(err.name, "not");
     assert_eq!(err.problem, "an Inverter needs exactly one child, got 0");
     assert_eq!(

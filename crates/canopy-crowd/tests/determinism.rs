@@ -111,6 +111,6 @@ fn a_bad_tree_file_is_reported_not_run() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "bad.json: tree (name \"MoveTo\"): parameter \"speed\" must be a number, got string \"fast\""
+        "bad.json:1:12: tree (name \"MoveTo\"): parameter \"speed\" must be a number, got string \"fast\""
     );
 }

@@ -11,7 +11,7 @@ use std::fmt;
 use canopy_core::text::{number, quote, suggest};
 use canopy_core::{ParamError, ParamKind, ParamValue, Status};
 
-use crate::doc::{Value, describe};
+use crate::document::{Value, describe};
 
 /// Where a value is: a parameter, or an item of a list or point in one.
 #[derive(Clone, Copy)]

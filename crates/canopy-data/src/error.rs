@@ -24,7 +24,7 @@ use canopy_core::text::{self, did_you_mean, escape, escape_again, quote, quoted_
 ///               Format::Json, "walk.json")
 ///     .unwrap_err();
 /// assert_eq!(err.to_string(),
-///     "walk.json: tree/children[0] (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)");
+///     "walk.json:1:46: tree/children[0] (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)");
 /// assert!(matches!(err.problem(), Problem::UnknownType { type_name, .. } if type_name == "Wiat"));
 /// assert!(matches!(err.location(), Location::Node { path, .. } if path == "tree/children[0]"));
 /// ```
@@ -77,16 +77,21 @@ impl fmt::Display for LoadError {
         let file = escape(file);
         match location {
             Location::File => write!(f, "{file}: {problem}"),
-            Location::Text { line, column } => write!(f, "{file}:{line}:{column}: {problem}"),
-            Location::Node { path, name } if name.is_empty() => {
-                write!(f, "{file}: {}: {problem}", escape(path))
+            Location::Text(Position { line, column }) => {
+                write!(f, "{file}:{line}:{column}: {problem}")
             }
-            Location::Node { path, name } => write!(
-                f,
-                "{file}: {} (name {}): {problem}",
-                escape(path),
-                quote(name),
-            ),
+            Location::Node { path, name, at } => {
+                match at {
+                    Some(Position { line, column }) => write!(f, "{file}:{line}:{column}: ")?,
+                    None => write!(f, "{file}: ")?,
+                }
+                let path = escape(&path.to_string()).into_owned();
+                if name.is_empty() {
+                    write!(f, "{path}: {problem}")
+                } else {
+                    write!(f, "{path} (name {}): {problem}", quote(name))
+                }
+            }
         }
     }
 }
@@ -100,22 +105,141 @@ pub enum Location {
     /// The file as a whole (unreadable, empty, binary, too large, the
     /// wrong shape at the top).
     File,
-    /// A position in the text (malformed JSON or RON), 1-based.
-    Text {
-        /// Line.
-        line: usize,
-        /// Column, in characters.
-        column: usize,
-    },
-    /// A node: its path from the file's top, and its name.
+    /// A position in the text (malformed JSON or RON).
+    Text(Position),
+    /// A node: its path from the file's top, its name, and where its node
+    /// object starts in the text (when the loader read it from text).
     Node {
-        /// e.g. `tree/children[2]/children[0]` or `subtrees/Flee/children[1]`
-        /// (a very long subtree name is cut, as [`quote`] cuts it).
-        path: String,
+        /// Where the node is among the file's trees.
+        path: NodePath,
         /// The node's name (its type when it has none; empty when the node
         /// has no readable type either).
         name: String,
+        /// Where its node object is in the file's text, if known.
+        at: Option<Position>,
     },
+}
+
+/// A position in a file's text, 1-based; the column counts characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// Line.
+    pub line: u32,
+    /// Column, in characters.
+    pub column: u32,
+}
+
+impl Position {
+    /// The position of byte `offset` of `text` (clamped to its length, and
+    /// back to a character boundary).
+    ///
+    /// ```
+    /// use canopy_data::Position;
+    /// assert_eq!(Position::of("ab\ncdé\nx", 8), Position { line: 3, column: 1 });
+    /// assert_eq!(Position::of("ab\ncdé\nx", 3), Position { line: 2, column: 1 });
+    /// ```
+    pub fn of(text: &str, offset: usize) -> Position {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+        Position {
+            line: before.matches('\n').count() as u32 + 1,
+            column: before[line_start..].chars().count() as u32 + 1,
+        }
+    }
+}
+
+/// Where a node object is among a file's trees: the tree it is in (the
+/// file's `tree`, or an entry of its `subtrees`) and the steps from that
+/// tree's root. Written `tree/children[2]/children[0]`,
+/// `subtrees/Flee/children[1]`, `tree/children[0]/condition` (a very long
+/// subtree name is cut, as [`quote`] cuts it).
+///
+/// ```
+/// use canopy_data::{NodePath, PathRoot, PathStep};
+/// let path = NodePath { root: PathRoot::Subtree("Flee".into()),
+///                       steps: vec![PathStep::Child(1), PathStep::Condition] };
+/// assert_eq!(path.to_string(), "subtrees/Flee/children[1]/condition");
+/// assert_eq!(path, "subtrees/Flee/children[1]/condition");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NodePath {
+    /// The tree the path starts at.
+    pub root: PathRoot,
+    /// The steps from its root.
+    pub steps: Vec<PathStep>,
+}
+
+/// Where a [`NodePath`] starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PathRoot {
+    /// The file's `tree`.
+    #[default]
+    Tree,
+    /// The entry of `subtrees` with this name.
+    Subtree(String),
+}
+
+/// One step of a [`NodePath`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathStep {
+    /// The child at this index.
+    Child(u32),
+    /// A guard's condition.
+    Condition,
+}
+
+impl NodePath {
+    /// The path of a subtree's root, `subtrees/NAME`.
+    pub fn subtree(name: &str) -> NodePath {
+        NodePath {
+            root: PathRoot::Subtree(name.to_string()),
+            steps: Vec::new(),
+        }
+    }
+
+    /// The path of child `index` of the node at this path.
+    ///
+    /// ```
+    /// use canopy_data::NodePath;
+    /// assert_eq!(NodePath::default().child(2).child(0), "tree/children[2]/children[0]");
+    /// ```
+    pub fn child(&self, index: usize) -> NodePath {
+        let mut path = self.clone();
+        path.steps.push(PathStep::Child(index as u32));
+        path
+    }
+}
+
+impl fmt::Display for NodePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.root {
+            PathRoot::Tree => f.write_str("tree")?,
+            PathRoot::Subtree(name) => write!(f, "subtrees/{}", text::shorten(name))?,
+        }
+        for step in &self.steps {
+            match step {
+                PathStep::Child(i) => write!(f, "/children[{i}]")?,
+                PathStep::Condition => f.write_str("/condition")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PartialEq<str> for NodePath {
+    fn eq(&self, other: &str) -> bool {
+        self.to_string().as_str() == other
+    }
+}
+
+impl PartialEq<&str> for NodePath {
+    fn eq(&self, other: &&str) -> bool {
+        self.to_string().as_str() == *other
+    }
 }
 
 /// What is wrong with a tree file. Fields hold the file's text as it was;

@@ -179,14 +179,14 @@
 
 mod builtins;
 mod check;
-mod doc;
+pub mod document;
 mod error;
 mod load;
 mod registry;
 mod walk;
 
-pub use doc::literal_to_json;
-pub use error::{LoadError, Location, Problem};
+pub use document::literal_to_json;
+pub use error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
 pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES, parse, read_file};
 pub use registry::{NodeType, Registry, RegistryError};
 

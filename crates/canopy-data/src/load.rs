@@ -14,13 +14,13 @@ use std::fs::{self, File, FileType};
 use std::io::{ErrorKind, Read};
 use std::path::Path;
 
-use canopy_core::{BuildError, Builder, MAX_CHILDREN, Tree};
+use canopy_core::{BuildError, Builder, MAX_CHILDREN, Tree, TreePath};
 use serde::de::DeserializeSeed;
 
-use crate::doc::{Reader, Refused, Value, field};
-use crate::error::{LoadError, Location, Problem};
+use crate::document::{Reader, Refused, Source, Value};
+use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
 use crate::registry::Registry;
-use crate::walk::{Drafts, Loader, NodePath, Subtrees};
+use crate::walk::{Drafts, Loader, Subtrees, node_error};
 
 /// Largest tree file accepted, in bytes (16 MiB).
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -151,13 +151,56 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         source: &str,
     ) -> Result<Tree<A, W>, LoadError> {
         let text = decode(bytes).map_err(|problem| whole(source, problem))?;
-        self.load_document(|| parse_text(text, format, source), format, source)
+        let sources = [Source { name: source, text }];
+        // The document lives only while drafts are made from it: building
+        // the tree is the costly part, and it needs the drafts alone. A
+        // build error, rare, reads the text again to say where the node is.
+        let builder = Builder::new();
+        let drafts = {
+            let document = parse_text(text, format, source)?;
+            Loader::new(self, &builder, source, &sources, format).document(&document)?
+        };
+        build(&builder, &drafts).map_err(|(start, e)| match parse_text(text, format, source) {
+            Ok(document) => self.locate(&document, &sources, start, e, source),
+            Err(read_error) => read_error,
+        })
     }
 
-    /// Load a tree from a document already parsed (with [`parse`], or
-    /// built by another loader), checked exactly as a file's: the same
-    /// limits, the same errors, with `source` as the file. Brackets may
-    /// nest at most as deep as in a JSON file ([`MAX_NESTING`] − 1).
+    /// Load a tree from a description already in memory: one another
+    /// loader lowered to (BehaviorTree.CPP XML), or a program built. It is
+    /// checked exactly as a file's: the same limits, the same errors, with
+    /// `file` naming it; errors about a node whose strings borrow from one
+    /// of `sources` name that source, with the node's line and column.
+    ///
+    /// ```
+    /// use canopy_data::document::{Key, Source, Value};
+    /// use canopy_data::{Format, Registry};
+    ///
+    /// let text = "Wiat";
+    /// let node = Value::Object(vec![(Key::Owned("type".into()), Value::Str(text))].into());
+    /// let document = Value::Object(vec![(Key::Owned("tree".into()), node)].into());
+    /// let err = Registry::<(), ()>::new()
+    ///     .load_document(&document, &[Source { name: "made.txt", text }], Format::Json, "made")
+    ///     .unwrap_err();
+    /// assert_eq!(err.to_string(),
+    ///     "made.txt:1:1: tree (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)");
+    /// ```
+    pub fn load_document<'d>(
+        &self,
+        document: &'d Value<'d>,
+        sources: &[Source<'d>],
+        format: Format,
+        file: &str,
+    ) -> Result<Tree<A, W>, LoadError> {
+        let builder = Builder::new();
+        let drafts = Loader::new(self, &builder, file, sources, format).document(document)?;
+        build(&builder, &drafts)
+            .map_err(|(start, e)| self.locate(document, sources, start, e, file))
+    }
+
+    /// Load a tree from a JSON value, checked exactly as a file's: the
+    /// same limits, the same errors, with `source` as the file. Brackets
+    /// may nest at most as deep as in a JSON file ([`MAX_NESTING`] − 1).
     ///
     /// ```
     /// use canopy_data::Registry;
@@ -176,52 +219,48 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         document: &serde_json::Value,
         source: &str,
     ) -> Result<Tree<A, W>, LoadError> {
-        let convert = || {
-            crate::doc::from_json(document, MAX_NESTING)
-                .ok_or_else(|| whole(source, Problem::TooDeeplyNested))
-        };
-        self.load_document(convert, Format::Json, source)
-    }
-
-    /// Drafts from the document `read` gives, then the tree. The document
-    /// lives only while drafts are made from it: building the tree is the
-    /// costly part, and it needs the drafts alone. A build error, rare,
-    /// reads the document again to say where the node is in the file.
-    fn load_document<'t>(
-        &self,
-        read: impl Fn() -> Result<Value<'t>, LoadError>,
-        format: Format,
-        source: &str,
-    ) -> Result<Tree<A, W>, LoadError> {
-        let builder = Builder::new();
-        let drafts = {
-            let document = read()?;
-            Loader::new(self, &builder, source, format).document(&document)?
-        };
-        build(&builder, &drafts).map_err(|(start, e)| match read() {
-            Ok(document) => self.locate(&document, start, e, source),
-            Err(read_error) => read_error,
-        })
+        let document = crate::document::from_json(document, MAX_NESTING)
+            .ok_or_else(|| whole(source, Problem::TooDeeplyNested))?;
+        self.load_document(&document, &[], Format::Json, source)
     }
 
     /// A build error as a load error at the node's place in the file.
-    fn locate(&self, document: &Value, start: Start, e: BuildError, source: &str) -> LoadError {
+    fn locate(
+        &self,
+        document: &Value,
+        sources: &[Source],
+        start: Start,
+        e: BuildError,
+        file: &str,
+    ) -> LoadError {
         let subtrees = Subtrees::of(document);
         let root = match &start {
-            Start::Tree => document
-                .as_object()
-                .and_then(|top| field(top, "tree"))
-                .map(|root| (root, "tree".to_string())),
-            Start::Subtree(name) => subtrees
-                .get(name)
-                .map(|root| (root, NodePath::Subtree(name).to_string())),
+            Start::Tree => document.get("tree").map(|root| (root, NodePath::default())),
+            Start::Subtree(name) => subtrees.get(name).map(|root| {
+                let path = NodePath {
+                    root: PathRoot::Subtree(name.clone()),
+                    steps: Vec::new(),
+                };
+                (root, path)
+            }),
         };
-        let path = root
-            .zip(core_steps(&e.path))
-            .and_then(|((root, path), steps)| subtrees.follow(self, root, path, &steps))
-            .unwrap_or(e.path);
-        let location = Location::Node { path, name: e.name };
-        LoadError::new(source, location, Problem::Build { problem: e.problem })
+        let problem = Problem::Build { problem: e.problem };
+        match root.and_then(|(root, path)| subtrees.follow(self, root, path, e.path.steps())) {
+            Some((node, path)) => node_error(sources, file, node, path, &e.name, problem),
+            // A path this loader cannot follow is reported as the builder gave it.
+            None => {
+                let path = NodePath {
+                    root: PathRoot::Tree,
+                    steps: e.path.steps().iter().map(|&i| PathStep::Child(i)).collect(),
+                };
+                let location = Location::Node {
+                    path,
+                    name: e.name,
+                    at: None,
+                };
+                LoadError::new(file, location, problem)
+            }
+        }
     }
 }
 
@@ -246,38 +285,23 @@ fn build<'b, A, W>(
     let tree = builder.build(drafts.root).map_err(|e| (Start::Tree, e))?;
     for group in drafts.unused.chunks(MAX_CHILDREN) {
         let stand_in = builder.sequence("unused subtrees", group.iter().map(|(_, d)| *d));
-        let Err(mut e) = builder.build(stand_in) else {
+        let Err(e) = builder.build(stand_in) else {
             continue;
         };
-        // A path this loader cannot read is reported as the builder gave it.
-        let Some(steps) = core_steps(&e.path) else {
-            return Err((Start::Tree, e));
-        };
-        let mut steps = steps.into_iter();
         // No step: the stand-in root's own error.
-        let Some((name, _)) = steps.next().and_then(|i| group.get(i)) else {
+        let Some((&first, rest)) = e.path.steps().split_first() else {
             continue;
         };
-        e.path = steps.fold("tree".to_string(), |path, i| {
-            format!("{path}/children[{i}]")
-        });
+        let Some((name, _)) = group.get(first as usize) else {
+            continue;
+        };
+        let e = BuildError {
+            path: TreePath::from(rest.to_vec()),
+            ..e
+        };
         return Err((Start::Subtree(name.clone()), e));
     }
     Ok(tree)
-}
-
-/// A builder's node path, `tree/children[2]/children[0]`, as `[2, 0]`.
-fn core_steps(path: &str) -> Option<Vec<usize>> {
-    let rest = path.strip_prefix("tree")?;
-    rest.split_terminator('/')
-        .skip(1)
-        .map(|step| {
-            step.strip_prefix("children[")?
-                .strip_suffix(']')?
-                .parse()
-                .ok()
-        })
-        .collect()
 }
 
 /// What a file is when it is not a regular file.
@@ -422,7 +446,7 @@ fn decode(bytes: &[u8]) -> Result<&str, Problem> {
 /// ```
 pub fn parse(text: &str, format: Format, source: &str) -> Result<serde_json::Value, LoadError> {
     let text = decode(text.as_bytes()).map_err(|problem| whole(source, problem))?;
-    parse_text(text, format, source).map(|document| crate::doc::to_json(&document))
+    parse_text(text, format, source).map(|document| crate::document::to_json(&document))
 }
 
 /// Text → the document, whichever the syntax.
@@ -432,11 +456,11 @@ fn parse_text<'t>(text: &'t str, format: Format, file: &str) -> Result<Value<'t>
     let at = |line: usize, column: usize, problem: Problem| {
         LoadError::new(
             file.to_string(),
-            Location::Text {
-                line,
+            Location::Text(Position {
+                line: line as u32,
                 // serde_json reports column 0 just after a newline.
-                column: column.max(1),
-            },
+                column: column.max(1) as u32,
+            }),
             problem,
         )
     };

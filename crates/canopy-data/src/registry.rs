@@ -166,7 +166,7 @@ fn check_default(node_type: &str, param: &Param) -> Result<(), RegistryError> {
     if default.is_null() {
         return Ok(());
     }
-    let value = crate::doc::from_literal(default, MAX_NESTING)
+    let value = crate::document::from_literal(default, MAX_NESTING)
         .ok_or_else(|| refused("nested too deeply".to_string()))?;
     check(&param.kind, &value, &Place::Param(&param.name))
         .map(drop)

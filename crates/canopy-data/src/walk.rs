@@ -3,16 +3,15 @@
 //! walked once at its first reference and shared by every other.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 
-use canopy_core::text::{quote, shorten, suggest};
+use canopy_core::text::{quote, suggest};
 use canopy_core::{
     Builder, Draft, MAX_DEPTH, NodeKind, ParamError, ParamValue, Params, Predicate, nodes,
 };
 
 use crate::check::{Place, check};
-use crate::doc::{Field, Value, describe, field};
-use crate::error::{LoadError, Location, Problem};
+use crate::document::{Field, Source, Value, describe, field, position};
+use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Problem};
 use crate::load::{Format, MAX_NODES};
 use crate::registry::{Build, NodeType, Registry};
 
@@ -25,26 +24,84 @@ const STACK_SEGMENT: usize = 4 << 20;
 const LISTED: usize = 10;
 
 /// Where a node object is in the file, as a chain of steps that is only
-/// written out when an error needs it.
+/// written out when an error needs it, and the node object itself (for
+/// its position in the text).
 #[derive(Clone, Copy)]
-pub(crate) enum NodePath<'p> {
+pub(crate) struct Spot<'p, 'd> {
+    step: Step<'p, 'd>,
+    node: &'d Value<'d>,
+}
+
+#[derive(Clone, Copy)]
+enum Step<'p, 'd> {
     /// The `tree` field.
     Tree,
     /// An entry of `subtrees`.
     Subtree(&'p str),
-    /// A child of the node at the inner path.
-    Child(&'p NodePath<'p>, usize),
+    /// A child of the node at the inner spot.
+    Child(&'p Spot<'p, 'd>, usize),
     /// A guard's condition.
-    Condition(&'p NodePath<'p>),
+    Condition(&'p Spot<'p, 'd>),
 }
 
-impl fmt::Display for NodePath<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NodePath::Tree => f.write_str("tree"),
-            NodePath::Subtree(name) => write!(f, "subtrees/{}", shorten(name)),
-            NodePath::Child(parent, i) => write!(f, "{parent}/children[{i}]"),
-            NodePath::Condition(parent) => write!(f, "{parent}/condition"),
+impl<'p, 'd> Spot<'p, 'd> {
+    pub(crate) fn tree(node: &'d Value<'d>) -> Self {
+        Spot {
+            step: Step::Tree,
+            node,
+        }
+    }
+
+    pub(crate) fn subtree(name: &'p str, node: &'d Value<'d>) -> Self {
+        Spot {
+            step: Step::Subtree(name),
+            node,
+        }
+    }
+
+    fn child(&'p self, index: usize, node: &'d Value<'d>) -> Self {
+        Spot {
+            step: Step::Child(self, index),
+            node,
+        }
+    }
+
+    fn condition(&'p self, node: &'d Value<'d>) -> Self {
+        Spot {
+            step: Step::Condition(self),
+            node,
+        }
+    }
+
+    /// The path, written out.
+    pub(crate) fn path(&self) -> NodePath {
+        let mut steps = Vec::new();
+        let mut spot = self;
+        loop {
+            match &spot.step {
+                Step::Tree => {
+                    steps.reverse();
+                    return NodePath {
+                        root: PathRoot::Tree,
+                        steps,
+                    };
+                }
+                Step::Subtree(name) => {
+                    steps.reverse();
+                    return NodePath {
+                        root: PathRoot::Subtree(name.to_string()),
+                        steps,
+                    };
+                }
+                Step::Child(parent, i) => {
+                    steps.push(PathStep::Child(*i as u32));
+                    spot = parent;
+                }
+                Step::Condition(parent) => {
+                    steps.push(PathStep::Condition);
+                    spot = parent;
+                }
+            }
         }
     }
 }
@@ -80,22 +137,24 @@ impl<'d> Subtrees<'d> {
         self.index.get(name).copied()
     }
 
-    /// The file path of the node reached from `root` (at `path`) through the
-    /// children indices `steps`, as the tree builder counts them: a
-    /// reference stands for its subtree's root, so steps go on inside the
-    /// subtree's definition.
+    /// The node reached from `root` (at `path`) through the children
+    /// indices `steps`, as the tree builder counts them, and its path in
+    /// the file: a reference stands for its subtree's root, so steps go on
+    /// inside the subtree's definition.
     pub(crate) fn follow<A: 'static, W: 'static>(
         &self,
         registry: &Registry<A, W>,
         root: &'d Value<'d>,
-        mut path: String,
-        steps: &[usize],
-    ) -> Option<String> {
+        mut path: NodePath,
+        steps: &[u32],
+    ) -> Option<(&'d Value<'d>, NodePath)> {
         let mut node = root;
         for step in std::iter::once(None).chain(steps.iter().map(Some)) {
             if let Some(&i) = step {
-                node = field(node.as_object()?, "children")?.as_list()?.get(i)?;
-                path = format!("{path}/children[{i}]");
+                node = field(node.as_object()?, "children")?
+                    .as_list()?
+                    .get(i as usize)?;
+                path.steps.push(PathStep::Child(i));
             }
             // References chain at most MAX_DEPTH deep: the walk checked it.
             for _ in 0..=MAX_DEPTH {
@@ -103,10 +162,13 @@ impl<'d> Subtrees<'d> {
                     break;
                 };
                 node = self.get(target)?;
-                path = format!("subtrees/{}", shorten(target));
+                path = NodePath {
+                    root: PathRoot::Subtree(target.to_string()),
+                    steps: Vec::new(),
+                };
             }
         }
-        Some(path)
+        Some((node, path))
     }
 
     /// The subtree `node` refers to, if it is a reference.
@@ -136,6 +198,8 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     registry: &'r Registry<A, W>,
     builder: &'b Builder<'b, A, W>,
     file: &'r str,
+    /// The texts the document's strings borrow from, for positions.
+    sources: &'r [Source<'d>],
     format: Format,
     subtrees: Subtrees<'d>,
     /// Subtrees already built: every reference shares the one draft.
@@ -152,12 +216,14 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         registry: &'r Registry<A, W>,
         builder: &'b Builder<'b, A, W>,
         file: &'r str,
+        sources: &'r [Source<'d>],
         format: Format,
     ) -> Self {
         Loader {
             registry,
             builder,
             file,
+            sources,
             format,
             subtrees: Subtrees::default(),
             built: HashMap::new(),
@@ -167,13 +233,13 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         }
     }
 
-    fn fail(&self, path: &NodePath, name: &str, problem: Problem) -> LoadError {
-        LoadError::new(
-            self.file.to_string(),
-            Location::Node {
-                path: path.to_string(),
-                name: name.to_string(),
-            },
+    fn fail(&self, spot: &Spot, name: &str, problem: Problem) -> LoadError {
+        node_error(
+            self.sources,
+            self.file,
+            spot.node,
+            spot.path(),
+            name,
             problem,
         )
     }
@@ -217,11 +283,12 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             }
         }
         let tree = field(top, "tree").ok_or_else(|| self.fail_whole(Problem::MissingTree))?;
-        let root = self.node(tree, &NodePath::Tree, 1)?;
+        let root = self.node(tree, &Spot::tree(tree), 1)?;
         // Walk the subtrees nothing refers to as well: a file is valid as a whole.
         let names = self.subtrees.sorted.clone();
         for &name in &names {
-            self.subtree(name, &NodePath::Subtree(name), name, 1)?;
+            let definition = self.subtrees.get(name).unwrap_or(&Value::Null);
+            self.subtree(name, &Spot::subtree(name, definition), name, 1)?;
         }
         let unused = names
             .into_iter()
@@ -235,7 +302,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn type_and_name(
         &self,
         fields: &'d [Field<'d>],
-        path: &NodePath,
+        path: &Spot,
     ) -> Result<(&'d str, &'d str), LoadError> {
         let wrong = |field: &'static str, got: &Value| Problem::WrongField {
             field,
@@ -262,7 +329,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn node(
         &mut self,
         value: &'d Value<'d>,
-        path: &NodePath,
+        path: &Spot,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {
         stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
@@ -273,7 +340,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn node_here(
         &mut self,
         value: &'d Value<'d>,
-        path: &NodePath,
+        path: &Spot,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {
         let Some(fields) = value.as_object() else {
@@ -294,7 +361,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             Build::Condition(factory) => factory(&params).map(|f| nodes::Condition(f).into()),
             Build::Guard { reactive } => {
                 let condition = field(fields, "condition").unwrap_or(&Value::Null);
-                let condition = self.condition(condition, &NodePath::Condition(path))?;
+                let condition = self.condition(condition, &path.condition(condition))?;
                 Ok(if *reactive {
                     NodeKind::from(nodes::ReactiveGuard(condition))
                 } else {
@@ -311,7 +378,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         };
         let mut drafts = Vec::with_capacity(children.len());
         for (i, child) in children.iter().enumerate() {
-            drafts.push(self.node(child, &NodePath::Child(path, i), depth + 1)?);
+            drafts.push(self.node(child, &path.child(i, child), depth + 1)?);
         }
         Ok(self
             .builder
@@ -324,7 +391,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &mut self,
         type_name: &str,
         name: &str,
-        path: &NodePath,
+        path: &Spot,
         depth: usize,
     ) -> Result<(&'r NodeType<A, W>, u64), LoadError> {
         if depth > MAX_DEPTH {
@@ -351,7 +418,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &self,
         fields: &'d [Field<'d>],
         node_type: &NodeType<A, W>,
-        path: &NodePath,
+        path: &Spot,
         name: &str,
     ) -> Result<&'d [Value<'d>], LoadError> {
         let children: &[Value] = match field(fields, "children") {
@@ -383,7 +450,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &self,
         node_type: &'p NodeType<A, W>,
         fields: &'p [Field<'p>],
-        path: &NodePath,
+        path: &Spot,
         name: &str,
         index: u64,
     ) -> Result<Params<'p>, LoadError> {
@@ -452,7 +519,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn condition(
         &mut self,
         value: &'d Value<'d>,
-        path: &NodePath,
+        path: &Spot,
     ) -> Result<Predicate<A, W>, LoadError> {
         let Some(fields) = value.as_object() else {
             let problem = Problem::ConditionNotAnObject {
@@ -493,7 +560,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn subtree(
         &mut self,
         target: &'d str,
-        path: &NodePath,
+        path: &Spot,
         name: &str,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {
@@ -522,7 +589,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             return Err(self.fail(path, name, self.no_such_subtree(target)));
         };
         self.in_progress.push(target);
-        let draft = self.node(definition, &NodePath::Subtree(target), depth)?;
+        let draft = self.node(definition, &Spot::subtree(target, definition), depth)?;
         self.in_progress.pop();
         self.built.insert(target, draft);
         Ok(draft)
@@ -537,4 +604,26 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             count: known.len(),
         }
     }
+}
+
+/// An error at a node: in the source its object is in, at its position
+/// there, when the document borrows from a source; else in `file`.
+pub(crate) fn node_error(
+    sources: &[Source],
+    file: &str,
+    node: &Value,
+    path: NodePath,
+    name: &str,
+    problem: Problem,
+) -> LoadError {
+    let (file, at) = match position(node, sources) {
+        Some((source, at)) => (sources[source].name, Some(at)),
+        None => (file, None),
+    };
+    let location = Location::Node {
+        path,
+        name: name.to_string(),
+        at,
+    };
+    LoadError::new(file.to_string(), location, problem)
 }

@@ -8,8 +8,8 @@
 use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::{Agent, Arity, Children, Ctx, CustomNode, Node, NodeKind, Status};
 use canopy_data::{
-    Format, LoadError, Location, MAX_FILE_BYTES, MAX_NODES, NodeType, Param, ParamError, Problem,
-    Registry, RegistryError,
+    Format, LoadError, Location, MAX_FILE_BYTES, MAX_NODES, NodePath, NodeType, Param, ParamError,
+    Position, Problem, Registry, RegistryError,
 };
 
 // ---------------------------------------------------------------------------
@@ -69,17 +69,17 @@ fn unknown_node_type_names_path_and_suggests_the_closest_type() {
     ]}}"#;
     assert_eq!(
         json(text),
-        r#"t.json: tree/children[2]/children[0] (name "guard"): unknown node type "Wiat" (did you mean "Wait"?)"#
+        r#"t.json:4:45: tree/children[2]/children[0] (name "guard"): unknown node type "Wiat" (did you mean "Wait"?)"#
     );
     // Case differences are forgiven by the suggestion, not by the loader.
     assert_eq!(
         json(r#"{"tree": {"type": "sequence"}}"#),
-        r#"t.json: tree (name "sequence"): unknown node type "sequence" (did you mean "Sequence"?)"#
+        r#"t.json:1:12: tree (name "sequence"): unknown node type "sequence" (did you mean "Sequence"?)"#
     );
     // Nothing close: no suggestion.
     assert_eq!(
         json(r#"{"tree": {"type": "Frobnicate"}}"#),
-        r#"t.json: tree (name "Frobnicate"): unknown node type "Frobnicate""#
+        r#"t.json:1:12: tree (name "Frobnicate"): unknown node type "Frobnicate""#
     );
 }
 
@@ -87,17 +87,17 @@ fn unknown_node_type_names_path_and_suggests_the_closest_type() {
 fn unknown_parameter_lists_the_parameters_the_type_takes() {
     assert_eq!(
         json(r#"{"tree": {"type": "Wait", "tick": 2}}"#),
-        r#"t.json: tree (name "Wait"): unknown parameter "tick" for Wait (did you mean "ticks"?); it takes: ticks"#
+        r#"t.json:1:12: tree (name "Wait"): unknown parameter "tick" for Wait (did you mean "ticks"?); it takes: ticks"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "AlwaysFailure", "name": "no", "ticks": 2}}"#),
-        r#"t.json: tree (name "no"): unknown parameter "ticks" for AlwaysFailure; it takes no parameters"#
+        r#"t.json:1:12: tree (name "no"): unknown parameter "ticks" for AlwaysFailure; it takes no parameters"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "Parallel", "sucess": "one", "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree (name "Parallel"): unknown parameter "sucess" for Parallel (did you mean "success"?); it takes: success, failure"#
+        r#"t.json:1:12: tree (name "Parallel"): unknown parameter "sucess" for Parallel (did you mean "success"?); it takes: success, failure"#
     );
 }
 
@@ -105,19 +105,19 @@ fn unknown_parameter_lists_the_parameters_the_type_takes() {
 fn missing_parameter_says_what_it_should_hold() {
     assert_eq!(
         json(r#"{"tree": {"type": "Wait", "name": "nap"}}"#),
-        r#"t.json: tree (name "nap"): missing parameter "ticks" (integer ≥ 0, required)"#
+        r#"t.json:1:12: tree (name "nap"): missing parameter "ticks" (integer ≥ 0, required)"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Repeat", "children": [{"type": "AlwaysSuccess"}]}}"#),
-        r#"t.json: tree (name "Repeat"): missing parameter "times" (integer ≥ 1, required)"#
+        r#"t.json:1:12: tree (name "Repeat"): missing parameter "times" (integer ≥ 1, required)"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Guard", "children": [{"type": "AlwaysSuccess"}]}}"#),
-        r#"t.json: tree (name "Guard"): missing parameter "condition" (condition node, required)"#
+        r#"t.json:1:12: tree (name "Guard"): missing parameter "condition" (condition node, required)"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "SubTree"}}"#),
-        r#"t.json: tree (name "SubTree"): missing parameter "tree" (name of a subtree, required)"#
+        r#"t.json:1:12: tree (name "SubTree"): missing parameter "tree" (name of a subtree, required)"#
     );
 }
 
@@ -125,49 +125,49 @@ fn missing_parameter_says_what_it_should_hold() {
 fn wrong_parameter_type_shows_the_value_given() {
     assert_eq!(
         json(r#"{"tree": {"type": "Wait", "ticks": "2"}}"#),
-        r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got string "2""#
+        r#"t.json:1:12: tree (name "Wait"): parameter "ticks" must be an integer, got string "2""#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Wait", "ticks": 2.5}}"#),
-        r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got number 2.5"#
+        r#"t.json:1:12: tree (name "Wait"): parameter "ticks" must be an integer, got number 2.5"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Wait", "ticks": 2.0}}"#),
-        r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got number 2.0"#
+        r#"t.json:1:12: tree (name "Wait"): parameter "ticks" must be an integer, got number 2.0"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Random", "success": "half", "failure": 0}}"#),
-        r#"t.json: tree (name "Random"): parameter "success" must be a number, got string "half""#
+        r#"t.json:1:12: tree (name "Random"): parameter "success" must be a number, got string "half""#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Script", "statuses": "Running"}}"#),
-        r#"t.json: tree (name "Script"): parameter "statuses" must be a non-empty list of statuses, got string "Running""#
+        r#"t.json:1:12: tree (name "Script"): parameter "statuses" must be a non-empty list of statuses, got string "Running""#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Script", "statuses": []}}"#),
-        r#"t.json: tree (name "Script"): parameter "statuses" must be a non-empty list of statuses, got list []"#
+        r#"t.json:1:12: tree (name "Script"): parameter "statuses" must be a non-empty list of statuses, got list []"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "SubTree", "tree": 3}}"#),
-        r#"t.json: tree (name "SubTree"): parameter "tree" must be a string, got number 3"#
+        r#"t.json:1:12: tree (name "SubTree"): parameter "tree" must be a string, got number 3"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "Parallel", "success": 1, "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree (name "Parallel"): parameter "success" must be a string, got number 1"#
+        r#"t.json:1:12: tree (name "Parallel"): parameter "success" must be a string, got number 1"#
     );
     // RON's unit `()` reads as JSON's null.
     assert_eq!(
         ron(r#"(tree: (type: "Wait", ticks: ()))"#),
-        r#"t.ron: tree (name "Wait"): parameter "ticks" must be an integer, got null"#
+        r#"t.ron:1:9: tree (name "Wait"): parameter "ticks" must be an integer, got null"#
     );
     // Long values are cut short in messages.
     assert_eq!(
         json(
             r#"{"tree": {"type": "Wait", "ticks": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]}}"#
         ),
-        r#"t.json: tree (name "Wait"): parameter "ticks" must be an integer, got list [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,… (20 items)"#
+        r#"t.json:1:12: tree (name "Wait"): parameter "ticks" must be an integer, got list [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,… (20 items)"#
     );
 }
 
@@ -175,19 +175,19 @@ fn wrong_parameter_type_shows_the_value_given() {
 fn wrong_shape_of_the_reserved_fields() {
     assert_eq!(
         json(r#"{"tree": {"name": "x"}}"#),
-        r#"t.json: tree: missing "type""#
+        r#"t.json:1:12: tree: missing "type""#
     );
     assert_eq!(
         json(r#"{"tree": {"type": 7}}"#),
-        r#"t.json: tree: "type" must be a string, got number 7"#
+        r#"t.json:1:12: tree: "type" must be a string, got number 7"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Wait", "name": ["a"], "ticks": 1}}"#),
-        r#"t.json: tree (name "Wait"): "name" must be a string, got list ["a"]"#
+        r#"t.json:1:12: tree (name "Wait"): "name" must be a string, got list ["a"]"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Sequence", "children": {}}}"#),
-        r#"t.json: tree (name "Sequence"): "children" must be a list, got object {}"#
+        r#"t.json:1:12: tree (name "Sequence"): "children" must be a list, got object {}"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Sequence", "children": [1]}}"#),
@@ -196,7 +196,7 @@ fn wrong_shape_of_the_reserved_fields() {
     // A bare RON identifier is a unit value, not a string.
     assert_eq!(
         ron(r#"(tree: (type: Wait, ticks: 1))"#),
-        r#"t.ron: tree: "type" must be a string, got () — in RON, write words as strings in double quotes"#
+        r#"t.ron:1:9: tree: "type" must be a string, got () — in RON, write words as strings in double quotes"#
     );
 }
 
@@ -206,33 +206,33 @@ fn out_of_range_parameters() {
         json(
             r#"{"tree": {"type": "Repeat", "times": 0, "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree (name "Repeat"): parameter "times" must be at least 1, got 0"#
+        r#"t.json:1:12: tree (name "Repeat"): parameter "times" must be at least 1, got 0"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "Timeout", "name": "hurry", "ticks": 0, "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree (name "hurry"): parameter "ticks" must be at least 1, got 0"#
+        r#"t.json:1:12: tree (name "hurry"): parameter "ticks" must be at least 1, got 0"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Random", "success": 0.6, "failure": 0.7}}"#),
-        r#"t.json: tree (name "Random"): success + failure must be at most 1, got 1.2999999999999998"#
+        r#"t.json:1:12: tree (name "Random"): success + failure must be at most 1, got 1.2999999999999998"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Random", "success": 1.5, "failure": 0}}"#),
-        r#"t.json: tree (name "Random"): parameter "success" must be in 0..=1, got 1.5"#
+        r#"t.json:1:12: tree (name "Random"): parameter "success" must be in 0..=1, got 1.5"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Wait", "ticks": -1}}"#),
-        r#"t.json: tree (name "Wait"): parameter "ticks" must be at least 0, got -1"#
+        r#"t.json:1:12: tree (name "Wait"): parameter "ticks" must be at least 0, got -1"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Wait", "ticks": 2147483648}}"#),
-        r#"t.json: tree (name "Wait"): parameter "ticks" must be at most 2147483647, got 2147483648"#
+        r#"t.json:1:12: tree (name "Wait"): parameter "ticks" must be at most 2147483647, got 2147483648"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Periodic", "period": 0, "on": 0}}"#),
-        r#"t.json: tree (name "Periodic"): parameter "period" must be at least 1, got 0"#
+        r#"t.json:1:12: tree (name "Periodic"): parameter "period" must be at least 1, got 0"#
     );
     // Sums that are exactly 1 in decimal are accepted.
     assert_eq!(
@@ -248,21 +248,21 @@ fn out_of_range_parameters() {
 fn choice_and_status_words() {
     assert_eq!(
         json(r#"{"tree": {"type": "Script", "name": "s", "statuses": ["Running", "Sucess"]}}"#),
-        r#"t.json: tree (name "s"): parameter "statuses": item 1 is "Sucess", not "Running", "Success" or "Failure" (did you mean "Success"?)"#
+        r#"t.json:1:12: tree (name "s"): parameter "statuses": item 1 is "Sucess", not "Running", "Success" or "Failure" (did you mean "Success"?)"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Script", "statuses": ["Running", 3]}}"#),
-        r#"t.json: tree (name "Script"): parameter "statuses": item 1 is number 3, not "Running", "Success" or "Failure""#
+        r#"t.json:1:12: tree (name "Script"): parameter "statuses": item 1 is number 3, not "Running", "Success" or "Failure""#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Script", "statuses": ["Running"], "clock": "tik"}}"#),
-        r#"t.json: tree (name "Script"): parameter "clock" must be one of "install", "tick", got "tik" (did you mean "tick"?)"#
+        r#"t.json:1:12: tree (name "Script"): parameter "clock" must be one of "install", "tick", got "tik" (did you mean "tick"?)"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "Parallel", "failure": "some", "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree (name "Parallel"): parameter "failure" must be one of "one", "all", got "some""#
+        r#"t.json:1:12: tree (name "Parallel"): parameter "failure" must be one of "one", "all", got "some""#
     );
 }
 
@@ -274,19 +274,19 @@ fn choice_and_status_words() {
 fn decorator_needs_exactly_one_child() {
     assert_eq!(
         json(r#"{"tree": {"type": "Inverter"}}"#),
-        r#"t.json: tree (name "Inverter"): an Inverter needs exactly one child, got 0"#
+        r#"t.json:1:12: tree (name "Inverter"): an Inverter needs exactly one child, got 0"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "Repeat", "name": "twice", "times": 2, "children": [{"type": "AlwaysSuccess"}, {"type": "AlwaysFailure"}]}}"#
         ),
-        r#"t.json: tree (name "twice"): a Repeat needs exactly one child, got 2"#
+        r#"t.json:1:12: tree (name "twice"): a Repeat needs exactly one child, got 2"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "Guard", "condition": {"type": "Chance", "p": 0.5}, "children": []}}"#
         ),
-        r#"t.json: tree (name "Guard"): a Guard needs exactly one child, got 0"#
+        r#"t.json:1:12: tree (name "Guard"): a Guard needs exactly one child, got 0"#
     );
 }
 
@@ -294,13 +294,13 @@ fn decorator_needs_exactly_one_child() {
 fn leaf_with_children() {
     assert_eq!(
         json(r#"{"tree": {"type": "AlwaysSuccess", "children": [{"type": "AlwaysSuccess"}]}}"#),
-        r#"t.json: tree (name "AlwaysSuccess"): an AlwaysSuccess needs no children, got 1"#
+        r#"t.json:1:12: tree (name "AlwaysSuccess"): an AlwaysSuccess needs no children, got 1"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "SubTree", "tree": "A", "children": [{"type": "AlwaysSuccess"}]}, "subtrees": {"A": {"type": "AlwaysSuccess"}}}"#
         ),
-        r#"t.json: tree (name "SubTree"): a SubTree needs no children, got 1"#
+        r#"t.json:1:12: tree (name "SubTree"): a SubTree needs no children, got 1"#
     );
     // An empty list is no children.
     assert_eq!(
@@ -318,11 +318,11 @@ fn parallel_without_children() {
         json(
             r#"{"tree": {"type": "Sequence", "children": [{"type": "Parallel", "name": "both"}]}}"#
         ),
-        r#"t.json: tree/children[0] (name "both"): a Parallel needs at least one child, got 0"#
+        r#"t.json:1:46: tree/children[0] (name "both"): a Parallel needs at least one child, got 0"#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "Parallel", "children": []}}"#),
-        r#"t.json: tree (name "Parallel"): a Parallel needs at least one child, got 0"#
+        r#"t.json:1:12: tree (name "Parallel"): a Parallel needs at least one child, got 0"#
     );
 }
 
@@ -337,14 +337,14 @@ fn errors_inside_subtrees_use_the_subtree_path() {
             {"type": "AlwaysSuccess"}, {"type": "Wiat"}]}}}"#;
     assert_eq!(
         json(text),
-        r#"t.json: subtrees/Flee/children[1] (name "Wiat"): unknown node type "Wiat" (did you mean "Wait"?)"#
+        r#"t.json:3:42: subtrees/Flee/children[1] (name "Wiat"): unknown node type "Wiat" (did you mean "Wait"?)"#
     );
     // Subtrees nothing refers to are checked too.
     let text = r#"{"tree": {"type": "AlwaysSuccess"},
         "subtrees": {"Unused": {"type": "Wait"}}}"#;
     assert_eq!(
         json(text),
-        r#"t.json: subtrees/Unused (name "Wait"): missing parameter "ticks" (integer ≥ 0, required)"#
+        r#"t.json:2:34: subtrees/Unused (name "Wait"): missing parameter "ticks" (integer ≥ 0, required)"#
     );
 }
 
@@ -354,11 +354,11 @@ fn missing_subtree() {
         json(
             r#"{"tree": {"type": "SubTree", "tree": "Fle"}, "subtrees": {"Flee": {"type": "AlwaysSuccess"}, "Rest": {"type": "AlwaysSuccess"}}}"#
         ),
-        r#"t.json: tree (name "SubTree"): no subtree named "Fle" (did you mean "Flee"?); the file defines: "Flee", "Rest""#
+        r#"t.json:1:12: tree (name "SubTree"): no subtree named "Fle" (did you mean "Flee"?); the file defines: "Flee", "Rest""#
     );
     assert_eq!(
         json(r#"{"tree": {"type": "SubTree", "name": "run", "tree": "Flee"}}"#),
-        r#"t.json: tree (name "run"): no subtree named "Flee"; the file defines: none"#
+        r#"t.json:1:12: tree (name "run"): no subtree named "Flee"; the file defines: none"#
     );
 }
 
@@ -369,13 +369,13 @@ fn cyclic_subtrees() {
         "B": {"type": "Inverter", "children": [{"type": "SubTree", "tree": "A"}]}}}"#;
     assert_eq!(
         json(text),
-        r#"t.json: subtrees/B/children[0] (name "SubTree"): subtrees refer to each other in a cycle: "A" → "B" → "A""#
+        r#"t.json:3:50: subtrees/B/children[0] (name "SubTree"): subtrees refer to each other in a cycle: "A" → "B" → "A""#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "SubTree", "tree": "A"}, "subtrees": {"A": {"type": "SubTree", "tree": "A"}}}"#
         ),
-        r#"t.json: subtrees/A (name "SubTree"): subtree "A" refers to itself"#
+        r#"t.json:1:64: subtrees/A (name "SubTree"): subtree "A" refers to itself"#
     );
     // A cycle nothing refers to is found as well.
     let text = r#"{"tree": {"type": "AlwaysSuccess"}, "subtrees": {
@@ -383,7 +383,7 @@ fn cyclic_subtrees() {
         "B": {"type": "Inverter", "children": [{"type": "SubTree", "tree": "A"}]}}}"#;
     assert_eq!(
         json(text),
-        r#"t.json: subtrees/B/children[0] (name "SubTree"): subtrees refer to each other in a cycle: "A" → "B" → "A""#
+        r#"t.json:3:50: subtrees/B/children[0] (name "SubTree"): subtrees refer to each other in a cycle: "A" → "B" → "A""#
     );
 }
 
@@ -405,31 +405,31 @@ fn guard_condition_must_be_a_condition_type() {
         json(
             r#"{"tree": {"type": "Guard", "condition": {"type": "Wait", "ticks": 1}, "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree/condition (name "Wait"): "Wait" is not a condition type; a guard's condition is one of: Chance, Periodic"#
+        r#"t.json:1:43: tree/condition (name "Wait"): "Wait" is not a condition type; a guard's condition is one of: Chance, Periodic"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "ReactiveGuard", "condition": "Chance", "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree/condition: a condition must be a node object of a condition type (Chance, Periodic), got string "Chance""#
+        r#"t.json:1:50: tree/condition: a condition must be a node object of a condition type (Chance, Periodic), got string "Chance""#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "Guard", "condition": {"type": "Chance", "name": "c", "p": 2}, "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree/condition (name "c"): parameter "p" must be in 0..=1, got 2"#
+        r#"t.json:1:43: tree/condition (name "c"): parameter "p" must be in 0..=1, got 2"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "Guard", "condition": {"type": "Chance", "p": 0.5, "children": []}, "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree/condition (name "Chance"): a condition takes no children"#
+        r#"t.json:1:43: tree/condition (name "Chance"): a condition takes no children"#
     );
     assert_eq!(
         json(
             r#"{"tree": {"type": "ReactiveGuard", "condition": {"type": "Periodic", "period": 2}, "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree/condition (name "Periodic"): missing parameter "on" (integer ≥ 0, required)"#
+        r#"t.json:1:51: tree/condition (name "Periodic"): missing parameter "on" (integer ≥ 0, required)"#
     );
 }
 
@@ -441,7 +441,7 @@ fn guard_condition_path_inside_children() {
     ]}}"#;
     assert_eq!(
         json(text),
-        r#"t.json: tree/children[1]/condition (name "Chanse"): "Chanse" is not a condition type; a guard's condition is one of: Chance, Periodic"#
+        r#"t.json:3:55: tree/children[1]/condition (name "Chanse"): "Chanse" is not a condition type; a guard's condition is one of: Chance, Periodic"#
     );
 }
 
@@ -662,7 +662,7 @@ fn max_depth_through_subtrees() {
     // S0's Inverter is at depth 1, S255's at 256: its child is one too many.
     assert_eq!(
         json(&subtree_chain(301, false)),
-        r#"t.json: subtrees/S255/children[0] (name "SubTree"): nodes are nested more than 256 levels deep (through subtrees)"#
+        r#"t.json:256:45: subtrees/S255/children[0] (name "SubTree"): nodes are nested more than 256 levels deep (through subtrees)"#
     );
     // 255 levels of Inverters plus the leaf: exactly the limit, accepted.
     let tree = registry()
@@ -679,7 +679,7 @@ fn max_depth_error_names_the_node_by_its_name() {
     with_stack(8 << 20, || {
         assert_eq!(
             json(&subtree_chain(301, true)),
-            r#"t.json: subtrees/S255/children[0] (name "ref 256"): nodes are nested more than 256 levels deep (through subtrees)"#
+            r#"t.json:256:64: subtrees/S255/children[0] (name "ref 256"): nodes are nested more than 256 levels deep (through subtrees)"#
         );
     });
 }
@@ -764,7 +764,7 @@ fn more_nodes_than_the_limit() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"big.json: tree/children[999999] (name "A"): the file holds more than 1000000 nodes"#
+        r#"big.json:1:13000029: tree/children[999999] (name "A"): the file holds more than 1000000 nodes"#
     );
 }
 
@@ -828,8 +828,10 @@ fn load_file_names_the_file_in_node_errors() {
         LoadError::new(
             path.display().to_string(),
             Location::Node {
-                path: "tree".to_string(),
+                path: NodePath::default(),
                 name: "Wait".to_string(),
+                // The node object's first field, `type`, after `(tree: (`.
+                at: Some(Position { line: 1, column: 9 }),
             },
             Problem::UnknownParam {
                 param: "tick".to_string(),
@@ -1069,7 +1071,7 @@ fn user_condition_guards_from_a_file() {
     let err = registry.load_str(text, Format::Json, "m.json").unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"m.json: tree/condition (name "Negate"): "Negate" is not a condition type; a guard's condition is one of: Chance, Periodic, Rich"#
+        r#"m.json:2:24: tree/condition (name "Negate"): "Negate" is not a condition type; a guard's condition is one of: Chance, Periodic, Rich"#
     );
 
     let text = r#"{"tree": {"type": "Sequence", "children": [
@@ -1099,7 +1101,7 @@ fn user_condition_guards_from_a_file() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"m.json: tree (name "Dig"): missing parameter "amount" (integer ≥ 1, required)"#
+        r#"m.json:1:12: tree (name "Dig"): missing parameter "amount" (integer ≥ 1, required)"#
     );
 }
 
@@ -1124,7 +1126,7 @@ fn user_factory_errors_are_reported_at_the_node() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"j.json: tree/children[0] (name "hop"): height must be even, got 3"#
+        r#"j.json:1:46: tree/children[0] (name "hop"): height must be even, got 3"#
     );
     // A factory asking for a parameter its type did not declare.
     let mut registry = Registry::<(), ()>::new();
@@ -1139,7 +1141,7 @@ fn user_factory_errors_are_reported_at_the_node() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"s.json: tree (name "Sloppy"): Sloppy declares no parameter "speed""#
+        r#"s.json:1:12: tree (name "Sloppy"): Sloppy declares no parameter "speed""#
     );
 }
 
@@ -1153,7 +1155,7 @@ fn unreferenced_subtree_gets_the_structural_checks_too() {
         json(
             r#"{"tree": {"type": "AlwaysSuccess"}, "subtrees": {"Unused": {"type": "Parallel"}}}"#
         ),
-        r#"t.json: subtrees/Unused (name "Parallel"): a Parallel needs at least one child, got 0"#
+        r#"t.json:1:62: subtrees/Unused (name "Parallel"): a Parallel needs at least one child, got 0"#
     );
 }
 
@@ -1163,7 +1165,7 @@ fn structural_errors_inside_subtrees_use_the_subtree_path() {
         json(
             r#"{"tree": {"type": "Sequence", "children": [{"type": "SubTree", "tree": "Both"}]}, "subtrees": {"Both": {"type": "Parallel", "name": "both"}}}"#
         ),
-        r#"t.json: subtrees/Both (name "both"): a Parallel needs at least one child, got 0"#
+        r#"t.json:1:106: subtrees/Both (name "both"): a Parallel needs at least one child, got 0"#
     );
 }
 
@@ -1173,7 +1175,7 @@ fn guard_condition_name_must_be_a_string() {
         json(
             r#"{"tree": {"type": "Guard", "condition": {"type": "Chance", "p": 0.5, "name": 3}, "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree/condition (name "Chance"): "name" must be a string, got number 3"#
+        r#"t.json:1:43: tree/condition (name "Chance"): "name" must be a string, got number 3"#
     );
 }
 
@@ -1183,7 +1185,7 @@ fn guard_condition_without_type() {
         json(
             r#"{"tree": {"type": "Guard", "condition": {"typ": "Chance", "p": 0.5}, "children": [{"type": "AlwaysSuccess"}]}}"#
         ),
-        r#"t.json: tree/condition: missing "type""#
+        r#"t.json:1:43: tree/condition: missing "type""#
     );
 }
 
@@ -1224,8 +1226,8 @@ fn json_error_columns_are_1_based() {
     let err = registry()
         .load_str("{\"tree\": {\"type\": \"Wa\nit\"}}", Format::Json, "t.json")
         .unwrap_err();
-    let Location::Text { column, .. } = *err.location() else {
+    let Location::Text(at) = *err.location() else {
         panic!("not a text location: {err}");
     };
-    assert!(column >= 1, "{err}");
+    assert!(at.column >= 1, "{err}");
 }

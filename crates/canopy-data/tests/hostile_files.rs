@@ -103,7 +103,7 @@ fn subtrees_that_double_at_every_level_are_refused_at_the_first_too_large() {
     assert_eq!(
         json_error(&text),
         format!(
-            "h.json: subtrees/s{k} (name \"s{k}\"): this subtree expands to {n} nodes when shared \
+            "h.json:1:2458: subtrees/s{k} (name \"s{k}\"): this subtree expands to {n} nodes when shared \
              subtrees are counted at every use, more than the limit of {MAX_EXPANDED_NODES}"
         )
     );
@@ -129,7 +129,7 @@ fn a_wide_subtree_used_by_a_wide_root_is_refused_at_the_root() {
     assert_eq!(
         json_error(&text),
         format!(
-            "h.json: tree (name \"Sequence\"): this subtree expands to {n} nodes when shared \
+            "h.json:1:11: tree (name \"Sequence\"): this subtree expands to {n} nodes when shared \
              subtrees are counted at every use, more than the limit of {MAX_EXPANDED_NODES}"
         )
     );
@@ -174,7 +174,7 @@ fn an_error_in_an_unused_subtree_is_reported_at_its_place() {
         );
     assert_eq!(
         json_error(&text),
-        "h.json: subtrees/b/children[1] (name \"wide\"): 32768 children is more than the limit of 32767"
+        "h.json:4:30: subtrees/b/children[1] (name \"wide\"): 32768 children is more than the limit of 32767"
     );
 }
 
@@ -320,12 +320,12 @@ fn control_characters_in_names_and_types_are_escaped() {
     let cases = [
         (
             format!(r#"{{"tree": {{"type": "{NASTY}"}}}}"#),
-            format!(r#"h.json: tree (name "{SHOWN}"): unknown node type "{SHOWN}""#),
+            format!(r#"h.json:1:12: tree (name "{SHOWN}"): unknown node type "{SHOWN}""#),
         ),
         (
             format!(r#"{{"tree": {{"type": "Wiat", "name": "{NASTY}"}}}}"#),
             format!(
-                r#"h.json: tree (name "{SHOWN}"): unknown node type "Wiat" (did you mean "Wait"?)"#
+                r#"h.json:1:12: tree (name "{SHOWN}"): unknown node type "Wiat" (did you mean "Wait"?)"#
             ),
         ),
         (
@@ -333,7 +333,7 @@ fn control_characters_in_names_and_types_are_escaped() {
                 r#"{{"tree": {{"type": "SubTree", "tree": "x"}}, "subtrees": {{"{NASTY}": {{"type": "Wait"}}}}}}"#
             ),
             format!(
-                r#"h.json: tree (name "SubTree"): no subtree named "x"; the file defines: "{SHOWN}""#
+                r#"h.json:1:12: tree (name "SubTree"): no subtree named "x"; the file defines: "{SHOWN}""#
             ),
         ),
         (
@@ -341,13 +341,13 @@ fn control_characters_in_names_and_types_are_escaped() {
                 r#"{{"tree": {{"type": "Wait", "ticks": 1}}, "subtrees": {{"{NASTY}": {{"type": "Wait"}}}}}}"#
             ),
             format!(
-                r#"h.json: subtrees/{SHOWN} (name "Wait"): missing parameter "ticks" (integer ≥ 0, required)"#
+                r#"h.json:1:99: subtrees/{SHOWN} (name "Wait"): missing parameter "ticks" (integer ≥ 0, required)"#
             ),
         ),
         (
             format!(r#"{{"tree": {{"type": "Wait", "{NASTY}": 1}}}}"#),
             format!(
-                r#"h.json: tree (name "Wait"): unknown parameter "{SHOWN}" for Wait; it takes: ticks"#
+                r#"h.json:1:12: tree (name "Wait"): unknown parameter "{SHOWN}" for Wait; it takes: ticks"#
             ),
         ),
     ];
@@ -366,7 +366,7 @@ fn control_characters_in_values_and_keys_are_escaped() {
         (
             format!(r#"{{"tree": {{"type": "Parallel", "success": "{NASTY}", "children": [{{"type": "AlwaysSuccess"}}]}}}}"#),
             format!(
-                r#"h.json: tree (name "Parallel"): parameter "success" must be one of "one", "all", got "{SHOWN}""#
+                r#"h.json:1:12: tree (name "Parallel"): parameter "success" must be one of "one", "all", got "{SHOWN}""#
             ),
         ),
         // A top-level key.
@@ -385,7 +385,7 @@ fn control_characters_in_values_and_keys_are_escaped() {
         (
             format!(r#"{{"tree": {{"type": "Wait", "ticks": "{NASTY}"}}}}"#),
             format!(
-                r#"h.json: tree (name "Wait"): parameter "ticks" must be an integer, got string "{SHOWN}""#
+                r#"h.json:1:12: tree (name "Wait"): parameter "ticks" must be an integer, got string "{SHOWN}""#
             ),
         ),
         (
@@ -410,7 +410,7 @@ fn control_characters_in_status_items_are_escaped() {
     assert_eq!(
         message,
         format!(
-            r#"h.json: tree (name "Script"): parameter "statuses": item 1 is "{SHOWN}", not "Running", "Success" or "Failure""#
+            r#"h.json:1:12: tree (name "Script"): parameter "statuses": item 1 is "{SHOWN}", not "Running", "Success" or "Failure""#
         )
     );
     assert_inert(&message);
@@ -428,7 +428,7 @@ fn control_characters_in_cycle_chains_are_escaped() {
     ));
     assert_eq!(
         message,
-        r#"h.json: subtrees/b\r\nforged line/children[0] (name "back"): subtrees refer to each other in a cycle: "a\u{1b}[2J" → "b\r\nforged line" → "a\u{1b}[2J""#
+        r#"h.json:3:83: subtrees/b\r\nforged line/children[0] (name "back"): subtrees refer to each other in a cycle: "a\u{1b}[2J" → "b\r\nforged line" → "a\u{1b}[2J""#
     );
     assert_inert(&message);
     let self_reference = json_error(&format!(
@@ -436,7 +436,7 @@ fn control_characters_in_cycle_chains_are_escaped() {
     ));
     assert_eq!(
         self_reference,
-        r#"h.json: subtrees/a\u{1b}[2J (name "SubTree"): subtree "a\u{1b}[2J" refers to itself"#
+        r#"h.json:1:82: subtrees/a\u{1b}[2J (name "SubTree"): subtree "a\u{1b}[2J" refers to itself"#
     );
 }
 
@@ -447,7 +447,7 @@ fn bidirectional_overrides_are_escaped() {
     let message = json_error(r#"{"tree": {"type": "\u202etiaW"}}"#);
     assert_eq!(
         message,
-        r#"h.json: tree (name "\u{202e}tiaW"): unknown node type "\u{202e}tiaW""#
+        r#"h.json:1:12: tree (name "\u{202e}tiaW"): unknown node type "\u{202e}tiaW""#
     );
 }
 
@@ -483,7 +483,7 @@ fn a_15_mib_choice_value_is_quoted_in_80_characters() {
     assert_eq!(
         json_error(&text),
         format!(
-            r#"h.json: tree (name "Parallel"): parameter "success" must be one of "one", "all", got {}"#,
+            r#"h.json:1:12: tree (name "Parallel"): parameter "success" must be one of "one", "all", got {}"#,
             cut_a(n)
         )
     );
@@ -517,7 +517,7 @@ fn a_200k_entry_subtree_list_is_cut_after_ten_names() {
     assert_eq!(
         json_error(&text),
         format!(
-            r#"h.json: tree (name "SubTree"): no subtree named "missing"; the file defines: {}, … (200000 in all)"#,
+            r#"h.json:1:11: tree (name "SubTree"): no subtree named "missing"; the file defines: {}, … (200000 in all)"#,
             listed.join(", ")
         )
     );
@@ -528,19 +528,19 @@ fn numbers_are_shown_short() {
     let _serial = serial();
     assert_eq!(
         json_error(r#"{"tree": {"type": "Chance", "p": 1e308}}"#),
-        r#"h.json: tree (name "Chance"): parameter "p" must be in 0..=1, got 1e308"#
+        r#"h.json:1:12: tree (name "Chance"): parameter "p" must be in 0..=1, got 1e308"#
     );
     assert_eq!(
         json_error(r#"{"tree": {"type": "Chance", "p": -1e-300}}"#),
-        r#"h.json: tree (name "Chance"): parameter "p" must be in 0..=1, got -1e-300"#
+        r#"h.json:1:12: tree (name "Chance"): parameter "p" must be in 0..=1, got -1e-300"#
     );
     assert_eq!(
         json_error(r#"{"tree": {"type": "Wait", "ticks": 1e300}}"#),
-        r#"h.json: tree (name "Wait"): parameter "ticks" must be at most 2147483647, got 1e300"#
+        r#"h.json:1:12: tree (name "Wait"): parameter "ticks" must be at most 2147483647, got 1e300"#
     );
     assert_eq!(
         json_error(r#"{"tree": {"type": "Wait", "ticks": 18446744073709551615}}"#),
-        r#"h.json: tree (name "Wait"): parameter "ticks" must be at most 2147483647, got 18446744073709551615"#
+        r#"h.json:1:12: tree (name "Wait"): parameter "ticks" must be at most 2147483647, got 18446744073709551615"#
     );
 }
 
@@ -553,7 +553,7 @@ fn huge_names_types_keys_and_paths_are_cut() {
         (
             format!(r#"{{"tree": {{"type": "{a}"}}}}"#),
             format!(
-                "h.json: tree (name {}): unknown node type {}",
+                "h.json:1:12: tree (name {}): unknown node type {}",
                 cut_a(n),
                 cut_a(n)
             ),
@@ -561,7 +561,7 @@ fn huge_names_types_keys_and_paths_are_cut() {
         (
             format!(r#"{{"tree": {{"type": "Wait", "name": "{a}", "ticks": -1}}}}"#),
             format!(
-                r#"h.json: tree (name {}): parameter "ticks" must be at least 0, got -1"#,
+                r#"h.json:1:12: tree (name {}): parameter "ticks" must be at least 0, got -1"#,
                 cut_a(n)
             ),
         ),
@@ -577,14 +577,14 @@ fn huge_names_types_keys_and_paths_are_cut() {
                 r#"{{"tree": {{"type": "Wait", "ticks": 1}}, "subtrees": {{"{a}": {{"type": "Inverter"}}}}}}"#
             ),
             format!(
-                r#"h.json: subtrees/{}…({n} characters) (name "Inverter"): an Inverter needs exactly one child, got 0"#,
+                r#"h.json:1:8388667: subtrees/{}…({n} characters) (name "Inverter"): an Inverter needs exactly one child, got 0"#,
                 "a".repeat(80)
             ),
         ),
         (
             format!(r#"{{"tree": {{"type": "Wait", "ticks": ["{a}"]}}}}"#),
             format!(
-                r#"h.json: tree (name "Wait"): parameter "ticks" must be an integer, got list [{}… (1 item)"#,
+                r#"h.json:1:12: tree (name "Wait"): parameter "ticks" must be an integer, got list [{}… (1 item)"#,
                 &cut_a(n)[..39]
             ),
         ),
@@ -848,7 +848,7 @@ fn a_factory_message_is_escaped_and_cut() {
     assert_eq!(
         message,
         format!(
-            "s.json: tree (name \"Say\"): {shown}… ({} characters)",
+            "s.json:1:12: tree (name \"Say\"): {shown}… ({} characters)",
             said.chars().count()
         )
     );

@@ -85,7 +85,8 @@ fn error(fields: &str) -> String {
 /// The message after the node's place, for brevity.
 fn problem(fields: &str) -> String {
     let message = error(fields);
-    let prefix = r#"k.json: tree (name "all"): "#;
+    // The node object is `{"tree": {` in: its first field at column 12.
+    let prefix = r#"k.json:1:12: tree (name "all"): "#;
     message
         .strip_prefix(prefix)
         .unwrap_or_else(|| panic!("unexpected place: {message}"))
@@ -316,15 +317,15 @@ fn missing_required_parameters_say_what_they_hold() {
     };
     assert_eq!(
         load(r#"{"tree": {"type": "Go", "stops": []}}"#),
-        r#"g.json: tree (name "Go"): missing parameter "goal" (point [x, y], required)"#
+        r#"g.json:1:12: tree (name "Go"): missing parameter "goal" (point [x, y], required)"#
     );
     assert_eq!(
         load(r#"{"tree": {"type": "Go", "goal": [1, 2]}}"#),
-        r#"g.json: tree (name "Go"): missing parameter "stops" (list of points [x, y], required)"#
+        r#"g.json:1:12: tree (name "Go"): missing parameter "stops" (list of points [x, y], required)"#
     );
     assert_eq!(
         load(r#"{"tree": {"type": "Go", "goal": [1, 2], "stop": []}}"#),
-        r#"g.json: tree (name "Go"): unknown parameter "stop" for Go (did you mean "stops"?); it takes: goal, stops"#
+        r#"g.json:1:12: tree (name "Go"): unknown parameter "stop" for Go (did you mean "stops"?); it takes: goal, stops"#
     );
 }
 
@@ -397,7 +398,7 @@ fn a_check_between_fields_reports_with_the_node() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        r#"l.json: tree/children[0] (name "Lane"): min (5) must not exceed max (2)"#
+        r#"l.json:1:46: tree/children[0] (name "Lane"): min (5) must not exceed max (2)"#
     );
     assert_eq!(
         e.problem(),
@@ -496,7 +497,7 @@ fn hand_written_declarations_read_typed() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        r#"f: tree (name "Fly"): parameter "route[0][2]" must be in 0..=50, got 60"#
+        r#"f:1:12: tree (name "Fly"): parameter "route[0][2]" must be in 0..=50, got 60"#
     );
 }
 
@@ -532,6 +533,6 @@ fn a_node_type_whose_node_says_another_arity_is_refused_when_loaded() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        r#"liar.json: tree (name "Liar"): the node type is registered as taking exactly one child, but its node's `arity()` says no children"#
+        r#"liar.json:1:12: tree (name "Liar"): the node type is registered as taking exactly one child, but its node's `arity()` says no children"#
     );
 }

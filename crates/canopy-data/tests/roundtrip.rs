@@ -668,9 +668,8 @@ fn check_error(e: &LoadError, file: &str) -> Result<(), TestCaseError> {
     let text = e.to_string();
     prop_assert!(text.starts_with(file), "{}", text);
     prop_assert!(!e.problem().to_string().is_empty(), "{}", text);
-    if let Location::Text { line, .. } = *e.location() {
-        // Columns can be 0: see errors.rs, json_error_columns_are_1_based.
-        prop_assert!(line >= 1, "{}", text);
+    if let Location::Text(at) | Location::Node { at: Some(at), .. } = *e.location() {
+        prop_assert!(at.line >= 1 && at.column >= 1, "{}", text);
     }
     Ok(())
 }

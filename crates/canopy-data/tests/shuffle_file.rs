@@ -57,6 +57,6 @@ fn like_is_a_word_with_a_did_you_mean() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"s.json: tree (name "Shuffle"): parameter "like" must be one of "sequence", "selector", got "sequense" (did you mean "sequence"?)"#
+        r#"s.json:1:12: tree (name "Shuffle"): parameter "like" must be one of "sequence", "selector", got "sequense" (did you mean "sequence"?)"#
     );
 }

@@ -106,14 +106,16 @@ impl<A, W> fmt::Debug for Draft<'_, A, W> {
 /// let b = Builder::<(), ()>::new();
 /// let bad = b.repeat("again", 0, b.always_success("ok"));
 /// let err = b.build(b.sequence("root", [b.always_success("a"), bad])).unwrap_err();
-/// assert_eq!(err.path, "tree/children[1]");
+/// assert_eq!(err.path.steps(), [1]);
+/// assert_eq!(err.path.to_string(), "tree/children[1]");
 /// assert_eq!(err.to_string(),
 ///     "tree/children[1] (name \"again\"): a Repeat needs a count of at least 1, got 0");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuildError {
-    /// Where the node is: `tree` for the root, then `/children[i]` per level.
-    pub path: String,
+    /// Where the node is: the child index at each level from the root,
+    /// written `tree/children[1]/children[0]`.
+    pub path: TreePath,
     /// The node's name.
     pub name: String,
     /// What is wrong.
@@ -127,6 +129,43 @@ impl fmt::Display for BuildError {
 }
 
 impl std::error::Error for BuildError {}
+
+/// Where a node is in a tree: the child index taken at each level from the
+/// root (a node of a shared subtree is named by the first place it was
+/// reached). Loaders follow it through their own documents to say where
+/// the node is in a file; `Display` writes `tree/children[2]/children[0]`.
+///
+/// ```
+/// use canopy_core::TreePath;
+/// let path = TreePath::from(vec![2, 0]);
+/// assert_eq!(path.to_string(), "tree/children[2]/children[0]");
+/// assert_eq!(TreePath::default().to_string(), "tree");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TreePath(Vec<u32>);
+
+impl TreePath {
+    /// The child indices, from the root down.
+    pub fn steps(&self) -> &[u32] {
+        &self.0
+    }
+}
+
+impl From<Vec<u32>> for TreePath {
+    fn from(steps: Vec<u32>) -> TreePath {
+        TreePath(steps)
+    }
+}
+
+impl fmt::Display for TreePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tree")?;
+        for step in &self.0 {
+            write!(f, "/children[{step}]")?;
+        }
+        Ok(())
+    }
+}
 
 /// Builds trees in code. Every method takes `&self` and returns a [`Draft`]
 /// that can be passed as a child to the next call.
@@ -642,17 +681,16 @@ impl<'d, 'b, A, W> Reached<'d, 'b, A, W> {
     /// `problem` at the draft in position `at`, named by its path (the walk
     /// must have tracked parents).
     fn error(&self, at: usize, problem: String) -> BuildError {
-        let mut segments = Vec::new();
+        let mut steps = Vec::new();
         let mut cur = at;
         while self.parent[cur] != ROOT {
             let (parent, i) = self.parent[cur];
-            segments.push(format!("children[{i}]"));
+            steps.push(i);
             cur = parent as usize;
         }
-        segments.push("tree".to_string());
-        segments.reverse();
+        steps.reverse();
         BuildError {
-            path: segments.join("/"),
+            path: TreePath(steps),
             name: self.order[at].name().to_string(),
             problem,
         }

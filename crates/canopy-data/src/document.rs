@@ -1,13 +1,24 @@
-//! A tree file's document in memory: either syntax read into one compact
-//! value, strictly (a field given twice is an error, where serde_json and
-//! RON would keep the last one; numbers must be finite).
+//! The one in-memory description every tree file becomes before the
+//! registry builds it: JSON and RON text read by this crate, BehaviorTree.CPP
+//! XML lowered by its own crate, a document built by a program. A node is
+//! an object whose fields are its `type`, its `name`, its `children` and
+//! its parameters; a file is an object with a `tree` and `subtrees`
+//! ([`Registry::load_document`](crate::Registry::load_document)).
 //!
-//! Compact because tree files are large and node objects small: a general
-//! JSON value spends hundreds of bytes on a one-field object (a search tree
-//! per object, a heap string per key), which made a 16 MiB file take 27
-//! times its size before a single node was built. Here an object is one
-//! boxed slice of fields, a value is 24 bytes, and strings without escapes
-//! borrow from the file's text instead of being copied.
+//! **Positions** come free: strings without escapes borrow from the
+//! file's text, so where a node's first field or a parameter's name sits
+//! in the text is where its string points. An error about a node says its
+//! line and column from that, in any syntax whose reader borrows its
+//! strings ([`Source`]); nothing is stored per node to know it.
+//!
+//! **Compact**, because tree files are large and node objects small: a
+//! general JSON value spends hundreds of bytes on a one-field object (a
+//! search tree per object, a heap string per key), which made a 16 MiB file
+//! take 27 times its size before a single node was built. Here an object is
+//! one boxed slice of fields and a value 24 bytes.
+//!
+//! Read **strictly**: a field given twice is an error, where serde_json and
+//! RON would keep the last one; numbers must be finite.
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -18,37 +29,57 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 use canopy_core::text::{number, quote};
 
-/// One value of a tree file.
+use crate::error::Position;
+
+/// One value of a tree's description.
+///
+/// ```
+/// use canopy_data::document::{Key, Value};
+/// let text = r#"{"type": "Wait", "ticks": 3}"#;
+/// let node = Value::Object(vec![
+///     (Key::Str(&text[2..6]), Value::Str(&text[10..14])),
+///     (Key::Str(&text[18..23]), Value::Int(3)),
+/// ].into());
+/// assert_eq!(node.get("type").and_then(Value::as_str), Some("Wait"));
+/// ```
 #[derive(Debug)]
-pub(crate) enum Value<'a> {
+pub enum Value<'a> {
+    /// `null` (RON: `()` or `None`).
     Null,
+    /// `true` or `false`.
     Bool(bool),
-    /// Whole numbers that fit in `i64`.
+    /// A whole number that fits in `i64`.
     Int(i64),
-    /// Whole numbers above `i64::MAX`.
+    /// A whole number above `i64::MAX`.
     UInt(u64),
+    /// Any other finite number.
     Float(f64),
-    /// A string without escapes, borrowed from the text.
+    /// A string borrowed from a source's text (one without escapes).
     Str(&'a str),
-    /// A string the parser had to unescape.
+    /// A string that is in no source's text as it is (unescaped, or made).
     Owned(Box<str>),
+    /// A list.
     List(Box<[Value<'a>]>),
-    /// Fields in file order; keys are unique.
+    /// Fields in order; keys are unique.
     Object(Box<[Field<'a>]>),
 }
 
 /// An object's field.
-pub(crate) type Field<'a> = (Key<'a>, Value<'a>);
+pub type Field<'a> = (Key<'a>, Value<'a>);
 
-/// A field name: borrowed from the text unless it held escapes.
+/// A field name: borrowed from a source's text unless it held escapes or
+/// was made.
 #[derive(Debug)]
-pub(crate) enum Key<'a> {
+pub enum Key<'a> {
+    /// Borrowed from a source's text.
     Str(&'a str),
+    /// In no source's text as it is.
     Owned(Box<str>),
 }
 
 impl Key<'_> {
-    pub(crate) fn as_str(&self) -> &str {
+    /// The name.
+    pub fn as_str(&self) -> &str {
         match self {
             Key::Str(s) => s,
             Key::Owned(s) => s,
@@ -56,9 +87,50 @@ impl Key<'_> {
     }
 }
 
+/// A text a description was read from, for positions in errors: the name
+/// errors give it and the text its borrowed strings point into.
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    /// The file (or stream) name.
+    pub name: &'a str,
+    /// Its text.
+    pub text: &'a str,
+}
+
+impl<'a> Source<'a> {
+    /// Where `part`, a string borrowed from this source's text, starts in
+    /// it; `None` for a string from elsewhere. Safe address arithmetic: a
+    /// borrowed string's address lies within the text it came from.
+    pub fn position_of(&self, part: &str) -> Option<Position> {
+        let start = self.text.as_ptr() as usize;
+        let at = (part.as_ptr() as usize).checked_sub(start)?;
+        (at + part.len() <= self.text.len()).then(|| Position::of(self.text, at))
+    }
+}
+
+/// Where a value starts among `sources`: the source's index and the
+/// position of the first of its strings that borrows from one (an object:
+/// its first field's name, or that field's string value). `None` for a
+/// value that holds no borrowed string at its top.
+pub(crate) fn position(value: &Value, sources: &[Source]) -> Option<(usize, Position)> {
+    let first = match value {
+        Value::Str(s) => Some(*s),
+        Value::Object(fields) => fields.iter().find_map(|(k, v)| match (k, v) {
+            (Key::Str(k), _) => Some(*k),
+            (_, Value::Str(v)) => Some(*v),
+            _ => None,
+        }),
+        _ => None,
+    }?;
+    sources
+        .iter()
+        .enumerate()
+        .find_map(|(i, source)| source.position_of(first).map(|p| (i, p)))
+}
+
 impl<'a> Value<'a> {
     /// The string, if this is one.
-    pub(crate) fn as_str(&self) -> Option<&str> {
+    pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(s) => Some(s),
             Value::Owned(s) => Some(s),
@@ -67,7 +139,7 @@ impl<'a> Value<'a> {
     }
 
     /// The number as an `f64`, if this is one.
-    pub(crate) fn as_f64(&self) -> Option<f64> {
+    pub fn as_f64(&self) -> Option<f64> {
         match *self {
             Value::Int(n) => Some(n as f64),
             Value::UInt(n) => Some(n as f64),
@@ -77,7 +149,7 @@ impl<'a> Value<'a> {
     }
 
     /// The fields, if this is an object.
-    pub(crate) fn as_object(&self) -> Option<&[Field<'a>]> {
+    pub fn as_object(&self) -> Option<&[Field<'a>]> {
         match self {
             Value::Object(fields) => Some(fields),
             _ => None,
@@ -85,11 +157,16 @@ impl<'a> Value<'a> {
     }
 
     /// The items, if this is a list.
-    pub(crate) fn as_list(&self) -> Option<&[Value<'a>]> {
+    pub fn as_list(&self) -> Option<&[Value<'a>]> {
         match self {
             Value::List(items) => Some(items),
             _ => None,
         }
+    }
+
+    /// The field named `key`, if this is an object that has one.
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
+        field(self.as_object()?, key)
     }
 }
 
