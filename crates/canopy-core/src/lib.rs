@@ -102,7 +102,7 @@ mod tree;
 mod util;
 
 pub use api::agent::{Agent, POISONED, WRONG_TREE};
-pub use api::builder::{BuildError, Builder, Draft, TreePath};
+pub use api::builder::{BuildError, Builder, Draft, KeyError, TreePath};
 pub use api::display::{Display, Escape};
 pub use api::inspect::TaskView;
 pub use api::reload::Reload;
@@ -112,6 +112,7 @@ pub use def::observer::{Event, EventKind, Observer};
 pub use nodes::NodeKind;
 pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
 pub use tree::{NodeRef, Tree};
+pub use util::board::{Board, BoardValue, Input, Key, Output, SlotRef, SlotType, TEXT_BYTES, Text};
 pub use util::context::{ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
 pub use util::params::declare::{Param, ParamKind};
 pub use util::params::error::ParamError;

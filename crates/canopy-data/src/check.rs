@@ -67,6 +67,9 @@ pub(crate) fn check<'d>(
         ParamKind::Choice(words) => check_choice(value, words, place),
         ParamKind::Statuses => check_statuses(value, place),
         ParamKind::Condition => Ok(ParamValue::Condition),
+        // Keys are resolved by the loader, which knows the tree's
+        // blackboard; here, a port's value given in place (or a default).
+        ParamKind::Port { value: kind, .. } => check(kind, value, place),
         ParamKind::Point { dims, min, max } => check_point(value, *dims, *min, *max, place),
         ParamKind::List {
             item,

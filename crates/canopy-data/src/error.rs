@@ -67,32 +67,40 @@ impl LoadError {
     }
 }
 
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Inner {
-            file,
-            location,
-            problem,
-        } = &*self.0;
-        let file = escape(file);
-        match location {
-            Location::File => write!(f, "{file}: {problem}"),
-            Location::Text(Position { line, column }) => {
-                write!(f, "{file}:{line}:{column}: {problem}")
-            }
+impl LoadError {
+    /// Where the error is, as its message starts: `file`, `file:3:7` or
+    /// `file:3:7: tree/children[0] (name "look")`.
+    ///
+    /// ```
+    /// use canopy_data::{Format, Registry};
+    /// let err = Registry::<(), ()>::new()
+    ///     .load_str(r#"{"tree": {"type": "Wait"}}"#, Format::Json, "w.json").unwrap_err();
+    /// assert_eq!(err.place(), "w.json:1:12: tree (name \"Wait\")");
+    /// ```
+    pub fn place(&self) -> String {
+        let file = escape(&self.0.file);
+        match &self.0.location {
+            Location::File => file.into_owned(),
+            Location::Text(Position { line, column }) => format!("{file}:{line}:{column}"),
             Location::Node { path, name, at } => {
-                match at {
-                    Some(Position { line, column }) => write!(f, "{file}:{line}:{column}: ")?,
-                    None => write!(f, "{file}: ")?,
-                }
+                let at = match at {
+                    Some(Position { line, column }) => format!("{file}:{line}:{column}"),
+                    None => file.into_owned(),
+                };
                 let path = escape(&path.to_string()).into_owned();
                 if name.is_empty() {
-                    write!(f, "{path}: {problem}")
+                    format!("{at}: {path}")
                 } else {
-                    write!(f, "{path} (name {}): {problem}", quote(name))
+                    format!("{at}: {path} (name {})", quote(name))
                 }
             }
         }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.place(), self.0.problem)
     }
 }
 
@@ -410,6 +418,25 @@ pub enum Problem {
         /// How many subtrees the file defines.
         count: usize,
     },
+    /// A blackboard key used as two types: here, and at its first use.
+    KeyType {
+        /// The key.
+        key: String,
+        /// The type a port here wants.
+        wanted: String,
+        /// The type its first use gave it.
+        holds: String,
+        /// Where it was first used, as messages write a place
+        /// (`crowd.json:3:7: tree/children[0] (name "look")`).
+        first: String,
+    },
+    /// An output port given a value instead of a blackboard key.
+    OutputNotAKey {
+        /// The port.
+        param: String,
+        /// The value found, as messages show it.
+        got: String,
+    },
     /// The tree builder refused the tree ([`canopy_core::BuildError`]).
     Build {
         /// The builder's problem.
@@ -621,6 +648,24 @@ impl Problem {
                     did_you_mean(suggestion.as_deref())
                 )
             }
+            Problem::KeyType {
+                key,
+                wanted,
+                holds,
+                first,
+            } => write!(
+                f,
+                "port wants key {} to hold {}, but it holds {} since its first use at {}",
+                quote(&format!("{{{key}}}")),
+                escape(wanted),
+                escape(holds),
+                escape_again(first)
+            ),
+            Problem::OutputNotAKey { param, got } => write!(
+                f,
+                "output port {} takes a blackboard key like \"{{key}}\", got {got}",
+                quote(param)
+            ),
             Problem::Build { problem } => f.write_str(&escape(problem)),
             Problem::Reported { problem } => f.write_str(&escape_again(problem)),
             _ => unreachable!("every problem is written by one of the fmt functions"),

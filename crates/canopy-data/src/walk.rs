@@ -2,11 +2,13 @@
 //! against its registered type (fields, children, parameters), each subtree
 //! walked once at its first reference and shared by every other.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use canopy_core::text::{quote, suggest};
 use canopy_core::{
-    Builder, Draft, MAX_DEPTH, NodeKind, ParamError, ParamValue, Params, Predicate, nodes,
+    Builder, Draft, MAX_DEPTH, NodeKind, ParamError, ParamKind, ParamValue, Params, Predicate,
+    SlotType, nodes,
 };
 
 use crate::check::{Place, check};
@@ -208,6 +210,8 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     in_progress: Vec<&'d str>,
     /// Subtrees some reference names.
     referenced: HashSet<&'d str>,
+    /// Where each blackboard key was first used, as messages write a place.
+    keys: RefCell<HashMap<String, String>>,
     nodes: usize,
 }
 
@@ -229,6 +233,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             built: HashMap::new(),
             in_progress: Vec::new(),
             referenced: HashSet::new(),
+            keys: RefCell::new(HashMap::new()),
             nodes: 0,
         }
     }
@@ -477,8 +482,13 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 !(matches!(v, Value::Null) && param.is_optional())
             });
             let value = match (given, &param.default) {
-                (Some(v), _) => check(&param.kind, v, &Place::Param(&param.name))
-                    .map_err(|e| self.fail(path, name, Problem::Param(e)))?,
+                (Some(v), _) => match &param.kind {
+                    ParamKind::Port { value, ty, output } => {
+                        self.port(v, &param.name, value, ty, *output, path, name)?
+                    }
+                    kind => check(kind, v, &Place::Param(&param.name))
+                        .map_err(|e| self.fail(path, name, Problem::Param(e)))?,
+                },
                 // Defaults were checked when the type was registered.
                 (None, Some(default)) => ParamValue::from_default(&param.kind, default)
                     .ok_or_else(|| {
@@ -504,6 +514,70 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             self.registry.seed(),
             index,
         ))
+    }
+
+    /// A port's value: a key in braces (`"{goal}"`, `"{=}"` for the key of
+    /// the port's own name) becomes its slot, made on first use and of the
+    /// same type at every use; a value is checked as the port's kind.
+    #[allow(clippy::too_many_arguments)]
+    fn port<'p>(
+        &self,
+        given: &'p Value<'p>,
+        param: &str,
+        value: &ParamKind,
+        ty: &SlotType,
+        output: bool,
+        path: &Spot,
+        name: &str,
+    ) -> Result<ParamValue<'p>, LoadError> {
+        let key = given
+            .as_str()
+            .and_then(|text| text.strip_prefix('{')?.strip_suffix('}'))
+            .map(|key| if key == "=" { param } else { key });
+        let Some(key) = key else {
+            if output {
+                let got = self.got(given);
+                let problem = Problem::OutputNotAKey {
+                    param: param.to_string(),
+                    got,
+                };
+                return Err(self.fail(path, name, problem));
+            }
+            return check(value, given, &Place::Param(param))
+                .map_err(|e| self.fail(path, name, Problem::Param(e)));
+        };
+        match self.builder.slot(key, ty.clone()) {
+            Ok(slot) => {
+                let mut keys = self.keys.borrow_mut();
+                if !keys.contains_key(key) {
+                    keys.insert(key.to_string(), self.place_text(path, name));
+                }
+                Ok(ParamValue::Slot(slot))
+            }
+            Err(conflict) => {
+                let first = self.keys.borrow().get(key).cloned().unwrap_or_default();
+                let problem = Problem::KeyType {
+                    key: key.to_string(),
+                    wanted: conflict.wanted.to_string(),
+                    holds: conflict.holds.to_string(),
+                    first,
+                };
+                Err(self.fail(path, name, problem))
+            }
+        }
+    }
+
+    /// A node's place as messages write it: `file:line:column: path (name "…")`.
+    fn place_text(&self, spot: &Spot, name: &str) -> String {
+        node_error(
+            self.sources,
+            self.file,
+            spot.node,
+            spot.path(),
+            name,
+            Problem::MissingTree,
+        )
+        .place()
     }
 
     /// The registered condition types, for errors.

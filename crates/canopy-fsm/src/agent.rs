@@ -268,6 +268,7 @@ impl FsmAgent {
         f: impl FnOnce(&mut Run<'_>, &mut Ctx<A, W>) -> R,
     ) -> R {
         let mut cx = Ctx {
+            board: canopy_core::Board::empty(),
             agent,
             world,
             tick: self.tick,

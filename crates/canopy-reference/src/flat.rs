@@ -337,6 +337,7 @@ impl<L> FlatTree<L> {
         state[TICK] = tick;
         let fresh = state[RUNNING] == 0;
         let cx = Ctx {
+            board: canopy_core::Board::empty(),
             agent,
             world,
             tick,
@@ -366,6 +367,7 @@ impl<L> FlatTree<L> {
         self.check_state(state);
         if state[RUNNING] != 0 {
             let cx = Ctx {
+                board: canopy_core::Board::empty(),
                 agent,
                 world,
                 tick: state[TICK],

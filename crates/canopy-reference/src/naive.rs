@@ -93,6 +93,7 @@ impl<A: 'static, W: 'static> NaiveAgent<A, W> {
     pub fn tick(&mut self, agent: &mut A, world: &W) -> Status {
         self.tick = self.tick.wrapping_add(1).max(1);
         let mut cx = Ctx {
+            board: canopy_core::Board::empty(),
             agent,
             world,
             tick: self.tick,

@@ -13,6 +13,7 @@ use crate::engine::walk::{self, Invalid, Running};
 use crate::state::Extra;
 use crate::state::schedule::{NEVER, Schedule};
 use crate::tree::{Tree, TreeId};
+use crate::util::board::Board;
 use crate::util::context::Ctx;
 use crate::util::primitives::{Mode, next_tick, reached};
 use crate::util::status::Status;
@@ -126,8 +127,10 @@ impl Agent {
     /// assert_eq!(seen, 42);
     /// ```
     pub fn with_id<A, W>(tree: &Tree<A, W>, id: u32) -> Self {
+        let mut mem = vec![0; tree.task_memory()].into_boxed_slice();
+        mem[tree.board_start()..].copy_from_slice(&tree.board.initial);
         Agent {
-            mem: vec![0; tree.task_memory()].into_boxed_slice(),
+            mem,
             extra: (tree.waits > 0).then(|| Extra::new(tree.waits)),
             tick: 0,
             id,
@@ -186,7 +189,12 @@ impl Agent {
         if extra.schedule.heap_bytes() == 0 {
             extra.schedule = Schedule::with_capacity(tree.frames);
         }
-        let mut runner = Runner::new(tree, &mut self.mem, Some(&mut extra.waits), ());
+        let mut runner = Runner::new(
+            tree,
+            &mut self.mem[..tree.board_start()],
+            Some(&mut extra.waits),
+            (),
+        );
         runner.schedule_all(&mut extra.schedule, self.stamp.root_running(), self.tick);
         self.asleep_until = extra.schedule.asleep_until();
     }
@@ -333,13 +341,15 @@ impl Agent {
         };
         let root_running = self.stamp.root_running();
         self.stamp.0 |= Stamp::POISONED;
+        let (mem, board) = self.mem.split_at_mut(tree.board_start());
         let mut cx = Ctx {
             agent,
             world,
             tick: self.tick,
             id: self.id,
+            board: Board::new(board),
         };
-        let mut runner = Runner::new(tree, &mut self.mem, Some(&mut extra.waits), observer);
+        let mut runner = Runner::new(tree, mem, Some(&mut extra.waits), observer);
         let (status, asleep_until) = if extra.mode == Mode::Event && !tree.root_always {
             let s = &mut extra.schedule;
             let status = runner.tick_event(s, root_running, &mut cx);
@@ -362,11 +372,13 @@ impl Agent {
         observer: O,
         f: impl FnOnce(&mut Runner<'_, A, W, O>, Option<&mut Schedule>, &mut Ctx<A, W>) -> R,
     ) -> R {
+        let (mem, board) = self.mem.split_at_mut(tree.board_start());
         let mut cx = Ctx {
             agent,
             world,
             tick: self.tick,
             id: self.id,
+            board: Board::new(board),
         };
         // Taking the fields' addresses reads nothing: an agent that does
         // not use them never touches their cache line.
@@ -376,7 +388,7 @@ impl Agent {
             }) => (Some(waits), Some(schedule)),
             None => (None, None),
         };
-        let mut runner = Runner::new(tree, &mut self.mem, waits, observer);
+        let mut runner = Runner::new(tree, mem, waits, observer);
         f(&mut runner, schedule, &mut cx)
     }
 
@@ -418,7 +430,9 @@ impl Agent {
                 runner.abort_root(cx)
             });
         }
-        self.mem.fill(0);
+        let (mem, board) = self.mem.split_at_mut(tree.board_start());
+        mem.fill(0);
+        board.copy_from_slice(&tree.board.initial);
         if let Some(extra) = self.extra.as_deref_mut() {
             extra.waits.release_all();
             extra.schedule.clear();
@@ -426,6 +440,51 @@ impl Agent {
         self.tick = 0;
         self.asleep_until = 0;
         self.stamp = Stamp::new(tree.id, false);
+    }
+
+    /// This agent's blackboard, to read: the values of the tree's keys
+    /// ([`Tree::slots`]) as they are between ticks.
+    ///
+    /// # Panics
+    /// With another tree than the agent's (see [`WRONG_TREE`]).
+    pub fn board<A, W>(&mut self, tree: &Tree<A, W>) -> Board<'_> {
+        self.board_mut(tree)
+    }
+
+    /// This agent's blackboard, to write between ticks: what a game tells
+    /// the tree (a goal, an alarm) before the next tick.
+    ///
+    /// # Panics
+    /// With another tree than the agent's (see [`WRONG_TREE`]).
+    pub fn board_mut<A, W>(&mut self, tree: &Tree<A, W>) -> Board<'_> {
+        self.check_tree(tree);
+        Board::new(&mut self.mem[tree.board_start()..])
+    }
+
+    /// The blackboard's values as an inspector shows them: each key with
+    /// its value in words.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Text};
+    /// let b = Builder::<(), ()>::new();
+    /// let mode = b.key::<Text>("mode").unwrap();
+    /// b.set_initial(mode, Text::new("patrol"));
+    /// let tree = b.build(b.always_success("ok")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// assert_eq!(agent.board_values(&tree), [("mode".to_string(), "\"patrol\"".to_string())]);
+    /// ```
+    pub fn board_values<A, W>(&mut self, tree: &Tree<A, W>) -> Vec<(String, String)> {
+        self.check_tree(tree);
+        let board = &self.mem[tree.board_start()..];
+        tree.board
+            .slots
+            .iter()
+            .map(|slot| {
+                let at = slot.offset as usize;
+                let value = slot.ty.show(&board[at..at + slot.ty.size()]);
+                (slot.key.to_string(), value)
+            })
+            .collect()
     }
 
     /// `true` while the root is installed (it returned `Running` last tick).

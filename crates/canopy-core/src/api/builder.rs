@@ -39,7 +39,8 @@ use typed_arena::Arena;
 use crate::def::custom::{CustomNode, Node};
 use crate::nodes::{self, NodeKind, PlainKey};
 use crate::tree::layout::{self, Plan, PlanNode};
-use crate::tree::{Label, Tree};
+use crate::tree::{BoardLayout, Label, Tree};
+use crate::util::board::{BoardValue, Key, SlotRef, SlotType};
 use crate::util::context::{Ctx, Predicate};
 use crate::util::primitives::{Afterwards, Policy};
 use crate::util::status::Status;
@@ -167,6 +168,31 @@ impl fmt::Display for TreePath {
     }
 }
 
+/// A blackboard key used as two types ([`Builder::key`], [`Builder::slot`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyError {
+    /// The key.
+    pub key: String,
+    /// The type it holds.
+    pub holds: Box<SlotType>,
+    /// The type asked for.
+    pub wanted: Box<SlotType>,
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "key {} holds {}, not {}",
+            crate::util::text::quote(&self.key),
+            self.holds,
+            self.wanted
+        )
+    }
+}
+
+impl std::error::Error for KeyError {}
+
 /// Builds trees in code. Every method takes `&self` and returns a [`Draft`]
 /// that can be passed as a child to the next call.
 ///
@@ -205,6 +231,8 @@ pub struct Builder<'b, A, W> {
     /// find those again by.
     kinds: Arena<NodeKind<A, W>>,
     plain: RefCell<SharedKinds<'b, A, W>>,
+    /// The blackboard's keys so far, and where each is.
+    board: RefCell<BoardLayout>,
     /// Drafts made so far: the next draft's number.
     drafts: Cell<usize>,
     /// Unique in the process (64 bits never wrap): tells its drafts apart
@@ -230,6 +258,7 @@ impl<'b, A, W> Builder<'b, A, W> {
             known: RefCell::new(HashSet::new()),
             kinds: Arena::new(),
             plain: RefCell::new(HashMap::new()),
+            board: RefCell::new(BoardLayout::default()),
             drafts: Cell::new(0),
             id: NEXT.fetch_add(1, Ordering::Relaxed),
             _types: PhantomData,
@@ -338,6 +367,69 @@ impl<'b, A, W> Builder<'b, A, W> {
         let shared = self.labels.alloc(label);
         known.insert(shared);
         shared
+    }
+
+    /// The blackboard key `name`, holding a `T`: its slot, made on first
+    /// use; every later use gets the same. Its value starts at `T`'s
+    /// zero unless [`set_initial`](Builder::set_initial) says otherwise.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Input, Output, Status};
+    /// let b = Builder::<(), ()>::new();
+    /// let (goal, seen) = (b.key::<[f32; 2]>("goal").unwrap(), b.key::<bool>("seen").unwrap());
+    /// let (input, output) = (Input::from(goal), Output::from(seen));
+    /// let tree = b.build(b.action("look", move |cx| {
+    ///     let at = cx.board.get(&input);
+    ///     cx.board.set(&output, at[0] > 1.0);
+    ///     Status::Success
+    /// })).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.board_mut(&tree).write(goal, [2.0, 0.0]);
+    /// agent.tick(&tree, &mut (), &());
+    /// assert!(agent.board(&tree).read(seen));
+    /// assert_eq!(b.key::<f64>("goal").unwrap_err().to_string(),
+    ///     "key \"goal\" holds canopy::Point2f, not double");
+    /// ```
+    pub fn key<T: BoardValue>(&self, name: &str) -> Result<Key<T>, KeyError> {
+        let slot = self.slot(name, SlotType::of::<T>())?;
+        Ok(Key::at(slot.offset))
+    }
+
+    /// The slot of key `name` with type `ty`, made on first use: what a
+    /// loader calls for each `{key}` it reads. A key already of another
+    /// type is an error naming both types.
+    pub fn slot(&self, name: &str, ty: SlotType) -> Result<SlotRef, KeyError> {
+        let mut board = self.board.borrow_mut();
+        if let Some(slot) = board.find(name) {
+            return if slot.ty == ty {
+                Ok(slot.clone())
+            } else {
+                Err(KeyError {
+                    key: name.to_string(),
+                    holds: Box::new(slot.ty.clone()),
+                    wanted: Box::new(ty),
+                })
+            };
+        }
+        let offset = board.initial.len();
+        board.initial.resize(offset + ty.size(), 0);
+        let offset = offset as u32;
+        let slot = SlotRef {
+            key: Arc::from(name),
+            offset,
+            ty,
+        };
+        board.slots.push(slot.clone());
+        Ok(slot)
+    }
+
+    /// The value key `key` holds in a new agent (and after a reset).
+    pub fn set_initial<T: BoardValue>(&self, key: Key<T>, value: T) {
+        let mut board = self.board.borrow_mut();
+        let at = key.offset();
+        if let Some(bytes) = board.initial.get_mut(at..at + T::SIZE) {
+            value.write(bytes);
+        }
     }
 
     /// A [Sequence](crate::nodes#sequence).
@@ -592,7 +684,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         let reached = Reached::from(root, self, false);
         let (at, problem) = match reached.foreign {
             Some(at) => (at, FOREIGN.to_string()),
-            None => match layout::compile(reached.plan()) {
+            None => match layout::compile(reached.plan(), self.board.borrow().clone()) {
                 Ok(tree) => return Ok(tree),
                 Err(misfit) => (misfit.at, misfit.problem),
             },

@@ -174,6 +174,7 @@ impl Agent {
             },
         );
         carry_persist(old, new, &self.mem, &mut mem, self.tick);
+        carry_board(old, new, &self.mem, &mut mem);
         report.kept = tasks
             .iter()
             .filter(|t| t.kept)
@@ -239,14 +240,17 @@ impl Agent {
         if tops.is_empty() {
             return;
         }
+        let (tick, id) = (self.tick, self.id());
+        let (mem, board) = self.mem.split_at_mut(old.board_start());
         let mut cx = crate::Ctx {
             agent,
             world,
-            tick: self.tick,
-            id: self.id(),
+            tick,
+            id,
+            board: crate::Board::new(board),
         };
         let waits = self.extra.as_deref_mut().map(|e| &mut e.waits);
-        let mut runner = Runner::new(old, &mut self.mem, waits, obs);
+        let mut runner = Runner::new(old, mem, waits, obs);
         for top in tops {
             match top.parent {
                 None => runner.abort_root(&mut cx),
@@ -332,6 +336,24 @@ fn decide_and_carry<A, W>(
     }
     for i in 0..tasks.len() {
         tasks[i].kept = ok[i] && tasks[i].parent.is_none_or(|p| tasks[p].kept);
+    }
+}
+
+/// The blackboard: each key of the new tree that the old one had with the
+/// same type keeps its value; the others start at their initial values,
+/// as in a new agent.
+fn carry_board<A, W>(old: &Tree<A, W>, new: &Tree<A, W>, old_mem: &[u8], new_mem: &mut [u8]) {
+    let (old_board, new_board) = (
+        &old_mem[old.board_start()..],
+        &mut new_mem[new.board_start()..],
+    );
+    new_board.copy_from_slice(&new.board.initial);
+    for slot in &new.board.slots {
+        let Some(was) = old.board.find(&slot.key).filter(|was| was.ty == slot.ty) else {
+            continue;
+        };
+        let (from, to, size) = (was.offset as usize, slot.offset as usize, slot.ty.size());
+        new_board[to..to + size].copy_from_slice(&old_board[from..from + size]);
     }
 }
 

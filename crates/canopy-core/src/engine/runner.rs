@@ -30,7 +30,8 @@ use crate::util::ticket::Ticket;
 pub(crate) struct Runner<'r, A, W, O> {
     pub(crate) tree: &'r Tree<A, W>,
     /// The agent's task memory followed by its persistent memory, laid
-    /// out for `tree`.
+    /// out for `tree` (its blackboard, after them, is lent to the leaves
+    /// through their context instead).
     mem: &'r mut [u8],
     /// The agent's asynchronous waits, if its tree has async leaves.
     pub(crate) waits: Option<&'r mut Waits>,
@@ -150,7 +151,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     ) -> Self {
         assert_eq!(
             mem.len(),
-            tree.task_memory(),
+            tree.board_start(),
             "an agent's memory does not fit its tree"
         );
         Runner {

@@ -51,7 +51,7 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::{Edge, Label, NodeDef, NodeInfo, Tree, TreeId};
+use super::{BoardLayout, Edge, Label, NodeDef, NodeInfo, Tree, TreeId};
 use crate::def::kind::{Sched, SlotPlan};
 use crate::nodes;
 use crate::nodes::NodeKind;
@@ -62,8 +62,8 @@ pub const MAX_DEPTH: usize = 256;
 /// Most children one node may have.
 pub const MAX_CHILDREN: usize = 32_767;
 
-/// Most memory one agent may need for the tree (task memory plus
-/// persistent memory).
+/// Most memory one agent may need for the tree (task memory, persistent
+/// memory and blackboard).
 pub const MAX_AGENT_BYTES: u64 = 1 << 20;
 
 /// Most nodes a tree may have when every shared subtree is counted at each
@@ -138,7 +138,10 @@ struct Totals {
 /// and a table of them would cost more than the sizes. Each table is
 /// dropped as soon as it has been used, so that the largest moment, the
 /// edge table's allocation, holds the tree and little else.
-pub(crate) fn compile<A, W>(plan: Plan<'_, A, W>) -> Result<Tree<A, W>, Misfit> {
+pub(crate) fn compile<A, W>(
+    plan: Plan<'_, A, W>,
+    board: BoardLayout,
+) -> Result<Tree<A, W>, Misfit> {
     for (at, node) in plan.nodes.iter().enumerate() {
         check_node(node).map_err(|problem| misfit(at, problem))?;
     }
@@ -150,6 +153,16 @@ pub(crate) fn compile<A, W>(plan: Plan<'_, A, W>) -> Result<Tree<A, W>, Misfit> 
         )
     })?;
     let mut tree = flatten(plan, info, &totals, id);
+    let board_end = tree.board_start() as u64 + board.initial.len() as u64;
+    if board_end > MAX_AGENT_BYTES {
+        return Err(misfit(
+            0,
+            format!(
+                "the tree needs {board_end} bytes per agent with its blackboard, more than the limit of {MAX_AGENT_BYTES}"
+            ),
+        ));
+    }
+    tree.board = board;
     tree.fingerprint = fingerprint(&tree);
     validate(&tree).map_err(|problem| {
         misfit(
@@ -372,6 +385,7 @@ fn flatten<A, W>(
         info,
         labels,
         edges,
+        board: BoardLayout::default(),
         frames: totals.frames,
         waits: totals.waits,
         expanded: u64::from(totals.expanded),
@@ -500,6 +514,11 @@ fn fingerprint<A, W>(tree: &Tree<A, W>) -> u64 {
     h.write(b"canopy tree v1");
     h.write(&tree.task_bytes.to_le_bytes());
     h.write(&tree.persist_bytes.to_le_bytes());
+    for slot in &tree.board.slots {
+        text(&mut h, &slot.key);
+        text(&mut h, slot.ty.name());
+        h.write(&slot.offset.to_le_bytes());
+    }
     for node in tree.nodes() {
         text(&mut h, node.name());
         text(&mut h, node.type_name());

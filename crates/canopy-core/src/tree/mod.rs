@@ -20,6 +20,7 @@ use std::marker::PhantomData;
 
 use crate::def::kind::{Sched, SlotPlan};
 use crate::nodes::NodeKind;
+use crate::util::board::{BoardValue, Key, SlotRef};
 use crate::util::primitives::NodeId;
 
 /// A child reference: which node, where its task memory starts relative to
@@ -68,6 +69,21 @@ impl<A, W> Clone for NodeDef<A, W> {
 // rather than 136 saved 18 of 984 instructions per agent-tick.
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<NodeDef<(), ()>>() == 64);
+
+/// The blackboard's layout: every key's slot, and the bytes a new agent's
+/// blackboard starts with (each slot's initial value, zero by default).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BoardLayout {
+    pub(crate) slots: Vec<SlotRef>,
+    pub(crate) initial: Vec<u8>,
+}
+
+impl BoardLayout {
+    /// The slot of `key`, if the tree has one.
+    pub(crate) fn find(&self, key: &str) -> Option<&SlotRef> {
+        self.slots.iter().find(|s| &*s.key == key)
+    }
+}
 
 /// A node's names: what printing, inspecting and hashing show of it.
 /// Nodes that look the same share one: a wide tree of identical leaves
@@ -137,6 +153,8 @@ pub struct Tree<A, W> {
     /// Cooldown's end), which the agent's clock looks after; the other
     /// words are plain values.
     pub(crate) tick_words: Vec<u32>,
+    /// The blackboard: every key's slot, after the persistent memory.
+    pub(crate) board: BoardLayout,
     /// Most frames the event-driven scheduler can hold for one agent.
     pub(crate) frames: u32,
     /// Most async leaves that can be suspended at once for one agent.
@@ -206,7 +224,52 @@ impl<A, W> Tree<A, W> {
     /// assert_eq!(tree.task_memory(), 6);
     /// ```
     pub fn task_memory(&self) -> usize {
+        self.board_start() + self.board.initial.len()
+    }
+
+    /// Where the blackboard starts in an agent's memory: after its tasks'
+    /// memory and its persistent memory.
+    pub(crate) fn board_start(&self) -> usize {
         self.task_bytes as usize + self.persist_bytes as usize
+    }
+
+    /// The blackboard's slots, in the order their keys were first seen:
+    /// each key, its type and its place.
+    ///
+    /// ```
+    /// use canopy_core::Builder;
+    /// let b = Builder::<(), ()>::new();
+    /// let speed = b.key::<f32>("speed").unwrap();
+    /// b.set_initial(speed, 1.5);
+    /// let tree = b.build(b.always_success("ok")).unwrap();
+    /// let slots: Vec<_> = tree.slots().iter().map(|s| (s.key.to_string(), s.ty.name().to_string())).collect();
+    /// assert_eq!(slots, [("speed".to_string(), "float".to_string())]);
+    /// assert_eq!(tree.task_memory(), 4);
+    /// ```
+    pub fn slots(&self) -> &[SlotRef] {
+        &self.board.slots
+    }
+
+    /// The key `name` of this tree's blackboard, if it has one holding a
+    /// `T`: what a game writes before a tick, or reads after one, for a
+    /// tree loaded from a file.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder};
+    /// let b = Builder::<(), ()>::new();
+    /// b.key::<u32>("ammo").unwrap();
+    /// let tree = b.build(b.always_success("ok")).unwrap();
+    /// let ammo = tree.key::<u32>("ammo").unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.board_mut(&tree).write(ammo, 30);
+    /// assert_eq!(agent.board(&tree).read(ammo), 30);
+    /// assert!(tree.key::<f32>("ammo").is_none() && tree.key::<u32>("fuel").is_none());
+    /// ```
+    pub fn key<T: BoardValue>(&self, name: &str) -> Option<Key<T>> {
+        self.board
+            .find(name)
+            .filter(|slot| slot.ty.is::<T>())
+            .map(|slot| Key::at(slot.offset))
     }
 
     /// A 64-bit hash of the tree's structure: every node's name, type,

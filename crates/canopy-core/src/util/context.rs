@@ -18,6 +18,7 @@
 
 use std::sync::Arc;
 
+use crate::util::board::Board;
 use crate::util::status::Status;
 use crate::util::ticket::Ticket;
 
@@ -106,4 +107,8 @@ pub struct Ctx<'a, A, W> {
     /// (0 by default): a stable per-agent seed for deterministic randomness
     /// and the agent field of traces.
     pub id: u32,
+    /// This agent's blackboard: the values of the tree's keys, read and
+    /// written through ports ([`Input`](crate::Input),
+    /// [`Output`](crate::Output)).
+    pub board: Board<'a>,
 }

@@ -10,12 +10,14 @@
 //! - [`text`]: user text made safe to show (escaping, quoting, "did you
 //!   mean");
 //! - [`params`]: typed parameters, declared once per node type;
-//! - [`hash`]: the hash behind every reproducible random draw.
+//! - [`hash`]: the hash behind every reproducible random draw;
+//! - [`board`]: the blackboard's slots, ports and value types.
 //!
 //! [`Status`]: status::Status
 //! [`Exit`]: status::Exit
 //! [`Ctx`]: context::Ctx
 
+pub(crate) mod board;
 pub(crate) mod context;
 pub mod hash;
 pub(crate) mod params;

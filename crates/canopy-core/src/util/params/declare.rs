@@ -57,6 +57,17 @@ pub enum ParamKind {
         /// Largest accepted coordinate.
         max: f64,
     },
+    /// A blackboard port: for an input, a value of the kind `value` or a
+    /// key in braces (`"{goal}"`) whose slot holds a `ty`; for an output,
+    /// a key only. Two ports bound to one key must agree on `ty`.
+    Port {
+        /// What a value given in place must be (inputs).
+        value: Box<ParamKind>,
+        /// The type of the slot a key names.
+        ty: crate::util::board::SlotType,
+        /// Whether the node writes it (an output port).
+        output: bool,
+    },
     /// A list of `min_len..=max_len` values, each of the kind `item`:
     /// `[[0, 0], [10, 0]]` for a list of points.
     List {
@@ -413,6 +424,7 @@ fn narrow(kind: &mut ParamKind, min: f64, max: f64) {
             *hi = hi.min(max);
         }
         ParamKind::List { item, .. } => narrow(item, min, max),
+        ParamKind::Port { value, .. } => narrow(value, min, max),
         _ => {}
     }
 }
@@ -485,6 +497,13 @@ pub(crate) fn describe_kind(kind: &ParamKind, plural: bool) -> String {
         ParamKind::Statuses => "list of \"Running\" / \"Success\" / \"Failure\"".to_string(),
         ParamKind::Condition => format!("condition node{s}"),
         ParamKind::Subtree => format!("name{s} of a subtree"),
+        ParamKind::Port {
+            output: true, ty, ..
+        } => format!("output port{s} of {ty}: a blackboard key like \"{{key}}\""),
+        ParamKind::Port { value, ty, .. } => format!(
+            "{}, or a blackboard key of {ty} like \"{{key}}\"",
+            describe_kind(value, plural)
+        ),
         ParamKind::Point { dims, min, max } => {
             let shape = point_shape(*dims);
             match bounds(*min, *max) {

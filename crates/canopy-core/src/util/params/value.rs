@@ -48,6 +48,8 @@ pub enum ParamValue<'a> {
     Point([f64; 3], usize),
     /// A list's items.
     List(Vec<ParamValue<'a>>),
+    /// A blackboard key, resolved to its slot (a port's `"{key}"`).
+    Slot(crate::util::board::SlotRef),
     /// An optional parameter the file does not give.
     Absent,
     /// A guard's condition: the loader reads it from the node object.
@@ -106,6 +108,7 @@ impl<'a> ParamValue<'a> {
                     .map(|l| ParamValue::from_default(item, l))
                     .collect::<Option<_>>()?,
             ),
+            ParamKind::Port { value, .. } => return ParamValue::from_default(value, literal),
             ParamKind::Condition => return None,
         })
     }
@@ -392,6 +395,9 @@ fn render(kind: &ParamKind, value: &ParamValue, out: &mut String) -> bool {
                 render(item_kind, item, out);
             }
             out.push(']');
+        }
+        ParamValue::Slot(slot) => {
+            let _ = write!(out, "{{{}}}", slot.key);
         }
         ParamValue::Absent | ParamValue::Condition => return false,
     }
