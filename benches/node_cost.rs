@@ -3,7 +3,9 @@
 //! tick is one whole enter + update + exit cycle of it; plus an Action
 //! closure leaf and a user `Node` leaf (a custom node with a `u32` task,
 //! and one without a task) doing the same work, so the two ways of writing
-//! leaf code can be compared. Every tree runs in canopy and in the flat
+//! leaf code can be compared; and Action closures reading and writing a
+//! blackboard port, against the closure that touches only its agent data.
+//! Every tree runs in canopy and in the flat
 //! limit (the same semantics as a hand-optimised flat-array interpreter; it
 //! has no user nodes).
 //!
@@ -26,7 +28,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use canopy::{Agent, Builder, Children, Ctx, Draft, Node, Policy, Status, Tree};
+use canopy::{Agent, Builder, Children, Ctx, Draft, Input, Node, Output, Policy, Status, Tree};
 use canopy_reference::flat::{Def, FlatLeaf, FlatTree};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -141,6 +143,29 @@ fn leaves() -> Vec<Case> {
         case(
             "Action (user Node, no task)",
             |b| b.custom("bump", BumpStateless, []),
+            None,
+        ),
+        case(
+            "Action reading a port (key)",
+            |b| {
+                let step = Input::from(b.key::<u64>("step").unwrap());
+                b.action("bump", move |cx| {
+                    cx.agent.n += cx.board.get(&step);
+                    Status::Success
+                })
+            },
+            None,
+        ),
+        case(
+            "Action writing a port (key)",
+            |b| {
+                let seen = Output::from(b.key::<u64>("seen").unwrap());
+                b.action("bump", move |cx| {
+                    cx.agent.n += 1;
+                    cx.board.set(&seen, cx.agent.n);
+                    Status::Success
+                })
+            },
             None,
         ),
         case(

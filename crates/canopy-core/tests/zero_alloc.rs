@@ -7,11 +7,13 @@
 //! The tree uses every node kind, including user-defined leaf and decorator
 //! types, with leaves whose outcomes change from tick to tick and agent to
 //! agent, so sequences re-enter, priorities take over, parallels finish and
-//! cooldowns expire throughout the measured window.
+//! cooldowns expire throughout the measured window; and a leaf reads and
+//! writes blackboard ports, a number and a string, on every tick.
 
 use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::{
-    Agent, Arity, Builder, Children, Ctx, Exit, Mode, Node, Policy, Status, Ticket, Tree,
+    Agent, Arity, Builder, Children, Ctx, Exit, Input, Mode, Node, Output, Policy, Status, Text,
+    Ticket, Tree,
 };
 
 #[global_allocator]
@@ -126,6 +128,23 @@ fn every_kind() -> Tree<Mind, ()> {
 /// `leaky` (the control that shows the measurement can see allocations).
 fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
     let b = Builder::<Mind, ()>::new();
+    // Blackboard ports: a count and a name, read and written every tick.
+    let (count, name) = (
+        b.key::<u64>("count").unwrap(),
+        b.key::<Text>("name").unwrap(),
+    );
+    let (count_in, count_out) = (Input::from(count), Output::from(count));
+    let (name_in, name_out) = (Input::from(name), Output::from(name));
+    let tally = b.action("tally", move |cx| {
+        let n = cx.board.get(&count_in).wrapping_add(cx.tick as u64);
+        cx.board.set(&count_out, n);
+        let word = if n % 2 == 0 { "even" } else { "odd" };
+        if cx.board.get(&name_in).as_str() != word {
+            cx.board.set(&name_out, Text::new(word));
+        }
+        cx.agent.sum = cx.agent.sum.wrapping_add(n);
+        Status::Success
+    });
     let root = b.reactive_selector(
         "root",
         [
@@ -183,7 +202,10 @@ fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
                             b.action("hum", varying(10))
                         },
                     ),
-                    b.sequence("pause", [b.always_success("breathe"), b.wait("nap", 3)]),
+                    b.sequence(
+                        "pause",
+                        [tally, b.always_success("breathe"), b.wait("nap", 3)],
+                    ),
                     b.parallel(
                         "both",
                         Policy::All,
