@@ -214,7 +214,7 @@ fn scheduling(c: &mut Criterion) {
                 for k in 0..done_per_tick {
                     let i = (turn * done_per_tick + k) % AGENTS;
                     if let Some(ticket) = workers[i].ticket.take() {
-                        rt[i].complete(ticket, Status::Success);
+                        let _ = rt[i].complete(ticket, Status::Success);
                     }
                 }
                 turn += 1;

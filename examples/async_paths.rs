@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use canopy::{Agent, Builder, Mode, Status, Ticket, Tree};
+use canopy::{Agent, Builder, Completion, Mode, Status, Ticket, Tree};
 use clap::Parser;
 
 #[derive(Parser, Debug)]
@@ -257,12 +257,16 @@ fn main() {
             } else {
                 Status::Failure
             };
-            if agents[i].complete(ticket, status) {
-                delivered += 1;
-                no_path += u32::from(path.is_none());
-                travellers[i].path = path.unwrap_or_default();
-            } else {
-                stale += 1; // the leaf timed out meanwhile: drop the answer
+            match agents[i].complete(ticket, status) {
+                Completion::Completed => {
+                    delivered += 1;
+                    no_path += u32::from(path.is_none());
+                    travellers[i].path = path.unwrap_or_default();
+                }
+                // The leaf timed out meanwhile (and its wait may have been
+                // reused since): drop the answer.
+                Completion::Aborted | Completion::Ended => stale += 1,
+                other => unreachable!("a ticket delivered to its own agent: {other:?}"),
             }
         }
         for (agent, traveller) in agents.iter_mut().zip(&mut travellers) {

@@ -121,7 +121,7 @@ pub use util::params::typed::{FromParam, IntoDefault, NodeParams, ParamEnum, Sta
 pub use util::params::value::{ParamValue, Params};
 pub use util::primitives::{Afterwards, Arity, MAX_TICKS, Mode, NodeId, ParseError, Policy};
 pub use util::status::{Exit, Status};
-pub use util::ticket::Ticket;
+pub use util::ticket::{Completion, Ticket};
 pub use util::{hash, text};
 
 /// `#[derive(Params)]`: a struct's fields as a node type's parameters

@@ -2,7 +2,8 @@
 //! exact statuses, ticks and events.
 
 use canopy_core::{
-    Agent, Builder, Event, EventKind, Mode, NodeId, Observer, Policy, Status, Ticket, Tree,
+    Agent, Builder, Completion, Event, EventKind, Mode, NodeId, Observer, Policy, Status, Ticket,
+    Tree,
 };
 
 #[derive(Default)]
@@ -48,7 +49,10 @@ fn a_suspended_leaf_finishes_on_the_tick_after_its_ticket_is_completed() {
         assert_eq!((npc.starts, npc.tickets.len()), (1, 1), "started once");
         let ticket = npc.tickets[0];
         assert_eq!((ticket.agent(), ticket.node().index()), (3, 1));
-        assert!(agent.complete(ticket, Status::Success));
+        assert_eq!(
+            agent.complete(ticket, Status::Success),
+            Completion::Completed
+        );
         assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Success, "{mode}");
         assert_eq!(agent.active_tasks(&tree), 0);
     }
@@ -63,7 +67,10 @@ fn a_failed_completion_fails_the_leaf() {
             .unwrap();
         let (mut npc, mut agent) = (Npc::default(), agent_in(&tree, mode));
         agent.tick(&tree, &mut npc, &());
-        assert!(agent.complete(npc.tickets[0], Status::Failure));
+        assert_eq!(
+            agent.complete(npc.tickets[0], Status::Failure),
+            Completion::Completed
+        );
         let mut log = Log::default();
         assert_eq!(
             agent.tick_observed(&tree, &mut npc, &(), &mut log),
@@ -103,19 +110,26 @@ fn stale_tickets_do_nothing() {
         assert_eq!(npc.starts, 2);
         let (old, new) = (npc.tickets[0], npc.tickets[1]);
         assert_ne!(old, new);
-        assert!(!agent.complete(old, Status::Success), "aborted meanwhile");
+        // Aborted, and its slot has waited again since.
+        assert_eq!(agent.complete(old, Status::Success), Completion::Ended);
         assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Running, "{mode}");
-        assert!(
-            !agent.complete(new, Status::Running),
+        assert_eq!(
+            agent.complete(new, Status::Running),
+            Completion::NotAResult,
             "Running completes nothing"
         );
         let mut other = Agent::with_id(&tree, 4);
-        assert!(
-            !other.complete(new, Status::Success),
+        assert_eq!(
+            other.complete(new, Status::Success),
+            Completion::OtherAgent,
             "another agent's ticket"
         );
-        assert!(agent.complete(new, Status::Success));
-        assert!(!agent.complete(new, Status::Success), "completed twice");
+        assert_eq!(agent.complete(new, Status::Success), Completion::Completed);
+        assert_eq!(
+            agent.complete(new, Status::Success),
+            Completion::AlreadyCompleted,
+            "completed twice"
+        );
         assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Success, "{mode}");
     }
 }
@@ -135,10 +149,16 @@ fn finishing_at_once_or_resetting_makes_the_ticket_stale() {
         .unwrap();
     let (mut npc, mut agent) = (Npc::default(), Agent::new(&tree));
     assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Success);
-    assert!(!agent.complete(npc.tickets[0], Status::Success));
+    assert_eq!(
+        agent.complete(npc.tickets[0], Status::Success),
+        Completion::Ended
+    );
     assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Running);
     agent.reset(&tree, &mut npc, &());
-    assert!(!agent.complete(npc.tickets[1], Status::Success));
+    assert_eq!(
+        agent.complete(npc.tickets[1], Status::Success),
+        Completion::Aborted
+    );
 }
 
 #[test]
@@ -152,7 +172,10 @@ fn event_mode_leaves_a_suspended_agent_alone() {
         let mut statuses = Vec::new();
         for t in 1..=12 {
             if t == 8 {
-                assert!(agent.complete(npc.tickets[0], Status::Success));
+                assert_eq!(
+                    agent.complete(npc.tickets[0], Status::Success),
+                    Completion::Completed
+                );
             }
             statuses.push(agent.tick_observed(&tree, &mut npc, &(), &mut log));
         }
@@ -215,7 +238,10 @@ fn switching_modes_while_waiting_keeps_the_wait() {
     agent.tick(&tree, &mut npc, &());
     agent.set_mode(&tree, Mode::Event);
     assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Running);
-    assert!(agent.complete(npc.tickets[0], Status::Success));
+    assert_eq!(
+        agent.complete(npc.tickets[0], Status::Success),
+        Completion::Completed
+    );
     agent.set_mode(&tree, Mode::Tick);
     agent.set_mode(&tree, Mode::Event);
     let statuses: Vec<Status> = (0..4).map(|_| agent.tick(&tree, &mut npc, &())).collect();
@@ -245,21 +271,36 @@ fn a_ticket_completes_only_its_own_agents_wait() {
     twin.tick(&tree, &mut nt, &());
     stranger.tick(&other_tree, &mut ns, &());
     let ticket = na.tickets[0];
-    assert!(!twin.complete(ticket, Status::Success));
-    assert!(!stranger.complete(ticket, Status::Failure));
+    assert_eq!(
+        twin.complete(ticket, Status::Success),
+        Completion::OtherCopy
+    );
+    assert_eq!(
+        stranger.complete(ticket, Status::Failure),
+        Completion::OtherCopy
+    );
     assert_eq!(twin.tick(&tree, &mut nt, &()), Status::Running);
     assert_eq!(stranger.tick(&other_tree, &mut ns, &()), Status::Running);
     // A clone is another agent: the original's ticket does not complete
     // the clone's wait (nor the other way round); the clone hands out
     // tickets of its own.
     let mut copy = a.clone();
-    assert!(!copy.complete(ticket, Status::Success));
+    assert_eq!(
+        copy.complete(ticket, Status::Success),
+        Completion::OtherCopy
+    );
     let copied: Vec<_> = copy.pending_tickets().collect();
     assert_eq!(copied.len(), 1);
     assert_ne!(copied[0], ticket);
-    assert!(!a.complete(copied[0], Status::Success));
-    assert!(copy.complete(copied[0], Status::Success));
-    assert!(a.complete(ticket, Status::Failure));
+    assert_eq!(
+        a.complete(copied[0], Status::Success),
+        Completion::OtherCopy
+    );
+    assert_eq!(
+        copy.complete(copied[0], Status::Success),
+        Completion::Completed
+    );
+    assert_eq!(a.complete(ticket, Status::Failure), Completion::Completed);
     assert_eq!(copy.tick(&tree, &mut na, &()), Status::Success);
     assert_eq!(a.tick(&tree, &mut na, &()), Status::Failure);
 }

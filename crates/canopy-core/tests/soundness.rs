@@ -7,8 +7,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use canopy_core::{
-    Agent, Builder, MAX_TICKS, Mode, POISONED, RestoreError, Snapshot, Status, Ticket, Tree,
-    WRONG_TREE,
+    Agent, Builder, Completion, MAX_TICKS, Mode, POISONED, RestoreError, Snapshot, Status, Ticket,
+    Tree, WRONG_TREE,
 };
 
 /// The message of a panic caught by `catch_unwind`.
@@ -267,13 +267,19 @@ fn a_ticket_completes_nothing_after_many_requests_reused_its_entry() {
     agent.tick(&tree, &mut tickets, &());
     let first = tickets[0];
     for _ in 0..1000 {
-        assert!(agent.complete(*tickets.last().unwrap(), Status::Success));
+        assert_eq!(
+            agent.complete(*tickets.last().unwrap(), Status::Success),
+            Completion::Completed
+        );
         agent.tick(&tree, &mut tickets, &()); // finishes
         agent.tick(&tree, &mut tickets, &()); // asks again, same entry
     }
     assert_eq!(tickets.len(), 1001);
-    assert!(!agent.complete(first, Status::Success));
-    assert!(agent.complete(*tickets.last().unwrap(), Status::Failure));
+    assert_eq!(agent.complete(first, Status::Success), Completion::Ended);
+    assert_eq!(
+        agent.complete(*tickets.last().unwrap(), Status::Failure),
+        Completion::Completed
+    );
 }
 
 #[test]
@@ -328,7 +334,10 @@ fn a_panicking_node_poisons_its_agent_until_reset() {
             }),
             POISONED
         );
-        assert!(!agent.complete(Ticket::clone(&dummy_ticket()), Status::Success));
+        assert_eq!(
+            agent.complete(Ticket::clone(&dummy_ticket()), Status::Success),
+            Completion::Poisoned
+        );
         // Reset discards the half-updated tasks without running hooks.
         agent.reset(&tree, &mut n, &());
         assert!(!agent.is_poisoned());

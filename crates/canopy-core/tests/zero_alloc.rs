@@ -299,7 +299,7 @@ fn measure(
             {
                 mind.ticket = None;
                 let outcome = [Status::Success, Status::Failure][due as usize % 2];
-                std::hint::black_box(agent.complete(ticket, outcome));
+                let _ = std::hint::black_box(agent.complete(ticket, outcome));
             }
             std::hint::black_box(agent.tick(tree, mind, &()));
         }

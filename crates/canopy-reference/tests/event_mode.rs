@@ -136,7 +136,8 @@ fn run(tree: &Tree<Probe, ()>, agents: u32, ticks: usize, ops: Ops<'_>) -> Run {
             while k < probe.pending.len() {
                 if probe.pending[k].1 <= now {
                     let (ticket, _, outcome) = probe.pending.swap_remove(k);
-                    out.completions.push(agent.complete(ticket, outcome));
+                    out.completions
+                        .push(agent.complete(ticket, outcome).is_completed());
                 } else {
                     k += 1;
                 }
@@ -271,7 +272,7 @@ fn reloaded(
             let now = agent.ticks();
             probe.pending.retain(|&(ticket, due, outcome)| {
                 due > now || {
-                    agent.complete(ticket, outcome);
+                    let _ = agent.complete(ticket, outcome);
                     false
                 }
             });

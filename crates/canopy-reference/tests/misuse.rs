@@ -185,7 +185,7 @@ impl World {
             Call::Complete { agent, ticket, ok } => {
                 if let Some(&t) = self.tickets.get(ticket % self.tickets.len().max(1)) {
                     let status = if ok { Status::Success } else { Status::Failure };
-                    self.agents[agent % n_agents].0.complete(t, status);
+                    let _ = self.agents[agent % n_agents].0.complete(t, status);
                     // A ticket a restored or cloned agent would accept.
                     if let Some(traded) = self.agents[agent % n_agents].0.reissue(t) {
                         self.tickets.push(traded);

@@ -17,7 +17,7 @@ use crate::util::board::Board;
 use crate::util::context::Ctx;
 use crate::util::primitives::{Mode, next_tick, reached};
 use crate::util::status::Status;
-use crate::util::ticket::Ticket;
+use crate::util::ticket::{Completion, Ticket};
 
 /// The message of the panic an agent gives when it is used after a panic
 /// unwound out of one of its ticks (or resets), until it is reset.
@@ -201,13 +201,13 @@ impl Agent {
 
     /// Complete the [`Ticket`] of a suspended async leaf of this agent with
     /// `Success` or `Failure`; the leaf reports it on the next tick.
-    /// Returns `false`, and changes nothing, if the ticket is stale (its
-    /// leaf finished or was aborted meanwhile, or it was completed
-    /// already), belongs to another agent (another tree, a clone or a
-    /// restored copy of this one), or `status` is `Running`.
+    /// Anything but [`Completion::Completed`] changed nothing, and says why:
+    /// the leaf was aborted meanwhile, the ticket was completed already,
+    /// it belongs to another agent or to another copy of this one (a clone
+    /// or a restored agent), or `status` is `Running`.
     ///
     /// ```
-    /// use canopy_core::{Agent, Builder, Status, Ticket};
+    /// use canopy_core::{Agent, Builder, Completion, Status, Ticket};
     /// let b = Builder::<Option<Ticket>, ()>::new();
     /// let tree = b.build(b.timeout("give up", 3, b.async_action("wait for reply", |cx, t| {
     ///     *cx.agent = Some(t);
@@ -218,23 +218,27 @@ impl Agent {
     ///     agent.tick(&tree, &mut ticket, &());
     /// }
     /// // The timeout aborted the leaf: its ticket is stale.
-    /// assert!(!agent.complete(ticket.unwrap(), Status::Success));
+    /// assert_eq!(agent.complete(ticket.unwrap(), Status::Success), Completion::Aborted);
     /// ```
-    pub fn complete(&mut self, ticket: Ticket, status: Status) -> bool {
-        if ticket.agent != self.id || self.stamp.poisoned() {
-            return false;
+    pub fn complete(&mut self, ticket: Ticket, status: Status) -> Completion {
+        if status == Status::Running {
+            return Completion::NotAResult;
+        }
+        if self.stamp.poisoned() {
+            return Completion::Poisoned;
+        }
+        if ticket.agent != self.id {
+            return Completion::OtherAgent;
         }
         let Some(extra) = self.extra.as_deref_mut() else {
-            return false;
+            return Completion::OtherAgent;
         };
-        if !extra.waits.complete(ticket, status) {
-            return false;
-        }
-        if extra.mode == Mode::Event {
+        let completion = extra.waits.complete(ticket, status);
+        if completion.is_completed() && extra.mode == Mode::Event {
             extra.schedule.wake(ticket.index, self.tick);
             self.asleep_until = extra.schedule.asleep_until();
         }
-        true
+        completion
     }
 
     /// Tickets for the async leaves of this agent that are waiting now.
@@ -243,15 +247,16 @@ impl Agent {
     /// instead (re-send the requests they stand for).
     ///
     /// ```
-    /// use canopy_core::{Agent, Builder, Status, Ticket};
+    /// use canopy_core::{Agent, Builder, Completion, Status, Ticket};
     /// let b = Builder::<Option<Ticket>, ()>::new();
     /// let tree = b.build(b.async_action("ask", |cx, t| { *cx.agent = Some(t); Status::Running })).unwrap();
     /// let (mut sent, mut agent) = (None, Agent::new(&tree));
     /// agent.tick(&tree, &mut sent, &());
     /// let mut copy = agent.clone();
-    /// assert!(!copy.complete(sent.unwrap(), Status::Success)); // the original's ticket
+    /// // The original's ticket:
+    /// assert_eq!(copy.complete(sent.unwrap(), Status::Success), Completion::OtherCopy);
     /// let fresh: Vec<Ticket> = copy.pending_tickets().collect();
-    /// assert!(copy.complete(fresh[0], Status::Success));
+    /// assert!(copy.complete(fresh[0], Status::Success).is_completed());
     /// assert_eq!(copy.tick(&tree, &mut sent, &()), Status::Success);
     /// ```
     pub fn pending_tickets(&self) -> impl Iterator<Item = Ticket> + '_ {
@@ -272,7 +277,7 @@ impl Agent {
     /// agent.tick(&tree, &mut sent, &());
     /// let mut copy = agent.clone();
     /// let traded = copy.reissue(sent.unwrap()).unwrap();
-    /// assert!(copy.complete(traded, Status::Failure));
+    /// assert!(copy.complete(traded, Status::Failure).is_completed());
     /// assert_eq!(copy.tick(&tree, &mut sent, &()), Status::Failure);
     /// assert_eq!(copy.reissue(sent.unwrap()), None); // that wait is over
     /// ```

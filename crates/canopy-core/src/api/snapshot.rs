@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::agent::Agent;
 use crate::engine::walk::{self, Invalid};
 use crate::nodes;
-use crate::state::waits::{Entry, Wait};
+use crate::state::waits::{Ended, Entry, Wait};
 use crate::tree::Tree;
 use crate::tree::layout::MAX_AGENT_BYTES;
 use crate::util::primitives::{Mode, NodeId};
@@ -28,7 +28,8 @@ const WAIT_BYTES: usize = 8 + 4 + 1;
 struct SavedWait {
     generation: u64,
     node: u32,
-    /// 0 free, 1 pending, 2 completed with Success, 3 with Failure.
+    /// 0 free, 1 pending, 2 completed with Success, 3 with Failure, 4 free
+    /// after its leaf was aborted, 5 free after its leaf finished.
     state: u8,
 }
 
@@ -268,11 +269,13 @@ impl Agent {
 }
 
 fn save_wait(entry: &Entry) -> SavedWait {
-    let state = match entry.wait {
-        Wait::Free => 0,
-        Wait::Pending => 1,
-        Wait::Done(Status::Success) => 2,
-        Wait::Done(_) => 3,
+    let state = match (entry.wait, entry.ended) {
+        (Wait::Free, Ended::Unknown) => 0,
+        (Wait::Pending, _) => 1,
+        (Wait::Done(Status::Success), _) => 2,
+        (Wait::Done(_), _) => 3,
+        (Wait::Free, Ended::Aborted) => 4,
+        (Wait::Free, Ended::Finished) => 5,
     };
     SavedWait {
         generation: entry.generation,
@@ -283,16 +286,23 @@ fn save_wait(entry: &Entry) -> SavedWait {
 
 fn load_wait(saved: &SavedWait) -> Result<Entry, RestoreError> {
     let wait = match saved.state {
-        0 => Wait::Free,
+        0 | 4 | 5 => Wait::Free,
         1 => Wait::Pending,
         2 => Wait::Done(Status::Success),
         3 => Wait::Done(Status::Failure),
         _ => return Err(corrupt("a wait in an unknown state")),
     };
+    // How a free wait ended: what a stale ticket of it is told.
+    let ended = match saved.state {
+        4 => Ended::Aborted,
+        5 => Ended::Finished,
+        _ => Ended::Unknown,
+    };
     Ok(Entry {
         generation: saved.generation,
         node: saved.node,
         wait,
+        ended,
     })
 }
 

@@ -99,8 +99,9 @@ pub(crate) trait Exec<A, W> {
     /// the agent has no table.
     fn wait_outcome(&self, index: u32) -> Option<Option<Status>>;
 
-    /// Release wait `index`: its ticket goes stale.
-    fn release_wait(&mut self, index: u32);
+    /// Release wait `index` (its leaf finished, or was `aborted`): its
+    /// ticket goes stale.
+    fn release_wait(&mut self, index: u32, aborted: bool);
 }
 
 /// The status of child `child` as a parent's update sees it: run it, unless

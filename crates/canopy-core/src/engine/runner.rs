@@ -96,9 +96,9 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
         self.r.waits.as_deref().map(|w| w.outcome(index))
     }
 
-    fn release_wait(&mut self, index: u32) {
+    fn release_wait(&mut self, index: u32, aborted: bool) {
         if let Some(waits) = self.r.waits.as_deref_mut() {
-            waits.release(index);
+            waits.release(index, aborted);
         }
     }
 }

@@ -66,7 +66,7 @@ impl<A, W> Kind<A, W> for Async<A, W> {
             let index = bytes::u32_at(t.state_array::<OWN>(), 0);
             return match t.wait_outcome(index) {
                 Some(Some(status)) => {
-                    t.release_wait(index);
+                    t.release_wait(index, false);
                     status
                 }
                 Some(None) => Status::Running,
@@ -81,7 +81,7 @@ impl<A, W> Kind<A, W> for Async<A, W> {
         bytes::set_u32_at(t.state_array::<OWN>(), 0, index);
         let status = (self.0)(cx, ticket);
         if status != Status::Running {
-            t.release_wait(index);
+            t.release_wait(index, false);
         }
         status
     }
@@ -91,7 +91,7 @@ impl<A, W> Kind<A, W> for Async<A, W> {
         // A leaf that finished released its wait in `update`.
         if exit == Exit::Aborted {
             let index = bytes::u32_at(t.state_array::<OWN>(), 0);
-            t.release_wait(index);
+            t.release_wait(index, true);
         }
     }
 

@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::util::status::Status;
-use crate::util::ticket::Ticket;
+use crate::util::ticket::{Completion, Ticket};
 
 /// One entry's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +29,20 @@ pub(crate) struct Entry {
     /// The async leaf waiting here.
     pub(crate) node: u32,
     pub(crate) wait: Wait,
+    /// How the last wait here ended, once free: what a stale ticket of it
+    /// is told. Not saved in snapshots (a restored table has new tickets).
+    pub(crate) ended: Ended,
+}
+
+/// How a wait ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// Unknown: it never waited, or it was restored.
+    Unknown,
+    /// Its leaf took the outcome and finished.
+    Finished,
+    /// Its leaf was aborted (or the agent reset) before that.
+    Aborted,
 }
 
 /// A table number no other table in this process has had.
@@ -77,6 +91,7 @@ impl Waits {
                     generation: 0,
                     node,
                     wait: Wait::Free,
+                    ended: Ended::Unknown,
                 });
                 self.entries.len() - 1
             }
@@ -87,6 +102,7 @@ impl Waits {
         entry.generation = entry.generation.wrapping_add(1);
         entry.node = node;
         entry.wait = Wait::Pending;
+        entry.ended = Ended::Unknown;
         (index as u32, self.ticket(agent, index))
     }
 
@@ -101,16 +117,25 @@ impl Waits {
         }
     }
 
-    pub(crate) fn release(&mut self, index: u32) {
+    /// Release wait `index`: its leaf finished, or was `aborted`.
+    pub(crate) fn release(&mut self, index: u32, aborted: bool) {
         if let Some(entry) = self.entries.get_mut(index as usize) {
             entry.wait = Wait::Free;
+            entry.ended = if aborted {
+                Ended::Aborted
+            } else {
+                Ended::Finished
+            };
         }
     }
 
-    /// Release every entry: every outstanding ticket goes stale.
+    /// Release every entry (a reset): every outstanding ticket goes stale.
     pub(crate) fn release_all(&mut self) {
         for entry in &mut self.entries {
-            entry.wait = Wait::Free;
+            if entry.wait != Wait::Free {
+                entry.wait = Wait::Free;
+                entry.ended = Ended::Aborted;
+            }
         }
     }
 
@@ -122,20 +147,30 @@ impl Waits {
         }
     }
 
-    /// Complete the wait a ticket names; `false` if the ticket is stale.
-    pub(crate) fn complete(&mut self, ticket: Ticket, status: Status) -> bool {
-        match self.entries.get_mut(ticket.index as usize) {
-            Some(entry)
-                if ticket.owner == self.owner
-                    && entry.generation == ticket.generation
-                    && entry.node == ticket.node
-                    && entry.wait == Wait::Pending
-                    && status != Status::Running =>
-            {
+    /// Complete the wait a ticket names with `status` (not `Running`: the
+    /// caller checked), or say why not.
+    pub(crate) fn complete(&mut self, ticket: Ticket, status: Status) -> Completion {
+        if ticket.owner != self.owner {
+            return Completion::OtherCopy;
+        }
+        let Some(entry) = self.entries.get_mut(ticket.index as usize) else {
+            return Completion::OtherAgent;
+        };
+        if entry.node != ticket.node {
+            return Completion::OtherAgent;
+        }
+        if entry.generation != ticket.generation {
+            // The entry waited again since: this ticket's wait ended.
+            return Completion::Ended;
+        }
+        match (entry.wait, entry.ended) {
+            (Wait::Pending, _) => {
                 entry.wait = Wait::Done(status);
-                true
+                Completion::Completed
             }
-            _ => false,
+            (Wait::Done(_), _) => Completion::AlreadyCompleted,
+            (Wait::Free, Ended::Aborted) => Completion::Aborted,
+            (Wait::Free, _) => Completion::Ended,
         }
     }
 

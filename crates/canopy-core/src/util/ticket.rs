@@ -16,7 +16,7 @@ use crate::util::primitives::NodeId;
 /// [`Agent::pending_tickets`](crate::Agent::pending_tickets)).
 ///
 /// ```
-/// use canopy_core::{Agent, Builder, Status, Ticket};
+/// use canopy_core::{Agent, Builder, Completion, Status, Ticket};
 ///
 /// struct Npc { ticket: Option<Ticket> }
 ///
@@ -30,8 +30,8 @@ use crate::util::primitives::NodeId;
 /// assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Running);
 /// assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Running); // still waiting
 /// let ticket = npc.ticket.unwrap();
-/// assert!(agent.complete(ticket, Status::Success));
-/// assert!(!agent.complete(ticket, Status::Success)); // once only
+/// assert_eq!(agent.complete(ticket, Status::Success), Completion::Completed);
+/// assert_eq!(agent.complete(ticket, Status::Success), Completion::AlreadyCompleted);
 /// assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Success);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -43,6 +43,53 @@ pub struct Ticket {
     /// The number of the wait table that issued it: unique in the process,
     /// and new for every agent, clone and restored agent.
     pub(crate) owner: u64,
+}
+
+/// What [`Agent::complete`](crate::Agent::complete) did with a ticket:
+/// completed its wait, or why not. A game that gets anything but
+/// `Completed` dropped a result; the variant says whether that is normal
+/// (the leaf was aborted because the agent moved on) or a bug (a ticket
+/// sent to the wrong agent, or to a copy of it).
+#[must_use = "a ticket that did not complete its wait is a dropped result"]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Completion {
+    /// The wait is completed: its leaf reports the status on its next update.
+    Completed,
+    /// The wait was completed already (a ticket completes once).
+    AlreadyCompleted,
+    /// Its leaf was aborted before the result came — the agent moved on
+    /// (a higher-priority branch took over, a timeout fired, a reset):
+    /// nothing waits for it any more.
+    Aborted,
+    /// Its wait ended some other way since the ticket was issued (it
+    /// finished, or the slot has waited again), or the agent was restored
+    /// from a snapshot taken before it ended.
+    Ended,
+    /// The ticket was issued to another copy of this agent — the original
+    /// it was cloned from, a clone of it, the agent a snapshot was taken of
+    /// — or to another agent with its id. Copies have waits of their own;
+    /// trade a copy's ticket in with [`Agent::reissue`](crate::Agent::reissue).
+    OtherCopy,
+    /// The ticket is another agent's: another id, or a wait this agent's
+    /// tree does not have.
+    OtherAgent,
+    /// `Running` is not a result: complete with `Success` or `Failure`.
+    NotAResult,
+    /// The agent is poisoned by a panic in its tick ([`POISONED`](crate::POISONED)):
+    /// reset it first.
+    Poisoned,
+}
+
+impl Completion {
+    /// Whether the wait was completed.
+    ///
+    /// ```
+    /// assert!(canopy_core::Completion::Completed.is_completed());
+    /// assert!(!canopy_core::Completion::Aborted.is_completed());
+    /// ```
+    pub fn is_completed(self) -> bool {
+        self == Completion::Completed
+    }
 }
 
 impl Ticket {
