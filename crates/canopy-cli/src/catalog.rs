@@ -17,7 +17,7 @@ struct Group<A, W> {
     holds: fn(&NodeType<A, W>) -> bool,
 }
 
-fn groups<A, W>() -> [Group<A, W>; 4] {
+fn groups<A, W>() -> [Group<A, W>; 5] {
     [
         Group {
             heading: "controls (composite: any number of children)",
@@ -29,7 +29,11 @@ fn groups<A, W>() -> [Group<A, W>; 4] {
         },
         Group {
             heading: "leaves (leaf: no children)",
-            holds: |t| t.arity() == Arity::Leaf && !t.is_condition(),
+            holds: |t| t.arity() == Arity::Leaf && !t.is_condition() && !t.is_async(),
+        },
+        Group {
+            heading: "async leaves (leaf: suspend until their ticket is completed)",
+            holds: |t| t.is_async(),
         },
         Group {
             heading: "conditions (leaf: no children; also a Guard's `condition`)",

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use canopy_core::{
     Arity, ConditionFn, Ctx, CustomNode, Node, NodeKind, NodeParams, Param, ParamError, Params,
-    Status, nodes,
+    Status, Ticket, nodes,
 };
 
 use crate::check::{Place, check};
@@ -37,6 +37,8 @@ pub struct NodeType<A, W> {
     description: String,
     arity: Arity,
     params: Vec<Param>,
+    /// Its leaves suspend on a ticket ([`Registry::async_action`]).
+    is_async: bool,
     pub(crate) build: Build<A, W>,
 }
 
@@ -86,6 +88,7 @@ impl<A, W> NodeType<A, W> {
             description: description.to_string(),
             arity,
             params,
+            is_async: false,
             build,
         }
     }
@@ -136,6 +139,12 @@ impl<A, W> NodeType<A, W> {
     /// ```
     pub fn params(&self) -> &[Param] {
         &self.params
+    }
+
+    /// Whether its leaves are async: they suspend until a ticket is
+    /// completed ([`Registry::async_action`]); `canopy nodes` marks them.
+    pub fn is_async(&self) -> bool {
+        self.is_async
     }
 
     /// Whether it can serve as a guard's condition.
@@ -504,6 +513,62 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         };
         let (description, params) = (P::description(), P::declare());
         self.register(NodeType::new(name, description, Arity::Leaf, params, build))
+    }
+
+    /// Add an async leaf type whose parameters are the struct `P`: when
+    /// a leaf of this type is entered, the code `factory` returns runs
+    /// once, with the [`Ticket`](canopy_core::Ticket) that completes it; it
+    /// may finish at once or return `Running`, which suspends the leaf
+    /// until the ticket is completed from outside the tick
+    /// ([`Agent::complete`](canopy_core::Agent::complete)) — work handed to
+    /// a job system, a path query, a network request. Each agent with such
+    /// a tree holds a table of the waits its async leaves can have at once
+    /// ([`Tree`](canopy_core::Tree) sizes it), beside its task memory.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Status, Ticket};
+    /// use canopy_data::{Format, Params, Registry};
+    ///
+    /// #[derive(Default)]
+    /// struct Traveller { asked: Vec<([f32; 2], Ticket)> }
+    ///
+    /// /// Asks the path service for a path to `goal`.
+    /// #[derive(Params)]
+    /// struct FindPath {
+    ///     /// Where to.
+    ///     goal: [f32; 2],
+    /// }
+    ///
+    /// let mut registry = Registry::<Traveller, ()>::new();
+    /// registry.async_action("FindPath", |p: FindPath| move |cx, ticket| {
+    ///     cx.agent.asked.push((p.goal, ticket)); // to the service's queue
+    ///     Status::Running
+    /// }).unwrap();
+    /// assert!(registry.get("FindPath").unwrap().is_async());
+    ///
+    /// let tree = registry.load_str(r#"{"tree": {"type": "FindPath", "goal": [3, 4]}}"#,
+    ///     Format::Json, "path.json").unwrap();
+    /// let (mut me, mut agent) = (Traveller::default(), Agent::new(&tree));
+    /// assert_eq!(agent.tick(&tree, &mut me, &()), Status::Running);
+    /// let (goal, ticket) = me.asked.pop().unwrap();
+    /// assert_eq!(goal, [3.0, 4.0]);
+    /// assert!(agent.complete(ticket, Status::Success).is_completed()); // the service answered
+    /// assert_eq!(agent.tick(&tree, &mut me, &()), Status::Success);
+    /// ```
+    pub fn async_action<P, F, G>(&mut self, name: &str, factory: F) -> Result<(), RegistryError>
+    where
+        P: NodeParams,
+        F: Fn(P) -> G + Send + Sync + 'static,
+        G: Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync + 'static,
+    {
+        let build = move |p: &Params| {
+            let start = factory(P::from_params(p)?);
+            Ok(nodes::Async(Arc::new(start)).into())
+        };
+        let (description, params) = (P::description(), P::declare());
+        let mut node_type = NodeType::new(name, description, Arity::Leaf, params, build);
+        node_type.is_async = true;
+        self.register(node_type)
     }
 
     /// Add a condition leaf type whose parameters are the struct `P`:
