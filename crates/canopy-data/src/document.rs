@@ -374,7 +374,10 @@ impl Reader<'_> {
     fn refuse<E: de::Error>(self, why: Refused) -> E {
         let message = match &why {
             Refused::Duplicate(key) => format!("field {} is given twice", quote(key)),
-            Refused::NotFinite => "numbers must be finite".to_string(),
+            Refused::NotFinite => {
+                "numbers must be finite: infinity, NaN and numbers beyond ±1.8e308 are refused"
+                    .to_string()
+            }
             Refused::Bytes => "byte strings are not tree data".to_string(),
         };
         self.refused.set(Some(why));

@@ -11,7 +11,7 @@ use std::fmt;
 
 use canopy_core::{Arity, MAX_DEPTH, ParamError};
 
-use crate::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
+use crate::{Format, MAX_NESTING, MAX_NODES};
 use canopy_core::text::{self, did_you_mean, escape, escape_again, quote, quoted_list};
 
 /// Why a tree file could not be loaded: the file, where in it, and what is
@@ -274,6 +274,8 @@ pub enum Problem {
         /// The size, when the file said it; a file that grew while it was
         /// read is known only to be larger than the limit.
         bytes: Option<u64>,
+        /// The limit.
+        limit: u64,
     },
     /// NUL bytes: a binary file.
     NulBytes,
@@ -286,6 +288,8 @@ pub enum Problem {
     Utf16,
     /// Nothing but white space.
     Empty,
+    /// Only whitespace.
+    Blank,
     /// The text is not well-formed JSON or RON.
     Malformed {
         /// Which syntax.
@@ -465,14 +469,16 @@ impl fmt::Display for Problem {
                 f,
                 "not a regular file ({what}); tree files are read from regular files"
             ),
-            Problem::TooLarge { bytes: Some(bytes) } => write!(
+            Problem::TooLarge {
+                bytes: Some(bytes),
+                limit,
+            } => write!(
                 f,
-                "the file is {bytes} bytes, more than the limit of {MAX_FILE_BYTES}"
+                "the file is {bytes} bytes, more than the limit of {limit}"
             ),
-            Problem::TooLarge { bytes: None } => write!(
-                f,
-                "the file is more than the limit of {MAX_FILE_BYTES} bytes"
-            ),
+            Problem::TooLarge { bytes: None, limit } => {
+                write!(f, "the file is more than the limit of {limit} bytes")
+            }
             Problem::NulBytes => f.write_str("not a text file (it contains NUL bytes)"),
             Problem::InvalidUtf8 { at } => {
                 write!(f, "not a text file (invalid UTF-8 at byte {at})")
@@ -481,6 +487,7 @@ impl fmt::Display for Problem {
                 "not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8",
             ),
             Problem::Empty => f.write_str("the file is empty"),
+            Problem::Blank => f.write_str("the file holds only whitespace"),
             _ => self.fmt_syntax(f),
         }
     }
@@ -505,7 +512,9 @@ impl Problem {
             Problem::DuplicateField { field } => {
                 write!(f, "field {} is given twice", quote(field))
             }
-            Problem::NotFinite => f.write_str("numbers must be finite"),
+            Problem::NotFinite => f.write_str(
+                "numbers must be finite: infinity, NaN and numbers beyond ±1.8e308 are refused",
+            ),
             Problem::ByteString => f.write_str("byte strings are not tree data"),
             _ => self.fmt_document(f),
         }
@@ -637,16 +646,20 @@ impl Problem {
                 defined,
                 count,
             } => {
-                let defined = match count {
-                    0 => "none".to_string(),
-                    _ => quoted_list(defined.iter().map(String::as_str), *count, LISTED, ", "),
-                };
                 write!(
                     f,
-                    "no subtree named {}{}; the file defines: {defined}",
+                    "no subtree named {}{}; ",
                     quote(subtree),
                     did_you_mean(suggestion.as_deref())
-                )
+                )?;
+                match count {
+                    0 => f.write_str("the file defines no subtrees"),
+                    _ => write!(
+                        f,
+                        "the file defines: {}",
+                        quoted_list(defined.iter().map(String::as_str), *count, LISTED, ", ")
+                    ),
+                }
             }
             Problem::KeyType {
                 key,

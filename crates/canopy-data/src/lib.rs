@@ -187,7 +187,7 @@ mod walk;
 
 pub use document::literal_to_json;
 pub use error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
-pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES, parse, read_file};
+pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES, parse, read_file, read_file_up_to};
 pub use registry::{NodeType, Registry, RegistryError};
 
 /// The typed parameters node types declare, defined by the engine (which

@@ -110,7 +110,8 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         format: Format,
         source: &str,
     ) -> Result<Tree<A, W>, LoadError> {
-        let bytes = read_limited(reader, 0).map_err(|problem| whole(source, problem))?;
+        let bytes =
+            read_limited(reader, 0, MAX_FILE_BYTES).map_err(|problem| whole(source, problem))?;
         self.load_bytes(&bytes, format, source)
     }
 
@@ -342,39 +343,76 @@ fn what_it_is(kind: FileType) -> &'static str {
 /// assert!(matches!(read_file(std::path::Path::new("/")), Err(Problem::NotARegularFile { .. })));
 /// ```
 pub fn read_file(path: &Path) -> Result<Vec<u8>, Problem> {
+    read_file_up_to(path, MAX_FILE_BYTES)
+}
+
+/// The bytes of the regular file at `path`, if it holds at most `max`
+/// (more is [`Problem::TooLarge`]); what [`read_file`] does for tree
+/// files, for other files from strangers (snapshots, saved crowds) with
+/// limits of their own.
+///
+/// The file is opened first, without blocking, and what was opened is
+/// checked: asking about the path and then opening it would let the path
+/// be swapped in between (a FIFO, whose opening blocks until a writer
+/// comes, or a device that never ends).
+///
+/// ```
+/// use canopy_data::{Problem, read_file_up_to};
+/// let path = std::env::temp_dir().join(format!("canopy-read-{}.bin", std::process::id()));
+/// std::fs::write(&path, [7u8; 10]).unwrap();
+/// assert_eq!(read_file_up_to(&path, 10).unwrap().len(), 10);
+/// assert!(matches!(read_file_up_to(&path, 9), Err(Problem::TooLarge { .. })));
+/// std::fs::remove_file(&path).unwrap();
+/// ```
+pub fn read_file_up_to(path: &Path, max: u64) -> Result<Vec<u8>, Problem> {
     let unreadable = |e: std::io::Error| Problem::Unreadable {
         reason: e.to_string(),
     };
-    // Asked before opening: opening a FIFO blocks until a writer comes.
-    let meta = fs::metadata(path).map_err(unreadable)?;
-    if !meta.is_file() {
-        return Err(Problem::NotARegularFile {
-            what: what_it_is(meta.file_type()),
-        });
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Problem::TooLarge {
-            bytes: Some(meta.len()),
-        });
-    }
-    let file = File::open(path).map_err(unreadable)?;
-    // The name may have been pointed elsewhere in between: check what was opened.
+    let file = open_without_blocking(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
         return Err(Problem::NotARegularFile {
             what: what_it_is(meta.file_type()),
         });
     }
-    read_limited(file, meta.len())
+    if meta.len() > max {
+        return Err(Problem::TooLarge {
+            bytes: Some(meta.len()),
+            limit: max,
+        });
+    }
+    read_limited(file, meta.len(), max)
 }
 
-/// Everything `reader` holds, if that is at most [`MAX_FILE_BYTES`]: never
+/// Open `path` to read, without blocking on a FIFO or a device.
+fn open_without_blocking(path: &Path) -> std::io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// Everything `reader` holds, if that is at most `max` bytes: never
 /// more than one byte beyond the limit is read, whatever the source says
 /// about its size (`expected` is only a hint for the first allocation), and
 /// the buffer never grows past the limit plus one byte.
-pub(crate) fn read_limited(mut reader: impl Read, expected: u64) -> Result<Vec<u8>, Problem> {
-    let limit = MAX_FILE_BYTES as usize + 1;
-    let mut bytes = Vec::with_capacity((expected as usize).saturating_add(1).min(limit));
+pub(crate) fn read_limited(
+    mut reader: impl Read,
+    expected: u64,
+    max: u64,
+) -> Result<Vec<u8>, Problem> {
+    let limit = usize::try_from(max).unwrap_or(usize::MAX).saturating_add(1);
+    let out_of_memory = |e: std::collections::TryReserveError| Problem::Unreadable {
+        reason: e.to_string(),
+    };
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact((expected as usize).saturating_add(1).min(limit))
+        .map_err(out_of_memory)?;
     let mut chunk = [0u8; 64 << 10];
     while bytes.len() < limit {
         let room = (limit - bytes.len()).min(chunk.len());
@@ -393,12 +431,17 @@ pub(crate) fn read_limited(mut reader: impl Read, expected: u64) -> Result<Vec<u
             // by one byte at the end).
             let doubled = (bytes.capacity() * 2).max(chunk.len());
             let grown = if doubled >= limit - 1 { limit } else { doubled };
-            bytes.reserve_exact(grown.max(bytes.len() + n) - bytes.len());
+            bytes
+                .try_reserve_exact(grown.max(bytes.len() + n) - bytes.len())
+                .map_err(out_of_memory)?;
         }
         bytes.extend_from_slice(&chunk[..n]);
     }
-    if bytes.len() > MAX_FILE_BYTES as usize {
-        return Err(Problem::TooLarge { bytes: None });
+    if bytes.len() as u64 > max {
+        return Err(Problem::TooLarge {
+            bytes: None,
+            limit: max,
+        });
     }
     Ok(bytes)
 }
@@ -409,6 +452,7 @@ fn decode(bytes: &[u8]) -> Result<&str, Problem> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(Problem::TooLarge {
             bytes: Some(bytes.len() as u64),
+            limit: MAX_FILE_BYTES,
         });
     }
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
@@ -421,8 +465,11 @@ fn decode(bytes: &[u8]) -> Result<&str, Problem> {
         at: e.valid_up_to(),
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.trim().is_empty() {
+    if text.is_empty() {
         return Err(Problem::Empty);
+    }
+    if text.trim().is_empty() {
+        return Err(Problem::Blank);
     }
     Ok(text)
 }

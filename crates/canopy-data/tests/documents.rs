@@ -116,9 +116,12 @@ fn the_parse_is_strict() {
     );
     assert_eq!(
         message("(tree: (type: \"Wait\", ticks: inf))", Format::Ron),
-        "s:1:30: numbers must be finite"
+        "s:1:30: numbers must be finite: infinity, NaN and numbers beyond ±1.8e308 are refused"
     );
-    assert_eq!(message("  \n", Format::Json), "s: the file is empty");
+    assert_eq!(
+        message("  \n", Format::Json),
+        "s: the file holds only whitespace"
+    );
     assert_eq!(
         message("{\"tree\": [}", Format::Json),
         "s:1:11: malformed JSON: expected value"

@@ -358,7 +358,7 @@ fn missing_subtree() {
     );
     assert_eq!(
         json(r#"{"tree": {"type": "SubTree", "name": "run", "tree": "Flee"}}"#),
-        r#"t.json:1:12: tree (name "run"): no subtree named "Flee"; the file defines: none"#
+        r#"t.json:1:12: tree (name "run"): no subtree named "Flee"; the file defines no subtrees"#
     );
 }
 
@@ -499,11 +499,11 @@ fn ron_values_that_are_not_tree_data() {
     assert_eq!(ron("{1: 2}"), "t.ron:1:2: malformed RON: Expected string");
     assert_eq!(
         ron(r#"(tree: (type: "Random", success: inf, failure: 0))"#),
-        "t.ron:1:34: numbers must be finite"
+        "t.ron:1:34: numbers must be finite: infinity, NaN and numbers beyond ±1.8e308 are refused"
     );
     assert_eq!(
         ron(r#"(tree: (type: "Random", success: NaN, failure: 0))"#),
-        "t.ron:1:34: numbers must be finite"
+        "t.ron:1:34: numbers must be finite: infinity, NaN and numbers beyond ±1.8e308 are refused"
     );
 }
 
@@ -511,8 +511,11 @@ fn ron_values_that_are_not_tree_data() {
 fn empty_and_whitespace_only_files() {
     assert_eq!(json(""), "t.json: the file is empty");
     assert_eq!(ron(""), "t.ron: the file is empty");
-    assert_eq!(json(" \n\t\r\n  "), "t.json: the file is empty");
-    assert_eq!(ron("\n\n   \n"), "t.ron: the file is empty");
+    assert_eq!(
+        json(" \n\t\r\n  "),
+        "t.json: the file holds only whitespace"
+    );
+    assert_eq!(ron("\n\n   \n"), "t.ron: the file holds only whitespace");
 }
 
 #[test]
@@ -730,7 +733,8 @@ fn file_larger_than_the_limit() {
     assert_eq!(
         err.problem(),
         &Problem::TooLarge {
-            bytes: Some(16777217)
+            bytes: Some(16777217),
+            limit: MAX_FILE_BYTES
         }
     );
     assert_eq!(
@@ -1230,4 +1234,26 @@ fn json_error_columns_are_1_based() {
         panic!("not a text location: {err}");
     };
     assert!(at.column >= 1, "{err}");
+}
+
+#[test]
+fn negative_zero_is_zero_in_json_as_in_ron() {
+    let registry = registry();
+    for (text, format) in [
+        (r#"{"tree": {"type": "Wait", "ticks": -0}}"#, Format::Json),
+        ("(tree: (type: \"Wait\", ticks: -0))", Format::Ron),
+    ] {
+        let tree = registry.load_str(text, format, "z").unwrap();
+        assert_eq!(tree.display().to_string(), "Wait(ticks=0)\n");
+    }
+}
+
+#[test]
+fn a_whole_number_past_two_to_the_53_is_not_shown_as_a_wrong_integer() {
+    // 2^64 reads as the float 1.8446744073709552e19; written out in full it
+    // would end in ...552000, which is not the number in the file.
+    assert_eq!(
+        json(r#"{"tree": {"type": "Wait", "ticks": 18446744073709551616}}"#),
+        r#"t.json:1:12: tree (name "Wait"): parameter "ticks" must be at most 2147483647, got 1.8446744073709552e19"#
+    );
 }

@@ -225,6 +225,52 @@ fn a_fifo_is_refused_without_waiting_for_a_writer() {
 }
 
 #[test]
+fn a_fifo_swapped_in_for_the_file_cannot_block_the_read() {
+    // Another process renames a FIFO and a regular file over the path
+    // while it is loaded: whatever the path is when it is opened, the
+    // read answers at once (the file is opened without blocking, then
+    // what was opened is checked). Checking the path first and opening it
+    // next blocked here, in about one load in fifteen.
+    let _serial = serial();
+    let dir = TempDir::new("swap");
+    let (path, file, pipe) = (dir.path("t.json"), dir.path("file"), dir.path("pipe"));
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (path, file, pipe, done) = (path.clone(), file.clone(), pipe.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut turn = 0u32;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if turn % 2 == 0 {
+                    std::fs::write(&file, r#"{"tree": {"type": "AlwaysSuccess"}}"#).unwrap();
+                    std::fs::rename(&file, &path).unwrap();
+                } else {
+                    let made = std::process::Command::new("mkfifo")
+                        .arg(&pipe)
+                        .status()
+                        .unwrap();
+                    assert!(made.success());
+                    std::fs::rename(&pipe, &path).unwrap();
+                }
+                turn += 1;
+            }
+        })
+    };
+    let (mut loaded, mut refused) = (0, 0);
+    for _ in 0..150 {
+        match Registry::<(), ()>::new().load_file(&path) {
+            Ok(_) => loaded += 1,
+            Err(e) if e.to_string().contains("not a regular file (a FIFO)") => refused += 1,
+            // The path between a rename's removal and its arrival.
+            Err(e) if e.to_string().contains("No such file") => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(loaded + refused > 0);
+}
+
+#[test]
 fn a_directory_is_refused() {
     let _serial = serial();
     let dir = TempDir::new("dir");
@@ -776,7 +822,7 @@ fn a_utf8_byte_order_mark_is_skipped() {
         load("\u{feff}  \n", Format::Json, "b.json")
             .unwrap_err()
             .to_string(),
-        "b.json: the file is empty"
+        "b.json: the file holds only whitespace"
     );
 }
 

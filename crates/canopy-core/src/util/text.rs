@@ -236,18 +236,25 @@ pub fn shorten(text: &str) -> Cow<'_, str> {
 }
 
 /// A number as messages and printed trees show it: at its shortest exact
-/// form, in exponent notation when that is long (`1e308`, not 309 digits).
+/// form, in exponent notation when that is long (`1e308`, not 309 digits)
+/// or when its digits would claim a precision it lacks (a whole number
+/// past 2⁵³ is a float's rounding of what was written, so
+/// 18446744073709551616 shows as `1.8446744073709552e19`, not as the
+/// wrong integer 18446744073709552000).
 ///
 /// ```
 /// use canopy_core::text::number;
 /// assert_eq!(number(0.25), "0.25");
 /// assert_eq!(number(2.0), "2");
+/// assert_eq!(number(9007199254740992.0), "9007199254740992");
+/// assert_eq!(number(18446744073709551616.0), "1.8446744073709552e19");
 /// assert_eq!(number(1e308), "1e308");
 /// assert_eq!(number(-1.5e-300), "-1.5e-300");
 /// ```
 pub fn number(x: f64) -> String {
     let plain = x.to_string();
-    if plain.len() <= 24 {
+    let inexact = x.fract() == 0.0 && x.abs() > 9007199254740992.0;
+    if plain.len() <= 24 && !inexact {
         plain
     } else {
         format!("{x:e}")
