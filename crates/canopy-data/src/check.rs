@@ -96,7 +96,7 @@ fn check_int<'d>(
         Value::Int(n) => n,
         // JSON's `-0` reaches the reader as the float -0.0 (an i64 has no
         // negative zero); RON's as the integer 0: both are zero.
-        Value::Float(x) if x == 0.0 => 0,
+        Value::Float(0.0) => 0,
         // A whole number beyond i64 (1e20, 2^64 - 1) is out of range
         // rather than "not an integer".
         Value::UInt(n) => return Err(out_of_range(place, bound(false), n.to_string())),
