@@ -240,7 +240,7 @@ fn a_fifo_swapped_in_for_the_file_cannot_block_the_read() {
         std::thread::spawn(move || {
             let mut turn = 0u32;
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                if turn % 2 == 0 {
+                if turn.is_multiple_of(2) {
                     std::fs::write(&file, r#"{"tree": {"type": "AlwaysSuccess"}}"#).unwrap();
                     std::fs::rename(&file, &path).unwrap();
                 } else {
