@@ -269,7 +269,7 @@ pub enum Problem {
         /// What it is instead: `"a directory"`, `"a FIFO"`, …
         what: &'static str,
     },
-    /// More than [`MAX_FILE_BYTES`].
+    /// More than its limit ([`MAX_FILE_BYTES`](crate::MAX_FILE_BYTES) for tree files).
     TooLarge {
         /// The size, when the file said it; a file that grew while it was
         /// read is known only to be larger than the limit.
