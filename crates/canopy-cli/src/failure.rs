@@ -21,6 +21,9 @@ pub(crate) struct Named {
 pub(crate) enum Failure {
     /// The tree file is bad (exit 1, with a hint when one helps).
     Load(LoadError),
+    /// `check` found these errors in the tree file (exit 1), at most
+    /// [`MAX_ERRORS`](canopy_data::MAX_ERRORS), one per line.
+    Loads(Vec<LoadError>),
     /// Another input (a snapshot, a trace), or the output file, is bad
     /// (exit 1); the message is complete and escaped.
     Message(String),
@@ -89,6 +92,19 @@ impl Failure {
                 // The loader's message names file, place and problem (escaped).
                 let hint = hint(&e, cx).map_or(String::new(), |h| format!("hint: {h}\n"));
                 (1, format!("{e}\n{hint}"))
+            }
+            Failure::Loads(errors) => {
+                let mut text: String = errors.iter().map(|e| format!("{e}\n")).collect();
+                if errors.len() >= canopy_data::MAX_ERRORS {
+                    text.push_str(&format!(
+                        "{bin}: stopped after {} errors\n",
+                        canopy_data::MAX_ERRORS
+                    ));
+                }
+                if let Some(h) = errors.iter().find_map(|e| hint(e, cx)) {
+                    text.push_str(&format!("hint: {h}\n"));
+                }
+                (1, text)
             }
             Failure::Usage(_, message) => (2, format!("error: {message}\n")),
             Failure::CannotRun(sub) => (2, format!("error: `{bin} {sub}` cannot run them\n")),

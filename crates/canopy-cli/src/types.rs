@@ -91,7 +91,7 @@ impl<A: Send + 'static, W: Sync + 'static> Kit for Types<A, W> {
     fn execute(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure> {
         match command {
             Command::Check(a) => {
-                self.load(&a.file, &a.load)?;
+                self.check(&a.file, &a.load)?;
                 writeln!(out, "ok")?;
             }
             Command::Print(a) => show::indented(&self.load(&a.file, &a.load)?, out)?,
@@ -119,6 +119,20 @@ impl<A: Send + 'static, W: Sync + 'static> Types<A, W> {
     /// Load a tree file of any format canopy reads.
     fn load(&self, file: &Path, load: &Load) -> Result<Tree<A, W>, Failure> {
         canopy_btcpp::load_any(&self.registry, file, &xml_options(load)).map_err(Failure::Load)
+    }
+
+    /// Check a tree file: every error of a JSON or RON file (up to
+    /// [`MAX_ERRORS`](canopy_data::MAX_ERRORS)); an XML file's first.
+    fn check(&self, file: &Path, load: &Load) -> Result<(), Failure> {
+        if canopy_btcpp::is_xml(file) {
+            return self.load(file, load).map(drop);
+        }
+        let errors = self.registry.check_file(file);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Failure::Loads(errors))
+        }
     }
 
     /// Load a tree file with `seed` for the random nodes.

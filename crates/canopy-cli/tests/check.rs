@@ -25,12 +25,21 @@ fn the_crowd_tree_needs_the_crowd_types() {
         printed.contains("│   ├── afraid?  NeedAbove(need=fear, threshold=0.5)\n"),
         "{printed}"
     );
-    // Without `--types crowd`: the error, and a hint saying what to add.
-    assert_invalid(
-        file,
+    // Without `--types crowd`: every unknown node (19 of them), then one
+    // hint saying what to add.
+    let output = canopy(&["check", file]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 20, "{err}");
+    assert_eq!(
+        lines[0],
         "examples/trees/crowd.json:5:11: tree/children[0]/children[0] (name \"afraid?\"): \
-         unknown node type \"NeedAbove\"\n\
-         hint: \"NeedAbove\" is one of the crowd demo's node types: add `--types crowd`",
+         unknown node type \"NeedAbove\""
+    );
+    assert_eq!(
+        lines[19],
+        "hint: \"NeedAbove\" is one of the crowd demo's node types: add `--types crowd`"
     );
     let nodes = success(&["nodes", "--types", "crowd"]);
     assert!(
@@ -92,6 +101,52 @@ fn bad_files_name_file_node_and_problem() {
         &format!("{dir}/malformed.ron"),
         &format!("{dir}/malformed.ron:1:26: malformed RON: Expected comma"),
     );
+}
+
+#[test]
+fn check_lists_every_wrong_node_one_per_line() {
+    let file = "crates/canopy-cli/tests/fixtures/bad/three_errors.json";
+    assert_invalid(
+        file,
+        &format!(
+            "{file}:2:5: tree/children[0] (name \"Wiat\"): unknown node type \"Wiat\" \
+             (did you mean \"Wait\"?)\n\
+             {file}:3:5: tree/children[1] (name \"Wait\"): missing parameter \"ticks\" \
+             (integer ≥ 0, required)\n\
+             {file}:4:39: tree/children[2]/children[0] (name \"Repeat\"): parameter \"times\" \
+             must be at least 1, got 0"
+        ),
+    );
+    // The other commands stop at the first.
+    let output = canopy(&["print", file]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stderr(&output).lines().count(), 1, "{}", stderr(&output));
+}
+
+#[test]
+fn check_stops_after_twenty_errors() {
+    let dir = std::env::temp_dir().join(format!("canopy-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("many.json");
+    let children = vec![r#"{"type": "Wait"}"#; 30].join(",\n");
+    std::fs::write(
+        &file,
+        format!("{{\"tree\": {{\"type\": \"Sequence\", \"children\": [\n{children}\n]}}}}"),
+    )
+    .unwrap();
+    let output = canopy(&["check", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 21, "{err}");
+    assert!(
+        lines[19].ends_with(
+            "tree/children[19] (name \"Wait\"): missing parameter \"ticks\" (integer ≥ 0, required)"
+        ),
+        "{err}"
+    );
+    assert_eq!(lines[20], "canopy: stopped after 20 errors");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -191,10 +191,11 @@ fn several_registries_are_offered_under_types() {
     let (code, _, err) = run(cli(), &["check", &tree, "--types", "plain"]);
     assert_eq!(code, 1);
     assert!(
-        err.ends_with(
-            "unknown node type \"IntruderWithin\"\n\
+        err.contains("unknown node type \"IntruderWithin\"\n")
+            && err.ends_with(
+                "unknown node type \"Patrol\"\n\
              hint: \"IntruderWithin\" is one of the watchmen's node types: add `--types wall`\n"
-        ),
+            ),
         "{err}"
     );
     let (code, out, _) = run(cli(), &["nodes", "--types", "plain"]);

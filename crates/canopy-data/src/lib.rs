@@ -189,6 +189,7 @@ pub use document::literal_to_json;
 pub use error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
 pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES, parse, read_file, read_file_up_to};
 pub use registry::{NodeType, Registry, RegistryError};
+pub use walk::MAX_ERRORS;
 
 /// The typed parameters node types declare, defined by the engine (which
 /// declares its own kinds' parameters the same way) and re-exported here

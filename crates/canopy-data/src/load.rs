@@ -167,6 +167,70 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         })
     }
 
+    /// Every error of a tree file's text, up to [`MAX_ERRORS`](crate::MAX_ERRORS)
+    /// (each wrong node's first; a node's subtree is not looked into once
+    /// the node is wrong): what `canopy check` lists. Empty when the file
+    /// loads. The loading functions stop at the first error instead.
+    ///
+    /// ```
+    /// use canopy_data::{Format, Registry};
+    /// let errors = Registry::<(), ()>::new().check_str(r#"{"tree": {"type": "Sequence", "children": [
+    ///     {"type": "Wiat", "ticks": 2},
+    ///     {"type": "Wait"},
+    ///     {"type": "Repeat", "times": 0, "children": [{"type": "AlwaysSuccess"}]}
+    /// ]}}"#, Format::Json, "three.json");
+    /// let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    /// assert_eq!(shown, [
+    ///     "three.json:2:7: tree/children[0] (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)",
+    ///     "three.json:3:7: tree/children[1] (name \"Wait\"): missing parameter \"ticks\" (integer ≥ 0, required)",
+    ///     "three.json:4:7: tree/children[2] (name \"Repeat\"): parameter \"times\" must be at least 1, got 0",
+    /// ]);
+    /// ```
+    pub fn check_str(&self, text: &str, format: Format, source: &str) -> Vec<LoadError> {
+        self.check_bytes(text.as_bytes(), format, source)
+    }
+
+    /// [`check_str`](Registry::check_str) for a file, read as
+    /// [`load_file`](Registry::load_file) reads it.
+    pub fn check_file(&self, path: impl AsRef<Path>) -> Vec<LoadError> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let Some(format) = Format::from_path(path) else {
+            return vec![whole(&file, Problem::UnknownExtension)];
+        };
+        match read_file(path) {
+            Ok(bytes) => self.check_bytes(&bytes, format, &file),
+            Err(problem) => vec![whole(&file, problem)],
+        }
+    }
+
+    /// [`check_str`](Registry::check_str) for raw bytes (UTF-8 text).
+    pub fn check_bytes(&self, bytes: &[u8], format: Format, source: &str) -> Vec<LoadError> {
+        let text = match decode(bytes) {
+            Ok(text) => text,
+            Err(problem) => return vec![whole(source, problem)],
+        };
+        let document = match parse_text(text, format, source) {
+            Ok(document) => document,
+            Err(e) => return vec![e],
+        };
+        let sources = [Source { name: source, text }];
+        let builder = Builder::new();
+        let mut loader = Loader::new(self, &builder, source, &sources, format).collect_errors();
+        let walked = loader.document(&document);
+        let mut errors = loader.take_errors();
+        match walked {
+            Err(e) => errors.push(e),
+            Ok(drafts) if errors.is_empty() => {
+                if let Err((start, e)) = build(&builder, &drafts) {
+                    errors.push(self.locate(&document, &sources, start, e, source));
+                }
+            }
+            Ok(_) => {}
+        }
+        errors
+    }
+
     /// Load a tree from a description already in memory: one another
     /// loader lowered to (BehaviorTree.CPP XML), or a program built. It is
     /// checked exactly as a file's: the same limits, the same errors, with

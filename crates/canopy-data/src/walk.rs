@@ -22,6 +22,24 @@ use crate::registry::{Build, NodeType, Registry};
 const RED_ZONE: usize = 128 << 10;
 const STACK_SEGMENT: usize = 4 << 20;
 
+/// Most errors one load reports when asked for all of them
+/// ([`Registry::check_str`](crate::Registry::check_str)).
+pub const MAX_ERRORS: usize = 20;
+
+/// Whether the walk can go on past this error: a problem of one node, not
+/// a limit of the whole file (nesting, size) or a cycle, whose knock-on
+/// errors would only repeat it.
+fn recoverable(e: &LoadError) -> bool {
+    !matches!(
+        e.problem(),
+        Problem::TooDeep
+            | Problem::TooManyNodes
+            | Problem::ChainTooDeep
+            | Problem::Cycle { .. }
+            | Problem::SelfReference { .. }
+    )
+}
+
 /// Names an error about a missing subtree lists.
 const LISTED: usize = 10;
 
@@ -212,6 +230,8 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     referenced: HashSet<&'d str>,
     /// Where each blackboard key was first used, as messages write a place.
     keys: RefCell<HashMap<String, String>>,
+    /// When every error is wanted ([`Loader::collect_errors`]): those so far.
+    errors: Option<Vec<LoadError>>,
     nodes: usize,
 }
 
@@ -234,8 +254,21 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             in_progress: Vec::new(),
             referenced: HashSet::new(),
             keys: RefCell::new(HashMap::new()),
+            errors: None,
             nodes: 0,
         }
+    }
+
+    /// Go on past a wrong node, up to [`MAX_ERRORS`] errors, each node's
+    /// first: the wrong node's subtree is left out, the rest walked on.
+    pub(crate) fn collect_errors(mut self) -> Self {
+        self.errors = Some(Vec::new());
+        self
+    }
+
+    /// The errors collected, if any were.
+    pub(crate) fn take_errors(&mut self) -> Vec<LoadError> {
+        self.errors.take().unwrap_or_default()
     }
 
     fn fail(&self, spot: &Spot, name: &str, problem: Problem) -> LoadError {
@@ -265,7 +298,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     }
 
     /// The drafts of a whole document.
-    pub(crate) fn document(mut self, value: &'d Value<'d>) -> Result<Drafts<'b, A, W>, LoadError> {
+    pub(crate) fn document(&mut self, value: &'d Value<'d>) -> Result<Drafts<'b, A, W>, LoadError> {
         let Some(top) = value.as_object() else {
             let got = self.got(value);
             return Err(self.fail_whole(Problem::NotADocument { got }));
@@ -337,9 +370,17 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         path: &Spot,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+        let draft = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
             self.node_here(value, path, depth)
-        })
+        });
+        match (draft, &mut self.errors) {
+            (Err(e), Some(errors)) if recoverable(&e) && errors.len() + 1 < MAX_ERRORS => {
+                errors.push(e);
+                // A stand-in, so that the walk goes on to the next node.
+                Ok(self.builder.always_failure("(a node with an error)"))
+            }
+            (draft, _) => draft,
+        }
     }
 
     fn node_here(
