@@ -35,21 +35,21 @@ static ALLOCATOR: canopy_counting::Counting = canopy_counting::Counting;
 
 /// A watchman: the game's data for one agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Watchman {
+pub(crate) struct Watchman {
     /// Where on the wall it stands.
     pub pos: i32,
 }
 
 impl Watchman {
     /// Watchmen start three steps apart: agent `id` at `3 × id`.
-    pub fn new(id: u32) -> Watchman {
+    pub(crate) fn new(id: u32) -> Watchman {
         Watchman { pos: 3 * id as i32 }
     }
 }
 
 /// What every watchman sees.
 #[derive(Clone, Debug)]
-pub struct Wall {
+pub(crate) struct Wall {
     /// Where the intruder stands.
     pub intruder: i32,
 }
@@ -149,7 +149,7 @@ struct IntruderWithin {
 struct Approach {}
 
 /// The game's node types, with canopy's built-in ones: one line each.
-pub fn registry() -> Registry<Watchman, Wall> {
+pub(crate) fn registry() -> Registry<Watchman, Wall> {
     let mut registry = Registry::new();
     registry
         .node("Patrol", Arity::Leaf, |patrol: Patrol| patrol)
@@ -176,7 +176,7 @@ pub fn registry() -> Registry<Watchman, Wall> {
 }
 
 /// The game's `canopy`.
-pub fn cli() -> Cli<Watchman, Wall> {
+pub(crate) fn cli() -> Cli<Watchman, Wall> {
     Cli::new(registry())
         .name("my_canopy")
         .about("The watchmen's trees: check, print, run and snapshot them")

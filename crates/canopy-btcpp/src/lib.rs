@@ -133,6 +133,8 @@
 //! Nothing panics on any input ([`fuzz_one`] is the fuzz target's body).
 
 #![warn(missing_docs, unreachable_pub)]
+// Library code reports through return values, never the terminal.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 mod build;
 mod check;

@@ -68,6 +68,8 @@
 //! not counted).
 
 #![warn(missing_docs, unreachable_pub)]
+// Library code reports through return values, never the terminal.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 mod args;
 mod bench;
@@ -106,6 +108,19 @@ pub struct Cli<A, W> {
     name: Option<String>,
     version: Option<String>,
     about: Option<String>,
+}
+
+impl<A, W> std::fmt::Debug for Cli<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cli")
+            .field("types", &self.own_name)
+            .field(
+                "others",
+                &self.others.iter().map(|n| &n.name).collect::<Vec<_>>(),
+            )
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<A: Send + 'static, W: Sync + 'static> Cli<A, W> {

@@ -44,6 +44,15 @@ pub struct Types<A, W> {
     world: Option<W>,
 }
 
+impl<A, W> std::fmt::Debug for Types<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Types")
+            .field("registry", &self.registry)
+            .field("runs", &(self.agent.is_some() && self.world.is_some()))
+            .finish()
+    }
+}
+
 impl<A: 'static, W: 'static> Types<A, W> {
     /// The node types of `registry`; trees are checked, printed, drawn,
     /// exported, replayed and inspected with them.

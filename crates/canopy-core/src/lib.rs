@@ -89,6 +89,8 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
+// Library code reports through return values, never the terminal.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 // The derives name this crate `::canopy_core`, in its own code too.
 extern crate self as canopy_core;

@@ -30,6 +30,8 @@
 //! Without the allocator installed every figure stays 0.
 
 #![warn(missing_docs, unreachable_pub)]
+// Library code reports through return values, never the terminal.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -16,6 +16,9 @@
 //! assert_eq!(crowd.world.step, 20);
 //! ```
 
+// Library code reports through return values, never the terminal.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
+
 mod leaves;
 mod motion;
 mod save;

@@ -124,6 +124,15 @@ pub struct Crowd {
     pub(crate) config: Config,
 }
 
+impl std::fmt::Debug for Crowd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Crowd")
+            .field("agents", &self.agents.len())
+            .field("step", &self.world.step)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Crowd {
     /// Scatter `config.agents` agents over a fresh world; all run `tree`.
     pub fn new(tree: Tree<Walker, World>, config: &Config) -> Crowd {

@@ -42,6 +42,17 @@ pub struct NodeType<A, W> {
     pub(crate) build: Build<A, W>,
 }
 
+impl<A, W> fmt::Debug for NodeType<A, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NodeType")
+            .field("name", &self.name)
+            .field("arity", &self.arity)
+            .field("params", &self.params)
+            .field("is_async", &self.is_async)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<A, W> NodeType<A, W> {
     /// A node type whose factory builds any [`NodeKind`] — a custom node
     /// (`NodeKind::Custom`), a decorator, a leaf.
@@ -286,6 +297,15 @@ impl std::error::Error for RegistryError {}
 pub struct Registry<A, W> {
     types: BTreeMap<String, NodeType<A, W>>,
     seed: u64,
+}
+
+impl<A, W> fmt::Debug for Registry<A, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("types", &self.types.keys().collect::<Vec<_>>())
+            .field("seed", &self.seed)
+            .finish()
+    }
 }
 
 impl<A: 'static, W: 'static> Default for Registry<A, W> {

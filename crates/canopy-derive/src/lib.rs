@@ -15,6 +15,8 @@
 //! with `#[task(crate = "…")]` or `#[params(crate = "…")]`.
 
 #![warn(missing_docs, unreachable_pub)]
+// Library code reports through return values, never the terminal.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 mod krate;
 mod param_enum;

@@ -10,6 +10,7 @@
 //! after that no name is ever looked up again.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -46,6 +47,16 @@ pub struct StateDraft<A, W, T> {
     body: DraftBody<A, W, T>,
     child: Option<MachineBuilder<A, W, T>>,
     outcome: Option<Status>,
+}
+
+impl<A, W, T: fmt::Debug> fmt::Debug for StateDraft<A, W, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateDraft")
+            .field("name", &self.name)
+            .field("child", &self.child)
+            .field("outcome", &self.outcome)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<A, W, T> StateDraft<A, W, T> {
@@ -125,6 +136,16 @@ pub struct MachineBuilder<A, W, T> {
     states: Vec<StateDraft<A, W, T>>,
     transitions: Vec<(String, T, String)>,
     start: Option<String>,
+}
+
+impl<A, W, T: fmt::Debug> fmt::Debug for MachineBuilder<A, W, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MachineBuilder")
+            .field("states", &self.states)
+            .field("transitions", &self.transitions)
+            .field("start", &self.start)
+            .finish()
+    }
 }
 
 impl<A, W, T> Default for MachineBuilder<A, W, T> {

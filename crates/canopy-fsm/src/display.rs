@@ -40,6 +40,12 @@ pub struct Display<'m, A, W, T> {
     pub(crate) machine: &'m Machine<A, W, T>,
 }
 
+impl<A, W, T> fmt::Debug for Display<'_, A, W, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Display").finish_non_exhaustive()
+    }
+}
+
 impl<A, W, T: Debug> Display<'_, A, W, T> {
     /// `Name  [marks]  trigger → Target, …`.
     fn describe(&self, id: StateId, start: bool) -> String {

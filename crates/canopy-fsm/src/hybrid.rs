@@ -26,6 +26,7 @@
 //! in their own type and take it out around each update to satisfy the
 //! borrow checker.
 
+use std::fmt;
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
@@ -70,6 +71,16 @@ pub struct TreeState<A, W, T> {
     pub(crate) tree: Arc<Tree<A, W>>,
     pub(crate) on_success: Option<T>,
     pub(crate) on_failure: Option<T>,
+}
+
+impl<A, W, T: fmt::Debug> fmt::Debug for TreeState<A, W, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TreeState")
+            .field("nodes", &self.tree.len())
+            .field("on_success", &self.on_success)
+            .field("on_failure", &self.on_failure)
+            .finish()
+    }
 }
 
 impl<A, W, T> TreeState<A, W, T> {
@@ -152,6 +163,12 @@ impl LeafTask {
 /// ```
 pub struct MachineLeaf<A, W, T> {
     machine: Arc<Machine<A, W, T>>,
+}
+
+impl<A, W, T> fmt::Debug for MachineLeaf<A, W, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MachineLeaf").finish_non_exhaustive()
+    }
 }
 
 impl<A, W, T> MachineLeaf<A, W, T> {

@@ -65,7 +65,8 @@
 //! ]);
 //! ```
 
-#![warn(missing_docs)]
+// Library code reports through return values, never the terminal.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod agent;
 pub mod builder;

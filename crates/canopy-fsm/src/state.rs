@@ -14,6 +14,7 @@
 
 use bytemuck::Pod;
 use canopy_core::Ctx;
+use std::fmt;
 
 /// A state type with its own per-agent data.
 ///
@@ -104,6 +105,16 @@ pub struct Hooks<A, W, T> {
     enter: Option<Hook<A, W>>,
     update: Option<UpdateHook<A, W, T>>,
     exit: Option<Hook<A, W>>,
+}
+
+impl<A, W, T> fmt::Debug for Hooks<A, W, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hooks")
+            .field("enter", &self.enter.is_some())
+            .field("update", &self.update.is_some())
+            .field("exit", &self.exit.is_some())
+            .finish()
+    }
 }
 
 impl<A, W, T> Default for Hooks<A, W, T> {

@@ -99,6 +99,12 @@ pub struct ActiveStates<'a, A, W, T> {
     machine: &'a Machine<A, W, T>,
 }
 
+impl<A, W, T> std::fmt::Debug for ActiveStates<'_, A, W, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ActiveStates").finish_non_exhaustive()
+    }
+}
+
 impl<'a, A, W, T> ActiveStates<'a, A, W, T> {
     /// The view of `agent`, which runs `machine`.
     pub fn new(agent: &'a FsmAgent, machine: &'a Machine<A, W, T>) -> Self {

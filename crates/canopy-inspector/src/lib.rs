@@ -28,6 +28,8 @@
 //! step); every name from a tree reaches it as text, never as markup.
 
 #![warn(missing_docs, unreachable_pub)]
+// Library code reports through return values, never the terminal.
+#![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 pub mod control;
 mod frame;

@@ -110,6 +110,15 @@ pub struct Inspector {
     url: String,
 }
 
+impl std::fmt::Debug for Inspector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inspector")
+            .field("url", &self.url)
+            .field("min_interval", &self.min_interval)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Inspector {
     /// Serve the inspector for agents running `tree`.
     ///
@@ -307,6 +316,14 @@ impl Drop for Inspector {
 pub struct Probe<'i> {
     watched: Option<u32>,
     log: &'i Mutex<AgentLog>,
+}
+
+impl std::fmt::Debug for Probe<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Probe")
+            .field("watched", &self.watched)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Probe<'_> {

@@ -59,6 +59,15 @@ pub struct Recorder {
     logs: Vec<Mutex<Ring>>,
 }
 
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("ids", &self.ids)
+            .field("all", &self.all)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Size of one record in memory.
 pub const RECORD_BYTES: usize = size_of::<Record>();
 

@@ -126,6 +126,17 @@ pub struct Recording {
     source: String,
 }
 
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording")
+            .field("source", &self.source)
+            .field("tracks", &self.tracks.len())
+            .field("first_tick", &self.first_tick)
+            .field("last_tick", &self.last_tick)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Recording {
     /// Read the trace file at `path`, recorded from a tree of this shape.
     ///
@@ -355,6 +366,14 @@ impl Branches {
 pub struct Replay {
     server: Server,
     url: String,
+}
+
+impl std::fmt::Debug for Replay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replay")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Replay {

@@ -178,6 +178,14 @@ pub struct TraceWriter<'s, O> {
     error: Option<io::Error>,
 }
 
+impl<O> std::fmt::Debug for TraceWriter<'_, O> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceWriter")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'s, O: Write> TraceWriter<'s, O> {
     /// A writer naming nodes from `shape`.
     pub fn new(shape: &'s Shape, out: O) -> Self {
@@ -295,6 +303,16 @@ pub struct TraceReader<R> {
     line: usize,
     buf: Vec<u8>,
     done: bool,
+}
+
+impl<R> std::fmt::Debug for TraceReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceReader")
+            .field("source", &self.source)
+            .field("line", &self.line)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<R: BufRead> TraceReader<R> {

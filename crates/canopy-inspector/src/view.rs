@@ -144,6 +144,14 @@ pub struct EngineView<'a, A, W> {
     pub tree: &'a canopy_core::Tree<A, W>,
 }
 
+impl<A, W> std::fmt::Debug for EngineView<'_, A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineView")
+            .field("agent", &self.agent)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<A, W> RunningSource for EngineView<'_, A, W> {
     fn running_tasks(&self, out: &mut Vec<RunningTask>) {
         out.extend(

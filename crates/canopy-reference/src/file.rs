@@ -22,6 +22,7 @@ pub const REFERENCE_JSON: &str = include_str!("../../../examples/trees/reference
 macro_rules! leaf {
     ($(#[$doc:meta])* $name:ident, action $f:path) => {
         $(#[$doc])*
+        #[derive(Debug)]
         pub struct $name;
         impl Node<Critter, Meadow> for $name {
             type Task = ();
@@ -38,6 +39,7 @@ macro_rules! leaf {
     };
     ($(#[$doc:meta])* $name:ident, condition $f:path) => {
         $(#[$doc])*
+        #[derive(Debug)]
         pub struct $name;
         impl Node<Critter, Meadow> for $name {
             type Task = ();

@@ -40,6 +40,15 @@ pub struct NaiveAgent<A, W> {
     id: u32,
 }
 
+impl<A, W> std::fmt::Debug for NaiveAgent<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NaiveAgent")
+            .field("tick", &self.tick)
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A node of a canopy tree that has no classic counterpart: a custom node
 /// type or an async leaf.
 ///

@@ -7,34 +7,34 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// The workspace root.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// A `canopy` command, run from the workspace root.
-pub fn command(args: &[&str]) -> Command {
+pub(crate) fn command(args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_canopy"));
     cmd.args(args).current_dir(root());
     cmd
 }
 
 /// Run `canopy` with `args` to completion.
-pub fn canopy(args: &[&str]) -> Output {
+pub(crate) fn canopy(args: &[&str]) -> Output {
     command(args).output().expect("the canopy binary runs")
 }
 
 /// Its stdout, as text.
-pub fn stdout(output: &Output) -> String {
+pub(crate) fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
 }
 
 /// Its stderr, as text.
-pub fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
 }
 
 /// Run, expect exit code 0, return stdout.
-pub fn success(args: &[&str]) -> String {
+pub(crate) fn success(args: &[&str]) -> String {
     let output = canopy(args);
     assert_eq!(
         output.status.code(),
@@ -48,7 +48,7 @@ pub fn success(args: &[&str]) -> String {
 
 /// Compare `actual` with the golden file `name`, or rewrite it when
 /// `UPDATE_GOLDEN` is set.
-pub fn golden(name: &str, actual: &str) {
+pub(crate) fn golden(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(name);

@@ -241,6 +241,15 @@ pub struct Builder<'b, A, W> {
     _types: PhantomData<fn(&mut A, &W)>,
 }
 
+impl<A, W> fmt::Debug for Builder<'_, A, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("drafts", &self.drafts.get())
+            .field("keys", &self.board.borrow().slots.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<A, W> Default for Builder<'_, A, W> {
     fn default() -> Self {
         Self::new()

@@ -53,6 +53,12 @@ pub struct Display<'t, A, W> {
     escape: Escape,
 }
 
+impl<A, W> fmt::Debug for Display<'_, A, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Display").finish_non_exhaustive()
+    }
+}
+
 impl<A, W> fmt::Display for Display<'_, A, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let root = self.tree.node(self.tree.root());

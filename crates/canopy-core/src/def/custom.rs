@@ -10,6 +10,7 @@
 //! not in the task.
 
 use std::any::type_name;
+use std::fmt;
 use std::sync::Arc;
 
 use bytemuck::Pod;
@@ -131,6 +132,12 @@ pub trait Node<A, W>: Send + Sync + 'static {
 /// The children of a custom node, as its update sees them.
 pub struct Children<'c, A, W> {
     runner: &'c mut dyn ChildRunner<A, W>,
+}
+
+impl<A, W> fmt::Debug for Children<'_, A, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Children").finish_non_exhaustive()
+    }
 }
 
 /// What the engine lends a custom node for the duration of one update.
@@ -297,6 +304,15 @@ pub struct CustomNode<A, W> {
     /// without a virtual call.
     task_size: u32,
     arity: Arity,
+}
+
+impl<A, W> fmt::Debug for CustomNode<A, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CustomNode")
+            .field("task_size", &self.task_size)
+            .field("arity", &self.arity)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<A, W> CustomNode<A, W> {

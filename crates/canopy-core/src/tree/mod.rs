@@ -345,6 +345,15 @@ pub struct NodeRef<'t, A, W> {
     id: NodeId,
 }
 
+impl<A, W> fmt::Debug for NodeRef<'_, A, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NodeRef")
+            .field("id", &self.id)
+            .field("label", &self.label())
+            .finish()
+    }
+}
+
 impl<A, W> Clone for NodeRef<'_, A, W> {
     fn clone(&self) -> Self {
         *self

@@ -16,6 +16,7 @@
 //! leaf code then lives outside the tree, so a shared definition cannot carry
 //! its behaviour and every caller must re-supply it).
 
+use std::fmt;
 use std::sync::Arc;
 
 use crate::util::board::Board;
@@ -42,6 +43,14 @@ pub struct Predicate<A, W> {
     pub label: Option<String>,
     /// The check itself.
     pub check: ConditionFn<A, W>,
+}
+
+impl<A, W> fmt::Debug for Predicate<A, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Predicate")
+            .field("label", &self.label)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<A, W> Predicate<A, W> {
@@ -111,4 +120,13 @@ pub struct Ctx<'a, A, W> {
     /// written through ports ([`Input`](crate::Input),
     /// [`Output`](crate::Output)).
     pub board: Board<'a>,
+}
+
+impl<A, W> fmt::Debug for Ctx<'_, A, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ctx")
+            .field("tick", &self.tick)
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
 }

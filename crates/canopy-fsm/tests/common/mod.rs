@@ -7,13 +7,13 @@ use canopy_fsm::Hooks;
 /// The agent data of the tests: a trace of hook calls, and which state's
 /// next update should fire which trigger.
 #[derive(Debug, Default)]
-pub struct Trace<T> {
+pub(crate) struct Trace<T> {
     pub log: Vec<String>,
     pub fire: Option<(&'static str, T)>,
 }
 
 impl<T> Trace<T> {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Trace {
             log: Vec::new(),
             fire: None,
@@ -21,14 +21,16 @@ impl<T> Trace<T> {
     }
 
     /// The trace so far, emptied.
-    pub fn take(&mut self) -> Vec<String> {
+    pub(crate) fn take(&mut self) -> Vec<String> {
         std::mem::take(&mut self.log)
     }
 }
 
 /// A state whose hooks log `enter NAME`, `update NAME`, `exit NAME`, and
 /// whose update fires the trigger the test planted for it.
-pub fn traced<T: Copy + Send + Sync + 'static>(name: &'static str) -> Hooks<Trace<T>, (), T> {
+pub(crate) fn traced<T: Copy + Send + Sync + 'static>(
+    name: &'static str,
+) -> Hooks<Trace<T>, (), T> {
     Hooks::<Trace<T>, (), T>::new()
         .on_enter(move |cx| cx.agent.log.push(format!("enter {name}")))
         .on_update(move |cx| {

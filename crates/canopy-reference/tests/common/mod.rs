@@ -20,7 +20,7 @@ use proptest::prelude::*;
 /// Agent data for random trees: a running hash of which leaf ran at which
 /// tick, so two runs agree only if they called the same leaves in the same order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Probe {
+pub(crate) struct Probe {
     pub trace: u64,
     pub calls: u32,
     /// Tickets of suspended async leaves: when to complete them, and how.
@@ -34,7 +34,7 @@ pub struct Probe {
 
 impl Probe {
     /// Count a leaf call, panicking if it is the bomb.
-    pub fn call(&mut self) {
+    pub(crate) fn call(&mut self) {
         self.calls += 1;
         if self.calls == self.bomb {
             panic!("a leaf blew up");
@@ -42,7 +42,7 @@ impl Probe {
     }
 }
 
-pub fn mix(mut x: u64) -> u64 {
+pub(crate) fn mix(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
     x ^= x >> 33;
@@ -52,12 +52,12 @@ pub fn mix(mut x: u64) -> u64 {
 
 /// A leaf's outcome: a pure function of its seed, the agent, the tick and
 /// how many leaves this agent has run, so it varies but replays exactly.
-pub fn roll(seed: u32, id: u32, tick: u32, calls: u32) -> u64 {
+pub(crate) fn roll(seed: u32, id: u32, tick: u32, calls: u32) -> u64 {
     mix(((seed as u64) << 40) ^ ((id as u64) << 32) ^ ((tick as u64) << 12) ^ calls as u64)
 }
 
 #[derive(Clone, Debug)]
-pub enum Spec {
+pub(crate) enum Spec {
     Action(u32),
     Condition(u32),
     Constant(Status),
@@ -75,7 +75,7 @@ pub enum Spec {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub enum Deco {
+pub(crate) enum Deco {
     Inverter,
     ForceSuccess,
     ForceFailure,
@@ -89,7 +89,7 @@ pub enum Deco {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub enum Comp {
+pub(crate) enum Comp {
     Sequence,
     Selector,
     SequenceWithMemory,
@@ -100,7 +100,7 @@ pub enum Comp {
 }
 
 /// The code of scripted action `seed`.
-pub fn act(seed: u32, cx: &mut Ctx<Probe, ()>) -> Status {
+pub(crate) fn act(seed: u32, cx: &mut Ctx<Probe, ()>) -> Status {
     cx.agent.log.get_mut().push((seed, cx.tick));
     let r = roll(seed, cx.id, cx.tick, cx.agent.calls);
     cx.agent.call();
@@ -109,22 +109,22 @@ pub fn act(seed: u32, cx: &mut Ctx<Probe, ()>) -> Status {
 }
 
 /// The code of scripted condition `seed`.
-pub fn check(seed: u32, cx: &Ctx<Probe, ()>) -> bool {
+pub(crate) fn check(seed: u32, cx: &Ctx<Probe, ()>) -> bool {
     cx.agent.log.borrow_mut().push((seed, cx.tick));
     roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(2)
 }
 
 /// The code of scripted guard predicate `seed`.
-pub fn guard_check(seed: u32, cx: &Ctx<Probe, ()>) -> bool {
+pub(crate) fn guard_check(seed: u32, cx: &Ctx<Probe, ()>) -> bool {
     cx.agent.log.borrow_mut().push((seed, cx.tick));
     !roll(seed, cx.id, cx.tick, cx.agent.calls).is_multiple_of(3)
 }
 
-pub fn predicate(seed: u32) -> Predicate<Probe, ()> {
+pub(crate) fn predicate(seed: u32) -> Predicate<Probe, ()> {
     Predicate::<Probe, ()>::new(format!("p{seed}"), move |cx| guard_check(seed, cx))
 }
 
-pub fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Probe, ()> {
+pub(crate) fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Probe, ()> {
     match spec {
         &Spec::Action(seed) => b.action(&format!("a{seed}"), move |cx| act(seed, cx)),
         &Spec::Condition(seed) => b.condition(&format!("c{seed}"), move |cx| check(seed, cx)),
@@ -180,7 +180,7 @@ pub fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft<'b, Pr
 }
 
 /// A custom leaf: runs for `seed % 4` more updates, calling the agent each time.
-pub struct Countdown(pub u32);
+pub(crate) struct Countdown(pub u32);
 
 impl Node<Probe, ()> for Countdown {
     type Task = u32;
@@ -205,7 +205,7 @@ impl Node<Probe, ()> for Countdown {
 
 /// A custom composite: each update runs one child, taking turns; succeeds
 /// after each child has succeeded once in turn, fails when one fails.
-pub struct RoundRobin;
+pub(crate) struct RoundRobin;
 
 impl Node<Probe, ()> for RoundRobin {
     type Task = u32;
@@ -241,7 +241,7 @@ impl Node<Probe, ()> for RoundRobin {
     }
 }
 
-pub fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
+pub(crate) fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
     match comp {
         Comp::Sequence => nodes::Sequence.into(),
         Comp::Selector => nodes::Selector.into(),
@@ -253,11 +253,11 @@ pub fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
     }
 }
 
-pub fn policy() -> impl Strategy<Value = Policy> {
+pub(crate) fn policy() -> impl Strategy<Value = Policy> {
     prop_oneof![Just(Policy::One), Just(Policy::All)]
 }
 
-pub fn comp() -> impl Strategy<Value = Comp> {
+pub(crate) fn comp() -> impl Strategy<Value = Comp> {
     prop_oneof![
         Just(Comp::Sequence),
         Just(Comp::Selector),
@@ -273,7 +273,7 @@ pub fn comp() -> impl Strategy<Value = Comp> {
     ]
 }
 
-pub fn deco() -> impl Strategy<Value = Deco> {
+pub(crate) fn deco() -> impl Strategy<Value = Deco> {
     prop_oneof![
         Just(Deco::Inverter),
         Just(Deco::ForceSuccess),
@@ -295,7 +295,7 @@ pub fn deco() -> impl Strategy<Value = Deco> {
 
 /// Random trees over every built-in node kind; with `extended`, also
 /// async leaves and custom nodes (which the naive interpreter lacks).
-pub fn spec(extended: bool) -> impl Strategy<Value = Spec> {
+pub(crate) fn spec(extended: bool) -> impl Strategy<Value = Spec> {
     let extra = if extended { 2 } else { 0 };
     let leaf = prop_oneof![
         4 => any::<u32>().prop_map(Spec::Action),
@@ -324,7 +324,7 @@ pub fn spec(extended: bool) -> impl Strategy<Value = Spec> {
 
 /// Records every event as (tick, node, kind) for comparing pools.
 #[derive(Default)]
-pub struct Events(pub Vec<Event>);
+pub(crate) struct Events(pub Vec<Event>);
 
 impl Observer for Events {
     fn event(&mut self, e: Event) {
