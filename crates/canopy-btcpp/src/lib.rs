@@ -132,7 +132,6 @@
 //! quotes at most 80 characters of the input, control characters escaped.
 //! Nothing panics on any input ([`fuzz_one`] is the fuzz target's body).
 
-#![warn(missing_docs, unreachable_pub)]
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 

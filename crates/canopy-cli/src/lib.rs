@@ -67,7 +67,6 @@
 //! installs it as its global allocator (without it, `bench` says they were
 //! not counted).
 
-#![warn(missing_docs, unreachable_pub)]
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 

@@ -88,7 +88,6 @@
 //! its per-agent [`Node::Task`]; see the `MoveTo` example there.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs, unreachable_pub)]
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 

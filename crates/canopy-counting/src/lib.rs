@@ -29,7 +29,6 @@
 //! allocates (one test per test binary, or a quiet moment in a program).
 //! Without the allocator installed every figure stays 0.
 
-#![warn(missing_docs, unreachable_pub)]
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 

@@ -14,7 +14,6 @@
 //! reaches canopy another way (through a re-export of its own) says where
 //! with `#[task(crate = "…")]` or `#[params(crate = "…")]`.
 
-#![warn(missing_docs, unreachable_pub)]
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 

@@ -27,7 +27,6 @@
 //! The page is three files compiled into the crate (no network, no build
 //! step); every name from a tree reaches it as text, never as markup.
 
-#![warn(missing_docs, unreachable_pub)]
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 

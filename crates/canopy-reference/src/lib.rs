@@ -27,7 +27,6 @@
 //! }
 //! ```
 
-#![warn(missing_docs, unreachable_pub)]
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
