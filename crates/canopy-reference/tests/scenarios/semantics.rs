@@ -100,6 +100,15 @@ impl Scenario {
         } else {
             self.tree.clone()
         };
+        if let Some(leaf) = self
+            .calls
+            .keys()
+            .find(|k| !self.actions.contains_key(*k) && !self.conditions.contains_key(*k))
+        {
+            return Err(format!(
+                "calls.{leaf}: not a scripted leaf of this scenario"
+            ));
+        }
         for (line, ticks_with) in &self.when {
             if let Some(&t) = ticks_with.iter().find(|&&t| t == 0 || t > ticks) {
                 return Err(format!("when.{line:?}: tick {t} is not run"));
@@ -470,7 +479,15 @@ impl Reader<'_> {
             "RunOnce" => &["then"],
             "Guard" | "ReactiveGuard" => &["condition"],
             "SubTree" => &["tree"],
-            _ => &[],
+            "Sequence" | "Selector" | "SequenceWithMemory" | "ReactiveSequence"
+            | "ReactiveSelector" | "Inverter" | "ForceSuccess" | "ForceFailure"
+            | "AlwaysSuccess" | "AlwaysFailure" | "AlwaysRunning" => &[],
+            t if self.case.actions.contains_key(t) || self.case.conditions.contains_key(t) => &[],
+            other => {
+                return Err(NoDef::Unsupported(format!(
+                    "the flat interpreter has no node type {other:?}"
+                )));
+            }
         };
         if let Some(key) = obj.keys().find(|k| {
             !["type", "name", "children"].contains(&k.as_str()) && !params.contains(&k.as_str())
@@ -552,12 +569,7 @@ impl Reader<'_> {
                 self.node(root, depth + 1)?
             }
             t if self.case.actions.contains_key(t) => Def::action(name, self.leaf(t)),
-            t if self.case.conditions.contains_key(t) => Def::condition(name, self.leaf(t)),
-            other => {
-                return Err(NoDef::Unsupported(format!(
-                    "the flat interpreter has no node type {other:?}"
-                )));
-            }
+            _ => Def::condition(name, self.leaf(ty)),
         })
     }
 
