@@ -1,0 +1,80 @@
+//! The semantics scenarios of `testdata/` (see `testdata/README.md`), run
+//! by one harness per engine: every scenario file is loaded and every
+//! scenario run, and a harness fails listing every scenario that failed,
+//! with its file and name, rather than stopping at the first.
+//!
+//! - `testdata/semantics/`: canopy JSON trees with scripted leaves, on
+//!   canopy in tick mode and in event mode, the naive interpreter and the
+//!   flat interpreter.
+//! - `testdata/btcpp/`: BehaviorTree.CPP XML through canopy-btcpp, in both
+//!   of canopy's modes.
+//!
+//! An engine that cannot run a scenario's tree skips it only if its
+//! harness lists the scenario below, with the reason; the skips are
+//! printed with the tally.
+
+mod btcpp;
+mod format;
+mod semantics;
+
+use canopy_core::Mode;
+use semantics::Engine;
+
+/// canopy in tick mode: the statuses, every event of the listed ticks, the
+/// leaf calls; also that the events carry the tick and the agent's id, that
+/// `active_tasks` follows the events, and that a second run is the same.
+#[test]
+fn canopy_tick_mode() {
+    semantics::run_all(Engine::CanopyTick, &[]);
+}
+
+/// canopy in event mode: the same, less the `update … Running` events that
+/// event mode reports only for the nodes it visits; and the same statuses,
+/// leaf calls and other events as tick mode.
+#[test]
+fn canopy_event_mode() {
+    semantics::run_all(Engine::CanopyEvent, &[]);
+}
+
+/// The naive interpreter: statuses and leaf calls (it reports no events).
+/// It runs every built-in kind, so it skips nothing.
+#[test]
+fn naive_interpreter() {
+    semantics::run_all(Engine::Naive, &[]);
+}
+
+/// The flat interpreter: statuses, leaf calls and every event. It has
+/// every built-in kind and the scripted leaves, but not canopy-data's
+/// `Script`, `Random`, `Chance` and `Periodic`, which no scenario uses.
+#[test]
+fn flat_interpreter() {
+    semantics::run_all(Engine::Flat, &[]);
+}
+
+#[test]
+fn btcpp_tick_mode() {
+    btcpp::run_all(Mode::Tick);
+}
+
+#[test]
+fn btcpp_event_mode() {
+    btcpp::run_all(Mode::Event);
+}
+
+#[test]
+fn scripts_read_as_documented() {
+    use canopy_core::Status::{Failure as F, Running as R, Success as S};
+    assert_eq!(format::statuses("R R S").unwrap(), [R, R, S]);
+    assert_eq!(format::statuses(" R*3  F ").unwrap(), [R, R, R, F]);
+    assert_eq!(format::truths("T*2 F").unwrap(), [true, true, false]);
+    assert!(format::statuses("R Q").is_err());
+    assert!(format::statuses("R*x").is_err());
+    assert!(format::statuses("T").is_err());
+    assert!(format::statuses("").is_err());
+    assert!(format::truths("S").is_err());
+    // The last entry repeats.
+    assert_eq!(
+        (1..=4).map(|t| format::at(&[R, S], t)).collect::<Vec<_>>(),
+        [R, S, S, S]
+    );
+}
