@@ -38,10 +38,6 @@ use canopy_data::{Params, Registry};
 #[derive(Params)]
 struct TestParams {
     /// Which test node.
-    #[expect(
-        dead_code,
-        reason = "declared for the files; a refused tree never runs"
-    )]
     id: String,
 }
 

@@ -23,7 +23,7 @@ use crate::format::{self, Named, Report, at, guarded, per_tick, show};
 /// One `[[test]]` block of a BehaviorTree.CPP file (see `testdata/README.md`).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Scenario {
+pub(crate) struct Scenario {
     name: String,
     doc: String,
     /// A `<root BTCPP_format="4">` document, or the body of its one
@@ -260,7 +260,7 @@ fn run(
 }
 
 /// Run every BehaviorTree.CPP scenario in `mode`.
-pub fn run_all(mode: Mode) {
+pub(crate) fn run_all(mode: Mode) {
     let label = match mode {
         Mode::Tick => "canopy-btcpp, tick mode",
         Mode::Event => "canopy-btcpp, event mode",

@@ -12,14 +12,14 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 /// `testdata/<folder>` at the workspace root.
-pub fn testdata(folder: &str) -> PathBuf {
+pub(crate) fn testdata(folder: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata")
         .join(folder)
 }
 
 /// A scenario with the file it came from.
-pub struct Loaded<T> {
+pub(crate) struct Loaded<T> {
     /// `testdata/…/file.toml`, for messages.
     pub file: String,
     pub scenario: T,
@@ -33,14 +33,17 @@ struct File<T> {
 }
 
 /// What a scenario needs for the report: its name.
-pub trait Named {
+pub(crate) trait Named {
     fn name(&self) -> &str;
 }
 
 /// Every scenario of every `.toml` file of `testdata/<folder>`, in file
 /// order; a file that cannot be read, or two scenarios of a file with one
 /// name, is a failure of `report`.
-pub fn load<T: DeserializeOwned + Named>(folder: &str, report: &mut Report) -> Vec<Loaded<T>> {
+pub(crate) fn load<T: DeserializeOwned + Named>(
+    folder: &str,
+    report: &mut Report,
+) -> Vec<Loaded<T>> {
     let dir = testdata(folder);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -101,7 +104,7 @@ fn bad(token: &str) -> String {
 }
 
 /// Statuses: `"R R S"`, `"R*10 S"`.
-pub fn statuses(text: &str) -> Result<Vec<Status>, String> {
+pub(crate) fn statuses(text: &str) -> Result<Vec<Status>, String> {
     script(text, |w| match w {
         "S" => Some(Status::Success),
         "F" => Some(Status::Failure),
@@ -111,7 +114,7 @@ pub fn statuses(text: &str) -> Result<Vec<Status>, String> {
 }
 
 /// A condition's answers: `"T T F"`.
-pub fn truths(text: &str) -> Result<Vec<bool>, String> {
+pub(crate) fn truths(text: &str) -> Result<Vec<bool>, String> {
     script(text, |w| match w {
         "T" => Some(true),
         "F" => Some(false),
@@ -120,13 +123,13 @@ pub fn truths(text: &str) -> Result<Vec<bool>, String> {
 }
 
 /// A leaf script's entry for tick `tick` (from 1): the last one repeats.
-pub fn at<T: Copy>(script: &[T], tick: u32) -> T {
+pub(crate) fn at<T: Copy>(script: &[T], tick: u32) -> T {
     script[(tick as usize - 1).min(script.len() - 1)]
 }
 
 /// A table keyed by tick number (`events.2 = [...]`) with its keys read as
 /// ticks, each within `1..=ticks`.
-pub fn per_tick<T: Clone>(
+pub(crate) fn per_tick<T: Clone>(
     table: &BTreeMap<String, T>,
     ticks: usize,
     what: &str,
@@ -143,7 +146,7 @@ pub fn per_tick<T: Clone>(
 }
 
 /// Statuses as a script, for messages: `R R S`.
-pub fn show(statuses: &[Status]) -> String {
+pub(crate) fn show(statuses: &[Status]) -> String {
     let letters: Vec<&str> = statuses
         .iter()
         .map(|s| match s {
@@ -156,7 +159,7 @@ pub fn show(statuses: &[Status]) -> String {
 }
 
 /// The result of `f`, or its panic message as an error.
-pub fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+pub(crate) fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result,
         Err(panic) => {
@@ -171,7 +174,7 @@ pub fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
 }
 
 /// One harness's tally: scenarios run, skipped (with why) and failed.
-pub struct Report {
+pub(crate) struct Report {
     engine: &'static str,
     passed: usize,
     failed: usize,
@@ -180,7 +183,7 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn new(engine: &'static str) -> Self {
+    pub(crate) fn new(engine: &'static str) -> Self {
         Report {
             engine,
             passed: 0,
@@ -191,7 +194,7 @@ impl Report {
     }
 
     /// The problems found running one scenario; none is a pass.
-    pub fn record(&mut self, file: &str, name: &str, problems: Vec<String>) {
+    pub(crate) fn record(&mut self, file: &str, name: &str, problems: Vec<String>) {
         if problems.is_empty() {
             self.passed += 1;
         } else {
@@ -203,16 +206,16 @@ impl Report {
     }
 
     /// A failure that is not one scenario's run: a file that cannot be read.
-    pub fn fail(&mut self, file: &str, name: &str, problem: impl Display) {
+    pub(crate) fn fail(&mut self, file: &str, name: &str, problem: impl Display) {
         self.record(file, name, vec![problem.to_string()]);
     }
 
-    pub fn skip(&mut self, file: &str, name: &str, why: impl Display) {
+    pub(crate) fn skip(&mut self, file: &str, name: &str, why: impl Display) {
         self.skipped.push(format!("{file}: {name}: {why}"));
     }
 
     /// Print the tally and fail with every failure, if any.
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         println!(
             "{}: {} scenarios passed, {} failed, {} skipped",
             self.engine,

@@ -17,7 +17,7 @@ use crate::format::{self, Named, Report, at, guarded, per_tick, show};
 /// One `[[test]]` block of a semantics file (see `testdata/README.md`).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Scenario {
+pub(crate) struct Scenario {
     name: String,
     doc: String,
     /// A node object, or a whole document with `tree` and `subtrees`.
@@ -53,7 +53,7 @@ impl Named for Scenario {
 }
 
 /// A scenario read and checked: scripts parsed, the tree a whole document.
-pub struct Case {
+pub(crate) struct Case {
     name: String,
     document: String,
     actions: BTreeMap<String, Arc<[Status]>>,
@@ -135,7 +135,7 @@ const AGENT_ID: u32 = 7;
 /// The agent data: how often each scripted leaf ran. Conditions see the
 /// agent by shared reference, hence the cell.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Calls(RefCell<BTreeMap<String, u32>>);
+pub(crate) struct Calls(RefCell<BTreeMap<String, u32>>);
 
 impl Calls {
     fn bump(&self, name: &str) {
@@ -196,7 +196,7 @@ fn running_update(line: &str) -> bool {
 
 /// What one engine did, tick by tick.
 #[derive(Debug, PartialEq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     statuses: Vec<Status>,
     /// Each tick's events; `None` for an engine without events.
     events: Option<Vec<Vec<String>>>,
@@ -641,7 +641,7 @@ enum Run {
 
 /// The engines that run the semantics scenarios.
 #[derive(Clone, Copy)]
-pub enum Engine {
+pub(crate) enum Engine {
     CanopyTick,
     CanopyEvent,
     Naive,
@@ -651,7 +651,7 @@ pub enum Engine {
 /// Run every semantics scenario on `engine`. A scenario the engine cannot
 /// run must be named in `skips` with the reason, and is then skipped; one
 /// it cannot run that is not listed, or one listed that it runs, fails.
-pub fn run_all(engine: Engine, skips: &[(&str, &str)]) {
+pub(crate) fn run_all(engine: Engine, skips: &[(&str, &str)]) {
     let label = match engine {
         Engine::CanopyTick => "canopy, tick mode",
         Engine::CanopyEvent => "canopy, event mode",
