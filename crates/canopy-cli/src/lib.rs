@@ -7,21 +7,23 @@
 //!
 //! use canopy_cli::Cli;
 //! use canopy_core::Status;
-//! use canopy_data::Registry;
+//! use canopy_data::{Params, Registry};
 //!
 //! /// The game's agent data and world.
 //! #[derive(Default)]
 //! struct Guard { alarms: u32 }
 //! struct World { night: bool }
 //!
+//! /// Counts an alarm; Success.
+//! #[derive(Params)]
+//! struct RaiseAlarm {}
+//!
 //! fn main() -> ExitCode {
 //!     let mut registry = Registry::<Guard, World>::new();
 //!     registry
-//!         .register_action("RaiseAlarm", "counts an alarm; Success", vec![], |_| {
-//!             Ok(|cx: &mut canopy_core::Ctx<Guard, World>| {
-//!                 cx.agent.alarms += 1;
-//!                 Status::Success
-//!             })
+//!         .action("RaiseAlarm", |_: RaiseAlarm| |cx: &mut canopy_core::Ctx<Guard, World>| {
+//!             cx.agent.alarms += 1;
+//!             Status::Success
 //!         })
 //!         .unwrap();
 //!     Cli::new(registry)

@@ -7,8 +7,8 @@
 //! label. This is ordinary user code of canopy — nothing here is privileged.
 
 use canopy_core::bytemuck::{Pod, Zeroable};
-use canopy_core::{Arity, Children, Ctx, CustomNode, Node, NodeKind, Status};
-use canopy_data::{NodeType, Param, Registry, RegistryError};
+use canopy_core::{Arity, Children, Ctx, Node, ParamEnum, Status};
+use canopy_data::{NodeParams, Params, Registry, RegistryError};
 use glam::Vec2;
 
 use crate::walker::{Activity, Walker};
@@ -18,19 +18,19 @@ type Cx<'a, 'b> = &'a mut Ctx<'b, Walker, World>;
 type View<'a, 'b> = &'a Ctx<'b, Walker, World>;
 
 /// Which need a threshold condition looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ParamEnum)]
+enum Need {
+    Hunger,
+    Fatigue,
+    Fear,
+}
+
 fn need(walker: &Walker, which: Need) -> f32 {
     match which {
         Need::Hunger => walker.hunger,
         Need::Fatigue => walker.fatigue,
         Need::Fear => walker.fear,
     }
-}
-
-#[derive(Clone, Copy)]
-enum Need {
-    Hunger,
-    Fatigue,
-    Fear,
 }
 
 fn steer(walker: &mut Walker, towards: Vec2, speed: f32) {
@@ -58,269 +58,279 @@ pub fn registry() -> Registry<Walker, World> {
     registry
 }
 
+/// True while the chosen need is above the threshold.
+#[derive(Params)]
+struct NeedAbove {
+    /// Which need.
+    need: Need,
+    /// Level in 0..=1.
+    #[param(range = 0.0..=1.0)]
+    threshold: f32,
+}
+
+/// True while the nearest threat's zone is closer than `distance`.
+#[derive(Params)]
+struct ThreatWithin {
+    /// Units from the zone's edge.
+    #[param(range = 0.0..=1e6)]
+    distance: f32,
+}
+
+/// True when at least `at_least` neighbours were within the social radius
+/// last step.
+#[derive(Params)]
+struct Crowded {
+    /// Neighbours.
+    #[param(range = 1..=255)]
+    at_least: u8,
+}
+
+/// True when the agent remembers a food source.
+#[derive(Params)]
+struct KnowsFood {}
+
+/// Declares what the agent is doing (for the picture and the counts);
+/// Success.
+#[derive(Params)]
+struct Doing {
+    /// The activity.
+    is: Activity,
+}
+
+/// Runs away from the nearest threat; Success once `safe` units outside
+/// its zone.
+#[derive(Params)]
+struct Flee {
+    /// Fraction of top speed.
+    #[param(default = 1.0, range = 0.0..=2.0)]
+    speed: f32,
+    /// Units outside the zone.
+    #[param(range = 0.0..=1e6)]
+    safe: f32,
+}
+
+/// Picks a spot in the nearest food patch as goal and remembers the patch.
+#[derive(Params)]
+struct FindFood {}
+
+/// Picks a spot in the remembered food patch as goal.
+#[derive(Params)]
+struct RecallFood {}
+
+/// Forgets the remembered food source; Success.
+#[derive(Params)]
+struct ForgetFood {}
+
+/// Picks a spot in the nearest rest area as goal.
+#[derive(Params)]
+struct FindRest {}
+
+/// Walks towards the goal; Success within `tolerance`.
+#[derive(Params)]
+struct MoveTo {
+    /// Fraction of top speed.
+    #[param(default = 1.0, range = 0.0..=2.0)]
+    speed: f32,
+    /// Arrival distance.
+    #[param(default = 1.0, range = 0.0..=1e6)]
+    tolerance: f32,
+}
+
+/// Eats `amount` of hunger away if within reach of the remembered food
+/// patch; else Failure.
+#[derive(Params)]
+struct Eat {
+    /// Hunger removed.
+    #[param(range = 0.0..=1.0)]
+    amount: f32,
+}
+
+/// Recovers `amount` of fatigue; Success.
+#[derive(Params)]
+struct Rest {
+    /// Fatigue removed.
+    #[param(range = 0.0..=1.0)]
+    amount: f32,
+}
+
+/// Drifts towards the nearest neighbour, keeping a little distance; always
+/// Running.
+#[derive(Params)]
+struct Mingle {
+    /// Fraction of top speed.
+    #[param(default = 0.4, range = 0.0..=2.0)]
+    speed: f32,
+}
+
+/// Stands still this tick; Success.
+#[derive(Params)]
+struct Stop {}
+
+/// Strolls in a slowly turning direction for a random number of ticks,
+/// then Success.
+#[derive(Params)]
+#[params(check = Self::check)]
+struct Wander {
+    /// Fraction of top speed.
+    #[param(default = 0.5, range = 0.0..=2.0)]
+    speed: f32,
+    /// Shortest stroll.
+    #[param(default = 20, range = 1..)]
+    min_ticks: u32,
+    /// Longest stroll.
+    #[param(default = 60, range = 1..)]
+    max_ticks: u32,
+}
+
+impl Wander {
+    fn check(&self) -> Result<(), String> {
+        if self.min_ticks > self.max_ticks {
+            return Err(format!(
+                "min_ticks ({}) must not exceed max_ticks ({})",
+                self.min_ticks, self.max_ticks
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The food patch the agent remembers, if it still exists.
+fn known_food(walker: &Walker, world: &World) -> Option<Vec2> {
+    usize::try_from(walker.known_food)
+        .ok()
+        .and_then(|i| world.food.get(i).copied())
+}
+
 /// Add the crowd's node types to `registry`.
 pub fn register(r: &mut Registry<Walker, World>) -> Result<(), RegistryError> {
-    let words: Vec<&str> = Activity::ALL.iter().map(|a| a.word()).collect();
+    register_conditions(r)?;
+    register_goals(r)?;
+    register_moves(r)?;
+    r.node("Wander", Arity::Leaf, |p: Wander| p)
+}
 
-    r.register_condition(
-        "NeedAbove",
-        "true while the chosen need is above the threshold",
-        vec![
-            Param::choice("need", "which need", &["hunger", "fatigue", "fear"]),
-            Param::float("threshold", "level in 0..=1").range(0.0, 1.0),
-        ],
-        |p| {
-            let which = match p.text("need")? {
-                "hunger" => Need::Hunger,
-                "fatigue" => Need::Fatigue,
-                _ => Need::Fear,
-            };
-            let threshold = p.float("threshold")? as f32;
-            Ok(move |cx: View| need(cx.agent, which) > threshold)
-        },
-    )?;
-    r.register_condition(
-        "ThreatWithin",
-        "true while the nearest threat's zone is closer than `distance`",
-        vec![Param::float("distance", "units from the zone's edge").range(0.0, 1e6)],
-        |p| {
-            let distance = p.float("distance")? as f32;
-            Ok(move |cx: View| {
-                cx.world
-                    .nearest_threat(cx.agent.pos)
-                    .is_some_and(|(_, d)| d < distance)
-            })
-        },
-    )?;
-    r.register_condition(
-        "Crowded",
-        "true when at least `at_least` neighbours were within the social radius last step",
-        vec![Param::int("at_least", "neighbours").range(1.0, 255.0)],
-        |p| {
-            let at_least = p.int("at_least")? as u8;
-            Ok(move |cx: View| cx.agent.neighbours >= at_least)
-        },
-    )?;
-    r.register_condition(
-        "KnowsFood",
-        "true when the agent remembers a food source",
-        vec![],
-        |_| Ok(|cx: View| cx.agent.known_food >= 0),
-    )?;
+fn register_conditions(r: &mut Registry<Walker, World>) -> Result<(), RegistryError> {
+    r.condition("NeedAbove", |p: NeedAbove| {
+        move |cx: View| need(cx.agent, p.need) > p.threshold
+    })?;
+    r.condition("ThreatWithin", |p: ThreatWithin| {
+        move |cx: View| {
+            cx.world
+                .nearest_threat(cx.agent.pos)
+                .is_some_and(|(_, d)| d < p.distance)
+        }
+    })?;
+    r.condition("Crowded", |p: Crowded| {
+        move |cx: View| cx.agent.neighbours >= p.at_least
+    })?;
+    r.condition("KnowsFood", |_: KnowsFood| {
+        |cx: View| cx.agent.known_food >= 0
+    })
+}
 
-    r.register_action(
-        "Activity",
-        "declares what the agent is doing (for the picture and the counts); Success",
-        vec![Param::choice("is", "the activity", &words)],
-        |p| {
-            let activity = Activity::from_word(p.text("is")?).ok_or("unknown activity")?;
-            Ok(move |cx: Cx| {
-                cx.agent.activity = activity;
+fn register_goals(r: &mut Registry<Walker, World>) -> Result<(), RegistryError> {
+    r.action("Activity", |p: Doing| {
+        move |cx: Cx| {
+            cx.agent.activity = p.is;
+            Status::Success
+        }
+    })?;
+    r.action("FindFood", |_: FindFood| {
+        |cx: Cx| match World::nearest(&cx.world.food, cx.agent.pos) {
+            Some((i, centre)) => {
+                cx.agent.known_food = i as i32;
+                cx.agent.goal = spot_near(cx.agent, centre, World::FOOD_RADIUS);
                 Status::Success
-            })
-        },
-    )?;
-    r.register_action(
-        "Flee",
-        "runs away from the nearest threat; Success once `safe` units outside its zone",
-        vec![
-            Param::float("speed", "fraction of top speed")
-                .range(0.0, 2.0)
-                .default(1.0),
-            Param::float("safe", "units outside the zone").range(0.0, 1e6),
-        ],
-        |p| {
-            let (speed, safe) = (p.float("speed")? as f32, p.float("safe")? as f32);
-            Ok(move |cx: Cx| match cx.world.nearest_threat(cx.agent.pos) {
-                Some((_, d)) if d > safe => Status::Success,
-                Some((threat, _)) => {
-                    let away = cx.agent.pos - threat.pos;
-                    let away = if away == Vec2::ZERO { Vec2::X } else { away };
-                    steer(cx.agent, away, speed);
-                    Status::Running
-                }
-                None => Status::Success,
-            })
-        },
-    )?;
-    r.register_action(
-        "FindFood",
-        "picks a spot in the nearest food patch as goal and remembers the patch",
-        vec![],
-        |_| {
-            Ok(
-                |cx: Cx| match World::nearest(&cx.world.food, cx.agent.pos) {
-                    Some((i, centre)) => {
-                        cx.agent.known_food = i as i32;
-                        cx.agent.goal = spot_near(cx.agent, centre, World::FOOD_RADIUS);
-                        Status::Success
-                    }
-                    None => Status::Failure,
-                },
-            )
-        },
-    )?;
-    r.register_action(
-        "RecallFood",
-        "picks a spot in the remembered food patch as goal",
-        vec![],
-        |_| {
-            Ok(
-                |cx: Cx| match cx.world.food.get(cx.agent.known_food.max(0) as usize) {
-                    Some(&centre) if cx.agent.known_food >= 0 => {
-                        cx.agent.goal = spot_near(cx.agent, centre, World::FOOD_RADIUS);
-                        Status::Success
-                    }
-                    _ => Status::Failure,
-                },
-            )
-        },
-    )?;
-    r.register_action(
-        "ForgetFood",
-        "forgets the remembered food source; Success",
-        vec![],
-        |_| {
-            Ok(|cx: Cx| {
-                cx.agent.known_food = -1;
+            }
+            None => Status::Failure,
+        }
+    })?;
+    r.action("RecallFood", |_: RecallFood| {
+        |cx: Cx| match known_food(cx.agent, cx.world) {
+            Some(centre) => {
+                cx.agent.goal = spot_near(cx.agent, centre, World::FOOD_RADIUS);
                 Status::Success
-            })
-        },
-    )?;
-    r.register_action(
-        "FindRest",
-        "picks a spot in the nearest rest area as goal",
-        vec![],
-        |_| {
-            Ok(
-                |cx: Cx| match World::nearest(&cx.world.rest, cx.agent.pos) {
-                    Some((_, centre)) => {
-                        cx.agent.goal = spot_near(cx.agent, centre, World::REST_RADIUS);
-                        Status::Success
-                    }
-                    None => Status::Failure,
-                },
-            )
-        },
-    )?;
-    r.register_action(
-        "MoveTo",
-        "walks towards the goal; Success within `tolerance`",
-        vec![
-            Param::float("speed", "fraction of top speed")
-                .range(0.0, 2.0)
-                .default(1.0),
-            Param::float("tolerance", "arrival distance")
-                .range(0.0, 1e6)
-                .default(1.0),
-        ],
-        |p| {
-            let (speed, tolerance) = (p.float("speed")? as f32, p.float("tolerance")? as f32);
-            Ok(move |cx: Cx| {
-                let to_goal = cx.agent.goal - cx.agent.pos;
-                if to_goal.length() <= tolerance {
-                    return Status::Success;
-                }
-                steer(cx.agent, to_goal, speed);
+            }
+            None => Status::Failure,
+        }
+    })?;
+    r.action("ForgetFood", |_: ForgetFood| {
+        |cx: Cx| {
+            cx.agent.known_food = -1;
+            Status::Success
+        }
+    })?;
+    r.action("FindRest", |_: FindRest| {
+        |cx: Cx| match World::nearest(&cx.world.rest, cx.agent.pos) {
+            Some((_, centre)) => {
+                cx.agent.goal = spot_near(cx.agent, centre, World::REST_RADIUS);
+                Status::Success
+            }
+            None => Status::Failure,
+        }
+    })
+}
+
+fn register_moves(r: &mut Registry<Walker, World>) -> Result<(), RegistryError> {
+    r.action("Flee", |p: Flee| {
+        move |cx: Cx| match cx.world.nearest_threat(cx.agent.pos) {
+            Some((_, d)) if d > p.safe => Status::Success,
+            Some((threat, _)) => {
+                let away = cx.agent.pos - threat.pos;
+                let away = if away == Vec2::ZERO { Vec2::X } else { away };
+                steer(cx.agent, away, p.speed);
                 Status::Running
-            })
-        },
-    )?;
-    r.register_action(
-        "Eat",
-        "eats `amount` of hunger away if within reach of the remembered food patch; else Failure",
-        vec![Param::float("amount", "hunger removed").range(0.0, 1.0)],
-        |p| {
-            let amount = p.float("amount")? as f32;
-            Ok(move |cx: Cx| {
-                let reach = World::FOOD_REACH;
-                match cx.world.food.get(cx.agent.known_food.max(0) as usize) {
-                    Some(&food)
-                        if cx.agent.known_food >= 0 && food.distance(cx.agent.pos) <= reach =>
-                    {
-                        cx.agent.hunger = (cx.agent.hunger - amount).max(0.0);
-                        Status::Success
-                    }
-                    _ => Status::Failure,
-                }
-            })
-        },
-    )?;
-    r.register_action(
-        "Rest",
-        "recovers `amount` of fatigue; Success",
-        vec![Param::float("amount", "fatigue removed").range(0.0, 1.0)],
-        |p| {
-            let amount = p.float("amount")? as f32;
-            Ok(move |cx: Cx| {
-                cx.agent.fatigue = (cx.agent.fatigue - amount).max(0.0);
+            }
+            None => Status::Success,
+        }
+    })?;
+    r.action("MoveTo", |p: MoveTo| {
+        move |cx: Cx| {
+            let to_goal = cx.agent.goal - cx.agent.pos;
+            if to_goal.length() <= p.tolerance {
+                return Status::Success;
+            }
+            steer(cx.agent, to_goal, p.speed);
+            Status::Running
+        }
+    })?;
+    r.action("Eat", |p: Eat| {
+        move |cx: Cx| match known_food(cx.agent, cx.world) {
+            Some(food) if food.distance(cx.agent.pos) <= World::FOOD_REACH => {
+                cx.agent.hunger = (cx.agent.hunger - p.amount).max(0.0);
                 Status::Success
-            })
-        },
-    )?;
-    r.register_action(
-        "Mingle",
-        "drifts towards the nearest neighbour, keeping a little distance; always Running",
-        vec![
-            Param::float("speed", "fraction of top speed")
-                .range(0.0, 2.0)
-                .default(0.4),
-        ],
-        |p| {
-            let speed = p.float("speed")? as f32;
-            Ok(move |cx: Cx| {
-                cx.agent.intent = Vec2::ZERO;
-                if let Some(pos) = cx.agent.nearest
-                    && pos.distance(cx.agent.pos) > 3.0 * cx.agent.radius
-                {
-                    steer(cx.agent, pos - cx.agent.pos, speed);
-                }
-                Status::Running
-            })
-        },
-    )?;
-    r.register_action("Stop", "stands still this tick; Success", vec![], |_| {
-        Ok(|cx: Cx| {
+            }
+            _ => Status::Failure,
+        }
+    })?;
+    r.action("Rest", |p: Rest| {
+        move |cx: Cx| {
+            cx.agent.fatigue = (cx.agent.fatigue - p.amount).max(0.0);
+            Status::Success
+        }
+    })?;
+    r.action("Mingle", |p: Mingle| {
+        move |cx: Cx| {
+            cx.agent.intent = Vec2::ZERO;
+            if let Some(pos) = cx.agent.nearest
+                && pos.distance(cx.agent.pos) > 3.0 * cx.agent.radius
+            {
+                steer(cx.agent, pos - cx.agent.pos, p.speed);
+            }
+            Status::Running
+        }
+    })?;
+    r.action("Stop", |_: Stop| {
+        |cx: Cx| {
             cx.agent.intent = Vec2::ZERO;
             Status::Success
-        })
-    })?;
-    r.register(NodeType::new(
-        "Wander",
-        "strolls in a slowly turning direction for a random number of ticks, then Success",
-        Arity::Leaf,
-        vec![
-            Param::float("speed", "fraction of top speed")
-                .range(0.0, 2.0)
-                .default(0.5),
-            Param::ticks("min_ticks", "shortest stroll", 1).default(20),
-            Param::ticks("max_ticks", "longest stroll", 1).default(60),
-        ],
-        |p| {
-            let (min, max) = (p.u32("min_ticks")?, p.u32("max_ticks")?);
-            if min > max {
-                return Err(format!("min_ticks ({min}) must not exceed max_ticks ({max})").into());
-            }
-            let wander = Wander {
-                speed: p.float("speed")? as f32,
-                min,
-                max,
-            };
-            Ok(NodeKind::Custom(CustomNode::new(wander)))
-        },
-    ))?;
-    Ok(())
+        }
+    })
 }
 
 /// A stroll with its own per-agent state: the heading it keeps turning and
 /// the ticks left — the task remembers them between ticks, the shared node
 /// only holds the parameters.
-struct Wander {
-    speed: f32,
-    min: u32,
-    max: u32,
-}
-
 #[derive(Clone, Copy, Pod, Zeroable)]
 #[repr(C)]
 #[bytemuck(crate = "canopy_core::bytemuck")]
@@ -333,18 +343,18 @@ impl Node<Walker, World> for Wander {
     type Task = Stroll;
 
     fn params(&self) -> Vec<(String, String)> {
-        vec![
-            ("speed".into(), self.speed.to_string()),
-            ("min_ticks".into(), self.min.to_string()),
-            ("max_ticks".into(), self.max.to_string()),
-        ]
+        let values = self.values().into_iter();
+        values
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     fn create_task(&self, cx: Cx) -> Stroll {
-        let span = (self.max - self.min + 1) as f32;
+        let span = (self.max_ticks - self.min_ticks + 1) as f32;
         Stroll {
             heading: cx.agent.roll() * std::f32::consts::TAU,
-            left: self.min + ((cx.agent.roll() * span) as u32).min(self.max - self.min),
+            left: self.min_ticks
+                + ((cx.agent.roll() * span) as u32).min(self.max_ticks - self.min_ticks),
         }
     }
 

@@ -3,11 +3,12 @@
 //! velocity), and the movement phase turns intents into motion with
 //! collision avoidance, so the tick can run on a read-only world.
 
+use canopy_core::ParamEnum;
 use glam::Vec2;
 
 /// What an agent is doing, as the tree last declared it (`Activity` leaf);
 /// used to colour the picture and count the crowd.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, ParamEnum)]
 #[repr(u8)]
 pub enum Activity {
     /// Not decided yet.
