@@ -5,9 +5,18 @@
 //! pooled memory, so 100,000 agents cost little more than their active
 //! tasks, tick without allocating, and tick in parallel.
 //!
-//! This facade re-exports the parts: the engine ([`canopy_core`], at the
-//! top level), data-driven trees ([`canopy_data`], as [`data`]) and state
-//! machines ([`canopy_fsm`], as [`fsm`]).
+//! This facade is the one crate a game depends on (package `canopy-bt`,
+//! library `canopy`). It re-exports the parts: the engine
+//! ([`canopy_core`], at the top level), data-driven trees ([`canopy_data`],
+//! as [`data`]) and state machines ([`canopy_fsm`], as [`fsm`]); with
+//! features, BehaviorTree.CPP XML (`xml`), a game's own command (`cli`), the
+//! browser inspector (`inspector`), the crowd simulation (`crowd`) and a
+//! counting allocator (`counting`); `full` turns on all of them.
+//!
+//! ```toml
+//! [dependencies]
+//! canopy-bt = { version = "0.1", features = ["xml"] }  # code says `use canopy::…`
+//! ```
 //!
 //! ```
 //! use canopy::{Agent, Builder, Status};
@@ -30,6 +39,39 @@ pub mod data {
 /// State machines, flat and hierarchical, and hybrids with trees: [`canopy_fsm`].
 pub mod fsm {
     pub use canopy_fsm::*;
+}
+
+/// BehaviorTree.CPP XML (format 4) in and out: [`canopy_btcpp`]
+/// (feature `xml`).
+#[cfg(feature = "xml")]
+pub mod xml {
+    pub use canopy_btcpp::*;
+}
+
+/// A game's own `canopy` command: [`canopy_cli`] (feature `cli`).
+#[cfg(feature = "cli")]
+pub mod cli {
+    pub use canopy_cli::*;
+}
+
+/// The live browser inspector, recordings and replays:
+/// [`canopy_inspector`] (feature `inspector`).
+#[cfg(feature = "inspector")]
+pub mod inspector {
+    pub use canopy_inspector::*;
+}
+
+/// The crowd simulation of the demo: [`canopy_crowd`] (feature `crowd`).
+#[cfg(feature = "crowd")]
+pub mod crowd {
+    pub use canopy_crowd::*;
+}
+
+/// A counting global allocator for memory tests: [`canopy_counting`]
+/// (feature `counting`).
+#[cfg(feature = "counting")]
+pub mod counting {
+    pub use canopy_counting::*;
 }
 
 /// The README's examples, compiled and run as doctests.

@@ -39,7 +39,7 @@ use canopy_data::{Format, LoadError};
 
 /// The crowd tree shipped with the repository (`examples/trees/crowd.json`),
 /// compiled in so the demo runs from anywhere.
-pub const DEFAULT_TREE: &str = include_str!("../../../examples/trees/crowd.json");
+pub const DEFAULT_TREE: &str = include_str!("../trees/crowd.json");
 
 /// Load [`DEFAULT_TREE`] with [`registry`].
 pub fn load_default_tree() -> Result<Tree<Walker, World>, LoadError> {

@@ -1,6 +1,7 @@
 //! Where the generated code finds canopy: the name under which the user's
 //! crate depends on it, read from its `Cargo.toml`, so that a derive works
-//! through `canopy`, `canopy-core` or `canopy-data`, renamed or not, with
+//! through `canopy` (package `canopy-bt`), `canopy-core` or `canopy-data`,
+//! renamed or not, with
 //! no attribute — the first thing a user meets must not need a workaround.
 
 use proc_macro_crate::{FoundCrate, crate_name};
@@ -15,6 +16,15 @@ pub(crate) struct Route {
     pub(crate) package: &'static str,
     /// Below the package's root (`data` for the facade's `canopy::data`).
     pub(crate) below: &'static [&'static str],
+}
+
+/// The library a package builds: the facade's package is `canopy-bt` (the
+/// name `canopy` is taken on crates.io) and its library `canopy`.
+fn lib_name(package: &str) -> String {
+    match package {
+        "canopy-bt" => "canopy".to_string(),
+        other => other.replace('-', "_"),
+    }
 }
 
 /// The path to the first route's item whose package the compiled crate
@@ -36,7 +46,10 @@ pub(crate) fn find(
         // its library reaches itself the same way through
         // `extern crate self as <name>;` (canopy-data declares it).
         let name = match found {
-            FoundCrate::Itself => route.package.replace('-', "_"),
+            FoundCrate::Itself => lib_name(route.package),
+            // Not renamed: the dependency's key, which for the facade is
+            // its package name, not the library name code uses.
+            FoundCrate::Name(name) if name == "canopy_bt" => lib_name("canopy-bt"),
             FoundCrate::Name(name) => name,
         };
         let root = Ident::new(&name, Span::call_site());

@@ -15,7 +15,7 @@ use crate::krate::{Route, find};
 /// engine that defines them, or the registry that re-exports them.
 pub(crate) const ROUTES: [Route; 3] = [
     Route {
-        package: "canopy",
+        package: "canopy-bt",
         below: &[],
     },
     Route {

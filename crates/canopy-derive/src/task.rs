@@ -18,7 +18,7 @@ use crate::krate::{Route, find};
 /// What the derive reaches canopy's engine through: the facade or the core.
 const ROUTES: [Route; 2] = [
     Route {
-        package: "canopy",
+        package: "canopy-bt",
         below: &[],
     },
     Route {

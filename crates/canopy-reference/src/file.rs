@@ -16,7 +16,7 @@ use canopy_data::{Format, Registry, RegistryError};
 use crate::critter::{Critter, Meadow, Outcome, leaves};
 
 /// The reference tree's file text.
-pub const REFERENCE_JSON: &str = include_str!("../../../examples/trees/reference.json");
+pub const REFERENCE_JSON: &str = include_str!("../trees/reference.json");
 
 /// Declares a leaf node type that runs one critter function.
 macro_rules! leaf {
