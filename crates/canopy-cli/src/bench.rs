@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::crowd::{self, CrowdError};
+use crate::types::{self, Game};
 
 /// (allocations so far, heap bytes live now), from the binary's counting
 /// allocator.
@@ -69,6 +70,8 @@ pub(crate) struct Figures {
     /// Heap held by the agents after creation and warm-up, per agent;
     /// `None` without the counting allocator.
     pub(crate) bytes_per_agent: Option<f64>,
+    /// Those bytes, part by part; `None` without the counting allocator.
+    pub(crate) memory: Option<Memory>,
     /// Allocations per timed tick (the whole crowd); `None` without the
     /// counting allocator.
     pub(crate) allocs_per_tick: Option<f64>,
@@ -86,12 +89,14 @@ pub(crate) fn total_ticks(ticks: u32) -> u32 {
 }
 
 /// Create `config.agents` agents (data from `make`), warm them up, then
-/// time `config.ticks` ticks.
-pub(crate) fn measure<A: Send, W: Sync>(
+/// time `config.ticks` ticks, each after the game's world step and with
+/// its answers to async leaves, as the game would run them.
+pub(crate) fn measure<A: Send, W: Send + Sync>(
     tree: &Tree<A, W>,
     config: &Config,
     make: &dyn Fn(u32) -> A,
-    world: &W,
+    world: &mut W,
+    game: &mut Game<A, W>,
 ) -> Result<Figures, Error> {
     // Threads are started before the heap is read, so they are not counted
     // as the crowd's.
@@ -104,41 +109,20 @@ pub(crate) fn measure<A: Send, W: Sync>(
         ),
         None => None,
     };
-    // `ticks` ticks of the whole crowd. On a pool, all of them run inside
-    // one `install`: each `install` from outside the pool queues a job on
-    // rayon's injector, which allocates a block every few dozen jobs (the
-    // 0.015 allocations per tick once reported here were those, not the
-    // engine's); inside, the splits of `par_iter` are queued on the
-    // workers' own deques, which stop growing after the warm-up.
-    let run = |crowd: &mut crowd::Crowd<A>, ticks: u32| match &pool {
-        Some(pool) => pool.install(|| {
-            for _ in 0..ticks {
-                crowd
-                    .agents
-                    .par_iter_mut()
-                    .zip(crowd.data.par_iter_mut())
-                    .for_each(|(agent, data)| {
-                        black_box(agent.tick(tree, data, world));
-                    })
-            }
-        }),
-        None => {
-            for _ in 0..ticks {
-                for (agent, data) in crowd.agents.iter_mut().zip(&mut crowd.data) {
-                    black_box(agent.tick(tree, data, world));
-                }
-            }
-        }
-    };
-
     let (_, live_before) = heap();
     let mut crowd = crowd::create(tree, config.agents, config.mode, make).map_err(Error::Crowd)?;
     let warmup = warmup(config.ticks);
-    run(&mut crowd, warmup);
+    let mut clock = Clock {
+        tick: 0,
+        world,
+        game,
+    };
+    clock.run(tree, &mut crowd, pool.as_ref(), warmup);
     let (allocs_before, live_warm) = heap();
+    let memory = Memory::of(&crowd, live_warm.saturating_sub(live_before));
 
     let start = Instant::now();
-    run(&mut crowd, config.ticks);
+    clock.run(tree, &mut crowd, pool.as_ref(), config.ticks);
     let elapsed = start.elapsed();
     let (allocs_after, _) = heap();
     drop(crowd);
@@ -151,8 +135,99 @@ pub(crate) fn measure<A: Send, W: Sync>(
         elapsed,
         ns_per_agent_tick: elapsed.as_nanos() as f64 / (agents * ticks),
         bytes_per_agent: counted.then(|| live_warm.saturating_sub(live_before) as f64 / agents),
+        memory: counted.then_some(memory),
         allocs_per_tick: counted.then(|| allocs_after.saturating_sub(allocs_before) as f64 / ticks),
     })
+}
+
+/// The crowd's ticks, with the game's world and answers.
+struct Clock<'g, A, W> {
+    /// Ticks run so far.
+    tick: u32,
+    world: &'g mut W,
+    game: &'g mut Game<A, W>,
+}
+
+impl<A: Send, W: Send + Sync> Clock<'_, A, W> {
+    /// `ticks` ticks of the whole crowd. On a pool, all of them run inside
+    /// one `install`: each `install` from outside the pool queues a job on
+    /// rayon's injector, which allocates a block every few dozen jobs (the
+    /// 0.015 allocations per tick once reported here were those, not the
+    /// engine's); inside, the splits of `par_iter` are queued on the
+    /// workers' own deques, which stop growing after the warm-up.
+    fn run(
+        &mut self,
+        tree: &Tree<A, W>,
+        crowd: &mut crowd::Crowd<A>,
+        pool: Option<&rayon::ThreadPool>,
+        ticks: u32,
+    ) {
+        match pool {
+            Some(pool) => pool.install(|| self.ticks(tree, crowd, ticks, true)),
+            None => self.ticks(tree, crowd, ticks, false),
+        }
+    }
+
+    fn ticks(&mut self, tree: &Tree<A, W>, crowd: &mut crowd::Crowd<A>, ticks: u32, par: bool) {
+        for _ in 0..ticks {
+            self.tick += 1;
+            self.game.update(self.world, self.tick);
+            let (world, answers) = (&*self.world, self.game.answer.as_ref());
+            let one = |(agent, data): (&mut canopy_core::Agent, &mut A)| {
+                black_box(agent.tick(tree, data, world));
+                types::answer(answers, agent, data, world);
+            };
+            if par {
+                crowd
+                    .agents
+                    .par_iter_mut()
+                    .zip(crowd.data.par_iter_mut())
+                    .for_each(one);
+            } else {
+                crowd
+                    .agents
+                    .iter_mut()
+                    .zip(crowd.data.iter_mut())
+                    .for_each(one);
+            }
+        }
+    }
+}
+
+/// Where an agent's bytes go, averaged over the crowd: the engine's parts
+/// from the agents themselves, the user's data as the rest of the heap
+/// the crowd holds.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub(crate) struct Memory {
+    /// The `Agent` value.
+    pub(crate) agent: f64,
+    /// Task memory (running tasks, persistent memory, blackboard).
+    pub(crate) tasks: f64,
+    /// The table of waiting async leaves.
+    pub(crate) waits: f64,
+    /// The event-mode schedule.
+    pub(crate) schedule: f64,
+    /// The user's agent data: its inline size and what it holds on the heap.
+    pub(crate) data: f64,
+}
+
+impl Memory {
+    /// The split of `live` heap bytes held by `crowd`.
+    fn of<A>(crowd: &crowd::Crowd<A>, live: u64) -> Memory {
+        let n = crowd.agents.len().max(1) as f64;
+        let mut parts = canopy_core::AgentMemory::default();
+        for agent in &crowd.agents {
+            parts = parts + agent.memory();
+        }
+        let engine = (parts.value + parts.tasks + parts.waits + parts.schedule) as f64;
+        Memory {
+            agent: parts.value as f64 / n,
+            tasks: parts.tasks as f64 / n,
+            waits: parts.waits as f64 / n,
+            schedule: parts.schedule as f64 / n,
+            data: (live as f64 - engine).max(0.0) / n,
+        }
+    }
 }
 
 /// The `--json` line; field order is part of the interface.
@@ -164,6 +239,7 @@ struct JsonFigures {
     mode: String,
     ns_per_agent_tick: f64,
     bytes_per_agent: Option<f64>,
+    memory: Option<Memory>,
     allocs_per_tick: Option<f64>,
 }
 
@@ -208,6 +284,14 @@ pub(crate) fn report<A, W>(
                 "memory  {per_agent:.1} bytes per agent ({} for the crowd)",
                 bytes(per_agent * f64::from(config.agents))
             )?;
+            if let Some(m) = figures.memory {
+                writeln!(
+                    out,
+                    "        agent {:.1} + tasks {:.1} + waits {:.1} + schedule {:.1} \
+                     + your agent data {:.1}",
+                    m.agent, m.tasks, m.waits, m.schedule, m.data
+                )?;
+            }
             writeln!(out, "allocs  {allocs} per tick")?;
         }
         _ => {
@@ -224,6 +308,7 @@ pub(crate) fn report<A, W>(
             mode: config.mode.to_string(),
             ns_per_agent_tick: (figures.ns_per_agent_tick * 100.0).round() / 100.0,
             bytes_per_agent: figures.bytes_per_agent,
+            memory: figures.memory,
             allocs_per_tick: figures.allocs_per_tick,
         };
         serde_json::to_writer(&mut *out, &line)?;
@@ -270,7 +355,11 @@ mod tests {
             threads: None,
             mode: Mode::Tick,
         };
-        let figures = measure(&tree, &config, &|id| id as u8, &()).unwrap();
+        let mut game = Game {
+            update: None,
+            answer: None,
+        };
+        let figures = measure(&tree, &config, &|id| id as u8, &mut (), &mut game).unwrap();
         assert_eq!(figures.warmup, 1);
         assert_eq!(
             (figures.bytes_per_agent, figures.allocs_per_tick),

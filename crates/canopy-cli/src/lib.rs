@@ -124,7 +124,7 @@ impl<A, W> std::fmt::Debug for Cli<A, W> {
     }
 }
 
-impl<A: Send + 'static, W: Sync + 'static> Cli<A, W> {
+impl<A: Send + 'static, W: Send + Sync + 'static> Cli<A, W> {
     /// A command whose tree files use the node types of `registry`.
     pub fn new(registry: Registry<A, W>) -> Self {
         Cli {
@@ -148,6 +148,33 @@ impl<A: Send + 'static, W: Sync + 'static> Cli<A, W> {
     /// The world every agent sees in `run` and `bench`.
     pub fn world(mut self, world: W) -> Self {
         self.own = self.own.world(world);
+        self
+    }
+
+    /// The world's own step before every tick of `run` and `bench`
+    /// ([`Types::world_update`]).
+    pub fn world_update(mut self, update: impl FnMut(&mut W, u32) + Send + 'static) -> Self {
+        self.own = self.own.world_update(update);
+        self
+    }
+
+    /// How `run` and `bench` answer async leaves' requests
+    /// ([`Types::answer_async`]).
+    pub fn answer_async(
+        mut self,
+        answer: impl Fn(&mut A, &W, canopy_core::Ticket, u32) -> Option<canopy_core::Status>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.own = self.own.answer_async(answer);
+        self
+    }
+
+    /// Answer every async leaf in `run` and `bench` with `status` once it
+    /// has waited `ticks` ticks ([`Types::complete_after`]).
+    pub fn complete_after(mut self, ticks: u32, status: canopy_core::Status) -> Self {
+        self.own = self.own.complete_after(ticks, status);
         self
     }
 
@@ -199,7 +226,7 @@ impl<A: Send + 'static, W: Sync + 'static> Cli<A, W> {
     /// assert_eq!(code, 0);
     /// assert!(String::from_utf8(out).unwrap().ends_with("node types\n"));
     /// ```
-    pub fn with_types<B: Send + 'static, V: Sync + 'static>(
+    pub fn with_types<B: Send + 'static, V: Send + Sync + 'static>(
         mut self,
         name: impl Into<String>,
         about: impl Into<String>,

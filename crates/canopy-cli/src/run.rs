@@ -16,6 +16,7 @@ use canopy_core::{Status, Tree};
 use rayon::prelude::*;
 
 use crate::crowd::Crowd;
+use crate::types::{self, Game};
 
 /// Root statuses over the agents: running, success, failure.
 #[derive(Clone, Copy, Default)]
@@ -45,7 +46,8 @@ impl Counts {
 pub(crate) fn summary<A: Send, W: Sync>(
     tree: &Tree<A, W>,
     crowd: &mut Crowd<A>,
-    world: &W,
+    world: &mut W,
+    game: &mut Game<A, W>,
     ticks: u32,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -56,12 +58,16 @@ pub(crate) fn summary<A: Send, W: Sync>(
     let agent_width = agents.to_string().len();
     let mut total = Counts::default();
     for tick in first as u64 + 1..=last {
+        game.update(world, tick as u32);
+        let (world, answers) = (&*world, game.answer.as_ref());
         let counts = crowd
             .agents
             .par_iter_mut()
             .zip(crowd.data.par_iter_mut())
             .fold(Counts::default, |counts, (agent, data)| {
-                counts.add(agent.tick(tree, data, world))
+                let status = agent.tick(tree, data, world);
+                types::answer(answers, agent, data, world);
+                counts.add(status)
             })
             .reduce(Counts::default, Counts::merge);
         let [running, success, failure] = counts.0;

@@ -20,20 +20,25 @@ use canopy_inspector::Shape;
 use canopy_inspector::trace::TraceWriter;
 
 use crate::crowd::Crowd;
+use crate::types::{self, Game};
 
 /// Tick the crowd `ticks` times, writing every event to `out`.
 pub(crate) fn run<A, W>(
     tree: &Tree<A, W>,
     crowd: &mut Crowd<A>,
-    world: &W,
+    world: &mut W,
+    game: &mut Game<A, W>,
     ticks: u32,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let shape = Shape::of(tree);
     let mut writer = TraceWriter::new(&shape, out);
-    for _ in 0..ticks {
+    let first = crowd.ticks();
+    for tick in 1..=ticks {
+        game.update(world, first.wrapping_add(tick));
         for (agent, data) in crowd.agents.iter_mut().zip(&mut crowd.data) {
             let status = agent.tick_observed(tree, data, world, &mut writer);
+            types::answer(game.answer.as_ref(), agent, data, world);
             // The first write error of any event of this tick, or the tick line's.
             writer.end_tick(agent.ticks(), agent.id(), status)?;
         }

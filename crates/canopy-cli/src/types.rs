@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 
 use canopy_btcpp::XmlOptions;
-use canopy_core::{Mode, Tree};
+use canopy_core::{Mode, Status, Tree};
 use canopy_data::Registry;
 
 use crate::args::{
@@ -42,6 +42,48 @@ pub struct Types<A, W> {
     registry: Registry<A, W>,
     agent: Option<Box<dyn Fn(u32) -> A>>,
     world: Option<W>,
+    game: Game<A, W>,
+}
+
+/// What the game does around the trees in `run` and `bench`: its world's
+/// own step, and the answers to async leaves' requests.
+pub(crate) struct Game<A, W> {
+    /// Called before every tick with the tick about to run (from 1).
+    pub(crate) update: Option<WorldUpdate<W>>,
+    /// Asked after each agent's tick about each of its waiting async leaves.
+    pub(crate) answer: Option<Answer<A, W>>,
+}
+
+/// A world's step between ticks.
+pub(crate) type WorldUpdate<W> = Box<dyn FnMut(&mut W, u32) + Send>;
+
+/// The answer to a waiting async leaf: its agent's data (to write the
+/// result into), the world, the ticket and the ticks it has waited; `Some`
+/// completes it.
+pub(crate) type Answer<A, W> =
+    Box<dyn Fn(&mut A, &W, canopy_core::Ticket, u32) -> Option<Status> + Send + Sync>;
+
+/// After `agent` ticked (with `data`): answer its waiting async leaves.
+/// A function of the answer alone, so that parallel ticks can share it.
+#[inline]
+pub(crate) fn answer<A, W>(
+    answer: Option<&Answer<A, W>>,
+    agent: &mut canopy_core::Agent,
+    data: &mut A,
+    world: &W,
+) {
+    if let Some(answer) = answer {
+        agent.complete_pending(|ticket, waited| answer(data, world, ticket, waited));
+    }
+}
+
+impl<A, W> Game<A, W> {
+    /// Before tick `tick` of the crowd: the world's step.
+    pub(crate) fn update(&mut self, world: &mut W, tick: u32) {
+        if let Some(update) = &mut self.update {
+            update(world, tick);
+        }
+    }
 }
 
 impl<A, W> std::fmt::Debug for Types<A, W> {
@@ -49,6 +91,8 @@ impl<A, W> std::fmt::Debug for Types<A, W> {
         f.debug_struct("Types")
             .field("registry", &self.registry)
             .field("runs", &(self.agent.is_some() && self.world.is_some()))
+            .field("updates_world", &self.game.update.is_some())
+            .field("answers_async", &self.game.answer.is_some())
             .finish()
     }
 }
@@ -61,6 +105,10 @@ impl<A: 'static, W: 'static> Types<A, W> {
             registry,
             agent: None,
             world: None,
+            game: Game {
+                update: None,
+                answer: None,
+            },
         }
     }
 
@@ -75,6 +123,35 @@ impl<A: 'static, W: 'static> Types<A, W> {
         self.world = Some(world);
         self
     }
+
+    /// The world's own step in `run` and `bench`: `update` is called
+    /// before every tick of the crowd with the tick about to run (from 1),
+    /// as the game moves its world between AI ticks. Without it the world
+    /// stays as [`Types::world`] made it.
+    pub fn world_update(mut self, update: impl FnMut(&mut W, u32) + Send + 'static) -> Self {
+        self.game.update = Some(Box::new(update));
+        self
+    }
+
+    /// Answer async leaves in `run` and `bench` as the game's services
+    /// would: after each agent's tick, `answer` is asked about each of its
+    /// waiting async leaves (the agent's data, to write the result into;
+    /// the world; the ticket; the ticks it has waited) and `Some(status)`
+    /// completes the wait. Without
+    /// it nothing completes them, and agents wait for ever.
+    pub fn answer_async(
+        mut self,
+        answer: impl Fn(&mut A, &W, canopy_core::Ticket, u32) -> Option<Status> + Send + Sync + 'static,
+    ) -> Self {
+        self.game.answer = Some(Box::new(answer));
+        self
+    }
+
+    /// Answer every async leaf with `status` once it has waited `ticks`
+    /// ticks: [`Types::answer_async`] for a stand-in service.
+    pub fn complete_after(self, ticks: u32, status: Status) -> Self {
+        self.answer_async(move |_, _, _, waited| (waited >= ticks).then_some(status))
+    }
 }
 
 /// What [`Cli`](crate::Cli) asks of a registry, whatever its agent data and
@@ -88,7 +165,7 @@ pub(crate) trait Kit {
     fn execute(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure>;
 }
 
-impl<A: Send + 'static, W: Sync + 'static> Kit for Types<A, W> {
+impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {
     fn knows(&self, type_name: &str) -> bool {
         self.registry.get(type_name).is_some()
     }
@@ -124,7 +201,7 @@ fn xml_options(load: &Load) -> XmlOptions {
     }
 }
 
-impl<A: Send + 'static, W: Sync + 'static> Types<A, W> {
+impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
     /// Load a tree file of any format canopy reads.
     fn load(&self, file: &Path, load: &Load) -> Result<Tree<A, W>, Failure> {
         canopy_btcpp::load_any(&self.registry, file, &xml_options(load)).map_err(Failure::Load)
@@ -212,7 +289,7 @@ impl<A: Send + 'static, W: Sync + 'static> Types<A, W> {
             return Err(Failure::CannotRun("run"));
         }
         let tree = self.load_seeded(&a.file, &a.load, a.seed)?;
-        let (Some(make), Some(world)) = (&self.agent, &self.world) else {
+        let (Some(make), Some(world)) = (&self.agent, &mut self.world) else {
             return Err(Failure::CannotRun("run"));
         };
         let mut crowd = match &a.restore {
@@ -237,9 +314,9 @@ impl<A: Send + 'static, W: Sync + 'static> Types<A, W> {
             }
         }
         let ran = if a.trace {
-            trace::run(&tree, &mut crowd, world, a.ticks, out)
+            trace::run(&tree, &mut crowd, world, &mut self.game, a.ticks, out)
         } else {
-            run::summary(&tree, &mut crowd, world, a.ticks, out)
+            run::summary(&tree, &mut crowd, world, &mut self.game, a.ticks, out)
         };
         match (&a.save, ran) {
             (Some(path), Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
@@ -259,7 +336,7 @@ impl<A: Send + 'static, W: Sync + 'static> Types<A, W> {
             return Err(Failure::CannotRun("bench"));
         }
         let tree = self.load_seeded(&a.file, &a.load, a.seed)?;
-        let (Some(make), Some(world)) = (&self.agent, &self.world) else {
+        let (Some(make), Some(world)) = (&self.agent, &mut self.world) else {
             return Err(Failure::CannotRun("bench"));
         };
         let config = bench::Config {
@@ -268,8 +345,8 @@ impl<A: Send + 'static, W: Sync + 'static> Types<A, W> {
             threads: a.threads,
             mode: a.mode.into(),
         };
-        let figures =
-            bench::measure(&tree, &config, make.as_ref(), world).map_err(|e| match e {
+        let figures = bench::measure(&tree, &config, make.as_ref(), world, &mut self.game)
+            .map_err(|e| match e {
                 bench::Error::Crowd(e) => Failure::Usage("bench", e.to_string()),
                 bench::Error::Threads(e) => Failure::Message(e),
             })?;

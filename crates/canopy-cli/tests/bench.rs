@@ -16,6 +16,7 @@ fn figures(out: &str) -> Value {
         "mode",
         "ns_per_agent_tick",
         "bytes_per_agent",
+        "memory",
         "allocs_per_tick",
     ];
     let mut rest = last;
@@ -51,7 +52,20 @@ fn sentry_ticks_without_allocating() {
     let bytes = f["bytes_per_agent"].as_f64().unwrap();
     assert!((24.0..1000.0).contains(&bytes), "{bytes}");
     assert_eq!(f["allocs_per_tick"].as_f64(), Some(0.0));
-    for label in ["ns per agent-tick", "bytes per agent", "per tick"] {
+    // The split: a sentry has no async leaves and runs in tick mode.
+    let m = &f["memory"];
+    assert_eq!(
+        (m["waits"].as_f64(), m["schedule"].as_f64()),
+        (Some(0.0), Some(0.0))
+    );
+    assert!(m["agent"].as_f64().unwrap() >= 24.0, "{m}");
+    assert!(m["tasks"].as_f64().unwrap() > 0.0, "{m}");
+    for label in [
+        "ns per agent-tick",
+        "bytes per agent",
+        "per tick",
+        "+ your agent data",
+    ] {
         assert!(out.contains(label), "{label} missing from\n{out}");
     }
 }

@@ -21,7 +21,7 @@ fn tree() -> String {
 }
 
 /// Run `cli` with `args`: exit code, stdout, stderr.
-fn run<A: Send + 'static, W: Sync + 'static>(
+fn run<A: Send + 'static, W: Send + Sync + 'static>(
     cli: Cli<A, W>,
     args: &[&str],
 ) -> (u8, String, String) {

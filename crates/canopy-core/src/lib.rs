@@ -102,7 +102,7 @@ mod state;
 mod tree;
 mod util;
 
-pub use api::agent::{Agent, POISONED, WRONG_TREE};
+pub use api::agent::{Agent, AgentMemory, POISONED, WRONG_TREE};
 pub use api::builder::{BuildError, Builder, Draft, KeyError, TreePath};
 pub use api::display::{Display, Escape};
 pub use api::inspect::TaskView;

@@ -182,21 +182,22 @@ impl Agent {
         let Some(extra) = self.extra.as_deref_mut() else {
             return;
         };
-        extra.schedule.clear();
         if !scheduled {
+            extra.schedule = None;
             return;
         }
-        if extra.schedule.heap_bytes() == 0 {
-            extra.schedule = Schedule::with_capacity(tree.frames);
-        }
+        let schedule = extra
+            .schedule
+            .get_or_insert_with(|| Box::new(Schedule::with_capacity(tree.frames)));
+        schedule.clear();
         let mut runner = Runner::new(
             tree,
             &mut self.mem[..tree.board_start()],
             Some(&mut extra.waits),
             (),
         );
-        runner.schedule_all(&mut extra.schedule, self.stamp.root_running(), self.tick);
-        self.asleep_until = extra.schedule.asleep_until();
+        runner.schedule_all(schedule, self.stamp.root_running(), self.tick);
+        self.asleep_until = schedule.asleep_until();
     }
 
     /// Complete the [`Ticket`] of a suspended async leaf of this agent with
@@ -234,9 +235,12 @@ impl Agent {
             return Completion::OtherAgent;
         };
         let completion = extra.waits.complete(ticket, status);
-        if completion.is_completed() && extra.mode == Mode::Event {
-            extra.schedule.wake(ticket.index, self.tick);
-            self.asleep_until = extra.schedule.asleep_until();
+        if let Some(schedule) = extra.schedule.as_deref_mut()
+            && completion.is_completed()
+            && extra.mode == Mode::Event
+        {
+            schedule.wake(ticket.index, self.tick);
+            self.asleep_until = schedule.asleep_until();
         }
         completion
     }
@@ -262,6 +266,54 @@ impl Agent {
     pub fn pending_tickets(&self) -> impl Iterator<Item = Ticket> + '_ {
         let id = self.id;
         self.extra.iter().flat_map(move |e| e.waits.pending(id))
+    }
+
+    /// Answer this agent's waiting async leaves from one place: `answer`
+    /// gets each pending wait's ticket and the ticks it has waited (since
+    /// the tick its leaf started it; for a restored agent, since the
+    /// restore), and completes the wait with the status it returns, if
+    /// any. Returns how many it completed. Nothing is allocated — for a
+    /// stand-in service in tests and tools, or a game's "give up after n
+    /// ticks" rule.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.async_action("ask", |_, _| Status::Running)).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// let mut answered = Vec::new();
+    /// for _ in 0..4 {
+    ///     let status = agent.tick(&tree, &mut (), &());
+    ///     // The service answers a request that has waited 2 ticks.
+    ///     let n = agent.complete_pending(|_, waited| (waited >= 2).then_some(Status::Success));
+    ///     answered.push((status, n));
+    /// }
+    /// assert_eq!(answered, [
+    ///     (Status::Running, 0), (Status::Running, 0), (Status::Running, 1), (Status::Success, 0),
+    /// ]);
+    /// ```
+    pub fn complete_pending(
+        &mut self,
+        mut answer: impl FnMut(Ticket, u32) -> Option<Status>,
+    ) -> u32 {
+        let entries = self.extra.as_deref().map_or(0, |e| e.waits.entries.len());
+        let mut completed = 0;
+        // Entry by entry: completing one wait changes no other entry.
+        for i in 0..entries {
+            let pending = self
+                .extra
+                .as_deref()
+                .and_then(|e| e.waits.pending_at(i, self.id));
+            let Some((ticket, since)) = pending else {
+                continue;
+            };
+            if let Some(status) = answer(ticket, self.tick.wrapping_sub(since))
+                && self.complete(ticket, status).is_completed()
+            {
+                completed += 1;
+            }
+        }
+        completed
     }
 
     /// This agent's ticket for the wait that `old` — a ticket issued by the
@@ -355,12 +407,13 @@ impl Agent {
             board: Board::new(board),
         };
         let mut runner = Runner::new(tree, mem, Some(&mut extra.waits), observer);
-        let (status, asleep_until) = if extra.mode == Mode::Event && !tree.root_always {
-            let s = &mut extra.schedule;
-            let status = runner.tick_event(s, root_running, &mut cx);
-            (status, s.asleep_until())
-        } else {
-            (runner.tick_root(!root_running, &mut cx), 0)
+        let schedule = extra.schedule.as_deref_mut();
+        let (status, asleep_until) = match schedule {
+            Some(s) if extra.mode == Mode::Event && !tree.root_always => {
+                let status = runner.tick_event(s, root_running, &mut cx);
+                (status, s.asleep_until())
+            }
+            _ => (runner.tick_root(!root_running, &mut cx), 0),
         };
         self.stamp = Stamp::new(tree.id, status == Status::Running);
         self.asleep_until = asleep_until;
@@ -390,7 +443,7 @@ impl Agent {
         let (waits, schedule) = match self.extra.as_deref_mut() {
             Some(Extra {
                 waits, schedule, ..
-            }) => (Some(waits), Some(schedule)),
+            }) => (Some(waits), schedule.as_deref_mut()),
             None => (None, None),
         };
         let mut runner = Runner::new(tree, mem, waits, observer);
@@ -440,7 +493,9 @@ impl Agent {
         board.copy_from_slice(&tree.board.initial);
         if let Some(extra) = self.extra.as_deref_mut() {
             extra.waits.release_all();
-            extra.schedule.clear();
+            if let Some(schedule) = extra.schedule.as_deref_mut() {
+                schedule.clear();
+            }
         }
         self.tick = 0;
         self.asleep_until = 0;
@@ -524,6 +579,36 @@ impl Agent {
     /// `size_of::<Agent>()` more, wherever it is stored.
     pub fn heap_bytes(&self) -> usize {
         self.mem.len() + self.extra.as_ref().map_or(0, |e| e.heap_bytes())
+    }
+
+    /// Where this agent's memory goes, part by part: the `Agent` value, its
+    /// task memory, its table of waiting async leaves and its event
+    /// schedule (the last two only for trees and modes that need them).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Mode, Status};
+    /// let b = Builder::<(), ()>::new();
+    /// let plain = b.build(b.wait("nap", 3)).unwrap();
+    /// let m = Agent::new(&plain).memory();
+    /// assert_eq!((m.waits, m.schedule), (0, 0));
+    /// assert_eq!(m.total(), size_of::<Agent>() + Agent::new(&plain).heap_bytes());
+    ///
+    /// let b = Builder::<(), ()>::new();
+    /// let asks = b.build(b.async_action("ask", |_, _| Status::Running)).unwrap();
+    /// let mut agent = Agent::new(&asks);
+    /// assert!(agent.memory().waits > 0);
+    /// assert_eq!(agent.memory().schedule, 0); // only in event mode
+    /// agent.set_mode(&asks, Mode::Event);
+    /// assert!(agent.memory().schedule > 0);
+    /// ```
+    pub fn memory(&self) -> AgentMemory {
+        let (waits, schedule) = self.extra.as_ref().map_or((0, 0), |e| e.heap_parts());
+        AgentMemory {
+            value: size_of::<Agent>(),
+            tasks: self.mem.len(),
+            waits,
+            schedule,
+        }
     }
 
     /// The tick counter: ticks since the agent was created or reset, as
@@ -629,5 +714,39 @@ impl Agent {
 
     fn check_tree<A, W>(&self, tree: &Tree<A, W>) {
         assert!(self.stamp.tree() == tree.id.0, "{WRONG_TREE}");
+    }
+}
+
+/// Where an agent's memory goes, in bytes ([`Agent::memory`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AgentMemory {
+    /// The `Agent` value itself, wherever it is stored.
+    pub value: usize,
+    /// Task memory: running tasks, persistent memory and the blackboard.
+    pub tasks: usize,
+    /// The table of waiting async leaves (trees with async leaves only).
+    pub waits: usize,
+    /// The event schedule (event mode only).
+    pub schedule: usize,
+}
+
+impl AgentMemory {
+    /// Every part.
+    pub fn total(&self) -> usize {
+        self.value + self.tasks + self.waits + self.schedule
+    }
+}
+
+impl std::ops::Add for AgentMemory {
+    type Output = AgentMemory;
+
+    /// Part by part: a crowd's memory from its agents'.
+    fn add(self, other: AgentMemory) -> AgentMemory {
+        AgentMemory {
+            value: self.value + other.value,
+            tasks: self.tasks + other.tasks,
+            waits: self.waits + other.waits,
+            schedule: self.schedule + other.schedule,
+        }
     }
 }

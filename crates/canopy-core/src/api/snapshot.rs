@@ -251,7 +251,7 @@ impl Agent {
                 .get_or_insert_with(|| crate::state::Extra::new(tree.waits));
             extra.waits.entries.clear();
             for saved in &snapshot.waits {
-                extra.waits.entries.push(load_wait(saved)?);
+                extra.waits.entries.push(load_wait(saved, snapshot.tick)?);
             }
         }
         agent.set_root_running(tree, snapshot.running);
@@ -284,7 +284,7 @@ fn save_wait(entry: &Entry) -> SavedWait {
     }
 }
 
-fn load_wait(saved: &SavedWait) -> Result<Entry, RestoreError> {
+fn load_wait(saved: &SavedWait, now: u32) -> Result<Entry, RestoreError> {
     let wait = match saved.state {
         0 | 4 | 5 => Wait::Free,
         1 => Wait::Pending,
@@ -302,6 +302,7 @@ fn load_wait(saved: &SavedWait) -> Result<Entry, RestoreError> {
         generation: saved.generation,
         node: saved.node,
         wait,
+        since: now,
         ended,
     })
 }

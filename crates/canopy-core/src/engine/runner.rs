@@ -89,7 +89,10 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
 
     fn claim_wait(&mut self, cx: &Ctx<A, W>) -> Option<(u32, Ticket)> {
         let id = self.at.node();
-        self.r.waits.as_deref_mut().map(|w| w.claim(cx.id, id))
+        self.r
+            .waits
+            .as_deref_mut()
+            .map(|w| w.claim(cx.id, id, cx.tick))
     }
 
     fn wait_outcome(&self, index: u32) -> Option<Option<Status>> {

@@ -14,7 +14,9 @@ use waits::Waits;
 #[derive(Clone, Debug)]
 pub(crate) struct Extra {
     pub(crate) waits: Waits,
-    pub(crate) schedule: Schedule,
+    /// Only in event mode: boxed, so that a tick-mode agent with async
+    /// leaves does not carry an empty schedule's ~50 bytes.
+    pub(crate) schedule: Option<Box<Schedule>>,
     pub(crate) mode: Mode,
 }
 
@@ -25,12 +27,26 @@ impl Extra {
     pub(crate) fn new(waits: u32) -> Box<Extra> {
         Box::new(Extra {
             waits: Waits::with_capacity((waits as usize).min(1024)),
-            schedule: Schedule::default(),
+            schedule: None,
             mode: Mode::Tick,
         })
     }
 
+    /// Heap bytes of the wait table (with this block, which exists for it
+    /// or for the schedule) and of the schedule.
+    pub(crate) fn heap_parts(&self) -> (usize, usize) {
+        let schedule = self
+            .schedule
+            .as_ref()
+            .map_or(0, |s| size_of::<Schedule>() + s.heap_bytes());
+        (size_of::<Extra>() + self.waits.heap_bytes(), schedule)
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
-        size_of::<Extra>() + self.waits.heap_bytes() + self.schedule.heap_bytes()
+        let schedule = self
+            .schedule
+            .as_ref()
+            .map_or(0, |s| size_of::<Schedule>() + s.heap_bytes());
+        size_of::<Extra>() + self.waits.heap_bytes() + schedule
     }
 }

@@ -29,6 +29,9 @@ pub(crate) struct Entry {
     /// The async leaf waiting here.
     pub(crate) node: u32,
     pub(crate) wait: Wait,
+    /// The agent's tick when this wait began (for a restored wait, the
+    /// tick it was restored at): how long a request has been out.
+    pub(crate) since: u32,
     /// How the last wait here ended, once free: what a stale ticket of it
     /// is told. Not saved in snapshots (a restored table has new tickets).
     pub(crate) ended: Ended,
@@ -82,8 +85,9 @@ impl Waits {
         }
     }
 
-    /// A free entry for `node`, with a generation no outstanding ticket has.
-    pub(crate) fn claim(&mut self, agent: u32, node: u32) -> (u32, Ticket) {
+    /// A free entry for `node`, with a generation no outstanding ticket has,
+    /// waiting since tick `now`.
+    pub(crate) fn claim(&mut self, agent: u32, node: u32, now: u32) -> (u32, Ticket) {
         let index = match self.entries.iter().position(|e| e.wait == Wait::Free) {
             Some(i) => i,
             None => {
@@ -91,6 +95,7 @@ impl Waits {
                     generation: 0,
                     node,
                     wait: Wait::Free,
+                    since: now,
                     ended: Ended::Unknown,
                 });
                 self.entries.len() - 1
@@ -102,6 +107,7 @@ impl Waits {
         entry.generation = entry.generation.wrapping_add(1);
         entry.node = node;
         entry.wait = Wait::Pending;
+        entry.since = now;
         entry.ended = Ended::Unknown;
         (index as u32, self.ticket(agent, index))
     }
@@ -187,6 +193,13 @@ impl Waits {
         (0..self.entries.len())
             .filter(|&i| self.entries[i].wait == Wait::Pending)
             .map(move |i| self.ticket(agent, i))
+    }
+
+    /// Entry `index`'s ticket (for an agent with id `agent`) and the tick
+    /// its wait began, if it is pending.
+    pub(crate) fn pending_at(&self, index: usize, agent: u32) -> Option<(Ticket, u32)> {
+        let entry = self.entries.get(index)?;
+        (entry.wait == Wait::Pending).then(|| (self.ticket(agent, index), entry.since))
     }
 
     pub(crate) fn heap_bytes(&self) -> usize {

@@ -282,6 +282,20 @@ fn measure<A, W>(plan: &Plan<'_, A, W>) -> Result<(Vec<NodeInfo>, Totals), Misfi
 /// (and so frames, at most one per expanded node) at most
 /// `MAX_EXPANDED_NODES`, memory at most `MAX_AGENT_BYTES`; waits saturate,
 /// as the tree's count of them always has.
+/// The waits a reactive node's children may hold at once: the running
+/// child's, and those of one child before it that suspended when
+/// re-checked (it then takes over and the running one is aborted).
+fn reactive_waits(kids: &[u32], waits: &[u32]) -> u64 {
+    let mut before = 0u64;
+    let mut most = 0u64;
+    for &k in kids {
+        let own = u64::from(waits[k as usize]);
+        most = most.max(own.saturating_add(before));
+        before = before.max(own);
+    }
+    most
+}
+
 fn measure_node<A, W>(plan: &Plan<'_, A, W>, at: usize, s: &mut Sizes) -> Result<(), Misfit> {
     let kids = plan.kids(at);
     let f = nodes::facts(plan.nodes[at].kind, kids.len());
@@ -329,8 +343,9 @@ fn measure_node<A, W>(plan: &Plan<'_, A, W>, at: usize, s: &mut Sizes) -> Result
     };
     let waits = u64::from(f.waits)
         + match f.slots {
-            // A re-checked child may suspend while the running one is.
-            SlotPlan::Reactive => max(&|k| s.waits[k]).saturating_mul(2),
+            // A child re-checked before the running one may suspend while
+            // the running one still holds its waits (until it is aborted).
+            SlotPlan::Reactive => reactive_waits(kids, &s.waits),
             _ => combine(&|k| s.waits[k]),
         };
     s.info[at] = NodeInfo {
