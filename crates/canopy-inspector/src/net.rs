@@ -47,9 +47,10 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// WebSocket. The page sends none; the limit is what the server will read
 /// before refusing one, and its read buffer's size.
 pub const MAX_INBOUND_MESSAGE: usize = 4096;
-/// Most bytes hyper buffers of one connection's request head (request line
-/// and headers): hyper's smallest allowed value is 8 KiB; this leaves room
-/// for the cookies other local development servers set on `localhost`.
+/// Most bytes of a request's head (request line and headers); past it the
+/// answer is `431 Request Header Fields Too Large`. hyper's smallest
+/// allowed buffer is 8 KiB; this leaves room for the cookies other local
+/// development servers set on `localhost`, which browsers send here too.
 pub const MAX_HEAD_BYTES: usize = 64 * 1024;
 
 /// What the server lets clients hold. The defaults suit one developer with
@@ -102,7 +103,10 @@ pub(crate) async fn serve(listener: tokio::net::TcpListener, router: Router, lim
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
-        .max_buf_size(MAX_HEAD_BYTES);
+        // The buffer bounds a head still arriving; the header size, one
+        // that arrived whole in a read that overshot the buffer's bound.
+        .max_buf_size(MAX_HEAD_BYTES)
+        .max_header_size(MAX_HEAD_BYTES);
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,

@@ -10,7 +10,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use canopy_inspector::control::Command;
-use canopy_inspector::{Inspector, Limits, MAX_INBOUND_MESSAGE, Options};
+use canopy_inspector::{Inspector, Limits, MAX_HEAD_BYTES, MAX_INBOUND_MESSAGE, Options};
 use tungstenite::Message;
 use tungstenite::protocol::frame::Frame;
 use tungstenite::protocol::frame::coding::{Data, OpCode};
@@ -280,6 +280,27 @@ fn a_half_sent_request_head_is_closed_after_the_header_timeout() {
     assert_eq!(read_to_close(&mut half), b"");
     assert_eq!(read_to_close(&mut silent), b"");
     assert!(began.elapsed() >= Duration::from_millis(300));
+}
+
+#[test]
+fn a_request_head_over_the_limit_is_refused_431() {
+    let inspector = start(Limits::default());
+    let addr = inspector.addr();
+    let cookie = "c".repeat(MAX_HEAD_BYTES);
+    assert_eq!(
+        exchange(
+            addr,
+            &format!("GET / HTTP/1.1\r\nHost: {addr}\r\nCookie: {cookie}\r\n\r\n")
+        ),
+        (431, String::new())
+    );
+    // A large head under the limit is still served.
+    let cookie = "c".repeat(MAX_HEAD_BYTES / 2);
+    let (status, _) = exchange(
+        addr,
+        &format!("GET / HTTP/1.1\r\nHost: {addr}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"),
+    );
+    assert_eq!(status, 200);
 }
 
 #[test]
