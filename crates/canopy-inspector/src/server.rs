@@ -407,8 +407,11 @@ pub(crate) async fn websocket(State(hub): State<Arc<Hub>>, upgrade: WebSocketUpg
         .max_frame_size(MAX_INBOUND_MESSAGE)
         .read_buffer_size(MAX_INBOUND_MESSAGE)
         // Each send is flushed before the next (`stream` waits for it), so
-        // there is nothing to gather: write at once rather than keep a
-        // 128 KiB buffer per viewer.
+        // a write buffer would gather nothing: write each message as it is
+        // framed. tungstenite frames a whole message into its out buffer
+        // either way, so a viewer holds at most the one being sent; its
+        // cap (`max_write_buffer_size`) stays unlimited because a map frame
+        // is 5 bytes per agent, however many agents there are.
         .write_buffer_size(0)
         .on_upgrade(move |socket| async move {
             stream(socket, hub).await;
