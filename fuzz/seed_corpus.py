@@ -8,6 +8,9 @@ deep nesting, cycles, and one file using every built-in node type.
 Seeds are generated, not committed: `python3 fuzz/seed_corpus.py` writes
 them to `fuzz/corpus/load/` (or the directory given as the argument). Each
 stays under 64 KiB, the `-max_len` the README's commands use.
+
+It also writes the inspector's control messages, the page's own and their
+near misses, to `fuzz/corpus/inspector_control/` (or the second argument).
 """
 
 import json
@@ -17,6 +20,31 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "corpus" / "load"
+CONTROL_OUT = (
+    pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "corpus" / "inspector_control"
+)
+
+# What the page posts (web/app.js), then what it never does: unknown
+# actions and fields, wrong types, arrays, nesting, the length limit (1 KiB).
+CONTROL_SEEDS = [
+    '{"action":"pause"}',
+    '{"action":"resume"}',
+    '{"action":"step","steps":1}',
+    '{"action":"step"}',
+    '{"agent":3}',
+    '{"agent":null}',
+    "{}",
+    '{"action":"explode"}',
+    '{"action":"pause","extra":1}',
+    '{"action":"step","steps":4294967296}',
+    '{"action":"step","steps":-1}',
+    '{"agent":"7"}',
+    "[7]",
+    '{"agent":' + "[" * 200 + "]" * 200 + "}",
+    '{"action":"pause"' + " " * 1006 + "}",
+    '{"action":"pause"' + " " * 1007 + "}",
+    r'{"action":"\u0000\ud800"}',
+]
 
 # A colour, a window title, a bell, a carriage return, a C1 CSI, a bidi override.
 NASTY = "\x1b[31m\x1b]0;owned\x07\r\x9b2J\u202e"
@@ -145,6 +173,10 @@ def main():
         (OUT / name).write_bytes(data)
         count += 1
     print(f"{count} hostile seeds and the example trees written to {OUT}")
+    CONTROL_OUT.mkdir(parents=True, exist_ok=True)
+    for i, seed in enumerate(CONTROL_SEEDS):
+        (CONTROL_OUT / f"seed{i:02}.json").write_bytes(seed.encode("utf-8"))
+    print(f"{len(CONTROL_SEEDS)} control messages written to {CONTROL_OUT}")
 
 
 if __name__ == "__main__":

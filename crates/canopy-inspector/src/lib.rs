@@ -26,6 +26,37 @@
 //!
 //! The page is three files compiled into the crate (no network, no build
 //! step); every name from a tree reaches it as text, never as markup.
+//!
+//! # Bounds
+//!
+//! A client of the server — the page, or anything else that reaches the
+//! port — can make it hold only so much ([`Limits`], in
+//! [`Options::limits`]; replays use the defaults):
+//!
+//! - **Viewers**: at most [`MAX_VIEWERS`] (8) live WebSockets; the next is
+//!   answered `503 Service Unavailable` with `too many viewers: the
+//!   inspector serves at most 8 at once`. The page reconnects every second,
+//!   so it gets in once a tab closes.
+//! - **What a viewer sends**: the page sends nothing over its WebSocket.
+//!   A message or frame over [`MAX_INBOUND_MESSAGE`] (4 KiB) ends the
+//!   connection with close code 1009 before more than that is buffered,
+//!   any other data message with 1008, a malformed frame with 1002 (1007
+//!   for text that is not UTF-8); pings are answered. The read buffer is 4 KiB and nothing is gathered for
+//!   writing, so a viewer costs a few kilobytes plus the frame being sent
+//!   to it.
+//! - **Connections**: at most [`MAX_CONNECTIONS`] (64) TCP connections,
+//!   viewers included. Past it a new connection replaces the one idle
+//!   longest (no request under way), so silent connections cannot lock the
+//!   page out; when every one is busy the new one is closed unanswered.
+//! - **Time**: a request's head (request line and headers, at most
+//!   [`MAX_HEAD_BYTES`]) must arrive within [`HEADER_TIMEOUT`] (10 s) of
+//!   the server waiting for it — which also closes connections idle that
+//!   long between requests — and a whole request, body included, within
+//!   [`REQUEST_TIMEOUT`] (10 s), else `408 Request Timeout`.
+//! - **Control messages** (`POST /api/control`, `POST /api/watch`): JSON
+//!   of at most [`control::MAX_CONTROL_BYTES`] (1 KiB), refused with `413`
+//!   as soon as a body passes it; an unknown message is a `400`
+//!   ([`control::parse_command`], [`control::parse_watch`]).
 
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
@@ -34,6 +65,7 @@ pub mod control;
 mod frame;
 pub mod fsm;
 mod live;
+mod net;
 mod record;
 pub mod replay;
 mod server;
@@ -44,6 +76,10 @@ mod view;
 
 pub use frame::{Frame, Label, MAGIC, NO_POSITION};
 pub use live::{Inspector, Options, Probe};
+pub use net::{
+    HEADER_TIMEOUT, Limits, MAX_CONNECTIONS, MAX_HEAD_BYTES, MAX_INBOUND_MESSAGE, MAX_VIEWERS,
+    REQUEST_TIMEOUT,
+};
 pub use record::{RECORD_BYTES, Recorder, Selection};
 pub use server::Stats;
 pub use shape::{Shape, ShapeNode};

@@ -13,15 +13,17 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use axum::Json;
-use axum::extract::State;
-use axum::http::StatusCode;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use canopy_core::{Agent, Status, Tree};
-use serde::Deserialize;
 
-use crate::control::{Command, Control};
+use crate::control::{self, Command, Control};
 use crate::frame::{Frame, Label};
+use crate::net::Limits;
 use crate::server::{self, Hub, NOBODY, Server, Stats};
 use crate::shape::Shape;
 use crate::view::{AgentLog, RunningSource};
@@ -41,6 +43,8 @@ pub struct Options {
     pub max_fps: f32,
     /// Events of the watched agent kept for the page's log.
     pub log_events: usize,
+    /// What clients may hold: viewers, connections, time per request.
+    pub limits: Limits,
 }
 
 impl Default for Options {
@@ -51,6 +55,7 @@ impl Default for Options {
             legend: Vec::new(),
             max_fps: 10.0,
             log_events: 300,
+            limits: Limits::default(),
         }
     }
 }
@@ -142,15 +147,17 @@ impl Inspector {
         })
         .to_string();
         let (stop, stopped) = Server::signal();
-        let hub = Arc::new(Hub::new(hello, stopped));
+        let hub = Arc::new(Hub::new(hello, stopped, options.limits.max_viewers));
         let router = server::static_routes()
             .route("/ws", get(server::websocket))
             .route("/api/hello", get(hello_route))
             .route("/api/watch", post(watch_route))
             .route("/api/control", post(control_route))
+            // Bodies past the limit are refused while read, not buffered.
+            .route_layer(DefaultBodyLimit::max(control::MAX_CONTROL_BYTES))
             .route("/api/stats", get(stats_route))
             .with_state(Arc::clone(&hub));
-        let server = Server::start(options.addr, router, stop)?;
+        let server = Server::start(options.addr, router, stop, options.limits)?;
         let url = format!("http://{}/", server.addr());
         let min_interval = if options.max_fps > 0.0 {
             // At least one frame an hour, so schedule arithmetic stays in range.
@@ -360,45 +367,35 @@ async fn hello_route(State(hub): State<Arc<Hub>>) -> Response {
     server::json_text(hub.hello.clone())
 }
 
-#[derive(Deserialize)]
-struct WatchRequest {
-    agent: Option<u32>,
-}
-
-async fn watch_route(State(hub): State<Arc<Hub>>, Json(request): Json<WatchRequest>) -> Response {
-    let id = request.agent.unwrap_or(NOBODY);
-    hub.watched.store(id, Ordering::Release);
-    hub.publish_status();
-    StatusCode::NO_CONTENT.into_response()
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "action", rename_all = "lowercase")]
-enum ControlRequest {
-    Pause,
-    Resume,
-    Step {
-        #[serde(default = "one")]
-        steps: u32,
-    },
-}
-
-fn one() -> u32 {
-    1
+async fn watch_route(
+    State(hub): State<Arc<Hub>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    match server::json_body(&headers, body, control::parse_watch) {
+        Ok(agent) => {
+            hub.watched
+                .store(agent.unwrap_or(NOBODY), Ordering::Release);
+            hub.publish_status();
+            StatusCode::NO_CONTENT.into_response()
+        }
+        Err(refusal) => refusal.into_response(),
+    }
 }
 
 async fn control_route(
     State(hub): State<Arc<Hub>>,
-    Json(request): Json<ControlRequest>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let command = match request {
-        ControlRequest::Pause => Command::Pause,
-        ControlRequest::Resume => Command::Resume,
-        ControlRequest::Step { steps } => Command::Step(steps.min(1_000)),
-    };
-    hub.control.apply(command);
-    hub.publish_status();
-    StatusCode::NO_CONTENT.into_response()
+    match server::json_body(&headers, body, control::parse_command) {
+        Ok(command) => {
+            hub.control.apply(command);
+            hub.publish_status();
+            StatusCode::NO_CONTENT.into_response()
+        }
+        Err(refusal) => refusal.into_response(),
+    }
 }
 
 async fn stats_route(State(hub): State<Arc<Hub>>) -> Response {

@@ -33,6 +33,7 @@ use canopy_core::{EventKind, Status, Tree};
 use serde::Deserialize;
 
 use crate::frame::{Frame, Label};
+use crate::net::Limits;
 use crate::server::{self, Server};
 use crate::shape::Shape;
 use crate::text::quote;
@@ -420,7 +421,8 @@ pub fn serve_recording(recording: Recording, addr: SocketAddr) -> Result<Replay,
         .route("/api/replay/agent", get(agent_route))
         .with_state(state);
     let (stop, _) = Server::signal();
-    let server = Server::start(addr, router, stop).map_err(ReplayError::Serve)?;
+    let server =
+        Server::start(addr, router, stop, Limits::default()).map_err(ReplayError::Serve)?;
     let url = format!("http://{}/", server.addr());
     Ok(Replay { server, url })
 }

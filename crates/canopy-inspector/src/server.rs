@@ -7,16 +7,22 @@
 //! the latest value: publishing replaces the slot and never waits, and a
 //! viewer too slow to take every frame simply gets the newer one next time.
 //! No queue grows anywhere.
+//!
+//! What a client can make it hold is bounded too ([`Limits`], and `net`
+//! for how connections are accepted): open connections, viewers, the time
+//! a request may take, and the size of anything a viewer sends.
 
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::rejection::{BytesRejection, FailedToBufferBody};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade, close_code};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -25,7 +31,8 @@ use axum::routing::get;
 use serde::Serialize;
 use tokio::sync::watch;
 
-use crate::control::Control;
+use crate::control::{Control, Refused};
+use crate::net::{self, Limits, MAX_INBOUND_MESSAGE};
 
 const INDEX_HTML: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
@@ -104,13 +111,16 @@ pub(crate) struct Hub {
     pub tick: AtomicU32,
     pub counters: Arc<Counters>,
     pub shutdown: watch::Receiver<bool>,
+    /// Viewers admitted (their WebSocket accepted or being accepted).
+    pub viewers: AtomicUsize,
+    pub max_viewers: usize,
 }
 
 /// `Hub::watched` when no agent is watched.
 pub(crate) const NOBODY: u32 = u32::MAX;
 
 impl Hub {
-    pub(crate) fn new(hello: String, shutdown: watch::Receiver<bool>) -> Hub {
+    pub(crate) fn new(hello: String, shutdown: watch::Receiver<bool>, max_viewers: usize) -> Hub {
         Hub {
             hello,
             frames: watch::Sender::new(None),
@@ -121,6 +131,8 @@ impl Hub {
             tick: AtomicU32::new(0),
             counters: Arc::default(),
             shutdown,
+            viewers: AtomicUsize::new(0),
+            max_viewers,
         }
     }
 
@@ -177,11 +189,12 @@ impl Server {
     }
 
     /// Bind `addr` now (so a taken port is an error here) and serve
-    /// `router` on a thread of its own until dropped.
+    /// `router` on a thread of its own, within `limits`, until dropped.
     pub(crate) fn start(
         addr: SocketAddr,
         router: Router,
         stop: watch::Sender<bool>,
+        limits: Limits,
     ) -> io::Result<Server> {
         let listener = std::net::TcpListener::bind(addr)?;
         listener.set_nonblocking(true)?;
@@ -199,7 +212,7 @@ impl Server {
                     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
                         return;
                     };
-                    let serve = axum::serve(listener, router).into_future();
+                    let serve = net::serve(listener, router, limits);
                     tokio::select! {
                         _ = serve => {}
                         _ = stopped.wait_for(|s| *s) => {}
@@ -318,10 +331,139 @@ fn local_host(host: &str) -> bool {
     name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok()
 }
 
-/// `GET /ws`: the live stream.
-pub(crate) async fn websocket(State(hub): State<Arc<Hub>>, upgrade: WebSocketUpgrade) -> Response {
-    upgrade.on_upgrade(move |socket| stream(socket, hub))
+/// A small JSON message from a request body that `DefaultBodyLimit` has
+/// already cut at `control::MAX_CONTROL_BYTES`; refusals are fixed text,
+/// answered as they are.
+pub(crate) fn json_body<T>(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    parse: impl FnOnce(&[u8]) -> Result<T, Refused>,
+) -> Result<T, (StatusCode, String)> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    if !json {
+        let why = "a control message is JSON (Content-Type: application/json)";
+        return Err((StatusCode::UNSUPPORTED_MEDIA_TYPE, why.to_string()));
+    }
+    let body = match body {
+        Ok(body) => body,
+        Err(BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_))) => {
+            return Err(refusal(Refused::TooLong));
+        }
+        Err(_) => {
+            let why = "the request body could not be read";
+            return Err((StatusCode::BAD_REQUEST, why.to_string()));
+        }
+    };
+    parse(&body).map_err(refusal)
 }
+
+fn refusal(refused: Refused) -> (StatusCode, String) {
+    let status = match refused {
+        Refused::TooLong => StatusCode::PAYLOAD_TOO_LARGE,
+        Refused::Malformed => StatusCode::BAD_REQUEST,
+    };
+    (status, refused.to_string())
+}
+
+/// A viewer's place, given back when its WebSocket ends (or its upgrade
+/// fails and the callback holding it is dropped).
+struct ViewerSlot(Arc<Hub>);
+
+impl ViewerSlot {
+    fn take(hub: &Arc<Hub>) -> Option<ViewerSlot> {
+        hub.viewers
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < hub.max_viewers).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| ViewerSlot(Arc::clone(hub)))
+    }
+}
+
+impl Drop for ViewerSlot {
+    fn drop(&mut self) {
+        self.0.viewers.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// `GET /ws`: the live stream, to at most `Hub::max_viewers` at once.
+pub(crate) async fn websocket(State(hub): State<Arc<Hub>>, upgrade: WebSocketUpgrade) -> Response {
+    let Some(slot) = ViewerSlot::take(&hub) else {
+        let text = format!(
+            "too many viewers: the inspector serves at most {} at once",
+            hub.max_viewers
+        );
+        return (StatusCode::SERVICE_UNAVAILABLE, text).into_response();
+    };
+    upgrade
+        // The page sends nothing; tungstenite's defaults would let each
+        // viewer make the server buffer a 64 MiB message (16 MiB frames)
+        // and allocate a 128 KiB read buffer up front.
+        .max_message_size(MAX_INBOUND_MESSAGE)
+        .max_frame_size(MAX_INBOUND_MESSAGE)
+        .read_buffer_size(MAX_INBOUND_MESSAGE)
+        // Each send is flushed before the next (`stream` waits for it), so
+        // a write buffer would gather nothing: write each message as it is
+        // framed. tungstenite frames a whole message into its out buffer
+        // either way, so a viewer holds at most the one being sent; its
+        // cap (`max_write_buffer_size`) stays unlimited because a map frame
+        // is 5 bytes per agent, however many agents there are.
+        .write_buffer_size(0)
+        .on_upgrade(move |socket| async move {
+            stream(socket, hub).await;
+            drop(slot);
+        })
+}
+
+/// How long a refused viewer gets to take the close frame and answer it.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// End a viewer's socket with a close frame saying why. When the peer is
+/// still in step (`drain`), wait a moment for its answering close so the
+/// connection ends cleanly; never longer than `CLOSE_WAIT` in all.
+async fn refuse(mut socket: WebSocket, code: u16, reason: &'static str, drain: bool) {
+    let close = Message::Close(Some(CloseFrame {
+        code,
+        reason: Utf8Bytes::from_static(reason),
+    }));
+    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+        if socket.send(close).await.is_ok() && drain {
+            while let Some(Ok(_)) = socket.recv().await {}
+        }
+    })
+    .await;
+}
+
+/// The close code and reason for an error reading from a viewer, if it is
+/// one to answer (a closed connection is not).
+fn close_for(error: axum::Error) -> Option<(u16, &'static str)> {
+    // axum wraps tungstenite's error; the same crate version is ours (see
+    // Cargo.toml), so the downcast sees it.
+    let error = error.into_inner().downcast::<tungstenite::Error>().ok()?;
+    match *error {
+        tungstenite::Error::Capacity(_) => Some((close_code::SIZE, MESSAGE_TOO_BIG)),
+        tungstenite::Error::Protocol(_) => Some((
+            close_code::PROTOCOL,
+            "not a WebSocket frame the inspector takes",
+        )),
+        tungstenite::Error::Utf8(_) => Some((close_code::INVALID, "text that is not UTF-8")),
+        _ => None,
+    }
+}
+
+/// The close reason for a message over `MAX_INBOUND_MESSAGE`.
+const MESSAGE_TOO_BIG: &str = "a message over 4096 bytes";
+const _: () = assert!(
+    MAX_INBOUND_MESSAGE == 4096,
+    "MESSAGE_TOO_BIG names the limit"
+);
+
+/// The close reason for any data message: the page sends none.
+const NO_MESSAGES: &str = "the inspector takes no messages";
 
 /// Send each viewer the hello, then whatever is newest in each slot, as
 /// fast as it takes it and no faster.
@@ -335,7 +477,7 @@ async fn stream(mut socket: WebSocket, hub: Arc<Hub>) {
     frames.mark_changed();
     agent.mark_changed();
     status.mark_changed();
-    loop {
+    let ending = loop {
         if let Some(message) = next.take() {
             let (len, frame) = match &message {
                 Message::Binary(b) => (b.len(), true),
@@ -343,8 +485,8 @@ async fn stream(mut socket: WebSocket, hub: Arc<Hub>) {
                 _ => (0, false),
             };
             tokio::select! {
-                sent = socket.send(message) => if sent.is_err() { break },
-                _ = shutdown.wait_for(|s| *s) => break,
+                sent = socket.send(message) => if sent.is_err() { break None },
+                _ = shutdown.wait_for(|s| *s) => break None,
             }
             let counters = &hub.counters;
             counters.messages_sent.fetch_add(1, Ordering::Relaxed);
@@ -357,26 +499,36 @@ async fn stream(mut socket: WebSocket, hub: Arc<Hub>) {
         // is looking at; the map is the bulk.
         next = tokio::select! {
             biased;
-            _ = shutdown.wait_for(|s| *s) => break,
+            _ = shutdown.wait_for(|s| *s) => break None,
             changed = status.changed() => match changed {
                 Ok(()) => Some(Message::Text(status.borrow_and_update().clone())),
-                Err(_) => break,
+                Err(_) => break None,
             },
             changed = agent.changed() => match changed {
                 Ok(()) => agent.borrow_and_update().clone().map(Message::Text),
-                Err(_) => break,
+                Err(_) => break None,
             },
             changed = frames.changed() => match changed {
                 Ok(()) => frames.borrow_and_update().clone().map(Message::Binary),
-                Err(_) => break,
+                Err(_) => break None,
             },
             incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
-                Some(Ok(_)) => None,
+                Some(Ok(Message::Close(_))) | None => break None,
+                // tungstenite answers pings itself (keeping one pong at most).
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => None,
+                Some(Ok(Message::Text(_) | Message::Binary(_))) => {
+                    break Some((close_code::POLICY, NO_MESSAGES, true));
+                }
+                // The stream is out of step after an error: say why and go,
+                // without reading on.
+                Some(Err(error)) => break close_for(error).map(|(code, why)| (code, why, false)),
             },
         };
-    }
+    };
     hub.counters.clients.fetch_sub(1, Ordering::Relaxed);
+    if let Some((code, reason, drain)) = ending {
+        refuse(socket, code, reason, drain).await;
+    }
 }
 
 #[cfg(test)]
