@@ -86,30 +86,25 @@ fn main_id<A: 'static, W: 'static>(
     id
 }
 
-/// `text` for an attribute value or element text: markup characters and
-/// the whitespace XML would normalise written as references.
+/// `text` for an attribute value or element text: markup characters, the
+/// whitespace XML would normalise, and every character a reader could not
+/// see (bidirectional overrides, zero-width characters) written as
+/// references, by the one escape every output of canopy uses.
 fn escape(text: &str) -> String {
+    canopy_core::text::xml(text).into_owned()
+}
+
+/// `text` as element content (documentation, read by people only):
+/// quotes stay as they are, the rest as [`escape`] writes it.
+fn escape_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\t' => out.push_str("&#9;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            c => out.push(c),
+            '"' | '\'' => out.push(c),
+            c => out.push_str(&canopy_core::text::xml(c.encode_utf8(&mut [0; 4]))),
         }
     }
     out
-}
-
-/// `text` as element content (documentation, read by people only).
-fn escape_text(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// Characters XML 1.0 cannot hold at all, not even as references.

@@ -19,24 +19,6 @@ pub(crate) fn shown(path: &Path) -> String {
     escape(&path.display().to_string()).into_owned()
 }
 
-/// Text from other code that may hold a file's text (an error message):
-/// control characters escaped, the rest as it is, so that text already
-/// escaped by its writer is not escaped twice.
-pub(crate) fn controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control()
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-        {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// What a file that is not a regular file is, for messages.
 fn what_it_is(kind: FileType) -> &'static str {
     #[cfg(unix)]

@@ -19,7 +19,7 @@ use crate::args::{
 };
 use crate::crowd::{self, Crowd};
 use crate::failure::Failure;
-use crate::files::{self, controls, shown};
+use crate::files::{self, shown};
 use crate::{bench, catalog, inspect, run, show, trace};
 
 /// Node types a [`Cli`](crate::Cli) offers under `--types`
@@ -260,8 +260,9 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
     fn view(&self, a: &ViewArgs, out: &mut dyn Write) -> Result<(), Failure> {
         let tree = self.load(&a.tree, &a.load)?;
         files::regular(&a.trace, "traces").map_err(Failure::Message)?;
-        let replay = canopy_inspector::replay::serve(&a.trace, &tree, a.addr)
-            .map_err(|e| Failure::Message(controls(&e.to_string())))?;
+        let replay = canopy_inspector::replay::serve(&a.trace, &tree, a.addr).map_err(|e| {
+            Failure::Message(canopy_core::text::escape_again(&e.to_string()).into_owned())
+        })?;
         writeln!(out, "replay: {} (Ctrl-C to stop)", replay.url())?;
         out.flush()?;
         replay.wait();

@@ -104,7 +104,7 @@ pub fn render_svg(crowd: &Crowd, title: &str) -> String {
     let _ = writeln!(
         svg,
         r#"<text x="{x}" y="36" font-size="18" font-weight="bold">{}</text>"#,
-        escape(title)
+        canopy_core::text::xml(title)
     );
     let _ = writeln!(
         svg,
@@ -161,10 +161,4 @@ pub fn render_svg(crowd: &Crowd, title: &str) -> String {
     );
     svg.push_str("</svg>\n");
     svg
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

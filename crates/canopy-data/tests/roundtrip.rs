@@ -510,7 +510,8 @@ fn describe(n: &GenNode) -> String {
     if name == n.ty {
         kind
     } else {
-        format!("{name}  {kind}")
+        // Names are shown escaped (a generated name may hold any character).
+        format!("{}  {kind}", canopy_core::text::escape(name))
     }
 }
 

@@ -64,13 +64,13 @@
 pub mod control;
 mod frame;
 pub mod fsm;
+mod json;
 mod live;
 mod net;
 mod record;
 pub mod replay;
 mod server;
 mod shape;
-mod text;
 pub mod trace;
 mod view;
 

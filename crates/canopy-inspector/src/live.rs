@@ -144,8 +144,8 @@ impl Inspector {
             "title": options.title,
             "legend": options.legend,
             "shape": shape,
-        })
-        .to_string();
+        });
+        let hello = crate::json::for_page(&hello);
         let (stop, stopped) = Server::signal();
         let hub = Arc::new(Hub::new(hello, stopped, options.limits.max_viewers));
         let router = server::static_routes()
@@ -294,9 +294,8 @@ impl Inspector {
         if view.events.is_empty() {
             view.tick = frame.tick(); // nothing observed: the frame's tick
         }
-        if let Ok(json) = serde_json::to_string(&view) {
-            self.hub.agent.send_replace(Some(json.into()));
-        }
+        let json = crate::json::for_page(&view);
+        self.hub.agent.send_replace(Some(json.into()));
         self.hub.publish_status();
     }
 

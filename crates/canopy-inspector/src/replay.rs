@@ -36,9 +36,9 @@ use crate::frame::{Frame, Label};
 use crate::net::Limits;
 use crate::server::{self, Server};
 use crate::shape::Shape;
-use crate::text::quote;
 use crate::trace::{Record, TraceError, TraceLine, TraceReader, What};
 use crate::view::{AgentLog, AgentView};
+use canopy_core::text::quote;
 
 /// Most events a recording may hold (16 bytes each in memory).
 pub const MAX_RECORDS: usize = 20_000_000;
@@ -259,7 +259,7 @@ impl Recording {
 
     /// What the page needs first: the tree, the legend, the timeline.
     fn hello(&self) -> String {
-        serde_json::json!({
+        crate::json::for_page(&serde_json::json!({
             "type": "hello",
             "mode": "replay",
             "title": format!("replay of {}", self.source),
@@ -268,8 +268,7 @@ impl Recording {
             "first_tick": self.first_tick,
             "last_tick": self.last_tick,
             "agents": self.tracks.len(),
-        })
-        .to_string()
+        }))
     }
 }
 
@@ -446,8 +445,8 @@ async fn frame_route(State(state): State<Shared>, Query(at): Query<At>) -> Respo
 
 async fn agent_route(State(state): State<Shared>, Query(at): Query<At>) -> Response {
     let view = at.agent.and_then(|agent| state.0.agent_at(agent, at.tick));
-    match view.map(|v| serde_json::to_string(&v)) {
-        Some(Ok(json)) => server::json_text(json),
-        _ => (StatusCode::NOT_FOUND, "no such agent in the recording").into_response(),
+    match view.map(|v| crate::json::for_page(&v)) {
+        Some(json) => server::json_text(json),
+        None => (StatusCode::NOT_FOUND, "no such agent in the recording").into_response(),
     }
 }

@@ -26,7 +26,7 @@ use canopy_core::{Event, EventKind, Observer, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::shape::Shape;
-use crate::text::quote;
+use canopy_core::text::quote;
 
 /// Longest line the reader accepts, in bytes (a node name may be long, a
 /// line is never megabytes).
@@ -137,7 +137,7 @@ pub fn write_record(out: &mut impl Write, shape: &Shape, record: &Record) -> io:
                 id,
                 status,
             };
-            serde_json::to_writer(&mut *out, &line)?;
+            crate::json::to_writer(&mut *out, &line)?;
         }
         What::Tick(status) => {
             let line = TickLine {
@@ -146,7 +146,7 @@ pub fn write_record(out: &mut impl Write, shape: &Shape, record: &Record) -> io:
                 event: "tick",
                 status: status.as_str(),
             };
-            serde_json::to_writer(&mut *out, &line)?;
+            crate::json::to_writer(&mut *out, &line)?;
         }
     }
     out.write_all(b"\n")

@@ -86,7 +86,7 @@ fn a_trace_from_another_tree_is_refused_with_the_line() {
     assert_eq!(
         error(&long),
         format!(
-            r#"t.jsonl:1: node 4 is "{}"… (100 characters) ("Sequence") in the trace but "patrol" ("Sequence") in the tree"#,
+            r#"t.jsonl:1: node 4 is "{}…" (100 characters) ("Sequence") in the trace but "patrol" ("Sequence") in the tree"#,
             "p".repeat(80)
         )
     );

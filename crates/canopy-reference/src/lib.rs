@@ -34,7 +34,6 @@ pub mod critter;
 pub mod file;
 pub mod flat;
 pub mod naive;
-mod text;
 mod tree;
 
 pub use critter::{Critter, Leaf, Meadow, Outcome, critters, leaves};

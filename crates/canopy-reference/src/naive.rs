@@ -19,7 +19,7 @@ use canopy_core::{
     ActionFn, Afterwards, ConditionFn, Ctx, NodeKind, NodeRef, Policy, Status, Tree, hash, nodes,
 };
 
-use crate::text::{clip, quote};
+use canopy_core::text::{bare as clip, quote};
 
 /// One agent's private copy of a whole tree.
 ///

@@ -7,17 +7,14 @@ use std::fmt::{self, Write};
 
 use crate::tree::{NodeRef, Tree};
 use crate::util::primitives::Arity;
+use crate::util::text;
 
-/// How the text of a tree (names, types, parameter values) is shown: as it
-/// is, or escaped by a caller that does not trust where it came from (the
-/// `canopy` command passes `canopy_data::escape`, so that control
-/// characters in a file cannot reach a terminal).
+/// How the text of a tree (names, types, parameter values) is shown.
+/// [`Tree::display`] and [`Tree::to_dot`] use [`text::escape`]: a tree's
+/// names may come from a file, and control characters, bidirectional
+/// overrides or invisible characters in them must not reach a terminal
+/// or a page as they are.
 pub type Escape = fn(&str) -> Cow<'_, str>;
-
-/// Text as it is.
-fn verbatim(text: &str) -> Cow<'_, str> {
-    Cow::Borrowed(text)
-}
 
 /// One node as a line of text: `name  Type(k=v, …)`; the type alone when
 /// the name is the type.
@@ -40,7 +37,9 @@ fn type_and_params<A, W>(node: NodeRef<'_, A, W>, escape: Escape) -> String {
             if i > 0 {
                 text.push_str(", ");
             }
-            let _ = write!(text, "{}={}", escape(k), escape(v));
+            // Values come shown already (quoted and escaped where they
+            // are text): only what escaping left unsafe is escaped again.
+            let _ = write!(text, "{}={}", escape(k), text::escape_again(v));
         }
         text.push(')');
     }
@@ -96,7 +95,8 @@ fn dot_escape(s: &str) -> String {
 
 impl<A, W> Tree<A, W> {
     /// The tree as indented text, one node per line: name, type and
-    /// parameters. A subtree shared by several parents is shown under each.
+    /// parameters, escaped with [`text::escape`]. A subtree shared by
+    /// several parents is shown under each.
     ///
     /// ```
     /// use canopy_core::Builder;
@@ -111,20 +111,25 @@ impl<A, W> Tree<A, W> {
     /// │   └── AlwaysSuccess
     /// └── nap  Wait(ticks=5)
     /// ");
+    /// // A name from a file cannot move the terminal's cursor or reorder text.
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.always_success("ok\u{1b}[2J\u{202e}")).unwrap();
+    /// assert_eq!(tree.display().to_string(), "ok\\u{1b}[2J\\u{202e}  AlwaysSuccess\n");
     /// ```
     pub fn display(&self) -> Display<'_, A, W> {
-        self.display_escaped(verbatim)
+        self.display_escaped(text::escape)
     }
 
     /// [`display`](Tree::display) with every name, type and parameter value
-    /// passed through `escape` first.
+    /// passed through `escape` instead.
     pub fn display_escaped(&self, escape: Escape) -> Display<'_, A, W> {
         Display { tree: self, escape }
     }
 
     /// The tree as a Graphviz DOT digraph: controls as boxes, decorators as
-    /// rounded boxes, leaves as ellipses, edges in child order. A shared
-    /// subtree is drawn once, with an edge from each parent.
+    /// rounded boxes, leaves as ellipses, edges in child order, labels
+    /// escaped with [`text::escape`]. A shared subtree is drawn once, with
+    /// an edge from each parent.
     ///
     /// ```
     /// use canopy_core::Builder;
@@ -135,11 +140,12 @@ impl<A, W> Tree<A, W> {
     /// assert!(dot.contains("n0 -> n1;"));
     /// ```
     pub fn to_dot(&self) -> String {
-        self.to_dot_escaped(verbatim)
+        self.to_dot_escaped(text::escape)
     }
 
     /// [`to_dot`](Tree::to_dot) with every name, type and parameter value
-    /// passed through `escape` before DOT's own quoting.
+    /// passed through `escape` (instead of [`text::escape`]) before DOT's
+    /// own quoting.
     pub fn to_dot_escaped(&self, escape: Escape) -> String {
         let mut out = String::from("digraph tree {\n  node [fontname=\"Helvetica\"];\n");
         for node in self.nodes() {

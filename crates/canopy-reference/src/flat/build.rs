@@ -9,7 +9,7 @@ use canopy_core::nodes::Like;
 use canopy_core::{Afterwards, Policy};
 
 use super::{FlatTree, HEADER, Node, Op};
-use crate::text::quote;
+use canopy_core::text::quote;
 
 /// Deepest tree accepted: the interpreter recurses once per level.
 pub const MAX_DEPTH: usize = 256;
