@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::crowd::{self, CrowdError};
-use crate::types::{self, Game};
+use crate::game::{self, Game};
 
 /// (allocations so far, heap bytes live now), from the binary's counting
 /// allocator.
@@ -175,7 +175,7 @@ impl<A: Send, W: Send + Sync> Clock<'_, A, W> {
             let (world, answers) = (&*self.world, self.game.answer.as_ref());
             let one = |(agent, data): (&mut canopy_core::Agent, &mut A)| {
                 black_box(agent.tick(tree, data, world));
-                types::answer(answers, agent, data, world);
+                game::answer(answers, agent, data, world);
             };
             if par {
                 crowd

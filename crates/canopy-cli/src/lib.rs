@@ -78,7 +78,10 @@ mod catalog;
 mod crowd;
 mod failure;
 mod files;
+mod game;
 mod inspect;
+mod kit;
+mod report;
 mod run;
 mod show;
 mod trace;
@@ -94,7 +97,8 @@ use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::{Args, Command, MAX_AGENT_TICKS};
-use crate::failure::{Failure, Named};
+use crate::failure::Failure;
+use crate::kit::Named;
 pub use crate::types::Types;
 
 /// A `canopy` command for one registry of node types (and optionally more,
@@ -351,7 +355,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Cli<A, W> {
                 clap_error(e, out, err, style)
             }
             Err(failure) => {
-                let context = failure::Context {
+                let context = report::Context {
                     bin: &bin,
                     sets: &sets,
                     chosen,

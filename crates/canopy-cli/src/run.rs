@@ -16,7 +16,7 @@ use canopy_core::{Status, Tree};
 use rayon::prelude::*;
 
 use crate::crowd::Crowd;
-use crate::types::{self, Game};
+use crate::game::{self, Game};
 
 /// Root statuses over the agents: running, success, failure.
 #[derive(Clone, Copy, Default)]
@@ -66,7 +66,7 @@ pub(crate) fn summary<A: Send, W: Sync>(
             .zip(crowd.data.par_iter_mut())
             .fold(Counts::default, |counts, (agent, data)| {
                 let status = agent.tick(tree, data, world);
-                types::answer(answers, agent, data, world);
+                game::answer(answers, agent, data, world);
                 counts.add(status)
             })
             .reduce(Counts::default, Counts::merge);

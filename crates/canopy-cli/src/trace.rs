@@ -20,7 +20,7 @@ use canopy_inspector::Shape;
 use canopy_inspector::trace::TraceWriter;
 
 use crate::crowd::Crowd;
-use crate::types::{self, Game};
+use crate::game::{self, Game};
 
 /// Tick the crowd `ticks` times, writing every event to `out`.
 pub(crate) fn run<A, W>(
@@ -38,7 +38,7 @@ pub(crate) fn run<A, W>(
         game.update(world, first.wrapping_add(tick));
         for (agent, data) in crowd.agents.iter_mut().zip(&mut crowd.data) {
             let status = agent.tick_observed(tree, data, world, &mut writer);
-            types::answer(game.answer.as_ref(), agent, data, world);
+            game::answer(game.answer.as_ref(), agent, data, world);
             // The first write error of any event of this tick, or the tick line's.
             writer.end_tick(agent.ticks(), agent.id(), status)?;
         }

@@ -20,6 +20,8 @@ use crate::args::{
 use crate::crowd::{self, Crowd};
 use crate::failure::Failure;
 use crate::files::{self, shown};
+use crate::game::Game;
+use crate::kit::Kit;
 use crate::{bench, catalog, inspect, run, show, trace};
 
 /// Node types a [`Cli`](crate::Cli) offers under `--types`
@@ -43,47 +45,6 @@ pub struct Types<A, W> {
     agent: Option<Box<dyn Fn(u32) -> A>>,
     world: Option<W>,
     game: Game<A, W>,
-}
-
-/// What the game does around the trees in `run` and `bench`: its world's
-/// own step, and the answers to async leaves' requests.
-pub(crate) struct Game<A, W> {
-    /// Called before every tick with the tick about to run (from 1).
-    pub(crate) update: Option<WorldUpdate<W>>,
-    /// Asked after each agent's tick about each of its waiting async leaves.
-    pub(crate) answer: Option<Answer<A, W>>,
-}
-
-/// A world's step between ticks.
-pub(crate) type WorldUpdate<W> = Box<dyn FnMut(&mut W, u32) + Send>;
-
-/// The answer to a waiting async leaf: its agent's data (to write the
-/// result into), the world, the ticket and the ticks it has waited; `Some`
-/// completes it.
-pub(crate) type Answer<A, W> =
-    Box<dyn Fn(&mut A, &W, canopy_core::Ticket, u32) -> Option<Status> + Send + Sync>;
-
-/// After `agent` ticked (with `data`): answer its waiting async leaves.
-/// A function of the answer alone, so that parallel ticks can share it.
-#[inline]
-pub(crate) fn answer<A, W>(
-    answer: Option<&Answer<A, W>>,
-    agent: &mut canopy_core::Agent,
-    data: &mut A,
-    world: &W,
-) {
-    if let Some(answer) = answer {
-        agent.complete_pending(|ticket, waited| answer(data, world, ticket, waited));
-    }
-}
-
-impl<A, W> Game<A, W> {
-    /// Before tick `tick` of the crowd: the world's step.
-    pub(crate) fn update(&mut self, world: &mut W, tick: u32) {
-        if let Some(update) = &mut self.update {
-            update(world, tick);
-        }
-    }
 }
 
 impl<A, W> std::fmt::Debug for Types<A, W> {
@@ -152,17 +113,6 @@ impl<A: 'static, W: 'static> Types<A, W> {
     pub fn complete_after(self, ticks: u32, status: Status) -> Self {
         self.answer_async(move |_, _, _, waited| (waited >= ticks).then_some(status))
     }
-}
-
-/// What [`Cli`](crate::Cli) asks of a registry, whatever its agent data and
-/// world.
-pub(crate) trait Kit {
-    /// Whether a node type of this name is registered.
-    fn knows(&self, type_name: &str) -> bool;
-    /// Whether `run` and `bench` can run trees of these types.
-    fn runs(&self) -> bool;
-    /// Carry out `command`, writing to `out`.
-    fn execute(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure>;
 }
 
 impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {

@@ -182,13 +182,15 @@ mod builtins;
 mod check;
 pub mod document;
 mod error;
+mod format;
 mod load;
 mod registry;
 mod walk;
 
 pub use document::literal_to_json;
 pub use error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
-pub use load::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES, parse, read_file, read_file_up_to};
+pub use format::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
+pub use load::{parse, read_file, read_file_up_to};
 pub use registry::{NodeType, Registry, RegistryError};
 pub use walk::MAX_ERRORS;
 

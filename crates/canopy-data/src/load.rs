@@ -5,9 +5,9 @@
 //! overflow (both parsers stop at [`MAX_NESTING`] brackets, and references
 //! through subtrees stop at [`MAX_DEPTH`]), no unbounded reading (at most
 //! [`MAX_FILE_BYTES`] + 1 bytes are read from anything, and only regular
-//! files are opened), and no unbounded memory (trees over [`MAX_NODES`]
-//! nodes are refused before they are built; the document is dropped before
-//! the tree is built from it).
+//! files are opened), and no unbounded memory (trees over
+//! [`MAX_NODES`](crate::MAX_NODES) nodes are refused before they are built;
+//! the document is dropped before the tree is built from it).
 
 use std::cell::Cell;
 use std::fs::{self, File, FileType};
@@ -19,51 +19,9 @@ use serde::de::DeserializeSeed;
 
 use crate::document::{Reader, Refused, Source, Value};
 use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
+use crate::format::{Format, MAX_FILE_BYTES, MAX_NESTING};
 use crate::registry::Registry;
 use crate::walk::{Drafts, Loader, Subtrees, node_error};
-
-/// Largest tree file accepted, in bytes (16 MiB).
-pub const MAX_FILE_BYTES: u64 = 16 << 20;
-
-/// Most node objects one file may hold.
-pub const MAX_NODES: usize = 1_000_000;
-
-/// Brackets a file may nest: the parsers' own limit, about 60 levels of
-/// node objects. Deeper trees are built from subtrees.
-pub const MAX_NESTING: usize = 128;
-
-/// A tree file's syntax.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Format {
-    /// `.json`
-    Json,
-    /// `.ron` (Rusty Object Notation: `(type: "Sequence", children: [...])`)
-    Ron,
-}
-
-impl Format {
-    /// The format a file name's extension names, if any.
-    ///
-    /// ```
-    /// use canopy_data::Format;
-    /// assert_eq!(Format::from_path("trees/guard.ron"), Some(Format::Ron));
-    /// assert_eq!(Format::from_path("notes.txt"), None);
-    /// ```
-    pub fn from_path(path: impl AsRef<Path>) -> Option<Format> {
-        match path
-            .as_ref()
-            .extension()?
-            .to_str()?
-            .to_ascii_lowercase()
-            .as_str()
-        {
-            "json" => Some(Format::Json),
-            "ron" => Some(Format::Ron),
-            _ => None,
-        }
-    }
-}
 
 /// An error about the file as a whole.
 fn whole(file: &str, problem: Problem) -> LoadError {

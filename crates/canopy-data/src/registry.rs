@@ -13,7 +13,7 @@ use canopy_core::{
 };
 
 use crate::check::{Place, check};
-use crate::load::MAX_NESTING;
+use crate::format::MAX_NESTING;
 
 /// A factory: checked parameters in, a `T` or the problem out.
 pub(crate) type Factory<T> = Box<dyn Fn(&Params) -> Result<T, ParamError> + Send + Sync>;
@@ -315,23 +315,6 @@ impl<A: 'static, W: 'static> Default for Registry<A, W> {
 }
 
 impl<A: 'static, W: 'static> Registry<A, W> {
-    /// A registry holding every built-in node type, with seed 0.
-    ///
-    /// ```
-    /// # use canopy_data::Registry;
-    /// let registry = Registry::<(), ()>::new();
-    /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Script, Random,
-    /// // Chance and Periodic.
-    /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
-    /// assert_eq!(registry.types().count(), kinds + 7);
-    /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
-    /// ```
-    pub fn new() -> Self {
-        let mut registry = Self::empty();
-        crate::builtins::register(&mut registry);
-        registry
-    }
-
     /// A registry with no node types at all.
     ///
     /// ```

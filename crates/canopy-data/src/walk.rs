@@ -14,7 +14,7 @@ use canopy_core::{
 use crate::check::{Place, check};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Problem};
-use crate::load::{Format, MAX_NODES};
+use crate::format::{Format, MAX_NODES};
 use crate::registry::{Build, NodeType, Registry};
 
 /// Stack kept free before recursing one level deeper, and the size of each

@@ -40,6 +40,14 @@ pub struct Display<'m, A, W, T> {
     pub(crate) machine: &'m Machine<A, W, T>,
 }
 
+impl<A, W, T> Machine<A, W, T> {
+    /// An indented, human-readable view of the states, their transitions,
+    /// start and final states; see [`Display`].
+    pub fn display(&self) -> Display<'_, A, W, T> {
+        Display { machine: self }
+    }
+}
+
 impl<A, W, T> fmt::Debug for Display<'_, A, W, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Display").finish_non_exhaustive()

@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use canopy_core::{Status, Tree};
 
-use crate::display::Display;
 use crate::state::ErasedState;
 
 /// A state of a [`Machine`], by index. Look one up with [`Machine::state`].
@@ -277,12 +276,6 @@ impl<A, W, T> Machine<A, W, T> {
     /// If `id` belongs to a larger machine.
     pub fn transitions(&self, id: StateId) -> impl ExactSizeIterator<Item = (&T, StateId)> {
         self.transitions_of(id.0).iter().map(|t| (&t.trigger, t.to))
-    }
-
-    /// An indented, human-readable view of the states, their transitions,
-    /// start and final states; see [`Display`].
-    pub fn display(&self) -> Display<'_, A, W, T> {
-        Display { machine: self }
     }
 
     /// A state's definition. The engine only passes ids read from this

@@ -35,11 +35,6 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::util::params::declare::ParamKind;
-use crate::util::params::literal::Literal;
-use crate::util::params::typed::FromParam;
-use crate::util::params::value::ParamValue;
-
 /// A type a blackboard slot can hold: plain bytes of a fixed size, copied
 /// in and out of an agent's memory.
 ///
@@ -246,18 +241,6 @@ impl BoardValue for Text {
     }
 }
 
-impl FromParam for Text {
-    fn kind() -> ParamKind {
-        ParamKind::Text
-    }
-    fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-        value.as_str().map(Text::new)
-    }
-    fn to_literal(&self) -> Literal {
-        Literal::from(self.as_str())
-    }
-}
-
 /// The type of a blackboard slot, fixed when the tree is built: two ports
 /// bound to one key must agree on it.
 ///
@@ -441,53 +424,6 @@ impl<T: BoardValue> From<Key<T>> for Output<T> {
     fn from(key: Key<T>) -> Self {
         Output(Some(key))
     }
-}
-
-impl<T: BoardValue + FromParam> FromParam for Input<T> {
-    fn kind() -> ParamKind {
-        ParamKind::Port {
-            value: Box::new(T::kind()),
-            ty: SlotType::of::<T>(),
-            output: false,
-        }
-    }
-    fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-        match value {
-            ParamValue::Slot(slot) if slot.ty.is::<T>() => Some(Input::Key(Key::at(slot.offset))),
-            ParamValue::Slot(_) => None,
-            other => T::from_value(other).map(Input::Value),
-        }
-    }
-    fn to_literal(&self) -> Literal {
-        match self {
-            Input::Value(v) => v.to_literal(),
-            // Keys are written by their name by whoever knows the tree.
-            Input::Key(_) => Literal::Null,
-        }
-    }
-    const OPTIONAL: bool = T::OPTIONAL;
-    const NUMERIC: bool = T::NUMERIC;
-}
-
-impl<T: BoardValue> FromParam for Output<T> {
-    fn kind() -> ParamKind {
-        ParamKind::Port {
-            value: Box::new(ParamKind::Text),
-            ty: SlotType::of::<T>(),
-            output: true,
-        }
-    }
-    fn from_value(value: &ParamValue<'_>) -> Option<Self> {
-        match value {
-            ParamValue::Slot(slot) if slot.ty.is::<T>() => Some(Output(Some(Key::at(slot.offset)))),
-            ParamValue::Absent => Some(Output(None)),
-            _ => None,
-        }
-    }
-    fn to_literal(&self) -> Literal {
-        Literal::Null
-    }
-    const OPTIONAL: bool = true;
 }
 
 /// One agent's blackboard, as leaves and nodes see it during a tick

@@ -59,3 +59,22 @@ fn guard<A: 'static, W: 'static>(name: &str, reactive: bool) -> NodeType<A, W> {
         Build::Guard { reactive },
     )
 }
+
+impl<A: 'static, W: 'static> Registry<A, W> {
+    /// A registry holding every built-in node type, with seed 0.
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let registry = Registry::<(), ()>::new();
+    /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Script, Random,
+    /// // Chance and Periodic.
+    /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
+    /// assert_eq!(registry.types().count(), kinds + 7);
+    /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
+    /// ```
+    pub fn new() -> Self {
+        let mut registry = Self::empty();
+        register(&mut registry);
+        registry
+    }
+}

@@ -3,7 +3,6 @@
 //! and for error messages.
 
 use crate::util::params::literal::Literal;
-use crate::util::params::typed::FromParam;
 use crate::util::text::number;
 
 /// What values a parameter accepts: the data under every declaration,
@@ -115,27 +114,13 @@ pub struct Param {
 pub(crate) const F32_MAX: f64 = f32::MAX as f64;
 
 impl Param {
-    fn new(name: &str, doc: &str, kind: ParamKind) -> Param {
+    pub(crate) fn new(name: &str, doc: &str, kind: ParamKind) -> Param {
         Param {
             name: name.to_string(),
             kind,
             default: None,
             doc: doc.to_string(),
         }
-    }
-
-    /// A parameter read as the type `T`: its kind is `T`'s
-    /// ([`FromParam::kind`]), and an `Option` is optional.
-    ///
-    /// ```
-    /// use canopy_core::Param;
-    /// assert_eq!(Param::of::<u8>("level", "").describe(), "integer in 0..=255, required");
-    /// assert_eq!(Param::of::<[f64; 3]>("at", "").describe(), "point [x, y, z], required");
-    /// assert_eq!(Param::of::<Option<String>>("say", "").describe(), "string, optional");
-    /// ```
-    pub fn of<T: FromParam>(name: &str, doc: &str) -> Param {
-        let param = Param::new(name, doc, T::kind());
-        if T::OPTIONAL { param.optional() } else { param }
     }
 
     /// A whole number (any `i64` until narrowed with [`Param::range`]).

@@ -3,12 +3,58 @@
 //! once ([`NodeParams`], with `#[derive(Params)]`), enums of words
 //! ([`ParamEnum`], with `#[derive(ParamEnum)]`), and durations ([`Ticks`]).
 
+use crate::util::board::{BoardValue, Input, Key, Output, SlotType, Text};
 use crate::util::params::declare::{F32_MAX, Param, ParamKind};
 use crate::util::params::error::ParamError;
 use crate::util::params::literal::Literal;
 use crate::util::params::value::{ParamValue, Params};
 use crate::util::primitives::MAX_TICKS;
 use crate::util::status::Status;
+
+// Reading a declared type: these live with `FromParam`, so declarations
+// and values do not depend on the typed layer above them.
+
+impl Param {
+    /// A parameter read as the type `T`: its kind is `T`'s
+    /// ([`FromParam::kind`]), and an `Option` is optional.
+    ///
+    /// ```
+    /// use canopy_core::Param;
+    /// assert_eq!(Param::of::<u8>("level", "").describe(), "integer in 0..=255, required");
+    /// assert_eq!(Param::of::<[f64; 3]>("at", "").describe(), "point [x, y, z], required");
+    /// assert_eq!(Param::of::<Option<String>>("say", "").describe(), "string, optional");
+    /// ```
+    pub fn of<T: FromParam>(name: &str, doc: &str) -> Param {
+        let param = Param::new(name, doc, T::kind());
+        if T::OPTIONAL { param.optional() } else { param }
+    }
+}
+
+impl Params<'_> {
+    /// A parameter read as the type `T` it was declared as (with
+    /// [`Param::of`], or a kind `T` reads): numbers, strings, points,
+    /// lists, [`Ticks`](crate::Ticks), `Option`s, enums.
+    ///
+    /// ```
+    /// use canopy_core::{Param, ParamValue, Params};
+    /// let (via, laps) = (Param::of::<Vec<[f32; 2]>>("via", ""), Param::of::<Option<u32>>("laps", ""));
+    /// let p = Params::new("Route", vec![
+    ///     (&via, ParamValue::List(vec![ParamValue::Point([2.5, 1.0, 0.0], 2)])),
+    ///     (&laps, ParamValue::Absent),
+    /// ], 0, 0);
+    /// assert_eq!(p.get::<Vec<[f32; 2]>>("via").unwrap(), [[2.5, 1.0]]);
+    /// assert_eq!(p.get::<Option<u32>>("laps").unwrap(), None);
+    /// assert_eq!(p.get::<u32>("via").unwrap_err().to_string(),
+    ///     "parameter \"via\" cannot be read as `u32`");
+    /// ```
+    pub fn get<T: FromParam>(&self, name: &str) -> Result<T, ParamError> {
+        let value = self.find(name)?;
+        T::from_value(value).ok_or_else(|| ParamError::NotReadable {
+            param: name.to_string(),
+            as_type: std::any::type_name::<T>(),
+        })
+    }
+}
 
 /// A type a parameter can be read as: what a tree file may hold for it,
 /// and how to read the checked value.
@@ -486,4 +532,66 @@ pub trait ParamEnum: Sized + 'static {
 
     /// The word of this variant.
     fn word(&self) -> &'static str;
+}
+
+// The blackboard's types as parameters: a text, and ports that hold a
+// literal or a key.
+
+impl FromParam for Text {
+    fn kind() -> ParamKind {
+        ParamKind::Text
+    }
+    fn from_value(value: &ParamValue<'_>) -> Option<Self> {
+        value.as_str().map(Text::new)
+    }
+    fn to_literal(&self) -> Literal {
+        Literal::from(self.as_str())
+    }
+}
+
+impl<T: BoardValue + FromParam> FromParam for Input<T> {
+    fn kind() -> ParamKind {
+        ParamKind::Port {
+            value: Box::new(T::kind()),
+            ty: SlotType::of::<T>(),
+            output: false,
+        }
+    }
+    fn from_value(value: &ParamValue<'_>) -> Option<Self> {
+        match value {
+            ParamValue::Slot(slot) if slot.ty.is::<T>() => Some(Input::Key(Key::at(slot.offset))),
+            ParamValue::Slot(_) => None,
+            other => T::from_value(other).map(Input::Value),
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        match self {
+            Input::Value(v) => v.to_literal(),
+            // Keys are written by their name by whoever knows the tree.
+            Input::Key(_) => Literal::Null,
+        }
+    }
+    const OPTIONAL: bool = T::OPTIONAL;
+    const NUMERIC: bool = T::NUMERIC;
+}
+
+impl<T: BoardValue> FromParam for Output<T> {
+    fn kind() -> ParamKind {
+        ParamKind::Port {
+            value: Box::new(ParamKind::Text),
+            ty: SlotType::of::<T>(),
+            output: true,
+        }
+    }
+    fn from_value(value: &ParamValue<'_>) -> Option<Self> {
+        match value {
+            ParamValue::Slot(slot) if slot.ty.is::<T>() => Some(Output(Some(Key::at(slot.offset)))),
+            ParamValue::Absent => Some(Output(None)),
+            _ => None,
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        Literal::Null
+    }
+    const OPTIONAL: bool = true;
 }

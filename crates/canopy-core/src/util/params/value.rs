@@ -1,5 +1,5 @@
 //! Checked parameter values: what a loader hands a factory, read back
-//! through [`Params`]' getters or typed with [`FromParam`], and printed
+//! through [`Params`]' getters or typed with [`FromParam`](crate::FromParam), and printed
 //! back in trees unambiguously (`[[0, 0], [10, 0]]`, `"a, b"`).
 
 use std::fmt::Write;
@@ -7,13 +7,12 @@ use std::fmt::Write;
 use crate::util::params::declare::{Param, ParamKind};
 use crate::util::params::error::ParamError;
 use crate::util::params::literal::Literal;
-use crate::util::params::typed::FromParam;
 use crate::util::status::Status;
 use crate::util::text::number;
 
 /// One parameter's value as a loader checked it against its declaration:
 /// of the kind the declaration states, so a type reads it with the
-/// conversion of that kind ([`FromParam::from_value`]). Strings borrow
+/// conversion of that kind ([`FromParam::from_value`](crate::FromParam::from_value)). Strings borrow
 /// from the file, or from the declaration's default.
 ///
 /// ```
@@ -165,7 +164,7 @@ impl<'a> Params<'a> {
         &self.values
     }
 
-    fn find(&self, name: &str) -> Result<&ParamValue<'a>, ParamError> {
+    pub(crate) fn find(&self, name: &str) -> Result<&ParamValue<'a>, ParamError> {
         self.values
             .iter()
             .find(|(p, _)| p.name == name)
@@ -186,30 +185,6 @@ impl<'a> Params<'a> {
                 expected,
             },
         }
-    }
-
-    /// A parameter read as the type `T` it was declared as (with
-    /// [`Param::of`], or a kind `T` reads): numbers, strings, points,
-    /// lists, [`Ticks`](crate::Ticks), `Option`s, enums.
-    ///
-    /// ```
-    /// use canopy_core::{Param, ParamValue, Params};
-    /// let (via, laps) = (Param::of::<Vec<[f32; 2]>>("via", ""), Param::of::<Option<u32>>("laps", ""));
-    /// let p = Params::new("Route", vec![
-    ///     (&via, ParamValue::List(vec![ParamValue::Point([2.5, 1.0, 0.0], 2)])),
-    ///     (&laps, ParamValue::Absent),
-    /// ], 0, 0);
-    /// assert_eq!(p.get::<Vec<[f32; 2]>>("via").unwrap(), [[2.5, 1.0]]);
-    /// assert_eq!(p.get::<Option<u32>>("laps").unwrap(), None);
-    /// assert_eq!(p.get::<u32>("via").unwrap_err().to_string(),
-    ///     "parameter \"via\" cannot be read as `u32`");
-    /// ```
-    pub fn get<T: FromParam>(&self, name: &str) -> Result<T, ParamError> {
-        let value = self.find(name)?;
-        T::from_value(value).ok_or_else(|| ParamError::NotReadable {
-            param: name.to_string(),
-            as_type: std::any::type_name::<T>(),
-        })
     }
 
     /// An integer parameter.
