@@ -13,14 +13,14 @@ use std::collections::HashMap;
 use canopy_core::{
     Arity, BuildError, Builder, CustomNode, Draft, NodeKind, NodeRef, Tree, TreePath,
 };
-use canopy_data::{LoadError, Location, NodePath, PathRoot, PathStep, Registry};
+use canopy_data::{LoadError, Location, NodePath, PathRoot, PathStep, Problem, Registry};
 use serde_json::{Map, Value};
 
 use crate::check::Plan;
 use crate::error::XmlError;
 use crate::model::{Model, Own, What};
 use crate::nodes;
-use crate::text::escape_controls;
+use crate::text::{escape_controls, quote};
 
 /// The tree to run.
 pub(crate) fn build<A: 'static, W: 'static>(
@@ -38,6 +38,13 @@ pub(crate) fn build<A: 'static, W: 'static>(
         return Ok(loaded);
     }
     let builder = Builder::new();
+    // The same keys in the same order: the same slots at the same places,
+    // which the copied nodes' ports point at.
+    for slot in loaded.slots() {
+        builder
+            .slot(&slot.key, slot.ty.clone())
+            .map_err(|e| model.at_main(e.to_string()))?;
+    }
     let mut copy = Copy {
         model,
         builder: &builder,
@@ -318,7 +325,8 @@ impl Model {
 
 /// The registry's error, at the element it is about.
 fn load_error(model: &Model, e: LoadError) -> XmlError {
-    let problem = escape_controls(&e.problem().to_string());
+    let problem =
+        key_type(model, e.problem()).unwrap_or_else(|| escape_controls(&e.problem().to_string()));
     match e.location() {
         Location::Node { path, .. } => match model.locate(path) {
             // A built tree's path ends at what a <SubTree> stands for; the
@@ -328,6 +336,33 @@ fn load_error(model: &Model, e: LoadError) -> XmlError {
         },
         _ => model.at_main(problem),
     }
+}
+
+/// A key given two types, its first use shown as this file shows places:
+/// line, column and element.
+fn key_type(model: &Model, problem: &Problem) -> Option<String> {
+    let Problem::KeyType {
+        key,
+        wanted,
+        holds,
+        first_node,
+        ..
+    } = problem
+    else {
+        return None;
+    };
+    let first = model.locate(first_node)?;
+    let first = model.fail(model.nodes[model.resolve(first)].place, String::new());
+    Some(format!(
+        "port wants key {} to hold {}, but it holds {} since its first use at {}:{}:{}: {}",
+        quote(&format!("{{{key}}}")),
+        escape_controls(wanted),
+        escape_controls(holds),
+        first.file,
+        first.line,
+        first.column,
+        first.element.unwrap_or_default()
+    ))
 }
 
 fn build_error(model: &Model, e: BuildError) -> XmlError {

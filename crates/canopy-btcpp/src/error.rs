@@ -20,7 +20,7 @@ use canopy_data::{LoadError, Location, NodePath, Position, Problem};
 /// let err = load_str(&Registry::<(), ()>::new(), xml, "demo.xml", None, &XmlOptions::default())
 ///     .unwrap_err();
 /// assert_eq!((err.line, err.column), (4, 7));
-/// assert!(err.to_string().starts_with("demo.xml:4:7: <Script>: scripting is not supported"));
+/// assert!(err.to_string().starts_with("demo.xml:4:7: <Script>: BehaviorTree.CPP scripts are not imported"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct XmlError {

@@ -327,7 +327,11 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         let text = to_text(value).ok_or_else(|| {
             self.fail(path, format!("parameter {key}: the value cannot be written as XML text that reads back the same"))
         })?;
-        if text.len() >= 3 && text.starts_with('{') && text.ends_with('}') {
+        let port = node_type
+            .params()
+            .iter()
+            .any(|p| p.name == key && matches!(p.kind, ParamKind::Port { .. }));
+        if !port && text.len() >= 3 && text.starts_with('{') && text.ends_with('}') {
             return Err(self.fail(
                 path,
                 format!("parameter {key}: the value {} would read as a blackboard entry in BehaviorTree.CPP", quote(&text)),
@@ -357,11 +361,15 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             };
             let _ = writeln!(out, "    <{} ID=\"{}\">", model.category.tag(), escape(id));
             for param in node_type.params() {
+                let tag = match param.kind {
+                    ParamKind::Port { output: true, .. } => "output_port",
+                    _ => "input_port",
+                };
                 let _ = write!(
                     out,
-                    "      <input_port name=\"{}\" type=\"{}\"",
+                    "      <{tag} name=\"{}\" type=\"{}\"",
                     escape(&param.name),
-                    port_type(&param.kind)
+                    escape(port_type(&param.kind))
                 );
                 if let Some(default) = param
                     .default
@@ -370,7 +378,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
                 {
                     let _ = write!(out, " default=\"{}\"", escape(&default));
                 }
-                let _ = writeln!(out, ">{}</input_port>", escape_text(&param.doc));
+                let _ = writeln!(out, ">{}</{tag}>", escape_text(&param.doc));
             }
             let _ = writeln!(
                 out,
@@ -394,8 +402,9 @@ fn category<A, W>(node_type: &NodeType<A, W>) -> Category {
 }
 
 /// The port type BehaviorTree.CPP would declare for a parameter.
-fn port_type(kind: &ParamKind) -> &'static str {
+fn port_type(kind: &ParamKind) -> &str {
     match kind {
+        ParamKind::Port { ty, .. } => ty.name(),
         ParamKind::Int { .. } => "int",
         ParamKind::Float { .. } => "double",
         ParamKind::Bool => "bool",

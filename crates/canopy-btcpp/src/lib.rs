@@ -55,11 +55,25 @@
 //! `Parallel`, `Script`) is written with the prefix `canopy_`:
 //! `<Decorator ID="canopy_Repeat" times="3">`.
 //!
-//! Blackboard ports (`{key}`, `{@key}`), scripts (`Script`,
-//! `ScriptCondition`, `Precondition`, `_skipIf`, `_while`, `_successIf`,
-//! `_failureIf`, `_onSuccess`, `_onFailure`, `_onHalted`, `_post`),
-//! `SubTree` remapping, `Switch2`…`Switch6`, `Loop*` and the other
-//! blackboard nodes are not canopy's model: each is refused with an error
+//! **Blackboard ports.** A registered type's ports (parameters declared as
+//! [`Input`](canopy_core::Input) or [`Output`](canopy_core::Output)) take
+//! `{key}` (or `{@key}`, or `{=}` for the port's own name) as in
+//! BehaviorTree.CPP; each key becomes a slot of the agent's blackboard with
+//! one type fixed when the tree is built, and a key given two types is an
+//! error naming both elements. Points and lists of numbers are written as
+//! BehaviorTree.CPP writes vectors (`goal="3;-4"`), lists of points as
+//! JSON (`path="json:[[0,0],[10,0]]"`). canopy has one blackboard per agent,
+//! shared by the tree and its subtrees — BehaviorTree.CPP's
+//! `_autoremap="true"`: a `<SubTree>` whose tree uses keys must say so, and
+//! remapping ports on a `<SubTree>` are refused. A `<TreeNodesModel>`
+//! declares output ports as `<output_port>` with the slot's type. What
+//! BehaviorTree.CPP decides at run time — a key's type, a port given a
+//! value it cannot read — canopy decides when the tree is loaded.
+//!
+//! Scripts (`Script`, `ScriptCondition`, `Precondition`, `_skipIf`,
+//! `_while`, `_successIf`, `_failureIf`, `_onSuccess`, `_onFailure`,
+//! `_onHalted`, `_post`), `Switch2`…`Switch6`, `Loop*` and the other
+//! blackboard nodes are not imported: each is refused with an error
 //! naming the file, line, column and element and saying what to write
 //! instead. So are `AsyncSequence` / `AsyncFallback` (they rely on
 //! BehaviorTree.CPP's wake-up signal) and a `RunOnce` whose SKIPPED no

@@ -5,12 +5,12 @@
 use std::collections::{HashMap, HashSet};
 
 use canopy_core::Arity;
-use canopy_data::{NodeType, Registry};
+use canopy_data::{NodeType, ParamKind, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
 use crate::error::XmlError;
-use crate::params::to_value;
+use crate::params::{key_of, to_value};
 use crate::sources::File;
 use crate::standard::{
     CANOPY_PREFIX, Category, PortType, Std, bad_model_name, is_condition_script, is_reserved,
@@ -187,13 +187,83 @@ pub(crate) fn read<A: 'static, W: 'static>(
         });
     }
     let main = reader.main(&trees)?;
-    Ok(Model {
+    let model = Model {
         files: reader.files,
         nodes: reader.nodes,
         trees,
         main,
         ids,
-    })
+    };
+    model.check_scopes()?;
+    Ok(model)
+}
+
+impl Model {
+    /// Blackboard keys cross a `<SubTree>` only with `_autoremap="true"`.
+    ///
+    /// canopy has one blackboard per agent, laid out when the tree is
+    /// built; a subtree's keys are the main tree's. BehaviorTree.CPP gives
+    /// each SubTree its own blackboard unless `_autoremap` shares the
+    /// parent's — the one case where the two agree, so it is the one
+    /// accepted; remapping ports are refused where they are read.
+    fn check_scopes(&self) -> Result<(), XmlError> {
+        let mut uses_keys = vec![None; self.trees.len()];
+        for node in &self.nodes {
+            let What::SubTree(id) = &node.what else {
+                continue;
+            };
+            let e = &self.files[node.place.file].dom.elements[node.place.element];
+            if e.attr("_autoremap") == Some("true") {
+                continue;
+            }
+            let Some(&tree) = self.ids.get(id) else {
+                continue;
+            };
+            if let Some(key) = self.first_key(tree, &mut uses_keys) {
+                return Err(self.fail(
+                    node.place,
+                    format!(
+                        "the subtree {} uses the blackboard entry {}; canopy shares one blackboard \
+                         with its subtrees, which BehaviorTree.CPP does only with \
+                         _autoremap=\"true\": add it",
+                        quote(id),
+                        quote(&key)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The first key a tree's ports use, through its subtrees (memoised
+    /// per tree; the loader refuses cycles later, and a cycle is cut here).
+    fn first_key(&self, tree: usize, memo: &mut [Option<Option<String>>]) -> Option<String> {
+        if let Some(known) = &memo[tree] {
+            return known.clone();
+        }
+        memo[tree] = Some(None);
+        let mut stack = vec![self.trees[tree].root];
+        let mut found: Option<String> = None;
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n];
+            match &node.what {
+                What::Registered { params, .. } => {
+                    let key = params.values().filter_map(Value::as_str).find_map(key_of);
+                    found = key.map(str::to_string);
+                }
+                What::SubTree(id) => {
+                    found = self.ids.get(id).and_then(|&t| self.first_key(t, memo));
+                }
+                What::Own(_) => {}
+            }
+            if found.is_some() {
+                break;
+            }
+            stack.extend(node.children.iter().rev());
+        }
+        memo[tree] = Some(found.clone());
+        found
+    }
 }
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
@@ -378,8 +448,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
     }
 
-    /// The port attributes of a node element; scripts and blackboard
-    /// entries refused, other `_` attributes (tools' own) skipped.
+    /// The port attributes of a node element; scripts refused, other `_`
+    /// attributes (tools' own) skipped. Blackboard entries (`{key}`) are
+    /// checked where the port is known.
     fn ports(&self, place: Place) -> Result<Vec<(String, String)>, XmlError> {
         let mut ports = Vec::new();
         for (key, value) in &self.element(place).attrs {
@@ -395,32 +466,14 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 return Err(self.fail(
                     place,
                     format!(
-                        "{key} is a script run {when} the node, which is not supported (canopy has \
-                         no blackboard); use a Guard or ReactiveGuard decorator with a registered \
+                        "{key} is a script run {when} the node; BehaviorTree.CPP scripts are not \
+                         imported; use a Guard or ReactiveGuard decorator with a registered \
                          condition, or a Sequence that checks a registered condition first"
                     ),
                 ));
             }
             if key.starts_with('_') {
                 continue;
-            }
-            // A <SubTree>'s ports are refused as remapping, whatever their values.
-            let subtree = self.element(place).tag == "SubTree";
-            if !subtree && value.len() >= 3 && value.starts_with('{') && value.ends_with('}') {
-                let entry = if value.starts_with("{@") {
-                    "the root blackboard entry"
-                } else {
-                    "the blackboard entry"
-                };
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "{key}={} reads {entry} {}, which is not supported (canopy has no \
-                         blackboard); write the value itself",
-                        quote(value),
-                        quote(&value[1..value.len() - 1])
-                    ),
-                ));
             }
             ports.push((key.clone(), value.clone()));
         }
@@ -484,8 +537,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             return Err(self.fail(
                 place,
                 format!(
-                    "{key}: SubTree ports remap blackboard entries, which is not supported (canopy \
-                     has no blackboard); remove the attribute"
+                    "{key}: SubTree ports remap blackboard entries, which canopy does not import: its \
+                     subtrees share the tree's one blackboard (BehaviorTree.CPP's \
+                     _autoremap=\"true\"); name the entries alike and add _autoremap=\"true\""
                 ),
             ));
         }
@@ -533,11 +587,28 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
         let mut params = Map::new();
         for (key, text) in ports {
-            let value = match node_type.params().iter().find(|p| &p.name == key) {
-                Some(param) => to_value(self.registry, &param.kind, text)
+            let param = node_type.params().iter().find(|p| &p.name == key);
+            let value = match (param, key_of(text)) {
+                (Some(param), Some(entry)) if matches!(param.kind, ParamKind::Port { .. }) => {
+                    Value::String(format!("{{{entry}}}"))
+                }
+                (Some(param), Some(entry)) => {
+                    return Err(self.fail(
+                        place,
+                        format!(
+                            "{key}={} reads the blackboard entry {}, but {key} is a parameter of \
+                             {}, not a port: it takes {}, fixed when the tree is built",
+                            quote(text),
+                            quote(entry),
+                            node_type.name(),
+                            param.kind.describe()
+                        ),
+                    ));
+                }
+                (Some(param), None) => to_value(self.registry, &param.kind, text)
                     .map_err(|p| self.fail(place, format!("{key}: {p}")))?,
                 // The registry's check names what the type takes.
-                None => Value::String(text.clone()),
+                (None, _) => Value::String(text.clone()),
             };
             params.insert(key.clone(), value);
         }
@@ -595,8 +666,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     if port_tags.contains(&self.element(port).tag.as_str()) {
                         return Err(self.fail(
                             port,
-                            "SubTree ports remap blackboard entries, which is not supported \
-                             (canopy has no blackboard)"
+                            "SubTree ports remap blackboard entries, which canopy does not \
+                             import (its subtrees share the tree's one blackboard)"
                                 .to_string(),
                         ));
                     }
@@ -630,17 +701,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         check_category(category, node_type.arity(), id).map_err(|p| self.fail(place, p))?;
         for port in ports {
             let p = self.element(port);
-            match p.tag.as_str() {
-                "input_port" => self.model_port(port, node_type)?,
-                "output_port" | "inout_port" => {
-                    return Err(self.fail(
-                        port,
-                        "output ports write blackboard entries, which is not supported (canopy \
-                         has no blackboard)"
-                            .to_string(),
-                    ));
-                }
-                _ => {}
+            if port_tags.contains(&p.tag.as_str()) {
+                self.model_port(port, node_type)?;
             }
         }
         Ok(())
@@ -668,6 +730,29 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ),
             ));
         };
+        let writes = matches!(param.kind, ParamKind::Port { output: true, .. });
+        let direction = match (e.tag.as_str(), &param.kind) {
+            ("input_port", ParamKind::Port { output: true, .. }) => Some("an output port"),
+            ("output_port" | "inout_port", ParamKind::Port { output: false, .. }) => {
+                Some("an input port")
+            }
+            ("output_port" | "inout_port", _) if !writes => {
+                Some("a parameter, fixed when the tree is built")
+            }
+            _ => None,
+        };
+        if let Some(is) = direction {
+            return Err(self.fail(
+                place,
+                format!(
+                    "<{}> {}: {}'s {} is {is}",
+                    e.tag,
+                    quote(name),
+                    node_type.name(),
+                    quote(name)
+                ),
+            ));
+        }
         if let Some(declared) = e.attr("type")
             && !port_type_fits(declared, &param.kind)
         {
@@ -806,6 +891,18 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         for port in declared {
             let text = ports.iter().find(|(k, _)| k == port.name).map(|(_, v)| v);
             let value = match (text, port.default) {
+                (Some(text), _) if key_of(text).is_some() => {
+                    return Err(self.fail(
+                        place,
+                        format!(
+                            "port {}={} reads a blackboard entry; canopy fixes the ports of \
+                             BehaviorTree.CPP's standard nodes when the tree is built: write the \
+                             value itself",
+                            port.name,
+                            quote(text)
+                        ),
+                    ));
+                }
                 (Some(text), _) => parse_port(port.kind, text).map_err(|what| {
                     self.fail(
                         place,
@@ -980,14 +1077,19 @@ fn check_category(category: Category, arity: Arity, id: &str) -> Result<(), Stri
     ))
 }
 
-/// Whether a port type as BehaviorTree.CPP writes it (`int`, `double`,
-/// `std::string`, …) can hold a parameter of `kind`. Types it does not
-/// know are let through.
-fn port_type_fits(declared: &str, kind: &canopy_data::ParamKind) -> bool {
-    use canopy_data::ParamKind as K;
-    let t = declared.trim();
+/// What a C++ type named as BehaviorTree.CPP writes it (`int`, `double`,
+/// `std::string`, …) holds, if it is one of the common ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Integer,
+    Decimal,
+    Boolean,
+    Text,
+}
+
+fn family(t: &str) -> Option<Family> {
     let integer = matches!(
-        t,
+        t.trim(),
         "int"
             | "unsigned"
             | "unsigned int"
@@ -1007,16 +1109,32 @@ fn port_type_fits(declared: &str, kind: &canopy_data::ParamKind) -> bool {
             | "uint32_t"
             | "uint64_t"
     );
-    let decimal = matches!(t, "double" | "float");
-    let boolean = t == "bool";
-    let text = t == "std::string" || t == "string" || t.starts_with("std::__cxx11::basic_string");
-    if !(integer || decimal || boolean || text) {
+    Some(match t.trim() {
+        _ if integer => Family::Integer,
+        "double" | "float" => Family::Decimal,
+        "bool" => Family::Boolean,
+        "std::string" | "string" => Family::Text,
+        t if t.starts_with("std::__cxx11::basic_string") => Family::Text,
+        _ => return None,
+    })
+}
+
+/// Whether a port type as BehaviorTree.CPP writes it can hold a parameter
+/// of `kind`: a port's slot type by its name or its family, a value by its
+/// family. Types it does not know are let through.
+fn port_type_fits(declared: &str, kind: &canopy_data::ParamKind) -> bool {
+    use canopy_data::ParamKind as K;
+    let Some(f) = family(declared) else {
         return true;
-    }
+    };
     match kind {
-        K::Int { .. } => integer,
-        K::Float { .. } => integer || decimal,
-        K::Bool => boolean,
-        _ => text,
+        K::Port { ty, .. } if declared.trim() == ty.name() => true,
+        K::Port { ty, .. } => {
+            family(ty.name()).is_none_or(|g| g == f || (f, g) == (Family::Integer, Family::Decimal))
+        }
+        K::Int { .. } => f == Family::Integer,
+        K::Float { .. } => matches!(f, Family::Integer | Family::Decimal),
+        K::Bool => f == Family::Boolean,
+        _ => f == Family::Text,
     }
 }

@@ -21,6 +21,12 @@ pub(crate) fn to_value<A: 'static, W: 'static>(
     text: &str,
 ) -> Result<Value, String> {
     let string = || Value::String(text.to_string());
+    let structured = matches!(kind, ParamKind::Point { .. } | ParamKind::List { .. });
+    if let Some(json) = text.strip_prefix(JSON_PREFIX).filter(|_| structured) {
+        // BehaviorTree.CPP's spelling of a structured value.
+        return serde_json::from_str(json)
+            .map_err(|e| format!("the value after \"json:\" is not JSON: {e}"));
+    }
     Ok(match kind {
         ParamKind::Int { .. } => match text.parse::<i64>() {
             Ok(n) => Value::from(n),
@@ -43,9 +49,46 @@ pub(crate) fn to_value<A: 'static, W: 'static>(
                 .map(|s| Value::String(s.trim().to_string()))
                 .collect(),
         ),
+        ParamKind::Point { .. } => numbers(text).unwrap_or_else(string),
+        ParamKind::List { item, .. }
+            if matches!(**item, ParamKind::Int { .. } | ParamKind::Float { .. }) =>
+        {
+            numbers(text).unwrap_or_else(string)
+        }
         ParamKind::Condition => condition(registry, text)?,
+        // A key in braces is the registry's to resolve; a value given in
+        // place reads as the port's value kind.
+        ParamKind::Port { .. } if key_of(text).is_some() => string(),
+        ParamKind::Port { value, .. } => to_value(registry, value, text)?,
         _ => string(),
     })
+}
+
+/// The blackboard key of a port's text, `{key}` (or `{@key}`, the root
+/// blackboard's, which is canopy's one blackboard); `{=}` is the port's
+/// own name, as the registry reads it.
+pub(crate) fn key_of(text: &str) -> Option<&str> {
+    let key = text.strip_prefix('{')?.strip_suffix('}')?;
+    let key = key.strip_prefix('@').unwrap_or(key);
+    (!key.is_empty()).then_some(key)
+}
+
+/// The prefix of a value written as JSON (`json:[[0,0],[10,0]]`), as
+/// BehaviorTree.CPP 4 reads ports of types with a JSON converter.
+pub(crate) const JSON_PREFIX: &str = "json:";
+
+/// Numbers separated by `;` (a point `2;3.5`, a list `1;2;3`), as
+/// BehaviorTree.CPP writes vectors; `None` unless every part is one.
+fn numbers(text: &str) -> Option<Value> {
+    if text.trim().is_empty() {
+        return Some(Value::Array(Vec::new()));
+    }
+    let part = |p: &str| match p.trim().parse::<i64>() {
+        Ok(n) => Some(Value::from(n)),
+        Err(_) => number(p.trim()),
+    };
+    let parts: Option<Vec<Value>> = text.split(';').map(part).collect();
+    parts.map(Value::Array)
 }
 
 /// A finite number written in decimal, if `text` is one.
@@ -69,6 +112,13 @@ pub(crate) fn to_text(value: &Value) -> Option<String> {
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
         Value::String(s) => s.clone(),
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_number) => {
+            let numbers: Vec<String> = items.iter().map(|n| n.to_string()).collect();
+            numbers.join(";")
+        }
+        Value::Array(items) if items.iter().any(|i| i.is_array() || i.is_number()) => {
+            format!("{JSON_PREFIX}{}", serde_json::to_string(value).ok()?)
+        }
         Value::Array(items) => {
             let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
             let words = words?;
@@ -238,7 +288,52 @@ mod tests {
             Some("Running;Success".into())
         );
         assert_eq!(to_text(&json!([" Running"])), None);
-        assert_eq!(to_text(&json!([1])), None);
         assert_eq!(to_text(&Value::Null), None);
+    }
+
+    #[test]
+    fn points_and_lists_are_written_as_behaviortree_cpp_reads_vectors() {
+        let r = Registry::<(), ()>::new();
+        let point = ParamKind::Point {
+            dims: 2,
+            min: f64::MIN,
+            max: f64::MAX,
+        };
+        let numbers = ParamKind::List {
+            item: Box::new(ParamKind::Float {
+                min: f64::MIN,
+                max: f64::MAX,
+            }),
+            min_len: 0,
+            max_len: 10,
+        };
+        let path = ParamKind::List {
+            item: Box::new(point.clone()),
+            min_len: 0,
+            max_len: 10,
+        };
+        assert_eq!(to_text(&json!([2, 3.5])), Some("2;3.5".into()));
+        assert_eq!(to_value(&r, &point, "2;3.5"), Ok(json!([2, 3.5])));
+        assert_eq!(to_value(&r, &point, "2; 3.5"), Ok(json!([2, 3.5])));
+        assert_eq!(to_value(&r, &numbers, "1;2;3"), Ok(json!([1, 2, 3])));
+        assert_eq!(
+            to_text(&json!([[0, 0], [10, 0]])),
+            Some("json:[[0,0],[10,0]]".into())
+        );
+        assert_eq!(
+            to_value(&r, &path, "json:[[0,0],[10,0]]"),
+            Ok(json!([[0, 0], [10, 0]]))
+        );
+        // Not numbers: left as text, for the registry to refuse by name.
+        assert_eq!(to_value(&r, &point, "0,0"), Ok(json!("0,0")));
+        assert_eq!(
+            to_value(&r, &path, "json:[[0,0]"),
+            Err("the value after \"json:\" is not JSON: EOF while parsing a list at line 1 column 6".into())
+        );
+        // A string is never read as JSON.
+        assert_eq!(
+            to_value(&r, &ParamKind::Text, "json:[1]"),
+            Ok(json!("json:[1]"))
+        );
     }
 }

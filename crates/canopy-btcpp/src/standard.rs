@@ -228,29 +228,28 @@ impl Std {
     }
 }
 
-const NO_BLACKBOARD: &str = "canopy has no blackboard: keep such state in the agent's data and \
-     read or write it from a registered action or condition";
+const NO_BLACKBOARD: &str = "canopy reads and writes its blackboard through the ports of \
+     registered nodes, like goal=\"{goal}\"";
 
 /// Standard IDs canopy refuses, with what to write instead.
 pub(crate) fn refused(id: &str) -> Option<String> {
     let why = match id {
         "Script" | "ScriptCondition" => format!(
-            "scripting is not supported ({NO_BLACKBOARD}); write the logic as a registered \
-             action or condition"
+            "BehaviorTree.CPP scripts are not imported: {NO_BLACKBOARD}; write the logic as a \
+             registered action or condition"
         ),
         "SetBlackboard" | "UnsetBlackboard" | "WasEntryUpdated" | "SkipUnlessUpdated"
-        | "WaitValueUpdate" => format!("blackboard nodes are not supported ({NO_BLACKBOARD})"),
+        | "WaitValueUpdate" => format!("{id} is not imported: {NO_BLACKBOARD}"),
         "Precondition" => format!(
-            "Precondition runs a script, which is not supported ({NO_BLACKBOARD}); use a \
+            "Precondition runs a script, which is not imported: {NO_BLACKBOARD}; use a \
              Guard or ReactiveGuard decorator with a registered condition"
         ),
         "Switch2" | "Switch3" | "Switch4" | "Switch5" | "Switch6" => format!(
-            "Switch compares a blackboard entry, which is not supported ({NO_BLACKBOARD}); \
+            "Switch is not imported: {NO_BLACKBOARD}; \
              use a Fallback of Sequences, each starting with a registered condition for its case"
         ),
         "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString" => format!(
-            "Loop nodes take their values from a blackboard queue, which is not supported \
-             ({NO_BLACKBOARD}); keep the queue in the agent's data and repeat a registered \
+            "{id} is not imported: {NO_BLACKBOARD}; keep the queue in the agent's data and repeat a registered \
              action that takes the next item, under Repeat or KeepRunningUntilFailure"
         ),
         "SequenceStar" => "SequenceStar is the name of BehaviorTree.CPP 3; format 4 calls it \

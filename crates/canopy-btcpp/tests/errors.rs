@@ -297,39 +297,39 @@ fn wrong_attribute_types() {
 }
 
 #[test]
-fn blackboard_and_scripts_are_refused_with_what_to_do() {
+fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
     let cases = [
         (
             "<Wait ticks=\"{t}\"/>",
-            "<Wait>: ticks=\"{t}\" reads the blackboard entry \"t\", which is not supported (canopy has no blackboard); write the value itself",
+            "<Wait>: ticks=\"{t}\" reads the blackboard entry \"t\", but ticks is a parameter of Wait, not a port: it takes integer ≥ 0, fixed when the tree is built",
         ),
         (
             "<Wait ticks=\"{@t}\"/>",
-            "<Wait>: ticks=\"{@t}\" reads the root blackboard entry \"@t\", which is not supported (canopy has no blackboard); write the value itself",
+            "<Wait>: ticks=\"{@t}\" reads the blackboard entry \"t\", but ticks is a parameter of Wait, not a port: it takes integer ≥ 0, fixed when the tree is built",
         ),
         (
             "<Script code=\"x := 1\"/>",
-            "<Script>: scripting is not supported (canopy has no blackboard: keep such state in the agent's data and read or write it from a registered action or condition); write the logic as a registered action or condition",
+            "<Script>: BehaviorTree.CPP scripts are not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"; write the logic as a registered action or condition",
         ),
         (
             "<AlwaysSuccess _skipIf=\"x\"/>",
-            "<AlwaysSuccess>: _skipIf is a script run before the node, which is not supported (canopy has no blackboard); use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
+            "<AlwaysSuccess>: _skipIf is a script run before the node; BehaviorTree.CPP scripts are not imported; use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
         ),
         (
             "<AlwaysSuccess _onSuccess=\"x = 1\"/>",
-            "<AlwaysSuccess>: _onSuccess is a script run after the node, which is not supported (canopy has no blackboard); use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
+            "<AlwaysSuccess>: _onSuccess is a script run after the node; BehaviorTree.CPP scripts are not imported; use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
         ),
         (
             "<Switch2 variable=\"{v}\" case_1=\"1\"><AlwaysSuccess/><AlwaysSuccess/><AlwaysSuccess/></Switch2>",
-            "<Switch2>: Switch compares a blackboard entry, which is not supported (canopy has no blackboard: keep such state in the agent's data and read or write it from a registered action or condition); use a Fallback of Sequences, each starting with a registered condition for its case",
+            "<Switch2>: Switch is not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"; use a Fallback of Sequences, each starting with a registered condition for its case",
         ),
         (
             "<LoopInt queue=\"1;2\"><AlwaysSuccess/></LoopInt>",
-            "<LoopInt>: Loop nodes take their values from a blackboard queue, which is not supported (canopy has no blackboard: keep such state in the agent's data and read or write it from a registered action or condition); keep the queue in the agent's data and repeat a registered action that takes the next item, under Repeat or KeepRunningUntilFailure",
+            "<LoopInt>: LoopInt is not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"; keep the queue in the agent's data and repeat a registered action that takes the next item, under Repeat or KeepRunningUntilFailure",
         ),
         (
             "<SetBlackboard value=\"1\" output_key=\"k\"/>",
-            "<SetBlackboard>: blackboard nodes are not supported (canopy has no blackboard: keep such state in the agent's data and read or write it from a registered action or condition)",
+            "<SetBlackboard>: SetBlackboard is not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"",
         ),
     ];
     for (body, expected) in cases {
@@ -343,7 +343,7 @@ fn blackboard_and_scripts_are_refused_with_what_to_do() {
         error(&tree(
             "<BehaviorTree ID=\"Main\"><SubTree ID=\"S\" goal=\"{g}\"/></BehaviorTree><BehaviorTree ID=\"S\"><AlwaysSuccess/></BehaviorTree>"
         )),
-        "bad.xml:2:27: <SubTree ID=\"S\">: goal: SubTree ports remap blackboard entries, which is not supported (canopy has no blackboard); remove the attribute"
+        "bad.xml:2:27: <SubTree ID=\"S\">: goal: SubTree ports remap blackboard entries, which canopy does not import: its subtrees share the tree's one blackboard (BehaviorTree.CPP's _autoremap=\"true\"); name the entries alike and add _autoremap=\"true\""
     );
 }
 
@@ -497,14 +497,14 @@ fn tree_nodes_models_are_checked() {
     assert_eq!(
         with_model("<Action ID=\"Wait\"><output_port name=\"ticks\"/></Action>"),
         format!(
-            "bad.xml:3:{}: <output_port name=\"ticks\">: output ports write blackboard entries, which is not supported (canopy has no blackboard)",
+            "bad.xml:3:{}: <output_port name=\"ticks\">: <output_port> \"ticks\": Wait's \"ticks\" is a parameter, fixed when the tree is built",
             AT + 18
         )
     );
     assert_eq!(
         with_model("<SubTree ID=\"S\"><input_port name=\"goal\"/></SubTree>"),
         format!(
-            "bad.xml:3:{}: <input_port name=\"goal\">: SubTree ports remap blackboard entries, which is not supported (canopy has no blackboard)",
+            "bad.xml:3:{}: <input_port name=\"goal\">: SubTree ports remap blackboard entries, which canopy does not import (its subtrees share the tree's one blackboard)",
             AT + 16
         )
     );

@@ -105,9 +105,9 @@ fn bad_xml_is_reported_with_line_and_column() {
     assert_invalid(
         &["check", &script],
         &format!(
-            "{script}:4:7: <Script>: scripting is not supported (canopy has no blackboard: keep \
-             such state in the agent's data and read or write it from a registered action or \
-             condition); write the logic as a registered action or condition"
+            "{script}:4:7: <Script>: BehaviorTree.CPP scripts are not imported: canopy reads and \
+             writes its blackboard through the ports of registered nodes, like goal=\"{{goal}}\"; \
+             write the logic as a registered action or condition"
         ),
     );
 }

@@ -433,6 +433,9 @@ pub enum Problem {
         /// Where it was first used, as messages write a place
         /// (`crowd.json:3:7: tree/children[0] (name "look")`).
         first: String,
+        /// The node that first used it, for loaders that show places in
+        /// their own terms (an XML element's line and column).
+        first_node: Box<NodePath>,
     },
     /// An output port given a value instead of a blackboard key.
     OutputNotAKey {
@@ -666,6 +669,7 @@ impl Problem {
                 wanted,
                 holds,
                 first,
+                ..
             } => write!(
                 f,
                 "port wants key {} to hold {}, but it holds {} since its first use at {}",

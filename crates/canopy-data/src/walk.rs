@@ -229,7 +229,7 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     /// Subtrees some reference names.
     referenced: HashSet<&'d str>,
     /// Where each blackboard key was first used, as messages write a place.
-    keys: RefCell<HashMap<String, String>>,
+    keys: RefCell<HashMap<String, (String, NodePath)>>,
     /// When every error is wanted ([`Loader::collect_errors`]): those so far.
     errors: Option<Vec<LoadError>>,
     nodes: usize,
@@ -591,17 +591,19 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             Ok(slot) => {
                 let mut keys = self.keys.borrow_mut();
                 if !keys.contains_key(key) {
-                    keys.insert(key.to_string(), self.place_text(path, name));
+                    let first = (self.place_text(path, name), path.path());
+                    keys.insert(key.to_string(), first);
                 }
                 Ok(ParamValue::Slot(slot))
             }
             Err(conflict) => {
-                let first = self.keys.borrow().get(key).cloned().unwrap_or_default();
+                let (first, first_node) = self.keys.borrow().get(key).cloned().unwrap_or_default();
                 let problem = Problem::KeyType {
                     key: key.to_string(),
                     wanted: conflict.wanted.to_string(),
                     holds: conflict.holds.to_string(),
                     first,
+                    first_node: Box::new(first_node),
                 };
                 Err(self.fail(path, name, problem))
             }
