@@ -341,20 +341,22 @@ fn load_error(model: &Model, e: LoadError) -> XmlError {
 /// A key given two types, its first use shown as this file shows places:
 /// line, column and element.
 fn key_type(model: &Model, problem: &Problem) -> Option<String> {
-    let Problem::KeyType {
+    let Problem::KeyType(conflict) = problem else {
+        return None;
+    };
+    let canopy_data::KeyConflict {
+        port,
         key,
         wanted,
         holds,
         first_node,
         ..
-    } = problem
-    else {
-        return None;
-    };
+    } = &**conflict;
     let first = model.locate(first_node)?;
     let first = model.fail(model.nodes[model.resolve(first)].place, String::new());
     Some(format!(
-        "port wants key {} to hold {}, but it holds {} since its first use at {}:{}:{}: {}",
+        "port {} wants key {} to hold {}, but it holds {} since its first use at {}:{}:{}: {}",
+        quote(port),
         quote(&format!("{{{key}}}")),
         escape_controls(wanted),
         escape_controls(holds),

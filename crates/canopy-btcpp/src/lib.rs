@@ -158,6 +158,7 @@ mod model;
 mod nodes;
 mod params;
 mod sources;
+mod stand_in;
 mod standard;
 mod text;
 
@@ -170,6 +171,7 @@ use serde_json::Value;
 pub use error::{ExportError, XmlError};
 pub use model::MAX_LEVELS;
 pub use sources::{MAX_FILES, MAX_INCLUDE_DEPTH, MAX_XML_BYTES};
+pub use stand_in::{NodeModel, StandIn, StandInRules};
 
 /// How XML is read and written.
 #[derive(Clone, Debug, PartialEq, Eq)]

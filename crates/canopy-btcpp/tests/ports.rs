@@ -152,7 +152,7 @@ fn a_key_read_as_two_types_is_refused_naming_both_places() {
     .unwrap_err();
     assert_eq!(
         err,
-        "walk.xml:2:69: <Say>: port wants key \"{k}\" to hold std::string, but it holds bool \
+        "walk.xml:2:69: <Say>: port \"line\" wants key \"{k}\" to hold std::string, but it holds bool \
          since its first use at walk.xml:2:37: <Walk>"
     );
 }

@@ -5,7 +5,7 @@
 //! `--types` accepts — is set on the built command (see `crate::command`).
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use canopy_core::Mode;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -40,6 +40,17 @@ pub(crate) struct Load {
     #[arg(long, value_name = "MS", default_value_t = 100,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) tick_ms: u32,
+    /// A BehaviorTree.CPP node model (the `<TreeNodesModel>` of this XML
+    /// file): node types it declares that these node types lack get
+    /// stand-ins with the declared ports, so the tree loads and runs
+    /// without their code.
+    #[arg(long, value_name = "MODEL.xml")]
+    pub(crate) model: Option<PathBuf>,
+    /// What the model's stand-ins do, by type (JSON): a status or a list of
+    /// statuses for a leaf, a control or decorator of canopy's for the
+    /// others. [default: Success; Sequence; the child's status]
+    #[arg(long, value_name = "RULES.json", requires = "model")]
+    pub(crate) stand_ins: Option<PathBuf>,
 }
 
 /// A tree file and how to read it.
@@ -84,16 +95,23 @@ pub(crate) enum Command {
 impl Command {
     /// The `--types` the command was given, if it takes one.
     pub(crate) fn types(&self) -> Option<&str> {
-        let load = match self {
-            Command::Check(a) | Command::Print(a) | Command::Dot(a) => &a.load,
-            Command::Nodes { types } => return types.as_deref(),
-            Command::Run(a) => &a.load,
-            Command::Bench(a) => &a.load,
-            Command::Export(a) => &a.load,
-            Command::View(a) => &a.load,
-            Command::Snapshot(SnapshotCommand::Inspect(a)) => &a.load,
-        };
-        load.types.as_deref()
+        match self {
+            Command::Nodes { types } => types.as_deref(),
+            _ => self.load()?.1.types.as_deref(),
+        }
+    }
+
+    /// The tree file the command reads, and how, if it reads one.
+    pub(crate) fn load(&self) -> Option<(&Path, &Load)> {
+        Some(match self {
+            Command::Check(a) | Command::Print(a) | Command::Dot(a) => (&a.file, &a.load),
+            Command::Nodes { .. } => return None,
+            Command::Run(a) => (&a.file, &a.load),
+            Command::Bench(a) => (&a.file, &a.load),
+            Command::Export(a) => (&a.file, &a.load),
+            Command::View(a) => (&a.tree, &a.load),
+            Command::Snapshot(SnapshotCommand::Inspect(a)) => (&a.tree, &a.load),
+        })
     }
 }
 

@@ -13,8 +13,13 @@ pub(crate) trait Kit {
     fn knows(&self, type_name: &str) -> bool;
     /// Whether `run` and `bench` can run trees of these types.
     fn runs(&self) -> bool;
-    /// Carry out `command`, writing to `out`.
-    fn execute(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure>;
+    /// Carry out `command`, writing to `out` (and warnings to `err`).
+    fn execute(
+        &mut self,
+        command: &Command,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), Failure>;
 }
 
 /// A registry offered under `--types NAME`.

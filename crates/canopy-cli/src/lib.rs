@@ -339,7 +339,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Cli<A, W> {
             .and_then(|t| sets.iter().position(|s| s.name == t))
             .unwrap_or(0);
         let result = check_workload(&parsed.command)
-            .and_then(|()| sets[chosen].kit.execute(&parsed.command, out))
+            .and_then(|()| sets[chosen].kit.execute(&parsed.command, out, err))
             .and_then(|()| Ok(out.flush()?))
             .map_err(|f| f.cannot_run(&bin, &sets[chosen], sets.len() == 1));
         match result {

@@ -124,7 +124,17 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {
         self.agent.is_some() && self.world.is_some()
     }
 
-    fn execute(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure> {
+    fn execute(
+        &mut self,
+        command: &Command,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), Failure> {
+        if let Some((file, load)) = command.load()
+            && let Some(model) = &load.model
+        {
+            self.stand_in(file, load, model, err)?;
+        }
         match command {
             Command::Check(a) => {
                 self.check(&a.file, &a.load)?;
@@ -169,6 +179,42 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         } else {
             Err(Failure::Loads(errors))
         }
+    }
+
+    /// Stand-ins for the node types `model` declares and the registry
+    /// lacks; a warning for each control or decorator the tree uses that
+    /// stands in as the default.
+    fn stand_in(
+        &mut self,
+        file: &Path,
+        load: &Load,
+        model: &Path,
+        err: &mut dyn Write,
+    ) -> Result<(), Failure> {
+        let xml = |e: canopy_btcpp::XmlError| Failure::Load(e.into());
+        let rules = match &load.stand_ins {
+            Some(path) => canopy_btcpp::StandInRules::read_file(path).map_err(xml)?,
+            None => canopy_btcpp::StandInRules::new(),
+        };
+        let model = canopy_btcpp::NodeModel::read_file(model).map_err(xml)?;
+        let stand_ins = model.stand_in(&mut self.registry, &rules).map_err(xml)?;
+        let tree = self.load(file, load)?;
+        let mut used = std::collections::HashSet::new();
+        let mut stack = vec![tree.node(tree.root())];
+        while let Some(node) = stack.pop() {
+            used.insert(node.type_name().to_string());
+            stack.extend(node.children());
+        }
+        for stand_in in stand_ins {
+            let shapes = stand_in.defaulted && stand_in.is_control_or_decorator();
+            if shapes && used.contains(&stand_in.type_name) {
+                writeln!(
+                    err,
+                    "warning: {stand_in} (a stand-in; choose what it runs as with --stand-ins)"
+                )?;
+            }
+        }
+        Ok(())
     }
 
     /// Load a tree file with `seed` for the random nodes.

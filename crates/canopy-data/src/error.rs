@@ -423,20 +423,7 @@ pub enum Problem {
         count: usize,
     },
     /// A blackboard key used as two types: here, and at its first use.
-    KeyType {
-        /// The key.
-        key: String,
-        /// The type a port here wants.
-        wanted: String,
-        /// The type its first use gave it.
-        holds: String,
-        /// Where it was first used, as messages write a place
-        /// (`crowd.json:3:7: tree/children[0] (name "look")`).
-        first: String,
-        /// The node that first used it, for loaders that show places in
-        /// their own terms (an XML element's line and column).
-        first_node: Box<NodePath>,
-    },
+    KeyType(Box<KeyConflict>),
     /// An output port given a value instead of a blackboard key.
     OutputNotAKey {
         /// The port.
@@ -460,6 +447,25 @@ pub enum Problem {
 
 /// Words of a list a message shows before it says how many there are.
 const LISTED: usize = 10;
+
+/// A blackboard key used as two types ([`Problem::KeyType`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyConflict {
+    /// The port here.
+    pub port: String,
+    /// The key.
+    pub key: String,
+    /// The type a port here wants.
+    pub wanted: String,
+    /// The type its first use gave it.
+    pub holds: String,
+    /// Where it was first used, as messages write a place
+    /// (`crowd.json:3:7: tree/children[0] (name "look")`).
+    pub first: String,
+    /// The node that first used it, for loaders that show places in their
+    /// own terms (an XML element's line and column).
+    pub first_node: NodePath,
+}
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -664,20 +670,25 @@ impl Problem {
                     ),
                 }
             }
-            Problem::KeyType {
-                key,
-                wanted,
-                holds,
-                first,
-                ..
-            } => write!(
-                f,
-                "port wants key {} to hold {}, but it holds {} since its first use at {}",
-                quote(&format!("{{{key}}}")),
-                escape(wanted),
-                escape(holds),
-                escape_again(first)
-            ),
+            Problem::KeyType(conflict) => {
+                let KeyConflict {
+                    port,
+                    key,
+                    wanted,
+                    holds,
+                    first,
+                    ..
+                } = &**conflict;
+                write!(
+                    f,
+                    "port {} wants key {} to hold {}, but it holds {} since its first use at {}",
+                    quote(port),
+                    quote(&format!("{{{key}}}")),
+                    escape(wanted),
+                    escape(holds),
+                    escape_again(first)
+                )
+            }
             Problem::OutputNotAKey { param, got } => write!(
                 f,
                 "output port {} takes a blackboard key like \"{{key}}\", got {got}",

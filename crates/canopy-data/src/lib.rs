@@ -188,7 +188,9 @@ mod registry;
 mod walk;
 
 pub use document::literal_to_json;
-pub use error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
+pub use error::{
+    KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem,
+};
 pub use format::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
 pub use load::{parse, read_file, read_file_up_to};
 pub use registry::{NodeType, Registry, RegistryError};

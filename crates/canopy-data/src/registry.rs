@@ -394,6 +394,20 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         Ok(())
     }
 
+    /// Take the type registered as `name` out of the registry: to register
+    /// another under its name (a node model's own `Wait`, say, in place of
+    /// canopy's built-in one).
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let mut registry = Registry::<(), ()>::new();
+    /// assert_eq!(registry.remove("Wait").map(|t| t.name().to_string()), Some("Wait".to_string()));
+    /// assert!(registry.get("Wait").is_none() && registry.remove("Wait").is_none());
+    /// ```
+    pub fn remove(&mut self, name: &str) -> Option<NodeType<A, W>> {
+        self.types.remove(name)
+    }
+
     /// Add an action leaf type: `factory` receives the checked parameters
     /// and returns the leaf's code, which runs on every update. (With a
     /// parameters struct, [`Registry::action`] reads them for you.)

@@ -13,7 +13,7 @@ use canopy_core::{
 
 use crate::check::{Place, check};
 use crate::document::{Field, Source, Value, describe, field, position};
-use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Problem};
+use crate::error::{KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Problem};
 use crate::format::{Format, MAX_NODES};
 use crate::registry::{Build, NodeType, Registry};
 
@@ -598,13 +598,14 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             }
             Err(conflict) => {
                 let (first, first_node) = self.keys.borrow().get(key).cloned().unwrap_or_default();
-                let problem = Problem::KeyType {
+                let problem = Problem::KeyType(Box::new(KeyConflict {
+                    port: param.to_string(),
                     key: key.to_string(),
                     wanted: conflict.wanted.to_string(),
                     holds: conflict.holds.to_string(),
                     first,
-                    first_node: Box::new(first_node),
-                };
+                    first_node,
+                }));
                 Err(self.fail(path, name, problem))
             }
         }

@@ -119,7 +119,7 @@ fn two_types_for_one_key_are_refused_naming_both_places() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "two.json:3:19: tree/children[1] (name \"Say\"): port wants key \"{done}\" to hold \
+        "two.json:3:19: tree/children[1] (name \"Say\"): port \"line\" wants key \"{done}\" to hold \
          std::string, but it holds bool since its first use at \
          two.json:2:19: tree/children[0] (name \"Walk\")"
     );
