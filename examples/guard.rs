@@ -245,17 +245,31 @@ fn start(i: u32) -> Guard {
 
 fn main() -> Result<(), Box<dyn Error>> {
     let (mut guards, mut ticks) = (10_000u32, 300u32);
+    let mut path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/trees/guard.json").to_string();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let value = args.next().ok_or(format!("{arg} needs a value"))?.parse()?;
+        if arg == "--export-xml" {
+            // The tree file as BehaviorTree.CPP XML (how guard.xml was made).
+            let options = canopy_btcpp::XmlOptions::default();
+            print!(
+                "{}",
+                canopy_btcpp::export_file(&registry()?, &path, &options)?
+            );
+            return Ok(());
+        }
+        let value = args.next().ok_or(format!("{arg} needs a value"))?;
         match arg.as_str() {
-            "--guards" => guards = value,
-            "--ticks" => ticks = value,
-            _ => return Err(format!("unknown option {arg}: use --guards N --ticks T").into()),
+            "--guards" => guards = value.parse()?,
+            "--ticks" => ticks = value.parse()?,
+            "--tree" => path = value,
+            _ => {
+                let usage = "use --guards N --ticks T --tree FILE.json|FILE.xml [--export-xml]";
+                return Err(format!("unknown option {arg}: {usage}").into());
+            }
         }
     }
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/trees/guard.json");
-    let tree = registry()?.load_file(path)?;
+    let options = canopy_btcpp::XmlOptions::default();
+    let tree = canopy_btcpp::load_any(&registry()?, &path, &options)?;
     print!("{}", tree.display());
 
     let mut data: Vec<Guard> = (0..guards).map(start).collect();

@@ -4,6 +4,8 @@ use std::fmt;
 
 use canopy_data::{LoadError, Location, NodePath, Position, Problem};
 
+use crate::text::quote;
+
 /// Why an XML tree could not be loaded.
 ///
 /// ```
@@ -97,7 +99,9 @@ pub enum ExportError {
         /// The node's path in the document (`tree/children[1]`,
         /// `subtrees/Fight`).
         path: NodePath,
-        /// What cannot be written, and why.
+        /// The node's name (its type's when it has none of its own).
+        node: String,
+        /// What cannot be written, why, and what to do.
         problem: String,
     },
 }
@@ -109,8 +113,15 @@ impl fmt::Display for ExportError {
             ExportError::Node {
                 file,
                 path,
+                node,
                 problem,
-            } => write!(f, "{file}: {path}: {problem}"),
+            } if node.is_empty() => write!(f, "{file}: {path}: {problem}"),
+            ExportError::Node {
+                file,
+                path,
+                node,
+                problem,
+            } => write!(f, "{file}: {path} (name {}): {problem}", quote(node)),
         }
     }
 }
@@ -132,12 +143,13 @@ impl From<ExportError> for LoadError {
             ExportError::Node {
                 file,
                 path,
+                node,
                 problem,
             } => LoadError::new(
                 file,
                 Location::Node {
                     path,
-                    name: String::new(),
+                    name: node,
                     at: None,
                 },
                 Problem::Reported { problem },

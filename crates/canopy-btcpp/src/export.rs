@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use canopy_data::{NodePath, NodeType, ParamKind, Registry};
+use canopy_data::{NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
@@ -20,6 +20,44 @@ use crate::error::ExportError;
 use crate::params::to_text;
 use crate::standard::{CANOPY_PREFIX, Category, Std, bad_model_name, is_port_name, is_reserved};
 use crate::text::quote;
+
+/// Why a parameter's value has no XML text that reads back the same, and
+/// what to write instead.
+fn unwritten(value: &Value) -> String {
+    match value {
+        Value::Null => "an explicit null is not written; leave the parameter out".to_string(),
+        Value::Array(_) => "a list item holds \";\" or begins or ends with a space, and \
+             BehaviorTree.CPP separates list items with \";\"; change the item"
+            .to_string(),
+        _ => "the value has no BehaviorTree.CPP spelling that reads back the same; write it \
+              as a number, a string or a list"
+            .to_string(),
+    }
+}
+
+/// The node object at `path` in `document`, if there is one.
+fn node_at<'d>(document: &'d Value, path: &NodePath) -> Option<&'d Map<String, Value>> {
+    let mut node = match &path.root {
+        PathRoot::Tree => document.get("tree")?,
+        PathRoot::Subtree(name) => document.get("subtrees")?.get(name)?,
+    };
+    for step in &path.steps {
+        node = match step {
+            PathStep::Child(i) => node.get("children")?.get(*i as usize)?,
+            PathStep::Condition => node.get("condition")?,
+        };
+    }
+    node.as_object()
+}
+
+/// A node's name as errors give it: its own, or its type's.
+fn describe(node: &Map<String, Value>) -> String {
+    let type_name = node.get("type").and_then(Value::as_str).unwrap_or_default();
+    node.get("name")
+        .and_then(Value::as_str)
+        .unwrap_or(type_name)
+        .to_string()
+}
 
 /// The document, which `registry` must load, as BehaviorTree.CPP XML.
 pub(crate) fn export<A: 'static, W: 'static>(
@@ -31,6 +69,7 @@ pub(crate) fn export<A: 'static, W: 'static>(
     let mut writer = Writer {
         registry,
         builtins: Registry::new(),
+        document,
         source,
         tick_ms: options.tick_ms.max(1) as u64,
         out: String::new(),
@@ -131,6 +170,8 @@ struct Declared {
 struct Writer<'r, A, W> {
     registry: &'r Registry<A, W>,
     builtins: Registry<A, W>,
+    /// The document written, to name the node an error is about.
+    document: &'r Value,
     source: &'r str,
     tick_ms: u64,
     out: String,
@@ -143,6 +184,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         ExportError::Node {
             file: self.source.to_string(),
             path: path.clone(),
+            node: node_at(self.document, path).map_or_else(String::new, describe),
             problem,
         }
     }
@@ -223,7 +265,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             return Err(self.fail(
                 path,
                 format!(
-                    "the name {} holds the character {}, which XML cannot hold",
+                    "the name {} holds the character {}, which XML cannot hold; rename the node",
                     quote(name),
                     quote(&c.to_string())
                 ),
@@ -324,9 +366,8 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
                 ),
             ));
         }
-        let text = to_text(value).ok_or_else(|| {
-            self.fail(path, format!("parameter {key}: the value cannot be written as XML text that reads back the same"))
-        })?;
+        let text = to_text(value)
+            .ok_or_else(|| self.fail(path, format!("parameter {key}: {}", unwritten(value))))?;
         let port = node_type
             .params()
             .iter()
@@ -334,14 +375,20 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         if !port && text.len() >= 3 && text.starts_with('{') && text.ends_with('}') {
             return Err(self.fail(
                 path,
-                format!("parameter {key}: the value {} would read as a blackboard entry in BehaviorTree.CPP", quote(&text)),
+                format!(
+                    "parameter {key}: the value {} would read as a blackboard entry in \
+                     BehaviorTree.CPP; change the value, or declare the parameter as a port \
+                     (Input<T>) if it is meant to read one",
+                    quote(&text)
+                ),
             ));
         }
         if let Some(c) = unwritable(&text) {
             return Err(self.fail(
                 path,
                 format!(
-                    "parameter {key}: the value holds the character {}, which XML cannot hold",
+                    "parameter {key}: the value holds the character {}, which XML cannot hold; \
+                     remove it",
                     quote(&c.to_string())
                 ),
             ));
@@ -369,7 +416,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
                     out,
                     "      <{tag} name=\"{}\" type=\"{}\"",
                     escape(&param.name),
-                    escape(port_type(&param.kind))
+                    escape(&port_type(&param.kind))
                 );
                 if let Some(default) = param
                     .default
@@ -402,12 +449,18 @@ fn category<A, W>(node_type: &NodeType<A, W>) -> Category {
 }
 
 /// The port type BehaviorTree.CPP would declare for a parameter.
-fn port_type(kind: &ParamKind) -> &str {
+fn port_type(kind: &ParamKind) -> String {
     match kind {
-        ParamKind::Port { ty, .. } => ty.name(),
-        ParamKind::Int { .. } => "int",
-        ParamKind::Float { .. } => "double",
-        ParamKind::Bool => "bool",
-        _ => "std::string",
+        ParamKind::Port { ty, .. } => ty.name().to_string(),
+        ParamKind::Int { .. } => "int".to_string(),
+        ParamKind::Float { .. } => "double".to_string(),
+        ParamKind::Bool => "bool".to_string(),
+        // The names canopy's point types have on a blackboard.
+        ParamKind::Point { dims, max, .. } => {
+            let single = if *max <= f64::from(f32::MAX) { "f" } else { "" };
+            format!("canopy::Point{dims}{single}")
+        }
+        ParamKind::List { item, .. } => format!("std::vector<{}>", port_type(item)),
+        _ => "std::string".to_string(),
     }
 }

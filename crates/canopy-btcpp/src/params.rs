@@ -28,6 +28,8 @@ pub(crate) fn to_value<A: 'static, W: 'static>(
             .map_err(|e| format!("the value after \"json:\" is not JSON: {e}"));
     }
     Ok(match kind {
+        // An empty list is written as nothing, whatever its items.
+        ParamKind::List { .. } if text.trim().is_empty() => Value::Array(Vec::new()),
         ParamKind::Int { .. } => match text.parse::<i64>() {
             Ok(n) => Value::from(n),
             // Out-of-range and fractional numbers are numbers, so the
@@ -43,6 +45,16 @@ pub(crate) fn to_value<A: 'static, W: 'static>(
             "false" => Value::Bool(false),
             _ => string(),
         },
+        ParamKind::List { item, .. }
+            if matches!(**item, ParamKind::Text | ParamKind::Choice(_)) =>
+        {
+            Value::Array(
+                text.split(';')
+                    .filter(|s| !s.trim().is_empty())
+                    .map(|s| Value::String(s.trim().to_string()))
+                    .collect(),
+            )
+        }
         ParamKind::Statuses => Value::Array(
             text.split(';')
                 .filter(|s| !s.trim().is_empty())

@@ -240,15 +240,15 @@ fn unexportable_documents_say_why() {
     let cases = [
         (
             json!({"tree": {"type": "Wait", "name": "bell\u{7}", "ticks": 1}}),
-            "doc: tree: the name \"bell\\u{7}\" holds the character \"\\u{7}\", which XML cannot hold",
+            "doc: tree (name \"bell\\u{7}\"): the name \"bell\\u{7}\" holds the character \"\\u{7}\", which XML cannot hold; rename the node",
         ),
         (
             json!({"tree": {"type": "SubTree", "tree": "walk home"}, "subtrees": {"walk home": {"type": "AlwaysSuccess"}}}),
-            "doc: subtrees/walk home: the subtree name \"walk home\" cannot be a BehaviorTree.CPP tree ID: it contains the character \" \", which BehaviorTree.CPP does not allow in IDs; rename the subtree",
+            "doc: subtrees/walk home (name \"AlwaysSuccess\"): the subtree name \"walk home\" cannot be a BehaviorTree.CPP tree ID: it contains the character \" \", which BehaviorTree.CPP does not allow in IDs; rename the subtree",
         ),
         (
             json!({"tree": {"type": "SubTree", "tree": "Wait"}, "subtrees": {"Wait": {"type": "AlwaysSuccess"}}}),
-            "doc: subtrees/Wait: the subtree name \"Wait\" cannot be a BehaviorTree.CPP tree ID: it is the name of a node type; rename the subtree",
+            "doc: subtrees/Wait (name \"AlwaysSuccess\"): the subtree name \"Wait\" cannot be a BehaviorTree.CPP tree ID: it is the name of a node type; rename the subtree",
         ),
         (
             json!({"tree": {"type": "Wiat", "ticks": 1}}),
@@ -403,5 +403,44 @@ proptest! {
         for mode in [Mode::Tick, Mode::Event] {
             prop_assert_eq!(trace(&back, 4, 30, mode, || (), &()), trace(&direct, 4, 30, mode, || (), &()));
         }
+    }
+}
+
+/// Says lines: a string parameter and a list of strings.
+#[derive(canopy_data::Params)]
+struct Say {
+    /// What to say first.
+    line: String,
+    /// What to say then.
+    #[param(default = Vec::new())]
+    then: Vec<String>,
+}
+
+#[test]
+fn values_without_an_xml_spelling_name_the_node_and_say_what_to_do() {
+    let mut registry = Registry::<(), ()>::new();
+    registry
+        .action("Say", |_: Say| {
+            |_: &mut canopy_core::Ctx<(), ()>| canopy_core::Status::Success
+        })
+        .unwrap();
+    let options = XmlOptions::default();
+    let cases = [
+        (
+            json!({"tree": {"type": "Say", "name": "greet", "line": "{x}"}}),
+            "doc: tree (name \"greet\"): parameter line: the value \"{x}\" would read as a blackboard entry in BehaviorTree.CPP; change the value, or declare the parameter as a port (Input<T>) if it is meant to read one",
+        ),
+        (
+            json!({"tree": {"type": "Say", "line": "hi", "then": ["a;b"]}}),
+            "doc: tree (name \"Say\"): parameter then: a list item holds \";\" or begins or ends with a space, and BehaviorTree.CPP separates list items with \";\"; change the item",
+        ),
+        (
+            json!({"tree": {"type": "Sequence", "children": [{"type": "Say", "line": "a\u{1}"}]}}),
+            "doc: tree/children[0] (name \"Say\"): parameter line: the value holds the character \"\\u{1}\", which XML cannot hold; remove it",
+        ),
+    ];
+    for (document, expected) in cases {
+        let err = export_value(&registry, &document, "doc", &options).unwrap_err();
+        assert_eq!(err.to_string(), expected);
     }
 }
