@@ -18,6 +18,13 @@
 //! canopy-bt = { version = "0.1", features = ["xml"] }  # code says `use canopy::…`
 //! ```
 //!
+//! The manual is a book of markdown pages in the repository's `docs/`
+//! directory (`docs/README.md` is its table of contents): a tutorial, your
+//! own nodes, tree files and the command, event mode and async leaves,
+//! state machines, saving and reloading, the inspector, BehaviorTree.CPP
+//! and Groot2, semantics, limits and soundness, and figures. Its examples
+//! are compiled and run as doctests of this crate.
+//!
 //! ```
 //! use canopy::{Agent, Builder, Status};
 //! let b = Builder::<(), ()>::new();
