@@ -250,10 +250,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     while let Some(arg) = args.next() {
         if arg == "--export-xml" {
             // The tree file as BehaviorTree.CPP XML (how guard.xml was made).
-            let options = canopy_btcpp::XmlOptions::default();
+            let options = canopy::xml::XmlOptions::default();
             print!(
                 "{}",
-                canopy_btcpp::export_file(&registry()?, &path, &options)?
+                canopy::xml::export_file(&registry()?, &path, &options)?
             );
             return Ok(());
         }
@@ -268,8 +268,8 @@ fn main() -> Result<(), Box<dyn Error>> {
             }
         }
     }
-    let options = canopy_btcpp::XmlOptions::default();
-    let tree = canopy_btcpp::load_any(&registry()?, &path, &options)?;
+    let options = canopy::xml::XmlOptions::default();
+    let tree = canopy::xml::load_any(&registry()?, &path, &options)?;
     print!("{}", tree.display());
 
     let mut data: Vec<Guard> = (0..guards).map(start).collect();

@@ -18,6 +18,13 @@
 //! canopy-bt = { version = "0.1", features = ["xml"] }  # code says `use canopy::…`
 //! ```
 //!
+//! The manual is a book of markdown pages in the repository's `docs/`
+//! directory (`docs/README.md` is its table of contents): a tutorial, your
+//! own nodes, tree files and the command, event mode and async leaves,
+//! state machines, saving and reloading, the inspector, BehaviorTree.CPP
+//! and Groot2, semantics, limits and soundness, and figures. Its examples
+//! are compiled and run as doctests of this crate.
+//!
 //! ```
 //! use canopy::{Agent, Builder, Status};
 //! let b = Builder::<(), ()>::new();
@@ -78,3 +85,35 @@ pub mod counting {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The book in `docs/`: every page's examples, compiled and run as
+/// doctests (one module per page, so a failure names its page).
+#[cfg(doctest)]
+mod book {
+    #[doc = include_str!("../docs/README.md")]
+    mod contents {}
+    #[doc = include_str!("../docs/tutorial.md")]
+    mod tutorial {}
+    #[doc = include_str!("../docs/own-nodes.md")]
+    mod own_nodes {}
+    #[doc = include_str!("../docs/tree-files-and-the-command.md")]
+    mod tree_files_and_the_command {}
+    #[doc = include_str!("../docs/event-mode-and-async.md")]
+    mod event_mode_and_async {}
+    #[doc = include_str!("../docs/state-machines.md")]
+    mod state_machines {}
+    #[doc = include_str!("../docs/saving-and-reloading.md")]
+    mod saving_and_reloading {}
+    #[doc = include_str!("../docs/inspector.md")]
+    mod inspector {}
+    #[doc = include_str!("../docs/behaviortree-cpp-and-groot2.md")]
+    mod behaviortree_cpp_and_groot2 {}
+    #[doc = include_str!("../docs/semantics.md")]
+    mod semantics {}
+    #[doc = include_str!("../docs/limits-and-soundness.md")]
+    mod limits_and_soundness {}
+    #[doc = include_str!("../docs/crowd-demo.md")]
+    mod crowd_demo {}
+    #[doc = include_str!("../docs/figures.md")]
+    mod figures {}
+}

@@ -386,13 +386,13 @@ fn past_the_cap_with_every_connection_busy_a_new_one_is_closed() {
     drop(first);
     until("the page is served again", || {
         let mut stream = connect(addr);
-        write!(
-            stream,
-            "GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
         // Until the viewer's end reaches the server, this one is refused
-        // too: closed, or reset as the request was unread.
+        // too: closed, or reset as the request was unread (which may
+        // already fail the write).
+        let request = format!("GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        if stream.write_all(request.as_bytes()).is_err() {
+            return false;
+        }
         let mut response = Vec::new();
         stream.read_to_end(&mut response).is_ok() && response.starts_with(b"HTTP/1.1 200 OK")
     });

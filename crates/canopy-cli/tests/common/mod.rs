@@ -1,5 +1,6 @@
 //! Running the built `canopy` binary from the workspace root, so paths in
-//! its output read as in the README (`examples/trees/sentry.json`).
+//! its output read as in the book (`docs/tree-files-and-the-command.md`:
+//! `examples/trees/sentry.json`).
 
 #![allow(dead_code)] // each test file uses its own share of these helpers
 
