@@ -1,0 +1,134 @@
+//! canopy against BehaviorTree.CPP itself: random trees over every
+//! imported standard node, run on both for the same ticks, must give the
+//! same trace — the root's status and each scripted leaf's updates and
+//! halts, tick by tick — except for the differences the crate documents.
+//!
+//! BehaviorTree.CPP runs through `behaviortreepy` (PyPI, 0.1.4: BehaviorTree.CPP
+//! 4 with Python bindings) and `differential/btcpp_run.py`, one
+//! `tick_exactly_once()` per tick. Without it the test is skipped with a
+//! reason, unless `CI` or `CANOPY_REQUIRE_BTCPP` is set, where it fails.
+//! `CANOPY_BTCPP_TREES` (default 1000) and `CANOPY_BTCPP_SEED` change the
+//! trees; `CANOPY_BTCPP_KEEP=DIR` keeps the files and both traces there.
+
+#[path = "differential/generate.rs"]
+mod generate;
+#[path = "differential/trace.rs"]
+mod trace;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use canopy_data::Registry;
+
+/// Ticks each tree is run for.
+const TICKS: u32 = 12;
+
+fn env_number(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(value) => value
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={value} is not a number")),
+        Err(_) => default,
+    }
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/btcpp_run.py")
+}
+
+/// Whether BehaviorTree.CPP can run here; `Err` says why not.
+fn btcpp_available() -> Result<(), String> {
+    let out = Command::new("python3")
+        .args(["-c", "import behaviortreepy"])
+        .output()
+        .map_err(|e| format!("python3 cannot be run: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "python3 cannot import behaviortreepy (pip install behaviortreepy==0.1.4): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+fn required() -> bool {
+    ["CI", "CANOPY_REQUIRE_BTCPP"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0"))
+}
+
+/// Each file's trace from BehaviorTree.CPP, in file order.
+fn btcpp_traces(files: &[PathBuf]) -> Vec<String> {
+    let out = Command::new("python3")
+        .arg(script())
+        .args(["--ticks", &TICKS.to_string()])
+        .args(files)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "btcpp_run.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
+    let mut traces: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("== ") {
+            traces.push(String::new());
+        }
+        let trace = traces.last_mut().expect("a header first");
+        trace.push_str(line);
+        trace.push('\n');
+    }
+    assert_eq!(traces.len(), files.len(), "one trace per file");
+    traces
+}
+
+#[test]
+fn random_trees_run_as_on_behaviortree_cpp() {
+    if let Err(why) = btcpp_available() {
+        assert!(!required(), "BehaviorTree.CPP is required here: {why}");
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let count = env_number("CANOPY_BTCPP_TREES", 1000);
+    let seed = env_number("CANOPY_BTCPP_SEED", 20);
+    let keep = std::env::var_os("CANOPY_BTCPP_KEEP").map(PathBuf::from);
+    let dir = keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("canopy-differential-{}", std::process::id()))
+    });
+    std::fs::create_dir_all(&dir).expect("a directory for the trees");
+    let mut rng = generate::Rng::new(seed);
+    let trees: Vec<String> = (0..count).map(|_| generate::tree(&mut rng)).collect();
+    let files: Vec<PathBuf> = (0..trees.len())
+        .map(|i| dir.join(format!("tree{i:04}.xml")))
+        .collect();
+    for (file, xml) in files.iter().zip(&trees) {
+        std::fs::write(file, xml).expect("the tree is written");
+    }
+    let theirs = btcpp_traces(&files);
+    let registry = Registry::new();
+    let mut differ = Vec::new();
+    for ((file, xml), theirs) in files.iter().zip(&trees).zip(&theirs) {
+        let ours = trace::trace(&registry, &file.display().to_string(), xml, TICKS);
+        if ours != *theirs {
+            differ.push(format!("{xml}canopy:\n{ours}BehaviorTree.CPP:\n{theirs}"));
+        }
+    }
+    if let Some(keep) = &keep {
+        std::fs::write(keep.join("differences.txt"), differ.join("\n")).expect("written");
+    } else {
+        std::fs::remove_dir_all(&dir).expect("the trees are removed");
+    }
+    eprintln!(
+        "{} of {count} trees identical (seed {seed})",
+        count as usize - differ.len()
+    );
+    assert!(
+        differ.is_empty(),
+        "{} of {count} trees differ; the first:\n{}",
+        differ.len(),
+        differ.first().map_or("", String::as_str)
+    );
+}
