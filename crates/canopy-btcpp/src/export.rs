@@ -182,6 +182,10 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         let std = Std::ALL
             .into_iter()
             .find(|s| s.canopy_builtin() == Some(type_name))?;
+        if std == Std::SequenceWithMemory {
+            // Exact only with pauses; without, it goes out as canopy's own.
+            return (fields.get("pause") == Some(&Value::Bool(true))).then_some((std, None));
+        }
         if std == Std::RunOnce {
             // Exact only as then_skip="false"; the others need their
             // parent to read SKIPPED, and go out as canopy's own type.

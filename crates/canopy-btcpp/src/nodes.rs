@@ -292,9 +292,12 @@ pub(crate) struct Cycles {
 
 /// `Repeat` (`until` = Success: a child Success counts, Failure ends it) and
 /// `RetryUntilSuccessful` (`until` = Failure: a child Failure counts,
-/// Success ends it). Counting cycles go on in the same tick while fewer
-/// than `count` are done (−1: for ever); a child still running returns
-/// Running; reaching `count` returns `until`, at once when `count` ≤ 0.
+/// Success ends it), while fewer than `count` cycles are done (−1: for
+/// ever): a child still running returns Running; a counting cycle of a
+/// child that was running goes on with the next cycle in the same tick,
+/// one of a child entered in this tick returns Running and the next cycle
+/// starts at the next tick (BehaviorTree.CPP asks to be woken there);
+/// reaching `count` returns `until`, at once when `count` ≤ 0.
 pub(crate) struct Loop {
     pub(crate) type_name: &'static str,
     pub(crate) param: &'static str,
@@ -340,6 +343,7 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
             if this_tick == self.loops_per_tick {
                 return Status::Running;
             }
+            let entered = !children.is_running(0);
             let status = children.update(0, cx);
             if status == Status::Running {
                 return Status::Running;
@@ -349,6 +353,11 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
             }
             task.done = task.done.saturating_add(1);
             this_tick += 1;
+            // A child that started and finished within this update yields:
+            // the next cycle starts at the next tick.
+            if entered && self.more(task.done) {
+                return Status::Running;
+            }
         }
         self.until
     }

@@ -9,8 +9,13 @@ Its statuses are played back exactly as canopy's `Script` does: with the
 `install` clock (the default) the k-th update since the leaf started returns
 `statuses[min(k, len-1)]`; with the `tick` clock the update during tick T
 (from 1) returns `statuses[min(T-1, len-1)]`. BehaviorTree.CPP has no such
-ports, so they are read here and removed before the tree is loaded; every
-leaf is a stateful action whose name is its key.
+ports, so they are read here and removed before the tree is loaded. A leaf
+whose statuses include Running is a stateful action; one whose statuses never
+do is a synchronous action (`canopy_ScriptSync`), as BehaviorTree.CPP users
+write actions and conditions that finish at once. The two differ when a
+parent ticks a finished child without resetting it: a stateful action then
+returns its old status without running, a synchronous one runs again, as
+every canopy leaf does. Each leaf's name is its key.
 
 For each file the output is a header line, `== FILE`, then one line per tick
 `tick T: STATUS ticks NAME=COUNT... halts NAME...` (leaves in name order, only
@@ -27,6 +32,7 @@ import xml.etree.ElementTree as ET
 import behaviortreepy as bt
 
 LEAF = "canopy_Script"
+SYNC_LEAF = "canopy_ScriptSync"
 STATUS = {
     "Success": bt.NodeStatus.SUCCESS,
     "Failure": bt.NodeStatus.FAILURE,
@@ -56,6 +62,11 @@ class Run:
             self.schedules[name] = (statuses, clock)
             for port in ("statuses", "clock"):
                 element.attrib.pop(port, None)
+            if bt.NodeStatus.RUNNING not in statuses:
+                if element.tag == LEAF:
+                    element.tag = SYNC_LEAF
+                else:
+                    element.set("ID", SYNC_LEAF)
         self.xml = ET.tostring(root, encoding="unicode")
         self.tick = 0
         self.updates = {}  # updates since install, per leaf
@@ -77,6 +88,10 @@ class Run:
         return self.play(node.name())
 
     def on_running(self, node):
+        return self.play(node.name())
+
+    def on_tick(self, node):
+        self.updates[node.name()] = 0
         return self.play(node.name())
 
     def on_halted(self, node):
@@ -101,6 +116,7 @@ def run(path, ticks):
     factory.register_simple_stateful_action(
         LEAF, state.on_start, state.on_running, state.on_halted
     )
+    factory.register_simple_action(SYNC_LEAF, state.on_tick)
     try:
         tree = factory.create_tree_from_text(state.xml)
     except Exception as e:  # BehaviorTree.CPP's own refusal, reported
