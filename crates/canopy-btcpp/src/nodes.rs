@@ -7,8 +7,9 @@
 //!   resets it; canopy uninstalls a finished child at once. So "completed"
 //!   below is "updated before in this activation and no longer running".
 //! - `haltChild` / `resetChildren` is aborting the children still running.
-//! - Loops inside one tick (Repeat, RetryUntilSuccessful) stop after
-//!   `loops_per_tick` iterations and go on at the next tick.
+//! - Repeat and RetryUntilSuccessful yield after a cycle of a child
+//!   entered in the tick, as BehaviorTree.CPP's do in a tree (they ask to
+//!   be woken and re-ticked), so they run two cycles per tick at most.
 //! - Time is the agent's tick counter; durations were converted from
 //!   milliseconds to ticks at load.
 
@@ -303,8 +304,6 @@ pub(crate) struct Loop {
     pub(crate) param: &'static str,
     pub(crate) count: i32,
     pub(crate) until: Status,
-    /// At most this many counting cycles in one tick; then Running.
-    pub(crate) loops_per_tick: u32,
 }
 
 impl Loop {
@@ -338,11 +337,7 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
         cx: &mut Ctx<A, W>,
         children: &mut Children<A, W>,
     ) -> Status {
-        let mut this_tick = 0;
         while self.more(task.done) {
-            if this_tick == self.loops_per_tick {
-                return Status::Running;
-            }
             let entered = !children.is_running(0);
             let status = children.update(0, cx);
             if status == Status::Running {
@@ -352,7 +347,6 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
                 return status;
             }
             task.done = task.done.saturating_add(1);
-            this_tick += 1;
             // A child that started and finished within this update yields:
             // the next cycle starts at the next tick.
             if entered && self.more(task.done) {
