@@ -62,7 +62,7 @@ pub(crate) fn export<A: 'static, W: 'static>(
     for (id, tree, path) in trees {
         let Some(tree) = tree else { continue };
         let _ = writeln!(writer.out, "  <BehaviorTree ID=\"{}\">", escape(id));
-        writer.node(tree, &path, 2)?;
+        writer.node(tree, &path, 2, false)?;
         writer.out.push_str("  </BehaviorTree>\n");
     }
     writer.models();
@@ -202,7 +202,14 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         Some((std, Some(msec)))
     }
 
-    fn node(&mut self, node: &Value, path: &NodePath, depth: usize) -> Result<(), ExportError> {
+    /// One node and its children, in the compact form when `compact`.
+    fn node(
+        &mut self,
+        node: &Value,
+        path: &NodePath,
+        depth: usize,
+        compact: bool,
+    ) -> Result<(), ExportError> {
         let empty = Map::new();
         let fields = node.as_object().unwrap_or(&empty);
         let type_name = fields
@@ -223,6 +230,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             return Ok(());
         }
         let Element { tag, id, attrs } = self.element(type_name, fields, path)?;
+        let tag = if compact { id.clone() } else { tag };
         if let Some(c) = unwritable(name) {
             return Err(self.fail(
                 path,
@@ -254,7 +262,10 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         }
         self.out.push_str(">\n");
         for (i, child) in children.iter().enumerate() {
-            self.node(child, &path.child(i), depth + 1)?;
+            // BehaviorTree.CPP 4.10 refuses the explicit form (`<Action
+            // ID="…">`) for a child of a ReactiveSequence.
+            let compact = id == Std::ReactiveSequence.id();
+            self.node(child, &path.child(i), depth + 1, compact)?;
         }
         let _ = writeln!(self.out, "{indent}</{tag}>");
         Ok(())
