@@ -18,7 +18,8 @@ mod trace;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use canopy_data::Registry;
+use canopy_btcpp::{XmlOptions, export_str};
+use canopy_data::{Format, Registry};
 
 /// Ticks each tree is run for.
 const TICKS: u32 = 12;
@@ -142,5 +143,53 @@ fn random_trees_run_as_on_behaviortree_cpp() {
         "{} of {count} trees differ for no documented reason; the first:\n{}",
         undocumented.len(),
         undocumented.first().map_or("", String::as_str)
+    );
+}
+
+#[test]
+fn an_export_with_a_reactive_sequence_runs_on_behaviortree_cpp() {
+    if let Err(why) = btcpp_available() {
+        assert!(!required(), "BehaviorTree.CPP is required here: {why}");
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let json = r#"{"tree": {"type": "ReactiveSequence", "name": "watch", "children": [
+        {"type": "Script", "name": "L0", "statuses": ["Success", "Success", "Failure"], "clock": "tick"},
+        {"type": "SequenceWithMemory", "pause": true, "children": [
+            {"type": "Script", "name": "L1", "statuses": ["Success"]},
+            {"type": "Inverter", "children": [
+                {"type": "Script", "name": "L2", "statuses": ["Running", "Failure"]}]}]}]}}"#;
+    let registry = Registry::new();
+    let xml = export_str(
+        &registry,
+        json,
+        Format::Json,
+        "watch.json",
+        &XmlOptions::default(),
+    )
+    .expect("the tree exports");
+    assert!(
+        xml.contains("<ReactiveSequence name=\"watch\">\n      <canopy_Script name=\"L0\""),
+        "{xml}"
+    );
+    let dir = std::env::temp_dir().join(format!("canopy-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let file = dir.join("watch.xml");
+    std::fs::write(&file, &xml).expect("written");
+    let theirs = btcpp_traces(std::slice::from_ref(&file));
+    std::fs::remove_dir_all(&dir).expect("removed");
+    let path = file.display().to_string();
+    let ours = trace::trace(&registry, &path, &xml, 4);
+    let ours_at_12 = trace::trace(&registry, &path, &xml, TICKS);
+    assert_eq!(ours_at_12, theirs[0]);
+    assert_eq!(
+        ours,
+        format!(
+            "== {path}\n\
+             tick 1: RUNNING ticks L0=1 L1=1 halts\n\
+             tick 2: RUNNING ticks L0=1 L2=1 halts\n\
+             tick 3: FAILURE ticks L0=1 halts L2\n\
+             tick 4: FAILURE ticks L0=1 halts\n"
+        )
     );
 }

@@ -41,10 +41,11 @@ STATUS = {
 
 
 def leaf_elements(root):
-    """Every scripted leaf, compact or explicit."""
-    for element in root.iter():
-        if element.tag == LEAF or (element.tag == "Action" and element.get("ID") == LEAF):
-            yield element
+    """Every scripted leaf of the trees, compact or explicit."""
+    for tree in root.iter("BehaviorTree"):
+        for element in tree.iter():
+            if element.tag == LEAF or (element.tag == "Action" and element.get("ID") == LEAF):
+                yield element
 
 
 class Run:
