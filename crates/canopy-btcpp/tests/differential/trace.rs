@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use canopy_btcpp::{XmlOptions, load_str};
-use canopy_core::{Agent, Event, EventKind, NodeId, Observer, Status, Tree};
+use canopy_core::{Agent, Event, EventKind, Mode, NodeId, Observer, Status, Tree};
 use canopy_data::Registry;
 
 /// Leaf updates and aborts of one tick, by leaf name.
@@ -42,8 +42,15 @@ fn status_name(status: Status) -> &'static str {
     }
 }
 
-/// The trace of `xml` run on canopy, one line per tick (after `== path`).
-pub(crate) fn trace(registry: &Registry<(), ()>, path: &str, xml: &str, ticks: u32) -> String {
+/// The trace of `xml` run on canopy in `mode`, one line per tick (after
+/// `== path`).
+pub(crate) fn trace(
+    registry: &Registry<(), ()>,
+    path: &str,
+    xml: &str,
+    ticks: u32,
+    mode: Mode,
+) -> String {
     let mut out = format!("== {path}\n");
     let tree = match load_str(registry, xml, path, None, &XmlOptions::default()) {
         Ok(tree) => tree,
@@ -53,6 +60,7 @@ pub(crate) fn trace(registry: &Registry<(), ()>, path: &str, xml: &str, ticks: u
         }
     };
     let mut agent = Agent::new(&tree);
+    agent.set_mode(&tree, mode);
     for tick in 1..=ticks {
         let mut leaves = Leaves {
             tree: &tree,
