@@ -48,7 +48,6 @@ pub(crate) fn build<A: 'static, W: 'static>(
     let mut copy = Copy {
         model,
         builder: &builder,
-        loops_per_tick: plan.loops_per_tick,
         done: HashMap::new(),
     };
     let root = copy.node(model.trees[model.main].root, loaded.node(loaded.root()));
@@ -190,11 +189,7 @@ impl Own {
     }
 
     /// The custom node, for `children` children.
-    fn node<A: 'static, W: 'static>(
-        self,
-        children: usize,
-        loops_per_tick: u32,
-    ) -> CustomNode<A, W> {
+    fn node<A: 'static, W: 'static>(self, children: usize) -> CustomNode<A, W> {
         match self {
             Own::Parallel {
                 success_count,
@@ -217,14 +212,12 @@ impl Own {
                 param: "num_cycles",
                 count,
                 until: canopy_core::Status::Success,
-                loops_per_tick,
             }),
             Own::Retry(count) => CustomNode::new(nodes::Loop {
                 type_name: "RetryUntilSuccessful",
                 param: "num_attempts",
                 count,
                 until: canopy_core::Status::Failure,
-                loops_per_tick,
             }),
             Own::Delay { msec, ticks } => CustomNode::new(nodes::Delay {
                 delay_msec: msec,
@@ -239,7 +232,6 @@ impl Own {
 struct Copy<'m, 'b, A, W> {
     model: &'m Model,
     builder: &'b Builder<'b, A, W>,
-    loops_per_tick: u32,
     /// Nodes copied so far: a shared tree stays shared.
     done: HashMap<usize, &'b Draft<'b, A, W>>,
 }
@@ -259,7 +251,7 @@ impl<'b, A: 'static, W: 'static> Copy<'_, 'b, A, W> {
             .collect();
         let draft = match &x.what {
             What::Own(own) => {
-                let custom = own.node(children.len(), self.loops_per_tick);
+                let custom = own.node(children.len());
                 self.builder
                     .node(&x.name, NodeKind::Custom(custom), children)
             }

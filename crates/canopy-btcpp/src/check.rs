@@ -10,8 +10,6 @@ use crate::text::{did_you_mean, quote};
 
 /// What the checks found out, for building the tree.
 pub(crate) struct Plan {
-    /// Most counting cycles a Repeat or RetryUntilSuccessful runs in one tick.
-    pub(crate) loops_per_tick: u32,
     /// Whether the tree to run reaches one of this crate's custom nodes.
     pub(crate) has_own: bool,
 }
@@ -114,9 +112,14 @@ impl Walk<'_> {
     }
 }
 
-/// Most nodes one tick of the tree to run can update, with loops running
-/// `cap` cycles per tick at most; shared trees count at every use.
-fn updates(model: &Model, node: usize, cap: u64, memo: &mut [Option<u64>]) -> u64 {
+/// Most cycles a Repeat or RetryUntilSuccessful runs in one tick: one of
+/// a child that was running, then one of a child entered in the tick,
+/// after which it yields (see `nodes::Loop`).
+const LOOPS_PER_TICK: u64 = 2;
+
+/// Most nodes one tick of the tree to run can update; shared trees count
+/// at every use.
+fn updates(model: &Model, node: usize, memo: &mut [Option<u64>]) -> u64 {
     if let Some(known) = memo[node] {
         return known;
     }
@@ -124,39 +127,32 @@ fn updates(model: &Model, node: usize, cap: u64, memo: &mut [Option<u64>]) -> u6
     let total = match &x.what {
         What::SubTree(id) => {
             let root = model.tree(id).map_or(node, |t| t.root);
-            updates(model, root, cap, memo)
+            updates(model, root, memo)
         }
         What::Own(Own::Repeat(count)) | What::Own(Own::Retry(count)) => {
             let loops = if *count == -1 {
-                cap
+                LOOPS_PER_TICK
             } else {
-                (*count).max(0) as u64
-            }
-            .clamp(1, cap.max(1));
-            let child = x
-                .children
-                .first()
-                .map_or(0, |&c| updates(model, c, cap, memo));
+                ((*count).max(0) as u64).clamp(1, LOOPS_PER_TICK)
+            };
+            let child = x.children.first().map_or(0, |&c| updates(model, c, memo));
             loops.saturating_mul(child).saturating_add(1)
         }
-        _ => x.children.iter().fold(1u64, |sum, &c| {
-            sum.saturating_add(updates(model, c, cap, memo))
-        }),
+        _ => x
+            .children
+            .iter()
+            .fold(1u64, |sum, &c| sum.saturating_add(updates(model, c, memo))),
     };
     memo[node] = Some(total);
     total
 }
 
-/// The per-tick loop cap: the options' unless that lets one tick update
-/// more nodes than the options allow, then the largest that does not.
+/// A tree whose one tick could update more nodes than the options allow
+/// is refused.
 fn budget(model: &Model, options: &XmlOptions) -> Result<Plan, XmlError> {
     let root = model.trees[model.main].root;
     let limit = options.max_updates_per_tick;
-    let cost = |cap: u64| updates(model, root, cap, &mut vec![None; model.nodes.len()]);
-    let max = options.max_loops_per_tick.max(1) as u64;
-    let cap = if cost(max) <= limit {
-        max
-    } else if cost(1) > limit {
+    if updates(model, root, &mut vec![None; model.nodes.len()]) > limit {
         return Err(model.fail(
             model.trees[model.main].place,
             format!(
@@ -165,19 +161,7 @@ fn budget(model: &Model, options: &XmlOptions) -> Result<Plan, XmlError> {
                  XmlOptions::max_updates_per_tick"
             ),
         ));
-    } else {
-        // Largest cap within the limit: cost grows with the cap.
-        let (mut lo, mut hi) = (1, max);
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if cost(mid) <= limit {
-                lo = mid
-            } else {
-                hi = mid - 1
-            }
-        }
-        lo
-    };
+    }
     let mut has_own = false;
     let mut seen = vec![false; model.nodes.len()];
     let mut stack = vec![root];
@@ -192,8 +176,5 @@ fn budget(model: &Model, options: &XmlOptions) -> Result<Plan, XmlError> {
         }
         stack.extend(&model.nodes[node].children);
     }
-    Ok(Plan {
-        loops_per_tick: cap as u32,
-        has_own,
-    })
+    Ok(Plan { has_own })
 }

@@ -101,7 +101,7 @@ pub(crate) fn export<A: 'static, W: 'static>(
     for (id, tree, path) in trees {
         let Some(tree) = tree else { continue };
         let _ = writeln!(writer.out, "  <BehaviorTree ID=\"{}\">", escape(id));
-        writer.node(tree, &path, 2)?;
+        writer.node(tree, &path, 2, false)?;
         writer.out.push_str("  </BehaviorTree>\n");
     }
     writer.models();
@@ -224,6 +224,10 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         let std = Std::ALL
             .into_iter()
             .find(|s| s.canopy_builtin() == Some(type_name))?;
+        if std == Std::SequenceWithMemory {
+            // Exact only with pauses; without, it goes out as canopy's own.
+            return (fields.get("pause") == Some(&Value::Bool(true))).then_some((std, None));
+        }
         if std == Std::RunOnce {
             // Exact only as then_skip="false"; the others need their
             // parent to read SKIPPED, and go out as canopy's own type.
@@ -240,7 +244,14 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         Some((std, Some(msec)))
     }
 
-    fn node(&mut self, node: &Value, path: &NodePath, depth: usize) -> Result<(), ExportError> {
+    /// One node and its children, in the compact form when `compact`.
+    fn node(
+        &mut self,
+        node: &Value,
+        path: &NodePath,
+        depth: usize,
+        compact: bool,
+    ) -> Result<(), ExportError> {
         let empty = Map::new();
         let fields = node.as_object().unwrap_or(&empty);
         let type_name = fields
@@ -261,6 +272,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             return Ok(());
         }
         let Element { tag, id, attrs } = self.element(type_name, fields, path)?;
+        let tag = if compact { id.clone() } else { tag };
         if let Some(c) = unwritable(name) {
             return Err(self.fail(
                 path,
@@ -292,7 +304,10 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         }
         self.out.push_str(">\n");
         for (i, child) in children.iter().enumerate() {
-            self.node(child, &path.child(i), depth + 1)?;
+            // BehaviorTree.CPP 4.10 refuses the explicit form (`<Action
+            // ID="…">`) for a child of a ReactiveSequence.
+            let compact = id == Std::ReactiveSequence.id();
+            self.node(child, &path.child(i), depth + 1, compact)?;
         }
         let _ = writeln!(self.out, "{indent}</{tag}>");
         Ok(())

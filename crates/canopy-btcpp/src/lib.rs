@@ -28,9 +28,11 @@
 //!     └── AlwaysSuccess
 //! ");
 //! let mut agent = Agent::new(&tree);
-//! let statuses: Vec<Status> = (0..4).map(|_| agent.tick(&tree, &mut (), &())).collect();
-//! // 250 ms of sleep is 3 ticks of 100 ms; then both cycles in one tick.
-//! assert_eq!(statuses, [Status::Running, Status::Running, Status::Running, Status::Success]);
+//! let statuses: Vec<Status> = (0..5).map(|_| agent.tick(&tree, &mut (), &())).collect();
+//! // 250 ms of sleep is 3 ticks of 100 ms; then a cycle per tick, because
+//! // BehaviorTree.CPP's Repeat yields after a child that finished at once.
+//! use Status::{Running, Success};
+//! assert_eq!(statuses, [Running, Running, Running, Running, Success]);
 //! ```
 //!
 //! # Reading XML
@@ -81,20 +83,23 @@
 //!
 //! # The standard nodes
 //!
-//! A canopy tick is one `executeTick()` of the root, as BehaviorTree.CPP's
-//! own unit tests tick their trees. Where a standard node's semantics are
-//! exactly a canopy built-in's, it runs as that built-in and prints as it;
-//! where they differ, it runs as a custom node of this crate that follows
-//! BehaviorTree.CPP 4's code. In BehaviorTree.CPP a child that finished
-//! keeps its status until its parent resets it; in canopy it is uninstalled
-//! at once — which changes nothing below, because every standard node
-//! resets a finished child before ticking it again.
+//! A canopy tick is one `executeTick()` of the root — `tickExactlyOnce()`,
+//! a tick that never re-ticks at once (`tickOnce()` re-ticks the tree in
+//! the same call when a node asked to be woken, as the yielding nodes below
+//! do; canopy's next tick is that re-tick). Where a standard node's
+//! semantics are exactly a canopy built-in's, it runs as that built-in and
+//! prints as it; where they differ, it runs as a custom node of this crate
+//! that follows BehaviorTree.CPP 4's code. In BehaviorTree.CPP a child that
+//! finished keeps its status until its parent resets it; in canopy it is
+//! uninstalled at once. That changes nothing except where a parent ticks a
+//! finished child without resetting it, which among the standard nodes only
+//! IfThenElse and WhileDoElse do, to their condition (below).
 //!
 //! | BehaviorTree.CPP | runs as | semantics |
 //! |---|---|---|
 //! | `Sequence` | canopy `Sequence` | children in order; a running child is resumed next tick; a failure restarts from the first child next time |
 //! | `Fallback` | canopy `Selector` | the mirror of Sequence |
-//! | `SequenceWithMemory` | canopy `SequenceWithMemory` | as Sequence, but entered again after a failure or a halt it goes on from the child that failed or was running (kept per agent) |
+//! | `SequenceWithMemory` | canopy `SequenceWithMemory(pause=true)` | as Sequence, but entered again after a failure or a halt it goes on from the child that failed or was running (kept per agent); a child entered and succeeding in a tick ends the tick with Running, the next child is entered at the next tick |
 //! | `ReactiveSequence` | canopy `ReactiveSequence` | every tick from the first child; a child that now runs or fails aborts the one running after it |
 //! | `ReactiveFallback` | canopy `ReactiveSelector` | the mirror of ReactiveSequence |
 //! | `Parallel(success_count=-1, failure_count=1)` | custom | each tick, every child not yet finished, in order; after each child, `success_count` successes → Success, `failure_count` failures or too few children left to succeed → Failure, running children aborted; −1 means all, −2 all but one… |
@@ -103,8 +108,8 @@
 //! | `WhileDoElse` | custom | child 0 every tick; Success: abort child 2, tick child 1; Failure: abort child 1, tick child 2 (with 2 children: Failure); condition running: Running, branches untouched |
 //! | `Inverter`, `ForceSuccess`, `ForceFailure` | canopy's | as canopy |
 //! | `KeepRunningUntilFailure` | custom | child Success: Running, the child restarts next tick; Failure: Failure |
-//! | `RetryUntilSuccessful(num_attempts)` | custom | a failing child is re-run **in the same tick**, up to `num_attempts` attempts in all (−1: for ever) |
-//! | `Repeat(num_cycles)` | custom | a succeeding child is re-run **in the same tick**, `num_cycles` times in all (−1: for ever) |
+//! | `RetryUntilSuccessful(num_attempts)` | custom | a failing child is re-run, up to `num_attempts` attempts in all (−1: for ever): in the same tick after a child that was running, at the next tick (Running in between) after one entered in this tick |
+//! | `Repeat(num_cycles)` | custom | a succeeding child is re-run, `num_cycles` times in all (−1: for ever): in the same tick after a child that was running, at the next tick (Running in between) after one entered in this tick |
 //! | `RunOnce(then_skip=true)` | canopy `RunOnce(then)` | the child runs to its end once per agent; afterwards SKIPPED, which canopy has no status for: read as its parent reads it, `then=success` under a Sequence (ReactiveSequence, SequenceWithMemory), `then=failure` under a Fallback (ReactiveFallback), refused elsewhere. Exact, except that a parent all of whose children skipped returns SKIPPED in BehaviorTree.CPP and Success/Failure in canopy |
 //! | `RunOnce(then_skip=false)` | canopy `RunOnce(then=same)` | afterwards the child's final status, without running it |
 //! | `Timeout(msec)` | canopy `Timeout(ticks)` | the child is aborted and the node fails on the first tick at least `msec` after entry; `msec="0"`: no timeout (custom) |
@@ -118,13 +123,32 @@
 //! timer of `d` ms started at tick `t` has fired at tick `t + k` exactly
 //! when `k · tick_ms ≥ d`.
 //!
-//! **Loops in a tick.** Repeat and RetryUntilSuccessful loop within one
-//! tick, as in BehaviorTree.CPP, but at most
-//! [`XmlOptions::max_loops_per_tick`] cycles (lowered for a tree where that
-//! would let one tick update more than
-//! [`XmlOptions::max_updates_per_tick`] nodes); a loop that reaches the
-//! cap returns Running and goes on at the next tick, where BehaviorTree.CPP
-//! would go on looping (for ever, with `-1` and a child that never runs).
+//! **Yields.** In a tree it loaded, BehaviorTree.CPP's Repeat,
+//! RetryUntilSuccessful and SequenceWithMemory return RUNNING after a child
+//! that went from IDLE to finished within the tick, and ask to be woken;
+//! so `<Repeat num_cycles="3"><AlwaysSuccess/></Repeat>` gives Running,
+//! Running, Success. (Its unit tests build these nodes outside a tree,
+//! where they do not yield.) canopy does the same, so a Repeat or a Retry
+//! runs two cycles in a tick at most, and one tick's work is bounded by
+//! [`XmlOptions::max_updates_per_tick`].
+//!
+//! **Checked against BehaviorTree.CPP.** The test `differential_btcpp` runs
+//! 1,000 random trees over every standard node above except the timed
+//! ones on canopy and on BehaviorTree.CPP 4 (through `behaviortreepy`) and
+//! compares, tick by tick, the root's status and each leaf's ticks and
+//! halts. They agree except in two cases:
+//! - SKIPPED. A RunOnce that skips returns SKIPPED, which canopy reads as
+//!   the parent would (above). BehaviorTree.CPP's Sequence (and the other
+//!   controls) returns SKIPPED when every child skipped, and a Fallback
+//!   then goes on to its next child where canopy's stops at the Success; a
+//!   SKIPPED root is reported as such; a SequenceWithMemory does not yield
+//!   after a skipped child; an IfThenElse whose condition skips throws.
+//! - A finished condition ticked again. IfThenElse (with two children,
+//!   after its condition failed) and WhileDoElse (while a branch runs) tick
+//!   their condition again without resetting it. A BehaviorTree.CPP leaf
+//!   that can run (a `StatefulActionNode`) then returns its old status
+//!   without running its code; a synchronous one runs again, as every
+//!   canopy leaf does.
 //!
 //! # Writing XML
 //!
@@ -181,13 +205,9 @@ pub struct XmlOptions {
     pub tick_ms: u32,
     /// The tree to run, instead of the file's `main_tree_to_execute`.
     pub main_tree: Option<String>,
-    /// Most cycles a Repeat or RetryUntilSuccessful runs in one tick.
-    /// Default 1000.
-    pub max_loops_per_tick: u32,
     /// Most node updates one tick may make, with loops at their most cycles
-    /// and subtrees counted at every use; loops get a lower cap when needed,
-    /// and a tree too large even with one cycle per tick is refused.
-    /// Default 1,000,000.
+    /// and subtrees counted at every use; a tree that could exceed it is
+    /// refused. Default 1,000,000.
     pub max_updates_per_tick: u64,
 }
 
@@ -196,7 +216,6 @@ impl Default for XmlOptions {
         XmlOptions {
             tick_ms: 100,
             main_tree: None,
-            max_loops_per_tick: 1000,
             max_updates_per_tick: 1_000_000,
         }
     }

@@ -988,9 +988,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 }
             }
             _ => {
+                let mut params = Map::new();
+                if std == Std::SequenceWithMemory {
+                    // It returns RUNNING after each child entered and
+                    // finished in a tick, to be woken at the next.
+                    params.insert("pause".to_string(), Value::Bool(true));
+                }
                 return Ok(What::Registered {
                     type_name: self.builtin(place, std)?,
-                    params: Map::new(),
+                    params,
                 });
             }
         };

@@ -7,8 +7,9 @@
 //!   resets it; canopy uninstalls a finished child at once. So "completed"
 //!   below is "updated before in this activation and no longer running".
 //! - `haltChild` / `resetChildren` is aborting the children still running.
-//! - Loops inside one tick (Repeat, RetryUntilSuccessful) stop after
-//!   `loops_per_tick` iterations and go on at the next tick.
+//! - Repeat and RetryUntilSuccessful yield after a cycle of a child
+//!   entered in the tick, as BehaviorTree.CPP's do in a tree (they ask to
+//!   be woken and re-ticked), so they run two cycles per tick at most.
 //! - Time is the agent's tick counter; durations were converted from
 //!   milliseconds to ticks at load.
 
@@ -292,16 +293,17 @@ pub(crate) struct Cycles {
 
 /// `Repeat` (`until` = Success: a child Success counts, Failure ends it) and
 /// `RetryUntilSuccessful` (`until` = Failure: a child Failure counts,
-/// Success ends it). Counting cycles go on in the same tick while fewer
-/// than `count` are done (−1: for ever); a child still running returns
-/// Running; reaching `count` returns `until`, at once when `count` ≤ 0.
+/// Success ends it), while fewer than `count` cycles are done (−1: for
+/// ever): a child still running returns Running; a counting cycle of a
+/// child that was running goes on with the next cycle in the same tick,
+/// one of a child entered in this tick returns Running and the next cycle
+/// starts at the next tick (BehaviorTree.CPP asks to be woken there);
+/// reaching `count` returns `until`, at once when `count` ≤ 0.
 pub(crate) struct Loop {
     pub(crate) type_name: &'static str,
     pub(crate) param: &'static str,
     pub(crate) count: i32,
     pub(crate) until: Status,
-    /// At most this many counting cycles in one tick; then Running.
-    pub(crate) loops_per_tick: u32,
 }
 
 impl Loop {
@@ -335,11 +337,8 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
         cx: &mut Ctx<A, W>,
         children: &mut Children<A, W>,
     ) -> Status {
-        let mut this_tick = 0;
         while self.more(task.done) {
-            if this_tick == self.loops_per_tick {
-                return Status::Running;
-            }
+            let entered = !children.is_running(0);
             let status = children.update(0, cx);
             if status == Status::Running {
                 return Status::Running;
@@ -348,7 +347,11 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
                 return status;
             }
             task.done = task.done.saturating_add(1);
-            this_tick += 1;
+            // A child that started and finished within this update yields:
+            // the next cycle starts at the next tick.
+            if entered && self.more(task.done) {
+                return Status::Running;
+            }
         }
         self.until
     }

@@ -296,7 +296,10 @@ fn leaf<A: 'static, W: 'static>(rule: &Rule) -> NodeKind<A, W> {
 fn control<A: 'static, W: 'static>(rule: &Rule) -> NodeKind<A, W> {
     match rule {
         Rule::Kind(k) if k == "Fallback" => NodeKind::from(nodes::Selector),
-        Rule::Kind(k) if k == "SequenceWithMemory" => NodeKind::from(nodes::SequenceWithMemory),
+        Rule::Kind(k) if k == "SequenceWithMemory" => {
+            // As BehaviorTree.CPP runs its own in a tree: with its yield.
+            NodeKind::from(nodes::SequenceWithMemory { pause: Some(true) })
+        }
         Rule::Kind(k) if k == "ReactiveSequence" => NodeKind::from(nodes::ReactiveSequence),
         Rule::Kind(k) if k == "ReactiveFallback" => NodeKind::from(nodes::ReactiveSelector),
         _ => NodeKind::from(nodes::Sequence),

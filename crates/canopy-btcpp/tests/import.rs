@@ -140,18 +140,14 @@ fn counting_registry() -> Registry<u32, ()> {
 }
 
 #[test]
-fn loops_stop_at_the_cap_and_go_on_next_tick() {
+fn repeat_yields_after_a_child_that_finished_at_once() {
     let registry = counting_registry();
-    let options = XmlOptions {
-        max_loops_per_tick: 5,
-        ..XmlOptions::default()
-    };
     let tree = load_str(
         &registry,
-        &main_tree("<Repeat num_cycles=\"12\"><Count/></Repeat>"),
+        &main_tree("<Repeat num_cycles=\"3\"><Count/></Repeat>"),
         "t.xml",
         None,
-        &options,
+        &XmlOptions::default(),
     )
     .unwrap();
     let (mut agent, mut count) = (Agent::new(&tree), 0);
@@ -163,29 +159,35 @@ fn loops_stop_at_the_cap_and_go_on_next_tick() {
     assert_eq!(
         seen,
         [
-            (Status::Running, 5),
-            (Status::Running, 10),
-            (Status::Success, 12),
-            (Status::Running, 17)
+            (Status::Running, 1),
+            (Status::Running, 2),
+            (Status::Success, 3),
+            (Status::Running, 4)
         ]
     );
 }
 
 #[test]
-fn the_cap_is_lowered_to_bound_the_work_of_a_tick() {
+fn a_tree_whose_tick_could_update_too_many_nodes_is_refused() {
     let registry = counting_registry();
     let nested =
         main_tree("<Repeat num_cycles=\"-1\"><Repeat num_cycles=\"20\"><Count/></Repeat></Repeat>");
-    let options = XmlOptions {
-        max_updates_per_tick: 100,
+    // Two cycles a tick at most: 1 + 2 × (1 + 2 × 1) = 7 updates.
+    let options = |max_updates_per_tick| XmlOptions {
+        max_updates_per_tick,
         ..XmlOptions::default()
     };
-    let tree = load_str(&registry, &nested, "t.xml", None, &options).unwrap();
+    let tree = load_str(&registry, &nested, "t.xml", None, &options(7)).unwrap();
     let (mut agent, mut count) = (Agent::new(&tree), 0);
     assert_eq!(agent.tick(&tree, &mut count, &()), Status::Running);
-    // With a cap of c, one tick can update 1 + c × (1 + c) nodes: 91 for 9,
-    // 111 for 10, so the cap is 9; the inner Repeat stops there.
-    assert_eq!(count, 9);
+    assert_eq!(count, 1);
+    let err = load_str(&registry, &nested, "t.xml", None, &options(6)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.xml:1:24: <BehaviorTree ID=\"Main\">: one tick of this tree can update more than 6 nodes \
+         (trees brought in by <SubTree> count at every use); split it into smaller trees, \
+         or raise XmlOptions::max_updates_per_tick"
+    );
 }
 
 #[test]

@@ -107,7 +107,7 @@ fn sentry_exports_as_standard_nodes_where_exact() {
   <BehaviorTree ID="MainTree">
     <ReactiveFallback name="sentry">
       <ReactiveSequence name="respond">
-        <Condition ID="Chance" name="alarm?" p="0.15"/>
+        <Chance name="alarm?" p="0.15"/>
         <SubTree ID="Fight"/>
       </ReactiveSequence>
       <Sequence name="patrol">

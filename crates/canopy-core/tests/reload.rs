@@ -320,3 +320,47 @@ fn a_repeat_whose_count_no_longer_fits_is_aborted() {
     assert_eq!(a.running(&new).len(), 1);
     assert_eq!(a.running(&new)[0].state, "entering child 1 of 2 next");
 }
+
+/// A SequenceWithMemory that pauses after a child that finished at once:
+/// first, second (always running), then `last`.
+fn steps<'b>(b: &'b Builder<'b, Log, ()>, last: &[&'static str]) -> T {
+    let mut kids = vec![b.always_success("first"), b.always_running("second")];
+    kids.extend(last.iter().map(|&name| b.always_success(name)));
+    let pause = canopy_core::nodes::SequenceWithMemory { pause: Some(true) };
+    b.build(b.node("steps", pause, kids)).unwrap()
+}
+
+#[test]
+fn a_sequence_with_memory_reloaded_in_a_pause_enters_its_next_child() {
+    for mode in [Mode::Tick, Mode::Event] {
+        let (b1, b2) = (Builder::new(), Builder::new());
+        let (old, new) = (steps(&b1, &[]), steps(&b2, &["third"]));
+        let mut a = Agent::new(&old);
+        a.set_mode(&old, mode);
+        let mut log = Log::default();
+        // The first child succeeds at once: the sequence pauses.
+        assert_eq!(
+            tick(&mut a, &old, &mut log),
+            [
+                "enter steps",
+                "enter first",
+                "update first Success",
+                "exit first Success",
+                "update steps Running"
+            ],
+            "{mode}"
+        );
+        // A child added at the end changes the tree; the pause holds.
+        let report = a.reload(&old, &new, &mut log, &());
+        assert_eq!(names(&new, &report.kept), ["steps"], "{mode}");
+        assert_eq!(
+            tick(&mut a, &new, &mut log),
+            [
+                "enter second",
+                "update second Running",
+                "update steps Running"
+            ],
+            "{mode}"
+        );
+    }
+}

@@ -204,7 +204,8 @@ fn composite<A: 'static, W: 'static>(
     Some(match kind {
         NodeKind::Sequence(_) => boxed(InOrder::new(children, Status::Success)),
         NodeKind::Selector(_) => boxed(InOrder::new(children, Status::Failure)),
-        NodeKind::SequenceWithMemory(_) => boxed(MemorySequence {
+        // Only without pauses, which only BehaviorTree.CPP's XML asks for.
+        NodeKind::SequenceWithMemory(k) if k.pause != Some(true) => boxed(MemorySequence {
             children,
             current: 0,
         }),

@@ -467,7 +467,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         name: &str,
         children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
     ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::SequenceWithMemory, children)
+        self.node(name, nodes::SequenceWithMemory::default(), children)
     }
 
     /// A [ReactiveSequence](crate::nodes#reactivesequence).

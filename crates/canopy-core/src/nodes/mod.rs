@@ -38,6 +38,11 @@
 //! that was running when it was aborted, without re-running the children
 //! before it; once every child has succeeded it starts from the first
 //! again. BehaviorTree.CPP's `SequenceWithMemory`. No children: `Success`.
+//! With `pause = true`, a child that was entered and succeeded within one
+//! update ends that update with `Running`: the next child is entered at
+//! the next tick (a child that was already running and succeeds does not
+//! pause). That is BehaviorTree.CPP's `SequenceWithMemory` in a tree it
+//! loaded from XML, which asks to be woken and re-ticked there.
 //!
 //! ## ReactiveSequence
 //! Every tick re-enters, from the first, the children before the running

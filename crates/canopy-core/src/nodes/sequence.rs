@@ -3,7 +3,8 @@
 //!
 //! Task state: the index of the running child (2 bytes; at most 32,767
 //! children). The top bit marks a child to be entered afresh at the next
-//! update instead: after a hot reload lost the one that ran. All children
+//! update instead: after a hot reload lost the one that ran, or after a
+//! SequenceWithMemory paused (`pause`) before it. All children
 //! share one behavior slot, since one runs at a time.
 //!
 //! SequenceWithMemory also keeps a word of persistent memory: the child to
@@ -31,12 +32,21 @@ pub struct Selector;
 /// A Sequence that, entered again, goes on from the child that failed or
 /// was running when it was aborted (BehaviorTree.CPP's).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Params)]
-pub struct SequenceWithMemory;
+pub struct SequenceWithMemory {
+    /// `true`: after a child that was entered and succeeded within one
+    /// update, return `Running` and enter the next child at the next tick
+    /// (BehaviorTree.CPP's, in a tree it loaded, asks to be woken there).
+    /// Absent or `false`: go on with the next child at once.
+    pub pause: Option<bool>,
+}
 
 members!(Composite, InOrder:
     Sequence => |_| InOrder::SEQUENCE,
     Selector => |_| InOrder::SELECTOR,
-    SequenceWithMemory => |_| InOrder::SEQUENCE_WITH_MEMORY,
+    SequenceWithMemory => |k| InOrder {
+        pause: k.pause == Some(true),
+        ..InOrder::SEQUENCE_WITH_MEMORY
+    },
 );
 
 /// Bytes of task state.
@@ -52,20 +62,25 @@ pub(crate) struct InOrder {
     go_on: Status,
     /// Whether where it stopped outlives the activation.
     memory: bool,
+    /// Whether a child entered and succeeded in one update ends the update.
+    pause: bool,
 }
 
 impl InOrder {
     pub(super) const SEQUENCE: InOrder = InOrder {
         go_on: Status::Success,
         memory: false,
+        pause: false,
     };
     pub(super) const SEQUENCE_WITH_MEMORY: InOrder = InOrder {
         go_on: Status::Success,
         memory: true,
+        pause: false,
     };
     pub(super) const SELECTOR: InOrder = InOrder {
         go_on: Status::Failure,
         memory: false,
+        pause: false,
     };
 }
 
@@ -144,6 +159,12 @@ impl<A, W> Kind<A, W> for InOrder {
             if index == n {
                 self.remember(t, 0);
                 return self.go_on;
+            }
+            if self.pause && fresh {
+                // The next child is entered at the next tick.
+                bytes::set_u16_at(t.state_array::<OWN>(), 0, index as u16 | ENTER);
+                self.remember(t, index);
+                return Status::Running;
             }
             fresh = true;
         }

@@ -245,7 +245,7 @@ pub(crate) fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
     match comp {
         Comp::Sequence => nodes::Sequence.into(),
         Comp::Selector => nodes::Selector.into(),
-        Comp::SequenceWithMemory => nodes::SequenceWithMemory.into(),
+        Comp::SequenceWithMemory => nodes::SequenceWithMemory::default().into(),
         Comp::ReactiveSequence => nodes::ReactiveSequence.into(),
         Comp::ReactiveSelector => nodes::ReactiveSelector.into(),
         Comp::Parallel(success, failure) => nodes::Parallel { success, failure }.into(),
