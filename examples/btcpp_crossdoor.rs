@@ -13,7 +13,7 @@
 //! ```
 
 use canopy::data::Registry;
-use canopy::{Agent, Ctx, Status};
+use canopy::{Agent, Ctx, Mode, Status};
 use canopy_btcpp::{XmlOptions, load_str};
 
 const CROSS_DOOR: &str = r#"
@@ -180,10 +180,22 @@ Sequence
             "walked through",
         ],
     ];
-    for ((what, mut door), expected) in doors.into_iter().zip(expected) {
-        let status = Agent::new(&tree).tick(&tree, &mut door, &());
-        println!("{what}: {status:?} in one tick: {}", door.log.join(", "));
-        assert_eq!(status, Status::Success);
-        assert_eq!(door.log, expected);
+    for ((what, door), expected) in doors.into_iter().zip(expected) {
+        // The same in canopy's event mode, which updates only the tasks
+        // that can change.
+        for mode in [Mode::Tick, Mode::Event] {
+            let mut door = Door {
+                log: Vec::new(),
+                ..door
+            };
+            let mut agent = Agent::new(&tree);
+            agent.set_mode(&tree, mode);
+            let status = agent.tick(&tree, &mut door, &());
+            if mode == Mode::Tick {
+                println!("{what}: {status:?} in one tick: {}", door.log.join(", "));
+            }
+            assert_eq!(status, Status::Success);
+            assert_eq!(door.log, expected, "{what}, {mode:?} mode");
+        }
     }
 }

@@ -16,7 +16,7 @@
 use std::cell::Cell;
 
 use canopy::data::{Params, Registry};
-use canopy::{Agent, Children, Ctx, Exit, Input, Node, Status, Task, Text};
+use canopy::{Agent, Children, Ctx, Exit, Input, Mode, Node, Status, Task, Text};
 use canopy_btcpp::{XmlOptions, load_str};
 
 /// The robot: one agent's data.
@@ -141,6 +141,11 @@ fn mission(root: &str) -> String {
 /// Runs the mission until it ends (at most 10 ticks), the battery failing
 /// before tick `battery_fails_at` if given; the statuses and the robot.
 fn run(root: &str, battery_fails_at: Option<u32>) -> (Vec<Status>, Robot) {
+    run_in(Mode::Tick, root, battery_fails_at)
+}
+
+/// `run`, in `mode`.
+fn run_in(mode: Mode, root: &str, battery_fails_at: Option<u32>) -> (Vec<Status>, Robot) {
     let tree = load_str(
         &registry(),
         &mission(root),
@@ -150,6 +155,7 @@ fn run(root: &str, battery_fails_at: Option<u32>) -> (Vec<Status>, Robot) {
     )
     .expect("the tree loads");
     let mut agent = Agent::new(&tree);
+    agent.set_mode(&tree, mode);
     let mut robot = Robot {
         battery_ok: true,
         ..Robot::default()
@@ -232,4 +238,20 @@ fn main() {
             "tick 2: Failure",
         ]
     );
+
+    // canopy's event mode, which updates only the tasks that can change,
+    // runs the four missions exactly as tick mode does.
+    for (root, fails) in [
+        ("Sequence", None),
+        ("ReactiveSequence", None),
+        ("Sequence", Some(2)),
+        ("ReactiveSequence", Some(2)),
+    ] {
+        let (ticked, by_tick) = run_in(Mode::Tick, root, fails);
+        let (evented, by_event) = run_in(Mode::Event, root, fails);
+        assert_eq!(evented, ticked);
+        assert_eq!(by_event.log, by_tick.log);
+        assert_eq!(by_event.checks.get(), by_tick.checks.get());
+    }
+    println!("--- event mode: the same four runs");
 }
