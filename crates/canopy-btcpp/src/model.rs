@@ -82,6 +82,9 @@ pub(crate) struct XNode {
     pub(crate) name: String,
     pub(crate) what: What,
     pub(crate) children: Vec<usize>,
+    /// The first key its ports name in its tree's own scope (`{key}`, not
+    /// the root blackboard's `{@key}`), for the subtree scope check.
+    pub(crate) local_key: Option<String>,
 }
 
 pub(crate) struct TreeDef {
@@ -199,7 +202,8 @@ pub(crate) fn read<A: 'static, W: 'static>(
 }
 
 impl Model {
-    /// Blackboard keys cross a `<SubTree>` only with `_autoremap="true"`.
+    /// Blackboard keys cross a `<SubTree>` only with `_autoremap="true"`
+    /// (or as the root blackboard's, `{@key}`).
     ///
     /// canopy has one blackboard per agent, laid out when the tree is
     /// built; a subtree's keys are the main tree's. BehaviorTree.CPP gives
@@ -247,10 +251,7 @@ impl Model {
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n];
             match &node.what {
-                What::Registered { params, .. } => {
-                    let key = params.values().filter_map(Value::as_str).find_map(key_of);
-                    found = key.map(str::to_string);
-                }
+                What::Registered { .. } => found = node.local_key.clone(),
                 What::SubTree(id) => {
                     found = self.ids.get(id).and_then(|&t| self.first_key(t, memo));
                 }
@@ -517,11 +518,17 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             };
             children.push(self.node(child, depth + 1, std)?);
         }
+        let local_key = ports.iter().find_map(|(port, text)| {
+            let key = text.strip_prefix('{')?.strip_suffix('}')?;
+            let key = if key == "=" { port.as_str() } else { key };
+            (!key.is_empty() && !key.starts_with('@')).then(|| key.to_string())
+        });
         self.nodes.push(XNode {
             place,
             name,
             what,
             children,
+            local_key,
         });
         Ok(self.nodes.len() - 1)
     }

@@ -181,6 +181,9 @@ fn keys_cross_a_subtree_only_when_autoremap_shares_them() {
          \"greeting_done\"; canopy shares one blackboard with its subtrees, which \
          BehaviorTree.CPP does only with _autoremap=\"true\": add it"
     );
+    // The root blackboard's keys need nothing: they are shared in
+    // BehaviorTree.CPP too.
+    assert!(load(&file("").replace("{greeting_done}", "{@greeting_done}")).is_ok());
     let tree = load(&file(" _autoremap=\"true\"")).unwrap();
     let keys: Vec<&str> = tree.slots().iter().map(|s| &*s.key).collect();
     assert_eq!(keys, ["greeting_done", "greeting"]);
