@@ -38,6 +38,7 @@ use typed_arena::Arena;
 
 use crate::def::custom::{CustomNode, Node};
 use crate::nodes::{self, NodeKind, PlainKey};
+use crate::script::{Keys, Script, ScriptError};
 use crate::tree::layout::{self, Plan, PlanNode};
 use crate::tree::{BoardLayout, Label, Tree};
 use crate::util::board::{BoardValue, Key, SlotRef, SlotType};
@@ -432,6 +433,23 @@ impl<'b, A, W> Builder<'b, A, W> {
         Ok(slot)
     }
 
+    /// Compile a [`Script`] against this builder's keys: a key it reads
+    /// must have been made already ([`key`](Builder::key), a port, an
+    /// earlier script); a key its `:=` assigns and nothing made is made,
+    /// of the value's type.
+    ///
+    /// ```
+    /// use canopy_core::Builder;
+    /// let b = Builder::<(), ()>::new();
+    /// b.script("speed := 2.5").unwrap();
+    /// assert_eq!(b.key::<f64>("speed").unwrap().offset(), 0);
+    /// assert_eq!(b.script("sped * 2").unwrap_err().to_string(),
+    ///     "column 1: unknown key \"sped\" (did you mean \"speed\"?)");
+    /// ```
+    pub fn script(&self, source: &str) -> Result<Script, ScriptError> {
+        Script::compile(source, &mut &*self)
+    }
+
     /// The value key `key` holds in a new agent (and after a reset).
     pub fn set_initial<T: BoardValue>(&self, key: Key<T>, value: T) {
         let mut board = self.board.borrow_mut();
@@ -702,6 +720,21 @@ impl<'b, A, W> Builder<'b, A, W> {
         // error only: kept in a table beside the plan, it would add to the
         // peak of every build.
         Err(Reached::from(root, self, true).error(at, problem))
+    }
+}
+
+impl<A, W> Keys for &Builder<'_, A, W> {
+    fn find(&mut self, key: &str) -> Option<SlotRef> {
+        self.board.borrow().find(key).cloned()
+    }
+
+    fn create(&mut self, key: &str, ty: SlotType) -> Result<SlotRef, String> {
+        self.slot(key, ty).map_err(|e| e.to_string())
+    }
+
+    fn known(&self) -> Vec<String> {
+        let board = self.board.borrow();
+        board.slots.iter().map(|s| s.key.to_string()).collect()
     }
 }
 
