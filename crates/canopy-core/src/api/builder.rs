@@ -450,6 +450,55 @@ impl<'b, A, W> Builder<'b, A, W> {
         Script::compile(source, &mut &*self)
     }
 
+    /// A leaf running a script ([`Builder::script`]) on each update:
+    /// Success, or Failure when it faults (a fraction for an integer
+    /// key, say).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.sequence("s", [
+    ///     b.eval("count", "n := 1; n += 2").unwrap(),
+    ///     b.eval_condition("three?", "n == 3").unwrap(),
+    /// ])).unwrap();
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut (), &()), Status::Success);
+    /// assert_eq!(tree.display().to_string(), "s  Sequence\n\
+    ///     ├── count  Eval(code=\"n := 1; n += 2\")\n\
+    ///     └── three?  EvalCondition(code=\"n == 3\")\n");
+    /// ```
+    pub fn eval(&'b self, name: &str, source: &str) -> Result<&'b Draft<'b, A, W>, ScriptError> {
+        let script = self.script(source)?;
+        let run = move |cx: &mut Ctx<A, W>| match script.run(&mut cx.board) {
+            Ok(_) => Status::Success,
+            Err(_) => Status::Failure,
+        };
+        let params = vec![("code".to_string(), crate::util::text::quote(source))];
+        Ok(self.typed_node(name, "Eval", params, nodes::Action(Arc::new(run)), []))
+    }
+
+    /// A leaf testing a condition script ([`Script::compile_condition`])
+    /// on each update: Success when its value is true, else Failure (and
+    /// when it faults).
+    pub fn eval_condition(
+        &'b self,
+        name: &str,
+        source: &str,
+    ) -> Result<&'b Draft<'b, A, W>, ScriptError> {
+        let script = Script::compile_condition(source, &mut &*self)?;
+        let run = move |cx: &mut Ctx<A, W>| match script.run(&mut cx.board) {
+            Ok(value) if value.is_true() => Status::Success,
+            _ => Status::Failure,
+        };
+        let params = vec![("code".to_string(), crate::util::text::quote(source))];
+        Ok(self.typed_node(
+            name,
+            "EvalCondition",
+            params,
+            nodes::Action(Arc::new(run)),
+            [],
+        ))
+    }
+
     /// The value key `key` holds in a new agent (and after a reset).
     pub fn set_initial<T: BoardValue>(&self, key: Key<T>, value: T) {
         let mut board = self.board.borrow_mut();

@@ -248,10 +248,10 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
                 self.push(ScriptValue::Text(Text::new(s)), at)
             }
             ExprKind::Name(name) => {
-                if self.keys.find(name).is_none() {
-                    if let Some(v) = self.keys.constant(name) {
-                        return self.push(ScriptValue::Number(v), at);
-                    }
+                if self.keys.find(name).is_none()
+                    && let Some(v) = self.keys.constant(name)
+                {
+                    return self.push(ScriptValue::Number(v), at);
                 }
                 let place = self.existing(name, at, "")?;
                 self.emit(Op::Load(place), 1, at)?;

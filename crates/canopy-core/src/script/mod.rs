@@ -19,9 +19,11 @@
 //! let tree = b.build(b.always_success("s")).unwrap();
 //! let mut agent = Agent::new(&tree);
 //! agent.board_mut(&tree).write(hp, 40);
-//! assert_eq!(script.run(&mut agent.board_mut(&tree)).unwrap(), ScriptValue::Text("down".into()));
+//! assert_eq!(script.run(&mut agent.board_mut(&tree)).unwrap(), ScriptValue::Text("fighting".into()));
 //! assert_eq!(agent.board(&tree).read(hp), 10);
-//! assert_eq!(condition.test(&agent.board(&tree)), Ok(false));
+//! assert_eq!(condition.test(&agent.board(&tree)), Ok(true));
+//! assert_eq!(script.run(&mut agent.board_mut(&tree)).unwrap(), ScriptValue::Text("down".into()));
+//! assert_eq!((agent.board(&tree).read(hp), condition.test(&agent.board(&tree))), (-20, Ok(false)));
 //! ```
 //!
 //! # Types, decided at load
@@ -289,9 +291,9 @@ impl Script {
     /// not zero).
     ///
     /// ```
-    /// use canopy_core::{Builder, Script};
+    /// use canopy_core::{Builder, Script, Text};
     /// let b = Builder::<(), ()>::new();
-    /// let e = b.key::<f64>("x").map(|_| Script::compile_condition("x .. 'm'", &mut &b));
+    /// let e = b.key::<Text>("x").map(|_| Script::compile_condition("x .. 'm'", &mut &b));
     /// assert_eq!(e.unwrap().unwrap_err().to_string(),
     ///     "column 1: a condition must give true or false, this script gives a string");
     /// ```

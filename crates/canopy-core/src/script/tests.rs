@@ -339,3 +339,39 @@ fn more_operations_than_the_bound_are_refused() {
         "column 81: the expression needs more than 32 values at once"
     );
 }
+
+/// Compile `source` against keys of every kind a script meets, and run it
+/// if it compiles: neither may panic.
+fn compile_and_run(source: &str) {
+    let b = Builder::<(), ()>::new();
+    let _ = b.key::<u8>("small").unwrap();
+    let _ = b.key::<i64>("big").unwrap();
+    let _ = b.key::<Text>("name").unwrap();
+    let _ = b.key::<bool>("flag").unwrap();
+    let _ = b.key::<[f32; 2]>("goal").unwrap();
+    if let Ok(script) = b.script(source) {
+        let tree = b.build(b.always_success("s")).unwrap();
+        let mut agent = Agent::new(&tree);
+        let _ = script.run(&mut agent.board_mut(&tree));
+        let _ = script.test(&agent.board(&tree));
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+        compile_and_run(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn random_token_soup_never_panics(
+        words in proptest::collection::vec(proptest::sample::select(vec![
+            "small", "big", "name", "flag", "goal", "x", ":=", "=", "+=", "-=", "*=", "/=",
+            "+", "-", "*", "/", "..", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "!",
+            "&", "|", "^", "~", "?", ":", "(", ")", ";", "1", "0.5", "300", "-1", "'a'",
+            "\"bc\"", "true", "false", "1e308",
+        ]), 0..60)
+    ) {
+        compile_and_run(&words.join(" "));
+    }
+}
