@@ -434,6 +434,18 @@ pub enum Problem {
         /// (`crowd.json:3:7: tree/children[0] (name "look")`).
         first: String,
     },
+    /// A script parameter that does not compile: a syntax or type
+    /// error, an unknown key, a key of another type, a bound exceeded.
+    Script {
+        /// The parameter holding the script.
+        param: String,
+        /// The script.
+        code: String,
+        /// Where in the script, in characters from 1.
+        column: usize,
+        /// What is wrong (keys in it are quoted already).
+        problem: String,
+    },
     /// An output port given a value instead of a blackboard key.
     OutputNotAKey {
         /// The port.
@@ -673,6 +685,18 @@ impl Problem {
                 escape(wanted),
                 escape(holds),
                 escape_again(first)
+            ),
+            Problem::Script {
+                param,
+                code,
+                column,
+                problem,
+            } => write!(
+                f,
+                "parameter {}: script {}, column {column}: {}",
+                quote(param),
+                quote(code),
+                escape_again(problem)
             ),
             Problem::OutputNotAKey { param, got } => write!(
                 f,
