@@ -28,9 +28,9 @@ pub(crate) enum Build<A, W> {
     Guard { reactive: bool },
     /// SubTree: the loader resolves the referenced subtree.
     SubTree,
-    /// Eval and EvalCondition: the loader compiles their script once the
-    /// whole file is walked.
-    Script { condition: bool },
+    /// Eval, EvalCondition and the script guards: the loader compiles
+    /// their script once the whole file is walked.
+    Script(crate::builtins::eval::Shape),
 }
 
 /// A registered node type: its name, what it does, how many children it

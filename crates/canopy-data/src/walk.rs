@@ -11,7 +11,7 @@ use canopy_core::{
     SlotType, nodes,
 };
 
-use crate::builtins::eval::{self, Cell, LoadKeys};
+use crate::builtins::eval::{self, Cell, LoadKeys, Shape};
 use crate::check::{Place, check};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Problem};
@@ -218,7 +218,7 @@ pub(crate) struct Drafts<'b, A, W> {
 struct PendingScript<'d> {
     cell: Cell,
     code: String,
-    condition: bool,
+    shape: Shape,
     node: &'d Value<'d>,
     path: NodePath,
     name: String,
@@ -419,17 +419,17 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 return self.subtree(target, path, name, depth);
             }
             Build::Kind(factory) => factory(&params),
-            Build::Script { condition } => params.text(eval::CODE).map(|code| {
+            Build::Script(shape) => params.text(eval::CODE).map(|code| {
                 let cell = Cell::default();
                 self.scripts.push(PendingScript {
                     cell: cell.clone(),
                     code: code.to_string(),
-                    condition: *condition,
+                    shape: *shape,
                     node: value,
                     path: path.path(),
                     name: name.to_string(),
                 });
-                eval::leaf(cell, *condition)
+                eval::node(cell, *shape, code)
             }),
             Build::Condition(factory) => factory(&params).map(|f| nodes::Condition(f).into()),
             Build::Guard { reactive } => {
@@ -655,7 +655,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 first: &self.keys,
                 here: at(Problem::MissingTree).place(),
             };
-            match eval::compile(&script.code, script.condition, &mut keys) {
+            match eval::compile(&script.code, script.shape, &mut keys) {
                 Ok(program) => drop(script.cell.set(program)),
                 Err(e) => {
                     let error = at(Problem::Script {

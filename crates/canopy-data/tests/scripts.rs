@@ -217,3 +217,67 @@ fn every_script_error_of_a_file_is_reported_when_all_are_asked_for() {
         ]
     );
 }
+
+#[test]
+fn a_script_guard_checks_when_entered_and_a_reactive_one_every_tick() {
+    let tree = load(
+        r#"{"tree": {"type": "EvalGuard", "code": "ammo > 0", "children": [
+            {"type": "Sequence", "children": [
+                {"type": "Shoot", "ammo": "{ammo}", "fired": "{fired}"},
+                {"type": "Eval", "code": "ammo -= 1"}
+            ]}
+        ]}}"#,
+    )
+    .unwrap();
+    let mut agent = Agent::new(&tree);
+    agent
+        .board_mut(&tree)
+        .write(tree.key::<i32>("ammo").unwrap(), 2);
+    let mut me: Me = (0, Vec::new());
+    let statuses: Vec<Status> = (0..3).map(|_| agent.tick(&tree, &mut me, &())).collect();
+    assert_eq!(
+        statuses,
+        [Status::Success, Status::Success, Status::Failure]
+    );
+    assert_eq!(me.0, 2);
+    assert_eq!(
+        tree.display().to_string(),
+        "EvalGuard(code=\"ammo > 0\")\n\
+         └── Sequence\n    \
+             ├── Shoot(ammo={ammo}, fired={fired})\n    \
+             └── Eval(code=\"ammo -= 1\")\n"
+    );
+
+    let tree = load(
+        r#"{"tree": {"type": "EvalReactiveGuard", "code": "ammo", "children": [
+            {"type": "Sequence", "children": [
+                {"type": "Shoot", "ammo": "{ammo}", "fired": "{fired}"},
+                {"type": "AlwaysRunning"}
+            ]}
+        ]}}"#,
+    )
+    .unwrap();
+    let mut agent = Agent::new(&tree);
+    let ammo = tree.key::<i32>("ammo").unwrap();
+    agent.board_mut(&tree).write(ammo, 1);
+    let mut me: Me = (0, Vec::new());
+    assert_eq!(agent.tick(&tree, &mut me, &()), Status::Running);
+    assert_eq!(agent.tick(&tree, &mut me, &()), Status::Running);
+    agent.board_mut(&tree).write(ammo, 0);
+    assert_eq!(agent.tick(&tree, &mut me, &()), Status::Failure);
+}
+
+#[test]
+fn a_guards_script_may_not_assign() {
+    let err = load(
+        r#"{"tree": {"type": "EvalGuard", "code": "ok := true", "children": [
+            {"type": "AlwaysSuccess"}
+        ]}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        "fight.json:1:12: tree (name \"EvalGuard\"): parameter \"code\": script \"ok := true\", \
+         column 1: a guard's condition reads keys; it cannot assign them"
+    );
+}

@@ -1,6 +1,9 @@
 //! `Eval` and `EvalCondition`: leaves running a script over the
 //! blackboard (BehaviorTree.CPP's `Script` and `ScriptCondition`; the name
-//! `Script` is the status playback leaf's).
+//! `Script` is the status playback leaf's); `EvalGuard` and
+//! `EvalReactiveGuard`: a Guard and a ReactiveGuard whose condition is a
+//! script (what BehaviorTree.CPP's `Precondition` node and its `_while`,
+//! `_failureIf` attributes come to).
 //!
 //! A script can read keys that ports of nodes later in the file make, so
 //! the loader compiles scripts after it has walked the whole file
@@ -11,7 +14,8 @@
 use std::sync::{Arc, OnceLock};
 
 use canopy_core::{
-    Arity, Ctx, Keys, NodeKind, Param, Script, ScriptError, SlotRef, SlotType, Status, nodes,
+    Arity, Ctx, Keys, NodeKind, Param, Predicate, Script, ScriptError, SlotRef, SlotType, Status,
+    nodes,
 };
 
 use crate::registry::{Build, NodeType};
@@ -19,37 +23,76 @@ use crate::registry::{Build, NodeType};
 /// The parameter holding the script.
 pub(crate) const CODE: &str = "code";
 
-/// `Eval`, or `EvalCondition` when `condition`.
-pub(crate) fn node_type<A, W>(condition: bool) -> NodeType<A, W> {
-    let (name, about) = if condition {
-        (
-            "EvalCondition",
-            "Tests a script over the blackboard: Success when its value is true, else Failure.",
-        )
-    } else {
-        (
+/// What a script node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// `Eval`: runs the script.
+    Leaf,
+    /// `EvalCondition`: tests it.
+    Condition,
+    /// `EvalGuard`, `EvalReactiveGuard`: a guard testing it, read-only.
+    Guard { reactive: bool },
+}
+
+/// Every script node type.
+pub(crate) fn node_types<A, W>() -> [NodeType<A, W>; 4] {
+    let guard = |reactive| Shape::Guard { reactive };
+    [
+        node_type(
             "Eval",
             "Runs a script over the blackboard: Success, or Failure when it faults.",
-        )
-    };
+            Shape::Leaf,
+        ),
+        node_type(
+            "EvalCondition",
+            "Tests a script over the blackboard: Success when its value is true, else Failure.",
+            Shape::Condition,
+        ),
+        node_type(
+            "EvalGuard",
+            "A Guard whose condition is a script that reads the blackboard.",
+            guard(false),
+        ),
+        node_type(
+            "EvalReactiveGuard",
+            "A ReactiveGuard whose condition is a script that reads the blackboard.",
+            guard(true),
+        ),
+    ]
+}
+
+fn node_type<A, W>(name: &str, about: &str, shape: Shape) -> NodeType<A, W> {
     let code = Param::text(
         CODE,
         "BehaviorTree.CPP script: `hp -= 10; alive := hp > 0`; keys are checked at load",
     );
-    NodeType::with_build(
-        name,
-        about,
-        Arity::Leaf,
-        vec![code],
-        Build::Script { condition },
-    )
+    let arity = match shape {
+        Shape::Guard { .. } => Arity::Decorator,
+        _ => Arity::Leaf,
+    };
+    NodeType::with_build(name, about, arity, vec![code], Build::Script(shape))
 }
 
 /// The program a script leaf runs, filled once the file is walked.
 pub(crate) type Cell = Arc<OnceLock<Script>>;
 
-/// The leaf running the script in `cell`.
-pub(crate) fn leaf<A: 'static, W: 'static>(cell: Cell, condition: bool) -> NodeKind<A, W> {
+/// The node running the script in `cell`.
+pub(crate) fn node<A: 'static, W: 'static>(cell: Cell, shape: Shape, code: &str) -> NodeKind<A, W> {
+    if let Shape::Guard { reactive } = shape {
+        let test = move |cx: &Ctx<A, W>| {
+            let script = cell.get();
+            script.is_some_and(|s| s.test(&cx.board).unwrap_or(false))
+        };
+        let check = Predicate {
+            label: Some(code.to_string()),
+            check: Arc::new(test),
+        };
+        return match reactive {
+            true => NodeKind::from(nodes::ReactiveGuard(check)),
+            false => NodeKind::from(nodes::Guard(check)),
+        };
+    }
+    let condition = shape == Shape::Condition;
     let run = move |cx: &mut Ctx<A, W>| {
         let Some(script) = cell.get() else {
             return Status::Failure;
@@ -62,17 +105,26 @@ pub(crate) fn leaf<A: 'static, W: 'static>(cell: Cell, condition: bool) -> NodeK
     NodeKind::from(nodes::Action(Arc::new(run)))
 }
 
-/// Compile `code` for a leaf (a condition's must give a bool or number).
+/// Compile `code` for a node of `shape`: a condition's must give a bool
+/// or a number, and a guard's, run where nothing may be written, must
+/// not assign.
 pub(crate) fn compile(
     code: &str,
-    condition: bool,
+    shape: Shape,
     keys: &mut impl Keys,
 ) -> Result<Script, ScriptError> {
-    if condition {
-        Script::compile_condition(code, keys)
-    } else {
-        Script::compile(code, keys)
+    let script = match shape {
+        Shape::Leaf => Script::compile(code, keys)?,
+        _ => Script::compile_condition(code, keys)?,
+    };
+    if matches!(shape, Shape::Guard { .. }) && script.writes() {
+        return Err(ScriptError {
+            offset: 0,
+            column: 1,
+            problem: "a guard's condition reads keys; it cannot assign them".to_string(),
+        });
     }
+    Ok(script)
 }
 
 /// The builder's keys as a loader's scripts see them: each key's first

@@ -34,8 +34,9 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
         vec![Param::subtree("tree", "a key of \"subtrees\"")],
         Build::SubTree,
     ));
-    add(eval::node_type(false));
-    add(eval::node_type(true));
+    for script in eval::node_types() {
+        add(script);
+    }
     r.node("Script", Arity::Leaf, script::Script::new)
         .expect("built-in names are unique");
     r.node("Random", Arity::Leaf, random::Random::new)
@@ -70,9 +71,10 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// # use canopy_data::Registry;
     /// let registry = Registry::<(), ()>::new();
     /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Eval,
-    /// // EvalCondition, Script, Random, Chance and Periodic.
+    /// // EvalCondition, EvalGuard, EvalReactiveGuard, Script, Random,
+    /// // Chance and Periodic.
     /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
-    /// assert_eq!(registry.types().count(), kinds + 9);
+    /// assert_eq!(registry.types().count(), kinds + 11);
     /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
     /// ```
     pub fn new() -> Self {
