@@ -51,7 +51,8 @@
 //! # Bounds
 //!
 //! A script is untrusted input: at most [`MAX_SCRIPT_BYTES`] bytes, nested at
-//! most [`MAX_SCRIPT_NESTING`] deep (no recursion overflow), compiled to at most
+//! most [`MAX_SCRIPT_NESTING`] deep and chaining at most
+//! [`MAX_SCRIPT_HEIGHT`] operators (no recursion overflow), compiled to at most
 //! [`MAX_SCRIPT_OPS`] operations needing at most [`MAX_SCRIPT_STACK`] values at once, so
 //! running one takes bounded time and a fixed stack array: no allocation.
 //!
@@ -75,6 +76,9 @@ use program::{Op, Target};
 pub const MAX_SCRIPT_BYTES: usize = 4096;
 /// Deepest nesting of parentheses, operators and `? :` in one script.
 pub const MAX_SCRIPT_NESTING: usize = 64;
+/// Most operators one expression chains, counted down its deepest
+/// branch (`1 + 2 + 3` is two deep, parentheses or not).
+pub const MAX_SCRIPT_HEIGHT: usize = 256;
 /// Most operations one script compiles to.
 pub const MAX_SCRIPT_OPS: usize = 1024;
 /// Most values one script holds at once while running.

@@ -3,7 +3,7 @@
 //! cannot overflow the stack.
 
 use super::lex::{Tok, Token};
-use super::{MAX_SCRIPT_NESTING, ScriptError};
+use super::{MAX_SCRIPT_HEIGHT, MAX_SCRIPT_NESTING, ScriptError};
 
 /// An operator of one operand.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,7 +38,32 @@ pub(crate) enum Binary {
 #[derive(Debug)]
 pub(crate) struct Expr<'s> {
     pub(crate) at: usize,
+    /// Operators down its deepest branch (0 for a literal or a key):
+    /// compiling and dropping it recurse this deep.
+    pub(crate) height: usize,
     pub(crate) kind: ExprKind<'s>,
+}
+
+impl<'s> Expr<'s> {
+    fn new(at: usize, kind: ExprKind<'s>) -> Expr<'s> {
+        let below = match &kind {
+            ExprKind::Unary(_, e) => e.height,
+            ExprKind::Binary(_, a, b) => a.height.max(b.height),
+            ExprKind::Choose(a, b, c) => a.height.max(b.height).max(c.height),
+            _ => {
+                return Expr {
+                    at,
+                    height: 0,
+                    kind,
+                };
+            }
+        };
+        Expr {
+            at,
+            height: below + 1,
+            kind,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -232,7 +257,7 @@ impl<'s> Parser<'_, 's> {
                 }
                 let otherwise = self.expr(CHOOSE, Some(":"))?;
                 let kind = ExprKind::Choose(Box::new(left), Box::new(then), Box::new(otherwise));
-                left = Expr { at: t.at, kind };
+                left = self.grown(t.at, kind)?;
                 continue;
             }
             let Some((power, op)) = binary(t.tok).filter(|(p, _)| *p >= min.max(CHOOSE + 1)) else {
@@ -242,7 +267,7 @@ impl<'s> Parser<'_, 's> {
             self.next += 1;
             let right = self.expr(power + 1, Some(written))?;
             let kind = ExprKind::Binary(op, Box::new(left), Box::new(right));
-            left = Expr { at: t.at, kind };
+            left = self.grown(t.at, kind)?;
         }
         self.depth -= 1;
         Ok(left)
@@ -272,7 +297,8 @@ impl<'s> Parser<'_, 's> {
                     "!" => Unary::Not,
                     _ => Unary::BitNot,
                 };
-                ExprKind::Unary(op, Box::new(self.expr(PREFIX, Some(p))?))
+                let kind = ExprKind::Unary(op, Box::new(self.expr(PREFIX, Some(p))?));
+                return self.grown(t.at, kind);
             }
             found => {
                 // At the end, the operator left dangling is the place.
@@ -291,6 +317,21 @@ impl<'s> Parser<'_, 's> {
                 return Err(self.error(at, problem));
             }
         };
-        Ok(Expr { at: t.at, kind })
+        Ok(Expr::new(t.at, kind))
+    }
+
+    /// The expression of `kind`, unless its tree grows taller than
+    /// [`MAX_SCRIPT_HEIGHT`]: a chain of operators nests without
+    /// parentheses (`1 + 1 + …` is a tree as deep as it is long).
+    fn grown(&self, at: usize, kind: ExprKind<'s>) -> Result<Expr<'s>, ScriptError> {
+        let e = Expr::new(at, kind);
+        if e.height > MAX_SCRIPT_HEIGHT {
+            let problem = format!(
+                "the expression is more than {MAX_SCRIPT_HEIGHT} operators deep; \
+                 split it into statements"
+            );
+            return Err(self.error(at, problem));
+        }
+        Ok(e)
     }
 }

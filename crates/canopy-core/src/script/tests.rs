@@ -327,11 +327,22 @@ fn nesting_deeper_than_the_bound_is_refused() {
 }
 
 #[test]
+fn a_chain_of_more_operators_than_the_bound_is_refused() {
+    let chain = format!("0{}", "+1".repeat(300));
+    assert_eq!(
+        error(&chain),
+        "column 514: the expression is more than 256 operators deep; split it into statements"
+    );
+    let fine = format!("0{}", "+1".repeat(256));
+    assert_eq!(value(&fine), num(256.0));
+}
+
+#[test]
 fn more_operations_than_the_bound_are_refused() {
-    let long = format!("0{}", "+1".repeat(600));
+    let long = "1;".repeat(600);
     assert_eq!(
         error(&long),
-        "column 1024: the script compiles to more than 1024 operations"
+        "column 1025: the script compiles to more than 1024 operations"
     );
     let wide = format!("{}1{}", "1+1*(".repeat(20), ")".repeat(20));
     assert_eq!(
