@@ -114,7 +114,7 @@ pub use def::observer::{Event, EventKind, Observer};
 pub use nodes::NodeKind;
 pub use script::{
     Keys, MAX_SCRIPT_BYTES, MAX_SCRIPT_HEIGHT, MAX_SCRIPT_NESTING, MAX_SCRIPT_OPS,
-    MAX_SCRIPT_STACK, Script, ScriptError, ScriptFault, ScriptType, ScriptValue,
+    MAX_SCRIPT_STACK, MAX_SCRIPT_TEXTS, Script, ScriptError, ScriptFault, ScriptType, ScriptValue,
 };
 pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
 pub use tree::{NodeRef, Tree};

@@ -5,8 +5,10 @@
 use std::sync::Arc;
 
 use super::parse::{Assign, Binary, Expr, ExprKind, Statement, Unary};
-use super::program::{Op, Place, Store};
-use super::{Keys, MAX_SCRIPT_OPS, MAX_SCRIPT_STACK, ScriptError, ScriptValue, Ty};
+use super::program::{Arith, Cmp, Op, Place, Store};
+use super::{
+    Keys, MAX_SCRIPT_OPS, MAX_SCRIPT_STACK, MAX_SCRIPT_TEXTS, ScriptError, ScriptValue, Ty,
+};
 use crate::util::board::{SlotRef, SlotType, TEXT_BYTES, Text};
 use crate::util::text::{did_you_mean, quote, suggest};
 
@@ -65,9 +67,13 @@ pub(crate) struct Compiler<'s, 'k, K: ?Sized> {
     pub(crate) ops: Vec<Op>,
     /// Keys the program uses, by the index its places hold.
     pub(crate) names: Vec<Arc<str>>,
-    /// Values on the stack now, and at most so far.
-    depth: usize,
-    pub(crate) most: usize,
+    /// String constants, by the index their operations hold.
+    pub(crate) texts: Vec<Text>,
+    /// Values on the number and the string stack now.
+    depth: (usize, usize),
+    /// The index a jump lands on last: operations before it cannot be
+    /// merged with the next one.
+    fence: usize,
 }
 
 impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
@@ -77,8 +83,9 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             keys,
             ops: Vec::new(),
             names: Vec::new(),
-            depth: 0,
-            most: 0,
+            texts: Vec::new(),
+            depth: (0, 0),
+            fence: 0,
         }
     }
 
@@ -86,21 +93,55 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
         ScriptError::new(self.source, at, problem)
     }
 
-    /// Add `op`, which changes the stack by `delta` values.
-    fn emit(&mut self, op: Op, delta: isize, at: usize) -> Result<(), ScriptError> {
+    /// Add `op`, the source's byte `at` being where it comes from.
+    fn emit(&mut self, op: Op, at: usize) -> Result<(), ScriptError> {
         if self.ops.len() >= MAX_SCRIPT_OPS {
             let problem = format!("the script compiles to more than {MAX_SCRIPT_OPS} operations");
             return Err(self.error(at, problem));
         }
-        self.ops.push(op);
-        self.depth = self.depth.saturating_add_signed(delta);
-        if self.depth > MAX_SCRIPT_STACK {
+        self.merge_or_push(op);
+        let (nums, texts) = op.effect();
+        self.depth.0 = self.depth.0.saturating_add_signed(nums);
+        self.depth.1 = self.depth.1.saturating_add_signed(texts);
+        if self.depth.0 > MAX_SCRIPT_STACK {
             let problem =
                 format!("the expression needs more than {MAX_SCRIPT_STACK} values at once");
             return Err(self.error(at, problem));
         }
-        self.most = self.most.max(self.depth);
+        if self.depth.1 > MAX_SCRIPT_TEXTS {
+            let problem =
+                format!("the expression needs more than {MAX_SCRIPT_TEXTS} strings at once");
+            return Err(self.error(at, problem));
+        }
         Ok(())
+    }
+
+    /// Add `op`, merged with the last operation when one does both (a
+    /// constant and the arithmetic on it, an assignment and the pop of
+    /// its value) and no jump lands between them.
+    fn merge_or_push(&mut self, op: Op) {
+        let n = self.ops.len();
+        let merged = match (self.ops.last(), op) {
+            _ if self.fence == n => None,
+            (Some(&Op::Num(k)), _) => Arith::of(op).map(|arith| Op::Immediate(arith, k)),
+            (Some(&Op::Store(place, at)), Op::PopNum | Op::PopText) => {
+                Some(Op::StorePop(place, at))
+            }
+            _ => None,
+        };
+        match merged {
+            Some(merged) => self.ops[n - 1] = merged,
+            None => self.ops.push(op),
+        }
+    }
+
+    /// Forget a value of type `ty` the stacks hold at compile time (a
+    /// `? :` branch, whose value the other branch's replaces).
+    fn forget(&mut self, ty: Ty) {
+        match ty {
+            Ty::Text => self.depth.1 = self.depth.1.saturating_sub(1),
+            _ => self.depth.0 = self.depth.0.saturating_sub(1),
+        }
     }
 
     /// The whole script; the type of its value (its last statement's).
@@ -108,7 +149,12 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
         let mut ty = Ty::Bool;
         for (i, s) in statements.iter().enumerate() {
             if i > 0 {
-                self.emit(Op::Pop, -1, 0)?;
+                let pop = if ty == Ty::Text {
+                    Op::PopText
+                } else {
+                    Op::PopNum
+                };
+                self.emit(pop, 0)?;
             }
             ty = match s {
                 Statement::Expr(e) => self.expr(e)?,
@@ -180,7 +226,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             Assign::Update(_) => Some(self.existing(key, at, "")?),
         };
         if let (Some(place), Assign::Update(_)) = (place, how) {
-            self.emit(Op::Load(place), 1, at)?;
+            self.emit(Op::Load(place), at)?;
         }
         let ty = self.expr(value)?;
         let place = match place {
@@ -215,7 +261,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             } else {
                 arith(op)
             };
-            self.emit(op, -1, at)?;
+            self.emit(op, at)?;
         } else if holds != ty {
             let problem = format!(
                 "cannot assign a {} to key {}, which holds {}{}",
@@ -228,7 +274,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             );
             return Err(self.error(at, problem));
         }
-        self.emit(Op::Store(place, at as u32), 0, at)?;
+        self.emit(Op::Store(place, at as u32), at)?;
         Ok(holds)
     }
 
@@ -254,7 +300,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
                     return self.push(ScriptValue::Number(v), at);
                 }
                 let place = self.existing(name, at, "")?;
-                self.emit(Op::Load(place), 1, at)?;
+                self.emit(Op::Load(place), at)?;
                 Ok(ty_of(place.store))
             }
             ExprKind::Unary(op, inner) => self.unary(*op, inner, at),
@@ -264,15 +310,29 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
     }
 
     fn push(&mut self, v: ScriptValue, at: usize) -> Result<Ty, ScriptError> {
-        self.emit(Op::Push(v), 1, at)?;
+        let op = match v {
+            ScriptValue::Number(n) => Op::Num(n),
+            ScriptValue::Bool(b) => Op::Num(f64::from(u8::from(b))),
+            ScriptValue::Text(t) => {
+                let i = match self.texts.iter().position(|c| *c == t) {
+                    Some(i) => i,
+                    None => {
+                        self.texts.push(t);
+                        self.texts.len() - 1
+                    }
+                };
+                Op::Text(u16::try_from(i).unwrap_or(u16::MAX))
+            }
+        };
+        self.emit(op, at)?;
         Ok(v.ty())
     }
 
     /// A condition: a bool, or a number read as "not zero".
     fn test(&mut self, e: &Expr, what: &str) -> Result<(), ScriptError> {
+        // A bool is 1 or 0 on the number stack: a number tests as itself.
         match self.expr(e)? {
-            Ty::Bool => Ok(()),
-            Ty::Number => self.emit(Op::Truthy, 0, e.at),
+            Ty::Bool | Ty::Number => Ok(()),
             Ty::Text => Err(self.error(e.at, format!("{what} needs true or false, got a string"))),
         }
     }
@@ -280,7 +340,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
     fn unary(&mut self, op: Unary, inner: &Expr, at: usize) -> Result<Ty, ScriptError> {
         if op == Unary::Not {
             self.test(inner, "`!`")?;
-            self.emit(Op::Not, 0, at)?;
+            self.emit(Op::Not, at)?;
             return Ok(Ty::Bool);
         }
         let ty = self.expr(inner)?;
@@ -292,7 +352,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             let problem = format!("`{written}` needs a number, got a {}", ty.name());
             return Err(self.error(at, problem));
         }
-        self.emit(op, 0, at)?;
+        self.emit(op, at)?;
         Ok(Ty::Number)
     }
 
@@ -302,7 +362,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             self.test(a, &format!("`{sym}`"))?;
             self.test(b, &format!("`{sym}`"))?;
             let op = if op == Binary::And { Op::And } else { Op::Or };
-            self.emit(op, -1, at)?;
+            self.emit(op, at)?;
             return Ok(Ty::Bool);
         }
         let (left, right) = (self.expr(a)?, self.expr(b)?);
@@ -314,15 +374,17 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             (Binary::BitAnd, Ty::Number, Ty::Number) => (Op::BitAnd(at as u32), Ty::Number),
             (Binary::BitOr, Ty::Number, Ty::Number) => (Op::BitOr(at as u32), Ty::Number),
             (Binary::BitXor, Ty::Number, Ty::Number) => (Op::BitXor(at as u32), Ty::Number),
-            (Binary::Eq | Binary::Ne, l, r) if l == r => (compare(op), Ty::Bool),
-            (Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge, l, r)
-                if l == r && l != Ty::Bool =>
-            {
-                (compare(op), Ty::Bool)
+            (Binary::Eq | Binary::Ne, Ty::Text, Ty::Text) => (Op::CompareText(cmp(op)), Ty::Bool),
+            (Binary::Eq | Binary::Ne, l, r) if l == r => (Op::Compare(cmp(op)), Ty::Bool),
+            (Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge, Ty::Text, Ty::Text) => {
+                (Op::CompareText(cmp(op)), Ty::Bool)
+            }
+            (Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge, Ty::Number, Ty::Number) => {
+                (Op::Compare(cmp(op)), Ty::Bool)
             }
             _ => return Err(self.error(at, mismatch(op, left, right))),
         };
-        self.emit(emitted, -1, at)?;
+        self.emit(emitted, at)?;
         Ok(ty)
     }
 
@@ -335,13 +397,16 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
     ) -> Result<Ty, ScriptError> {
         self.test(c, "`? :`")?;
         let jump_unless = self.ops.len();
-        self.emit(Op::JumpUnless(0), -1, at)?;
+        self.emit(Op::JumpUnless(0), at)?;
         let first = self.expr(then)?;
         let jump = self.ops.len();
-        self.emit(Op::Jump(0), -1, at)?;
+        self.emit(Op::Jump(0), at)?;
+        self.forget(first);
         self.ops[jump_unless] = Op::JumpUnless(self.ops.len() as u32);
+        self.fence = self.ops.len();
         let second = self.expr(otherwise)?;
         self.ops[jump] = Op::Jump(self.ops.len() as u32);
+        self.fence = self.ops.len();
         if first != second {
             let problem = format!(
                 "the two branches of `? :` give a {} and a {}",
@@ -384,14 +449,14 @@ fn arith(op: Binary) -> Op {
     }
 }
 
-fn compare(op: Binary) -> Op {
+fn cmp(op: Binary) -> Cmp {
     match op {
-        Binary::Eq => Op::Eq,
-        Binary::Ne => Op::Ne,
-        Binary::Lt => Op::Lt,
-        Binary::Le => Op::Le,
-        Binary::Gt => Op::Gt,
-        _ => Op::Ge,
+        Binary::Eq => Cmp::Eq,
+        Binary::Ne => Cmp::Ne,
+        Binary::Lt => Cmp::Lt,
+        Binary::Le => Cmp::Le,
+        Binary::Gt => Cmp::Gt,
+        _ => Cmp::Ge,
     }
 }
 

@@ -53,8 +53,9 @@
 //! A script is untrusted input: at most [`MAX_SCRIPT_BYTES`] bytes, nested at
 //! most [`MAX_SCRIPT_NESTING`] deep and chaining at most
 //! [`MAX_SCRIPT_HEIGHT`] operators (no recursion overflow), compiled to at most
-//! [`MAX_SCRIPT_OPS`] operations needing at most [`MAX_SCRIPT_STACK`] values at once, so
-//! running one takes bounded time and a fixed stack array: no allocation.
+//! [`MAX_SCRIPT_OPS`] operations needing at most [`MAX_SCRIPT_STACK`]
+//! numbers and [`MAX_SCRIPT_TEXTS`] strings at once, so running one takes
+//! bounded time and two fixed stack arrays: no allocation.
 //!
 //! Considered and rejected: interpreting the syntax tree each tick (a
 //! pointer chase per operator and a type check per value, each tick), and
@@ -81,8 +82,10 @@ pub const MAX_SCRIPT_NESTING: usize = 64;
 pub const MAX_SCRIPT_HEIGHT: usize = 256;
 /// Most operations one script compiles to.
 pub const MAX_SCRIPT_OPS: usize = 1024;
-/// Most values one script holds at once while running.
+/// Most numbers and bools one script holds at once while running.
 pub const MAX_SCRIPT_STACK: usize = 32;
+/// Most strings one script holds at once while running.
+pub const MAX_SCRIPT_TEXTS: usize = 8;
 
 /// A script's value: a number, a bool or a string.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -259,6 +262,7 @@ pub enum ScriptFault {
 pub struct Script {
     source: Arc<str>,
     ops: Box<[Op]>,
+    texts: Box<[Text]>,
     names: Box<[Arc<str>]>,
     ty: ScriptType,
     writes: bool,
@@ -280,10 +284,14 @@ impl Script {
         let statements = parse::statements(source, &tokens)?;
         let mut c = compile::Compiler::new(source, keys);
         let ty = c.script(&statements)?;
-        let writes = c.ops.iter().any(|op| matches!(op, Op::Store(..)));
+        let writes = c
+            .ops
+            .iter()
+            .any(|op| matches!(op, Op::Store(..) | Op::StorePop(..)));
         Ok(Script {
             source: Arc::from(source),
             ops: c.ops.into_boxed_slice(),
+            texts: c.texts.into_boxed_slice(),
             names: c.names.into_boxed_slice(),
             ty,
             writes,
@@ -315,14 +323,22 @@ impl Script {
 
     /// Run the script on `board`, writing what it assigns: its value.
     pub fn run(&self, board: &mut Board) -> Result<ScriptValue, ScriptFault> {
-        program::run(&self.ops, Target::Write(board))
+        program::run(&self.code(), Target::Write(board))
     }
 
     /// Run the script as a condition without writing: whether its value
     /// is true. A script that assigns faults here
     /// ([`writes`](Script::writes) tells beforehand).
     pub fn test(&self, board: &Board) -> Result<bool, ScriptFault> {
-        program::run(&self.ops, Target::Read(board)).map(|v| v.is_true())
+        program::run(&self.code(), Target::Read(board)).map(|v| v.is_true())
+    }
+
+    fn code(&self) -> program::Code<'_> {
+        program::Code {
+            ops: &self.ops,
+            texts: &self.texts,
+            ty: self.ty,
+        }
     }
 
     /// The type of its value.

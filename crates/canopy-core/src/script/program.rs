@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{MAX_SCRIPT_STACK, ScriptFault, ScriptValue};
+use super::{MAX_SCRIPT_STACK, MAX_SCRIPT_TEXTS, ScriptFault, ScriptValue, Ty};
 use crate::util::board::{Board, TEXT_BYTES, Text};
 
 /// How a slot's bytes hold a script value.
@@ -59,31 +59,102 @@ pub(crate) struct Place {
     pub(crate) key: u16,
 }
 
-/// One operation. Operands are popped from the stack and results pushed.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Op {
-    Push(ScriptValue),
-    Load(Place),
-    /// Write the top of the stack (left there); `u32` is the byte offset
-    /// of the assignment in the source.
-    Store(Place, u32),
-    Pop,
-    Neg,
-    Not,
-    /// Number to bool: not zero.
-    Truthy,
-    BitNot(u32),
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Join,
+/// How two values compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cmp {
     Eq,
     Ne,
     Lt,
     Le,
     Gt,
     Ge,
+}
+
+impl Cmp {
+    fn holds(self, order: Option<std::cmp::Ordering>) -> bool {
+        match (self, order) {
+            (Cmp::Ne, None) => true,
+            (_, None) => false, // NaN compares false
+            (Cmp::Eq, Some(o)) => o.is_eq(),
+            (Cmp::Ne, Some(o)) => o.is_ne(),
+            (Cmp::Lt, Some(o)) => o.is_lt(),
+            (Cmp::Le, Some(o)) => o.is_le(),
+            (Cmp::Gt, Some(o)) => o.is_gt(),
+            (Cmp::Ge, Some(o)) => o.is_ge(),
+        }
+    }
+}
+
+/// An operation on two numbers, the second a constant of the program
+/// ([`Op::Immediate`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Compare(Cmp),
+}
+
+impl Arith {
+    /// The operation `op` is, if it is one of these.
+    pub(crate) fn of(op: Op) -> Option<Arith> {
+        Some(match op {
+            Op::Add => Arith::Add,
+            Op::Sub => Arith::Sub,
+            Op::Mul => Arith::Mul,
+            Op::Div => Arith::Div,
+            Op::Compare(c) => Arith::Compare(c),
+            _ => return None,
+        })
+    }
+
+    #[inline]
+    fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            Arith::Add => a + b,
+            Arith::Sub => a - b,
+            Arith::Mul => a * b,
+            Arith::Div => a / b,
+            Arith::Compare(c) => truth(c.holds(a.partial_cmp(&b))),
+        }
+    }
+}
+
+/// One operation. Numbers and bools (as 1 and 0) live on one stack,
+/// strings on another: the compiler knows every value's type, so no value
+/// carries a tag and a number costs 8 bytes to move, not a string's 32.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Op {
+    /// Push a number (or a bool as 1 or 0).
+    Num(f64),
+    /// Push the string constant of this index.
+    Text(u16),
+    Load(Place),
+    /// Write the top of its stack (left there); `u32` is the byte offset
+    /// of the assignment in the source.
+    Store(Place, u32),
+    /// [`Op::Store`] then pop: an assignment whose value no one uses.
+    StorePop(Place, u32),
+    /// Apply the operation to the top number and the constant, in place
+    /// (`x * 2` is one operation, not a push and a multiply: each
+    /// operation dispatched costs more than the arithmetic).
+    Immediate(Arith, f64),
+    PopNum,
+    PopText,
+    Neg,
+    Not,
+    BitNot(u32),
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// Two strings to one.
+    Join,
+    /// Two numbers to a bool.
+    Compare(Cmp),
+    /// Two strings to a bool.
+    CompareText(Cmp),
     And,
     Or,
     BitAnd(u32),
@@ -92,6 +163,28 @@ pub(crate) enum Op {
     /// Pop a bool; jump to the operation at the index if it is false.
     JumpUnless(u32),
     Jump(u32),
+}
+
+impl Op {
+    /// Values the operation adds to the number and the string stacks
+    /// (a jump's branch is accounted for by the compiler).
+    pub(crate) fn effect(self) -> (isize, isize) {
+        match self {
+            Op::Num(_) => (1, 0),
+            Op::Text(_) => (0, 1),
+            Op::Load(p) if p.store == Store::Text => (0, 1),
+            Op::Load(_) => (1, 0),
+            Op::StorePop(p, _) if p.store == Store::Text => (0, -1),
+            Op::StorePop(..) => (-1, 0),
+            Op::Store(..) | Op::Immediate(..) | Op::Neg | Op::Not | Op::BitNot(_) | Op::Jump(_) => {
+                (0, 0)
+            }
+            Op::PopNum | Op::JumpUnless(_) => (-1, 0),
+            Op::PopText | Op::Join => (0, -1),
+            Op::CompareText(_) => (1, -2),
+            _ => (-1, 0),
+        }
+    }
 }
 
 /// What a program may do to the blackboard.
@@ -122,60 +215,64 @@ fn whole(value: f64, store: Store, at: u32, key: u16) -> Result<(), ScriptFault>
     }
 }
 
-fn load(target: &Target, at: Place) -> Result<ScriptValue, ScriptFault> {
+/// A number (or bool) slot's value.
+fn load(target: &Target, at: Place) -> Result<f64, ScriptFault> {
     let b = target.bytes(at).ok_or(ScriptFault::OutsideBoard)?;
-    let n = |v: f64| ScriptValue::Number(v);
-    let arr = |b: &[u8]| -> [u8; 8] {
-        let mut out = [0; 8];
-        out[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
-        out
-    };
-    let w = arr(b);
+    let mut w = [0u8; 8];
+    let n = b.len().min(8);
+    w[..n].copy_from_slice(&b[..n]);
+    let [a, b, c, d, ..] = w;
     Ok(match at.store {
-        Store::F64 => n(f64::from_le_bytes(w)),
-        Store::F32 => n(f32::from_le_bytes([w[0], w[1], w[2], w[3]]) as f64),
-        Store::I8 => n(w[0] as i8 as f64),
-        Store::U8 => n(w[0] as f64),
-        Store::I16 => n(i16::from_le_bytes([w[0], w[1]]) as f64),
-        Store::U16 => n(u16::from_le_bytes([w[0], w[1]]) as f64),
-        Store::I32 => n(i32::from_le_bytes([w[0], w[1], w[2], w[3]]) as f64),
-        Store::U32 => n(u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as f64),
-        Store::I64 => n(i64::from_le_bytes(w) as f64),
-        Store::U64 => n(u64::from_le_bytes(w) as f64),
-        Store::Bool => ScriptValue::Bool(w[0] != 0),
-        Store::Text => ScriptValue::Text(crate::util::board::BoardValue::read(b)),
+        Store::F64 => f64::from_le_bytes(w),
+        Store::F32 => f32::from_le_bytes([a, b, c, d]) as f64,
+        Store::I8 => a as i8 as f64,
+        Store::U8 => a as f64,
+        Store::I16 => i16::from_le_bytes([a, b]) as f64,
+        Store::U16 => u16::from_le_bytes([a, b]) as f64,
+        Store::I32 => i32::from_le_bytes([a, b, c, d]) as f64,
+        Store::U32 => u32::from_le_bytes([a, b, c, d]) as f64,
+        Store::I64 => i64::from_le_bytes(w) as f64,
+        Store::U64 => u64::from_le_bytes(w) as f64,
+        Store::Bool => f64::from(u8::from(a != 0)),
+        Store::Text => return Err(ScriptFault::Broken),
     })
 }
 
-fn store(
-    target: &mut Target,
+/// The bytes of `place`, writable, if the target may be written.
+fn writable<'t>(
+    target: &'t mut Target,
     place: Place,
-    value: ScriptValue,
     at: u32,
-) -> Result<(), ScriptFault> {
+) -> Result<&'t mut [u8], ScriptFault> {
     let Target::Write(board) = target else {
         return Err(ScriptFault::ReadOnly { at });
     };
-    let bytes = board
+    board
         .raw_mut(place.offset as usize, place.store.size())
-        .ok_or(ScriptFault::OutsideBoard)?;
+        .ok_or(ScriptFault::OutsideBoard)
+}
+
+/// Write a number (or bool) to its slot.
+fn store(target: &mut Target, place: Place, v: f64, at: u32) -> Result<(), ScriptFault> {
     let key = place.key;
-    match (place.store, value) {
-        (Store::F64, ScriptValue::Number(v)) => bytes.copy_from_slice(&v.to_le_bytes()),
-        (Store::F32, ScriptValue::Number(v)) => bytes.copy_from_slice(&(v as f32).to_le_bytes()),
-        (Store::Bool, ScriptValue::Bool(v)) => bytes[0] = u8::from(v),
-        (Store::Text, ScriptValue::Text(t)) => crate::util::board::BoardValue::write(&t, bytes),
-        (s, ScriptValue::Number(v)) => {
-            whole(v, s, at, key)?;
-            // In range and whole: the casts are exact.
-            let le: [u8; 8] = match s {
-                Store::I8 | Store::I16 | Store::I32 | Store::I64 => (v as i64).to_le_bytes(),
-                _ => (v as u64).to_le_bytes(),
-            };
+    if place.store.range().is_some() {
+        whole(v, place.store, at, key)?;
+    }
+    let bytes = writable(target, place, at)?;
+    match place.store {
+        Store::F64 => bytes.copy_from_slice(&v.to_le_bytes()),
+        Store::F32 => bytes.copy_from_slice(&(v as f32).to_le_bytes()),
+        Store::Bool => bytes[0] = u8::from(v != 0.0),
+        Store::Text => return Err(ScriptFault::Broken),
+        // Whole and in range: the casts are exact.
+        Store::I8 | Store::I16 | Store::I32 | Store::I64 => {
             let n = bytes.len();
-            bytes.copy_from_slice(&le[..n]);
+            bytes.copy_from_slice(&(v as i64).to_le_bytes()[..n]);
         }
-        _ => return Err(ScriptFault::Broken),
+        Store::U8 | Store::U16 | Store::U32 | Store::U64 => {
+            let n = bytes.len();
+            bytes.copy_from_slice(&(v as u64).to_le_bytes()[..n]);
+        }
     }
     Ok(())
 }
@@ -202,99 +299,144 @@ fn bits(v: f64, at: u32) -> Result<i64, ScriptFault> {
     }
 }
 
-/// Run `ops` against `target`: the value left on the stack.
-pub(crate) fn run(ops: &[Op], mut target: Target) -> Result<ScriptValue, ScriptFault> {
-    let mut stack = [ScriptValue::Bool(false); MAX_SCRIPT_STACK];
-    let mut top = 0usize; // values on the stack
+fn truth(b: bool) -> f64 {
+    f64::from(u8::from(b))
+}
+
+/// A fixed stack of `N` values.
+struct Stack<T, const N: usize> {
+    values: [T; N],
+    top: usize,
+}
+
+impl<T: Copy, const N: usize> Stack<T, N> {
+    #[inline]
+    fn push(&mut self, v: T) -> Result<(), ScriptFault> {
+        *self.values.get_mut(self.top).ok_or(ScriptFault::Broken)? = v;
+        self.top += 1;
+        Ok(())
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Result<T, ScriptFault> {
+        self.top = self.top.checked_sub(1).ok_or(ScriptFault::Broken)?;
+        self.values
+            .get(self.top)
+            .copied()
+            .ok_or(ScriptFault::Broken)
+    }
+
+    #[inline]
+    fn top(&mut self) -> Result<&mut T, ScriptFault> {
+        let top = self.top.checked_sub(1).ok_or(ScriptFault::Broken)?;
+        self.values.get_mut(top).ok_or(ScriptFault::Broken)
+    }
+
+    #[inline]
+    fn peek(&self) -> Result<T, ScriptFault> {
+        let top = self.top.checked_sub(1).ok_or(ScriptFault::Broken)?;
+        self.values.get(top).copied().ok_or(ScriptFault::Broken)
+    }
+}
+
+/// The program's constants and operations.
+pub(crate) struct Code<'p> {
+    pub(crate) ops: &'p [Op],
+    pub(crate) texts: &'p [Text],
+    pub(crate) ty: Ty,
+}
+
+/// Run `code` against `target`: the value left on the stack.
+pub(crate) fn run(code: &Code, mut target: Target) -> Result<ScriptValue, ScriptFault> {
+    let mut nums = Stack::<f64, MAX_SCRIPT_STACK> {
+        values: [0.0; MAX_SCRIPT_STACK],
+        top: 0,
+    };
+    let mut texts = Stack::<Text, MAX_SCRIPT_TEXTS> {
+        values: [bytemuck::Zeroable::zeroed(); MAX_SCRIPT_TEXTS],
+        top: 0,
+    };
     let mut pc = 0usize;
-    macro_rules! pop {
-        () => {{
-            top = top.checked_sub(1).ok_or(ScriptFault::Broken)?;
-            stack[top]
-        }};
-    }
-    macro_rules! push {
-        ($v:expr) => {{
-            let v = $v;
-            *stack.get_mut(top).ok_or(ScriptFault::Broken)? = v;
-            top += 1;
-        }};
-    }
-    while let Some(&op) = ops.get(pc) {
+    while let Some(&op) = code.ops.get(pc) {
         pc += 1;
         match op {
-            Op::Push(v) => push!(v),
-            Op::Load(place) => push!(load(&target, place)?),
-            Op::Store(place, at) => {
-                let v = pop!();
-                store(&mut target, place, v, at)?;
-                push!(v);
+            Op::Num(v) => nums.push(v)?,
+            Op::Text(i) => {
+                let t = code.texts.get(i as usize).ok_or(ScriptFault::Broken)?;
+                texts.push(*t)?;
             }
-            Op::Pop => {
-                pop!();
+            Op::Load(place) if place.store == Store::Text => {
+                let b = target.bytes(place).ok_or(ScriptFault::OutsideBoard)?;
+                texts.push(crate::util::board::BoardValue::read(b))?;
             }
+            Op::Load(place) => nums.push(load(&target, place)?)?,
+            Op::Store(place, at) if place.store == Store::Text => {
+                let t = texts.peek()?;
+                crate::util::board::BoardValue::write(&t, writable(&mut target, place, at)?);
+            }
+            Op::Store(place, at) => store(&mut target, place, nums.peek()?, at)?,
+            Op::StorePop(place, at) if place.store == Store::Text => {
+                let t = texts.pop()?;
+                crate::util::board::BoardValue::write(&t, writable(&mut target, place, at)?);
+            }
+            Op::StorePop(place, at) => store(&mut target, place, nums.pop()?, at)?,
+            Op::Immediate(arith, k) => {
+                let top = nums.top()?;
+                *top = arith.apply(*top, k);
+            }
+            Op::PopNum => drop(nums.pop()?),
+            Op::PopText => drop(texts.pop()?),
             Op::Jump(to) => pc = to as usize,
             Op::JumpUnless(to) => {
-                if let ScriptValue::Bool(false) = pop!() {
+                if nums.pop()? == 0.0 {
                     pc = to as usize;
                 }
             }
-            Op::Neg | Op::Not | Op::Truthy | Op::BitNot(_) => {
-                let v = pop!();
-                push!(match (op, v) {
-                    (Op::Neg, ScriptValue::Number(n)) => ScriptValue::Number(-n),
-                    (Op::Not, ScriptValue::Bool(b)) => ScriptValue::Bool(!b),
-                    (Op::Truthy, ScriptValue::Number(n)) => ScriptValue::Bool(n != 0.0),
-                    (Op::BitNot(at), ScriptValue::Number(n)) =>
-                        ScriptValue::Number(!bits(n, at)? as f64),
-                    _ => return Err(ScriptFault::Broken),
-                });
+            Op::Neg => {
+                let v = nums.pop()?;
+                nums.push(-v)?;
+            }
+            Op::Not => {
+                let v = nums.pop()?;
+                nums.push(truth(v == 0.0))?;
+            }
+            Op::BitNot(at) => {
+                let v = nums.pop()?;
+                nums.push(!bits(v, at)? as f64)?;
+            }
+            Op::Join => {
+                let (b, a) = (texts.pop()?, texts.pop()?);
+                texts.push(join(&a, &b))?;
+            }
+            Op::CompareText(cmp) => {
+                let (b, a) = (texts.pop()?, texts.pop()?);
+                nums.push(truth(cmp.holds(Some(a.as_str().cmp(b.as_str())))))?;
             }
             _ => {
-                let b = pop!();
-                let a = pop!();
-                push!(binary(op, a, b)?);
+                let (b, a) = (nums.pop()?, nums.pop()?);
+                nums.push(binary(op, a, b)?)?;
             }
         }
     }
-    if top == 0 {
-        return Err(ScriptFault::Broken);
-    }
-    Ok(stack[top - 1])
+    Ok(match code.ty {
+        Ty::Number => ScriptValue::Number(nums.peek()?),
+        Ty::Bool => ScriptValue::Bool(nums.peek()? != 0.0),
+        Ty::Text => ScriptValue::Text(texts.peek()?),
+    })
 }
 
-/// The value of a binary operation, on operands the compiler checked.
-fn binary(op: Op, a: ScriptValue, b: ScriptValue) -> Result<ScriptValue, ScriptFault> {
-    use ScriptValue::{Bool, Number as N, Text as T};
-    Ok(match (op, a, b) {
-        (Op::Add, N(a), N(b)) => N(a + b),
-        (Op::Sub, N(a), N(b)) => N(a - b),
-        (Op::Mul, N(a), N(b)) => N(a * b),
-        (Op::Div, N(a), N(b)) => N(a / b),
-        (Op::Add | Op::Join, T(a), T(b)) => T(join(&a, &b)),
-        (Op::BitAnd(at), N(a), N(b)) => N((bits(a, at)? & bits(b, at)?) as f64),
-        (Op::BitOr(at), N(a), N(b)) => N((bits(a, at)? | bits(b, at)?) as f64),
-        (Op::BitXor(at), N(a), N(b)) => N((bits(a, at)? ^ bits(b, at)?) as f64),
-        (Op::And, Bool(a), Bool(b)) => Bool(a && b),
-        (Op::Or, Bool(a), Bool(b)) => Bool(a || b),
-        (Op::Eq, a, b) => Bool(a == b),
-        (Op::Ne, a, b) => Bool(a != b),
-        (Op::Lt | Op::Le | Op::Gt | Op::Ge, a, b) => {
-            let order = match (a, b) {
-                (N(a), N(b)) => a.partial_cmp(&b),
-                (T(a), T(b)) => Some(a.as_str().cmp(b.as_str())),
-                _ => return Err(ScriptFault::Broken),
-            };
-            let Some(order) = order else {
-                return Ok(Bool(false)); // NaN compares false
-            };
-            Bool(match op {
-                Op::Lt => order.is_lt(),
-                Op::Le => order.is_le(),
-                Op::Gt => order.is_gt(),
-                _ => order.is_ge(),
-            })
+/// The value of a binary operation on two numbers.
+#[inline]
+fn binary(op: Op, a: f64, b: f64) -> Result<f64, ScriptFault> {
+    Ok(match op {
+        Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Compare(_) => {
+            Arith::of(op).map_or(f64::NAN, |arith| arith.apply(a, b))
         }
+        Op::And => truth(a != 0.0 && b != 0.0),
+        Op::Or => truth(a != 0.0 || b != 0.0),
+        Op::BitAnd(at) => (bits(a, at)? & bits(b, at)?) as f64,
+        Op::BitOr(at) => (bits(a, at)? | bits(b, at)?) as f64,
+        Op::BitXor(at) => (bits(a, at)? ^ bits(b, at)?) as f64,
         _ => return Err(ScriptFault::Broken),
     })
 }

@@ -84,6 +84,11 @@ fn the_ternary_takes_only_its_branch() {
     assert_eq!(value("false ? 1 : true ? 2 : 3"), num(2.0));
     // The branch not taken would fault.
     assert_eq!(value("true ? 1 : 1.5 & 1"), num(1.0));
+    // Branches ending in constants, with arithmetic after them.
+    assert_eq!(value("4 * (false ? 3 : 2)"), num(8.0));
+    assert_eq!(value("4 * (true ? 3 : 2)"), num(12.0));
+    assert_eq!(value("(false ? 1 : 5) - 1"), num(4.0));
+    assert_eq!(value("(true ? 1 : 5) - 1"), num(0.0));
 }
 
 #[test]
@@ -343,6 +348,11 @@ fn more_operations_than_the_bound_are_refused() {
     assert_eq!(
         error(&long),
         "column 1025: the script compiles to more than 1024 operations"
+    );
+    let strings = format!("{}'z'{}", "'a' .. (".repeat(8), ")".repeat(8));
+    assert_eq!(
+        error(&strings),
+        "column 65: the expression needs more than 8 strings at once"
     );
     let wide = format!("{}1{}", "1+1*(".repeat(20), ")".repeat(20));
     assert_eq!(
