@@ -1,6 +1,9 @@
 //! Walking a document's node objects into drafts: each node checked
 //! against its registered type (fields, children, parameters), each subtree
-//! walked once at its first reference and shared by every other.
+//! walked once at its first reference and shared by every other. Scripts
+//! (`Eval` and its kin) are compiled last, in file order, once every port
+//! has made its key: a script may read a key a node after it makes, and a
+//! key no port and no earlier script makes is an error naming the script.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};

@@ -281,3 +281,42 @@ fn a_guards_script_may_not_assign() {
          column 1: a guard's condition reads keys; it cannot assign them"
     );
 }
+
+#[test]
+fn a_hostile_script_in_a_file_is_refused_at_load() {
+    // What follows the quoted (and cut) script in the message.
+    let problem = |code: &str| {
+        let e = load(&format!(
+            r#"{{"tree": {{"type": "Eval", "code": "{code}"}}}}"#
+        ))
+        .unwrap_err();
+        let at = "fight.json:1:12: tree (name \"Eval\"): parameter \"code\": script ";
+        assert!(e.starts_with(at), "{e}");
+        e.rsplit_once(", column ")
+            .map(|(_, p)| p.to_string())
+            .unwrap()
+    };
+    assert_eq!(
+        problem(&"1;".repeat(2100)),
+        "1: the script is 4200 bytes long; scripts hold at most 4096"
+    );
+    assert_eq!(
+        problem(&format!("{}1{}", "(".repeat(100), ")".repeat(100))),
+        "65: the expression is nested more than 64 deep"
+    );
+    assert_eq!(
+        problem(&format!("0{}", "+1".repeat(1000))),
+        "514: the expression is more than 256 operators deep; split it into statements"
+    );
+    assert_eq!(
+        problem(&"1;".repeat(600)),
+        "1025: the script compiles to more than 1024 operations"
+    );
+    assert_eq!(
+        problem(&format!("1e{}", "9".repeat(400))),
+        format!(
+            "1: number \"1e{}…\" (402 characters) is not a finite number",
+            "9".repeat(78)
+        )
+    );
+}
