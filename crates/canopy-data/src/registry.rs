@@ -30,7 +30,18 @@ pub(crate) enum Build<A, W> {
     SubTree,
     /// Eval, EvalCondition and the script guards: the loader compiles
     /// their script once the whole file is walked.
-    Script(crate::builtins::eval::Shape),
+    Script(ScriptShape),
+}
+
+/// What a script node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScriptShape {
+    /// `Eval`: runs the script.
+    Leaf,
+    /// `EvalCondition`: tests it.
+    Condition,
+    /// `EvalGuard`, `EvalReactiveGuard`: a guard testing it, read-only.
+    Guard { reactive: bool },
 }
 
 /// A registered node type: its name, what it does, how many children it

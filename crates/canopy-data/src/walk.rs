@@ -14,12 +14,12 @@ use canopy_core::{
     SlotType, nodes,
 };
 
-use crate::builtins::eval::{self, Cell, LoadKeys, Shape};
+use crate::builtins::eval::{self, Cell, LoadKeys};
 use crate::check::{Place, check};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Problem};
 use crate::format::{Format, MAX_NODES};
-use crate::registry::{Build, NodeType, Registry};
+use crate::registry::{Build, NodeType, Registry, ScriptShape as Shape};
 
 /// Stack kept free before recursing one level deeper, and the size of each
 /// extra segment when it is not (for [`stacker::maybe_grow`]).

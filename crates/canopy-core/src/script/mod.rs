@@ -118,6 +118,8 @@ impl ScriptValue {
     }
 }
 
+impl std::error::Error for ScriptFault {}
+
 impl fmt::Display for ScriptValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = String::new();
@@ -421,8 +423,22 @@ impl Script {
 }
 
 impl fmt::Display for ScriptFault {
+    /// The fault without the script's words ([`Script::explain`] has them).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
+        let number = crate::util::text::number;
+        match *self {
+            ScriptFault::NotWhole { at, value, .. } => {
+                write!(f, "byte {at}: {} is not a whole number", number(value))
+            }
+            ScriptFault::OutOfRange { at, value, .. } => {
+                write!(f, "byte {at}: {} is out of the key's range", number(value))
+            }
+            ScriptFault::ReadOnly { at } => write!(f, "byte {at}: a condition cannot assign keys"),
+            ScriptFault::OutsideBoard => {
+                f.write_str("the blackboard is not of the tree the script was compiled for")
+            }
+            ScriptFault::Broken => f.write_str("the program is broken"),
+        }
     }
 }
 

@@ -18,21 +18,10 @@ use canopy_core::{
     nodes,
 };
 
-use crate::registry::{Build, NodeType};
+use crate::registry::{Build, NodeType, ScriptShape as Shape};
 
 /// The parameter holding the script.
 pub(crate) const CODE: &str = "code";
-
-/// What a script node is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Shape {
-    /// `Eval`: runs the script.
-    Leaf,
-    /// `EvalCondition`: tests it.
-    Condition,
-    /// `EvalGuard`, `EvalReactiveGuard`: a guard testing it, read-only.
-    Guard { reactive: bool },
-}
 
 /// Every script node type.
 pub(crate) fn node_types<A, W>() -> [NodeType<A, W>; 4] {
