@@ -71,6 +71,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::util::board::{Board, SlotRef, SlotType, Text};
+use crate::util::context::{Ctx, Predicate};
 use program::{Op, Target};
 
 /// Longest script source, in bytes.
@@ -340,6 +341,30 @@ impl Script {
             ops: &self.ops,
             texts: &self.texts,
             ty: self.ty,
+        }
+    }
+
+    /// The script as a guard's condition ([`Predicate`]), labelled with
+    /// its source: true when [`test`](Script::test) gives true (false
+    /// when it faults, a script that assigns included).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Script, Status, nodes::Guard};
+    /// let b = Builder::<(), ()>::new();
+    /// let armed = b.key::<bool>("armed").unwrap();
+    /// let check = Script::compile_condition("armed", &mut &b).unwrap().predicate();
+    /// let tree = b.build(b.node("if armed", Guard(check), [b.always_success("fire")])).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Failure);
+    /// agent.board_mut(&tree).write(armed, true);
+    /// assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success);
+    /// ```
+    pub fn predicate<A, W>(self) -> Predicate<A, W> {
+        let label = Some(self.source.to_string());
+        let check = move |cx: &Ctx<A, W>| self.test(&cx.board).unwrap_or(false);
+        Predicate {
+            label,
+            check: Arc::new(check),
         }
     }
 
