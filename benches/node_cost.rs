@@ -4,7 +4,8 @@
 //! closure leaf and a user `Node` leaf (a custom node with a `u32` task,
 //! and one without a task) doing the same work, so the two ways of writing
 //! leaf code can be compared; and Action closures reading and writing a
-//! blackboard port, against the closure that touches only its agent data.
+//! blackboard port, and an `Eval` leaf running a small script over two
+//! keys, against the closure that touches only its agent data.
 //! Every tree runs in canopy and in the flat
 //! limit (the same semantics as a hand-optimised flat-array interpreter; it
 //! has no user nodes).
@@ -165,6 +166,15 @@ fn leaves() -> Vec<Case> {
                     cx.board.set(&seen, cx.agent.n);
                     Status::Success
                 })
+            },
+            None,
+        ),
+        case(
+            "Eval, a small script (a key read, one written)",
+            |b| {
+                let _ = b.key::<u64>("step").unwrap();
+                b.eval("bump", "hp := step * 2 + 1; hp > 10 && step != 3")
+                    .unwrap()
             },
             None,
         ),

@@ -98,6 +98,7 @@ mod api;
 mod def;
 mod engine;
 pub mod nodes;
+mod script;
 mod state;
 mod tree;
 mod util;
@@ -111,6 +112,10 @@ pub use api::snapshot::{RestoreError, SNAPSHOT_VERSION, Snapshot, restore_crowd,
 pub use def::custom::{Children, CustomNode, MAX_TASK_BYTES, Node};
 pub use def::observer::{Event, EventKind, Observer};
 pub use nodes::NodeKind;
+pub use script::{
+    Keys, MAX_SCRIPT_BYTES, MAX_SCRIPT_HEIGHT, MAX_SCRIPT_NESTING, MAX_SCRIPT_OPS,
+    MAX_SCRIPT_STACK, MAX_SCRIPT_TEXTS, Script, ScriptError, ScriptFault, ScriptType, ScriptValue,
+};
 pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
 pub use tree::{NodeRef, Tree};
 pub use util::board::{Board, BoardValue, Input, Key, Output, SlotRef, SlotType, TEXT_BYTES, Text};

@@ -8,7 +8,8 @@
 //! types, with leaves whose outcomes change from tick to tick and agent to
 //! agent, so sequences re-enter, priorities take over, parallels finish and
 //! cooldowns expire throughout the measured window; and a leaf reads and
-//! writes blackboard ports, a number and a string, on every tick.
+//! writes blackboard ports, a number and a string, on every tick, and a
+//! script reads them and writes keys of its own.
 
 use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::{
@@ -23,6 +24,8 @@ static ALLOC: dhat::Alloc = dhat::Alloc;
 struct Mind {
     calls: u64,
     sum: u64,
+    /// Runs of the script leaf that did not fault.
+    scripted: u64,
     /// A suspended async leaf's ticket, and the tick to complete it at.
     ticket: Option<(Ticket, u32)>,
 }
@@ -145,6 +148,19 @@ fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
         cx.agent.sum = cx.agent.sum.wrapping_add(n);
         Status::Success
     });
+    // A script over the same keys and one of its own, every tick.
+    let script = b
+        .script(
+            "score := count * 2 + 1; label := score > 10 ? 'high' .. '!' : 'low'; label == 'low'",
+        )
+        .unwrap();
+    let mood = b.action("mood", move |cx| match script.run(&mut cx.board) {
+        Ok(_) => {
+            cx.agent.scripted += 1;
+            Status::Success
+        }
+        Err(_) => Status::Failure,
+    });
     let root = b.reactive_selector(
         "root",
         [
@@ -204,7 +220,7 @@ fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
                     ),
                     b.sequence(
                         "pause",
-                        [tally, b.always_success("breathe"), b.wait("nap", 3)],
+                        [tally, mood, b.always_success("breathe"), b.wait("nap", 3)],
                     ),
                     b.parallel(
                         "both",
@@ -333,6 +349,11 @@ fn clones(agents: Vec<Agent>) -> Vec<Agent> {
 fn main() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let tree = every_kind();
+    let (mut mind, mut agent) = (Mind::default(), Agent::new(&tree));
+    for _ in 0..50 {
+        agent.tick(&tree, &mut mind, &());
+    }
+    assert!(mind.scripted > 0, "the script leaf never ran");
 
     // The default pool, at the scale the issue asks for: 1,000 agents, 1,000 ticks.
     let (blocks, bytes, calls) = measure(&tree, Mode::Tick, 1_000, 100, 900, same);

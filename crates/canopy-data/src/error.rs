@@ -424,6 +424,18 @@ pub enum Problem {
     },
     /// A blackboard key used as two types: here, and at its first use.
     KeyType(Box<KeyConflict>),
+    /// A script parameter that does not compile: a syntax or type
+    /// error, an unknown key, a key of another type, a bound exceeded.
+    Script {
+        /// The parameter holding the script.
+        param: String,
+        /// The script.
+        code: String,
+        /// Where in the script, in characters from 1.
+        column: usize,
+        /// What is wrong (keys in it are quoted already).
+        problem: String,
+    },
     /// An output port given a value instead of a blackboard key.
     OutputNotAKey {
         /// The port.
@@ -689,6 +701,18 @@ impl Problem {
                     escape_again(first)
                 )
             }
+            Problem::Script {
+                param,
+                code,
+                column,
+                problem,
+            } => write!(
+                f,
+                "parameter {}: script {}, column {column}: {}",
+                quote(param),
+                quote(code),
+                escape_again(problem)
+            ),
             Problem::OutputNotAKey { param, got } => write!(
                 f,
                 "output port {} takes a blackboard key like \"{{key}}\", got {got}",

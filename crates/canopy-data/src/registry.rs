@@ -28,6 +28,20 @@ pub(crate) enum Build<A, W> {
     Guard { reactive: bool },
     /// SubTree: the loader resolves the referenced subtree.
     SubTree,
+    /// Eval, EvalCondition and the script guards: the loader compiles
+    /// their script once the whole file is walked.
+    Script(ScriptShape),
+}
+
+/// What a script node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScriptShape {
+    /// `Eval`: runs the script.
+    Leaf,
+    /// `EvalCondition`: tests it.
+    Condition,
+    /// `EvalGuard`, `EvalReactiveGuard`: a guard testing it, read-only.
+    Guard { reactive: bool },
 }
 
 /// A registered node type: its name, what it does, how many children it

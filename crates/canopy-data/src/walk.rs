@@ -1,6 +1,9 @@
 //! Walking a document's node objects into drafts: each node checked
 //! against its registered type (fields, children, parameters), each subtree
-//! walked once at its first reference and shared by every other.
+//! walked once at its first reference and shared by every other. Scripts
+//! (`Eval` and its kin) are compiled last, in file order, once every port
+//! has made its key: a script may read a key a node after it makes, and a
+//! key no port and no earlier script makes is an error naming the script.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -11,11 +14,12 @@ use canopy_core::{
     SlotType, nodes,
 };
 
+use crate::builtins::eval::{self, Cell, LoadKeys};
 use crate::check::{Place, check};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Problem};
 use crate::format::{Format, MAX_NODES};
-use crate::registry::{Build, NodeType, Registry};
+use crate::registry::{Build, NodeType, Registry, ScriptShape as Shape};
 
 /// Stack kept free before recursing one level deeper, and the size of each
 /// extra segment when it is not (for [`stacker::maybe_grow`]).
@@ -213,6 +217,16 @@ pub(crate) struct Drafts<'b, A, W> {
     pub(crate) unused: Vec<(String, &'b Draft<'b, A, W>)>,
 }
 
+/// A script leaf made during the walk, compiled once the walk is over.
+struct PendingScript<'d> {
+    cell: Cell,
+    code: String,
+    shape: Shape,
+    node: &'d Value<'d>,
+    path: NodePath,
+    name: String,
+}
+
 /// Walks the node objects of one file, building drafts.
 pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     registry: &'r Registry<A, W>,
@@ -233,6 +247,8 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     /// When every error is wanted ([`Loader::collect_errors`]): those so far.
     errors: Option<Vec<LoadError>>,
     nodes: usize,
+    /// Script leaves walked, in file order, to compile at the end.
+    scripts: Vec<PendingScript<'d>>,
 }
 
 impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
@@ -256,6 +272,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             keys: RefCell::new(HashMap::new()),
             errors: None,
             nodes: 0,
+            scripts: Vec::new(),
         }
     }
 
@@ -328,6 +345,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             let definition = self.subtrees.get(name).unwrap_or(&Value::Null);
             self.subtree(name, &Spot::subtree(name, definition), name, 1)?;
         }
+        self.compile_scripts()?;
         let unused = names
             .into_iter()
             .filter(|name| !self.referenced.contains(name))
@@ -404,6 +422,18 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 return self.subtree(target, path, name, depth);
             }
             Build::Kind(factory) => factory(&params),
+            Build::Script(shape) => params.text(eval::CODE).map(|code| {
+                let cell = Cell::default();
+                self.scripts.push(PendingScript {
+                    cell: cell.clone(),
+                    code: code.to_string(),
+                    shape: *shape,
+                    node: value,
+                    path: path.path(),
+                    name: name.to_string(),
+                });
+                eval::node(cell, *shape, code)
+            }),
             Build::Condition(factory) => factory(&params).map(|f| nodes::Condition(f).into()),
             Build::Guard { reactive } => {
                 let condition = field(fields, "condition").unwrap_or(&Value::Null);
@@ -609,6 +639,45 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 Err(self.fail(path, name, problem))
             }
         }
+    }
+
+    /// Compile the scripts of the leaves walked, in file order, against
+    /// every key the file's ports made (and those earlier scripts made).
+    fn compile_scripts(&mut self) -> Result<(), LoadError> {
+        for script in std::mem::take(&mut self.scripts) {
+            let at = |problem| {
+                let path = script.path.clone();
+                node_error(
+                    self.sources,
+                    self.file,
+                    script.node,
+                    path,
+                    &script.name,
+                    problem,
+                )
+            };
+            let mut keys = LoadKeys {
+                slots: self.builder,
+                first: &self.keys,
+                here: (at(Problem::MissingTree).place(), script.path.clone()),
+            };
+            match eval::compile(&script.code, script.shape, &mut keys) {
+                Ok(program) => drop(script.cell.set(program)),
+                Err(e) => {
+                    let error = at(Problem::Script {
+                        param: eval::CODE.to_string(),
+                        code: script.code.clone(),
+                        column: e.column,
+                        problem: e.problem,
+                    });
+                    match &mut self.errors {
+                        Some(errors) if errors.len() + 1 < MAX_ERRORS => errors.push(error),
+                        _ => return Err(error),
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A node's place as messages write it: `file:line:column: path (name "…")`.

@@ -38,6 +38,7 @@ use typed_arena::Arena;
 
 use crate::def::custom::{CustomNode, Node};
 use crate::nodes::{self, NodeKind, PlainKey};
+use crate::script::{Keys, Script, ScriptError};
 use crate::tree::layout::{self, Plan, PlanNode};
 use crate::tree::{BoardLayout, Label, Tree};
 use crate::util::board::{BoardValue, Key, SlotRef, SlotType};
@@ -432,6 +433,72 @@ impl<'b, A, W> Builder<'b, A, W> {
         Ok(slot)
     }
 
+    /// Compile a [`Script`] against this builder's keys: a key it reads
+    /// must have been made already ([`key`](Builder::key), a port, an
+    /// earlier script); a key its `:=` assigns and nothing made is made,
+    /// of the value's type.
+    ///
+    /// ```
+    /// use canopy_core::Builder;
+    /// let b = Builder::<(), ()>::new();
+    /// b.script("speed := 2.5").unwrap();
+    /// assert_eq!(b.key::<f64>("speed").unwrap().offset(), 0);
+    /// assert_eq!(b.script("sped * 2").unwrap_err().to_string(),
+    ///     "column 1: unknown key \"sped\" (did you mean \"speed\"?)");
+    /// ```
+    pub fn script(&self, source: &str) -> Result<Script, ScriptError> {
+        Script::compile(source, &mut &*self)
+    }
+
+    /// A leaf running a script ([`Builder::script`]) on each update:
+    /// Success, or Failure when it faults (a fraction for an integer
+    /// key, say).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.sequence("s", [
+    ///     b.eval("count", "n := 1; n += 2").unwrap(),
+    ///     b.eval_condition("three?", "n == 3").unwrap(),
+    /// ])).unwrap();
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut (), &()), Status::Success);
+    /// assert_eq!(tree.display().to_string(), "s  Sequence\n\
+    ///     ├── count  Eval(code=\"n := 1; n += 2\")\n\
+    ///     └── three?  EvalCondition(code=\"n == 3\")\n");
+    /// ```
+    pub fn eval(&'b self, name: &str, source: &str) -> Result<&'b Draft<'b, A, W>, ScriptError> {
+        let script = self.script(source)?;
+        let run = move |cx: &mut Ctx<A, W>| match script.run(&mut cx.board) {
+            Ok(_) => Status::Success,
+            Err(_) => Status::Failure,
+        };
+        let params = vec![("code".to_string(), crate::util::text::quote(source))];
+        Ok(self.typed_node(name, "Eval", params, nodes::Action(Arc::new(run)), []))
+    }
+
+    /// A leaf testing a condition script ([`Script::compile_condition`])
+    /// on each update: Success when its value is true, else Failure (and
+    /// when it faults).
+    pub fn eval_condition(
+        &'b self,
+        name: &str,
+        source: &str,
+    ) -> Result<&'b Draft<'b, A, W>, ScriptError> {
+        let script = Script::compile_condition(source, &mut &*self)?;
+        let run = move |cx: &mut Ctx<A, W>| match script.run(&mut cx.board) {
+            Ok(value) if value.is_true() => Status::Success,
+            _ => Status::Failure,
+        };
+        let params = vec![("code".to_string(), crate::util::text::quote(source))];
+        Ok(self.typed_node(
+            name,
+            "EvalCondition",
+            params,
+            nodes::Action(Arc::new(run)),
+            [],
+        ))
+    }
+
     /// The value key `key` holds in a new agent (and after a reset).
     pub fn set_initial<T: BoardValue>(&self, key: Key<T>, value: T) {
         let mut board = self.board.borrow_mut();
@@ -702,6 +769,21 @@ impl<'b, A, W> Builder<'b, A, W> {
         // error only: kept in a table beside the plan, it would add to the
         // peak of every build.
         Err(Reached::from(root, self, true).error(at, problem))
+    }
+}
+
+impl<A, W> Keys for &Builder<'_, A, W> {
+    fn find(&mut self, key: &str) -> Option<SlotRef> {
+        self.board.borrow().find(key).cloned()
+    }
+
+    fn create(&mut self, key: &str, ty: SlotType) -> Result<SlotRef, String> {
+        self.slot(key, ty).map_err(|e| e.to_string())
+    }
+
+    fn known(&self) -> Vec<String> {
+        let board = self.board.borrow();
+        board.slots.iter().map(|s| s.key.to_string()).collect()
     }
 }
 

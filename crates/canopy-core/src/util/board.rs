@@ -481,6 +481,16 @@ impl<'a> Board<'a> {
         value.write(&mut self.bytes[at..at + T::SIZE]);
     }
 
+    /// `len` bytes at `offset`, if the blackboard has them.
+    pub(crate) fn raw(&self, offset: usize, len: usize) -> Option<&[u8]> {
+        self.bytes.get(offset..offset.checked_add(len)?)
+    }
+
+    /// `len` bytes at `offset`, writable, if the blackboard has them.
+    pub(crate) fn raw_mut(&mut self, offset: usize, len: usize) -> Option<&mut [u8]> {
+        self.bytes.get_mut(offset..offset.checked_add(len)?)
+    }
+
     /// The raw bytes of slot `slot` (for scripts and tools that hold a
     /// [`SlotRef`]).
     pub fn slot_bytes(&mut self, slot: &SlotRef) -> &mut [u8] {

@@ -4,6 +4,7 @@
 //! prototypes and tests whose outcomes come from the file — each of those
 //! in a file of its own, registered here in one line.
 
+pub(crate) mod eval;
 mod periodic;
 mod random;
 mod script;
@@ -33,6 +34,9 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
         vec![Param::subtree("tree", "a key of \"subtrees\"")],
         Build::SubTree,
     ));
+    for script in eval::node_types() {
+        add(script);
+    }
     r.node("Script", Arity::Leaf, script::Script::new)
         .expect("built-in names are unique");
     r.node("Random", Arity::Leaf, random::Random::new)
@@ -66,10 +70,11 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// ```
     /// # use canopy_data::Registry;
     /// let registry = Registry::<(), ()>::new();
-    /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Script, Random,
+    /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Eval,
+    /// // EvalCondition, EvalGuard, EvalReactiveGuard, Script, Random,
     /// // Chance and Periodic.
     /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
-    /// assert_eq!(registry.types().count(), kinds + 7);
+    /// assert_eq!(registry.types().count(), kinds + 11);
     /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
     /// ```
     pub fn new() -> Self {

@@ -1,0 +1,398 @@
+//! Scripts' values, load errors and bounds, against a builder's keys.
+
+use super::*;
+use crate::{Agent, Builder};
+
+/// Run `source` on a fresh agent of a tree whose builder made `setup`'s
+/// keys; the value, or the fault in words.
+fn run(setup: impl Fn(&Builder<(), ()>), source: &str) -> Result<ScriptValue, String> {
+    let b = Builder::<(), ()>::new();
+    setup(&b);
+    let script = b.script(source).map_err(|e| e.to_string())?;
+    let tree = b.build(b.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    let mut board = agent.board_mut(&tree);
+    script.run(&mut board).map_err(|f| script.explain(&f))
+}
+
+fn none(_: &Builder<(), ()>) {}
+
+fn value(source: &str) -> ScriptValue {
+    run(none, source).unwrap()
+}
+
+fn error(source: &str) -> String {
+    run(none, source).unwrap_err()
+}
+
+fn num(n: f64) -> ScriptValue {
+    ScriptValue::Number(n)
+}
+
+fn text(t: &str) -> ScriptValue {
+    ScriptValue::Text(Text::new(t))
+}
+
+#[test]
+fn arithmetic_follows_c_precedence() {
+    assert_eq!(value("1 + 2 * 3"), num(7.0));
+    assert_eq!(value("(1 + 2) * 3"), num(9.0));
+    assert_eq!(value("10 - 4 - 3"), num(3.0));
+    assert_eq!(value("7 / 2"), num(3.5));
+    assert_eq!(value("-2 * -3"), num(6.0));
+    assert_eq!(value("1.5e2 + 0x10"), num(166.0));
+    assert_eq!(value("1 / 0"), num(f64::INFINITY));
+}
+
+#[test]
+fn comparisons_and_logic_give_bools() {
+    assert_eq!(
+        value("1 < 2 && 2 <= 2 && 3 > 2 && 3 >= 4"),
+        ScriptValue::Bool(false)
+    );
+    assert_eq!(value("1 == 1 || false"), ScriptValue::Bool(true));
+    assert_eq!(value("!(1 != 1)"), ScriptValue::Bool(true));
+    assert_eq!(value("'abc' < 'abd'"), ScriptValue::Bool(true));
+    assert_eq!(value("true == false"), ScriptValue::Bool(false));
+    assert_eq!(value("2 && 0"), ScriptValue::Bool(false));
+}
+
+#[test]
+fn bitwise_operators_work_on_whole_numbers() {
+    assert_eq!(value("6 & 3"), num(2.0));
+    assert_eq!(value("6 | 3"), num(7.0));
+    assert_eq!(value("6 ^ 3"), num(5.0));
+    assert_eq!(value("~0"), num(-1.0));
+    assert_eq!(
+        error("1.5 & 1"),
+        "column 5: a bitwise operator needs whole numbers, got 1.5"
+    );
+}
+
+#[test]
+fn strings_join_with_two_dots() {
+    assert_eq!(value("'a' .. \"b\" .. 'c'"), text("abc"));
+    assert_eq!(
+        error("1..2"),
+        "column 2: `..` joins two strings, got a number and a number"
+    );
+}
+
+#[test]
+fn the_ternary_takes_only_its_branch() {
+    assert_eq!(value("1 < 2 ? 'yes' : 'no'"), text("yes"));
+    assert_eq!(value("false ? 1 : true ? 2 : 3"), num(2.0));
+    // The branch not taken would fault.
+    assert_eq!(value("true ? 1 : 1.5 & 1"), num(1.0));
+    // Branches ending in constants, with arithmetic after them.
+    assert_eq!(value("4 * (false ? 3 : 2)"), num(8.0));
+    assert_eq!(value("4 * (true ? 3 : 2)"), num(12.0));
+    assert_eq!(value("(false ? 1 : 5) - 1"), num(4.0));
+    assert_eq!(value("(true ? 1 : 5) - 1"), num(0.0));
+}
+
+#[test]
+fn assignments_make_update_and_give_their_value() {
+    let b = Builder::<(), ()>::new();
+    let hp = b.key::<i32>("hp").unwrap();
+    let script = b
+        .script("hp += 5; hp *= 2; name := 'guard'; name += '!'; ok := hp == 30")
+        .unwrap();
+    let tree = b.build(b.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    agent.board_mut(&tree).write(hp, 10);
+    let got = script.run(&mut agent.board_mut(&tree)).unwrap();
+    assert_eq!(got, ScriptValue::Bool(true));
+    assert_eq!(agent.board(&tree).read(hp), 30);
+    let name = b.key::<Text>("name").unwrap();
+    assert_eq!(agent.board(&tree).read(name).as_str(), "guard!");
+    let ok = b.key::<bool>("ok").unwrap();
+    assert!(agent.board(&tree).read(ok));
+}
+
+#[test]
+fn a_key_made_by_a_script_takes_the_type_of_its_value() {
+    let b = Builder::<(), ()>::new();
+    b.script("n := 1; s := 'x'; t := true").unwrap();
+    assert!(b.key::<f64>("n").is_ok());
+    assert!(b.key::<Text>("s").is_ok());
+    assert!(b.key::<bool>("t").is_ok());
+    assert_eq!(
+        b.key::<i32>("n").unwrap_err().to_string(),
+        "key \"n\" holds double, not int"
+    );
+}
+
+#[test]
+fn integer_keys_refuse_fractions_and_out_of_range_numbers_at_run_time() {
+    let u8_key = |b: &Builder<(), ()>| _ = b.key::<u8>("k").unwrap();
+    assert_eq!(run(u8_key, "k := 255"), Ok(num(255.0)));
+    assert_eq!(
+        run(u8_key, "k := 256"),
+        Err("column 1: 256 is out of the range of key \"k\"".to_string())
+    );
+    assert_eq!(
+        run(u8_key, "k = -1"),
+        Err("column 1: -1 is out of the range of key \"k\"".to_string())
+    );
+    assert_eq!(
+        run(u8_key, "1; k := 0.5"),
+        Err("column 4: cannot store 0.5 in key \"k\": it holds whole numbers".to_string())
+    );
+    let f32_key = |b: &Builder<(), ()>| _ = b.key::<f32>("f").unwrap();
+    assert_eq!(run(f32_key, "f := 0.5; f * 2"), Ok(num(1.0)));
+}
+
+#[test]
+fn type_errors_are_found_at_load_with_their_column() {
+    assert_eq!(
+        error("1 == 'a'"),
+        "column 3: cannot compare a number with a string"
+    );
+    assert_eq!(
+        error("'a' + 'b'"),
+        "column 5: `+` adds numbers; join strings with `..`"
+    );
+    assert_eq!(
+        error("1 .. 'b'"),
+        "column 3: `..` joins two strings, got a number and a string"
+    );
+    assert_eq!(
+        error("true < false"),
+        "column 6: `<` orders numbers or strings, not bools"
+    );
+    assert_eq!(error("-'a'"), "column 1: `-` needs a number, got a string");
+    assert_eq!(
+        error("!'a'"),
+        "column 2: `!` needs true or false, got a string"
+    );
+    assert_eq!(
+        error("true ? 1 : 'a'"),
+        "column 6: the two branches of `? :` give a number and a string"
+    );
+    let text_key = |b: &Builder<(), ()>| _ = b.key::<Text>("mode").unwrap();
+    assert_eq!(
+        run(text_key, "mode := 3"),
+        Err("column 1: cannot assign a number to key \"mode\", which holds std::string".into())
+    );
+    assert_eq!(
+        run(text_key, "mode -= 'x'"),
+        Err("column 1: `-=` cannot update key \"mode\" (a string) with a string".into())
+    );
+    let point = |b: &Builder<(), ()>| _ = b.key::<[f32; 2]>("goal").unwrap();
+    assert_eq!(
+        run(point, "goal"),
+        Err(
+            "column 1: key \"goal\" holds canopy::Point2f, which scripts cannot use \
+             (they use numbers, bool and strings)"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn unknown_keys_are_load_errors_with_a_suggestion() {
+    let speed = |b: &Builder<(), ()>| _ = b.key::<f64>("speed").unwrap();
+    assert_eq!(
+        run(speed, "2 * sped"),
+        Err("column 5: unknown key \"sped\" (did you mean \"speed\"?)".into())
+    );
+    assert_eq!(
+        run(speed, "velocity = 1"),
+        Err("column 1: unknown key \"velocity\"; `:=` makes a key, `=` sets one".into())
+    );
+    assert_eq!(error("x += 1"), "column 1: unknown key \"x\"");
+}
+
+#[test]
+fn syntax_errors_say_what_was_expected_where() {
+    assert_eq!(
+        error("x := 1 +"),
+        "column 8: expected an expression after `+`"
+    );
+    assert_eq!(error("(1 + 2"), "column 7: expected `)`, found the end");
+    assert_eq!(
+        error("1 + )"),
+        "column 5: expected an expression after `+`, found `)`"
+    );
+    assert_eq!(
+        error("1 2"),
+        "column 3: expected `;` or the end, found the number 2"
+    );
+    assert_eq!(
+        error("true ? 1"),
+        "column 9: expected `:` of `? :`, found the end"
+    );
+    assert_eq!(error("'open"), "column 1: this string is never closed");
+    assert_eq!(error("1 # 2"), "column 3: unexpected character \"#\"");
+    assert_eq!(error(" ; ;"), "column 1: the script is empty");
+    assert_eq!(
+        error("1e999"),
+        "column 1: number \"1e999\" is not a finite number"
+    );
+    assert_eq!(
+        error(&format!("'{}'", "a".repeat(32))),
+        "column 1: a string of 32 bytes; strings hold at most 31"
+    );
+    // Columns count characters, not bytes.
+    assert_eq!(error("'é' +"), "column 5: expected an expression after `+`");
+}
+
+#[test]
+fn enum_words_read_as_their_numbers() {
+    struct Colours<'b>(&'b Builder<'b, (), ()>);
+    impl Keys for Colours<'_> {
+        fn find(&mut self, key: &str) -> Option<SlotRef> {
+            let mut b = self.0;
+            b.find(key)
+        }
+        fn create(&mut self, key: &str, ty: SlotType) -> Result<SlotRef, String> {
+            let mut b = self.0;
+            b.create(key, ty)
+        }
+        fn known(&self) -> Vec<String> {
+            let b = self.0;
+            (&b).known()
+        }
+        fn constant(&self, name: &str) -> Option<f64> {
+            ["RED", "GREEN", "BLUE"]
+                .iter()
+                .position(|c| *c == name)
+                .map(|i| i as f64)
+        }
+    }
+    let b = Builder::<(), ()>::new();
+    let colour = b.key::<i32>("colour").unwrap();
+    let script = Script::compile("colour := BLUE; colour == 2", &mut Colours(&b)).unwrap();
+    let tree = b.build(b.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    assert_eq!(
+        script.run(&mut agent.board_mut(&tree)),
+        Ok(ScriptValue::Bool(true))
+    );
+    assert_eq!(agent.board(&tree).read(colour), 2);
+}
+
+#[test]
+fn a_condition_runs_read_only() {
+    let b = Builder::<(), ()>::new();
+    let hp = b.key::<i32>("hp").unwrap();
+    let alive = Script::compile_condition("hp", &mut &b).unwrap();
+    let writes = Script::compile_condition("hp := 3; true", &mut &b).unwrap();
+    assert!(!alive.writes() && writes.writes());
+    let tree = b.build(b.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    assert_eq!(alive.test(&agent.board(&tree)), Ok(false));
+    agent.board_mut(&tree).write(hp, 7);
+    assert_eq!(alive.test(&agent.board(&tree)), Ok(true));
+    let fault = writes.test(&agent.board(&tree)).unwrap_err();
+    assert_eq!(
+        writes.explain(&fault),
+        "column 1: a condition cannot assign keys"
+    );
+}
+
+#[test]
+fn a_script_on_another_trees_board_faults_instead_of_panicking() {
+    let b = Builder::<(), ()>::new();
+    b.key::<f64>("far").unwrap();
+    let script = b.script("far := 1").unwrap();
+    let empty = Builder::<(), ()>::new();
+    let tree = empty.build(empty.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    assert_eq!(
+        script.run(&mut agent.board_mut(&tree)),
+        Err(ScriptFault::OutsideBoard)
+    );
+}
+
+#[test]
+fn a_script_longer_than_the_bound_is_refused() {
+    let long = "1".repeat(MAX_SCRIPT_BYTES + 1);
+    assert_eq!(
+        error(&long),
+        "column 1: the script is 4097 bytes long; scripts hold at most 4096"
+    );
+}
+
+#[test]
+fn nesting_deeper_than_the_bound_is_refused() {
+    let deep = format!("{}1{}", "(".repeat(100), ")".repeat(100));
+    assert_eq!(
+        error(&deep),
+        "column 65: the expression is nested more than 64 deep"
+    );
+    let negations = format!("{}1", "-".repeat(3000));
+    assert_eq!(
+        error(&negations),
+        "column 65: the expression is nested more than 64 deep"
+    );
+    let fine = format!("{}1{}", "(".repeat(60), ")".repeat(60));
+    assert_eq!(value(&fine), num(1.0));
+}
+
+#[test]
+fn a_chain_of_more_operators_than_the_bound_is_refused() {
+    let chain = format!("0{}", "+1".repeat(300));
+    assert_eq!(
+        error(&chain),
+        "column 514: the expression is more than 256 operators deep; split it into statements"
+    );
+    let fine = format!("0{}", "+1".repeat(256));
+    assert_eq!(value(&fine), num(256.0));
+}
+
+#[test]
+fn more_operations_than_the_bound_are_refused() {
+    let long = "1;".repeat(600);
+    assert_eq!(
+        error(&long),
+        "column 1025: the script compiles to more than 1024 operations"
+    );
+    let strings = format!("{}'z'{}", "'a' .. (".repeat(8), ")".repeat(8));
+    assert_eq!(
+        error(&strings),
+        "column 65: the expression needs more than 8 strings at once"
+    );
+    let wide = format!("{}1{}", "1+1*(".repeat(20), ")".repeat(20));
+    assert_eq!(
+        error(&wide),
+        "column 81: the expression needs more than 32 values at once"
+    );
+}
+
+/// Compile `source` against keys of every kind a script meets, and run it
+/// if it compiles: neither may panic.
+fn compile_and_run(source: &str) {
+    let b = Builder::<(), ()>::new();
+    let _ = b.key::<u8>("small").unwrap();
+    let _ = b.key::<i64>("big").unwrap();
+    let _ = b.key::<Text>("name").unwrap();
+    let _ = b.key::<bool>("flag").unwrap();
+    let _ = b.key::<[f32; 2]>("goal").unwrap();
+    if let Ok(script) = b.script(source) {
+        let tree = b.build(b.always_success("s")).unwrap();
+        let mut agent = Agent::new(&tree);
+        let _ = script.run(&mut agent.board_mut(&tree));
+        let _ = script.test(&agent.board(&tree));
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+        compile_and_run(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn random_token_soup_never_panics(
+        words in proptest::collection::vec(proptest::sample::select(vec![
+            "small", "big", "name", "flag", "goal", "x", ":=", "=", "+=", "-=", "*=", "/=",
+            "+", "-", "*", "/", "..", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "!",
+            "&", "|", "^", "~", "?", ":", "(", ")", ";", "1", "0.5", "300", "-1", "'a'",
+            "\"bc\"", "true", "false", "1e308",
+        ]), 0..60)
+    ) {
+        compile_and_run(&words.join(" "));
+    }
+}

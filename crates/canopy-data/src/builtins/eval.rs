@@ -1,0 +1,154 @@
+//! `Eval` and `EvalCondition`: leaves running a script over the
+//! blackboard (BehaviorTree.CPP's `Script` and `ScriptCondition`; the name
+//! `Script` is the status playback leaf's); `EvalGuard` and
+//! `EvalReactiveGuard`: a Guard and a ReactiveGuard whose condition is a
+//! script (what BehaviorTree.CPP's `Precondition` node and its `_while`,
+//! `_failureIf` attributes come to).
+//!
+//! A script can read keys that ports of nodes later in the file make, so
+//! the loader compiles scripts after it has walked the whole file
+//! ([`Loader::document`](crate::walk)): the leaf is made during the walk
+//! around a cell that compiling fills. A load that fails leaves no tree,
+//! so a tree's every script leaf holds its program.
+
+use std::sync::{Arc, OnceLock};
+
+use canopy_core::{
+    Arity, Ctx, Keys, NodeKind, Param, Predicate, Script, ScriptError, SlotRef, SlotType, Status,
+    nodes,
+};
+
+use crate::error::NodePath;
+use crate::registry::{Build, NodeType, ScriptShape as Shape};
+
+/// The parameter holding the script.
+pub(crate) const CODE: &str = "code";
+
+/// Every script node type.
+pub(crate) fn node_types<A, W>() -> [NodeType<A, W>; 4] {
+    let guard = |reactive| Shape::Guard { reactive };
+    [
+        node_type(
+            "Eval",
+            "Runs a script over the blackboard: Success, or Failure when it faults.",
+            Shape::Leaf,
+        ),
+        node_type(
+            "EvalCondition",
+            "Tests a script over the blackboard: Success when its value is true, else Failure.",
+            Shape::Condition,
+        ),
+        node_type(
+            "EvalGuard",
+            "A Guard whose condition is a script that reads the blackboard.",
+            guard(false),
+        ),
+        node_type(
+            "EvalReactiveGuard",
+            "A ReactiveGuard whose condition is a script that reads the blackboard.",
+            guard(true),
+        ),
+    ]
+}
+
+fn node_type<A, W>(name: &str, about: &str, shape: Shape) -> NodeType<A, W> {
+    let code = Param::text(
+        CODE,
+        "BehaviorTree.CPP script: `hp -= 10; alive := hp > 0`; keys are checked at load",
+    );
+    let arity = match shape {
+        Shape::Guard { .. } => Arity::Decorator,
+        _ => Arity::Leaf,
+    };
+    NodeType::with_build(name, about, arity, vec![code], Build::Script(shape))
+}
+
+/// The program a script leaf runs, filled once the file is walked.
+pub(crate) type Cell = Arc<OnceLock<Script>>;
+
+/// The node running the script in `cell`.
+pub(crate) fn node<A: 'static, W: 'static>(cell: Cell, shape: Shape, code: &str) -> NodeKind<A, W> {
+    if let Shape::Guard { reactive } = shape {
+        let test = move |cx: &Ctx<A, W>| {
+            let script = cell.get();
+            script.is_some_and(|s| s.test(&cx.board).unwrap_or(false))
+        };
+        let check = Predicate {
+            label: Some(code.to_string()),
+            check: Arc::new(test),
+        };
+        return match reactive {
+            true => NodeKind::from(nodes::ReactiveGuard(check)),
+            false => NodeKind::from(nodes::Guard(check)),
+        };
+    }
+    let condition = shape == Shape::Condition;
+    let run = move |cx: &mut Ctx<A, W>| {
+        let Some(script) = cell.get() else {
+            return Status::Failure;
+        };
+        match script.run(&mut cx.board) {
+            Ok(value) if !condition || value.is_true() => Status::Success,
+            _ => Status::Failure,
+        }
+    };
+    NodeKind::from(nodes::Action(Arc::new(run)))
+}
+
+/// Compile `code` for a node of `shape`: a condition's must give a bool
+/// or a number, and a guard's, run where nothing may be written, must
+/// not assign.
+pub(crate) fn compile(
+    code: &str,
+    shape: Shape,
+    keys: &mut impl Keys,
+) -> Result<Script, ScriptError> {
+    let script = match shape {
+        Shape::Leaf => Script::compile(code, keys)?,
+        _ => Script::compile_condition(code, keys)?,
+    };
+    if matches!(shape, Shape::Guard { .. }) && script.writes() {
+        return Err(ScriptError {
+            offset: 0,
+            column: 1,
+            problem: "a guard's condition reads keys; it cannot assign them".to_string(),
+        });
+    }
+    Ok(script)
+}
+
+/// The builder's keys as a loader's scripts see them: each key's first
+/// use is remembered (a script's `:=` is the first use of a key it
+/// makes), so that a type error names where a key came from.
+pub(crate) struct LoadKeys<'x, K> {
+    /// The builder's keys.
+    pub(crate) slots: K,
+    /// Where each key was first used, as messages write a place, and the
+    /// node's path.
+    pub(crate) first: &'x std::cell::RefCell<std::collections::HashMap<String, (String, NodePath)>>,
+    /// The script's node, as messages write a place, and its path.
+    pub(crate) here: (String, NodePath),
+}
+
+impl<K: Keys> Keys for LoadKeys<'_, K> {
+    fn find(&mut self, key: &str) -> Option<SlotRef> {
+        self.slots.find(key)
+    }
+
+    fn create(&mut self, key: &str, ty: SlotType) -> Result<SlotRef, String> {
+        let slot = self.slots.create(key, ty)?;
+        self.first
+            .borrow_mut()
+            .entry(key.to_string())
+            .or_insert_with(|| self.here.clone());
+        Ok(slot)
+    }
+
+    fn known(&self) -> Vec<String> {
+        self.slots.known()
+    }
+
+    fn origin(&self, key: &str) -> Option<String> {
+        self.first.borrow().get(key).map(|(place, _)| place.clone())
+    }
+}

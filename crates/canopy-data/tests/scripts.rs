@@ -1,0 +1,322 @@
+//! Script leaves in tree files: `Eval` and `EvalCondition`, compiled when
+//! the file is loaded against the keys its ports make, run each tick.
+
+use canopy_core::{Agent, Ctx, Input, Output, Status, Text};
+use canopy_data::{Format, Params, Registry};
+
+/// Counts its calls into an output port; reads how many it may make.
+#[derive(Params)]
+struct Shoot {
+    /// Shots left.
+    ammo: Input<i32>,
+    /// Shots fired so far.
+    fired: Output<u32>,
+}
+
+/// Says a line.
+#[derive(Params)]
+struct Say {
+    /// What to say.
+    line: Input<Text>,
+}
+
+type Me = (u32, Vec<String>);
+
+fn registry() -> Registry<Me, ()> {
+    let mut registry = Registry::new();
+    registry
+        .action("Shoot", |p: Shoot| {
+            move |cx: &mut Ctx<Me, ()>| {
+                if cx.board.get(&p.ammo) <= 0 {
+                    return Status::Failure;
+                }
+                cx.agent.0 += 1;
+                cx.board.set(&p.fired, cx.agent.0);
+                Status::Success
+            }
+        })
+        .unwrap();
+    registry
+        .action("Say", |p: Say| {
+            move |cx: &mut Ctx<Me, ()>| {
+                let line = cx.board.get(&p.line);
+                cx.agent.1.push(line.to_string());
+                Status::Success
+            }
+        })
+        .unwrap();
+    registry
+}
+
+fn load(json: &str) -> Result<canopy_core::Tree<Me, ()>, String> {
+    registry()
+        .load_str(json, Format::Json, "fight.json")
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn scripts_read_and_write_the_keys_ports_use() {
+    let tree = load(
+        r#"{"tree": {"type": "Sequence", "children": [
+            {"type": "EvalCondition", "code": "ammo > 0 && fired < 3"},
+            {"type": "Shoot", "ammo": "{ammo}", "fired": "{fired}"},
+            {"type": "Eval", "code": "ammo -= 1; line := 'shot ' .. (ammo == 0 ? 'last' : 'one')"},
+            {"type": "Say", "line": "{line}"}
+        ]}}"#,
+    )
+    .unwrap();
+    let slots: Vec<(String, String)> = tree
+        .slots()
+        .iter()
+        .map(|s| (s.key.to_string(), s.ty.name().to_string()))
+        .collect();
+    let slot = |k: &str, t: &str| (k.to_string(), t.to_string());
+    assert_eq!(
+        slots,
+        [
+            slot("ammo", "int"),
+            slot("fired", "unsigned int"),
+            slot("line", "std::string")
+        ]
+    );
+    let mut agent = Agent::new(&tree);
+    agent
+        .board_mut(&tree)
+        .write(tree.key::<i32>("ammo").unwrap(), 2);
+    let mut me: Me = (0, Vec::new());
+    let statuses: Vec<Status> = (0..4).map(|_| agent.tick(&tree, &mut me, &())).collect();
+    assert_eq!(
+        statuses,
+        [
+            Status::Success,
+            Status::Success,
+            Status::Failure,
+            Status::Failure
+        ]
+    );
+    assert_eq!(me.1, ["shot one", "shot last"]);
+    assert_eq!(agent.board(&tree).read(tree.key::<i32>("ammo").unwrap()), 0);
+    assert_eq!(
+        agent.board(&tree).read(tree.key::<u32>("fired").unwrap()),
+        2
+    );
+    assert_eq!(
+        tree.display().to_string(),
+        "Sequence\n\
+         ├── EvalCondition(code=\"ammo > 0 && fired < 3\")\n\
+         ├── Shoot(ammo={ammo}, fired={fired})\n\
+         ├── Eval(code=\"ammo -= 1; line := 'shot ' .. (ammo == 0 ? 'last' : 'one')\")\n\
+         └── Say(line={line})\n"
+    );
+}
+
+#[test]
+fn a_script_that_faults_fails_its_leaf() {
+    let tree = load(
+        r#"{"tree": {"type": "Sequence", "children": [
+            {"type": "Eval", "code": "ammo := ammo / 2"},
+            {"type": "Shoot", "ammo": "{ammo}", "fired": "{fired}"}
+        ]}}"#,
+    )
+    .unwrap();
+    let mut agent = Agent::new(&tree);
+    let ammo = tree.key::<i32>("ammo").unwrap();
+    agent.board_mut(&tree).write(ammo, 4);
+    let mut me: Me = (0, Vec::new());
+    assert_eq!(agent.tick(&tree, &mut me, &()), Status::Success);
+    assert_eq!(agent.board(&tree).read(ammo), 2);
+    agent.board_mut(&tree).write(ammo, 3);
+    // 1.5 does not fit an int: the Eval fails, the key keeps its value.
+    assert_eq!(agent.tick(&tree, &mut me, &()), Status::Failure);
+    assert_eq!(agent.board(&tree).read(ammo), 3);
+}
+
+#[test]
+fn a_script_and_a_port_disagreeing_on_a_key_is_refused_naming_both_places() {
+    let err = load(
+        r#"{"tree": {"type": "Sequence", "children": [
+            {"type": "Eval", "code": "ammo := 'lots'"},
+            {"type": "Shoot", "ammo": "{ammo}", "fired": "{fired}"}
+        ]}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        "fight.json:2:15: tree/children[0] (name \"Eval\"): parameter \"code\": \
+         script \"ammo := 'lots'\", column 1: cannot assign a string to key \"ammo\", \
+         which holds int since its first use at \
+         fight.json:3:15: tree/children[1] (name \"Shoot\")"
+    );
+}
+
+#[test]
+fn a_key_a_script_makes_is_typed_for_the_ports_after_it() {
+    let tree = load(
+        r#"{"tree": {"type": "Sequence", "children": [
+            {"type": "Eval", "code": "greeting := 'hi'"},
+            {"type": "Say", "line": "{greeting}"}
+        ]}}"#,
+    )
+    .unwrap();
+    let mut me: Me = (0, Vec::new());
+    assert_eq!(Agent::new(&tree).tick(&tree, &mut me, &()), Status::Success);
+    assert_eq!(me.1, ["hi"]);
+}
+
+#[test]
+fn script_errors_name_the_node_the_column_and_the_problem() {
+    let err = |code: &str| {
+        load(&format!(
+            r#"{{"tree": {{"type": "Sequence", "children": [
+            {{"type": "Shoot", "ammo": "{{ammo}}", "fired": "{{fired}}"}},
+            {{"type": "EvalCondition", "code": "{code}"}}
+        ]}}}}"#
+        ))
+        .unwrap_err()
+    };
+    let at = "fight.json:3:15: tree/children[1] (name \"EvalCondition\"): parameter \"code\": ";
+    assert_eq!(
+        err("amo > 1"),
+        format!("{at}script \"amo > 1\", column 1: unknown key \"amo\" (did you mean \"ammo\"?)")
+    );
+    assert_eq!(
+        err("ammo >"),
+        format!("{at}script \"ammo >\", column 6: expected an expression after `>`")
+    );
+    assert_eq!(
+        err("ammo == 'x'"),
+        format!("{at}script \"ammo == 'x'\", column 6: cannot compare a number with a string")
+    );
+    assert_eq!(
+        err("'x'"),
+        format!(
+            "{at}script \"'x'\", column 1: a condition must give true or false, \
+             this script gives a string"
+        )
+    );
+}
+
+#[test]
+fn every_script_error_of_a_file_is_reported_when_all_are_asked_for() {
+    let errors = registry().check_str(
+        r#"{"tree": {"type": "Sequence", "children": [
+                {"type": "Eval", "code": "a +"},
+                {"type": "Eval", "code": "b"}
+            ]}}"#,
+        Format::Json,
+        "two.json",
+    );
+    let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        messages,
+        [
+            "two.json:2:19: tree/children[0] (name \"Eval\"): parameter \"code\": \
+             script \"a +\", column 3: expected an expression after `+`",
+            "two.json:3:19: tree/children[1] (name \"Eval\"): parameter \"code\": \
+             script \"b\", column 1: unknown key \"b\"",
+        ]
+    );
+}
+
+#[test]
+fn a_script_guard_checks_when_entered_and_a_reactive_one_every_tick() {
+    let tree = load(
+        r#"{"tree": {"type": "EvalGuard", "code": "ammo > 0", "children": [
+            {"type": "Sequence", "children": [
+                {"type": "Shoot", "ammo": "{ammo}", "fired": "{fired}"},
+                {"type": "Eval", "code": "ammo -= 1"}
+            ]}
+        ]}}"#,
+    )
+    .unwrap();
+    let mut agent = Agent::new(&tree);
+    agent
+        .board_mut(&tree)
+        .write(tree.key::<i32>("ammo").unwrap(), 2);
+    let mut me: Me = (0, Vec::new());
+    let statuses: Vec<Status> = (0..3).map(|_| agent.tick(&tree, &mut me, &())).collect();
+    assert_eq!(
+        statuses,
+        [Status::Success, Status::Success, Status::Failure]
+    );
+    assert_eq!(me.0, 2);
+    assert_eq!(
+        tree.display().to_string(),
+        "EvalGuard(code=\"ammo > 0\")\n\
+         └── Sequence\n    \
+             ├── Shoot(ammo={ammo}, fired={fired})\n    \
+             └── Eval(code=\"ammo -= 1\")\n"
+    );
+
+    let tree = load(
+        r#"{"tree": {"type": "EvalReactiveGuard", "code": "ammo", "children": [
+            {"type": "Sequence", "children": [
+                {"type": "Shoot", "ammo": "{ammo}", "fired": "{fired}"},
+                {"type": "AlwaysRunning"}
+            ]}
+        ]}}"#,
+    )
+    .unwrap();
+    let mut agent = Agent::new(&tree);
+    let ammo = tree.key::<i32>("ammo").unwrap();
+    agent.board_mut(&tree).write(ammo, 1);
+    let mut me: Me = (0, Vec::new());
+    assert_eq!(agent.tick(&tree, &mut me, &()), Status::Running);
+    assert_eq!(agent.tick(&tree, &mut me, &()), Status::Running);
+    agent.board_mut(&tree).write(ammo, 0);
+    assert_eq!(agent.tick(&tree, &mut me, &()), Status::Failure);
+}
+
+#[test]
+fn a_guards_script_may_not_assign() {
+    let err = load(
+        r#"{"tree": {"type": "EvalGuard", "code": "ok := true", "children": [
+            {"type": "AlwaysSuccess"}
+        ]}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        "fight.json:1:12: tree (name \"EvalGuard\"): parameter \"code\": script \"ok := true\", \
+         column 1: a guard's condition reads keys; it cannot assign them"
+    );
+}
+
+#[test]
+fn a_hostile_script_in_a_file_is_refused_at_load() {
+    // What follows the quoted (and cut) script in the message.
+    let problem = |code: &str| {
+        let e = load(&format!(
+            r#"{{"tree": {{"type": "Eval", "code": "{code}"}}}}"#
+        ))
+        .unwrap_err();
+        let at = "fight.json:1:12: tree (name \"Eval\"): parameter \"code\": script ";
+        assert!(e.starts_with(at), "{e}");
+        e.rsplit_once(", column ")
+            .map(|(_, p)| p.to_string())
+            .unwrap()
+    };
+    assert_eq!(
+        problem(&"1;".repeat(2100)),
+        "1: the script is 4200 bytes long; scripts hold at most 4096"
+    );
+    assert_eq!(
+        problem(&format!("{}1{}", "(".repeat(100), ")".repeat(100))),
+        "65: the expression is nested more than 64 deep"
+    );
+    assert_eq!(
+        problem(&format!("0{}", "+1".repeat(1000))),
+        "514: the expression is more than 256 operators deep; split it into statements"
+    );
+    assert_eq!(
+        problem(&"1;".repeat(600)),
+        "1025: the script compiles to more than 1024 operations"
+    );
+    assert_eq!(
+        problem(&format!("1e{}", "9".repeat(400))),
+        format!(
+            "1: number \"1e{}…\" (402 characters) is not a finite number",
+            "9".repeat(78)
+        )
+    );
+}
