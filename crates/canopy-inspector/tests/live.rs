@@ -428,3 +428,34 @@ fn a_viewer_arriving_after_a_reload_gets_the_new_tree() {
         hello
     );
 }
+
+#[test]
+fn after_a_reload_states_derived_from_events_start_afresh_on_the_new_ids() {
+    let (old, new) = (day(false), day(true));
+    let mut inspector = Inspector::start(&old, options()).unwrap();
+    let mut socket = viewer(&inspector);
+    inspector.watch(Some(0));
+    let mut agent = Agent::with_id(&old, 0);
+    inspector.probe().tick(&mut agent, &old, &mut (), &());
+    inspector.publish(&frame(1, 1));
+    agent.reload(&old, &new, &mut (), &());
+    inspector.set_tree(&new);
+    inspector.probe().tick(&mut agent, &new, &mut (), &());
+    inspector.publish(&frame(2, 1));
+    let view = next_json(&mut socket, "agent", |v| v["tick"] == 2);
+    assert_eq!(view["version"], 1);
+    assert_eq!(
+        view["nodes"],
+        serde_json::json!([
+            {"id": 0, "running": true, "last": "Running", "event": "update", "at": 2,
+             "state": "running (since before watching began)"},
+            {"id": 2, "running": true, "last": "Running", "event": "update", "at": 2,
+             "state": "running (since before watching began)"},
+        ])
+    );
+    assert_eq!(
+        view["events"].as_array().unwrap().len(),
+        3,
+        "tick 2's alone"
+    );
+}
