@@ -15,7 +15,8 @@
 //! snapshots go together (see `canopy_crowd`'s `save` module): a loaded
 //! crowd ends with the state hash of the run that was never interrupted.
 //! `--watch` reloads the `--tree` file whenever it changes on disk, while
-//! the crowd runs, and prints what the reload kept and aborted.
+//! the crowd runs, and prints what the reload kept and aborted; with
+//! `--serve`, open pages redraw the new tree (`Inspector::set_tree`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -121,7 +122,7 @@ fn main() {
         Watch::start(path).unwrap_or_else(|e| fail(format!("cannot watch {}: {e}", path.display())))
     });
     if args.serve {
-        pool.install(|| serve(&mut crowd, args.addr));
+        pool.install(|| serve(&mut crowd, args.addr, watcher.as_ref()));
         return;
     }
     let bar = ProgressBar::new(args.steps as u64);
@@ -218,7 +219,7 @@ fn main() {
 }
 
 /// `--serve`: run the crowd under the inspector, at the pace of its clock.
-fn serve(crowd: &mut Crowd, addr: SocketAddr) {
+fn serve(crowd: &mut Crowd, addr: SocketAddr, watcher: Option<&Watch>) {
     let mut activities = Activity::ALL;
     activities.sort_by_key(|&a| a as u8); // a frame's label is `activity as u8`
     let options = Options {
@@ -230,7 +231,7 @@ fn serve(crowd: &mut Crowd, addr: SocketAddr) {
             .collect(),
         ..Options::default()
     };
-    let inspector = Inspector::start(crowd.tree(), options).unwrap_or_else(|e| {
+    let mut inspector = Inspector::start(crowd.tree(), options).unwrap_or_else(|e| {
         eprintln!("error: cannot serve the inspector on {addr}: {e}");
         std::process::exit(1);
     });
@@ -240,6 +241,11 @@ fn serve(crowd: &mut Crowd, addr: SocketAddr) {
     loop {
         inspector.wait_turn();
         let started = Instant::now();
+        if let Some(watcher) = watcher
+            && watcher.reload_if_changed(crowd, |line| println!("{line}"))
+        {
+            inspector.set_tree(crowd.tree());
+        }
         let probe = inspector.probe();
         crowd.step_with(|agent, tree, walker, world| probe.tick(agent, tree, walker, world));
         if inspector.frame_due() {
@@ -310,10 +316,11 @@ impl Watch {
 
     /// If the file changed since the last call, load it and move the crowd
     /// onto it; a file that does not load leaves the crowd as it was.
-    fn reload_if_changed(&self, crowd: &mut Crowd, say: impl Fn(String)) {
+    /// Whether the crowd moved.
+    fn reload_if_changed(&self, crowd: &mut Crowd, say: impl Fn(String)) -> bool {
         let changes = self.changes.lock().map_or(0, |c| c.try_iter().count());
         if changes == 0 {
-            return;
+            return false;
         }
         match registry().load_file(&self.path) {
             Ok(tree) => {
@@ -323,8 +330,12 @@ impl Watch {
                     self.path.display(),
                     crowd.world.step
                 ));
+                true
             }
-            Err(e) => say(format!("not reloaded: {e}")),
+            Err(e) => {
+                say(format!("not reloaded: {e}"));
+                false
+            }
         }
     }
 }

@@ -6,6 +6,11 @@
 // clicking a dot watches that agent and its tree appears with the running
 // nodes highlighted, the same ones the server reported; an id typed in the
 // box is watched too; resume runs again.
+// Hot reload, against a tree file the server reloads when it changes
+// (`reload`): `?agent=ID` watches that agent; after a node is inserted
+// before the running one, the page draws the new tree with the running
+// node on its new box, never a state on a box of the other tree; a long
+// parameter list wraps inside its box.
 // Replay, against a recording of a small tree whose names hold markup:
 // scrubbing the timeline moves the highlighted nodes exactly as the
 // recording says, and names are shown as text, never run as markup.
@@ -15,7 +20,7 @@
 // the repository.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
@@ -151,6 +156,94 @@ async function live(browser) {
   await page.close();
 }
 
+// A day whose "sleep" runs for ever; `wake` (a long parameter list) is
+// the node a reload inserts before it.
+function day(wake) {
+  const script = (name, statuses) => ({ type: 'Script', name, statuses });
+  const children = [script('sleep', ['Running']), script('eat', ['Success'])];
+  if (wake) children.unshift(script('wake', Array(40).fill('Success')));
+  return { tree: { type: 'Sequence', name: 'day', children } };
+}
+
+// Replace the file at once, as an editor saving by rename does: the
+// server never reads half a tree.
+function writeTree(file, tree) {
+  writeFileSync(file + '.new', JSON.stringify(tree));
+  renameSync(file + '.new', file);
+}
+
+async function hotReload(browser) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'canopy-e2e-'));
+  const file = path.join(dir, 'day.json');
+  writeTree(file, day(false));
+  const url = await serve(bin('reload'), [file, '--agents', '4', '--addr', '127.0.0.1:0']);
+  const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url + '?agent=2');
+  const names = () => page.$$eval('#tree .node .name', (l) => l.map((e) => e.textContent));
+  const runningNames = () => page.$$eval('#tree .node.running .name', (l) => l.map((e) => e.textContent));
+
+  await check('reload: ?agent=2 in the address watches agent 2', async () => {
+    await page.waitForSelector('#agent-title[data-agent="2"]', WAIT);
+    await page.waitForFunction(() => {
+      const v = window.canopyInspector.state.view;
+      return v && v.agent === 2 && v.nodes.some((n) => n.running);
+    }, null, WAIT);
+    assert.deepEqual(await names(), ['day', 'sleep', 'eat']);
+    assert.deepEqual(await runningIds(page), [0, 1]);
+    assert.deepEqual(await runningNames(), ['day', 'sleep']);
+  });
+
+  await check('reload: the page draws the new tree with "sleep" running on its new box', async () => {
+    // Every box ever marked running from now on, by name.
+    await page.evaluate(() => {
+      window.__marked = new Set();
+      const mark = () => document.querySelectorAll('#tree .node.running .name')
+        .forEach((e) => window.__marked.add(e.textContent));
+      new MutationObserver(mark).observe(document.getElementById('tree'),
+        { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
+    });
+    writeTree(file, day(true));
+    await page.waitForSelector('#tree[data-version="1"]', WAIT);
+    await page.waitForFunction(() => {
+      const v = window.canopyInspector.state.view;
+      return v && v.version === 1 && v.nodes.some((n) => n.running);
+    }, null, WAIT);
+    assert.deepEqual(await names(), ['day', 'wake', 'sleep', 'eat']);
+    assert.deepEqual(await runningIds(page), [0, 2]);
+    assert.deepEqual(await runningNames(), ['day', 'sleep']);
+    const marked = await page.evaluate(() => [...window.__marked].sort());
+    assert.deepEqual(marked, ['day', 'sleep'], 'no state was drawn on a box of the other tree');
+    assert.equal(await page.getAttribute('#agent-title', 'data-agent'), '2');
+    assert.equal(new URL(page.url()).searchParams.get('agent'), '2');
+  });
+
+  await check('reload: a long parameter list wraps inside its box', async () => {
+    const box = await page.$eval('#tree .node[data-id="1"]', (node) => {
+      const tree = document.getElementById('tree');
+      const r = node.getBoundingClientRect();
+      const name = node.querySelector('.name').getBoundingClientRect();
+      return {
+        right: r.right,
+        height: r.height,
+        line: name.height,
+        treeRight: tree.getBoundingClientRect().right,
+        overflow: tree.scrollWidth - tree.clientWidth,
+        params: node.querySelector('.params').textContent.length,
+      };
+    });
+    assert.ok(box.params > 300, `the parameters are long: ${box.params} characters`);
+    assert.ok(box.right <= box.treeRight, `the box ends inside the panel: ${JSON.stringify(box)}`);
+    assert.ok(box.height > 3 * box.line, `the parameters take several lines: ${JSON.stringify(box)}`);
+    assert.equal(box.overflow, 0, 'the tree does not scroll sideways');
+  });
+  assert.deepEqual(errors, [], 'no script errors, no refused loads');
+  await page.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
 async function replay(browser) {
   const dir = mkdtempSync(path.join(tmpdir(), 'canopy-e2e-'));
   const tree = path.join(root, 'crates/canopy-inspector/e2e/fixtures/markup.json');
@@ -233,6 +326,7 @@ const browser = await chromium.launch(LAUNCH);
 let failed = false;
 try {
   await live(browser);
+  await hotReload(browser);
   await replay(browser);
   if (screenshot) await picture(browser, path.resolve(root, screenshot));
   console.log('all inspector browser checks passed');

@@ -18,6 +18,13 @@
 //!   only the latest, so a slow or absent viewer skips frames.
 //! - [`replay`]: the same page over a recorded trace, with a timeline.
 //!
+//! A tree edited while the game runs is shown too: after moving its agents
+//! onto it (`Agent::reload`), the game calls [`Inspector::set_tree`], and
+//! open pages redraw the new tree. Every message naming nodes carries the
+//! version of the tree whose ids it uses, so a page never draws one tree's
+//! states on another tree's boxes. `?agent=ID` in the page's address
+//! watches that agent.
+//!
 //! Which tasks of the watched agent run is derived from its events
 //! ([`AgentLog`]); an engine view of an agent plugs in through
 //! [`RunningSource`]. State machines are shown through one already:

@@ -102,7 +102,13 @@ impl Default for Options {
 /// ```
 pub struct Inspector {
     hub: Arc<Hub>,
-    shape: Arc<Shape>,
+    shape: Shape,
+    /// Which tree `shape` is: 0 at the start, one more per `set_shape`.
+    version: u32,
+    /// What the hello says besides the tree, to say it again on a reload.
+    title: String,
+    legend: Vec<Label>,
+    log_events: usize,
     log: Mutex<AgentLog>,
     /// When the next frame is due; `None` before the first.
     next_due: Mutex<Option<Instant>>,
@@ -138,14 +144,7 @@ impl Inspector {
     /// # Errors
     /// As [`Inspector::start`].
     pub fn start_shape(shape: Shape, options: Options) -> io::Result<Inspector> {
-        let hello = serde_json::json!({
-            "type": "hello",
-            "mode": "live",
-            "title": options.title,
-            "legend": options.legend,
-            "shape": shape,
-        });
-        let hello = crate::json::for_page(&hello);
+        let hello = hello(&options.title, &options.legend, &shape, 0);
         let (stop, stopped) = Server::signal();
         let hub = Arc::new(Hub::new(hello, stopped, options.limits.max_viewers));
         let router = server::static_routes()
@@ -171,7 +170,11 @@ impl Inspector {
         Ok(Inspector {
             log: Mutex::new(AgentLog::new(shape.len(), options.log_events)),
             hub,
-            shape: Arc::new(shape),
+            shape,
+            version: 0,
+            title: options.title,
+            legend: options.legend,
+            log_events: options.log_events,
             next_due: Mutex::new(None),
             min_interval,
             shown: AtomicBool::new(false),
@@ -291,6 +294,7 @@ impl Inspector {
             }
             log.view(&self.shape, source)
         };
+        view.version = self.version;
         if view.events.is_empty() {
             view.tick = frame.tick(); // nothing observed: the frame's tick
         }
@@ -308,6 +312,81 @@ impl Inspector {
     pub fn shape(&self) -> &Shape {
         &self.shape
     }
+
+    /// The version of the tree shown: 0 for the one the inspector started
+    /// with, one more for each [`Inspector::set_tree`].
+    pub fn tree_version(&self) -> u32 {
+        self.version
+    }
+
+    /// Show `tree` instead of the tree shown so far: call it after moving
+    /// the agents onto an edited tree (`Agent::reload`), before the next
+    /// [`Inspector::publish`].
+    ///
+    /// Open pages redraw the new tree: every viewer is sent the hello
+    /// again, with the new shape and a version one higher, and every view
+    /// of the watched agent carries the version of the tree its node ids
+    /// belong to, so a page never draws one version's states on another's
+    /// boxes. The watched agent stays watched; what its events said is
+    /// forgotten (node ids changed meaning), so until its next publish the
+    /// page shows the new tree with no states, and a view derived from
+    /// events starts afresh (an [`EngineView`](crate::EngineView) shows the
+    /// kept tasks running at once).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder};
+    /// use canopy_inspector::{Inspector, Options};
+    ///
+    /// let b = Builder::<(), ()>::new();
+    /// let old = b.build(b.sequence("day", [b.wait("sleep", 5)])).unwrap();
+    /// let b = Builder::<(), ()>::new();
+    /// let new = b.build(b.sequence("day", [b.always_success("wake"), b.wait("sleep", 5)])).unwrap();
+    /// let options = Options { addr: "127.0.0.1:0".parse().unwrap(), ..Options::default() };
+    /// let mut inspector = Inspector::start(&old, options).unwrap();
+    /// let mut agent = Agent::new(&old);
+    /// agent.tick(&old, &mut (), &());
+    /// agent.reload(&old, &new, &mut (), &());
+    /// inspector.set_tree(&new);
+    /// assert_eq!(inspector.tree_version(), 1);
+    /// assert_eq!(inspector.shape().node(1).unwrap().name, "wake");
+    /// ```
+    pub fn set_tree<A, W>(&mut self, tree: &Tree<A, W>) {
+        self.set_shape(Shape::of(tree));
+    }
+
+    /// [`Inspector::set_tree`] for a tree known by its [`Shape`].
+    pub fn set_shape(&mut self, shape: Shape) {
+        self.version = self.version.wrapping_add(1);
+        let watched = self.watched();
+        let mut log = AgentLog::new(shape.len(), self.log_events);
+        log.reset(watched);
+        // Until the next publish, the watched agent is shown on the new
+        // boxes with nothing known: never the old view on the new tree.
+        let mut view = log.view(&shape, None);
+        view.version = self.version;
+        view.tick = self.hub.tick.load(Ordering::Acquire);
+        *lock(&self.log) = log;
+        let hello = hello(&self.title, &self.legend, &shape, self.version);
+        self.shape = shape;
+        // The hello goes first: a viewer sends a changed hello before a
+        // changed agent view, so it has the boxes before the states.
+        self.hub.hello.send_replace(hello.into());
+        let view = crate::json::for_page(&view);
+        self.hub.agent.send_replace(Some(view.into()));
+    }
+}
+
+/// The first message a viewer gets, and the one it gets again when the
+/// tree is replaced.
+fn hello(title: &str, legend: &[Label], shape: &Shape, version: u32) -> String {
+    crate::json::for_page(&serde_json::json!({
+        "type": "hello",
+        "mode": "live",
+        "version": version,
+        "title": title,
+        "legend": legend,
+        "shape": shape,
+    }))
 }
 
 impl Drop for Inspector {
@@ -363,7 +442,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 async fn hello_route(State(hub): State<Arc<Hub>>) -> Response {
-    server::json_text(hub.hello.clone())
+    server::json_text(hub.hello.borrow().to_string())
 }
 
 async fn watch_route(

@@ -262,6 +262,7 @@ impl Recording {
         crate::json::for_page(&serde_json::json!({
             "type": "hello",
             "mode": "replay",
+            "version": 0,
             "title": format!("replay of {}", self.source),
             "legend": self.legend,
             "shape": self.shape,

@@ -101,7 +101,9 @@ impl Drop for FrameBuf {
 
 /// What the live server shares with the simulation.
 pub(crate) struct Hub {
-    pub hello: String,
+    /// What a viewer gets first: the tree's shape and its version. Sent
+    /// again to every viewer when the tree is replaced.
+    pub hello: watch::Sender<Utf8Bytes>,
     pub frames: watch::Sender<Option<Bytes>>,
     pub agent: watch::Sender<Option<Utf8Bytes>>,
     pub status: watch::Sender<Utf8Bytes>,
@@ -122,7 +124,7 @@ pub(crate) const NOBODY: u32 = u32::MAX;
 impl Hub {
     pub(crate) fn new(hello: String, shutdown: watch::Receiver<bool>, max_viewers: usize) -> Hub {
         Hub {
-            hello,
+            hello: watch::Sender::new(hello.into()),
             frames: watch::Sender::new(None),
             agent: watch::Sender::new(None),
             status: watch::Sender::new(Utf8Bytes::from_static("{\"type\":\"status\"}")),
@@ -469,11 +471,12 @@ const NO_MESSAGES: &str = "the inspector takes no messages";
 /// fast as it takes it and no faster.
 async fn stream(mut socket: WebSocket, hub: Arc<Hub>) {
     hub.counters.clients.fetch_add(1, Ordering::Relaxed);
+    let mut hello = hub.hello.subscribe();
     let mut frames = hub.frames.subscribe();
     let mut agent = hub.agent.subscribe();
     let mut status = hub.status.subscribe();
     let mut shutdown = hub.shutdown.clone();
-    let mut next = Some(Message::Text(hub.hello.clone().into()));
+    let mut next = Some(Message::Text(hello.borrow_and_update().clone()));
     frames.mark_changed();
     agent.mark_changed();
     status.mark_changed();
@@ -495,11 +498,16 @@ async fn stream(mut socket: WebSocket, hub: Arc<Hub>) {
                 counters.frames_sent.fetch_add(1, Ordering::Relaxed);
             }
         }
-        // Status and the watched agent first: small, and what the viewer
-        // is looking at; the map is the bulk.
+        // A new tree first, so that the viewer has the boxes before the
+        // states drawn on them; then status and the watched agent: small,
+        // and what the viewer is looking at; the map is the bulk.
         next = tokio::select! {
             biased;
             _ = shutdown.wait_for(|s| *s) => break None,
+            changed = hello.changed() => match changed {
+                Ok(()) => Some(Message::Text(hello.borrow_and_update().clone())),
+                Err(_) => break None,
+            },
             changed = status.changed() => match changed {
                 Ok(()) => Some(Message::Text(status.borrow_and_update().clone())),
                 Err(_) => break None,

@@ -265,6 +265,7 @@ impl AgentLog {
         }
         AgentView {
             kind: "agent",
+            version: 0,
             agent: self.agent,
             tick: self.tick,
             status: self.status.map(Status::as_str),
@@ -334,6 +335,11 @@ impl Observer for AgentLog {
 pub struct AgentView {
     #[serde(rename = "type")]
     kind: &'static str,
+    /// The version of the tree whose node ids `nodes` and `events` use:
+    /// 0 for the tree an inspector started with, one more for each
+    /// [`Inspector::set_tree`](crate::Inspector::set_tree). The page draws
+    /// a view only on the boxes of the same version.
+    pub version: u32,
     /// The agent, if one is watched.
     pub agent: Option<u32>,
     /// Its last tick.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use canopy_core::{Agent, Builder};
 use canopy_inspector::control::Command;
-use canopy_inspector::{Frame, Inspector, Options, Shape};
+use canopy_inspector::{EngineView, Frame, Inspector, Options, Shape};
 use tungstenite::Message;
 
 fn options() -> Options {
@@ -50,6 +50,20 @@ fn request(addr: SocketAddr, method: &str, path: &str, body: &str, origin: Optio
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
     response[9..12].parse().unwrap()
+}
+
+/// `GET path`: the status code and the body.
+fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    (head[9..12].parse().unwrap(), body.to_string())
 }
 
 type Socket = tungstenite::WebSocket<TcpStream>;
@@ -320,4 +334,128 @@ fn a_state_machine_crowd_is_shown_through_its_active_paths() {
         .map(|n| n["id"].as_u64().unwrap())
         .collect();
     assert_eq!(running, [0, 2], "the machine and Sleep");
+}
+
+/// A day whose "sleep" runs for ever; `wake` inserts a node before it.
+fn day(wake: bool) -> canopy_core::Tree<(), ()> {
+    let wake = if wake {
+        r#"{"type": "Script", "name": "wake", "statuses": ["Success"]},"#
+    } else {
+        ""
+    };
+    let json = format!(
+        r#"{{"tree": {{"type": "Sequence", "name": "day", "children": [{wake}
+            {{"type": "Script", "name": "sleep", "statuses": ["Running"]}}]}}}}"#
+    );
+    canopy_data::Registry::<(), ()>::new()
+        .load_str(&json, canopy_data::Format::Json, "day.json")
+        .unwrap()
+}
+
+/// The next text message of `kind`, as the server wrote it.
+fn next_text(socket: &mut Socket, kind: &str) -> String {
+    loop {
+        if let Message::Text(text) = socket.read().unwrap() {
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            if value["type"] == kind {
+                return text.to_string();
+            }
+        }
+    }
+}
+
+#[test]
+fn a_reloaded_tree_reaches_the_viewer_before_the_states_drawn_on_it() {
+    let old = day(false);
+    let new = day(true);
+    let mut inspector = Inspector::start(&old, options()).unwrap();
+    let mut socket = viewer(&inspector);
+    assert_eq!(
+        next_text(&mut socket, "hello"),
+        r#"{"legend":[],"mode":"live","shape":{"nodes":[{"children":[1],"name":"day","params":[],"type":"Sequence"},{"children":[],"name":"sleep","params":[["statuses","[Running]"],["clock","install"]],"type":"Script"}]},"title":"canopy inspector","type":"hello","version":0}"#
+    );
+    inspector.watch(Some(0));
+    let mut agent = Agent::with_id(&old, 0);
+    inspector.probe().tick(&mut agent, &old, &mut (), &());
+    inspector.publish(&frame(1, 1));
+    assert_eq!(
+        next_text(&mut socket, "agent"),
+        r#"{"agent":0,"dropped":0,"events":[{"event":"enter","id":0,"status":null,"tick":1},{"event":"enter","id":1,"status":null,"tick":1},{"event":"update","id":1,"status":"Running","tick":1},{"event":"update","id":0,"status":"Running","tick":1},{"event":"tick","id":null,"status":"Running","tick":1}],"nodes":[{"at":1,"event":"update","id":0,"last":"Running","running":true,"state":"running since tick 1, 1 update"},{"at":1,"event":"update","id":1,"last":"Running","running":true,"state":"running since tick 1, 1 update"}],"source":"events","status":"Running","tick":1,"type":"agent","version":0}"#
+    );
+
+    agent.reload(&old, &new, &mut (), &());
+    inspector.set_tree(&new);
+    assert_eq!(inspector.tree_version(), 1);
+    assert_eq!(
+        next_text(&mut socket, "hello"),
+        r#"{"legend":[],"mode":"live","shape":{"nodes":[{"children":[1,2],"name":"day","params":[],"type":"Sequence"},{"children":[],"name":"wake","params":[["statuses","[Success]"],["clock","install"]],"type":"Script"},{"children":[],"name":"sleep","params":[["statuses","[Running]"],["clock","install"]],"type":"Script"}]},"title":"canopy inspector","type":"hello","version":1}"#
+    );
+    // Until the next step, the watched agent on the new boxes: nothing known.
+    assert_eq!(
+        next_text(&mut socket, "agent"),
+        r#"{"agent":0,"dropped":0,"events":[],"nodes":[],"source":"events","status":null,"tick":1,"type":"agent","version":1}"#
+    );
+    // The next step: "sleep" runs on, on its new box (2, not 1).
+    let probe = inspector.probe();
+    probe.tick(&mut agent, &new, &mut (), &());
+    let view = EngineView {
+        agent: &agent,
+        tree: &new,
+    };
+    inspector.publish_with(&frame(2, 1), Some(&view));
+    assert_eq!(
+        next_text(&mut socket, "agent"),
+        r#"{"agent":0,"dropped":0,"events":[{"event":"update","id":2,"status":"Running","tick":2},{"event":"update","id":0,"status":"Running","tick":2},{"event":"tick","id":null,"status":"Running","tick":2}],"nodes":[{"at":2,"event":"update","id":0,"last":"Running","running":true,"state":"running child 2 of 2"},{"at":2,"event":"update","id":2,"last":"Running","running":true,"state":null}],"source":"engine","status":"Running","tick":2,"type":"agent","version":1}"#
+    );
+}
+
+#[test]
+fn a_viewer_arriving_after_a_reload_gets_the_new_tree() {
+    let mut inspector = Inspector::start(&day(false), options()).unwrap();
+    inspector.set_tree(&day(true));
+    inspector.set_tree(&day(false));
+    let mut socket = viewer(&inspector);
+    let hello = next_json(&mut socket, "hello", |_| true);
+    assert_eq!(hello["version"], 2);
+    assert_eq!(
+        hello["shape"],
+        serde_json::to_value(Shape::of(&day(false))).unwrap()
+    );
+    let (status, body) = get(inspector.addr(), "/api/hello");
+    assert_eq!(status, 200);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&body).unwrap(),
+        hello
+    );
+}
+
+#[test]
+fn after_a_reload_states_derived_from_events_start_afresh_on_the_new_ids() {
+    let (old, new) = (day(false), day(true));
+    let mut inspector = Inspector::start(&old, options()).unwrap();
+    let mut socket = viewer(&inspector);
+    inspector.watch(Some(0));
+    let mut agent = Agent::with_id(&old, 0);
+    inspector.probe().tick(&mut agent, &old, &mut (), &());
+    inspector.publish(&frame(1, 1));
+    agent.reload(&old, &new, &mut (), &());
+    inspector.set_tree(&new);
+    inspector.probe().tick(&mut agent, &new, &mut (), &());
+    inspector.publish(&frame(2, 1));
+    let view = next_json(&mut socket, "agent", |v| v["tick"] == 2);
+    assert_eq!(view["version"], 1);
+    assert_eq!(
+        view["nodes"],
+        serde_json::json!([
+            {"id": 0, "running": true, "last": "Running", "event": "update", "at": 2,
+             "state": "running (since before watching began)"},
+            {"id": 2, "running": true, "last": "Running", "event": "update", "at": 2,
+             "state": "running (since before watching began)"},
+        ])
+    );
+    assert_eq!(
+        view["events"].as_array().unwrap().len(),
+        3,
+        "tick 2's alone"
+    );
 }

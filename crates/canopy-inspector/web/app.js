@@ -5,6 +5,12 @@
 //
 // Every name comes from a tree file, so text goes into the page only
 // through textContent, never as markup.
+//
+// A live tree can be replaced while the page is open (a hot reload): the
+// server sends the hello again with the new shape and a higher version,
+// and every view of the watched agent says which version its node ids
+// belong to. A view is drawn only on the boxes of its own version; one
+// that arrives before its tree waits for it.
 'use strict';
 
 (() => {
@@ -12,6 +18,8 @@
   const state = {
     mode: null,
     shape: null,
+    version: 0, // of the tree drawn
+    pending: null, // a view of a tree not drawn yet
     legend: [],
     frame: null,
     watched: null,
@@ -249,7 +257,7 @@
       div.appendChild(el('span', 'name', node.name));
       if (node.type !== node.name) div.appendChild(el('span', 'type', node.type));
       const params = (node.params || []).map((p) => p[0] + '=' + p[1]).join(', ');
-      if (params) div.appendChild(el('span', 'type', '(' + params + ')'));
+      if (params) div.appendChild(el('span', 'type params', '(' + params + ')'));
       div.appendChild(el('span', 'status'));
       div.appendChild(el('span', 'state'));
       li.appendChild(div);
@@ -262,6 +270,7 @@
         node.children.forEach((child) => add(child, list, depth + 1));
       }
     };
+    box.dataset.version = String(state.version);
     const top = el('ul');
     box.appendChild(top);
     if (nodes.length) add(0, top, 0);
@@ -357,13 +366,35 @@
       }
       const data = JSON.parse(message.data);
       if (data.type === 'status') takeStatus(data);
-      else if (data.type === 'agent' && data.agent === state.watched) showAgent(data);
+      else if (data.type === 'hello') takeTree(data);
+      else if (data.type === 'agent' && data.agent === state.watched) takeView(data);
     };
     socket.onclose = () => {
       $('mode').textContent = 'disconnected';
       setTimeout(connect, 1000);
     };
     socket.onopen = () => { $('mode').textContent = 'live'; };
+  }
+
+  // A hello on the socket: the first one repeats what the page fetched, a
+  // later one brings a reloaded tree.
+  function takeTree(hello) {
+    const version = hello.version || 0;
+    if (version === state.version && state.shape) return;
+    state.version = version;
+    state.shape = hello.shape;
+    buildTree();
+    lastPath = '';
+    const pending = state.pending;
+    state.pending = null;
+    showAgent(pending && pending.version === version && pending.agent === state.watched
+      ? pending
+      : { agent: state.watched, tick: state.tick, status: null, source: 'events', nodes: [], events: [], dropped: 0 });
+  }
+
+  function takeView(view) {
+    if ((view.version || 0) === state.version) showAgent(view);
+    else state.pending = view; // its tree is on its way
   }
 
   function takeStatus(status) {
@@ -376,15 +407,34 @@
     const watched = status.watched === undefined ? null : status.watched;
     if (watched !== state.watched) {
       state.watched = watched;
+      showInAddress(watched);
       if (watched !== null) $('agent-id').value = String(watched);
       showAgent({ agent: watched, tick: 0, status: null, source: 'events', nodes: [], events: [], dropped: 0 });
       scheduleDraw();
     }
   }
 
+  // The address names the watched agent (`?agent=ID`), so that a reload of
+  // the page or a copied link watches it again.
+  function showInAddress(id) {
+    const url = new URL(location.href);
+    if (id === null) url.searchParams.delete('agent');
+    else url.searchParams.set('agent', String(id));
+    history.replaceState(null, '', url);
+  }
+
+  // `?agent=ID` in the address: the agent to watch once the page is up.
+  function agentInAddress() {
+    const text = new URLSearchParams(location.search).get('agent');
+    if (text === null || !/^[0-9]{1,10}$/.test(text)) return null;
+    const id = Number(text);
+    return id < 4294967295 ? id : null; // u32::MAX means nobody
+  }
+
   async function watch(id) {
     if (state.mode === 'replay') {
       state.watched = id;
+      showInAddress(id);
       $('agent-id').value = String(id);
       scheduleDraw();
       await replayAgent(state.replayTick);
@@ -437,6 +487,7 @@
     const hello = await (await fetch('/api/hello')).json();
     state.mode = hello.mode;
     state.shape = hello.shape;
+    state.version = hello.version || 0;
     state.legend = hello.legend || [];
     $('title').textContent = hello.title || 'canopy inspector';
     document.title = hello.title || 'canopy inspector';
@@ -463,6 +514,8 @@
     } else {
       startReplay(hello);
     }
+    const wanted = agentInAddress();
+    if (wanted !== null) await watch(wanted);
   }
 
   // For tests and the console: where an agent is drawn, what is shown.
