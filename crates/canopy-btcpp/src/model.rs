@@ -590,7 +590,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             return Err(self.fail(place, self.unknown(id)));
         };
         if let Some(category) = explicit {
-            check_category(category, node_type.arity(), id).map_err(|p| self.fail(place, p))?;
+            check_category(category, node_type, id).map_err(|p| self.fail(place, p))?;
         }
         let mut params = Map::new();
         for (key, text) in ports {
@@ -705,7 +705,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ),
             ));
         };
-        check_category(category, node_type.arity(), id).map_err(|p| self.fail(place, p))?;
+        check_category(category, node_type, id).map_err(|p| self.fail(place, p))?;
         for port in ports {
             let p = self.element(port);
             if port_tags.contains(&p.tag.as_str()) {
@@ -794,8 +794,13 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 return Err(self.fail(
                     place,
                     format!(
-                        "{id} is a {}, not a {}",
+                        "{id} is one of BehaviorTree.CPP's standard nodes, a <{}>, not {} <{}>",
                         std.category().tag(),
+                        if category == Category::Action {
+                            "an"
+                        } else {
+                            "a"
+                        },
                         category.tag()
                     ),
                 ));
@@ -1069,9 +1074,16 @@ fn parse_port(kind: PortType, text: &str) -> Result<i64, &'static str> {
 }
 
 /// Whether an element's category fits a registered type's arity.
-fn check_category(category: Category, arity: Arity, id: &str) -> Result<(), String> {
+fn check_category<A, W>(
+    category: Category,
+    node_type: &NodeType<A, W>,
+    id: &str,
+) -> Result<(), String> {
+    let arity = node_type.arity();
+    let condition = node_type.is_condition();
     let fits = match category {
-        Category::Action | Category::Condition => arity == Arity::Leaf,
+        Category::Action => arity == Arity::Leaf && !condition,
+        Category::Condition => arity == Arity::Leaf && condition,
         Category::Control => arity == Arity::Composite,
         Category::Decorator => arity == Arity::Decorator,
     };
@@ -1079,12 +1091,18 @@ fn check_category(category: Category, arity: Arity, id: &str) -> Result<(), Stri
         return Ok(());
     }
     let is = match arity {
-        Arity::Leaf => "a leaf (<Action> or <Condition>)",
+        Arity::Leaf if condition => "a condition (<Condition>)",
+        Arity::Leaf => "an action (<Action>)",
         Arity::Decorator => "a decorator (<Decorator>)",
         Arity::Composite => "a control (<Control>)",
     };
+    let article = if category == Category::Action {
+        "an"
+    } else {
+        "a"
+    };
     Err(format!(
-        "{} is {is} in the registry, not a <{}>",
+        "{} is {is} in the registry, not {article} <{}>",
         quote(id),
         category.tag()
     ))

@@ -169,12 +169,14 @@ fn unknown_nodes() {
     );
     assert_eq!(
         error(&main_tree("<Action ID=\"Sequence\"/>")),
-        format!("bad.xml:2:{BODY}: <Action ID=\"Sequence\">: Sequence is a Control, not a Action")
+        format!(
+            "bad.xml:2:{BODY}: <Action ID=\"Sequence\">: Sequence is one of BehaviorTree.CPP's standard nodes, a <Control>, not an <Action>"
+        )
     );
     assert_eq!(
         error(&main_tree("<Control ID=\"Wait\" ticks=\"1\"/>")),
         format!(
-            "bad.xml:2:{BODY}: <Control ID=\"Wait\">: \"Wait\" is a leaf (<Action> or <Condition>) in the registry, not a <Control>"
+            "bad.xml:2:{BODY}: <Control ID=\"Wait\">: \"Wait\" is an action (<Action>) in the registry, not a <Control>"
         )
     );
     let names = "<Sequence name=\"a&#10;b&#1;\"><Nope/></Sequence>";
@@ -477,7 +479,7 @@ fn tree_nodes_models_are_checked() {
     assert_eq!(
         with_model("<Decorator ID=\"Wait\"/>"),
         format!(
-            "bad.xml:3:{AT}: <Decorator ID=\"Wait\">: \"Wait\" is a leaf (<Action> or <Condition>) in the registry, not a <Decorator>"
+            "bad.xml:3:{AT}: <Decorator ID=\"Wait\">: \"Wait\" is an action (<Action>) in the registry, not a <Decorator>"
         )
     );
     assert_eq!(
