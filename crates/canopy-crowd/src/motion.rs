@@ -177,7 +177,11 @@ fn avoidance_step(dt: f32) -> f32 {
 /// is standing still, a top speed that is not a finite positive number is
 /// zero (avoidance then only pushes the agent out of others' way).
 fn sane_want(intent: Vec2, max_speed: f32) -> (Vec2, f32) {
-    let intent = if intent.is_finite() { intent } else { Vec2::ZERO };
+    let intent = if intent.is_finite() {
+        intent
+    } else {
+        Vec2::ZERO
+    };
     let max_speed = if max_speed.is_finite() && max_speed > 0.0 {
         max_speed
     } else {

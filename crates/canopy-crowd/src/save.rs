@@ -368,7 +368,13 @@ fn read_config(r: &mut Reader<'_>) -> Result<Config, SavedCrowdError> {
     let agents = r.count("the number of agents", 1, MAX_SAVED_AGENTS, WALKER_BYTES)?;
     let seed = r.u64()?;
     let dt = r.f32("the time step")?;
-    let dt = within(|| "the time step".into(), dt, MIN_TIME_STEP, MAX_TIME_STEP, " s")?;
+    let dt = within(
+        || "the time step".into(),
+        dt,
+        MIN_TIME_STEP,
+        MAX_TIME_STEP,
+        " s",
+    )?;
     let size = r.f32("the arena's side")?;
     let size = positive(|| "the arena's side".into(), size, MAX_ARENA_SIZE, "")?;
     let places = places_limit(agents);
@@ -376,7 +382,13 @@ fn read_config(r: &mut Reader<'_>) -> Result<Config, SavedCrowdError> {
     let rest = r.count("the number of rest areas", 1, places, 0)?;
     let trail = r.count("the number of trail samples", 1, MAX_TRAIL, 0)?;
     let trail_every = r.u32()?;
-    let trail_every = within(|| "the steps between trail samples".into(), trail_every, 1, u32::MAX, "")?;
+    let trail_every = within(
+        || "the steps between trail samples".into(),
+        trail_every,
+        1,
+        u32::MAX,
+        "",
+    )?;
     let mode = match r.take(1)?[0] {
         0 => Mode::Tick,
         1 => Mode::Event,
@@ -479,9 +491,21 @@ fn read_walker(
     let fatigue = need("fatigue", r.f32(&name("fatigue"))?)?;
     let fear = need("fear", r.f32(&name("fear"))?)?;
     let known_food = r.u32()? as i32;
-    let known_food = within(|| name("remembered food patch"), known_food, -1, food as i32 - 1, "")?;
+    let known_food = within(
+        || name("remembered food patch"),
+        known_food,
+        -1,
+        food as i32 - 1,
+        "",
+    )?;
     let intent = r.vec(&name("intent"))?;
-    within(|| name("intended speed"), intent.length(), 0.0, MAX_SPEED, " units/s")?;
+    within(
+        || name("intended speed"),
+        intent.length(),
+        0.0,
+        MAX_SPEED,
+        " units/s",
+    )?;
     let rng = within(|| name("dice"), r.u32()?, 1, u32::MAX, "")?;
     let code = r.take(1)?[0];
     let activity = [Activity::Idle]

@@ -132,6 +132,21 @@ pub enum RestoreError {
         /// The fingerprint of the tree it was restored onto.
         tree: u64,
     },
+    /// The restored crowd would hold more memory than its limit
+    /// ([`MAX_RESTORED_CROWD_BYTES`], or the one given to
+    /// [`restore_crowd_within`]), with each agent at its peak
+    /// ([`Agent::peak_bytes`]): a small snapshot can stand for a large
+    /// crowd, as an event-mode agent's schedule is rebuilt, not saved.
+    TooLarge {
+        /// The agents in the snapshot.
+        agents: u32,
+        /// Bytes one of them needs at its peak, in its mode.
+        bytes_per_agent: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The system refused the memory for the crowd's list of agents.
+    OutOfMemory,
     /// The saved data cannot be an agent of this tree.
     Corrupt {
         /// The node whose task is damaged, if one is to blame.
@@ -160,6 +175,19 @@ impl fmt::Display for RestoreError {
                  (fingerprint {snapshot:016x}, this tree's is {tree:016x}); \
                  to move running agents onto an edited tree, reload them instead"
             ),
+            RestoreError::TooLarge {
+                agents,
+                bytes_per_agent,
+                limit,
+            } => write!(
+                f,
+                "its {agents} agents need more than the limit of {limit} bytes \
+                 ({bytes_per_agent} bytes per agent of this tree at its peak, \
+                 its event schedule included)"
+            ),
+            RestoreError::OutOfMemory => {
+                f.write_str("the system refused the memory for the crowd's agents")
+            }
             RestoreError::Corrupt {
                 node: Some(node),
                 problem,
@@ -579,10 +607,44 @@ pub fn save_crowd<A, W>(tree: &Tree<A, W>, agents: &[Agent]) -> Vec<u8> {
     out
 }
 
+/// The most memory [`restore_crowd`] lets a restored crowd hold, in bytes
+/// (16 GiB), with each agent at its peak ([`Agent::peak_bytes`]).
+pub const MAX_RESTORED_CROWD_BYTES: u64 = 16 << 30;
+
 /// Restore a crowd saved by [`save_crowd`] onto `tree`: every agent is
 /// checked as [`Agent::restore`] checks one, and the first problem is the
-/// error.
+/// error. The crowd may hold at most [`MAX_RESTORED_CROWD_BYTES`]; see
+/// [`restore_crowd_within`].
 pub fn restore_crowd<A, W>(tree: &Tree<A, W>, bytes: &[u8]) -> Result<Vec<Agent>, RestoreError> {
+    restore_crowd_within(tree, bytes, MAX_RESTORED_CROWD_BYTES)
+}
+
+/// [`restore_crowd`] with a memory limit of `limit` bytes for the restored
+/// agents, each counted at its peak in its saved mode
+/// ([`Agent::peak_bytes`]: the event schedule is rebuilt on restore, so a
+/// few bytes of snapshot can stand for many of memory). The sum is kept
+/// as agents are read, before each is made; more is
+/// [`RestoreError::TooLarge`], and a list the system refuses is
+/// [`RestoreError::OutOfMemory`], not an abort.
+///
+/// ```
+/// use canopy_core::{Agent, Builder, Mode, RestoreError, restore_crowd_within, save_crowd};
+/// let b = Builder::<(), ()>::new();
+/// let tree = b.build(b.wait("nap", 10)).unwrap();
+/// let crowd: Vec<Agent> = (0..100).map(|i| Agent::with_id(&tree, i)).collect();
+/// let bytes = save_crowd(&tree, &crowd);
+/// let peak = Agent::peak_bytes(&tree, Mode::Tick) as u64;
+/// assert_eq!(restore_crowd_within(&tree, &bytes, 100 * peak).unwrap().len(), 100);
+/// assert!(matches!(
+///     restore_crowd_within(&tree, &bytes, 100 * peak - 1),
+///     Err(RestoreError::TooLarge { agents: 100, .. })
+/// ));
+/// ```
+pub fn restore_crowd_within<A, W>(
+    tree: &Tree<A, W>,
+    bytes: &[u8],
+    limit: u64,
+) -> Result<Vec<Agent>, RestoreError> {
     let mut r = Reader { bytes, at: 0 };
     r.header(KIND_CROWD)?;
     let fingerprint = r.u64()?;
@@ -595,9 +657,32 @@ pub fn restore_crowd<A, W>(tree: &Tree<A, W>, bytes: &[u8]) -> Result<Vec<Agent>
     let memory = memory_len(&mut r)?;
     // Each agent takes at least its fixed fields and its memory.
     let n = r.count(13 + memory)?;
-    let mut agents = Vec::with_capacity(n);
+    let peak = |mode| Agent::peak_bytes(tree, mode) as u64;
+    let too_large = |bytes_per_agent| RestoreError::TooLarge {
+        agents: n as u32,
+        bytes_per_agent,
+        limit,
+    };
+    // Every agent needs at least its tick-mode peak: refused before the
+    // list is made when even that is too much.
+    if (n as u64).saturating_mul(peak(Mode::Tick)) > limit {
+        return Err(too_large(peak(Mode::Tick)));
+    }
+    let mut agents = Vec::new();
+    agents
+        .try_reserve_exact(n)
+        .map_err(|_| RestoreError::OutOfMemory)?;
+    let mut total = 0u64;
     for _ in 0..n {
         let snapshot = Snapshot::read_body(&mut r, fingerprint, memory)?;
+        let mode = match snapshot.mode {
+            SavedMode::Tick => Mode::Tick,
+            SavedMode::Event => Mode::Event,
+        };
+        total = total.saturating_add(peak(mode));
+        if total > limit {
+            return Err(too_large(peak(mode)));
+        }
         agents.push(Agent::restore(tree, &snapshot)?);
     }
     r.finish()?;
