@@ -464,6 +464,21 @@ impl<'b> Reader<'b> {
         }
     }
 
+    /// Pass over one agent's body (see [`Snapshot::read_body`]) without
+    /// making anything of it; its mode.
+    fn skip_body(&mut self, memory: usize) -> Result<SavedMode, RestoreError> {
+        self.take(8)?;
+        let flags = self.u8()?;
+        self.take(memory)?;
+        let waits = self.count(WAIT_BYTES)?;
+        self.take(waits * WAIT_BYTES)?;
+        Ok(if flags & 2 != 0 {
+            SavedMode::Event
+        } else {
+            SavedMode::Tick
+        })
+    }
+
     fn finish(&self) -> Result<(), RestoreError> {
         match self.bytes.len() - self.at {
             0 => Ok(()),
@@ -658,31 +673,33 @@ pub fn restore_crowd_within<A, W>(
     // Each agent takes at least its fixed fields and its memory.
     let n = r.count(13 + memory)?;
     let peak = |mode| Agent::peak_bytes(tree, mode) as u64;
-    let too_large = |bytes_per_agent| RestoreError::TooLarge {
-        agents: n as u32,
-        bytes_per_agent,
-        limit,
-    };
-    // Every agent needs at least its tick-mode peak: refused before the
-    // list is made when even that is too much.
-    if (n as u64).saturating_mul(peak(Mode::Tick)) > limit {
-        return Err(too_large(peak(Mode::Tick)));
+    // The whole crowd's peak, from each agent's saved mode, before any
+    // agent is made: reading the modes first costs a pass over the bytes,
+    // making agents first could cost the memory the limit is there to keep.
+    let (tick, event) = (peak(Mode::Tick), peak(Mode::Event));
+    let mut total = 0u64;
+    let mut ahead = Reader { bytes, at: r.at };
+    for _ in 0..n {
+        let per_agent = if ahead.skip_body(memory)? == SavedMode::Event {
+            event
+        } else {
+            tick
+        };
+        total = total.saturating_add(per_agent);
+        if total > limit {
+            return Err(RestoreError::TooLarge {
+                agents: n as u32,
+                bytes_per_agent: per_agent,
+                limit,
+            });
+        }
     }
     let mut agents = Vec::new();
     agents
         .try_reserve_exact(n)
         .map_err(|_| RestoreError::OutOfMemory)?;
-    let mut total = 0u64;
     for _ in 0..n {
         let snapshot = Snapshot::read_body(&mut r, fingerprint, memory)?;
-        let mode = match snapshot.mode {
-            SavedMode::Tick => Mode::Tick,
-            SavedMode::Event => Mode::Event,
-        };
-        total = total.saturating_add(peak(mode));
-        if total > limit {
-            return Err(too_large(peak(mode)));
-        }
         agents.push(Agent::restore(tree, &snapshot)?);
     }
     r.finish()?;
