@@ -147,8 +147,8 @@ impl std::error::Error for SavedCrowdError {
 pub struct CrowdFileError {
     /// The file.
     pub path: PathBuf,
-    /// What is wrong.
-    pub kind: CrowdFileProblem,
+    /// What is wrong (boxed: errors stay small to pass around).
+    pub kind: Box<CrowdFileProblem>,
 }
 
 /// What is wrong with a saved crowd's file.
@@ -164,7 +164,7 @@ pub enum CrowdFileProblem {
 impl fmt::Display for CrowdFileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.path.display();
-        match &self.kind {
+        match &*self.kind {
             CrowdFileProblem::Read(Problem::NotARegularFile { what }) => write!(
                 f,
                 "{path}: not a regular file ({what}); saved crowds are read from regular files"
@@ -177,7 +177,7 @@ impl fmt::Display for CrowdFileError {
 
 impl std::error::Error for CrowdFileError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
+        match &*self.kind {
             CrowdFileProblem::Read(_) => None,
             CrowdFileProblem::Load(e) => Some(e),
         }
@@ -349,7 +349,7 @@ impl Crowd {
     pub fn load_file(tree: Tree<Walker, World>, path: &Path) -> Result<Crowd, CrowdFileError> {
         let fail = |kind| CrowdFileError {
             path: path.to_owned(),
-            kind,
+            kind: Box::new(kind),
         };
         let bytes = canopy_data::read_file_up_to(path, MAX_SAVED_CROWD_BYTES)
             .map_err(|e| fail(CrowdFileProblem::Read(e)))?;

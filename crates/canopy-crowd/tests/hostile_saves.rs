@@ -40,8 +40,7 @@ fn with(at: usize, value: &[u8]) -> Vec<u8> {
 
 fn refusal(bytes: &[u8]) -> String {
     Crowd::load(load_default_tree().unwrap(), bytes)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string()
 }
 
@@ -144,8 +143,7 @@ fn a_grid_too_large_for_any_machine_is_an_error() {
 
 fn load_file(path: &Path) -> String {
     Crowd::load_file(load_default_tree().unwrap(), path)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string()
 }
 
