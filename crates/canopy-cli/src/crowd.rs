@@ -103,6 +103,16 @@ pub(crate) fn create<A, W>(
         bytes_per_agent,
         reason,
     };
+    // The whole crowd's memory, asked for once as one block and given
+    // back: under an address-space limit a crowd that cannot fit is this
+    // error, not an abort at its thousandth agent's allocation. The block
+    // is never touched, so this costs a mapping, not the memory.
+    let total = u64::from(agents).saturating_mul(bytes_per_agent);
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(usize::try_from(total).unwrap_or(usize::MAX))
+        .map_err(refused)?;
+    drop(probe);
     let mut crowd = Vec::new();
     crowd.try_reserve_exact(agents as usize).map_err(refused)?;
     crowd.extend((0..agents).map(|id| {

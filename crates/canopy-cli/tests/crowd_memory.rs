@@ -109,3 +109,56 @@ fn a_restored_crowd_is_checked_with_its_rebuilt_schedules() {
         assert_eq!(stderr(&output), expected, "{args:?}");
     }
 }
+
+/// `canopy` with `args` under an address-space limit of 1.5 GB (`ulimit -v`).
+#[cfg(unix)]
+fn canopy_within_1_5_gb(args: &[&str]) -> std::process::Output {
+    let mut script = String::from("ulimit -v 1500000 && exec \"$0\"");
+    for k in 1..=args.len() {
+        script.push_str(&format!(" \"${{{k}}}\""));
+    }
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_canopy"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_crowd_within_the_limit_but_not_the_machine_is_an_error_not_an_abort() {
+    let dir = Scratch::new("machine");
+    let tree = dir.path("wide.json");
+    // 3,000 agents at their peak need 2.4 GB: under the 16 GiB limit, over
+    // what the process may map.
+    let output = canopy_within_1_5_gb(&[
+        "run", &tree, "--ticks", "1", "--agents", "3000", "--mode", "event",
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).starts_with(
+            "error: cannot allocate 3000 agents (794760 bytes per agent for this tree): \
+             memory allocation failed because the memory allocator returned an error\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    let snap = wide_snapshot(&dir, 3000);
+    let output = canopy_within_1_5_gb(&["run", &tree, "--ticks", "1", "--restore", &snap]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "{snap}: cannot restore onto {tree}: \
+             the system refused the memory for the crowd's agents\n"
+        )
+    );
+    // The same crowd at a third of the size fits, and runs.
+    let output = canopy_within_1_5_gb(&[
+        "run", &tree, "--ticks", "1", "--agents", "1000", "--mode", "event",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

@@ -694,6 +694,15 @@ pub fn restore_crowd_within<A, W>(
             });
         }
     }
+    // Ask for the whole crowd's memory once, as one block, and give it
+    // back: under an address-space limit a crowd that cannot fit is refused
+    // here, rather than by an abort at its thousandth agent's allocation.
+    // The block is never touched, so this costs a mapping, not the memory.
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(usize::try_from(total).unwrap_or(usize::MAX))
+        .map_err(|_| RestoreError::OutOfMemory)?;
+    drop(probe);
     let mut agents = Vec::new();
     agents
         .try_reserve_exact(n)
