@@ -16,16 +16,8 @@
 //! simulation runs with, because a legal-looking one can still break it (a
 //! time step of 1e-20 s makes avoidance overflow to NaN, an arena a million
 //! units wide asks for a neighbour grid of hundreds of gigabytes, a million
-//! food patches make every agent's tick scan them all). The limits:
-//!
-//! | value | range |
-//! |---|---|
-//! | agents | 1 to [`MAX_SAVED_AGENTS`], each backed by its record's bytes |
-//! | time step | [`MIN_TIME_STEP`] to [`MAX_TIME_STEP`] seconds |
-//! | arena side | above 0, at most [`MAX_ARENA_SIZE`] units (a grid of at most 1,667² cells) |
-//! | food patches, rest areas, threats | 1 (threats 0) to [`MAX_PLACES`] each, and no more than `max(agents, 16)`: the file's own walker records bound what the crowd scans each tick |
-//! | trail samples | 1 to [`MAX_TRAIL`] |
-//! | positions, speeds, needs | in or near the arena, at most 1,000 units/s, needs in 0 to 1, a remembered food patch that exists |
+//! food patches make every agent's tick scan them all). The limits are
+//! listed in the crate's documentation ("Limits of a saved crowd").
 //!
 //! Counts are checked against the bytes that remain before anything is
 //! allocated, the grid and the crowd's lists are allocated with
