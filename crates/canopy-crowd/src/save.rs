@@ -384,7 +384,13 @@ fn read_config(r: &mut Reader<'_>) -> Result<Config, SavedCrowdError> {
     let mode = match r.take(1)?[0] {
         0 => Mode::Tick,
         1 => Mode::Event,
-        _ => return Err(SavedCrowdError::Invalid("mode")),
+        other => {
+            return Err(SavedCrowdError::OutOfRange {
+                field: "the mode".into(),
+                value: other.to_string(),
+                allowed: "0 (tick) or 1 (event)".into(),
+            });
+        }
     };
     Ok(Config {
         agents,

@@ -14,6 +14,7 @@ const SIZE: usize = 22;
 const FOOD: usize = 26;
 const REST: usize = 30;
 const TRAIL: usize = 34;
+const MODE: usize = 42;
 const STEP: usize = 43;
 const THREATS: usize = 47;
 
@@ -84,6 +85,14 @@ fn food_and_rest_counts_the_file_does_not_back_are_refused() {
         refusal(&with(THREATS, &5_000u32.to_le_bytes())),
         "damaged saved crowd: the number of threats is 5000; \
          the simulation runs with 0 to 300"
+    );
+}
+
+#[test]
+fn an_unknown_mode_is_refused() {
+    assert_eq!(
+        refusal(&with(MODE, &[7])),
+        "damaged saved crowd: the mode is 7; the simulation runs with 0 (tick) or 1 (event)"
     );
 }
 
