@@ -70,8 +70,9 @@ struct Args {
     /// after step `--save-at` (default: the last step).
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
-    /// The step after which `--save` saves.
-    #[arg(long, value_name = "STEP", requires = "save")]
+    /// The step after which `--save` saves: 1 to `--steps`.
+    #[arg(long, value_name = "STEP", requires = "save",
+          value_parser = clap::value_parser!(u32).range(1..))]
     save_at: Option<u32>,
     /// Go on from a crowd saved with `--save`: its agents, seed and mode
     /// come from the file, and `--steps` more steps run.
@@ -90,6 +91,19 @@ fn fail(message: impl std::fmt::Display) -> ! {
 
 fn main() {
     let args = Args::parse();
+    if let Some(at) = args.save_at.filter(|&at| at > args.steps) {
+        // A step that never comes would save nothing, and say nothing.
+        use clap::CommandFactory;
+        Args::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!(
+                    "--save-at {at} is after the last step (--steps {}): nothing would be saved",
+                    args.steps
+                ),
+            )
+            .exit();
+    }
     let tree = match &args.tree {
         Some(path) => registry().load_file(path),
         None => load_default_tree(),
@@ -111,11 +125,9 @@ fn main() {
         ..Config::default()
     };
     let mut crowd = match &args.load {
-        Some(path) => {
-            let bytes = std::fs::read(path)
-                .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
-            Crowd::load(tree, &bytes).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())))
-        }
+        // Read as tree files are: a regular file of bounded size, opened
+        // without blocking (a FIFO or /dev/zero is an error at once).
+        Some(path) => Crowd::load_file(tree, path).unwrap_or_else(|e| fail(e)),
         None => Crowd::new(tree, &config),
     };
     let watcher = args.tree.as_ref().filter(|_| args.watch).map(|path| {

@@ -10,12 +10,14 @@ them to `fuzz/corpus/load/` (or the directory given as the argument). Each
 stays under 64 KiB, the `-max_len` the README's commands use.
 
 It also writes the inspector's control messages, the page's own and their
-near misses, to `fuzz/corpus/inspector_control/` (or the second argument).
+near misses, to `fuzz/corpus/inspector_control/` (or the second argument),
+and seeds for saved crowds to `fuzz/corpus/crowd_save/` (or the third).
 """
 
 import json
 import pathlib
 import shutil
+import struct
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -23,6 +25,35 @@ OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "corpus" / "loa
 CONTROL_OUT = (
     pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "corpus" / "inspector_control"
 )
+
+CROWD_OUT = pathlib.Path(sys.argv[3]) if len(sys.argv) > 3 else HERE / "corpus" / "crowd_save"
+
+
+def crowd_seeds():
+    """Saved-crowd seeds. An odd first byte asks the target for a real save
+    (after `byte >> 1` steps, tick or event mode) damaged by the 3-byte edits
+    that follow; these aim the edits at the header's numbers (the time
+    step, the arena's side, the counts) with the values the checks refuse.
+    An even first byte is read as it is: a header alone, of each kind."""
+    # Offsets in a save: agents 6, seed 10, dt 18, size 22, food 26,
+    # rest 30, trail 34, trail_every 38, mode 42, step 43, threats 47.
+    def edit(at, value):
+        return struct.pack("<H", at) + bytes([value])
+
+    for steps in (0, 3, 7):
+        for mode in (0, 1):
+            first = bytes([((steps * 2 + mode) << 1) | 1])
+            yield f"real_{steps}_{mode}", first
+            yield f"dt_{steps}_{mode}", first + edit(21, 0x1E)  # dt → ~1e-20
+            yield f"size_{steps}_{mode}", first + edit(25, 0x0B)  # size → huge
+            yield f"food_{steps}_{mode}", first + edit(28, 0x0F)  # a million patches
+            yield f"step_{steps}_{mode}", first + edit(46, 0xFF)  # near u32::MAX
+    header = b"CNCW" + struct.pack("<H", 1)
+    config = struct.pack("<IQffIIIIB", 1, 7, 0.1, 40.0, 6, 4, 8, 3, 0)
+    yield "header_only", header
+    yield "config_only", header + config
+    yield "no_walkers", header + config + struct.pack("<II", 0, 0)
+
 
 # What the page posts (web/app.js), then what it never does: unknown
 # actions and fields, wrong types, arrays, nesting, the length limit (1 KiB).
@@ -177,6 +208,12 @@ def main():
     for i, seed in enumerate(CONTROL_SEEDS):
         (CONTROL_OUT / f"seed{i:02}.json").write_bytes(seed.encode("utf-8"))
     print(f"{len(CONTROL_SEEDS)} control messages written to {CONTROL_OUT}")
+    CROWD_OUT.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for name, data in crowd_seeds():
+        (CROWD_OUT / name).write_bytes(data)
+        count += 1
+    print(f"{count} saved-crowd seeds written to {CROWD_OUT}")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 //! The crowd `run` and `bench` tick: agents and their data, made new or
-//! restored from a snapshot. A new crowd's memory is checked against
-//! [`MAX_CROWD_BYTES`] before any agent is made, and its lists are
+//! restored from a snapshot. A crowd's memory is checked against
+//! [`MAX_CROWD_BYTES`] before any agent is made or restored, with each
+//! agent at its peak ([`Agent::peak_bytes`]: in event mode, the schedule at
+//! its largest, not as it is before the first tick), and its lists are
 //! allocated with `try_reserve`, so that a crowd too large for the limit or
-//! for the machine is an error, never an abort. (A restored crowd is
-//! bounded by the size of the snapshot file it comes from.)
+//! for the machine is an error, never an abort. The peak is read from the
+//! tree, so the check costs nothing per tick. Rejected: measuring after the
+//! first tick, which would already have taken the memory.
 
 use std::collections::TryReserveError;
 use std::fmt;
@@ -65,13 +68,24 @@ impl fmt::Display for CrowdError {
     }
 }
 
-/// What one agent of `tree` holds in `mode`: the `Agent` value, its heap
-/// (task memory, and in event mode its schedule) and its data's inline
-/// size. The one place that knows what an agent costs.
+/// The most one agent of `tree` holds in `mode`: the `Agent` value, its
+/// heap at its peak (task memory, waits, and in event mode its schedule)
+/// and its data's inline size. The one place that knows what an agent costs.
 pub(crate) fn bytes_per_agent<A, W>(tree: &Tree<A, W>, mode: Mode) -> u64 {
-    let mut agent = Agent::new(tree);
-    agent.set_mode(tree, mode);
-    (size_of::<Agent>() + size_of::<A>() + agent.heap_bytes()) as u64
+    (Agent::peak_bytes(tree, mode) + size_of::<A>()) as u64
+}
+
+/// `agents` agents of `tree` in `mode`, if their memory is within
+/// [`MAX_CROWD_BYTES`]; else the error. Returns the bytes per agent.
+pub(crate) fn check<A, W>(tree: &Tree<A, W>, agents: u32, mode: Mode) -> Result<u64, CrowdError> {
+    let bytes_per_agent = bytes_per_agent(tree, mode);
+    if u64::from(agents).saturating_mul(bytes_per_agent) > MAX_CROWD_BYTES {
+        return Err(CrowdError::TooLarge {
+            agents,
+            bytes_per_agent,
+        });
+    }
+    Ok(bytes_per_agent)
 }
 
 /// Agents with ids `0..agents`, running `tree` in `mode`, with data from
@@ -83,18 +97,22 @@ pub(crate) fn create<A, W>(
     mode: Mode,
     make: &dyn Fn(u32) -> A,
 ) -> Result<Crowd<A>, CrowdError> {
-    let bytes_per_agent = bytes_per_agent(tree, mode);
-    if u64::from(agents).saturating_mul(bytes_per_agent) > MAX_CROWD_BYTES {
-        return Err(CrowdError::TooLarge {
-            agents,
-            bytes_per_agent,
-        });
-    }
+    let bytes_per_agent = check(tree, agents, mode)?;
     let refused = |reason| CrowdError::Refused {
         agents,
         bytes_per_agent,
         reason,
     };
+    // The whole crowd's memory, asked for once as one block and given
+    // back: under an address-space limit a crowd that cannot fit is this
+    // error, not an abort at its thousandth agent's allocation. The block
+    // is never touched, so this costs a mapping, not the memory.
+    let total = u64::from(agents).saturating_mul(bytes_per_agent);
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(usize::try_from(total).unwrap_or(usize::MAX))
+        .map_err(refused)?;
+    drop(probe);
     let mut crowd = Vec::new();
     crowd.try_reserve_exact(agents as usize).map_err(refused)?;
     crowd.extend((0..agents).map(|id| {

@@ -233,7 +233,9 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         tree_file: &Path,
     ) -> Result<Vec<canopy_core::Agent>, Failure> {
         let bytes = files::read_snapshot(path).map_err(Failure::Message)?;
-        canopy_core::restore_crowd(tree, &bytes).map_err(|e| {
+        // The agents' data is made afterwards, with `try_reserve`; the
+        // agents themselves, at their peak, get the crowd limit.
+        canopy_core::restore_crowd_within(tree, &bytes, crowd::MAX_CROWD_BYTES).map_err(|e| {
             Failure::Message(format!(
                 "{}: cannot restore onto {}: {e}",
                 shown(path),
@@ -294,6 +296,11 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
                 let agents = Self::restore(&tree, path, &a.file)?;
                 let count = agents.len() as u64;
                 crate::workload("run", "the snapshot's agents", count, a.ticks, "")?;
+                if let Some(mode) = a.mode {
+                    // Switching mode rebuilds the schedules: checked first.
+                    crowd::check(&tree, count as u32, mode.into())
+                        .map_err(|e| Failure::Message(format!("{}: {e}", shown(path))))?;
+                }
                 let data = crowd::data_for(&agents, make.as_ref()).map_err(|e| {
                     Failure::Message(format!("cannot allocate the agents' data: {e}"))
                 })?;

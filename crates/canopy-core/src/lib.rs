@@ -108,7 +108,10 @@ pub use api::builder::{BuildError, Builder, Draft, KeyError, TreePath};
 pub use api::display::{Display, Escape};
 pub use api::inspect::TaskView;
 pub use api::reload::Reload;
-pub use api::snapshot::{RestoreError, SNAPSHOT_VERSION, Snapshot, restore_crowd, save_crowd};
+pub use api::snapshot::{
+    MAX_RESTORED_CROWD_BYTES, RestoreError, SNAPSHOT_VERSION, Snapshot, restore_crowd,
+    restore_crowd_within, save_crowd,
+};
 pub use def::custom::{Children, CustomNode, MAX_TASK_BYTES, Node};
 pub use def::observer::{Event, EventKind, Observer};
 pub use nodes::NodeKind;

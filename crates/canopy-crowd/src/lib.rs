@@ -15,6 +15,28 @@
 //! }
 //! assert_eq!(crowd.world.step, 20);
 //! ```
+//!
+//! # Limits of a saved crowd
+//!
+//! A saved crowd ([`Crowd::save`], [`Crowd::load`], [`Crowd::load_file`])
+//! is a stranger's input: every value in it is checked against the range
+//! the simulation runs with, and anything else is a [`SavedCrowdError`]
+//! naming the field, its value and its range — never a panic, an abort or
+//! a run that crawls.
+//!
+//! | value | range |
+//! |---|---|
+//! | agents | 1 to [`MAX_SAVED_AGENTS`], each backed by its record's bytes |
+//! | time step | [`MIN_TIME_STEP`] to [`MAX_TIME_STEP`] seconds |
+//! | arena side | above 0, at most [`MAX_ARENA_SIZE`] units (a grid of at most 1,667² cells) |
+//! | food patches, rest areas, threats | 1 (threats 0) to [`MAX_PLACES`] each, and no more than `max(agents, 16)`: the file's own walker records bound what the crowd scans each tick |
+//! | trail samples | 1 to [`MAX_TRAIL`] |
+//! | positions, speeds, needs | in or near the arena, at most 1,000 units/s, needs in 0 to 1, a remembered food patch that exists |
+//!
+//! A file is read as tree files are: a regular file, opened without
+//! blocking, of at most [`MAX_SAVED_CROWD_BYTES`]. The agents' snapshots
+//! are restored within [`canopy_core::MAX_RESTORED_CROWD_BYTES`], each
+//! agent counted at its peak.
 
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
@@ -28,7 +50,11 @@ mod walker;
 mod world;
 
 pub use leaves::{register, registry};
-pub use save::{MAX_SAVED_AGENTS, SAVED_CROWD_VERSION, SavedCrowdError};
+pub use save::{
+    CrowdFileError, CrowdFileProblem, MAX_ARENA_SIZE, MAX_PLACES, MAX_SAVED_AGENTS,
+    MAX_SAVED_CROWD_BYTES, MAX_TIME_STEP, MAX_TRAIL, MIN_TIME_STEP, SAVED_CROWD_VERSION,
+    SavedCrowdError,
+};
 pub use sim::{Config, Crowd, StepTimes};
 pub use svg::render_svg;
 pub use walker::{Activity, Walker};

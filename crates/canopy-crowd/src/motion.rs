@@ -121,6 +121,7 @@ impl Motion {
                 *want = (w.intent, w.max_speed);
             });
         let (bodies, near, wants) = (&self.bodies, &self.near, &self.wants);
+        let horizon = avoidance_step(world.dt);
         self.velocities
             .par_iter_mut()
             .enumerate()
@@ -129,14 +130,20 @@ impl Motion {
                 let seen = &near[slot];
                 let others: [Cow<'_, dodgy_2d::Agent>; MAX_NEIGHBOURS] =
                     std::array::from_fn(|k| Cow::Borrowed(&bodies[seen.slots[k] as usize]));
-                *velocity = bodies[slot].compute_avoiding_velocity(
+                let (intent, max_speed) = sane_want(intent, max_speed);
+                let chosen = bodies[slot].compute_avoiding_velocity(
                     &others[..seen.len as usize],
                     &[],
                     intent,
                     max_speed,
-                    world.dt,
+                    horizon,
                     &AVOIDANCE,
                 );
+                *velocity = if chosen.is_finite() {
+                    chosen
+                } else {
+                    Vec2::ZERO
+                };
             });
         let velocities = &self.velocities;
         walkers
@@ -144,10 +151,43 @@ impl Motion {
             .zip(grid.slots())
             .for_each(|(w, &slot)| {
                 w.vel = velocities[slot as usize];
-                w.pos = (w.pos + w.vel * world.dt).clamp(Vec2::ZERO, Vec2::splat(world.size));
+                // `max` then `min`, not `clamp`: no panic on a NaN size.
+                w.pos = (w.pos + w.vel * world.dt)
+                    .max(Vec2::ZERO)
+                    .min(Vec2::splat(world.size));
                 update_needs(w, world);
             });
     }
+}
+
+/// The shortest time step avoidance plans for, in seconds. ORCA divides
+/// the distance between overlapping agents by the step: below about a
+/// millisecond that overflows to infinity, and `dodgy_2d` then clamps with
+/// NaN bounds and panics. A shorter simulation step still moves agents by
+/// its own length; only the avoidance's look-ahead is floored.
+pub(crate) const MIN_AVOIDANCE_STEP: f32 = 1.0e-3;
+
+/// The step avoidance plans for: `dt`, at least [`MIN_AVOIDANCE_STEP`]
+/// (also when `dt` is NaN, which `f32::max` passes over).
+fn avoidance_step(dt: f32) -> f32 {
+    dt.max(MIN_AVOIDANCE_STEP)
+}
+
+/// An intent and top speed avoidance can work with: a non-finite intent
+/// is standing still, a top speed that is not a finite positive number is
+/// zero (avoidance then only pushes the agent out of others' way).
+fn sane_want(intent: Vec2, max_speed: f32) -> (Vec2, f32) {
+    let intent = if intent.is_finite() {
+        intent
+    } else {
+        Vec2::ZERO
+    };
+    let max_speed = if max_speed.is_finite() && max_speed > 0.0 {
+        max_speed
+    } else {
+        0.0
+    };
+    (intent, max_speed)
 }
 
 /// Candidates one neighbour query holds before it keeps only the nearest

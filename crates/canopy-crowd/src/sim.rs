@@ -16,6 +16,7 @@
 //! agent, and the grid lists neighbours in a fixed order, so the result is
 //! the same with one thread or many; the seed fixes everything else.
 
+use std::collections::TryReserveError;
 use std::time::{Duration, Instant};
 
 use canopy_core::{Agent, Mode, Status, Tree};
@@ -67,6 +68,15 @@ impl Default for Config {
             mode: Mode::Tick,
         }
     }
+}
+
+/// The `n` items of `items` in a list whose memory was asked for first,
+/// so that a refusal is an error rather than an abort.
+fn collect_exact<T>(n: usize, items: impl Iterator<Item = T>) -> Result<Vec<T>, TryReserveError> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n)?;
+    out.extend(items.take(n));
+    Ok(out)
 }
 
 /// splitmix64: seeds per-agent generators and places things.
@@ -135,19 +145,32 @@ impl std::fmt::Debug for Crowd {
 
 impl Crowd {
     /// Scatter `config.agents` agents over a fresh world; all run `tree`.
+    ///
+    /// # Panics
+    /// If the crowd's memory cannot be had; [`Crowd::try_new`] says so
+    /// instead.
     pub fn new(tree: Tree<Walker, World>, config: &Config) -> Crowd {
+        Crowd::try_new(tree, config).expect("memory for the crowd")
+    }
+
+    /// [`Crowd::new`], or the error if the memory of its lists (walkers,
+    /// agents, trails, the neighbour grid) cannot be had: a crowd too large
+    /// for the machine is an error, not an abort.
+    pub fn try_new(tree: Tree<Walker, World>, config: &Config) -> Result<Crowd, TryReserveError> {
         let size = config
             .size
             .unwrap_or_else(|| (config.agents.max(100) as f32 * 6.0).sqrt());
         let mut dice = Dice(mix(config.seed));
         let food_count = config.food.unwrap_or((config.agents / 1_250).max(6));
         let rest_count = config.rest.unwrap_or((config.agents / 2_000).max(4));
-        let food = (0..food_count)
-            .map(|_| dice.point(size, size * 0.08))
-            .collect();
-        let rest = (0..rest_count)
-            .map(|_| dice.point(size, size * 0.08))
-            .collect();
+        let food = collect_exact(
+            food_count,
+            (0..food_count).map(|_| dice.point(size, size * 0.08)),
+        )?;
+        let rest = collect_exact(
+            rest_count,
+            (0..rest_count).map(|_| dice.point(size, size * 0.08)),
+        )?;
         // Threats start spread around the middle, each heading off sideways
         // at its own speed, so they sweep different parts of the arena.
         let threats = (0..config.threats)
@@ -171,10 +194,11 @@ impl Crowd {
             rest,
             threats,
             social_radius,
-            grid: Grid::new(size, social_radius),
+            grid: Grid::try_new(size, social_radius)?,
         };
-        let scattered: Vec<Walker> = (0..config.agents)
-            .map(|i| {
+        let scattered = collect_exact(
+            config.agents,
+            (0..config.agents).map(|i| {
                 let mut own = Dice(mix(config.seed ^ mix(i as u64 + 1)));
                 Walker {
                     pos: own.point(size, 1.0),
@@ -192,30 +216,34 @@ impl Crowd {
                     nearest: None,
                     rng: (mix(config.seed ^ (i as u64).rotate_left(17)) as u32) | 1,
                 }
-            })
-            .collect();
+            }),
+        )?;
         // Number the agents in the grid's order, so that agents near in
         // space start near in memory: the movement phase works in grid order
         // and reaches each agent's data through its index.
         world.grid.rebuild(&scattered);
-        let mut walkers: Vec<Walker> = (world.grid.agents().iter())
-            .map(|&i| scattered[i as usize].clone())
-            .collect();
+        let mut walkers = collect_exact(
+            config.agents,
+            (world.grid.agents().iter()).map(|&i| scattered[i as usize].clone()),
+        )?;
+        drop(scattered);
         world.grid.rebuild(&walkers);
         let mut motion = Motion::default();
         motion.sense(&mut walkers, &world);
-        let agents = (0..config.agents as u32)
-            .map(|i| {
+        let agents = collect_exact(
+            config.agents,
+            (0..config.agents as u32).map(|i| {
                 let mut agent = Agent::with_id(&tree, i);
                 agent.set_mode(&tree, config.mode);
                 agent
-            })
-            .collect();
+            }),
+        )?;
         let trail_len = config.trail.max(1);
-        let trails = (0..trail_len)
-            .flat_map(|_| walkers.iter().map(|w| w.pos))
-            .collect();
-        Crowd {
+        let trails = collect_exact(
+            trail_len.saturating_mul(walkers.len()),
+            (0..trail_len).flat_map(|_| walkers.iter().map(|w| w.pos)),
+        )?;
+        Ok(Crowd {
             world,
             walkers,
             agents,
@@ -231,7 +259,7 @@ impl Crowd {
                 rest: Some(rest_count),
                 ..config.clone()
             },
-        }
+        })
     }
 
     /// Go on from saved walkers and agents: what each step derives from

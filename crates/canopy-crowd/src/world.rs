@@ -5,6 +5,7 @@
 //! sees the same snapshot — which is what lets the phase run in parallel
 //! without locks.
 
+use std::collections::TryReserveError;
 use std::ops::Range;
 
 use glam::Vec2;
@@ -56,20 +57,33 @@ pub struct Grid {
 impl Grid {
     /// A grid over a `size × size` arena for neighbour queries that reach
     /// `reach` units: its cells are that wide.
+    ///
+    /// # Panics
+    /// If the grid's memory cannot be had; [`Grid::try_new`] says so instead.
     pub fn new(size: f32, reach: f32) -> Grid {
+        Grid::try_new(size, reach).expect("memory for the neighbour grid")
+    }
+
+    /// [`Grid::new`], or the error if its cells' memory (8 bytes a cell,
+    /// `⌈size / reach⌉²` cells) cannot be had: an arena too wide for the
+    /// machine is an error, not an abort.
+    pub fn try_new(size: f32, reach: f32) -> Result<Grid, TryReserveError> {
         let cell = reach;
+        // A float-to-int cast saturates (NaN gives 0), so `cols` is always
+        // a number; its square may still overflow, which is refused below.
         let cols = ((size / cell).ceil() as usize).max(1);
-        Grid {
+        let cells = cols.checked_mul(cols);
+        Ok(Grid {
             cell,
             per_cell: 1.0 / cell,
             cols,
-            start: vec![0; cols * cols + 1],
-            fill: vec![0; cols * cols],
+            start: zeroed(cells.and_then(|c| c.checked_add(1)))?,
+            fill: zeroed(cells)?,
             cells: Vec::new(),
             agents: Vec::new(),
             slots: Vec::new(),
             positions: Vec::new(),
-        }
+        })
     }
 
     /// The column or row of coordinate `v`; outside the arena, the nearest.
@@ -187,6 +201,15 @@ impl Grid {
     }
 }
 
+/// `n` zeros, if the memory can be had; `None` (a count that overflowed)
+/// asks for more than any machine has, which `try_reserve_exact` refuses.
+fn zeroed(n: Option<usize>) -> Result<Vec<u32>, TryReserveError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n.unwrap_or(usize::MAX))?;
+    v.resize(n.unwrap_or(0), 0);
+    Ok(v)
+}
+
 /// The column or row of coordinate `v` in a grid of `cols` cells of side
 /// `1 / per_cell`; points outside the arena count in the nearest border cell.
 fn index(per_cell: f32, cols: usize, v: f32) -> usize {
@@ -241,15 +264,17 @@ impl World {
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
 
-    /// Move the threats one step, bouncing off the walls.
+    /// Move the threats one step, bouncing off the walls. The step count
+    /// wraps after `u32::MAX`, as agents' ticks do.
     pub fn advance(&mut self) {
-        self.step += 1;
+        self.step = self.step.wrapping_add(1);
         for t in &mut self.threats {
             t.pos += t.vel * self.dt;
             for axis in 0..2 {
                 if t.pos[axis] < 0.0 || t.pos[axis] > self.size {
                     t.vel[axis] = -t.vel[axis];
-                    t.pos[axis] = t.pos[axis].clamp(0.0, self.size);
+                    // `max` then `min`, not `clamp`: no panic on a NaN.
+                    t.pos[axis] = t.pos[axis].max(0.0).min(self.size);
                 }
             }
         }

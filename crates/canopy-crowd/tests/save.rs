@@ -75,7 +75,8 @@ fn damaged_files_are_errors() {
     huge[6..10].copy_from_slice(&u32::MAX.to_le_bytes());
     assert_eq!(
         load(&huge).err().unwrap().to_string(),
-        "damaged saved crowd: a count above its limit"
+        "damaged saved crowd: the number of agents is 4294967295; \
+         the simulation runs with 1 to 2000000"
     );
     // Flipped bytes anywhere: an error or a crowd, never a panic.
     let mut x = 0x2545_f491_4f6c_dd1du64;

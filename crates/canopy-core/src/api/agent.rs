@@ -581,6 +581,34 @@ impl Agent {
         self.mem.len() + self.extra.as_ref().map_or(0, |e| e.heap_bytes())
     }
 
+    /// The most memory one agent of `tree` can hold in `mode`, in bytes:
+    /// the `Agent` value, its task memory, and its table of waits and
+    /// event schedule at their largest (as many entries as the tree can
+    /// have waiting and running at once, in the lists' growth steps). Read
+    /// from the tree, not measured: a crowd's memory can be checked against
+    /// a limit before any agent is made or restored, at no cost per tick.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Mode, Policy};
+    /// let b = Builder::<(), ()>::new();
+    /// let names: Vec<String> = (0..100).map(|i| format!("r{i}")).collect();
+    /// let leaves: Vec<_> = names.iter().map(|n| b.always_running(n)).collect();
+    /// let tree = b.build(b.parallel("p", Policy::All, Policy::One, leaves)).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.set_mode(&tree, Mode::Event);
+    /// agent.tick(&tree, &mut (), &());
+    /// assert_eq!(agent.memory().total(), Agent::peak_bytes(&tree, Mode::Event));
+    /// assert!(Agent::peak_bytes(&tree, Mode::Tick) < Agent::peak_bytes(&tree, Mode::Event));
+    /// ```
+    pub fn peak_bytes<A, W>(tree: &Tree<A, W>, mode: Mode) -> usize {
+        let extra = tree.waits > 0 || mode == Mode::Event;
+        let waits = crate::state::Extra::peak_bytes(
+            tree.waits,
+            (mode == Mode::Event).then_some(tree.frames),
+        );
+        size_of::<Agent>() + tree.task_memory() + if extra { waits } else { 0 }
+    }
+
     /// Where this agent's memory goes, part by part: the `Agent` value, its
     /// task memory, its table of waiting async leaves and its event
     /// schedule (the last two only for trees and modes that need them).

@@ -132,6 +132,21 @@ pub enum RestoreError {
         /// The fingerprint of the tree it was restored onto.
         tree: u64,
     },
+    /// The restored crowd would hold more memory than its limit
+    /// ([`MAX_RESTORED_CROWD_BYTES`], or the one given to
+    /// [`restore_crowd_within`]), with each agent at its peak
+    /// ([`Agent::peak_bytes`]): a small snapshot can stand for a large
+    /// crowd, as an event-mode agent's schedule is rebuilt, not saved.
+    TooLarge {
+        /// The agents in the snapshot.
+        agents: u32,
+        /// Bytes one of them needs at its peak, in its mode.
+        bytes_per_agent: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The system refused the memory for the crowd's list of agents.
+    OutOfMemory,
     /// The saved data cannot be an agent of this tree.
     Corrupt {
         /// The node whose task is damaged, if one is to blame.
@@ -160,6 +175,19 @@ impl fmt::Display for RestoreError {
                  (fingerprint {snapshot:016x}, this tree's is {tree:016x}); \
                  to move running agents onto an edited tree, reload them instead"
             ),
+            RestoreError::TooLarge {
+                agents,
+                bytes_per_agent,
+                limit,
+            } => write!(
+                f,
+                "its {agents} agents need more than the limit of {limit} bytes \
+                 ({bytes_per_agent} bytes per agent of this tree at its peak, \
+                 its event schedule included)"
+            ),
+            RestoreError::OutOfMemory => {
+                f.write_str("the system refused the memory for the crowd's agents")
+            }
             RestoreError::Corrupt {
                 node: Some(node),
                 problem,
@@ -436,6 +464,21 @@ impl<'b> Reader<'b> {
         }
     }
 
+    /// Pass over one agent's body (see [`Snapshot::read_body`]) without
+    /// making anything of it; its mode.
+    fn skip_body(&mut self, memory: usize) -> Result<SavedMode, RestoreError> {
+        self.take(8)?;
+        let flags = self.u8()?;
+        self.take(memory)?;
+        let waits = self.count(WAIT_BYTES)?;
+        self.take(waits * WAIT_BYTES)?;
+        Ok(if flags & 2 != 0 {
+            SavedMode::Event
+        } else {
+            SavedMode::Tick
+        })
+    }
+
     fn finish(&self) -> Result<(), RestoreError> {
         match self.bytes.len() - self.at {
             0 => Ok(()),
@@ -579,10 +622,44 @@ pub fn save_crowd<A, W>(tree: &Tree<A, W>, agents: &[Agent]) -> Vec<u8> {
     out
 }
 
+/// The most memory [`restore_crowd`] lets a restored crowd hold, in bytes
+/// (16 GiB), with each agent at its peak ([`Agent::peak_bytes`]).
+pub const MAX_RESTORED_CROWD_BYTES: u64 = 16 << 30;
+
 /// Restore a crowd saved by [`save_crowd`] onto `tree`: every agent is
 /// checked as [`Agent::restore`] checks one, and the first problem is the
-/// error.
+/// error. The crowd may hold at most [`MAX_RESTORED_CROWD_BYTES`]; see
+/// [`restore_crowd_within`].
 pub fn restore_crowd<A, W>(tree: &Tree<A, W>, bytes: &[u8]) -> Result<Vec<Agent>, RestoreError> {
+    restore_crowd_within(tree, bytes, MAX_RESTORED_CROWD_BYTES)
+}
+
+/// [`restore_crowd`] with a memory limit of `limit` bytes for the restored
+/// agents, each counted at its peak in its saved mode
+/// ([`Agent::peak_bytes`]: the event schedule is rebuilt on restore, so a
+/// few bytes of snapshot can stand for many of memory). The sum is kept
+/// as agents are read, before each is made; more is
+/// [`RestoreError::TooLarge`], and a list the system refuses is
+/// [`RestoreError::OutOfMemory`], not an abort.
+///
+/// ```
+/// use canopy_core::{Agent, Builder, Mode, RestoreError, restore_crowd_within, save_crowd};
+/// let b = Builder::<(), ()>::new();
+/// let tree = b.build(b.wait("nap", 10)).unwrap();
+/// let crowd: Vec<Agent> = (0..100).map(|i| Agent::with_id(&tree, i)).collect();
+/// let bytes = save_crowd(&tree, &crowd);
+/// let peak = Agent::peak_bytes(&tree, Mode::Tick) as u64;
+/// assert_eq!(restore_crowd_within(&tree, &bytes, 100 * peak).unwrap().len(), 100);
+/// assert!(matches!(
+///     restore_crowd_within(&tree, &bytes, 100 * peak - 1),
+///     Err(RestoreError::TooLarge { agents: 100, .. })
+/// ));
+/// ```
+pub fn restore_crowd_within<A, W>(
+    tree: &Tree<A, W>,
+    bytes: &[u8],
+    limit: u64,
+) -> Result<Vec<Agent>, RestoreError> {
     let mut r = Reader { bytes, at: 0 };
     r.header(KIND_CROWD)?;
     let fingerprint = r.u64()?;
@@ -595,7 +672,41 @@ pub fn restore_crowd<A, W>(tree: &Tree<A, W>, bytes: &[u8]) -> Result<Vec<Agent>
     let memory = memory_len(&mut r)?;
     // Each agent takes at least its fixed fields and its memory.
     let n = r.count(13 + memory)?;
-    let mut agents = Vec::with_capacity(n);
+    let peak = |mode| Agent::peak_bytes(tree, mode) as u64;
+    // The whole crowd's peak, from each agent's saved mode, before any
+    // agent is made: reading the modes first costs a pass over the bytes,
+    // making agents first could cost the memory the limit is there to keep.
+    let (tick, event) = (peak(Mode::Tick), peak(Mode::Event));
+    let mut total = 0u64;
+    let mut ahead = Reader { bytes, at: r.at };
+    for _ in 0..n {
+        let per_agent = if ahead.skip_body(memory)? == SavedMode::Event {
+            event
+        } else {
+            tick
+        };
+        total = total.saturating_add(per_agent);
+        if total > limit {
+            return Err(RestoreError::TooLarge {
+                agents: n as u32,
+                bytes_per_agent: per_agent,
+                limit,
+            });
+        }
+    }
+    // Ask for the whole crowd's memory once, as one block, and give it
+    // back: under an address-space limit a crowd that cannot fit is refused
+    // here, rather than by an abort at its thousandth agent's allocation.
+    // The block is never touched, so this costs a mapping, not the memory.
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(usize::try_from(total).unwrap_or(usize::MAX))
+        .map_err(|_| RestoreError::OutOfMemory)?;
+    drop(probe);
+    let mut agents = Vec::new();
+    agents
+        .try_reserve_exact(n)
+        .map_err(|_| RestoreError::OutOfMemory)?;
     for _ in 0..n {
         let snapshot = Snapshot::read_body(&mut r, fingerprint, memory)?;
         agents.push(Agent::restore(tree, &snapshot)?);

@@ -10,6 +10,19 @@ use crate::util::primitives::Mode;
 use schedule::Schedule;
 use waits::Waits;
 
+/// The wait table's first capacity: past it, it grows once its peak needs.
+const WAITS_CAP: usize = 1024;
+
+/// The capacity a list made with room for `min(peak, cap)` entries has
+/// once `peak` entries were pushed: it doubles from its first capacity.
+fn peak_len(peak: usize, cap: usize) -> usize {
+    let mut len = peak.min(cap);
+    while len < peak {
+        len = len.saturating_mul(2);
+    }
+    len
+}
+
 /// The parts of an agent's runtime that not every agent needs.
 #[derive(Clone, Debug)]
 pub(crate) struct Extra {
@@ -26,7 +39,7 @@ impl Extra {
     /// event mode is first set.
     pub(crate) fn new(waits: u32) -> Box<Extra> {
         Box::new(Extra {
-            waits: Waits::with_capacity((waits as usize).min(1024)),
+            waits: Waits::with_capacity((waits as usize).min(WAITS_CAP)),
             schedule: None,
             mode: Mode::Tick,
         })
@@ -40,6 +53,18 @@ impl Extra {
             .as_ref()
             .map_or(0, |s| size_of::<Schedule>() + s.heap_bytes());
         (size_of::<Extra>() + self.waits.heap_bytes(), schedule)
+    }
+
+    /// Heap bytes of this block at its largest, for a tree of `waits`
+    /// async leaves and, in event mode, `frames` frames: each list starts
+    /// at its capped capacity and grows by doubling to its peak.
+    pub(crate) fn peak_bytes(waits: u32, frames: Option<u32>) -> usize {
+        let table = peak_len(waits as usize, WAITS_CAP) * size_of::<waits::Entry>();
+        let schedule = frames.map_or(0, |f| {
+            size_of::<Schedule>()
+                + peak_len(f as usize, schedule::FRAMES_CAP) * size_of::<schedule::Frame>()
+        });
+        size_of::<Extra>() + table + schedule
     }
 
     pub(crate) fn heap_bytes(&self) -> usize {

@@ -38,6 +38,10 @@ pub(crate) const NEVER: u32 = u32::MAX;
 /// a tick scans all frames.
 pub(crate) const LISTED: usize = 6;
 
+/// The schedule's first capacity, in frames: past it, the list grows to
+/// its peak.
+pub(crate) const FRAMES_CAP: usize = 4096;
+
 /// An agent's event-driven schedule: its running tasks in tree order.
 #[derive(Debug, Default)]
 pub(crate) struct Schedule {
@@ -72,7 +76,7 @@ impl Schedule {
     /// to its peak).
     pub(crate) fn with_capacity(frames: u32) -> Self {
         Schedule {
-            frames: Vec::with_capacity((frames as usize).min(4096)),
+            frames: Vec::with_capacity((frames as usize).min(FRAMES_CAP)),
             due: [0; LISTED],
             due_len: 0,
             alarm: None,

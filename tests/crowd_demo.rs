@@ -1,0 +1,65 @@
+//! The crowd demo (`examples/crowd.rs`) as its users run it: a `--save-at`
+//! step that never comes is a usage error, and `--load` refuses what is not
+//! a saved crowd's regular file at once.
+//!
+//! The example is built by `cargo test` with the other targets; run alone
+//! (`cargo test --test crowd_demo`), this builds it first.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The demo's binary, built in this test's profile and target directory.
+fn demo() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    // target/<profile>/deps/crowd_demo-… → target/<profile>/examples/crowd
+    let profile_dir = exe.parent().unwrap().parent().unwrap();
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args(["build", "--quiet", "--example", "crowd"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if profile_dir.ends_with("release") {
+        build.arg("--release");
+    }
+    assert!(build.status().unwrap().success(), "the demo builds");
+    profile_dir.join("examples").join("crowd")
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(demo())
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[test]
+fn a_save_after_the_last_step_is_a_usage_error() {
+    let save = std::env::temp_dir().join(format!("canopy-demo-{}.save", std::process::id()));
+    let save = save.display().to_string();
+    let output = run(&["--steps", "2", "--save-at", "5", "--save", &save]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).starts_with(
+            "error: --save-at 5 is after the last step (--steps 2): nothing would be saved\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!std::path::Path::new(&save).exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn loading_a_device_is_refused_at_once() {
+    let output = run(&["--load", "/dev/zero", "--steps", "1"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        "error: /dev/zero: not a regular file (a character device); \
+         saved crowds are read from regular files\n"
+    );
+}
