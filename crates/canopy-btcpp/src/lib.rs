@@ -168,6 +168,11 @@
 //! ([`MAX_LEVELS`]) and the work one tick may do; document type
 //! declarations (and with them entity expansion) are refused; every error
 //! quotes at most 80 characters of the input, control characters escaped.
+//! Includes stay inside the directory of the file loaded — no absolute
+//! paths, no `..` past it, no symbolic links out of it — unless
+//! [`XmlOptions::includes_outside`] says otherwise, and an include that
+//! leaves it by its spelling is refused before the path is looked at, so
+//! the message never tells whether a file exists there.
 //! Nothing panics on any input ([`fuzz_one`] is the fuzz target's body).
 
 // Library code reports through return values, never the terminal.
@@ -209,6 +214,12 @@ pub struct XmlOptions {
     /// and subtrees counted at every use; a tree that could exceed it is
     /// refused. Default 1,000,000.
     pub max_updates_per_tick: u64,
+    /// Whether `<include path="…">` may reach files outside the directory
+    /// of the file loaded (or the `base` given): absolute paths, `..` past
+    /// it, symbolic links out of it. BehaviorTree.CPP follows any path;
+    /// canopy does not unless this is set, as a tree file may come from
+    /// someone who should not make it read other files. Default `false`.
+    pub includes_outside: bool,
 }
 
 impl Default for XmlOptions {
@@ -217,6 +228,7 @@ impl Default for XmlOptions {
             tick_ms: 100,
             main_tree: None,
             max_updates_per_tick: 1_000_000,
+            includes_outside: false,
         }
     }
 }
@@ -279,7 +291,7 @@ fn load<A: 'static, W: 'static>(
     canonical: Option<std::path::PathBuf>,
     options: &XmlOptions,
 ) -> Result<Tree<A, W>, XmlError> {
-    let files = sources::gather(text, source, base, canonical)?;
+    let files = sources::gather(text, source, base, canonical, options.includes_outside)?;
     let model = model::read(files, registry, options)?;
     let plan = check::check(&model, options)?;
     build::build(&model, registry, &plan)

@@ -589,6 +589,21 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         let Some(node_type) = self.lookup(id) else {
             return Err(self.fail(place, self.unknown(id)));
         };
+        if node_type.name() == "SubTree" {
+            // canopy's own SubTree type is a reference that only the
+            // <SubTree> element makes; as a node it would build nothing.
+            let tree = ports
+                .iter()
+                .find(|(k, _)| k == "tree")
+                .map(|(_, v)| v.as_str());
+            return Err(self.fail(
+                place,
+                format!(
+                    "a subtree is written <SubTree ID={}/> in BehaviorTree.CPP XML",
+                    quote(tree.unwrap_or("…"))
+                ),
+            ));
+        }
         if let Some(category) = explicit {
             check_category(category, node_type, id).map_err(|p| self.fail(place, p))?;
         }

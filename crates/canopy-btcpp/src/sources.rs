@@ -44,10 +44,24 @@ struct Reading {
     chain: Vec<(PathBuf, String)>,
     bytes: u64,
     elements: usize,
+    /// The directory includes must stay in (the first file's, with symbolic
+    /// links resolved), found at the first include.
+    confine: Option<PathBuf>,
+    /// Whether includes may go anywhere.
+    outside: bool,
+    /// The first file's directory as given: includes of included files
+    /// are spelled relative to directories below it.
+    first_base: PathBuf,
 }
 
 /// Bytes as the text of an XML file: UTF-8, no NUL, BOM dropped.
 pub(crate) fn text_of(bytes: &[u8], file: &str) -> Result<String, XmlError> {
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return Err(XmlError::whole(
+            file,
+            "not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8",
+        ));
+    }
     if bytes.contains(&0) {
         return Err(XmlError::whole(
             file,
@@ -68,12 +82,14 @@ pub(crate) fn text_of(bytes: &[u8], file: &str) -> Result<String, XmlError> {
 
 /// Read every file of a load, starting from the text of the first.
 /// `base` is the directory includes are relative to (`None`: includes are
-/// refused); `canonical` the first file's own canonical path, if it is one.
+/// refused); `canonical` the first file's own canonical path, if it is one;
+/// `outside`: includes may leave `base`.
 pub(crate) fn gather(
     first: String,
     path: &str,
     base: Option<&Path>,
     canonical: Option<PathBuf>,
+    outside: bool,
 ) -> Result<Vec<File>, XmlError> {
     let mut reading = Reading {
         files: Vec::new(),
@@ -81,6 +97,9 @@ pub(crate) fn gather(
         chain: Vec::new(),
         bytes: 0,
         elements: MAX_ELEMENTS,
+        confine: None,
+        outside,
+        first_base: base.map(Path::to_path_buf).unwrap_or_default(),
     };
     reading.add(first, path.to_string(), base, canonical)?;
     Ok(reading.files)
@@ -183,9 +202,46 @@ impl Reading {
         }
         let target = base.join(&relative);
         let shown = target.display().to_string();
+        let leaves = format!(
+            "the include {} leaves the directory of the tree file; canopy reads includes only \
+             inside it (BehaviorTree.CPP follows any path: allow that with \
+             XmlOptions::includes_outside, or --includes-outside)",
+            quote(&relative)
+        );
+        // Refused by its spelling first, so that the answer never depends
+        // on what is on disk outside.
+        let spelled = match base.strip_prefix(&self.first_base) {
+            Ok(below) => below.join(&relative),
+            Err(_) => PathBuf::from(&relative),
+        };
+        if !self.outside && !stays_inside(&spelled) {
+            return Err(self.fail(file, element, leaves));
+        }
+        if !self.outside && self.confine.is_none() {
+            let dir = if base.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                base
+            };
+            let root = fs::canonicalize(dir).map_err(|e| {
+                self.fail(
+                    file,
+                    element,
+                    format!("cannot resolve the tree file's directory: {e}"),
+                )
+            })?;
+            self.confine = Some(root);
+        }
         let cannot = |e: std::io::Error| format!("cannot read {}: {e}", quote(&shown));
         let canonical =
             fs::canonicalize(&target).map_err(|e| self.fail(file, element, cannot(e)))?;
+        if let Some(root) = &self.confine
+            && !canonical.starts_with(root)
+        {
+            // A symbolic link inside that points out, or `..` from an
+            // included file's own directory past the first one's.
+            return Err(self.fail(file, element, leaves));
+        }
         if let Some(at) = self.chain.iter().position(|(c, _)| *c == canonical) {
             let mut cycle: Vec<String> = self.chain[at..].iter().map(|(_, p)| quote(p)).collect();
             cycle.push(quote(&self.chain[at].1));
@@ -213,4 +269,23 @@ impl Reading {
         let next_base = target.parent().map(Path::to_path_buf).unwrap_or_default();
         self.add(text, shown, Some(&next_base), Some(canonical))
     }
+}
+
+/// Whether an include's path, by its spelling alone, stays below the
+/// directory it is relative to: not absolute, no `..` climbing above it.
+/// (Symbolic links, and `..` from a subdirectory's include, are checked on
+/// the resolved path.)
+fn stays_inside(relative: &Path) -> bool {
+    use std::path::Component;
+    let mut depth: usize = 0;
+    for part in relative.components() {
+        match part {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir if depth == 0 => return false,
+            Component::ParentDir => depth -= 1,
+            Component::RootDir | Component::Prefix(_) => return false,
+        }
+    }
+    true
 }

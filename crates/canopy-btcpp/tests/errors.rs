@@ -631,7 +631,11 @@ fn only_regular_files_are_read() {
         "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  <include path=\"/dev/zero\"/>\n  <BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree>\n</root>",
     )
     .unwrap();
-    let err = load_file(&registry, dir.join("main.xml"), &XmlOptions::default()).unwrap_err();
+    let anywhere = XmlOptions {
+        includes_outside: true,
+        ..XmlOptions::default()
+    };
+    let err = load_file(&registry, dir.join("main.xml"), &anywhere).unwrap_err();
     assert_eq!((err.line, err.column), (2, 3));
     assert!(
         err.problem.ends_with(
@@ -639,4 +643,112 @@ fn only_regular_files_are_read() {
         ),
         "{err}"
     );
+}
+
+#[test]
+fn canopys_subtree_type_as_a_node_is_refused_with_the_xml_spelling() {
+    // As a node it would stand for nothing: the tree it names would be
+    // built as placeholders, or dropped.
+    for body in [
+        "<Sequence><Action ID=\"SubTree\" tree=\"B\"/></Sequence>",
+        "<Sequence><canopy_SubTree tree=\"B\"/></Sequence>",
+    ] {
+        let xml = format!(
+            "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  <BehaviorTree ID=\"Main\">{body}</BehaviorTree>\n  \
+             <BehaviorTree ID=\"B\"><Repeat num_cycles=\"2\"><AlwaysFailure/></Repeat></BehaviorTree>\n</root>"
+        );
+        let element = if body.contains("Action") {
+            "<Action ID=\"SubTree\">"
+        } else {
+            "<canopy_SubTree>"
+        };
+        assert_eq!(
+            error(&xml),
+            format!(
+                "bad.xml:2:{}: {element}: a subtree is written <SubTree ID=\"B\"/> in BehaviorTree.CPP XML",
+                BODY + "<Sequence>".len()
+            )
+        );
+    }
+}
+
+#[test]
+fn a_utf16_file_is_named_as_such() {
+    let registry = Registry::<(), ()>::new();
+    let options = XmlOptions::default();
+    for bom in [[0xff, 0xfe], [0xfe, 0xff]] {
+        let mut bytes = bom.to_vec();
+        bytes.extend("<root/>".encode_utf16().flat_map(u16::to_le_bytes));
+        let err =
+            canopy_btcpp::load_bytes(&registry, &bytes, "wide.xml", None, &options).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "wide.xml: not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn includes_stay_inside_the_tree_files_directory() {
+    let dir = scratch("confined");
+    let registry = Registry::<(), ()>::new();
+    let project = dir.join("project");
+    std::fs::create_dir_all(project.join("parts")).unwrap();
+    std::fs::write(dir.join("secret.xml"), "<root BTCPP_format=\"4\"/>").unwrap();
+    let tree = |include: &str| {
+        format!(
+            "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  <include path=\"{include}\"/>\n  \
+             <BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree>\n</root>"
+        )
+    };
+    let load = |include: &str, options: &XmlOptions| {
+        std::fs::write(project.join("main.xml"), tree(include)).unwrap();
+        load_file(&registry, project.join("main.xml"), options).map(drop)
+    };
+    let leaves = |include: &str| {
+        format!(
+            "the include \"{include}\" leaves the directory of the tree file; canopy reads \
+             includes only inside it (BehaviorTree.CPP follows any path: allow that with \
+             XmlOptions::includes_outside, or --includes-outside)"
+        )
+    };
+    let options = XmlOptions::default();
+    let secret = dir.join("secret.xml").display().to_string();
+    // Out by `..`, by an absolute path, whether or not the file exists: the
+    // same message, so it tells nothing about what is outside.
+    for include in [
+        "../secret.xml",
+        "../nothing.xml",
+        secret.as_str(),
+        "/etc/passwd",
+    ] {
+        let err = load(include, &options).unwrap_err();
+        assert_eq!(
+            (err.line, err.column, err.problem),
+            (2, 3, leaves(include)),
+            "{include}"
+        );
+    }
+    // A symbolic link inside that points out.
+    std::os::unix::fs::symlink(dir.join("secret.xml"), project.join("link.xml")).unwrap();
+    assert_eq!(
+        load("link.xml", &options).unwrap_err().problem,
+        leaves("link.xml")
+    );
+    // Inside, even through `..` from a subdirectory, is read.
+    std::fs::write(
+        project.join("parts/a.xml"),
+        "<root BTCPP_format=\"4\">\n  <include path=\"../b.xml\"/>\n</root>",
+    )
+    .unwrap();
+    std::fs::write(project.join("b.xml"), "<root BTCPP_format=\"4\"/>").unwrap();
+    assert!(load("parts/a.xml", &options).is_ok());
+    // Allowed outside, it reads what BehaviorTree.CPP would.
+    let anywhere = XmlOptions {
+        includes_outside: true,
+        ..XmlOptions::default()
+    };
+    assert!(load("../secret.xml", &anywhere).is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
 }

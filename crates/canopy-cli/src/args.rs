@@ -51,6 +51,10 @@ pub(crate) struct Load {
     /// others. [default: Success; Sequence; the child's status]
     #[arg(long, value_name = "RULES.json", requires = "model")]
     pub(crate) stand_ins: Option<PathBuf>,
+    /// Let an XML file's `<include>` read files outside its directory
+    /// (absolute paths, `..`, links out), as BehaviorTree.CPP does.
+    #[arg(long)]
+    pub(crate) includes_outside: bool,
 }
 
 /// A tree file and how to read it.

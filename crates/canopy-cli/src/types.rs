@@ -157,6 +157,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {
 fn xml_options(load: &Load) -> XmlOptions {
     XmlOptions {
         tick_ms: load.tick_ms,
+        includes_outside: load.includes_outside,
         ..XmlOptions::default()
     }
 }

@@ -364,3 +364,25 @@ fn a_sequence_with_memory_reloaded_in_a_pause_enters_its_next_child() {
         );
     }
 }
+
+#[test]
+fn a_sequence_whose_remaining_children_were_removed_says_it_finishes_next() {
+    let (b1, b2) = (Builder::new(), Builder::new());
+    let old = b1
+        .build(b1.sequence("s", [b1.always_success("a"), b1.always_running("z")]))
+        .unwrap();
+    let new = b2
+        .build(b2.sequence("s", [b2.always_success("a")]))
+        .unwrap();
+    let mut log = Log::default();
+    let mut a = Agent::new(&old);
+    a.tick(&old, &mut log, &());
+    a.reload(&old, &new, &mut log, &());
+    let running: Vec<String> = a.running(&new).iter().map(|r| r.state.clone()).collect();
+    // Not "entering child 2 of 1".
+    assert_eq!(
+        running,
+        ["past its last child (of 1), finishing next update"]
+    );
+    assert_eq!(a.tick(&new, &mut log, &()), canopy_core::Status::Success);
+}

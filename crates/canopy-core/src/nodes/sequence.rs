@@ -202,6 +202,10 @@ impl<A, W> Kind<A, W> for InOrder {
     fn describe(&self, state: &[u8], children: usize, _now: u32) -> String {
         match read(state) {
             (index, false) => format!("running child {} of {children}", index + 1),
+            // After a reload removed the children it had to go on with.
+            (index, true) if index >= children => {
+                format!("past its last child (of {children}), finishing next update")
+            }
             (index, true) => format!("entering child {} of {children} next", index + 1),
         }
     }
