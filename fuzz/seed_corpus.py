@@ -195,8 +195,11 @@ def seeds():
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    for example in (HERE.parent / "examples" / "trees").iterdir():
-        shutil.copy(example, OUT / example.name)
+    trees = HERE.parent / "examples" / "trees"
+    for example in sorted(trees.rglob("*")):
+        if example.is_file():
+            name = "_".join(example.relative_to(trees).parts)
+            shutil.copy(example, OUT / name)
     count = 0
     for name, content in seeds():
         data = content if isinstance(content, bytes) else content.encode("utf-8")
