@@ -154,6 +154,7 @@ impl Parser<'_> {
             column,
             element: None,
             problem,
+            unknown_type: None,
         }
     }
 

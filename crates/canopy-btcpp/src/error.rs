@@ -36,6 +36,10 @@ pub struct XmlError {
     pub element: Option<String>,
     /// What is wrong, and what to do instead when there is something to do.
     pub problem: String,
+    /// The node type, when the error is a type neither the registry nor
+    /// BehaviorTree.CPP's standard nodes have, and no known type is close
+    /// to it (so not a typo): a type of code not given to this loader.
+    pub unknown_type: Option<String>,
 }
 
 impl XmlError {
@@ -46,6 +50,7 @@ impl XmlError {
             column: 0,
             element: None,
             problem: problem.into(),
+            unknown_type: None,
         }
     }
 }
@@ -82,7 +87,12 @@ impl From<XmlError> for LoadError {
             Some(element) => format!("{element}: {}", e.problem),
             None => e.problem,
         };
-        LoadError::new(e.file, location, Problem::Reported { problem })
+        let problem = match e.unknown_type {
+            // Typed, so that callers can say where such types come from.
+            Some(type_name) => Problem::ReportedUnknownType { problem, type_name },
+            None => Problem::Reported { problem },
+        };
+        LoadError::new(e.file, location, problem)
     }
 }
 

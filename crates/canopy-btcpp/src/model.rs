@@ -127,6 +127,7 @@ impl Model {
             column,
             element: Some(Model::describe(files, place)),
             problem,
+            unknown_type: None,
         }
     }
 
@@ -587,7 +588,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         ports: &[(String, String)],
     ) -> Result<What, XmlError> {
         let Some(node_type) = self.lookup(id) else {
-            return Err(self.fail(place, self.unknown(id)));
+            let mut error = self.fail(place, self.unknown(id));
+            let close = self.suggestion(id).is_some() || self.tree_ids.iter().any(|t| t == id);
+            error.unknown_type = (!close).then(|| id.to_string());
+            return Err(error);
         };
         if node_type.name() == "SubTree" {
             // canopy's own SubTree type is a reference that only the
@@ -638,6 +642,16 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             type_name: node_type.name().to_string(),
             params,
         })
+    }
+
+    /// A known type close to `id`, if there is one.
+    fn suggestion(&self, id: &str) -> Option<String> {
+        let names = Std::ALL
+            .iter()
+            .map(|s| s.id())
+            .chain(self.registry.types().map(|t| t.name()));
+        let hint = did_you_mean(id, names);
+        (!hint.is_empty()).then_some(hint)
     }
 
     fn unknown(&self, id: &str) -> String {

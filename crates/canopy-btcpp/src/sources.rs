@@ -164,6 +164,7 @@ impl Reading {
             column,
             element: Some("<include>".to_string()),
             problem,
+            unknown_type: None,
         }
     }
 

@@ -200,6 +200,7 @@ fn declared(file: &File, at: usize, e: &Element) -> Result<Option<Declared>, Xml
                 crate::text::bare(&file.dom.elements[at].tag)
             )),
             problem,
+            unknown_type: None,
         }
     };
     let Some(category) = Category::from_tag(&e.tag) else {

@@ -89,6 +89,7 @@ fn hint(e: &LoadError, cx: &Context<'_>) -> Option<String> {
             type_name,
             suggestion,
         } => (type_name, suggestion),
+        Problem::ReportedUnknownType { type_name, .. } => (type_name, &None),
         Problem::UnknownExtension => {
             return Some(format!(
                 "`{}` also reads BehaviorTree.CPP XML files (.xml)",
@@ -124,9 +125,15 @@ fn hint(e: &LoadError, cx: &Context<'_>) -> Option<String> {
         // A close name: most likely a typo, which the error shows.
         return None;
     }
+    let model = if canopy_btcpp::is_xml(e.file()) {
+        "; or, to check and dry-run this file without their code, give the node model that \
+         declares them: `--model MODEL.xml`"
+    } else {
+        ""
+    };
     Some(format!(
         "this `{bin}` knows {}; a file using other node types needs a `canopy` built with \
-         their registry (`canopy_cli::Cli`)",
+         their registry (`canopy_cli::Cli`){model}",
         known(cx),
         bin = cx.bin
     ))

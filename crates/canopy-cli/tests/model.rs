@@ -44,12 +44,35 @@ fn without_the_model_the_types_are_unknown() {
     let output = canopy(&["check", TREE]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
-        stderr(&output).lines().next().unwrap(),
+        stderr(&output),
         format!(
             "{TREE}:3:5: <Recovery>: unknown node type \"Recovery\"; the registry and \
-             BehaviorTree.CPP's standard nodes have no such type"
+             BehaviorTree.CPP's standard nodes have no such type\n\
+             hint: this `canopy` knows the built-in node types (`canopy nodes` lists them) and \
+             the crowd demo's node types (`--types crowd`); a file using other node types needs \
+             a `canopy` built with their registry (`canopy_cli::Cli`); or, to check and dry-run \
+             this file without their code, give the node model that declares them: \
+             `--model MODEL.xml`\n"
         )
     );
+    // A close name is a typo: the error suggests it, and no hint follows.
+    let dir = std::env::temp_dir().join(format!("canopy-typo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let typo = dir.join("typo.xml");
+    std::fs::write(
+        &typo,
+        "<root BTCPP_format=\"4\">\n  <BehaviorTree ID=\"T\"><Sequnce/></BehaviorTree>\n</root>\n",
+    )
+    .unwrap();
+    let typo = typo.to_string_lossy().into_owned();
+    assert_eq!(
+        stderr(&canopy(&["check", &typo])),
+        format!(
+            "{typo}:2:24: <Sequnce>: unknown node type \"Sequnce\" (did you mean \"Sequence\"?); \
+             the registry and BehaviorTree.CPP's standard nodes have no such type\n"
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -455,6 +455,15 @@ pub enum Problem {
         /// What is wrong.
         problem: String,
     },
+    /// [`Problem::Reported`] for a node type that loader knows nothing of
+    /// (nor a close name): in its words, with the type, so that a caller
+    /// can say where such types come from.
+    ReportedUnknownType {
+        /// What is wrong.
+        problem: String,
+        /// The unknown type.
+        type_name: String,
+    },
 }
 
 /// Words of a list a message shows before it says how many there are.
@@ -719,7 +728,9 @@ impl Problem {
                 quote(param)
             ),
             Problem::Build { problem } => f.write_str(&escape(problem)),
-            Problem::Reported { problem } => f.write_str(&escape_again(problem)),
+            Problem::Reported { problem } | Problem::ReportedUnknownType { problem, .. } => {
+                f.write_str(&escape_again(problem))
+            }
             _ => unreachable!("every problem is written by one of the fmt functions"),
         }
     }
