@@ -15,14 +15,15 @@ use crate::text::quote;
 /// let xml = r#"<root BTCPP_format="4">
 ///   <BehaviorTree ID="Main">
 ///     <Sequence>
-///       <Script code="x := 1"/>
+///       <Script code="x := y + 1"/>
 ///     </Sequence>
 ///   </BehaviorTree>
 /// </root>"#;
 /// let err = load_str(&Registry::<(), ()>::new(), xml, "demo.xml", None, &XmlOptions::default())
 ///     .unwrap_err();
 /// assert_eq!((err.line, err.column), (4, 7));
-/// assert!(err.to_string().starts_with("demo.xml:4:7: <Script>: BehaviorTree.CPP scripts are not imported"));
+/// assert_eq!(err.element.as_deref(), Some("<Script>"));
+/// assert!(err.problem.ends_with("unknown key \"y\""), "{err}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct XmlError {

@@ -72,12 +72,15 @@
 //! BehaviorTree.CPP decides at run time — a key's type, a port given a
 //! value it cannot read — canopy decides when the tree is loaded.
 //!
-//! Scripts (`Script`, `ScriptCondition`, `Precondition`, `_skipIf`,
-//! `_while`, `_successIf`, `_failureIf`, `_onSuccess`, `_onFailure`,
-//! `_onHalted`, `_post`), `Switch2`…`Switch6`, `Loop*` and the other
-//! blackboard nodes are not imported: each is refused with an error
-//! naming the file, line, column and element and saying what to write
-//! instead. So are `AsyncSequence` / `AsyncFallback` (they rely on
+//! **Scripts.** `Script`, `ScriptCondition` and `SetBlackboard` run as
+//! canopy's script leaves (`Eval`, `EvalCondition`), their scripts
+//! compiled and type-checked against the blackboard when the tree is
+//! loaded. The pre- and post-condition attributes (`_skipIf`, `_while`,
+//! `_successIf`, `_failureIf`, `_onSuccess`, `_onFailure`, `_onHalted`,
+//! `_post`), `Precondition`, `Switch2`…`Switch6`, `Loop*` and the other
+//! blackboard nodes are not imported: each is refused with an error naming
+//! the file, line, column and element and saying what to write instead.
+//! So are `AsyncSequence` / `AsyncFallback` (they rely on
 //! BehaviorTree.CPP's wake-up signal) and a `RunOnce` whose SKIPPED no
 //! parent can read (below).
 //!

@@ -14,7 +14,7 @@ use crate::params::{key_of, to_value};
 use crate::sources::File;
 use crate::standard::{
     CANOPY_PREFIX, Category, PortType, Std, bad_model_name, is_condition_script, is_reserved,
-    refused,
+    is_scripting, refused,
 };
 use crate::text::{did_you_mean, quote};
 
@@ -508,6 +508,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         } else if let Some(std) = std {
             let n = child_elements.len();
             self.standard(place, std, explicit, &ports, n, parent)?
+        } else if is_scripting(&id) {
+            self.script(place, &id, &ports, child_elements.len())?
         } else {
             self.registered(place, &id, explicit, &ports)?
         };
@@ -532,6 +534,81 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             local_key,
         });
         Ok(self.nodes.len() - 1)
+    }
+
+    /// BehaviorTree.CPP's `Script`, `ScriptCondition` and `SetBlackboard`:
+    /// canopy's script leaves, `Eval` and `EvalCondition`, which compile the
+    /// script when the tree is built (`SetBlackboard` as the assignment it
+    /// is).
+    fn script(
+        &self,
+        place: Place,
+        id: &str,
+        ports: &[(String, String)],
+        children: usize,
+    ) -> Result<What, XmlError> {
+        if children > 0 {
+            return Err(self.fail(place, format!("a {id} has no children")));
+        }
+        let port = |name: &str| {
+            ports
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        let unknown = |takes: &[&str]| {
+            ports
+                .iter()
+                .find(|(k, _)| !takes.contains(&k.as_str()))
+                .map(|(k, _)| {
+                    format!(
+                        "unknown port {} for {id}; it takes: {}",
+                        quote(k),
+                        takes.join(", ")
+                    )
+                })
+        };
+        let (type_name, code) = match id {
+            "SetBlackboard" => {
+                if let Some(problem) = unknown(&["value", "output_key"]) {
+                    return Err(self.fail(place, problem));
+                }
+                let (Some(value), Some(key)) = (port("value"), port("output_key")) else {
+                    return Err(self.fail(
+                        place,
+                        "SetBlackboard needs the ports value and output_key".to_string(),
+                    ));
+                };
+                let code = assignment(key, value).map_err(|p| self.fail(place, p))?;
+                ("Eval", code)
+            }
+            _ => {
+                if let Some(problem) = unknown(&["code"]) {
+                    return Err(self.fail(place, problem));
+                }
+                let Some(code) = port("code") else {
+                    return Err(self.fail(place, format!("{id} needs the port code")));
+                };
+                let type_name = if id == "Script" {
+                    "Eval"
+                } else {
+                    "EvalCondition"
+                };
+                (type_name, code.to_string())
+            }
+        };
+        if self.registry.get(type_name).is_none() {
+            return Err(self.fail(
+                place,
+                format!("{id} runs as canopy's {type_name}, which this registry does not have"),
+            ));
+        }
+        let mut params = Map::new();
+        params.insert("code".to_string(), Value::String(code));
+        Ok(What::Registered {
+            type_name: type_name.to_string(),
+            params,
+        })
     }
 
     fn subtree(
@@ -720,7 +797,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ));
             }
         };
-        if Std::from_id(id).is_some() || refused(id).is_some() {
+        if Std::from_id(id).is_some() || refused(id).is_some() || is_scripting(id) {
             // BehaviorTree.CPP's own models, as Groot2 may list them.
             return Ok(());
         }
@@ -1197,4 +1274,37 @@ fn port_type_fits(declared: &str, kind: &canopy_data::ParamKind) -> bool {
         K::Bool => f == Family::Boolean,
         _ => f == Family::Text,
     }
+}
+
+/// `SetBlackboard`'s assignment as a script: `key := value`, the value a
+/// number, a bool, another key (`{other}`, copied) or a string, as
+/// BehaviorTree.CPP's text would read back in the key's type.
+fn assignment(key: &str, value: &str) -> Result<String, String> {
+    let key = key_of(key).unwrap_or(key);
+    let plain = !key.is_empty()
+        && key.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !key.starts_with(|c: char| c.is_ascii_digit());
+    if !plain {
+        return Err(format!(
+            "output_key {} is not a key a script can name (letters, digits and _)",
+            quote(key)
+        ));
+    }
+    let value = if let Some(other) = key_of(value) {
+        other.to_string()
+    } else if value == "true"
+        || value == "false"
+        || value.trim().parse::<f64>().is_ok_and(f64::is_finite)
+    {
+        value.trim().to_string()
+    } else if !value.contains('\'') {
+        format!("'{value}'")
+    } else if !value.contains('"') {
+        format!("\"{value}\"")
+    } else {
+        return Err(
+            "a value holding both kinds of quote cannot be written as a script string".to_string(),
+        );
+    };
+    Ok(format!("{key} := {value}"))
 }

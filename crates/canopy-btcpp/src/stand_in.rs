@@ -34,7 +34,7 @@ use canopy_data::{NodeType, Registry};
 use crate::dom::{self, Element};
 use crate::error::XmlError;
 use crate::sources::{self, File};
-use crate::standard::{Category, Std, refused};
+use crate::standard::{Category, Std, is_scripting, refused};
 use crate::text::{did_you_mean, quote};
 
 /// The node types a `<TreeNodesModel>` declares, with their ports.
@@ -149,7 +149,7 @@ impl NodeModel {
         let mut done = Vec::new();
         for declared in &self.types {
             let id = declared.id.as_str();
-            if Std::from_id(id).is_some() || refused(id).is_some() {
+            if Std::from_id(id).is_some() || refused(id).is_some() || is_scripting(id) {
                 continue;
             }
             // The model's type wins over a canopy built-in of the same name

@@ -234,12 +234,9 @@ const NO_BLACKBOARD: &str = "canopy reads and writes its blackboard through the 
 /// Standard IDs canopy refuses, with what to write instead.
 pub(crate) fn refused(id: &str) -> Option<String> {
     let why = match id {
-        "Script" | "ScriptCondition" => format!(
-            "BehaviorTree.CPP scripts are not imported: {NO_BLACKBOARD}; write the logic as a \
-             registered action or condition"
-        ),
-        "SetBlackboard" | "UnsetBlackboard" | "WasEntryUpdated" | "SkipUnlessUpdated"
-        | "WaitValueUpdate" => format!("{id} is not imported: {NO_BLACKBOARD}"),
+        "UnsetBlackboard" | "WasEntryUpdated" | "SkipUnlessUpdated" | "WaitValueUpdate" => {
+            format!("{id} is not imported: {NO_BLACKBOARD}")
+        }
         "Precondition" => format!(
             "Precondition runs a script, which is not imported: {NO_BLACKBOARD}; use a \
              Guard or ReactiveGuard decorator with a registered condition"
@@ -270,12 +267,19 @@ pub(crate) fn refused(id: &str) -> Option<String> {
     Some(why)
 }
 
+/// BehaviorTree.CPP's script leaves, imported as canopy's script node
+/// types (`Eval`, `EvalCondition`).
+pub(crate) fn is_scripting(id: &str) -> bool {
+    matches!(id, "Script" | "ScriptCondition" | "SetBlackboard")
+}
+
 /// Names that never name a registered canopy type in XML: the standard
 /// IDs (supported or refused) and the format's own element names. A canopy
 /// type with one of these names is written `canopy_Name`.
 pub(crate) fn is_reserved(name: &str) -> bool {
     Std::from_id(name).is_some()
         || refused(name).is_some()
+        || is_scripting(name)
         || matches!(
             name,
             "Action"

@@ -203,3 +203,69 @@ fn an_export_with_a_reactive_sequence_runs_on_behaviortree_cpp() {
         )
     );
 }
+
+/// Trees whose leaves talk through the blackboard: `Script`,
+/// `ScriptCondition` and `SetBlackboard` deciding which scripted leaf runs.
+const SCRIPT_TREES: [&str; 4] = [
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="count := 3"/>
+        <Script code="count += 2; msg := 'hi'"/>
+        <ScriptCondition code="count == 5 &amp;&amp; msg == 'hi'"/>
+        <SetBlackboard value="{count}" output_key="copy"/>
+        <ScriptCondition code="copy == 5"/>
+        <canopy_Script name="L0" statuses="Success"/>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="n := 0"/>
+        <Repeat num_cycles="4"><Sequence>
+            <Script code="n += 1"/>
+            <Fallback>
+                <Sequence><ScriptCondition code="n == 2 || n == 4"/><canopy_Script name="EVEN" statuses="Success"/></Sequence>
+                <canopy_Script name="ODD" statuses="Success"/>
+            </Fallback>
+        </Sequence></Repeat>
+        <ScriptCondition code="n == 4"/>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Fallback>
+        <Sequence>
+            <SetBlackboard value="hello" output_key="word"/>
+            <ScriptCondition code="word == 'bye'"/>
+            <canopy_Script name="NO" statuses="Success"/>
+        </Sequence>
+        <Sequence>
+            <ScriptCondition code="word == 'hello' ? true : false"/>
+            <canopy_Script name="YES" statuses="Running;Success"/>
+        </Sequence>
+    </Fallback></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><ReactiveSequence>
+        <ScriptCondition code="(1 + 2 * 3) == 7 &amp;&amp; !(2 &gt; 3)"/>
+        <canopy_Script name="WORK" statuses="Running;Running;Success"/>
+    </ReactiveSequence></BehaviorTree></root>"#,
+];
+
+#[test]
+fn scripts_run_as_on_behaviortree_cpp() {
+    if let Err(why) = btcpp_available() {
+        assert!(!required(), "BehaviorTree.CPP is required here: {why}");
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("canopy-scripts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let files: Vec<PathBuf> = (0..SCRIPT_TREES.len())
+        .map(|i| dir.join(format!("script{i}.xml")))
+        .collect();
+    for (file, xml) in files.iter().zip(SCRIPT_TREES) {
+        std::fs::write(file, xml).expect("written");
+    }
+    let theirs = btcpp_traces(&files);
+    std::fs::remove_dir_all(&dir).expect("removed");
+    let registry = Registry::new();
+    for ((file, xml), theirs) in files.iter().zip(SCRIPT_TREES).zip(&theirs) {
+        let path = file.display().to_string();
+        for mode in [Mode::Tick, Mode::Event] {
+            let ours = trace::trace(&registry, &path, xml, TICKS, mode);
+            assert_eq!(&ours, theirs, "{xml}");
+        }
+    }
+}

@@ -310,10 +310,6 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
             "<Wait>: ticks=\"{@t}\" reads the blackboard entry \"t\", but ticks is a parameter of Wait, not a port: it takes integer ≥ 0, fixed when the tree is built",
         ),
         (
-            "<Script code=\"x := 1\"/>",
-            "<Script>: BehaviorTree.CPP scripts are not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"; write the logic as a registered action or condition",
-        ),
-        (
             "<AlwaysSuccess _skipIf=\"x\"/>",
             "<AlwaysSuccess>: _skipIf is a script run before the node; BehaviorTree.CPP scripts are not imported; use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
         ),
@@ -330,8 +326,12 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
             "<LoopInt>: LoopInt is not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"; keep the queue in the agent's data and repeat a registered action that takes the next item, under Repeat or KeepRunningUntilFailure",
         ),
         (
-            "<SetBlackboard value=\"1\" output_key=\"k\"/>",
-            "<SetBlackboard>: SetBlackboard is not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"",
+            "<SetBlackboard value=\"1\" output_key=\"a b\"/>",
+            "<SetBlackboard>: output_key \"a b\" is not a key a script can name (letters, digits and _)",
+        ),
+        (
+            "<Script code=\"x := \"/>",
+            "<Script>: parameter \"code\": script \"x := \", column 3: expected an expression after `:=`",
         ),
     ];
     for (body, expected) in cases {

@@ -106,9 +106,8 @@ fn bad_xml_is_reported_with_line_and_column() {
     assert_invalid(
         &["check", &script],
         &format!(
-            "{script}:4:7: <Script>: BehaviorTree.CPP scripts are not imported: canopy reads and \
-             writes its blackboard through the ports of registered nodes, like goal=\"{{goal}}\"; \
-             write the logic as a registered action or condition"
+            "{script}:4:7: <Script>: parameter \"code\": script \"door_open := \", column 11: \
+             expected an expression after `:=`"
         ),
     );
 }
