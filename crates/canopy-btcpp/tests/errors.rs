@@ -476,6 +476,19 @@ fn tree_nodes_models_are_checked() {
             "bad.xml:3:{AT}: <Action ID=\"Fly\">: the model declares \"Fly\", which is not a registered node type"
         )
     );
+    // A condition declared as an action, and an action as a condition.
+    assert_eq!(
+        with_model("<Action ID=\"Chance\"/>"),
+        format!(
+            "bad.xml:3:{AT}: <Action ID=\"Chance\">: \"Chance\" is a condition (<Condition>) in the registry, not an <Action>"
+        )
+    );
+    assert_eq!(
+        with_model("<Condition ID=\"Wait\"/>"),
+        format!(
+            "bad.xml:3:{AT}: <Condition ID=\"Wait\">: \"Wait\" is an action (<Action>) in the registry, not a <Condition>"
+        )
+    );
     assert_eq!(
         with_model("<Decorator ID=\"Wait\"/>"),
         format!(
@@ -751,4 +764,18 @@ fn includes_stay_inside_the_tree_files_directory() {
     };
     assert!(load("../secret.xml", &anywhere).is_ok());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_condition_written_as_an_action_in_a_tree_is_refused() {
+    assert_eq!(
+        error(&main_tree("<Action ID=\"Chance\" p=\"0.5\"/>")),
+        format!(
+            "bad.xml:2:{BODY}: <Action ID=\"Chance\">: \"Chance\" is a condition (<Condition>) in the registry, not an <Action>"
+        )
+    );
+    // Compact, it is whatever the registry says it is.
+    let compact = main_tree("<Chance p=\"0.5\"/>");
+    let registry = Registry::<(), ()>::new();
+    assert!(load_str(&registry, &compact, "ok.xml", None, &XmlOptions::default()).is_ok());
 }
