@@ -137,3 +137,96 @@ fn hot_reload_keeps_values_whose_key_and_type_are_unchanged() {
     assert!(board.read(fresh), "a new key starts at its initial value");
     let _ = &mut board;
 }
+
+/// A tree whose leaves write the blackboard from each other's values as a
+/// script of `ops` says: the key each op reads and writes (of five keys of
+/// three types), run as a Sequence of actions, one of which stays Running
+/// every other tick so that snapshots land mid-run.
+fn busy_tree<'b>(b: &'b Builder<'b, (), ()>, ops: &[(u8, u8)]) -> Tree<(), ()> {
+    let ints = [b.key::<i64>("a").unwrap(), b.key::<i64>("b").unwrap()];
+    let floats = [b.key::<f32>("c").unwrap(), b.key::<f32>("d").unwrap()];
+    let text = b.key::<Text>("e").unwrap();
+    let leaves: Vec<_> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, &(from, to))| {
+            let (from, to) = (from as usize % 5, to as usize % 5);
+            b.action(&format!("op{i}"), move |cx| {
+                let tick = i64::from(cx.tick);
+                let value = match from {
+                    0 | 1 => cx.board.read(ints[from]),
+                    2 | 3 => cx.board.read(floats[from - 2]) as i64,
+                    _ => cx.board.read(text).as_str().len() as i64,
+                }
+                .wrapping_mul(31)
+                .wrapping_add(tick + i as i64);
+                match to {
+                    0 | 1 => cx.board.write(ints[to], value),
+                    2 | 3 => cx.board.write(floats[to - 2], (value % 1000) as f32 / 8.0),
+                    _ => cx
+                        .board
+                        .write(text, Text::new(&format!("v{}", value % 997))),
+                }
+                if i == 0 && cx.tick % 2 == 1 {
+                    Status::Running
+                } else {
+                    Status::Success
+                }
+            })
+        })
+        .collect();
+    b.build(b.sequence("ops", leaves)).unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// A snapshot taken at any tick and restored goes on exactly as the
+    /// agent that was never interrupted, blackboard values included.
+    #[test]
+    fn a_restored_blackboard_goes_on_as_the_uninterrupted_one(
+        ops in proptest::collection::vec((0u8..5, 0u8..5), 1..8),
+        at in 0usize..12,
+        event in proptest::bool::ANY,
+    ) {
+        let b = Builder::new();
+        let tree = busy_tree(&b, &ops);
+        let mode = if event { Mode::Event } else { Mode::Tick };
+        let mut agent = Agent::new(&tree);
+        agent.set_mode(&tree, mode);
+        for _ in 0..at {
+            agent.tick(&tree, &mut (), &());
+        }
+        let bytes = agent.snapshot(&tree).to_bytes();
+        let mut restored = Agent::restore(&tree, &Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+        proptest::prop_assert_eq!(restored.board_values(&tree), agent.board_values(&tree));
+        for _ in 0..12 {
+            let (x, y) = (agent.tick(&tree, &mut (), &()), restored.tick(&tree, &mut (), &()));
+            proptest::prop_assert_eq!(x, y);
+            proptest::prop_assert_eq!(restored.board_values(&tree), agent.board_values(&tree));
+        }
+    }
+
+    /// Hot reload onto a tree with the same keys keeps every value: the
+    /// reloaded agent goes on as one that was never reloaded.
+    #[test]
+    fn a_reload_onto_the_same_keys_keeps_every_value(
+        ops in proptest::collection::vec((0u8..5, 0u8..5), 1..8),
+        at in 0usize..12,
+    ) {
+        let (b1, b2) = (Builder::new(), Builder::new());
+        let (old, new) = (busy_tree(&b1, &ops), busy_tree(&b2, &ops));
+        let (mut reloaded, mut steady) = (Agent::new(&old), Agent::new(&old));
+        for _ in 0..at {
+            reloaded.tick(&old, &mut (), &());
+            steady.tick(&old, &mut (), &());
+        }
+        reloaded.reload(&old, &new, &mut (), &());
+        proptest::prop_assert_eq!(reloaded.board_values(&new), steady.board_values(&old));
+        for _ in 0..12 {
+            let (x, y) = (reloaded.tick(&new, &mut (), &()), steady.tick(&old, &mut (), &()));
+            proptest::prop_assert_eq!(x, y);
+            proptest::prop_assert_eq!(reloaded.board_values(&new), steady.board_values(&old));
+        }
+    }
+}
