@@ -13,6 +13,15 @@ use canopy_cli::Cli;
 use canopy_core::Status;
 use common::root;
 
+/// One test at a time: the example installs the counting allocator for
+/// this whole test binary, and `bench` reads the heap it counts, which
+/// another test running beside it would move.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn tree() -> String {
     root()
         .join("examples/trees/game.json")
@@ -49,6 +58,7 @@ fn counts(out: &str) -> Vec<[u32; 3]> {
 
 #[test]
 fn agents_finish_the_paths_the_service_answers() {
+    let _serial = serial();
     let (code, out, err) = run(
         game_canopy::cli(),
         &["run", &tree(), "--agents", "100", "--ticks", "40"],
@@ -66,6 +76,7 @@ fn agents_finish_the_paths_the_service_answers() {
 
 #[test]
 fn without_answers_the_agents_wait_for_ever() {
+    let _serial = serial();
     let cli = Cli::new(game_canopy::registry())
         .agent(game_canopy::Guard::new)
         .world(game_canopy::Map {
@@ -78,6 +89,7 @@ fn without_answers_the_agents_wait_for_ever() {
 
 #[test]
 fn the_world_update_sees_every_tick_in_order() {
+    let _serial = serial();
     use std::sync::{Arc, Mutex};
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
@@ -112,6 +124,7 @@ fn the_world_update_sees_every_tick_in_order() {
 
 #[test]
 fn bench_splits_the_bytes_per_agent() {
+    let _serial = serial();
     let (code, out, err) = run(
         game_canopy::cli(),
         &[
