@@ -100,6 +100,10 @@ mod book {
     mod tree_files_and_the_command {}
     #[doc = include_str!("../docs/event-mode-and-async.md")]
     mod event_mode_and_async {}
+    #[doc = include_str!("../docs/blackboard.md")]
+    mod blackboard {}
+    #[doc = include_str!("../docs/btcpp-tutorials.md")]
+    mod btcpp_tutorials {}
     #[doc = include_str!("../docs/state-machines.md")]
     mod state_machines {}
     #[doc = include_str!("../docs/saving-and-reloading.md")]
