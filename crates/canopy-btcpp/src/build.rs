@@ -20,7 +20,7 @@ use crate::check::Plan;
 use crate::error::XmlError;
 use crate::model::{Model, Own, What};
 use crate::nodes;
-use crate::text::{escape_controls, quote};
+use crate::text::escape_controls;
 
 /// The tree to run.
 pub(crate) fn build<A: 'static, W: 'static>(
@@ -336,27 +336,16 @@ fn key_type(model: &Model, problem: &Problem) -> Option<String> {
     let Problem::KeyType(conflict) = problem else {
         return None;
     };
-    let canopy_data::KeyConflict {
-        port,
-        key,
-        wanted,
-        holds,
-        first_node,
-        ..
-    } = &**conflict;
-    let first = model.locate(first_node)?;
+    let first = model.locate(&conflict.first_node)?;
     let first = model.fail(model.nodes[model.resolve(first)].place, String::new());
-    Some(format!(
-        "port {} wants key {} to hold {}, but it holds {} since its first use at {}:{}:{}: {}",
-        quote(port),
-        quote(&format!("{{{key}}}")),
-        escape_controls(wanted),
-        escape_controls(holds),
+    let place = format!(
+        "{}:{}:{}: {}",
         first.file,
         first.line,
         first.column,
         first.element.unwrap_or_default()
-    ))
+    );
+    Some(conflict.describe(&place))
 }
 
 fn build_error(model: &Model, e: BuildError) -> XmlError {

@@ -488,6 +488,21 @@ pub struct KeyConflict {
     pub first_node: NodePath,
 }
 
+impl KeyConflict {
+    /// The problem in words, with its first use shown as `first` (a
+    /// loader that shows places its own way passes its own text).
+    pub fn describe(&self, first: &str) -> String {
+        format!(
+            "port {} wants key {} to hold {}, but it holds {} since its first use at {}",
+            quote(&self.port),
+            quote(&format!("{{{}}}", self.key)),
+            escape(&self.wanted),
+            escape(&self.holds),
+            escape_again(first)
+        )
+    }
+}
+
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -691,25 +706,7 @@ impl Problem {
                     ),
                 }
             }
-            Problem::KeyType(conflict) => {
-                let KeyConflict {
-                    port,
-                    key,
-                    wanted,
-                    holds,
-                    first,
-                    ..
-                } = &**conflict;
-                write!(
-                    f,
-                    "port {} wants key {} to hold {}, but it holds {} since its first use at {}",
-                    quote(port),
-                    quote(&format!("{{{key}}}")),
-                    escape(wanted),
-                    escape(holds),
-                    escape_again(first)
-                )
-            }
+            Problem::KeyType(conflict) => f.write_str(&conflict.describe(&conflict.first)),
             Problem::Script {
                 param,
                 code,
