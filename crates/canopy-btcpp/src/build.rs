@@ -1,10 +1,10 @@
 //! Nodes → a canopy tree, through the registry's own loader.
 //!
 //! The registry builds registered types only from tree documents, so the
-//! nodes are written as one JSON document — the same document a JSON file
-//! of the same tree would be, node for node, so parameters are checked by
-//! the same code and numbered (the salt of `Random` and `Chance`) in the
-//! same order — and loaded as a value, never written out as text. This crate's own nodes go in as stand-ins of a registered
+//! nodes are lowered to one document — the same document a JSON file of
+//! the same tree would be, node for node, so parameters are checked by the
+//! same code and numbered (the salt of `Random` and `Chance`) in the same
+//! order — borrowing the model's strings, never written out as text. This crate's own nodes go in as stand-ins of a registered
 //! type with the same number of children; when the tree to run holds any,
 //! the loaded tree is copied into a new one with the stand-ins replaced.
 
@@ -13,8 +13,10 @@ use std::collections::HashMap;
 use canopy_core::{
     Arity, BuildError, Builder, CustomNode, Draft, NodeKind, NodeRef, Tree, TreePath,
 };
+use canopy_data::Format;
+use canopy_data::document::{Key, Value as Doc, from_json};
 use canopy_data::{LoadError, Location, NodePath, PathRoot, PathStep, Problem, Registry};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::check::Plan;
 use crate::error::XmlError;
@@ -31,9 +33,11 @@ pub(crate) fn build<A: 'static, W: 'static>(
     let stand_ins = StandIns::find(registry);
     let document = document(model, &stand_ins)?;
     let main = &model.files[0].path;
+    // Positions come from the model (`load_error`), not from sources.
     let loaded = registry
-        .load_value(&document, main)
+        .load_document(&document, &[], Format::Json, main)
         .map_err(|e| load_error(model, e))?;
+    drop(document);
     if !plan.has_own {
         return Ok(loaded);
     }
@@ -82,28 +86,30 @@ impl StandIns {
     }
 }
 
-/// The JSON document of every tree: the one to run as `tree`, the others
-/// (and that one again when another refers to it) under `subtrees`.
-fn document(model: &Model, stand_ins: &StandIns) -> Result<Value, XmlError> {
+/// The document of every tree: the one to run as `tree`, the others (and
+/// that one again when another refers to it) under `subtrees`. Its strings
+/// borrow from the model, so lowering copies no text; a JSON value tree
+/// here (a search tree and a heap string per field) was the largest thing
+/// a large XML file became.
+fn document<'m>(model: &'m Model, stand_ins: &'m StandIns) -> Result<Doc<'m>, XmlError> {
     let main = &model.trees[model.main];
     let referenced = model
         .nodes
         .iter()
         .any(|n| matches!(&n.what, What::SubTree(id) if *id == main.id));
-    let mut subtrees = Map::new();
+    let mut subtrees = Vec::new();
     for (i, tree) in model.trees.iter().enumerate() {
         if i != model.main || referenced {
             let root = node_value(model, tree.root, stand_ins, SUBTREE_DEPTH)?;
-            subtrees.insert(tree.id.clone(), root);
+            subtrees.push((Key::Str(&tree.id), root));
         }
     }
-    let mut top = Map::new();
     let root = node_value(model, main.root, stand_ins, TREE_DEPTH)?;
-    top.insert("tree".to_string(), root);
+    let mut top = vec![(Key::Str("tree"), root)];
     if !subtrees.is_empty() {
-        top.insert("subtrees".to_string(), Value::Object(subtrees));
+        top.push((Key::Str("subtrees"), Doc::Object(subtrees.into())));
     }
-    Ok(Value::Object(top))
+    Ok(Doc::Object(top.into()))
 }
 
 /// Deepest bracket the registry's JSON parser reads (it refuses the 128th).
@@ -124,22 +130,28 @@ fn brackets(value: &Value) -> usize {
 
 /// One node object, at bracket depth `depth`; its name is left out when it
 /// is the type's.
-fn node_value(
-    model: &Model,
+fn node_value<'m>(
+    model: &'m Model,
     node: usize,
-    stand_ins: &StandIns,
+    stand_ins: &'m StandIns,
     depth: usize,
-) -> Result<Value, XmlError> {
+) -> Result<Doc<'m>, XmlError> {
     let x = &model.nodes[node];
-    let mut fields = Map::new();
-    let type_name = match &x.what {
+    let too_deep = || model.fail(x.place, crate::model::too_deep());
+    let mut fields = Vec::new();
+    let mut deepest = depth;
+    let type_name: &'m str = match &x.what {
         What::Registered { type_name, params } => {
-            fields.extend(params.clone());
-            type_name.clone()
+            for (key, value) in params {
+                deepest = deepest.max(depth + brackets(value));
+                let value = from_json(value, canopy_data::MAX_NESTING).ok_or_else(too_deep)?;
+                fields.push((Key::Str(key), value));
+            }
+            type_name
         }
         What::SubTree(id) => {
-            fields.insert("tree".to_string(), Value::String(id.clone()));
-            "SubTree".to_string()
+            fields.push((Key::Str("tree"), Doc::Str(id)));
+            "SubTree"
         }
         What::Own(own) => {
             let (stand_in, arity) = match own.arity() {
@@ -155,27 +167,26 @@ fn node_value(
                     ),
                 ));
             };
-            stand_in.clone()
+            stand_in
         }
     };
-    let deepest = depth + fields.values().map(brackets).max().unwrap_or(0);
     let children_at = depth + 2;
     if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
-        return Err(model.fail(x.place, crate::model::too_deep()));
+        return Err(too_deep());
     }
     if x.name != type_name {
-        fields.insert("name".to_string(), Value::String(x.name.clone()));
+        fields.push((Key::Str("name"), Doc::Str(&x.name)));
     }
-    fields.insert("type".to_string(), Value::String(type_name));
+    fields.push((Key::Str("type"), Doc::Str(type_name)));
     if !x.children.is_empty() {
-        let children: Result<Vec<Value>, XmlError> = x
+        let children = x
             .children
             .iter()
             .map(|&c| node_value(model, c, stand_ins, children_at))
-            .collect();
-        fields.insert("children".to_string(), Value::Array(children?));
+            .collect::<Result<_, XmlError>>()?;
+        fields.push((Key::Str("children"), Doc::List(children)));
     }
-    Ok(Value::Object(fields))
+    Ok(Doc::Object(fields.into()))
 }
 
 impl Own {

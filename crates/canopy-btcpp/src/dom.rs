@@ -140,9 +140,11 @@ pub(crate) fn parse(text: &str, file: &str, budget: &mut usize) -> Result<Dom, X
     if parser.elements.is_empty() {
         return Err(XmlError::whole(file, "the file holds no XML element"));
     }
-    Ok(Dom {
-        elements: parser.elements,
-    })
+    // Kept while the tree is built (errors quote elements): without the
+    // slack of growing.
+    let mut elements = parser.elements;
+    elements.shrink_to_fit();
+    Ok(Dom { elements })
 }
 
 impl Parser<'_> {

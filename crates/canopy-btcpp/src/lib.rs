@@ -250,6 +250,7 @@ pub fn load_file<A: 'static, W: 'static>(
     let canonical = std::fs::canonicalize(path).map_err(cannot)?;
     let base = path.parent().unwrap_or(Path::new(""));
     let text = sources::text_of(&bytes, &shown)?;
+    drop(bytes); // not held beside its text while the tree is built
     load(registry, text, &shown, Some(base), Some(canonical), options)
 }
 

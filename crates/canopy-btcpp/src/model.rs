@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use canopy_core::Arity;
 use canopy_data::{NodeType, ParamKind, Registry};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::XmlOptions;
 use crate::error::XmlError;
@@ -64,13 +64,18 @@ pub(crate) enum Own {
     NoTimeout,
 }
 
+/// A node's parameters as the JSON loader takes them, each name once: a
+/// boxed slice, since a search tree per node was a large part of what a
+/// large file became.
+pub(crate) type Params = Box<[(String, Value)]>;
+
 /// What a node element stands for.
 pub(crate) enum What {
     /// A registered type (a canopy built-in for the standard nodes it runs
     /// exactly), with parameters as the JSON loader takes them.
     Registered {
         type_name: String,
-        params: Map<String, Value>,
+        params: Params,
     },
     Own(Own),
     /// `<SubTree ID="…"/>`: the tree with this ID.
@@ -159,12 +164,14 @@ pub(crate) fn read<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
     options: &XmlOptions,
 ) -> Result<Model, XmlError> {
+    // At most one node per element: reserved once, not grown by doubling.
+    let elements = files.iter().map(|f| f.dom.elements.len()).sum();
     let mut reader = Reader {
         registry,
         builtins: Registry::new(),
         options,
         files,
-        nodes: Vec::new(),
+        nodes: Vec::with_capacity(elements),
         tree_ids: Vec::new(),
         subtree_names: HashSet::new(),
     };
@@ -603,8 +610,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 format!("{id} runs as canopy's {type_name}, which this registry does not have"),
             ));
         }
-        let mut params = Map::new();
-        params.insert("code".to_string(), Value::String(code));
+        let params = vec![("code".to_string(), Value::String(code))].into_boxed_slice();
         Ok(What::Registered {
             type_name: type_name.to_string(),
             params,
@@ -688,7 +694,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         if let Some(category) = explicit {
             check_category(category, node_type, id).map_err(|p| self.fail(place, p))?;
         }
-        let mut params = Map::new();
+        let mut params = Vec::with_capacity(ports.len());
         for (key, text) in ports {
             let param = node_type.params().iter().find(|p| &p.name == key);
             let value = match (param, key_of(text)) {
@@ -713,11 +719,13 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 // The registry's check names what the type takes.
                 (None, _) => Value::String(text.clone()),
             };
-            params.insert(key.clone(), value);
+            params.push((key.clone(), value));
         }
+        // In name order, as the loader has always been given them.
+        params.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(What::Registered {
             type_name: node_type.name().to_string(),
-            params,
+            params: params.into_boxed_slice(),
         })
     }
 
@@ -970,8 +978,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ));
             }
         };
-        let mut params = Map::new();
-        params.insert("then".to_string(), Value::from(then));
+        let params = vec![("then".to_string(), Value::from(then))].into_boxed_slice();
         Ok(What::Registered {
             type_name: self.builtin(place, Std::RunOnce)?,
             params,
@@ -1051,8 +1058,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             Std::Timeout | Std::Sleep => {
                 let msec = get("msec");
                 let ticks = self.ticks(place, msec)?;
-                let mut params = Map::new();
-                params.insert("ticks".to_string(), Value::from(ticks));
+                let params = vec![("ticks".to_string(), Value::from(ticks))].into_boxed_slice();
                 return Ok(What::Registered {
                     type_name: self.builtin(place, std)?,
                     params,
@@ -1106,15 +1112,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 }
             }
             _ => {
-                let mut params = Map::new();
+                let mut params = Vec::new();
                 if std == Std::SequenceWithMemory {
                     // It returns RUNNING after each child entered and
                     // finished in a tick, to be woken at the next.
-                    params.insert("pause".to_string(), Value::Bool(true));
+                    params.push(("pause".to_string(), Value::Bool(true)));
                 }
                 return Ok(What::Registered {
                     type_name: self.builtin(place, std)?,
-                    params,
+                    params: params.into_boxed_slice(),
                 });
             }
         };

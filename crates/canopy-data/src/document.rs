@@ -172,8 +172,16 @@ impl<'a> Value<'a> {
 
 /// A JSON value as a document, strings borrowed from it, or `None` when
 /// brackets nest `limit` deep or deeper (the parsers' own rule: JSON text
-/// may nest 127 brackets, not 128).
-pub(crate) fn from_json(json: &serde_json::Value, limit: usize) -> Option<Value<'_>> {
+/// may nest 127 brackets, not 128). A loader that lowers another syntax
+/// uses it for values it already holds as JSON (parameters).
+///
+/// ```
+/// use canopy_data::document::{from_json, Value};
+/// let json = serde_json::json!({"ticks": 3});
+/// assert!(matches!(from_json(&json, 2).unwrap().get("ticks"), Some(Value::Int(3))));
+/// assert!(from_json(&json, 1).is_none());
+/// ```
+pub fn from_json(json: &serde_json::Value, limit: usize) -> Option<Value<'_>> {
     use serde_json::Value as Json;
     Some(match json {
         Json::Null => Value::Null,
