@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use crate::api::agent::Agent;
@@ -24,7 +25,8 @@ const KIND_CROWD: u8 = 2;
 const WAIT_BYTES: usize = 8 + 4 + 1;
 
 /// One entry of a saved wait table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 struct SavedWait {
     generation: u64,
     node: u32,
@@ -80,7 +82,8 @@ struct SavedWait {
 /// assert_eq!(statuses, [Status::Running, Status::Running, Status::Success]);
 /// assert_eq!(worked, 1);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Snapshot {
     fingerprint: u64,
     id: u32,
@@ -92,7 +95,8 @@ pub struct Snapshot {
 }
 
 /// [`Mode`] as saved (kept apart so the public enum needs no serde).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 enum SavedMode {
     Tick,
     Event,

@@ -1,5 +1,6 @@
 //! The handle that completes one suspended asynchronous leaf.
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use crate::util::primitives::NodeId;
@@ -34,7 +35,8 @@ use crate::util::primitives::NodeId;
 /// assert_eq!(agent.complete(ticket, Status::Success), Completion::AlreadyCompleted);
 /// assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Success);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Ticket {
     pub(crate) agent: u32,
     pub(crate) node: u32,
