@@ -19,7 +19,10 @@
 
 use std::sync::Arc;
 
-use bevy_asset::{Asset, AssetLoader, AsyncReadExt, LoadContext, UntypedAssetId, VisitAssetDependencies, io::Reader};
+use bevy_asset::{
+    Asset, AssetLoader, AsyncReadExt, LoadContext, UntypedAssetId, VisitAssetDependencies,
+    io::Reader,
+};
 use bevy_reflect::TypePath;
 use canopy_core::Tree;
 use canopy_data::{Format, LoadError, Location, MAX_FILE_BYTES, Problem, Registry};
@@ -33,7 +36,9 @@ pub struct TreeAsset<A, W> {
 impl<A, W> TreeAsset<A, W> {
     /// An asset for a tree built in code (or loaded by hand).
     pub fn new(tree: Tree<A, W>) -> Self {
-        TreeAsset { tree: Arc::new(tree) }
+        TreeAsset {
+            tree: Arc::new(tree),
+        }
     }
 
     /// The shared tree.
@@ -134,9 +139,14 @@ where
             .take(limit + 1)
             .read_to_end(&mut bytes)
             .await
-            .map_err(|e| whole(&path, Problem::Unreadable {
-                    reason: e.to_string(),
-                }))?;
+            .map_err(|e| {
+                whole(
+                    &path,
+                    Problem::Unreadable {
+                        reason: e.to_string(),
+                    },
+                )
+            })?;
         load_bytes(&self.registry, &bytes, &path).map(TreeAsset::new)
     }
 

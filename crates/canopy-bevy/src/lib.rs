@@ -101,5 +101,7 @@ pub mod save;
 
 pub use asset::{TreeAsset, TreeLoadError, TreeLoader};
 pub use brain::{Brain, BrainRestoreError};
-pub use plugin::{BrainFinished, CanopyPlugin, CanopySystems, NodeTypes, TreeReloaded, tick_brains};
+pub use plugin::{
+    BrainFinished, CanopyPlugin, CanopySystems, NodeTypes, TreeReloaded, tick_brains,
+};
 pub use save::{SaveError, SavedBrains, restore_brains, save_brains};

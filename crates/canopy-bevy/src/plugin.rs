@@ -154,7 +154,10 @@ where
                 )
                     .chain(),
             )
-            .add_systems(schedule, reload_brains::<A, W>.in_set(CanopySystems::Reload))
+            .add_systems(
+                schedule,
+                reload_brains::<A, W>.in_set(CanopySystems::Reload),
+            )
             .add_systems(schedule, tick_brains::<A, W>.in_set(CanopySystems::Tick));
         if self.report_finished {
             app.add_message::<BrainFinished>().add_systems(

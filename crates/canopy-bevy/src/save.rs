@@ -19,10 +19,10 @@
 //! fingerprint).
 
 use bevy_asset::Assets;
+use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::resource::Resource;
 use bevy_ecs::world::World;
-use bevy_ecs::component::{Component, Mutable};
 use canopy_core::{RestoreError, Snapshot};
 
 use crate::asset::TreeAsset;

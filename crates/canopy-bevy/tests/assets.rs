@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bevy_app::{App, TaskPoolPlugin};
-use bevy_asset::{AssetLoadError, AssetLoadFailedEvent, AssetMetaCheck, AssetPlugin, AssetServer, Assets, Handle};
+use bevy_asset::{
+    AssetLoadError, AssetLoadFailedEvent, AssetMetaCheck, AssetPlugin, AssetServer, Assets, Handle,
+};
 use bevy_ecs::message::Messages;
 use bevy_ecs::prelude::*;
 use canopy_bevy::{Brain, CanopyPlugin, TreeAsset, TreeLoadError, TreeReloaded};
@@ -76,21 +78,33 @@ fn update_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> boo
 }
 
 fn load(app: &mut App, file: &str) -> Handle<Day> {
-    let handle = app.world().resource::<AssetServer>().load::<Day>(file.to_owned());
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<Day>(file.to_owned());
     let h = handle.clone();
-    update_until(app, file, |app| app.world().resource::<Assets<Day>>().contains(&h));
+    update_until(app, file, |app| {
+        app.world().resource::<Assets<Day>>().contains(&h)
+    });
     handle
 }
 
 fn spawn(app: &mut App, handle: &Handle<Day>, n: usize) -> Vec<Entity> {
     (0..n)
-        .map(|_| app.world_mut().spawn((Sleeper, Brain::new(handle.clone()))).id())
+        .map(|_| {
+            app.world_mut()
+                .spawn((Sleeper, Brain::new(handle.clone())))
+                .id()
+        })
         .collect()
 }
 
 fn trees_of(app: &mut App) -> Vec<Arc<Tree<Sleeper, Night>>> {
     let mut brains = app.world_mut().query::<&Brain<Sleeper, Night>>();
-    brains.iter(app.world()).map(|b| b.tree().unwrap().clone()).collect()
+    brains
+        .iter(app.world())
+        .map(|b| b.tree().unwrap().clone())
+        .collect()
 }
 
 fn statuses_of(app: &mut App) -> Vec<Option<Status>> {
@@ -99,15 +113,22 @@ fn statuses_of(app: &mut App) -> Vec<Option<Status>> {
 }
 
 fn reloads(app: &mut App) -> Vec<(u32, u32, u32)> {
-    let mut messages = app.world_mut().resource_mut::<Messages<TreeReloaded<Sleeper, Night>>>();
-    messages.drain().map(|r| (r.brains, r.kept, r.aborted)).collect()
+    let mut messages = app
+        .world_mut()
+        .resource_mut::<Messages<TreeReloaded<Sleeper, Night>>>();
+    messages
+        .drain()
+        .map(|r| (r.brains, r.kept, r.aborted))
+        .collect()
 }
 
 /// Write `text` to the file and ask the asset server to read it again (what
 /// Bevy's file watcher does when it sees the change).
 fn edit(app: &mut App, dir: &PathBuf, file: &str, text: &str) {
     std::fs::write(dir.join(file), text).unwrap();
-    app.world().resource::<AssetServer>().reload(file.to_owned());
+    app.world()
+        .resource::<AssetServer>()
+        .reload(file.to_owned());
 }
 
 #[test]
@@ -128,7 +149,13 @@ fn an_edited_tree_file_moves_running_brains_onto_it_and_reports_what_was_kept() 
     });
     // Each brain keeps the sequence and "sleep" (now its second child).
     assert_eq!(seen, [(10, 20, 0)]);
-    let v2 = app.world().resource::<Assets<Day>>().get(&day).unwrap().tree().clone();
+    let v2 = app
+        .world()
+        .resource::<Assets<Day>>()
+        .get(&day)
+        .unwrap()
+        .tree()
+        .clone();
     assert!(trees_of(&mut app).iter().all(|t| Arc::ptr_eq(t, &v2)));
 
     edit(&mut app, &dir, "day.json", V3);
@@ -155,7 +182,9 @@ fn a_broken_tree_file_is_a_load_error_with_canopys_message_and_brains_keep_their
     edit(&mut app, &dir, "day.json", BROKEN);
     let mut failures = Vec::new();
     update_until(&mut app, "the failed load", |app| {
-        let mut messages = app.world_mut().resource_mut::<Messages<AssetLoadFailedEvent<Day>>>();
+        let mut messages = app
+            .world_mut()
+            .resource_mut::<Messages<AssetLoadFailedEvent<Day>>>();
         failures.extend(messages.drain());
         !failures.is_empty()
     });
@@ -177,7 +206,13 @@ fn a_broken_tree_file_is_a_load_error_with_canopys_message_and_brains_keep_their
     }
     let after = trees_of(&mut app);
     assert!(before.iter().zip(&after).all(|(b, a)| Arc::ptr_eq(b, a)));
-    let asset = app.world().resource::<Assets<Day>>().get(&day).unwrap().tree().clone();
+    let asset = app
+        .world()
+        .resource::<Assets<Day>>()
+        .get(&day)
+        .unwrap()
+        .tree()
+        .clone();
     assert!(Arc::ptr_eq(&asset, &before[0]));
     assert_eq!(reloads(&mut app), []);
     assert_eq!(statuses_of(&mut app), [Some(Status::Running); 3]);
@@ -225,12 +260,21 @@ fn ron_and_xml_tree_files_load_through_the_same_registry() {
     let from_xml = load(&mut app, "day.xml");
     let ron_brain = spawn(&mut app, &from_ron, 1)[0];
     let xml_brain = spawn(&mut app, &from_xml, 1)[0];
-    let status = |app: &App, e| app.world().get::<Brain<Sleeper, Night>>(e).unwrap().status();
+    let status = |app: &App, e| {
+        app.world()
+            .get::<Brain<Sleeper, Night>>(e)
+            .unwrap()
+            .status()
+    };
     let mut seen = Vec::new();
     for _ in 0..3 {
         app.update();
         seen.push((status(&app, ron_brain), status(&app, xml_brain)));
     }
-    let (r, s, f) = (Some(Status::Running), Some(Status::Success), Some(Status::Failure));
+    let (r, s, f) = (
+        Some(Status::Running),
+        Some(Status::Success),
+        Some(Status::Failure),
+    );
     assert_eq!(seen, [(r, f), (r, f), (s, f)]);
 }

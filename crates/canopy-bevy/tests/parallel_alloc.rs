@@ -36,7 +36,9 @@ fn tree() -> canopy_core::Tree<Guard, Intruder> {
             b.sequence(
                 "chase",
                 [
-                    b.condition("intruder near?", |cx| (cx.world.x - cx.agent.x).abs() < 50.0),
+                    b.condition("intruder near?", |cx| {
+                        (cx.world.x - cx.agent.x).abs() < 50.0
+                    }),
                     b.action("head for the intruder", |cx| {
                         cx.agent.heading = (cx.world.x - cx.agent.x).signum();
                         Status::Running
@@ -80,7 +82,10 @@ fn ticking_ten_times_the_brains_in_parallel_allocates_no_more_per_frame() {
         let world = app.world_mut();
         let have = world.query::<&Guard>().iter(world).count();
         for i in have..crowd {
-            let guard = Guard { x: i as f32, heading: 1.0 };
+            let guard = Guard {
+                x: i as f32,
+                heading: 1.0,
+            };
             world.spawn((guard, Brain::new(handle.clone())));
         }
         for _ in 0..3 {
@@ -94,5 +99,8 @@ fn ticking_ten_times_the_brains_in_parallel_allocates_no_more_per_frame() {
     }
     // Bevy's scope: a handful per frame, varying a little with how its
     // threads pick up the batches (about 7 here), never with the crowd.
-    assert!(per_frame.iter().all(|&n| n <= 16.0), "allocations per frame: {per_frame:?}");
+    assert!(
+        per_frame.iter().all(|&n| n <= 16.0),
+        "allocations per frame: {per_frame:?}"
+    );
 }

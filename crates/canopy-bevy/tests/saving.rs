@@ -8,7 +8,9 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use bevy_app::{App, TaskPoolPlugin};
 use bevy_asset::{AssetPlugin, Assets, Handle};
 use bevy_ecs::prelude::*;
-use canopy_bevy::{Brain, CanopyPlugin, SaveError, SavedBrains, TreeAsset, restore_brains, save_brains};
+use canopy_bevy::{
+    Brain, CanopyPlugin, SaveError, SavedBrains, TreeAsset, restore_brains, save_brains,
+};
 use canopy_core::{Builder, Status, Tree};
 use canopy_data::Registry;
 
@@ -29,7 +31,11 @@ fn tree() -> Tree<Miner, Mine> {
         [
             b.action("dig", |cx| {
                 cx.agent.gold += cx.agent.name % 3 + 1;
-                if cx.agent.gold % 5 == 0 { Status::Success } else { Status::Running }
+                if cx.agent.gold % 5 == 0 {
+                    Status::Success
+                } else {
+                    Status::Running
+                }
             }),
             b.wait("rest", 2),
         ],
@@ -101,7 +107,10 @@ fn brains_restored_into_a_fresh_app_go_on_as_the_uninterrupted_run() {
     second.world_mut().spawn_empty();
     let mut now = HashMap::new();
     for (old, miner) in miners.iter().rev() {
-        let entity = second.world_mut().spawn((*miner, Brain::new(handle.clone()))).id();
+        let entity = second
+            .world_mut()
+            .spawn((*miner, Brain::new(handle.clone())))
+            .id();
         now.insert(*old, entity);
     }
     assert!(now.iter().any(|(old, new)| old != new));
@@ -109,7 +118,8 @@ fn brains_restored_into_a_fresh_app_go_on_as_the_uninterrupted_run() {
     assert_eq!(saved.len(), 20);
     // The tree asset is there, but no brain has ticked yet: restore makes
     // each agent from its snapshot.
-    let restored = restore_brains::<Miner, Mine>(second.world_mut(), &saved, |e| now.get(&e).copied());
+    let restored =
+        restore_brains::<Miner, Mine>(second.world_mut(), &saved, |e| now.get(&e).copied());
     assert_eq!(restored, Ok(20));
     assert_eq!(state_hash(&mut second), hashes[7]);
     hashes.extend(run(&mut second, 12));
@@ -126,10 +136,13 @@ fn a_restore_that_cannot_place_every_brain_changes_none() {
     let first = saved.entries()[0].0;
     let last = saved.entries()[19].0;
     // Every entity maps to itself but the last, which maps nowhere.
-    let result = restore_brains::<Miner, Mine>(app.world_mut(), &saved, |e| (e != last).then_some(e));
+    let result =
+        restore_brains::<Miner, Mine>(app.world_mut(), &saved, |e| (e != last).then_some(e));
     assert_eq!(result, Err(SaveError::Unmapped(last)));
     let lonely = app.world_mut().spawn(Miner { name: 99, gold: 0 }).id();
-    let result = restore_brains::<Miner, Mine>(app.world_mut(), &saved, |e| Some(if e == first { lonely } else { e }));
+    let result = restore_brains::<Miner, Mine>(app.world_mut(), &saved, |e| {
+        Some(if e == first { lonely } else { e })
+    });
     assert_eq!(result, Err(SaveError::NoBrain(lonely)));
     assert_eq!(state_hash(&mut app), before);
 }
@@ -146,7 +159,10 @@ fn saved_brains_read_back_from_their_bytes_and_refuse_damaged_ones() {
         SavedBrains::from_bytes(&bytes[..bytes.len() - 1]),
         Err(SaveError::Damaged("cut short"))
     );
-    assert_eq!(SavedBrains::from_bytes(b"not a save"), Err(SaveError::Damaged("no mark")));
+    assert_eq!(
+        SavedBrains::from_bytes(b"not a save"),
+        Err(SaveError::Damaged("no mark"))
+    );
     let mut huge = bytes[..10].to_vec();
     huge.extend_from_slice(&u32::MAX.to_le_bytes());
     assert_eq!(

@@ -76,8 +76,13 @@ fn walkers_reach_the_goal_through_intents_that_a_game_system_carries_out() {
     let walkers: Vec<Entity> = starts
         .iter()
         .map(|&x| {
-            let walker = Walker { x, ..Walker::default() };
-            app.world_mut().spawn((walker, Brain::new(tree.clone()))).id()
+            let walker = Walker {
+                x,
+                ..Walker::default()
+            };
+            app.world_mut()
+                .spawn((walker, Brain::new(tree.clone())))
+                .id()
         })
         .collect();
     let (r, s) = (Some(Status::Running), Some(Status::Success));
@@ -100,11 +105,20 @@ fn every_brain_shares_the_one_tree_of_its_handle() {
     let mut app = app(CanopyPlugin::new(Registry::new()));
     let tree = add_tree(&mut app, toward_goal());
     for x in 0..100 {
-        let walker = Walker { x, ..Walker::default() };
+        let walker = Walker {
+            x,
+            ..Walker::default()
+        };
         app.world_mut().spawn((walker, Brain::new(tree.clone())));
     }
     app.update();
-    let shared = app.world().resource::<Trees>().get(&tree).unwrap().tree().clone();
+    let shared = app
+        .world()
+        .resource::<Trees>()
+        .get(&tree)
+        .unwrap()
+        .tree()
+        .clone();
     let mut brains = app.world_mut().query::<&Brain<Walker, Goal>>();
     let on_shared = brains
         .iter(app.world())
@@ -125,9 +139,18 @@ fn a_brain_waits_without_ticking_until_its_tree_is_there() {
         .id();
     app.update();
     assert_eq!(statuses(&app, &[walker]), [None]);
-    assert!(app.world().get::<Brain<Walker, Goal>>(walker).unwrap().agent().is_none());
+    assert!(
+        app.world()
+            .get::<Brain<Walker, Goal>>(walker)
+            .unwrap()
+            .agent()
+            .is_none()
+    );
     let tree = TreeAsset::new(toward_goal());
-    app.world_mut().resource_mut::<Trees>().insert(&handle, tree).unwrap();
+    app.world_mut()
+        .resource_mut::<Trees>()
+        .insert(&handle, tree)
+        .unwrap();
     app.update();
     assert_eq!(statuses(&app, &[walker]), [Some(Status::Running)]);
 }
@@ -136,15 +159,28 @@ fn a_brain_waits_without_ticking_until_its_tree_is_there() {
 fn finished_roots_are_reported_as_messages_only_when_asked_for() {
     let mut quiet = app(CanopyPlugin::new(Registry::new()));
     let tree = add_tree(&mut quiet, toward_goal());
-    quiet.world_mut().spawn((Walker::default(), Brain::new(tree)));
+    quiet
+        .world_mut()
+        .spawn((Walker::default(), Brain::new(tree)));
     quiet.update();
-    assert!(quiet.world().get_resource::<Messages<BrainFinished>>().is_none());
+    assert!(
+        quiet
+            .world()
+            .get_resource::<Messages<BrainFinished>>()
+            .is_none()
+    );
 
     let mut app = app(CanopyPlugin::new(Registry::new()).report_finished());
     let tree = add_tree(&mut app, toward_goal());
-    let near = Walker { x: 2, ..Walker::default() };
+    let near = Walker {
+        x: 2,
+        ..Walker::default()
+    };
     let near = app.world_mut().spawn((near, Brain::new(tree.clone()))).id();
-    let far = app.world_mut().spawn((Walker::default(), Brain::new(tree))).id();
+    let far = app
+        .world_mut()
+        .spawn((Walker::default(), Brain::new(tree)))
+        .id();
     let mut reports = Vec::new();
     for _ in 0..4 {
         app.update();
@@ -153,10 +189,18 @@ fn finished_roots_are_reported_as_messages_only_when_asked_for() {
         frame.sort_by_key(|m| m.entity.index_u32());
         reports.push(frame);
     }
-    let done = |entity| BrainFinished { entity, status: Status::Success };
+    let done = |entity| BrainFinished {
+        entity,
+        status: Status::Success,
+    };
     assert_eq!(
         reports,
-        [vec![], vec![done(near)], vec![done(near)], vec![done(near), done(far)]]
+        [
+            vec![],
+            vec![done(near)],
+            vec![done(near)],
+            vec![done(near), done(far)]
+        ]
     );
 }
 
@@ -183,7 +227,10 @@ fn an_async_leaf_finishes_when_a_bevy_system_completes_its_ticket() {
         Status::Running
     });
     let tree = add_tree(&mut app, b.build(ask).unwrap());
-    let walker = app.world_mut().spawn((Walker::default(), Brain::new(tree))).id();
+    let walker = app
+        .world_mut()
+        .spawn((Walker::default(), Brain::new(tree)))
+        .id();
     app.update();
     assert_eq!(statuses(&app, &[walker]), [Some(Status::Running)]);
     app.update();

@@ -34,7 +34,9 @@ fn tree() -> canopy_core::Tree<Guard, Intruder> {
             b.sequence(
                 "chase",
                 [
-                    b.condition("intruder near?", |cx| (cx.world.x - cx.agent.x).abs() < 50.0),
+                    b.condition("intruder near?", |cx| {
+                        (cx.world.x - cx.agent.x).abs() < 50.0
+                    }),
                     b.action("head for the intruder", |cx| {
                         cx.agent.heading = (cx.world.x - cx.agent.x).signum();
                         Status::Running
@@ -73,7 +75,10 @@ fn ticking_a_thousand_brains_allocates_nothing_after_the_first_tick() {
         .resource_mut::<Assets<TreeAsset<Guard, Intruder>>>()
         .add(TreeAsset::new(tree()));
     for i in 0..1000 {
-        let guard = Guard { x: i as f32, heading: 1.0 };
+        let guard = Guard {
+            x: i as f32,
+            heading: 1.0,
+        };
         app.world_mut().spawn((guard, Brain::new(handle.clone())));
     }
     let mut tick = Schedule::default();
