@@ -22,7 +22,6 @@ use bevy_asset::{AssetApp, AssetEvent, AssetId, Assets};
 use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::message::{Message, MessageReader, MessageWriter};
-use bevy_ecs::query::Changed;
 use bevy_ecs::resource::Resource;
 use bevy_ecs::schedule::{InternedScheduleLabel, IntoScheduleConfigs, ScheduleLabel, SystemSet};
 use bevy_ecs::system::{Query, Res};
@@ -227,9 +226,11 @@ fn reload_brains<A, W>(
     }
 }
 
-/// Report the roots that finished at this tick.
+/// Report the roots that finished at this tick. Every brain, not only the
+/// changed ones: the tick touches every brain, so a change filter would
+/// skip nothing.
 fn report_finished<A, W>(
-    brains: Query<(Entity, &Brain<A, W>), Changed<Brain<A, W>>>,
+    brains: Query<(Entity, &Brain<A, W>)>,
     mut finished: MessageWriter<BrainFinished>,
 ) where
     A: Component<Mutability = Mutable>,

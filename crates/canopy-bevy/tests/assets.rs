@@ -3,7 +3,7 @@
 //! running brains onto it (kept and aborted counted); a broken file is an
 //! asset load error carrying canopy's message and changes nothing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,7 +51,7 @@ fn asset_dir(test: &str) -> PathBuf {
     dir
 }
 
-fn app(dir: &PathBuf) -> App {
+fn app(dir: &Path) -> App {
     let mut app = App::new();
     let assets = AssetPlugin {
         file_path: dir.display().to_string(),
@@ -124,7 +124,7 @@ fn reloads(app: &mut App) -> Vec<(u32, u32, u32)> {
 
 /// Write `text` to the file and ask the asset server to read it again (what
 /// Bevy's file watcher does when it sees the change).
-fn edit(app: &mut App, dir: &PathBuf, file: &str, text: &str) {
+fn edit(app: &mut App, dir: &Path, file: &str, text: &str) {
     std::fs::write(dir.join(file), text).unwrap();
     app.world()
         .resource::<AssetServer>()
