@@ -91,7 +91,8 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
     }
 
     /// Tick once: start the agent if the tree has just become available,
-    /// then tick it. `None` (and nothing done) while the tree is not loaded.
+    /// then tick it. `None` (and nothing done) while the tree is not
+    /// loaded, or once a leaf's panic has poisoned the agent.
     pub(crate) fn tick(
         &mut self,
         entity_index: u32,
@@ -105,6 +106,12 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
             self.running = Some(Running { tree, agent });
         }
         let running = self.running.as_mut()?;
+        // A leaf panicked in an earlier tick: canopy refuses to tick the
+        // half-updated agent, and the panic was reported then. Leave it
+        // for the game to reset rather than fail the whole system again.
+        if running.agent.is_poisoned() {
+            return None;
+        }
         let status = running.agent.tick(&running.tree, data, world);
         self.last = Some(status);
         Some(status)
@@ -120,10 +127,10 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
 
     /// Move onto `new`, an edited version of the tree, with canopy's
     /// reload: what was kept and aborted, or `None` if the brain has not
-    /// started or already runs `new`.
+    /// started, already runs `new`, or is poisoned (a leaf panicked).
     pub fn reload(&mut self, new: &Arc<Tree<A, W>>, data: &mut A, world: &W) -> Option<Reload> {
         let running = self.running.as_mut()?;
-        if Arc::ptr_eq(&running.tree, new) {
+        if Arc::ptr_eq(&running.tree, new) || running.agent.is_poisoned() {
             return None;
         }
         let report = running.agent.reload(&running.tree, new, data, world);

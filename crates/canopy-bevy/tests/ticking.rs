@@ -240,3 +240,48 @@ fn an_async_leaf_finishes_when_a_bevy_system_completes_its_ticket() {
         [Some(Completion::Completed)]
     );
 }
+
+#[test]
+fn event_mode_brains_give_the_same_statuses_as_tick_mode_ones() {
+    let mut app = app(CanopyPlugin::new(Registry::new()));
+    let b = Builder::<Walker, Goal>::new();
+    let tree = b
+        .build(b.sequence(
+            "wait then walk",
+            [
+                b.wait("rest", 3),
+                b.action("step", |cx| {
+                    cx.agent.step = (cx.world.0 - cx.agent.x).signum();
+                    Status::from_bool(cx.agent.step == 0)
+                }),
+            ],
+        ))
+        .unwrap();
+    let tree = add_tree(&mut app, tree);
+    let ticking = app
+        .world_mut()
+        .spawn((Walker::default(), Brain::new(tree.clone())))
+        .id();
+    let event = Brain::new(tree).with_mode(canopy_core::Mode::Event);
+    let sleeping = app.world_mut().spawn((Walker::default(), event)).id();
+    let mut seen = Vec::new();
+    for _ in 0..8 {
+        app.update();
+        let [a, b] = statuses(&app, &[ticking, sleeping])[..] else {
+            unreachable!()
+        };
+        assert_eq!(a, b);
+        seen.push(a.unwrap());
+    }
+    let (r, f) = (Status::Running, Status::Failure);
+    // Rest 3 ticks, step (the walker is not there yet: Failure), again.
+    assert_eq!(seen, [r, r, r, f, r, r, r, f]);
+    let mode = app
+        .world()
+        .get::<Brain<Walker, Goal>>(sleeping)
+        .unwrap()
+        .agent()
+        .unwrap()
+        .mode();
+    assert_eq!(mode, canopy_core::Mode::Event);
+}
