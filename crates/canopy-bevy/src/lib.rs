@@ -105,3 +105,8 @@ pub use plugin::{
     BrainFinished, CanopyPlugin, CanopySystems, NodeTypes, TreeReloaded, tick_brains,
 };
 pub use save::{SaveError, SavedBrains, restore_brains, save_brains};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
