@@ -147,6 +147,11 @@ where
                     },
                 )
             })?;
+        if bytes.len() as u64 > limit {
+            // Only the first `limit + 1` bytes were read: the size is unknown.
+            let problem = Problem::TooLarge { bytes: None, limit };
+            return Err(whole(&path, problem));
+        }
         load_bytes(&self.registry, &bytes, &path).map(TreeAsset::new)
     }
 

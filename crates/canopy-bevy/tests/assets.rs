@@ -43,12 +43,27 @@ const V3: &str = r#"{"tree": {"type": "Sequence", "name": "day", "children": [
 const BROKEN: &str = r#"{"tree": {"type": "Sequence", "name": "day", "children": [
     {"type": "Wait", "name": "sleep"}]}}"#;
 
-/// A fresh asset directory for one test.
-fn asset_dir(test: &str) -> PathBuf {
+/// A fresh asset directory for one test, removed when the test ends.
+struct AssetDir(PathBuf);
+
+impl std::ops::Deref for AssetDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for AssetDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn asset_dir(test: &str) -> AssetDir {
     let dir = std::env::temp_dir().join(format!("canopy-bevy-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    AssetDir(dir)
 }
 
 fn app(dir: &Path) -> App {
@@ -277,4 +292,33 @@ fn ron_and_xml_tree_files_load_through_the_same_registry() {
         Some(Status::Failure),
     );
     assert_eq!(seen, [(r, f), (r, f), (s, f)]);
+}
+
+#[test]
+fn a_tree_file_over_the_size_limit_is_refused_after_reading_one_byte_more() {
+    let dir = asset_dir("huge");
+    let limit = canopy_data::MAX_FILE_BYTES;
+    std::fs::write(dir.join("huge.json"), vec![b' '; limit as usize + 4096]).unwrap();
+    let mut app = app(&dir);
+    let _huge = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<Day>("huge.json");
+    let mut failures = Vec::new();
+    update_until(&mut app, "the refusal", |app| {
+        let mut messages = app
+            .world_mut()
+            .resource_mut::<Messages<AssetLoadFailedEvent<Day>>>();
+        failures.extend(messages.drain());
+        !failures.is_empty()
+    });
+    let AssetLoadError::AssetLoaderError(error) = &failures[0].error else {
+        panic!("not the loader's error: {}", failures[0].error);
+    };
+    let canopy = error.error().downcast_ref::<TreeLoadError>().unwrap();
+    assert_eq!(canopy.0.file(), "huge.json");
+    assert_eq!(
+        *canopy.0.problem(),
+        canopy_data::Problem::TooLarge { bytes: None, limit }
+    );
 }
