@@ -13,9 +13,12 @@ use std::sync::Arc;
 
 use bevy_asset::{Assets, Handle};
 use bevy_ecs::component::Component;
-use canopy_core::{Agent, Completion, Mode, Reload, RestoreError, Snapshot, Status, Ticket, Tree};
+use canopy_core::{
+    Agent, Completion, Mode, NodeId, Reload, RestoreError, Snapshot, Status, Ticket, Tree,
+};
 
 use crate::asset::TreeAsset;
+use crate::watch::{NodeChange, Watch};
 
 /// The agent and the exact tree version it was made for.
 pub(crate) struct Running<A, W> {
@@ -33,6 +36,8 @@ pub struct Brain<A: Send + Sync + 'static, W: Send + Sync + 'static> {
     mode: Mode,
     running: Option<Running<A, W>>,
     last: Option<Status>,
+    /// Only for brains that watch nodes: the others tick unobserved.
+    watch: Option<Box<Watch>>,
 }
 
 impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
@@ -45,6 +50,7 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
             mode: Mode::Tick,
             running: None,
             last: None,
+            watch: None,
         }
     }
 
@@ -59,6 +65,15 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
     /// waiting; both modes give the same results).
     pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// The same watching the nodes with these names: each time one of
+    /// them starts, ends or is aborted, a [`NodeEvent`](crate::NodeEvent)
+    /// is sent (with [`CanopyPlugin::report_node_events`](crate::CanopyPlugin::report_node_events)).
+    pub fn watching<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        let names = names.into_iter().map(Into::into).collect();
+        self.watch = Some(Box::new(Watch::new(names)));
         self
     }
 
@@ -103,7 +118,7 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
         if self.running.is_none() {
             let tree = trees.get(&self.handle)?.tree().clone();
             let agent = self.fresh_agent(&tree, entity_index);
-            self.running = Some(Running { tree, agent });
+            self.install(Running { tree, agent });
         }
         let running = self.running.as_mut()?;
         // A leaf panicked in an earlier tick: canopy refuses to tick the
@@ -112,7 +127,16 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
         if running.agent.is_poisoned() {
             return None;
         }
-        let status = running.agent.tick(&running.tree, data, world);
+        let status = match self.watch.as_deref_mut() {
+            None => running.agent.tick(&running.tree, data, world),
+            Some(watch) => {
+                watch.seen.clear();
+                let recorder = watch.recorder();
+                running
+                    .agent
+                    .tick_observed(&running.tree, data, world, recorder)
+            }
+        };
         self.last = Some(status);
         Some(status)
     }
@@ -133,8 +157,19 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
         if Arc::ptr_eq(&running.tree, new) || running.agent.is_poisoned() {
             return None;
         }
-        let report = running.agent.reload(&running.tree, new, data, world);
+        let report = match self.watch.as_deref_mut() {
+            None => running.agent.reload(&running.tree, new, data, world),
+            Some(watch) => {
+                let recorder = watch.recorder();
+                running
+                    .agent
+                    .reload_observed(&running.tree, new, data, world, recorder)
+            }
+        };
         running.tree = Arc::clone(new);
+        if let Some(watch) = self.watch.as_deref_mut() {
+            watch.resolve(new);
+        }
         Some(report)
     }
 
@@ -174,8 +209,16 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
 
     /// Go on from a state made by [`restored`](Self::restored).
     pub(crate) fn install(&mut self, running: Running<A, W>) {
+        if let Some(watch) = self.watch.as_deref_mut() {
+            watch.resolve(&running.tree);
+        }
         self.last = None;
         self.running = Some(running);
+    }
+
+    /// The watched nodes' events since the last call, oldest first.
+    pub(crate) fn drain_node_events(&mut self) -> impl Iterator<Item = (NodeId, NodeChange)> + '_ {
+        self.watch.iter_mut().flat_map(|w| w.seen.drain(..))
     }
 }
 

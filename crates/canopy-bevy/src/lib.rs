@@ -83,7 +83,7 @@
 //! | [`CanopyPlugin`] | the tree asset, its loader, the reload, tick and report systems, in a schedule the game chooses |
 //! | [`Brain`] | the component: a tree handle and the entity's agent |
 //! | [`TreeAsset`], [`TreeLoader`] | `.json`, `.ron`, `.xml` tree files as assets, through the game's [`Registry`](canopy_data::Registry) ([`NodeTypes`]) |
-//! | [`TreeReloaded`], [`BrainFinished`] | messages: a tree changed (kept and aborted counts), a root finished |
+//! | [`TreeReloaded`], [`BrainFinished`], [`NodeEvent`] | messages: a tree changed (kept and aborted counts), a root finished, a watched node started, ended or was aborted |
 //! | [`save`] | every brain's state in canopy's snapshot format, restored with an entity mapping |
 //!
 //! Async leaves: a leaf stores its [`Ticket`](canopy_core::Ticket) in the
@@ -98,6 +98,7 @@ pub mod asset;
 pub mod brain;
 pub mod plugin;
 pub mod save;
+pub mod watch;
 
 pub use asset::{TreeAsset, TreeLoadError, TreeLoader};
 pub use brain::{Brain, BrainRestoreError};
@@ -105,6 +106,7 @@ pub use plugin::{
     BrainFinished, CanopyPlugin, CanopySystems, NodeTypes, TreeReloaded, tick_brains,
 };
 pub use save::{SaveError, SavedBrains, restore_brains, save_brains};
+pub use watch::{NodeChange, NodeEvent};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

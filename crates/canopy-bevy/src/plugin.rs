@@ -5,7 +5,9 @@
 //! the new version and reports it ([`TreeReloaded`]); `Tick` ticks every
 //! brain once, in parallel on Bevy's compute task pool; `Report` (only when
 //! asked for with [`CanopyPlugin::report_finished`]) sends a
-//! [`BrainFinished`] message for each root that finished this tick. A game
+//! [`BrainFinished`] message for each root that finished this tick, and
+//! (with [`CanopyPlugin::report_node_events`]) a [`NodeEvent`] for each
+//! watched node that started, ended or was aborted. A game
 //! writes the world view before `Tick` and acts on the intents after it.
 //!
 //! The tick is one `Query::par_iter_mut`: Bevy splits the entities into
@@ -30,6 +32,7 @@ use canopy_data::Registry;
 
 use crate::asset::{TreeAsset, TreeLoader};
 use crate::brain::Brain;
+use crate::watch::NodeEvent;
 
 /// The plugin for agents whose data is the component `A` and whose world
 /// view is the resource `W`: registers the tree asset and its loader, the
@@ -38,6 +41,7 @@ pub struct CanopyPlugin<A, W> {
     registry: Arc<Registry<A, W>>,
     schedule: InternedScheduleLabel,
     report_finished: bool,
+    report_node_events: bool,
 }
 
 impl<A, W> CanopyPlugin<A, W> {
@@ -47,12 +51,20 @@ impl<A, W> CanopyPlugin<A, W> {
             registry: Arc::new(registry),
             schedule: Update.intern(),
             report_finished: false,
+            report_node_events: false,
         }
     }
 
     /// Tick in `schedule` instead (`FixedUpdate` for a fixed rate, say).
     pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
         self.schedule = schedule.intern();
+        self
+    }
+
+    /// Send a [`NodeEvent`] message whenever a node a brain watches
+    /// ([`Brain::watching`]) starts, ends or is aborted.
+    pub fn report_node_events(mut self) -> Self {
+        self.report_node_events = true;
         self
     }
 
@@ -70,6 +82,7 @@ impl<A, W> std::fmt::Debug for CanopyPlugin<A, W> {
             .field("registry", &self.registry)
             .field("schedule", &self.schedule)
             .field("report_finished", &self.report_finished)
+            .field("report_node_events", &self.report_node_events)
             .finish()
     }
 }
@@ -164,6 +177,12 @@ where
                 report_finished::<A, W>.in_set(CanopySystems::Report),
             );
         }
+        if self.report_node_events {
+            app.add_message::<NodeEvent>().add_systems(
+                schedule,
+                report_node_events::<A, W>.in_set(CanopySystems::Report),
+            );
+        }
     }
 }
 
@@ -239,6 +258,25 @@ fn report_finished<A, W>(
     for (entity, brain) in &brains {
         if let Some(status @ (Status::Success | Status::Failure)) = brain.status() {
             finished.write(BrainFinished { entity, status });
+        }
+    }
+}
+
+/// Send the watched nodes' events of this frame, entity by entity.
+fn report_node_events<A, W>(
+    mut brains: Query<(Entity, &mut Brain<A, W>)>,
+    mut events: MessageWriter<NodeEvent>,
+) where
+    A: Component<Mutability = Mutable>,
+    W: Resource,
+{
+    for (entity, mut brain) in &mut brains {
+        for (node, change) in brain.drain_node_events() {
+            events.write(NodeEvent {
+                entity,
+                node,
+                change,
+            });
         }
     }
 }

@@ -6,7 +6,9 @@ use bevy_app::{App, TaskPoolPlugin, Update};
 use bevy_asset::{AssetPlugin, Assets, Handle};
 use bevy_ecs::message::Messages;
 use bevy_ecs::prelude::*;
-use canopy_bevy::{Brain, BrainFinished, CanopyPlugin, CanopySystems, TreeAsset};
+use canopy_bevy::{
+    Brain, BrainFinished, CanopyPlugin, CanopySystems, NodeChange, NodeEvent, TreeAsset,
+};
 use canopy_core::{Builder, Completion, Status, Ticket, Tree};
 use canopy_data::Registry;
 
@@ -284,4 +286,55 @@ fn event_mode_brains_give_the_same_statuses_as_tick_mode_ones() {
         .unwrap()
         .mode();
     assert_eq!(mode, canopy_core::Mode::Event);
+}
+
+#[test]
+fn watched_nodes_report_when_they_start_and_end_and_unwatched_brains_say_nothing() {
+    let mut app = app(CanopyPlugin::new(Registry::new()).report_node_events());
+    let b = Builder::<Walker, Goal>::new();
+    let errand = b.sequence(
+        "errand",
+        [b.wait("walk", 2), b.action("buy", |_| Status::Success)],
+    );
+    let tree = add_tree(&mut app, b.build(errand).unwrap());
+    let watched = Brain::new(tree.clone()).watching(["walk", "buy"]);
+    let shopper = app.world_mut().spawn((Walker::default(), watched)).id();
+    app.world_mut().spawn((Walker::default(), Brain::new(tree)));
+    let mut frames = Vec::new();
+    for _ in 0..4 {
+        app.update();
+        let mut messages = app.world_mut().resource_mut::<Messages<NodeEvent>>();
+        let frame: Vec<NodeEvent> = messages.drain().collect();
+        frames.push(frame);
+    }
+    let brain = app.world().get::<Brain<Walker, Goal>>(shopper).unwrap();
+    let node = |name: &str| {
+        brain
+            .tree()
+            .unwrap()
+            .nodes()
+            .find(|n| n.name() == name)
+            .unwrap()
+            .id()
+    };
+    let (walk, buy) = (node("walk"), node("buy"));
+    let event = |node, change| NodeEvent {
+        entity: shopper,
+        node,
+        change,
+    };
+    let done = NodeChange::Ended(Status::Success);
+    assert_eq!(
+        frames,
+        [
+            vec![event(walk, NodeChange::Started)],
+            vec![],
+            vec![
+                event(walk, done),
+                event(buy, NodeChange::Started),
+                event(buy, done)
+            ],
+            vec![event(walk, NodeChange::Started)],
+        ]
+    );
 }

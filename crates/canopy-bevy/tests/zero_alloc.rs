@@ -79,7 +79,15 @@ fn ticking_a_thousand_brains_allocates_nothing_after_the_first_tick() {
             x: i as f32,
             heading: 1.0,
         };
-        app.world_mut().spawn((guard, Brain::new(handle.clone())));
+        // Half of them watch their patrol's nodes: the events they keep
+        // reuse their list's memory.
+        let brain = Brain::new(handle.clone());
+        let brain = if i % 2 == 0 {
+            brain.watching(["rest", "turn"])
+        } else {
+            brain
+        };
+        app.world_mut().spawn((guard, brain));
     }
     let mut tick = Schedule::default();
     tick.set_executor(SingleThreadedExecutor::new());
