@@ -115,6 +115,25 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
         data: &mut A,
         world: &W,
     ) -> Option<Status> {
+        self.tick_via(
+            entity_index,
+            trees,
+            data,
+            world,
+            |agent, tree, data, world| agent.tick(tree, data, world),
+        )
+    }
+
+    /// [`tick`](Self::tick), with `plain` doing the tick of a brain that
+    /// watches no node (the inspector's probe, say).
+    pub(crate) fn tick_via(
+        &mut self,
+        entity_index: u32,
+        trees: &Assets<TreeAsset<A, W>>,
+        data: &mut A,
+        world: &W,
+        plain: impl FnOnce(&mut Agent, &Tree<A, W>, &mut A, &W) -> Status,
+    ) -> Option<Status> {
         if self.running.is_none() {
             let tree = trees.get(&self.handle)?.tree().clone();
             let agent = self.fresh_agent(&tree, entity_index);
@@ -128,7 +147,7 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
             return None;
         }
         let status = match self.watch.as_deref_mut() {
-            None => running.agent.tick(&running.tree, data, world),
+            None => plain(&mut running.agent, &running.tree, data, world),
             Some(watch) => {
                 watch.seen.clear();
                 let recorder = watch.recorder();

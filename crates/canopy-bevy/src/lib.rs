@@ -85,6 +85,7 @@
 //! | [`TreeAsset`], [`TreeLoader`] | `.json`, `.ron`, `.xml` tree files as assets, through the game's [`Registry`](canopy_data::Registry) ([`NodeTypes`]) |
 //! | [`TreeReloaded`], [`BrainFinished`], [`NodeEvent`] | messages: a tree changed (kept and aborted counts), a root finished, a watched node started, ended or was aborted |
 //! | [`save`] | every brain's state in canopy's snapshot format, restored with an entity mapping |
+//! | `inspect` (feature `inspector`) | canopy's browser inspector for the brains of one tree: the crowd live, one entity's running tasks |
 //!
 //! Async leaves: a leaf stores its [`Ticket`](canopy_core::Ticket) in the
 //! entity's `A` component; any system later calls [`Brain::complete`] with
@@ -96,12 +97,16 @@
 
 pub mod asset;
 pub mod brain;
+#[cfg(feature = "inspector")]
+pub mod inspect;
 pub mod plugin;
 pub mod save;
 pub mod watch;
 
 pub use asset::{TreeAsset, TreeLoadError, TreeLoader};
 pub use brain::{Brain, BrainRestoreError};
+#[cfg(feature = "inspector")]
+pub use inspect::BrainInspector;
 pub use plugin::{
     BrainFinished, CanopyPlugin, CanopySystems, NodeTypes, TreeReloaded, tick_brains,
 };

@@ -177,6 +177,14 @@ where
                 report_finished::<A, W>.in_set(CanopySystems::Report),
             );
         }
+        #[cfg(feature = "inspector")]
+        app.add_systems(
+            schedule,
+            (
+                crate::inspect::wait_turn::<A, W>.before(CanopySystems::Reload),
+                crate::inspect::publish::<A, W>.in_set(CanopySystems::Report),
+            ),
+        );
         if self.report_node_events {
             app.add_message::<NodeEvent>().add_systems(
                 schedule,
@@ -192,11 +200,17 @@ pub fn tick_brains<A, W>(
     trees: Res<Assets<TreeAsset<A, W>>>,
     world: Res<W>,
     mut brains: Query<(Entity, &mut Brain<A, W>, &mut A)>,
+    #[cfg(feature = "inspector")] inspector: Option<Res<crate::inspect::BrainInspector<A, W>>>,
 ) where
     A: Component<Mutability = Mutable>,
     W: Resource,
 {
     let (trees, world) = (&*trees, &*world);
+    #[cfg(feature = "inspector")]
+    if let Some(inspector) = inspector {
+        crate::inspect::tick_inspected(&inspector, trees, world, &mut brains);
+        return;
+    }
     brains
         .par_iter_mut()
         .for_each(|(entity, mut brain, mut data)| {
