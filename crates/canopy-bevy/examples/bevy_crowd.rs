@@ -6,7 +6,12 @@
 //!
 //! ```text
 //! cargo run --release -p canopy-bevy --example bevy_crowd -- --entities 10000 --frames 200
+//! cargo run --release -p canopy-bevy --features inspector --example bevy_crowd -- --serve
 //! ```
+//!
+//! `--serve` (feature `inspector`) runs until stopped, at 30 frames a
+//! second, with canopy's inspector on <http://127.0.0.1:7878>: the crowd
+//! as dots coloured by what each NPC does; click one to see its tree.
 
 use std::time::{Duration, Instant};
 
@@ -226,6 +231,9 @@ fn main() {
         app.world_mut().spawn((npc, Brain::new(tree.clone())));
     }
     app.world_mut().resource_mut::<Clock>().ai = Duration::ZERO;
+    if std::env::args().any(|a| a == "--serve") {
+        serve(&mut app, tree);
+    }
 
     let started = Instant::now();
     for _ in 0..frames {
@@ -266,4 +274,42 @@ fn summary(app: &mut App, entities: usize, frames: usize, total: Duration) {
         counts[Doing::Chase as usize],
         counts[Doing::Flee as usize]
     );
+}
+
+#[cfg(feature = "inspector")]
+fn serve(app: &mut App, tree: Handle<TreeAsset<Npc, Targets>>) {
+    use canopy_bevy::BrainInspector;
+    use canopy_inspector::{Label, Options};
+    let options = Options {
+        title: "canopy in Bevy".to_owned(),
+        legend: vec![
+            Label::new("wander", "#8e24aa"),
+            Label::new("chase", "#e53935"),
+            Label::new("flee", "#43a047"),
+        ],
+        ..Options::default()
+    };
+    let trees = app.world().resource::<Assets<TreeAsset<Npc, Targets>>>();
+    let dot = |npc: &Npc| (npc.pos, npc.doing as u8);
+    let inspector = BrainInspector::start(trees, tree, options, ([0.0; 2], [SIZE; 2]), dot)
+        .unwrap_or_else(|e| {
+            eprintln!("error: cannot serve the inspector: {e}");
+            std::process::exit(1);
+        });
+    println!(
+        "inspector: {} (Ctrl-C to stop)",
+        inspector.inspector().url()
+    );
+    app.insert_resource(inspector);
+    loop {
+        let started = Instant::now();
+        app.update();
+        std::thread::sleep(Duration::from_millis(33).saturating_sub(started.elapsed()));
+    }
+}
+
+#[cfg(not(feature = "inspector"))]
+fn serve(_: &mut App, _: Handle<TreeAsset<Npc, Targets>>) {
+    eprintln!("error: --serve needs the inspector: add `--features inspector`");
+    std::process::exit(2);
 }
