@@ -16,6 +16,12 @@
 //! tick in any order; nothing one brain's tick does is visible to another
 //! within the tick, because the world is read-only and each brain writes
 //! only its own component.
+//!
+//! Once every brain has started, the tick allocates nothing: on one
+//! compute thread a frame of ticks makes no allocation at all
+//! (`tests/zero_alloc.rs`); on several, Bevy's parallel iteration itself
+//! allocates a few task handles per frame for its batches, as many for
+//! 10,000 brains as for 1,000 (`tests/parallel_alloc.rs`).
 
 use std::sync::Arc;
 
