@@ -11,14 +11,16 @@
 //!
 //! `--serve` (feature `inspector`) runs until stopped, at 30 frames a
 //! second, with canopy's inspector on <http://127.0.0.1:7878>: the crowd
-//! as dots coloured by what each NPC does; click one to see its tree.
+//! as dots coloured by what each NPC does; click one to see its tree. With
+//! the feature `file_watcher` too, editing `assets/npc.json` moves the
+//! running crowd onto the new tree, and the example says what was kept.
 
 use std::time::{Duration, Instant};
 
 use bevy_app::{App, TaskPoolPlugin, Update};
 use bevy_asset::{AssetPlugin, AssetServer, Assets, Handle};
 use bevy_ecs::prelude::*;
-use canopy_bevy::{Brain, CanopyPlugin, CanopySystems, TreeAsset};
+use canopy_bevy::{Brain, CanopyPlugin, CanopySystems, TreeAsset, TreeReloaded};
 use canopy_core::Status;
 use canopy_data::{Params, Registry};
 
@@ -169,6 +171,16 @@ fn bite(targets: Res<Targets>, mut npcs: Query<&mut Npc>) {
     });
 }
 
+/// Say what an edit of the tree file did to the running crowd.
+fn say_reloads(mut reloads: MessageReader<TreeReloaded<Npc, Targets>>) {
+    for r in reloads.read() {
+        println!(
+            "reloaded npc.json: {} NPCs moved, {} running tasks kept, {} aborted",
+            r.brains, r.kept, r.aborted
+        );
+    }
+}
+
 /// Time spent in the tick set, frame by frame.
 #[derive(Resource, Default)]
 struct Clock {
@@ -199,6 +211,8 @@ fn main() {
     let mut app = App::new();
     let assets = AssetPlugin {
         file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").to_owned(),
+        // With the feature, editing assets/npc.json reloads the running crowd.
+        watch_for_changes_override: Some(cfg!(feature = "file_watcher")),
         ..AssetPlugin::default()
     };
     let targets = (0..64u64)
@@ -210,7 +224,8 @@ fn main() {
         .init_resource::<Clock>()
         .add_systems(Update, start_clock.before(CanopySystems::Tick))
         .add_systems(Update, stop_clock.after(CanopySystems::Tick).before(walk))
-        .add_systems(Update, (walk, bite).chain().after(CanopySystems::Tick));
+        .add_systems(Update, (walk, bite).chain().after(CanopySystems::Tick))
+        .add_systems(Update, say_reloads.after(CanopySystems::Reload));
 
     let tree: Handle<TreeAsset<Npc, Targets>> =
         app.world().resource::<AssetServer>().load("npc.json");
