@@ -1,0 +1,188 @@
+//! Trees as Bevy assets: [`TreeAsset`], read from `.json`, `.ron` and
+//! `.xml` files by [`TreeLoader`] through the game's node [`Registry`].
+//!
+//! One file is one asset and one [`Handle`](bevy_asset::Handle): every
+//! entity running that tree holds a clone of the same handle, and the asset
+//! holds the one shared [`Tree`] behind an `Arc`. A [`Brain`](crate::Brain)
+//! keeps its own `Arc` of the version it runs, because a canopy agent is
+//! tied to the exact tree it was made for; when the asset changes, the
+//! plugin moves the brain to the new version with canopy's reload (see
+//! [`crate::plugin`]).
+//!
+//! The loader reads at most the format's byte limit (plus one byte, to
+//! tell "at the limit" from "over it") whatever the asset source holds, and
+//! turns every problem into a [`TreeLoadError`] that Bevy carries in its
+//! asset load error: canopy's own message, naming the file, the node path
+//! and the problem. XML `include` elements are refused: an asset source is
+//! not a directory the loader may walk, and a tree that needs another file
+//! should name it as a subtree of its own file.
+
+use std::sync::Arc;
+
+use bevy_asset::{
+    Asset, AssetLoader, AsyncReadExt, LoadContext, UntypedAssetId, VisitAssetDependencies,
+    io::Reader,
+};
+use bevy_reflect::TypePath;
+use canopy_core::Tree;
+use canopy_data::{Format, LoadError, Location, MAX_FILE_BYTES, Problem, Registry};
+
+/// A behavior tree as a Bevy asset: the one shared definition every
+/// entity loaded from the same file runs.
+pub struct TreeAsset<A, W> {
+    tree: Arc<Tree<A, W>>,
+}
+
+impl<A, W> TreeAsset<A, W> {
+    /// An asset for a tree built in code (or loaded by hand).
+    pub fn new(tree: Tree<A, W>) -> Self {
+        TreeAsset {
+            tree: Arc::new(tree),
+        }
+    }
+
+    /// The shared tree.
+    pub fn tree(&self) -> &Arc<Tree<A, W>> {
+        &self.tree
+    }
+}
+
+impl<A, W> std::fmt::Debug for TreeAsset<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeAsset")
+            .field("nodes", &self.tree.len())
+            .field("fingerprint", &self.tree.fingerprint())
+            .finish()
+    }
+}
+
+// Written by hand rather than derived: the derive would ask `A` and `W` to
+// name themselves too, and a game's agent and world types need not.
+impl<A: 'static, W: 'static> TypePath for TreeAsset<A, W> {
+    fn type_path() -> &'static str {
+        std::any::type_name::<Self>()
+    }
+    fn short_type_path() -> &'static str {
+        "TreeAsset"
+    }
+}
+
+impl<A, W> VisitAssetDependencies for TreeAsset<A, W> {
+    // A tree file's subtrees live in the same file: no other asset.
+    fn visit_dependencies(&self, _visit: &mut impl FnMut(UntypedAssetId)) {}
+}
+
+impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Asset for TreeAsset<A, W> {}
+
+/// Why a tree file did not load: canopy's error, with the file, the node
+/// path and the problem (its `Display` is canopy's message).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TreeLoadError(pub LoadError);
+
+/// The asset loader for tree files: `.json` and `.ron` through the
+/// registry, `.xml` (BehaviorTree.CPP 4) through canopy's XML reader with
+/// the same registry.
+pub struct TreeLoader<A, W> {
+    registry: Arc<Registry<A, W>>,
+}
+
+impl<A, W> TreeLoader<A, W> {
+    /// A loader building trees from the node types of `registry`.
+    pub fn new(registry: Arc<Registry<A, W>>) -> Self {
+        TreeLoader { registry }
+    }
+}
+
+impl<A, W> std::fmt::Debug for TreeLoader<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeLoader").finish_non_exhaustive()
+    }
+}
+
+impl<A: 'static, W: 'static> TypePath for TreeLoader<A, W> {
+    fn type_path() -> &'static str {
+        std::any::type_name::<Self>()
+    }
+    fn short_type_path() -> &'static str {
+        "TreeLoader"
+    }
+}
+
+/// The extensions [`TreeLoader`] reads.
+pub const EXTENSIONS: [&str; 3] = ["json", "ron", "xml"];
+
+impl<A, W> AssetLoader for TreeLoader<A, W>
+where
+    A: Send + Sync + 'static,
+    W: Send + Sync + 'static,
+{
+    type Asset = TreeAsset<A, W>;
+    type Settings = ();
+    type Error = TreeLoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<TreeAsset<A, W>, TreeLoadError> {
+        let path = load_context.path().to_string();
+        let limit = if is_xml(&path) {
+            canopy_btcpp::MAX_XML_BYTES
+        } else {
+            MAX_FILE_BYTES
+        };
+        let mut bytes = Vec::new();
+        // One byte over the limit is enough for the loaders to say "too large".
+        reader
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(|e| {
+                whole(
+                    &path,
+                    Problem::Unreadable {
+                        reason: e.to_string(),
+                    },
+                )
+            })?;
+        if bytes.len() as u64 > limit {
+            // Only the first `limit + 1` bytes were read: the size is unknown.
+            let problem = Problem::TooLarge { bytes: None, limit };
+            return Err(whole(&path, problem));
+        }
+        load_bytes(&self.registry, &bytes, &path).map(TreeAsset::new)
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &EXTENSIONS
+    }
+}
+
+fn is_xml(path: &str) -> bool {
+    canopy_btcpp::is_xml(path)
+}
+
+fn whole(path: &str, problem: Problem) -> TreeLoadError {
+    TreeLoadError(LoadError::new(path, Location::File, problem))
+}
+
+/// Build the tree of a file's bytes; `path` names it and picks its format.
+fn load_bytes<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    bytes: &[u8],
+    path: &str,
+) -> Result<Tree<A, W>, TreeLoadError> {
+    if is_xml(path) {
+        let options = canopy_btcpp::XmlOptions::default();
+        return canopy_btcpp::load_bytes(registry, bytes, path, None, &options)
+            .map_err(|e| TreeLoadError(e.into()));
+    }
+    let Some(format) = Format::from_path(path) else {
+        return Err(whole(path, Problem::UnknownExtension));
+    };
+    registry
+        .load_bytes(bytes, format, path)
+        .map_err(TreeLoadError)
+}
