@@ -55,7 +55,8 @@ pub use save::{
     MAX_SAVED_CROWD_BYTES, MAX_TIME_STEP, MAX_TRAIL, MIN_TIME_STEP, SAVED_CROWD_VERSION,
     SavedCrowdError,
 };
-pub use sim::{Config, Crowd, StepTimes};
+pub use motion::Motion;
+pub use sim::{Config, Crowd, StepTimes, state_hash_of};
 pub use svg::render_svg;
 pub use walker::{Activity, Walker};
 pub use world::{Grid, Threat, World};
