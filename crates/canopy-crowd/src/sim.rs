@@ -416,7 +416,9 @@ impl Crowd {
             self.world.step,
             &self.world.threats,
             &self.walkers,
-            self.agents.iter().map(|a| a.active_tasks(&self.tree) as u32),
+            self.agents
+                .iter()
+                .map(|a| a.active_tasks(&self.tree) as u32),
         )
     }
 

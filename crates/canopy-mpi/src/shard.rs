@@ -1,0 +1,537 @@
+//! One rank's part of the crowd, and the step that keeps it equal to the
+//! whole crowd's.
+//!
+//! A shard holds the agents it owns (walker and canopy runtime) and
+//! read-only copies of the agents in the columns beside its strip (their
+//! bodies only), all in one list sorted by agent id. Sorting by id is what
+//! makes the part behave like the whole: the neighbour grid orders agents
+//! in a cell by their index in the list, so with the list in id order a
+//! rank's grid lists, for every cell its owned agents query, the same
+//! agents in the same order as the single-process grid (where index and
+//! id are one). Perception keeps the same nearest neighbours, ties broken
+//! the same way, and hands avoidance the same neighbours in the same
+//! order: every float comes out the same, without changing the crowd's
+//! step.
+//!
+//! A step: owned agents tick; every walker in the list moves (a halo copy
+//! moves too, with no intent, and is thrown away: cheaper than a second
+//! list and a second movement code path); the world advances; the copies
+//! are dropped; every so often the column loads are summed over the ranks
+//! and the strips cut again if the imbalance passed its threshold; agents
+//! outside their rank's strip migrate (walker plus canopy snapshot); each
+//! rank sends the bodies in its border columns to its neighbours; the
+//! grid is rebuilt over owned agents and copies, and every agent senses.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use canopy_core::{Agent, Tree};
+use canopy_crowd::{Config, Crowd, Motion, Walker, World, state_hash_of};
+use rayon::prelude::*;
+
+use crate::strips::Strips;
+use crate::transport::{Transport, TransportError};
+use crate::wire::{Expect, Kind, Problem, Reader, WireError, Writer};
+
+/// When to cut the strips again.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Balance {
+    /// Steps between checks of the load (0: never).
+    pub every: u32,
+    /// Cut again when the busiest rank holds more than this many times the
+    /// mean load.
+    pub above: f64,
+}
+
+impl Default for Balance {
+    fn default() -> Self {
+        Balance {
+            every: 10,
+            above: 1.1,
+        }
+    }
+}
+
+/// Why a rank could not go on.
+#[derive(Debug)]
+pub enum ShardError {
+    /// The transport failed.
+    Transport {
+        /// The rank reporting it.
+        rank: usize,
+        /// What failed.
+        error: TransportError,
+    },
+    /// A message from another rank could not be read.
+    Message {
+        /// The rank reporting it.
+        rank: usize,
+        /// The message's problem.
+        error: WireError,
+    },
+    /// A checkpoint could not be written or read.
+    Checkpoint {
+        /// The rank reporting it.
+        rank: usize,
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Gathered agents are not the crowd: some missing or doubled.
+    Census {
+        /// The rank reporting it.
+        rank: usize,
+        /// The first agent id missing or doubled.
+        id: u32,
+    },
+    /// Memory for the crowd could not be had.
+    OutOfMemory {
+        /// The rank reporting it.
+        rank: usize,
+    },
+}
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShardError::Transport { rank, error } => write!(f, "rank {rank}: {error}"),
+            ShardError::Message { rank, error } => write!(f, "rank {rank}: {error}"),
+            ShardError::Checkpoint {
+                rank,
+                path,
+                problem,
+            } => write!(f, "rank {rank}: checkpoint {}: {problem}", path.display()),
+            ShardError::Census { rank, id } => write!(
+                f,
+                "rank {rank}: the ranks' agents are not the crowd: agent {id} is missing or held twice"
+            ),
+            ShardError::OutOfMemory { rank } => {
+                write!(f, "rank {rank}: no memory for the crowd")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ShardError {}
+
+/// What one step cost one rank.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// Ticking the owned agents' trees.
+    pub tree: Duration,
+    /// Movement, the world's advance, the grid and perception.
+    pub movement: Duration,
+    /// Load check, rebalancing and migration.
+    pub migration: Duration,
+    /// The halo exchange.
+    pub halo: Duration,
+    /// Bytes this rank sent to other ranks.
+    pub bytes_sent: u64,
+    /// Agents this rank sent away.
+    pub migrated: u64,
+    /// Agents this rank owns after the step.
+    pub owned: u64,
+    /// Whether the strips were cut again this step.
+    pub rebalanced: bool,
+}
+
+/// One rank's part of a crowd; see the module's documentation.
+pub struct Shard {
+    rank: usize,
+    tree: Tree<Walker, World>,
+    world: World,
+    config: Config,
+    total: u32,
+    /// Agent ids, ascending: owned agents and halo copies.
+    ids: Vec<u32>,
+    walkers: Vec<Walker>,
+    /// `Some` for an owned agent, `None` for a halo copy.
+    agents: Vec<Option<Agent>>,
+    motion: Motion,
+    strips: Strips,
+    balance: Balance,
+}
+
+impl fmt::Debug for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Shard")
+            .field("rank", &self.rank)
+            .field("step", &self.world.step)
+            .field("owned", &self.owned())
+            .field("strips", &self.strips)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An agent on its way into a shard: id, walker, runtime (`None`: a copy).
+type Entry = (u32, Walker, Option<Agent>);
+
+impl Shard {
+    /// This rank's part of `Crowd::new(tree, config)`: every rank makes the
+    /// same crowd from the seed and keeps the agents in its strip (strips
+    /// cut by the crowd's load), then the halos are exchanged.
+    pub fn new(
+        tree: Tree<Walker, World>,
+        config: &Config,
+        balance: Balance,
+        t: &mut impl Transport,
+    ) -> Result<Shard, ShardError> {
+        let rank = t.rank();
+        let crowd = Crowd::try_new(tree, config).map_err(|_| ShardError::OutOfMemory { rank })?;
+        let config = crowd.config().clone();
+        let (world, walkers, agents, tree) = crowd.into_parts();
+        let mut load = vec![0u64; world.grid.columns()];
+        for w in &walkers {
+            load[world.grid.column(w.pos.x)] += 1;
+        }
+        let strips = Strips::balanced(&load, t.size());
+        let mine = strips.strip(rank);
+        let owned: Vec<Entry> = (0u32..)
+            .zip(walkers)
+            .zip(agents)
+            .filter(|((_, w), _)| mine.contains(&world.grid.column(w.pos.x)))
+            .map(|((id, w), a)| (id, w, Some(a)))
+            .collect();
+        Shard::assemble(tree, world, config, strips, balance, owned, t)
+    }
+
+    /// A shard of `owned` agents under `strips`; exchanges the halos.
+    pub(crate) fn assemble(
+        tree: Tree<Walker, World>,
+        world: World,
+        config: Config,
+        strips: Strips,
+        balance: Balance,
+        owned: Vec<Entry>,
+        t: &mut impl Transport,
+    ) -> Result<Shard, ShardError> {
+        let mut shard = Shard {
+            rank: t.rank(),
+            tree,
+            world,
+            total: config.agents as u32,
+            config,
+            ids: Vec::new(),
+            walkers: Vec::new(),
+            agents: Vec::new(),
+            motion: Motion::default(),
+            strips,
+            balance,
+        };
+        shard.merge(owned)?;
+        shard.exchange_halo(t)?;
+        shard.world.grid.rebuild(&shard.walkers);
+        shard.motion.sense(&mut shard.walkers, &shard.world);
+        Ok(shard)
+    }
+
+    /// This rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The world as this rank sees it (the same on every rank but for the
+    /// grid, which holds this rank's agents and copies).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The crowd's configuration, its defaults resolved.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The tree every agent runs.
+    pub fn tree(&self) -> &Tree<Walker, World> {
+        &self.tree
+    }
+
+    /// The current strips.
+    pub fn strips(&self) -> &Strips {
+        &self.strips
+    }
+
+    /// Agents this rank owns.
+    pub fn owned(&self) -> usize {
+        self.agents.iter().filter(|a| a.is_some()).count()
+    }
+
+    /// Halo copies this rank holds.
+    pub fn copies(&self) -> usize {
+        self.agents.len() - self.owned()
+    }
+
+    /// The owned agents: id, walker and runtime, in id order.
+    pub fn owned_agents(&self) -> impl Iterator<Item = (u32, &Walker, &Agent)> {
+        (self.ids.iter().zip(&self.walkers).zip(&self.agents))
+            .filter_map(|((&id, w), a)| a.as_ref().map(|a| (id, w, a)))
+    }
+
+    /// One step of the whole crowd, this rank's part of it. Collective:
+    /// every rank calls it.
+    pub fn step(&mut self, t: &mut impl Transport) -> Result<StepReport, ShardError> {
+        let start = Instant::now();
+        let (tree, world) = (&self.tree, &self.world);
+        self.agents
+            .par_iter_mut()
+            .zip(self.walkers.par_iter_mut())
+            .for_each(|(agent, walker)| {
+                if let Some(agent) = agent {
+                    walker.intent = glam::Vec2::ZERO;
+                    agent.tick(tree, walker, world);
+                }
+            });
+        let ticked = Instant::now();
+        self.motion.move_walkers(&mut self.walkers, &self.world);
+        self.world.advance();
+        let moved = Instant::now();
+        let mut report = StepReport::default();
+        let owned = self.drop_copies();
+        report.rebalanced = self.check_balance(&owned, t, &mut report)?;
+        self.migrate(owned, t, &mut report)?;
+        let migrated = Instant::now();
+        report.bytes_sent += self.exchange_halo(t)?;
+        let exchanged = Instant::now();
+        self.world.grid.rebuild(&self.walkers);
+        self.motion.sense(&mut self.walkers, &self.world);
+        report.tree = ticked - start;
+        report.movement = (moved - ticked) + exchanged.elapsed();
+        report.migration = migrated - moved;
+        report.halo = exchanged - migrated;
+        report.owned = self.owned() as u64;
+        Ok(report)
+    }
+
+    /// Every `balance.every` steps: sum the columns' loads over the ranks
+    /// and cut the strips again if the busiest rank is past the threshold.
+    fn check_balance(
+        &mut self,
+        owned: &[Entry],
+        t: &mut impl Transport,
+        report: &mut StepReport,
+    ) -> Result<bool, ShardError> {
+        let every = self.balance.every;
+        if every == 0 || !self.world.step.is_multiple_of(every) {
+            return Ok(false);
+        }
+        let mut load = vec![0u64; self.strips.columns()];
+        for (_, w, _) in owned {
+            load[self.world.grid.column(w.pos.x)] += 1;
+        }
+        report.bytes_sent += (load.len() * 8 * (t.size() - 1)) as u64;
+        let load = t.sum(&load).map_err(|e| self.transport(e))?;
+        if Strips::imbalance(&self.strips.loads(&load)) <= self.balance.above {
+            return Ok(false);
+        }
+        self.strips = Strips::balanced(&load, t.size());
+        Ok(true)
+    }
+
+    /// Send every owned agent outside this rank's strip to its owner, with
+    /// its behaviour; take in those sent here.
+    fn migrate(
+        &mut self,
+        owned: Vec<Entry>,
+        t: &mut impl Transport,
+        report: &mut StepReport,
+    ) -> Result<(), ShardError> {
+        let step = self.world.step;
+        let mut out: Vec<Writer> = (0..t.size())
+            .map(|_| Writer::new(Kind::Migrants, self.rank, step))
+            .collect();
+        let mut staying = Vec::with_capacity(owned.len());
+        for (id, w, agent) in owned {
+            let to = self.strips.owner(self.world.grid.column(w.pos.x));
+            match agent {
+                Some(agent) if to != self.rank => {
+                    out[to].migrant(id, &w, &agent.snapshot(&self.tree).to_bytes());
+                    report.migrated += 1;
+                }
+                agent => staying.push((id, w, agent)),
+            }
+        }
+        let incoming = self.send(out, t, &mut report.bytes_sent)?;
+        for (from, bytes) in incoming.iter().enumerate() {
+            if bytes.is_empty() {
+                continue;
+            }
+            let mut r = Reader::new(bytes, Kind::Migrants, self.expect(from))
+                .map_err(|e| self.message(e))?;
+            while r.left() > 0 {
+                let (id, w, agent) = r.migrant(&self.tree).map_err(|e| self.message(e))?;
+                if self.strips.owner(self.world.grid.column(w.pos.x)) != self.rank {
+                    return Err(self.misplaced(from, id));
+                }
+                staying.push((id, w, Some(agent)));
+            }
+            r.finish().map_err(|e| self.message(e))?;
+        }
+        self.merge(staying)
+    }
+
+    /// Send the bodies in this strip's border columns to the ranks beside
+    /// it, take in theirs, and hold them as copies. Returns bytes sent.
+    fn exchange_halo(&mut self, t: &mut impl Transport) -> Result<u64, ShardError> {
+        let step = self.world.step;
+        let mut out: Vec<Writer> = (0..t.size())
+            .map(|_| Writer::new(Kind::Halo, self.rank, step))
+            .collect();
+        for (&id, w) in self.ids.iter().zip(&self.walkers) {
+            for to in self.strips.halo_ranks(self.world.grid.column(w.pos.x)) {
+                out[to].halo(id, w);
+            }
+        }
+        let mut sent = 0;
+        let incoming = self.send(out, t, &mut sent)?;
+        let mine = self.strips.strip(self.rank);
+        let mut copies = Vec::new();
+        for (from, bytes) in incoming.iter().enumerate() {
+            if bytes.is_empty() {
+                continue;
+            }
+            let mut r =
+                Reader::new(bytes, Kind::Halo, self.expect(from)).map_err(|e| self.message(e))?;
+            while r.left() > 0 {
+                let (id, w) = r.halo().map_err(|e| self.message(e))?;
+                let column = self.world.grid.column(w.pos.x);
+                let beside = column + 1 == mine.start || column == mine.end;
+                if mine.is_empty() || !beside {
+                    return Err(self.misplaced(from, id));
+                }
+                copies.push((id, w, None));
+            }
+            r.finish().map_err(|e| self.message(e))?;
+        }
+        let owned = self.drop_copies();
+        copies.extend(owned);
+        self.merge(copies)?;
+        Ok(sent)
+    }
+
+    /// Send one message per rank (none to itself, an empty one when there
+    /// is nothing), adding the bytes to `sent`.
+    fn send(
+        &self,
+        out: Vec<Writer>,
+        t: &mut impl Transport,
+        sent: &mut u64,
+    ) -> Result<Vec<Vec<u8>>, ShardError> {
+        let out: Vec<Vec<u8>> = (out.into_iter().enumerate())
+            .map(|(to, w)| {
+                if to == self.rank || w.count() == 0 {
+                    Vec::new()
+                } else {
+                    w.finish()
+                }
+            })
+            .collect();
+        *sent += out.iter().map(|b| b.len() as u64).sum::<u64>();
+        t.exchange(out).map_err(|e| self.transport(e))
+    }
+
+    /// Take the owned agents out of the list, throwing the copies away.
+    fn drop_copies(&mut self) -> Vec<Entry> {
+        let ids = std::mem::take(&mut self.ids);
+        let walkers = std::mem::take(&mut self.walkers);
+        let agents = std::mem::take(&mut self.agents);
+        (ids.into_iter().zip(walkers).zip(agents))
+            .filter(|(_, a)| a.is_some())
+            .map(|((id, w), a)| (id, w, a))
+            .collect()
+    }
+
+    /// Put `entries` (the list's whole new content) in id order.
+    fn merge(&mut self, mut entries: Vec<Entry>) -> Result<(), ShardError> {
+        entries.sort_unstable_by_key(|e| e.0);
+        if let Some(pair) = entries.windows(2).find(|p| p[0].0 == p[1].0) {
+            return Err(ShardError::Census {
+                rank: self.rank,
+                id: pair[0].0,
+            });
+        }
+        self.ids = Vec::with_capacity(entries.len());
+        self.walkers = Vec::with_capacity(entries.len());
+        self.agents = Vec::with_capacity(entries.len());
+        for (id, w, a) in entries {
+            self.ids.push(id);
+            self.walkers.push(w);
+            self.agents.push(a);
+        }
+        Ok(())
+    }
+
+    /// The whole crowd's [`Crowd::state_hash`], on rank 0 (`None` on the
+    /// others): every rank sends its owned agents' walkers and active-task
+    /// counts, rank 0 orders them by id and hashes them as one crowd.
+    /// Collective. Its cost grows with the crowd: a check, not a per-step
+    /// cost of a production run.
+    pub fn state_hash(&self, t: &mut impl Transport) -> Result<Option<u64>, ShardError> {
+        let mut w = Writer::new(Kind::Hash, self.rank, self.world.step);
+        for (id, walker, agent) in self.owned_agents() {
+            w.hashed(id, walker, agent.active_tasks(&self.tree) as u32);
+        }
+        let Some(parts) = t.gather(w.finish()).map_err(|e| self.transport(e))? else {
+            return Ok(None);
+        };
+        let mut all = Vec::with_capacity(self.total as usize);
+        for (from, bytes) in parts.iter().enumerate() {
+            let mut r =
+                Reader::new(bytes, Kind::Hash, self.expect(from)).map_err(|e| self.message(e))?;
+            while r.left() > 0 {
+                all.push(r.hashed().map_err(|e| self.message(e))?);
+            }
+            r.finish().map_err(|e| self.message(e))?;
+        }
+        all.sort_unstable_by_key(|e| e.0);
+        if let Some(id) = (0..self.total).find(|&id| all.get(id as usize).map(|e| e.0) != Some(id))
+        {
+            return Err(ShardError::Census {
+                rank: self.rank,
+                id,
+            });
+        }
+        if all.len() != self.total as usize {
+            return Err(ShardError::Census {
+                rank: self.rank,
+                id: self.total,
+            });
+        }
+        Ok(Some(state_hash_of(
+            self.world.step,
+            &self.world.threats,
+            all.iter().map(|e| &e.1),
+            all.iter().map(|e| e.2),
+        )))
+    }
+
+    pub(crate) fn expect(&self, from: usize) -> Expect<'_> {
+        Expect {
+            from,
+            step: self.world.step,
+            agents: self.total,
+            world: &self.world,
+        }
+    }
+
+    fn transport(&self, error: TransportError) -> ShardError {
+        ShardError::Transport {
+            rank: self.rank,
+            error,
+        }
+    }
+
+    fn message(&self, error: WireError) -> ShardError {
+        ShardError::Message {
+            rank: self.rank,
+            error,
+        }
+    }
+
+    fn misplaced(&self, from: usize, id: u32) -> ShardError {
+        self.message(WireError {
+            from,
+            problem: Problem::Misplaced(id),
+        })
+    }
+}
