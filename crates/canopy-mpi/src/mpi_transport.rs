@@ -65,8 +65,12 @@ impl Transport for MpiTransport {
         let recv_total = recv_counts.iter().map(|&c| c as usize).sum::<usize>();
         count(recv_total)?;
         let recv_displs = displacements(&recv_counts);
-        let send: Vec<u8> = outgoing.into_iter().take(n).flatten().collect();
-        let mut recv = vec![0u8; recv_total];
+        // One byte past the parts, so that neither buffer is empty: two
+        // empty vectors share one dangling address, and MPI refuses a send
+        // buffer that is the receive buffer.
+        let mut send: Vec<u8> = outgoing.into_iter().take(n).flatten().collect();
+        send.push(0);
+        let mut recv = vec![0u8; recv_total + 1];
         {
             let partition = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
             let mut into = PartitionMut::new(&mut recv[..], &recv_counts[..], &recv_displs[..]);
