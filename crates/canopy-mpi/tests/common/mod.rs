@@ -58,11 +58,7 @@ pub fn on_ranks<T: Send>(
 }
 
 /// Step `shard` `steps` times, hashing after each.
-pub fn go_on(
-    shard: &mut Shard,
-    t: &mut MeshRank,
-    steps: usize,
-) -> Result<(Vec<u64>, Vec<StepReport>), ShardError> {
+pub fn go_on(shard: &mut Shard, t: &mut MeshRank, steps: usize) -> Result<RankRun, ShardError> {
     let (mut hashes, mut reports) = (Vec::new(), Vec::new());
     for _ in 0..steps {
         reports.push(shard.step(t)?);
@@ -99,7 +95,10 @@ pub fn restarted(dir: &Path, ranks: usize, steps: usize) -> Run {
     }))
 }
 
-fn collect(results: Vec<Result<(Vec<u64>, Vec<StepReport>), ShardError>>) -> Run {
+/// One rank's hashes and reports.
+type RankRun = (Vec<u64>, Vec<StepReport>);
+
+fn collect(results: Vec<Result<RankRun, ShardError>>) -> Run {
     let mut run = Run {
         hashes: Vec::new(),
         reports: Vec::new(),
