@@ -287,9 +287,9 @@ impl Shard {
         self.world.advance();
         let moved = Instant::now();
         let mut report = StepReport::default();
-        let owned = self.drop_copies();
-        report.rebalanced = self.check_balance(&owned, t, &mut report)?;
-        self.migrate(owned, t, &mut report)?;
+        self.drop_copies();
+        report.rebalanced = self.check_balance(t, &mut report)?;
+        self.migrate(t, &mut report)?;
         let migrated = Instant::now();
         report.bytes_sent += self.exchange_halo(t)?;
         let exchanged = Instant::now();
@@ -307,7 +307,6 @@ impl Shard {
     /// and cut the strips again if the busiest rank is past the threshold.
     fn check_balance(
         &mut self,
-        owned: &[Entry],
         t: &mut impl Transport,
         report: &mut StepReport,
     ) -> Result<bool, ShardError> {
@@ -316,7 +315,7 @@ impl Shard {
             return Ok(false);
         }
         let mut load = vec![0u64; self.strips.columns()];
-        for (_, w, _) in owned {
+        for w in &self.walkers {
             load[self.world.grid.column(w.pos.x)] += 1;
         }
         report.bytes_sent += (load.len() * 8 * (t.size() - 1)) as u64;
@@ -332,7 +331,6 @@ impl Shard {
     /// its behaviour; take in those sent here.
     fn migrate(
         &mut self,
-        owned: Vec<Entry>,
         t: &mut impl Transport,
         report: &mut StepReport,
     ) -> Result<(), ShardError> {
@@ -340,18 +338,23 @@ impl Shard {
         let mut out: Vec<Writer> = (0..t.size())
             .map(|_| Writer::new(Kind::Migrants, self.rank, step))
             .collect();
-        let mut staying = Vec::with_capacity(owned.len());
-        for (id, w, agent) in owned {
-            let to = self.strips.owner(self.world.grid.column(w.pos.x));
-            match agent {
-                Some(agent) if to != self.rank => {
-                    out[to].migrant(id, &w, &agent.snapshot(&self.tree).to_bytes());
-                    report.migrated += 1;
-                }
-                agent => staying.push((id, w, agent)),
+        let (grid, strips) = (&self.world.grid, &self.strips);
+        let leaving: Vec<bool> = (self.walkers.iter())
+            .map(|w| strips.owner(grid.column(w.pos.x)) != self.rank)
+            .collect();
+        for k in (0..leaving.len()).filter(|&k| leaving[k]) {
+            let w = &self.walkers[k];
+            if let Some(agent) = &self.agents[k] {
+                let to = strips.owner(grid.column(w.pos.x));
+                out[to].migrant(self.ids[k], w, &agent.snapshot(&self.tree).to_bytes());
+                report.migrated += 1;
             }
         }
+        if report.migrated > 0 {
+            self.retain(|k| !leaving[k]);
+        }
         let incoming = self.send(out, t, &mut report.bytes_sent)?;
+        let mut arriving = Vec::new();
         for (from, bytes) in incoming.iter().enumerate() {
             if bytes.is_empty() {
                 continue;
@@ -363,11 +366,11 @@ impl Shard {
                 if self.strips.owner(self.world.grid.column(w.pos.x)) != self.rank {
                     return Err(self.misplaced(from, id));
                 }
-                staying.push((id, w, Some(agent)));
+                arriving.push((id, w, Some(agent)));
             }
             r.finish().map_err(|e| self.message(e))?;
         }
-        self.merge(staying)
+        self.merge(arriving)
     }
 
     /// Send the bodies in this strip's border columns to the ranks beside
@@ -403,8 +406,7 @@ impl Shard {
             }
             r.finish().map_err(|e| self.message(e))?;
         }
-        let owned = self.drop_copies();
-        copies.extend(owned);
+        self.drop_copies();
         self.merge(copies)?;
         Ok(sent)
     }
@@ -430,30 +432,68 @@ impl Shard {
         t.exchange(out).map_err(|e| self.transport(e))
     }
 
-    /// Take the owned agents out of the list, throwing the copies away.
-    fn drop_copies(&mut self) -> Vec<Entry> {
-        let ids = std::mem::take(&mut self.ids);
-        let walkers = std::mem::take(&mut self.walkers);
-        let agents = std::mem::take(&mut self.agents);
-        (ids.into_iter().zip(walkers).zip(agents))
-            .filter(|(_, a)| a.is_some())
-            .map(|((id, w), a)| (id, w, a))
-            .collect()
+    /// Throw the halo copies away, in place.
+    fn drop_copies(&mut self) {
+        let copy: Vec<bool> = self.agents.iter().map(Option::is_none).collect();
+        if copy.contains(&true) {
+            self.retain(|k| !copy[k]);
+        }
     }
 
-    /// Put `entries` (the list's whole new content) in id order.
+    /// Keep the list's entries `k` for which `keep(k)` holds, in order.
+    fn retain(&mut self, keep: impl Fn(usize) -> bool) {
+        let mut k = 0;
+        self.ids.retain(|_| {
+            k += 1;
+            keep(k - 1)
+        });
+        k = 0;
+        self.walkers.retain(|_| {
+            k += 1;
+            keep(k - 1)
+        });
+        k = 0;
+        self.agents.retain(|_| {
+            k += 1;
+            keep(k - 1)
+        });
+    }
+
+    /// Merge `entries` into the list, keeping it in id order: the list is
+    /// already sorted, so only the few new entries are sorted, and one pass
+    /// merges the two. An id held twice is an error.
     fn merge(&mut self, mut entries: Vec<Entry>) -> Result<(), ShardError> {
-        entries.sort_unstable_by_key(|e| e.0);
-        if let Some(pair) = entries.windows(2).find(|p| p[0].0 == p[1].0) {
-            return Err(ShardError::Census {
-                rank: self.rank,
-                id: pair[0].0,
-            });
+        if entries.is_empty() {
+            return Ok(());
         }
-        self.ids = Vec::with_capacity(entries.len());
-        self.walkers = Vec::with_capacity(entries.len());
-        self.agents = Vec::with_capacity(entries.len());
-        for (id, w, a) in entries {
+        entries.sort_unstable_by_key(|e| e.0);
+        let n = self.ids.len() + entries.len();
+        let old = (
+            std::mem::replace(&mut self.ids, Vec::with_capacity(n)),
+            std::mem::replace(&mut self.walkers, Vec::with_capacity(n)),
+            std::mem::replace(&mut self.agents, Vec::with_capacity(n)),
+        );
+        let mut old = old.0.into_iter().zip(old.1).zip(old.2).peekable();
+        let mut new = entries.into_iter().peekable();
+        let mut last = None;
+        loop {
+            let take_old = match (old.peek(), new.peek()) {
+                (Some(((a, _), _)), Some((b, _, _))) => a < b,
+                (held, _) => held.is_some(),
+            };
+            let next = if take_old {
+                old.next().map(|((id, w), a)| (id, w, a))
+            } else {
+                new.next()
+            };
+            let Some((id, w, a)) = next else { break };
+            if last == Some(id) {
+                return Err(ShardError::Census {
+                    rank: self.rank,
+                    id,
+                });
+            }
+            last = Some(id);
             self.ids.push(id);
             self.walkers.push(w);
             self.agents.push(a);
