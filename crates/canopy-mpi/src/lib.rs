@@ -15,6 +15,56 @@
 //!   writes its part; a restart on any number of ranks continues with the
 //!   uninterrupted run's hashes.
 //!
+//! # Why the answer does not depend on the rank count
+//!
+//! The crowd's step was already order-independent within a step: every
+//! agent reads a snapshot and writes only itself, neighbours are kept by
+//! (distance, grid slot) and handed to avoidance in that order, and every
+//! random draw comes from the agent's own generator. What a rank could
+//! change is the grid slot order; a shard keeps its agents in id order, so
+//! its grid orders every cell its agents query as the whole crowd's grid
+//! does (see [`Shard`]). Nothing in `canopy-crowd`'s step changed, nor its
+//! state hash.
+//!
+//! # Running it over MPI
+//!
+//! The MPI parts need an MPI installation (Debian: `libopenmpi-dev`,
+//! `openmpi-bin`, and `libclang-dev` for the bindings), so they are behind
+//! the `mpi` feature, off by default:
+//!
+//! ```text
+//! cargo build --release -p canopy-mpi --features mpi --example crowd_mpi
+//! mpirun -n 4 target/release/examples/crowd_mpi --agents 1000000 --steps 50
+//! mpirun -n 2 target/release/examples/crowd_mpi --agents 3000 --steps 300 --check
+//! ```
+//!
+//! Each step prints the slowest rank's time in each phase (tree, movement,
+//! halo exchange, migration: a phase's time includes waiting for the
+//! other ranks at its exchange), the bytes all ranks sent, the agents that
+//! migrated and the imbalance (the busiest rank's agents over the mean).
+//! `--check` runs the crowd in one process beside rank 0 and stops at the
+//! first step whose hash differs; `--checkpoint DIR` and `--restart DIR`
+//! write and resume checkpoints. `.ci/mpi.sh` runs the checks CI needs.
+//!
+//! A rank that fails prints its error and aborts the job (`MPI_Abort`), so
+//! the others end at once instead of waiting at the next exchange; between
+//! threads ([`Mesh`]) a rank that leaves makes the others' next exchange
+//! fail with [`TransportError::RankGone`], and a wait has a timeout.
+//!
+//! # Limits
+//!
+//! - Setting up, every rank makes the whole crowd from the seed and keeps
+//!   its strip, and a restart has every rank read every part: both cost
+//!   each rank a pass over the whole crowd, once.
+//! - [`Shard::state_hash`] gathers every agent's record to rank 0: a check
+//!   for tests and `--check`, not a per-step cost of a production run.
+//! - A shard keeps no trails and draws no pictures ([`canopy_crowd::Crowd`]
+//!   does).
+//!
+//! # Figures and a model of 10M agents on 16 machines
+//!
+//! FIGURES
+//!
 //! ```
 //! use std::time::Duration;
 //! use canopy_crowd::{Config, Crowd, load_default_tree};

@@ -1,26 +1,4 @@
-//! One rank's part of the crowd, and the step that keeps it equal to the
-//! whole crowd's.
-//!
-//! A shard holds the agents it owns (walker and canopy runtime) and
-//! read-only copies of the agents in the columns beside its strip (their
-//! bodies only), all in one list sorted by agent id. Sorting by id is what
-//! makes the part behave like the whole: the neighbour grid orders agents
-//! in a cell by their index in the list, so with the list in id order a
-//! rank's grid lists, for every cell its owned agents query, the same
-//! agents in the same order as the single-process grid (where index and
-//! id are one). Perception keeps the same nearest neighbours, ties broken
-//! the same way, and hands avoidance the same neighbours in the same
-//! order: every float comes out the same, without changing the crowd's
-//! step.
-//!
-//! A step: owned agents tick; every walker in the list moves (a halo copy
-//! moves too, with no intent, and is thrown away: cheaper than a second
-//! list and a second movement code path); the world advances; the copies
-//! are dropped; every so often the column loads are summed over the ranks
-//! and the strips cut again if the imbalance passed its threshold; agents
-//! outside their rank's strip migrate (walker plus canopy snapshot); each
-//! rank sends the bodies in its border columns to its neighbours; the
-//! grid is rebuilt over owned agents and copies, and every agent senses.
+//! One rank's part of the crowd: [`Shard`].
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -136,7 +114,29 @@ pub struct StepReport {
     pub rebalanced: bool,
 }
 
-/// One rank's part of a crowd; see the module's documentation.
+/// One rank's part of a crowd, and the step that keeps it equal to the
+/// whole crowd's.
+///
+/// A shard holds the agents it owns (walker and canopy runtime) and
+/// read-only copies of the agents in the columns beside its strip (their
+/// bodies only), all in one list sorted by agent id. Sorting by id is what
+/// makes the part behave like the whole: the neighbour grid orders agents
+/// in a cell by their index in the list, so with the list in id order a
+/// rank's grid lists, for every cell its owned agents query, the same
+/// agents in the same order as the single-process grid (where index and
+/// id are one). Perception keeps the same nearest neighbours, ties broken
+/// the same way, and hands avoidance the same neighbours in the same
+/// order: every float comes out the same, without changing the crowd's
+/// step.
+///
+/// A step: owned agents tick; every walker in the list moves (a halo copy
+/// moves too, with no intent, and is thrown away: cheaper than a second
+/// list and a second movement code path); the world advances; the copies
+/// are dropped; every so often the column loads are summed over the ranks
+/// and the strips cut again if the imbalance passed its threshold; agents
+/// outside their rank's strip migrate (walker plus canopy snapshot); each
+/// rank sends the bodies in its border columns to its neighbours; the
+/// grid is rebuilt over owned agents and copies, and every agent senses.
 pub struct Shard {
     rank: usize,
     tree: Tree<Walker, World>,

@@ -1,22 +1,22 @@
 //! Strips along x: which rank owns which columns of the neighbour grid.
-//!
-//! The crowd's neighbour grid has square cells as wide as a neighbour query
-//! reaches, and a query from column `c` reads columns `c - 1` to `c + 1`
-//! only. Cutting the arena between columns therefore makes the halo one
-//! column of cells on each side, whatever the strip's width, and a rank
-//! that holds its columns plus that halo sees every neighbour, in the same
-//! cells, that the whole crowd's grid would show it: perception and
-//! avoidance give the same answer bit for bit.
-//!
-//! Strips rather than a 2D grid of blocks or a kd-tree: a strip has two
-//! neighbours, not eight, the halo is two columns whatever the rank count,
-//! and balancing is cutting one cumulative histogram into equal parts.
-//! Its cost is a halo that grows with the arena's height rather than with
-//! the square root of a block's area; at 16 ranks over a square arena a
-//! strip's halo is still two columns against a width of `cols / 16`.
 
 /// The cut of the grid's columns into one strip per rank: rank `r` owns
 /// columns `bounds[r]..bounds[r + 1]` (a strip may be empty).
+///
+/// The crowd's neighbour grid has square cells as wide as a neighbour query
+/// reaches, and a query from column `c` reads columns `c - 1` to `c + 1`
+/// only. Cutting the arena between columns therefore makes the halo one
+/// column of cells on each side, whatever the strip's width, and a rank
+/// that holds its columns plus that halo sees every neighbour, in the same
+/// cells, that the whole crowd's grid would show it: perception and
+/// avoidance give the same answer bit for bit.
+///
+/// Strips rather than a 2D grid of blocks or a kd-tree: a strip has two
+/// neighbours, not eight, the halo is two columns whatever the rank count,
+/// and balancing is cutting one cumulative histogram into equal parts.
+/// Its cost is a halo that grows with the arena's height rather than with
+/// the square root of a block's area; at 16 ranks over a square arena a
+/// strip's halo is still two columns against a width of `cols / 16`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Strips {
     bounds: Vec<usize>,

@@ -55,3 +55,23 @@ fn tick_mode_gives_the_single_process_hash_at_every_step_on_1_2_and_4_ranks() {
 fn event_mode_gives_the_single_process_hash_at_every_step_on_1_2_and_4_ranks() {
     same_answer_on_every_rank_count(Mode::Event);
 }
+
+#[test]
+fn a_rank_that_stops_ends_the_others_with_its_number_not_a_hang() {
+    use canopy_crowd::load_default_tree;
+    use canopy_mpi::{Shard, Transport};
+    let config = config(Mode::Tick);
+    let results = common::on_ranks(2, |t| {
+        let mut shard = Shard::new(load_default_tree().unwrap(), &config, EAGER, t)?;
+        let steps = if t.rank() == 1 { 3 } else { 10 };
+        for _ in 0..steps {
+            shard.step(t)?;
+        }
+        Ok(shard.world().step)
+    });
+    assert_eq!(results[1].as_ref().unwrap(), &3);
+    assert_eq!(
+        results[0].as_ref().unwrap_err().to_string(),
+        "rank 0: rank 1 left the run in the middle of a step"
+    );
+}
