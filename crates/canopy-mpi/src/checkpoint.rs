@@ -148,7 +148,7 @@ impl Shard {
                     return Err(ShardError::Census { rank, id });
                 }
                 if mine.contains(&world.grid.column(w.pos.x)) {
-                    owned.push((id, w, Some(agent)));
+                    owned.push((id, w, agent));
                 }
             }
             r.finish().map_err(message)?;

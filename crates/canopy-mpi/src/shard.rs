@@ -117,17 +117,19 @@ pub struct StepReport {
 /// One rank's part of a crowd, and the step that keeps it equal to the
 /// whole crowd's.
 ///
-/// A shard holds the agents it owns (walker and canopy runtime) and
-/// read-only copies of the agents in the columns beside its strip (their
-/// bodies only), all in one list sorted by agent id. Sorting by id is what
-/// makes the part behave like the whole: the neighbour grid orders agents
-/// in a cell by their index in the list, so with the list in id order a
-/// rank's grid lists, for every cell its owned agents query, the same
-/// agents in the same order as the single-process grid (where index and
-/// id are one). Perception keeps the same nearest neighbours, ties broken
-/// the same way, and hands avoidance the same neighbours in the same
-/// order: every float comes out the same, without changing the crowd's
-/// step.
+/// A shard holds the agents it owns (walker and canopy runtime), in id
+/// order, followed by read-only copies of the agents in the columns beside
+/// its strip (their bodies only), each sender's in id order. The order is
+/// what makes the part behave like the whole: the neighbour grid lists the
+/// agents of a cell in the order of their index in the list, and a cell
+/// holds owned agents only (inside the strip) or copies from one sender
+/// only (a column beside the strip has one owner), so every cell lists its
+/// agents in id order, as the single-process grid does (where index and id
+/// are one). Perception keeps the same nearest neighbours, ties broken the
+/// same way, and hands avoidance the same neighbours in the same order:
+/// every float comes out the same, without changing the crowd's step.
+/// Copies at the end cost nothing to drop (a truncation) or to add (an
+/// append); only arriving migrants are merged into the owned agents.
 ///
 /// A step: owned agents tick; every walker in the list moves (a halo copy
 /// moves too, with no intent, and is thrown away: cheaper than a second
@@ -143,11 +145,12 @@ pub struct Shard {
     world: World,
     config: Config,
     total: u32,
-    /// Agent ids, ascending: owned agents and halo copies.
+    /// Agent ids: the owned agents' ascending, then the halo copies'.
     ids: Vec<u32>,
+    /// Walkers, in the order of `ids`.
     walkers: Vec<Walker>,
-    /// `Some` for an owned agent, `None` for a halo copy.
-    agents: Vec<Option<Agent>>,
+    /// The owned agents' runtimes, in the order of `ids`.
+    agents: Vec<Agent>,
     motion: Motion,
     strips: Strips,
     balance: Balance,
@@ -164,8 +167,8 @@ impl fmt::Debug for Shard {
     }
 }
 
-/// An agent on its way into a shard: id, walker, runtime (`None`: a copy).
-type Entry = (u32, Walker, Option<Agent>);
+/// An agent on its way into a shard: id, walker, runtime.
+type Entry = (u32, Walker, Agent);
 
 impl Shard {
     /// This rank's part of `Crowd::new(tree, config)`: every rank makes the
@@ -191,7 +194,7 @@ impl Shard {
             .zip(walkers)
             .zip(agents)
             .filter(|((_, w), _)| mine.contains(&world.grid.column(w.pos.x)))
-            .map(|((id, w), a)| (id, w, Some(a)))
+            .map(|((id, w), a)| (id, w, a))
             .collect();
         Shard::assemble(tree, world, config, strips, balance, owned, t)
     }
@@ -254,18 +257,17 @@ impl Shard {
 
     /// Agents this rank owns.
     pub fn owned(&self) -> usize {
-        self.agents.iter().filter(|a| a.is_some()).count()
+        self.agents.len()
     }
 
     /// Halo copies this rank holds.
     pub fn copies(&self) -> usize {
-        self.agents.len() - self.owned()
+        self.walkers.len() - self.owned()
     }
 
     /// The owned agents: id, walker and runtime, in id order.
     pub fn owned_agents(&self) -> impl Iterator<Item = (u32, &Walker, &Agent)> {
-        (self.ids.iter().zip(&self.walkers).zip(&self.agents))
-            .filter_map(|((&id, w), a)| a.as_ref().map(|a| (id, w, a)))
+        (self.ids.iter().zip(&self.walkers).zip(&self.agents)).map(|((&id, w), a)| (id, w, a))
     }
 
     /// One step of the whole crowd, this rank's part of it. Collective:
@@ -277,10 +279,8 @@ impl Shard {
             .par_iter_mut()
             .zip(self.walkers.par_iter_mut())
             .for_each(|(agent, walker)| {
-                if let Some(agent) = agent {
-                    walker.intent = glam::Vec2::ZERO;
-                    agent.tick(tree, walker, world);
-                }
+                walker.intent = glam::Vec2::ZERO;
+                agent.tick(tree, walker, world);
             });
         let ticked = Instant::now();
         self.motion.move_walkers(&mut self.walkers, &self.world);
@@ -343,12 +343,10 @@ impl Shard {
             .map(|w| strips.owner(grid.column(w.pos.x)) != self.rank)
             .collect();
         for k in (0..leaving.len()).filter(|&k| leaving[k]) {
-            let w = &self.walkers[k];
-            if let Some(agent) = &self.agents[k] {
-                let to = strips.owner(grid.column(w.pos.x));
-                out[to].migrant(self.ids[k], w, &agent.snapshot(&self.tree).to_bytes());
-                report.migrated += 1;
-            }
+            let (w, agent) = (&self.walkers[k], &self.agents[k]);
+            let to = strips.owner(grid.column(w.pos.x));
+            out[to].migrant(self.ids[k], w, &agent.snapshot(&self.tree).to_bytes());
+            report.migrated += 1;
         }
         if report.migrated > 0 {
             self.retain(|k| !leaving[k]);
@@ -366,7 +364,7 @@ impl Shard {
                 if self.strips.owner(self.world.grid.column(w.pos.x)) != self.rank {
                     return Err(self.misplaced(from, id));
                 }
-                arriving.push((id, w, Some(agent)));
+                arriving.push((id, w, agent));
             }
             r.finish().map_err(|e| self.message(e))?;
         }
@@ -380,6 +378,7 @@ impl Shard {
         let mut out: Vec<Writer> = (0..t.size())
             .map(|_| Writer::new(Kind::Halo, self.rank, step))
             .collect();
+        self.drop_copies();
         for (&id, w) in self.ids.iter().zip(&self.walkers) {
             for to in self.strips.halo_ranks(self.world.grid.column(w.pos.x)) {
                 out[to].halo(id, w);
@@ -395,6 +394,7 @@ impl Shard {
             }
             let mut r =
                 Reader::new(bytes, Kind::Halo, self.expect(from)).map_err(|e| self.message(e))?;
+            let mut last = None;
             while r.left() > 0 {
                 let (id, w) = r.halo().map_err(|e| self.message(e))?;
                 let column = self.world.grid.column(w.pos.x);
@@ -402,12 +402,21 @@ impl Shard {
                 if mine.is_empty() || !beside {
                     return Err(self.misplaced(from, id));
                 }
-                copies.push((id, w, None));
+                if last.is_some_and(|last| last >= id) {
+                    return Err(self.message(WireError {
+                        from,
+                        problem: Problem::Unordered(id),
+                    }));
+                }
+                last = Some(id);
+                copies.push((id, w));
             }
             r.finish().map_err(|e| self.message(e))?;
         }
-        self.drop_copies();
-        self.merge(copies)?;
+        for (id, w) in copies {
+            self.ids.push(id);
+            self.walkers.push(w);
+        }
         Ok(sent)
     }
 
@@ -432,15 +441,14 @@ impl Shard {
         t.exchange(out).map_err(|e| self.transport(e))
     }
 
-    /// Throw the halo copies away, in place.
+    /// Throw the halo copies away: they are the list's tail.
     fn drop_copies(&mut self) {
-        let copy: Vec<bool> = self.agents.iter().map(Option::is_none).collect();
-        if copy.contains(&true) {
-            self.retain(|k| !copy[k]);
-        }
+        self.ids.truncate(self.agents.len());
+        self.walkers.truncate(self.agents.len());
     }
 
-    /// Keep the list's entries `k` for which `keep(k)` holds, in order.
+    /// Keep the owned agents `k` for which `keep(k)` holds, in order.
+    /// The copies must have been dropped.
     fn retain(&mut self, keep: impl Fn(usize) -> bool) {
         let mut k = 0;
         self.ids.retain(|_| {
@@ -459,9 +467,10 @@ impl Shard {
         });
     }
 
-    /// Merge `entries` into the list, keeping it in id order: the list is
-    /// already sorted, so only the few new entries are sorted, and one pass
-    /// merges the two. An id held twice is an error.
+    /// Merge `entries` into the owned agents, keeping them in id order:
+    /// they are already sorted, so only the few new entries are sorted, and
+    /// one pass merges the two. An id held twice is an error. The copies
+    /// must have been dropped.
     fn merge(&mut self, mut entries: Vec<Entry>) -> Result<(), ShardError> {
         if entries.is_empty() {
             return Ok(());

@@ -102,6 +102,8 @@ pub enum Problem {
     Misplaced(u32),
     /// An agent the receiver already holds, or sent twice.
     Duplicate(u32),
+    /// Halo copies out of id order: this one after a larger or equal id.
+    Unordered(u32),
     /// Bytes after the last record.
     TrailingBytes,
 }
@@ -137,6 +139,7 @@ impl fmt::Display for Problem {
                 write!(f, "agent {id} is not in or beside the receiver's strip")
             }
             Problem::Duplicate(id) => write!(f, "agent {id} is already held"),
+            Problem::Unordered(id) => write!(f, "agent {id} comes after a larger id"),
             Problem::TrailingBytes => write!(f, "bytes follow its last record"),
         }
     }
