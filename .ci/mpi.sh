@@ -30,6 +30,11 @@ for mode in tick event; do
         echo "== $n ranks, $mode mode =="
         run "$n" "${common[@]}" --mode "$mode" --steps 300 | tee /tmp/crowd_mpi.out
         grep -q "checked: every hashed step equals the single-process run" /tmp/crowd_mpi.out
+        if [ "$n" -gt 1 ]; then
+            # Agents crossed strips, and the strips were cut again.
+            grep -Eq "migrated [1-9]" /tmp/crowd_mpi.out
+            grep -Eq "strips cut again [1-9]" /tmp/crowd_mpi.out
+        fi
     done
 done
 

@@ -75,9 +75,10 @@ fn parse() -> Result<Args, String> {
 }
 
 /// One step's figures over all ranks: the slowest rank's phase times,
-/// the sums of bytes and migrants, the imbalance.
-fn summarise(reports: &[Vec<u8>]) -> [f64; 7] {
-    let mut out = [0.0f64; 7];
+/// the sums of bytes and migrants, the imbalance, whether the strips
+/// were cut again.
+fn summarise(reports: &[Vec<u8>]) -> [f64; 8] {
+    let mut out = [0.0f64; 8];
     let mut owned = Vec::new();
     for r in reports {
         let v: Vec<f64> = r
@@ -90,6 +91,7 @@ fn summarise(reports: &[Vec<u8>]) -> [f64; 7] {
         out[4] += v[4];
         out[5] += v[5];
         owned.push(v[6] as u64);
+        out[7] = out[7].max(v[7]);
     }
     out[6] = canopy_mpi::Strips::imbalance(&owned);
     out
@@ -105,6 +107,7 @@ fn encode(r: &StepReport) -> Vec<u8> {
         r.bytes_sent as f64,
         r.migrated as f64,
         r.owned as f64,
+        f64::from(u8::from(r.rebalanced)),
     ]
     .iter()
     .flat_map(|x| x.to_le_bytes())
@@ -141,7 +144,7 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), String> {
             started.elapsed().as_secs_f64() * 1e3
         );
     }
-    let mut totals = [0.0f64; 7];
+    let mut totals = [0.0f64; 8];
     for k in 1..=a.steps {
         let report = shard.step(t).map_err(|e| e.to_string())?;
         let all = t
@@ -187,14 +190,15 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), String> {
     if me == 0 {
         let n = f64::from(a.steps.max(1));
         println!(
-            "mean per step: tree {:.2} ms, movement {:.2} ms, halo {:.2} ms, migration {:.2} ms, sent {:.1} KB, migrated {:.1}, imbalance {:.3}",
+            "mean per step: tree {:.2} ms, movement {:.2} ms, halo {:.2} ms, migration {:.2} ms, sent {:.1} KB, migrated {:.1}, imbalance {:.3}; strips cut again {} times",
             totals[0] / n,
             totals[1] / n,
             totals[2] / n,
             totals[3] / n,
             totals[4] / n / 1e3,
             totals[5] / n,
-            totals[6] / n
+            totals[6] / n,
+            totals[7]
         );
         if single.is_some() {
             println!("checked: every hashed step equals the single-process run");
