@@ -58,6 +58,10 @@
 //!   each rank a pass over the whole crowd, once.
 //! - [`Shard::state_hash`] gathers every agent's record to rank 0: a check
 //!   for tests and `--check`, not a per-step cost of a production run.
+//! - A checkpoint is read within a saved crowd's limits
+//!   ([`canopy_crowd::MAX_SAVED_AGENTS`] agents, an arena of at most
+//!   [`canopy_crowd::MAX_ARENA_SIZE`] units): larger crowds run, but their
+//!   checkpoints are refused on restart until those limits are raised.
 //! - A shard keeps no trails and draws no pictures ([`canopy_crowd::Crowd`]
 //!   does).
 //!
