@@ -70,37 +70,42 @@
 //! Measured with `crowd_mpi --steps 20` (tick mode, seed 1, rayon at one
 //! thread per rank: `mpirun -x RAYON_NUM_THREADS=1 --mca
 //! mpi_yield_when_idle 1`), release build, on a 2-core virtual machine
-//! that other jobs shared (load average about 10 throughout): the times
-//! are wall-clock under that contention, the slowest rank's, means over
-//! the 20 steps. The hash after step 20 was the same on 1, 2 and 4 ranks.
+//! that other jobs shared (load average 9 to 10 throughout): the times are
+//! wall-clock under that contention, the slowest rank's, means over the 20
+//! steps. The hash after step 20 was the same on 1, 2 and 4 ranks.
 //!
 //! | agents | ranks | tree | movement | halo | migration | sent / step | migrated / step | imbalance |
 //! |---|---|---|---|---|---|---|---|---|
-//! | 500,000 | 1 | 98 ms | 374 ms | 24 ms | 5 ms | 0 | 0 | 1.000 |
-//! | 1,000,000 | 1 | 269 ms | 817 ms | 50 ms | 18 ms | 0 | 0 | 1.000 |
-//! | 1,000,000 | 2 | 280 ms | 798 ms | 350 ms | 359 ms | 63 KB | 25.6 | 1.000 |
-//! | 1,000,000 | 4 (oversubscribed) | 317 ms | 911 ms | 163 ms | 188 ms | 193 KB | 74.1 | 1.002 |
+//! | 500,000 | 1 | 85 ms | 284 ms | 15 ms | 3 ms | 0 | 0 | 1.000 |
+//! | 1,000,000 | 1 | 154 ms | 463 ms | 25 ms | 6 ms | 0 | 0 | 1.000 |
+//! | 1,000,000 | 2 | 196 ms | 594 ms | 220 ms | 182 ms | 63 KB | 25.6 | 1.000 |
+//! | 1,000,000 | 4 (oversubscribed) | 268 ms | 755 ms | 167 ms | 147 ms | 193 KB | 74.1 | 1.002 |
 //!
-//! On this machine two ranks bring no speed-up: with about ten runnable
-//! processes on two cores, two ranks get about the processor time one
-//! does, and the halo and migration phases of the two-rank run are mostly
-//! one rank waiting for the other. What the runs do measure is the cost
-//! per agent on one thread (tree plus movement, 0.9 to 1.1 µs per agent
-//! and step) and the traffic: a halo record is 24 bytes, a migrant 121
-//! (a 53-byte walker record, a length and canopy's 64-byte snapshot of
-//! the crowd tree's agent); one strip boundary of the 1M crowd (817
-//! columns, about 1,225 agents in a column) carries about 60 KB per step
-//! both ways, and about 25 agents cross it per step.
+//! Wall-clock on this machine says little about scaling: one rank got a
+//! third of a core, and the same run took 0.6 s or 1.1 s a step minutes
+//! apart. Processor time says more. Over 40 steps of 1M agents, set-up
+//! included (`/usr/bin/time` around each rank, twice): one rank used
+//! 18.8 s; each of two ranks used 12.8 to 13.5 s. The work per rank fell
+//! by 30 %, not 50 %: about 2 s per rank is system time in MPI's waits
+//! (yielding the processor while the other rank works), each rank makes
+//! the whole crowd at set-up, and the halo and migration add their part.
+//! Weak scaling (500,000 agents per rank) could not be told apart from
+//! the machine's contention. One core does a step of the crowd at about
+//! 0.45 µs of processor time per agent. A halo record is 24 bytes, a
+//! migrant 121 (a 53-byte walker record, a length and canopy's 64-byte
+//! snapshot of the crowd tree's agent); one strip boundary of the 1M
+//! crowd (817 columns, about 1,225 agents in a column) carries about
+//! 60 KB per step both ways, and 25 to 30 agents cross it per step.
 //!
 //! **A model of 10M agents on 16 machines**, one rank per machine. It
 //! assumes the default density (6 units² per agent, spread evenly), the
-//! per-agent cost measured above, divided over `c` cores by rayon, and
-//! migration and load checks at the rates measured above.
+//! processor time per agent measured above, divided over `c` cores by
+//! rayon, and migration and load checks at the rates measured above.
 //!
 //! - The arena is 7,746 units wide: 2,582 columns of about 3,870 agents.
 //!   A rank owns 625,000 agents in a strip 161 columns wide.
-//! - Compute: 625,000 × 1 µs = 0.63 s per step on one core, about
-//!   0.63 / `c` s on `c` cores, times the imbalance (at most the
+//! - Compute: 625,000 × 0.45 µs = 0.28 s per step on one core, about
+//!   0.28 / `c` s on `c` cores, times the imbalance (at most the
 //!   rebalancing threshold, 1.1 by default).
 //! - Traffic per rank and step, sent (and as much received): halo, two
 //!   border columns × 3,870 agents × 24 B = 186 KB; migrants, about 2 %
@@ -111,8 +116,9 @@
 //!   (the crowd's 0.1 s step in real time), 2.3 MB/s, 2 % of a gigabit
 //!   link. Three collectives per step cost latency well below a
 //!   millisecond each on such a link.
-//! - So the step is compute-bound: about 40 ms on 16 cores a machine,
-//!   real time with room to spare. What does not scale is set-up (every
+//! - So the step is compute-bound: about 20 ms on 16 cores a machine
+//!   (plus the grid's sequential counting sort), real time with room to
+//!   spare. What does not scale is set-up (every
 //!   rank makes the whole 10M crowd from the seed, about 20 s and a few
 //!   GB each) and the hash check (about 570 MB gathered to rank 0); the load check
 //!   is an all-to-all that a reduction would replace beyond a few dozen
