@@ -21,9 +21,9 @@
 //! agent reads a snapshot and writes only itself, neighbours are kept by
 //! (distance, grid slot) and handed to avoidance in that order, and every
 //! random draw comes from the agent's own generator. What a rank could
-//! change is the grid slot order; a shard keeps its agents in id order, so
-//! its grid orders every cell its agents query as the whole crowd's grid
-//! does (see [`Shard`]). Nothing in `canopy-crowd`'s step changed, nor its
+//! change is the grid slot order; a shard keeps its list in an order that
+//! makes its grid list every cell's agents by id, as the whole crowd's
+//! grid does (see [`Shard`]). Nothing in `canopy-crowd`'s step changed, nor its
 //! state hash.
 //!
 //! # Running it over MPI
@@ -79,15 +79,15 @@
 //! | 500,000 | 1 | 85 ms | 284 ms | 15 ms | 3 ms | 0 | 0 | 1.000 |
 //! | 1,000,000 | 1 | 154 ms | 463 ms | 25 ms | 6 ms | 0 | 0 | 1.000 |
 //! | 1,000,000 | 2 | 196 ms | 594 ms | 220 ms | 182 ms | 63 KB | 25.6 | 1.000 |
-//! | 1,000,000 | 4 (oversubscribed) | 268 ms | 755 ms | 167 ms | 147 ms | 193 KB | 74.1 | 1.002 |
+//! | 1,000,000 | 4 (oversubscribed: correctness only) | 268 ms | 755 ms | 167 ms | 147 ms | 193 KB | 74.1 | 1.002 |
 //!
 //! Wall-clock on this machine says little about scaling: one rank got a
 //! third of a core, and the same run took 0.6 s or 1.1 s a step minutes
 //! apart. Processor time says more. Over 40 steps of 1M agents, set-up
 //! included (`/usr/bin/time` around each rank, twice): one rank used
 //! 18.8 s; each of two ranks used 12.8 to 13.5 s. The work per rank fell
-//! by 30 %, not 50 %: about 2 s per rank is system time in MPI's waits
-//! (yielding the processor while the other rank works), each rank makes
+//! by 30 %, not 50 %: about 2 s per rank is system time (MPI's waits,
+//! yielding the processor while the other rank works), each rank makes
 //! the whole crowd at set-up, and the halo and migration add their part.
 //! Weak scaling (500,000 agents per rank) could not be told apart from
 //! the machine's contention. One core does a step of the crowd at about
@@ -110,19 +110,18 @@
 //! - Traffic per rank and step, sent (and as much received): halo, two
 //!   border columns × 3,870 agents × 24 B = 186 KB; migrants, about 2 %
 //!   of a border column crossing a boundary per step (both ways, as
-//!   measured), about 80 sent per rank, 10 KB; the load
-//!   check every 10 steps, 2,582 × 8 B to each of 15 ranks, 31 KB per
-//!   step on average. About 230 KB per step: at 10 steps per second
-//!   (the crowd's 0.1 s step in real time), 2.3 MB/s, 2 % of a gigabit
-//!   link. Three collectives per step cost latency well below a
-//!   millisecond each on such a link.
+//!   measured), about 80 sent per rank, 10 KB; the load check every 10
+//!   steps, 2,582 × 8 B to each of 15 ranks, 31 KB per step on average.
+//!   About 230 KB per step: at 10 steps per second (the crowd's 0.1 s
+//!   step in real time), 2.3 MB/s, 2 % of a gigabit link. The two
+//!   exchanges per step (migration, halo; each two MPI collectives) cost
+//!   latency well below a millisecond each on such a link.
 //! - So the step is compute-bound: about 20 ms on 16 cores a machine
 //!   (plus the grid's sequential counting sort), real time with room to
-//!   spare. What does not scale is set-up (every
-//!   rank makes the whole 10M crowd from the seed, about 20 s and a few
-//!   GB each) and the hash check (about 570 MB gathered to rank 0); the load check
-//!   is an all-to-all that a reduction would replace beyond a few dozen
-//!   ranks.
+//!   spare. What does not scale is set-up (every rank makes the whole 10M
+//!   crowd from the seed, about 20 s and a few GB each) and the hash check
+//!   (about 570 MB gathered to rank 0); the load check is an all-to-all
+//!   that a reduction would replace beyond a few dozen ranks.
 //!
 //! ```
 //! use std::time::Duration;
