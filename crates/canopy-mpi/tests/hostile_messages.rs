@@ -123,3 +123,88 @@ fn a_walker_out_of_range_is_named_by_agent_and_field() {
         "the message from rank 0: agent 0: its hunger is out of range"
     );
 }
+
+/// A rank whose messages lose their last byte after the set-up exchange.
+struct Truncating {
+    inner: canopy_mpi::MeshRank,
+    exchanges: usize,
+}
+
+impl canopy_mpi::Transport for Truncating {
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+    fn exchange(
+        &mut self,
+        mut outgoing: Vec<Vec<u8>>,
+    ) -> Result<Vec<Vec<u8>>, canopy_mpi::TransportError> {
+        self.exchanges += 1;
+        if self.exchanges > 1 {
+            for message in &mut outgoing {
+                message.pop();
+            }
+        }
+        self.inner.exchange(outgoing)
+    }
+}
+
+#[test]
+fn a_damaged_message_in_a_run_stops_its_receiver_with_both_ranks_named_and_the_sender_stops_too() {
+    use canopy_mpi::{Balance, Mesh, Shard, Transport};
+    let config = Config {
+        agents: 300,
+        ..Config::default()
+    };
+    let mut ranks = Mesh::new(2, std::time::Duration::from_secs(60));
+    let second = ranks.pop().unwrap();
+    let first = ranks.pop().unwrap();
+    let results: Vec<String> = std::thread::scope(|s| {
+        let good = s.spawn(|| {
+            let mut t = first;
+            let mut shard = Shard::new(
+                load_default_tree().unwrap(),
+                &config,
+                Balance::default(),
+                &mut t,
+            )?;
+            for _ in 0..20 {
+                shard.step(&mut t)?;
+            }
+            Ok(())
+        });
+        let bad = s.spawn(|| {
+            let mut t = Truncating {
+                inner: second,
+                exchanges: 0,
+            };
+            let mut shard = Shard::new(
+                load_default_tree().unwrap(),
+                &config,
+                Balance::default(),
+                &mut t,
+            )?;
+            assert_eq!(t.rank(), 1);
+            for _ in 0..20 {
+                shard.step(&mut t)?;
+            }
+            Ok(())
+        });
+        [good, bad]
+            .into_iter()
+            .map(|h| {
+                let result: Result<(), canopy_mpi::ShardError> = h.join().unwrap();
+                result.unwrap_err().to_string()
+            })
+            .collect()
+    });
+    assert_eq!(
+        results,
+        [
+            "rank 0: the message from rank 1: it ends before its records do",
+            "rank 1: rank 0 left the run in the middle of a step",
+        ]
+    );
+}
