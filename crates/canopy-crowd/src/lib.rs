@@ -50,12 +50,13 @@ mod walker;
 mod world;
 
 pub use leaves::{register, registry};
+pub use motion::Motion;
 pub use save::{
     CrowdFileError, CrowdFileProblem, MAX_ARENA_SIZE, MAX_PLACES, MAX_SAVED_AGENTS,
     MAX_SAVED_CROWD_BYTES, MAX_TIME_STEP, MAX_TRAIL, MIN_TIME_STEP, SAVED_CROWD_VERSION,
     SavedCrowdError,
 };
-pub use sim::{Config, Crowd, StepTimes};
+pub use sim::{Config, Crowd, StepTimes, state_hash_of};
 pub use svg::render_svg;
 pub use walker::{Activity, Walker};
 pub use world::{Grid, Threat, World};

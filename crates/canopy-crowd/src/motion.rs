@@ -45,8 +45,14 @@ struct Near {
 }
 
 /// The per-step buffers of perception and movement, in slot order.
+///
+/// [`Crowd::step`](crate::Crowd::step) runs these for the whole crowd; a
+/// program that keeps a part of a crowd (its own agents plus read-only
+/// copies of their neighbours) runs them on its part: after the world's
+/// grid is rebuilt over the part, [`Motion::sense`], and at the next step
+/// [`Motion::move_walkers`].
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Motion {
+pub struct Motion {
     /// Everyone's position, velocity and radius at the start of the step.
     bodies: Vec<dodgy_2d::Agent>,
     /// What each agent perceives.
@@ -61,7 +67,7 @@ impl Motion {
     /// After the grid was rebuilt: take the snapshot of bodies, find each
     /// agent's neighbours, and tell every walker how many there are and
     /// where the nearest is.
-    pub(crate) fn sense(&mut self, walkers: &mut [Walker], world: &World) {
+    pub fn sense(&mut self, walkers: &mut [Walker], world: &World) {
         let grid = &world.grid;
         let n = grid.len();
         let idle = dodgy_2d::Agent {
@@ -104,7 +110,7 @@ impl Motion {
     /// `dodgy_2d` collects its half-planes into a fresh `Vec` on every call
     /// with at least one neighbour (and a few more when the constraints
     /// conflict); its API takes no buffer, so those allocations remain.
-    pub(crate) fn move_walkers(&mut self, walkers: &mut [Walker], world: &World) {
+    pub fn move_walkers(&mut self, walkers: &mut [Walker], world: &World) {
         let grid = &world.grid;
         let n = grid.len();
         self.wants.resize(n, (Vec2::ZERO, 0.0));

@@ -412,28 +412,55 @@ impl Crowd {
     /// A fingerprint of the whole state (agents and world), bit for bit:
     /// FNV-1a over every number, stable across runs, platforms and thread counts.
     pub fn state_hash(&self) -> u64 {
-        let mut h = Fnv::default();
-        h.u32(self.world.step);
-        for t in &self.world.threats {
-            h.vec(t.pos);
-            h.vec(t.vel);
-        }
-        for w in &self.walkers {
-            h.vec(w.pos);
-            h.vec(w.vel);
-            h.vec(w.goal);
-            h.f32(w.hunger);
-            h.f32(w.fatigue);
-            h.f32(w.fear);
-            h.u32(w.known_food as u32);
-            h.u32(w.activity as u32);
-            h.u32(w.rng);
-        }
-        for a in &self.agents {
-            h.u32(a.active_tasks(&self.tree) as u32);
-        }
-        h.0
+        state_hash_of(
+            self.world.step,
+            &self.world.threats,
+            &self.walkers,
+            self.agents
+                .iter()
+                .map(|a| a.active_tasks(&self.tree) as u32),
+        )
     }
+
+    /// Take the crowd apart: its world, walkers, agents and tree, for a
+    /// program that steps a part of a crowd itself (with [`Motion`]), as a
+    /// crowd sharded over processes does. Agent `i` runs walker `i`.
+    pub fn into_parts(self) -> (World, Vec<Walker>, Vec<Agent>, Tree<Walker, World>) {
+        (self.world, self.walkers, self.agents, self.tree)
+    }
+}
+
+/// [`Crowd::state_hash`] of a crowd at `step` with these `threats`, these
+/// walkers (in agent order) and these counts of active tasks (one per
+/// agent, in the same order): how a crowd kept in pieces computes the hash
+/// the whole crowd would have.
+pub fn state_hash_of<'a>(
+    step: u32,
+    threats: &[Threat],
+    walkers: impl IntoIterator<Item = &'a Walker>,
+    active_tasks: impl IntoIterator<Item = u32>,
+) -> u64 {
+    let mut h = Fnv::default();
+    h.u32(step);
+    for t in threats {
+        h.vec(t.pos);
+        h.vec(t.vel);
+    }
+    for w in walkers {
+        h.vec(w.pos);
+        h.vec(w.vel);
+        h.vec(w.goal);
+        h.f32(w.hunger);
+        h.f32(w.fatigue);
+        h.f32(w.fear);
+        h.u32(w.known_food as u32);
+        h.u32(w.activity as u32);
+        h.u32(w.rng);
+    }
+    for active in active_tasks {
+        h.u32(active);
+    }
+    h.0
 }
 
 #[derive(Clone, Copy)]

@@ -199,6 +199,18 @@ impl Grid {
     pub fn reach(&self) -> f32 {
         self.cell
     }
+
+    /// Columns (and rows) of cells.
+    pub fn columns(&self) -> usize {
+        self.cols
+    }
+
+    /// The column of cells holding x coordinate `x`; outside the arena,
+    /// the nearest. A neighbour query from column `c` reads only columns
+    /// `c - 1` to `c + 1`.
+    pub fn column(&self, x: f32) -> usize {
+        self.index(x)
+    }
 }
 
 /// `n` zeros, if the memory can be had; `None` (a count that overflowed)

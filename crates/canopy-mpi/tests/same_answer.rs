@@ -1,0 +1,77 @@
+//! The crowd on 1, 2 and 4 simulated ranks gives the single-process state
+//! hash after every step, in tick and event mode, while agents cross
+//! strips and the strips are cut again.
+
+mod common;
+
+use canopy_core::Mode;
+use canopy_crowd::Config;
+use canopy_mpi::Balance;
+use common::{sharded, single};
+
+const STEPS: usize = 200;
+
+fn config(mode: Mode) -> Config {
+    Config {
+        agents: 400,
+        seed: 7,
+        mode,
+        ..Config::default()
+    }
+}
+
+/// Checked often, cut again at the slightest drift: rebalancing is
+/// exercised many times in a short run.
+const EAGER: Balance = Balance {
+    every: 5,
+    above: 1.02,
+};
+
+fn same_answer_on_every_rank_count(mode: Mode) {
+    let config = config(mode);
+    let expected = single(&config, STEPS);
+    for ranks in [1, 2, 4] {
+        let run = sharded(&config, ranks, STEPS, EAGER, None);
+        assert_eq!(run.hashes.len(), STEPS);
+        if let Some(step) = (0..STEPS).find(|&s| run.hashes[s] != expected[s]) {
+            panic!(
+                "{ranks} ranks, {mode:?} mode: the hash differs after step {}",
+                step + 1
+            );
+        }
+        if ranks > 1 {
+            assert!(run.migrated() > 0, "{ranks} ranks: no agent migrated");
+            assert!(run.rebalances() > 0, "{ranks} ranks: never rebalanced");
+        }
+    }
+}
+
+#[test]
+fn tick_mode_gives_the_single_process_hash_at_every_step_on_1_2_and_4_ranks() {
+    same_answer_on_every_rank_count(Mode::Tick);
+}
+
+#[test]
+fn event_mode_gives_the_single_process_hash_at_every_step_on_1_2_and_4_ranks() {
+    same_answer_on_every_rank_count(Mode::Event);
+}
+
+#[test]
+fn a_rank_that_stops_ends_the_others_with_its_number_not_a_hang() {
+    use canopy_crowd::load_default_tree;
+    use canopy_mpi::{Shard, Transport};
+    let config = config(Mode::Tick);
+    let results = common::on_ranks(2, |t| {
+        let mut shard = Shard::new(load_default_tree().unwrap(), &config, EAGER, t)?;
+        let steps = if t.rank() == 1 { 3 } else { 10 };
+        for _ in 0..steps {
+            shard.step(t)?;
+        }
+        Ok(shard.world().step)
+    });
+    assert_eq!(results[1].as_ref().unwrap(), &3);
+    assert_eq!(
+        results[0].as_ref().unwrap_err().to_string(),
+        "rank 0: rank 1 left the run in the middle of a step"
+    );
+}
