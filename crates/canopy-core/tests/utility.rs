@@ -2,7 +2,7 @@
 //! switches, aborting the running child, when another wins.
 
 use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, Scorer, Utility};
-use canopy_core::{Agent, Builder, Ctx, Event, EventKind, Mode, Observer, Status, Tree};
+use canopy_core::{Agent, Builder, Ctx, Event, EventKind, Mode, Observer, Snapshot, Status, Tree};
 
 /// The agent: the inputs the scorers read, and what its children did.
 #[derive(Clone, Default)]
@@ -365,5 +365,68 @@ fn a_choice_per_child_is_required_and_numbers_are_checked() {
     assert!(
         error.contains("child 1: a logistic or logit curve needs a finite, non-zero steepness"),
         "{error}"
+    );
+}
+
+#[test]
+fn a_restored_agent_goes_on_as_the_uninterrupted_one() {
+    let mut utility = eat_or_flee();
+    utility.every = 2;
+    utility.inertia = 0.125;
+    let tree = tree(utility);
+    let mut agent = Agent::new(&tree);
+    let mut m = mind(0.5, 0.25);
+    for _ in 0..3 {
+        agent.tick(&tree, &mut m, &());
+    }
+    let bytes = agent.snapshot(&tree).to_bytes();
+    let mut restored = Agent::restore(&tree, &Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+    let (mut a, mut b) = (m.clone(), m);
+    for tick in 0..12u8 {
+        a.fear = f32::from(tick % 5) / 4.0;
+        b.fear = a.fear;
+        assert_eq!(
+            agent.tick(&tree, &mut a, &()),
+            restored.tick(&tree, &mut b, &())
+        );
+    }
+    assert_eq!(a.log, b.log);
+    assert!(a.log.contains(&"flee"), "it switched after the restore");
+}
+
+#[test]
+fn a_hot_reload_keeps_the_running_child_where_it_went() {
+    let old = tree(eat_or_flee());
+    // The same children in the other order, with their choices.
+    let b = Builder::<Mind, ()>::new();
+    let leaf = |name: &'static str| {
+        b.action(name, move |cx| {
+            cx.agent.log.push(name);
+            Status::Running
+        })
+    };
+    let swapped = Utility::new(vec![
+        Choice::new(vec![consider(fear(), Curve::IDENTITY)]),
+        Choice::new(vec![consider(hunger(), Curve::IDENTITY)]),
+    ]);
+    let mut every = swapped;
+    every.every = 0;
+    let new = b
+        .build(b.node("mind", every, [leaf("flee"), leaf("eat")]))
+        .unwrap();
+    let mut agent = Agent::new(&old);
+    let mut m = mind(0.75, 0.25);
+    agent.tick(&old, &mut m, &());
+    agent.reload(&old, &new, &mut m, &());
+    // Fear now wins, but the reloaded node never re-scores: eat, kept
+    // running, is resumed at its new place.
+    m.fear = 1.0;
+    agent.tick(&new, &mut m, &());
+    assert_eq!(m.log, ["eat", "eat"]);
+    let root = &agent.running(&new)[0];
+    assert!(
+        root.state.starts_with("running child 2 of 2"),
+        "{}",
+        root.state
     );
 }
