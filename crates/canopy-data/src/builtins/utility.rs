@@ -100,12 +100,9 @@ fn considerations<A, W>(
     text: &str,
     registry: &Registry<A, W>,
 ) -> Result<Vec<Consideration<A, W>>, String> {
-    let parts = split(text);
+    let parts = split(text, MAX_CONSIDERATIONS + 1);
     if parts.len() > MAX_CONSIDERATIONS {
-        return Err(format!(
-            "{} considerations; at most {MAX_CONSIDERATIONS}",
-            parts.len()
-        ));
+        return Err(format!("more than {MAX_CONSIDERATIONS} considerations"));
     }
     let parts = parts.into_iter().filter(|part| !part.trim().is_empty());
     parts
@@ -113,10 +110,15 @@ fn considerations<A, W>(
         .collect()
 }
 
-/// `text` split at the commas outside parentheses.
-fn split(text: &str) -> Vec<&str> {
+/// `text` split at the commas outside parentheses, into at most `most`
+/// parts (the last holds the rest): a hostile text costs no more than
+/// that.
+fn split(text: &str, most: usize) -> Vec<&str> {
     let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
     for (at, c) in text.char_indices() {
+        if parts.len() + 1 == most {
+            break;
+        }
         match c {
             '(' => depth += 1,
             ')' => depth -= 1,
@@ -152,9 +154,13 @@ fn consideration<A, W>(
             Ok(x) if x.is_finite() => Ok(x),
             _ => Err(format!("{} is not a number, in {}", quote(a), quote(text))),
         })
+        .take(MAX_NUMBERS + 1)
         .collect::<Result<Vec<f32>, String>>()?;
     if numbers.len() > MAX_NUMBERS {
-        return Err(format!("at most {MAX_NUMBERS} numbers in {}", quote(text)));
+        return Err(format!(
+            "more than {MAX_NUMBERS} numbers in {}",
+            quote(text)
+        ));
     }
     let curve = curve_of(curve.trim(), &numbers)?;
     Ok(Consideration { input, curve })
