@@ -5,8 +5,9 @@
 //! and one without a task) doing the same work, so the two ways of writing
 //! leaf code can be compared; and Action closures reading and writing a
 //! blackboard port, and an `Eval` leaf running a small script over two
-//! keys, against the closure that touches only its agent data.
-//! Every tree runs in canopy and in the flat
+//! keys, against the closure that touches only its agent data; and a
+//! Utility over 2 and over 8 children, whose difference is the cost of
+//! scoring one more child. Every tree runs in canopy and in the flat
 //! limit (the same semantics as a hand-optimised flat-array interpreter; it
 //! has no user nodes).
 //!
@@ -29,6 +30,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use canopy::nodes::{Choice, Consideration, Curve, Scorer, Utility};
 use canopy::{Agent, Builder, Children, Ctx, Draft, Input, Node, Output, Policy, Status, Tree};
 use canopy_reference::flat::{Def, FlatLeaf, FlatTree};
 use criterion::measurement::WallTime;
@@ -210,6 +212,16 @@ fn controls() -> Vec<Case> {
             Some(|| Def::reactive_selector("rsel", [failure(), success()])),
         ),
         case(
+            "Utility(F, S), 1 consideration each",
+            |b| utility(b, 2),
+            None,
+        ),
+        case(
+            "Utility(F x7, S), 1 consideration each",
+            |b| utility(b, 8),
+            None,
+        ),
+        case(
             "Parallel(all, one)(S, S)",
             |b| {
                 let kids = [b.always_success("s"), b.always_success("s")];
@@ -218,6 +230,38 @@ fn controls() -> Vec<Case> {
             Some(|| Def::parallel("par", Policy::All, Policy::One, [success(), success()])),
         ),
     ]
+}
+
+/// A Utility over `n` children, the last of which (AlwaysSuccess) wins:
+/// every child is scored, each through one consideration (a scorer
+/// reading the agent, a logistic curve), and one child runs. The row for
+/// 8 children minus the row for 2, over 6, is the cost of a considered
+/// child.
+fn utility<'b>(b: &'b Builder<'b, Counter, ()>, n: usize) -> &'b Draft<'b, Counter, ()> {
+    let choice = |last: bool| {
+        let score = if last { 0.75 } else { 0.25 };
+        let input = Scorer::new(
+            "x",
+            move |cx: &Ctx<Counter, ()>| {
+                if cx.agent.n == u64::MAX { 0.0 } else { score }
+            },
+        );
+        Choice::new(vec![Consideration {
+            input,
+            curve: Curve::Logistic {
+                steepness: 8.0,
+                midpoint: 0.5,
+            },
+        }])
+    };
+    let choices = (0..n).map(|i| choice(i + 1 == n)).collect();
+    let children: Vec<_> = (0..n)
+        .map(|i| match i + 1 == n {
+            true => b.always_success("s"),
+            false => b.always_failure("f"),
+        })
+        .collect();
+    b.node("util", Utility::new(choices), children)
 }
 
 fn decorators() -> Vec<Case> {

@@ -120,4 +120,6 @@ mod book {
     mod crowd_demo {}
     #[doc = include_str!("../docs/figures.md")]
     mod figures {}
+    #[doc = include_str!("../docs/utility.md")]
+    mod utility {}
 }

@@ -6,12 +6,13 @@
 //!
 //! The tree uses every node kind, including user-defined leaf and decorator
 //! types, with leaves whose outcomes change from tick to tick and agent to
-//! agent, so sequences re-enter, priorities take over, parallels finish and
-//! cooldowns expire throughout the measured window; and a leaf reads and
-//! writes blackboard ports, a number and a string, on every tick, and a
-//! script reads them and writes keys of its own.
+//! agent, so sequences re-enter, priorities take over, parallels finish,
+//! cooldowns expire and utilities switch throughout the measured window;
+//! and a leaf reads and writes blackboard ports, a number and a string, on
+//! every tick, and a script reads them and writes keys of its own.
 
 use canopy_core::bytemuck::{Pod, Zeroable};
+use canopy_core::nodes::{Choice, Consideration, Curve, Pick, Scorer, Utility};
 use canopy_core::{
     Agent, Arity, Builder, Children, Ctx, Exit, Input, Mode, Node, Output, Policy, Status, Text,
     Ticket, Tree,
@@ -48,6 +49,53 @@ fn varying(seed: u64) -> impl Fn(&mut Ctx<Mind, ()>) -> Status + Send + Sync + '
 
 fn sometimes(seed: u64) -> impl Fn(&Ctx<Mind, ()>) -> bool + Send + Sync + 'static {
     move |cx| roll(seed, cx).is_multiple_of(2)
+}
+
+/// A Utility over two children whose scores change from tick to tick and
+/// agent to agent, through a curve of each shape, so that it switches.
+fn utility(pick: Pick) -> Utility<Mind, ()> {
+    let input = |seed: u64| {
+        Scorer::new("roll", move |cx: &Ctx<Mind, ()>| {
+            (roll(seed, cx) % 100) as f32 / 100.0
+        })
+    };
+    let consider = |seed, curve| Consideration {
+        input: input(seed),
+        curve,
+    };
+    let mut utility = Utility::new(vec![
+        Choice::new(vec![
+            consider(
+                17,
+                Curve::Logistic {
+                    steepness: 6.0,
+                    midpoint: 0.5,
+                },
+            ),
+            consider(18, Curve::Piecewise(vec![(0.0, 0.2), (1.0, 0.9)].into())),
+        ]),
+        Choice::new(vec![
+            consider(
+                19,
+                Curve::Logit {
+                    steepness: 4.0,
+                    midpoint: 0.5,
+                },
+            ),
+            consider(
+                20,
+                Curve::Polynomial {
+                    exponent: 2.0,
+                    slope: 1.0,
+                    shift: 0.1,
+                },
+            ),
+        ]),
+    ]);
+    utility.pick = pick;
+    utility.inertia = 0.05;
+    utility.threshold = 0.1;
+    utility
 }
 
 /// A custom leaf with its own task: counts down from a per-agent number.
@@ -191,6 +239,11 @@ fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
                         [
                             b.retry("try", 3, b.action("attempt", varying(6))),
                             b.timeout("slow", 4, b.custom("countdown", Countdown, [])),
+                            b.node(
+                                "weigh",
+                                utility(Pick::Highest),
+                                [b.action("dig", varying(15)), b.action("haul", varying(16))],
+                            ),
                             b.always_failure("give up"),
                         ],
                     ),
@@ -284,6 +337,11 @@ fn event_driven() -> Tree<Mind, ()> {
                     ],
                 ),
                 b.repeat("laps", 2, b.inverter("not", b.action("lap", varying(8)))),
+                b.node(
+                    "weigh",
+                    utility(Pick::Weighted),
+                    [b.action("dig", varying(15)), b.action("haul", varying(16))],
+                ),
                 b.custom("countdown", Countdown, []),
             ],
         ),

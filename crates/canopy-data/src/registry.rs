@@ -12,6 +12,8 @@ use canopy_core::{
     Status, Ticket, nodes,
 };
 
+use canopy_core::nodes::ScoreFn;
+
 use crate::check::{Place, check};
 use crate::format::MAX_NESTING;
 
@@ -31,6 +33,8 @@ pub(crate) enum Build<A, W> {
     /// Eval, EvalCondition and the script guards: the loader compiles
     /// their script once the whole file is walked.
     Script(ScriptShape),
+    /// Utility: the loader resolves its considerations' scorers.
+    Utility,
 }
 
 /// What a script node is.
@@ -242,6 +246,11 @@ pub enum RegistryError {
         /// Why the default is refused, as a file's value would be.
         problem: String,
     },
+    /// A scorer with this name exists already ([`Registry::scorer`]).
+    DuplicateScorer(String),
+    /// A scorer's name is empty or holds characters other than letters,
+    /// digits and `_`.
+    BadScorerName(String),
 }
 
 impl fmt::Display for RegistryError {
@@ -265,6 +274,13 @@ impl fmt::Display for RegistryError {
             } => write!(
                 f,
                 "node type \"{node_type}\": the default of parameter \"{param}\" is refused: {problem}"
+            ),
+            RegistryError::DuplicateScorer(name) => {
+                write!(f, "scorer \"{name}\" is already registered")
+            }
+            RegistryError::BadScorerName(name) => write!(
+                f,
+                "scorer name {name:?} must be non-empty letters, digits and underscores"
             ),
         }
     }
@@ -310,6 +326,8 @@ impl std::error::Error for RegistryError {}
 /// ```
 pub struct Registry<A, W> {
     types: BTreeMap<String, NodeType<A, W>>,
+    /// The inputs a Utility's considerations name ([`Registry::scorer`]).
+    pub(crate) scorers: BTreeMap<String, ScoreFn<A, W>>,
     seed: u64,
 }
 
@@ -317,6 +335,7 @@ impl<A, W> fmt::Debug for Registry<A, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Registry")
             .field("types", &self.types.keys().collect::<Vec<_>>())
+            .field("scorers", &self.scorers.keys().collect::<Vec<_>>())
             .field("seed", &self.seed)
             .finish()
     }
@@ -340,6 +359,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     pub fn empty() -> Self {
         Registry {
             types: BTreeMap::new(),
+            scorers: BTreeMap::new(),
             seed: 0,
         }
     }
@@ -653,6 +673,43 @@ impl<A: 'static, W: 'static> Registry<A, W> {
             Build::Condition(Box::new(build)),
         );
         self.register(node_type)
+    }
+
+    /// Add a scorer: an input the considerations of a `Utility` node name,
+    /// read from the agent and the world as any number (a consideration's
+    /// curve maps it into `[0, 1]`). Scorers have names of their own, apart
+    /// from node types.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Ctx};
+    /// use canopy_data::{Format, Registry};
+    ///
+    /// struct Deer { hunger: f32, wolf_distance: f32 }
+    ///
+    /// let mut registry = Registry::<Deer, ()>::new();
+    /// registry.scorer("hunger", |cx: &Ctx<Deer, ()>| cx.agent.hunger).unwrap();
+    /// registry.scorer("wolf_distance", |cx: &Ctx<Deer, ()>| cx.agent.wolf_distance).unwrap();
+    /// let tree = registry.load_str(r#"{"tree": {"type": "Utility",
+    ///     "scores": ["hunger", "linear(wolf_distance, -0.1, 1)"],
+    ///     "children": [{"type": "AlwaysSuccess", "name": "graze"},
+    ///                  {"type": "AlwaysFailure", "name": "flee"}]}}"#,
+    ///     Format::Json, "deer.json").unwrap();
+    /// let mut deer = Deer { hunger: 0.5, wolf_distance: 2.0 };
+    /// // Flee scores 1 − 0.1 · 2 = 0.8 against graze's 0.5.
+    /// assert_eq!(Agent::new(&tree).tick(&tree, &mut deer, &()), canopy_core::Status::Failure);
+    /// ```
+    pub fn scorer<F>(&mut self, name: &str, score: F) -> Result<(), RegistryError>
+    where
+        F: Fn(&Ctx<A, W>) -> f32 + Send + Sync + 'static,
+    {
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return Err(RegistryError::BadScorerName(name.to_string()));
+        }
+        if self.scorers.contains_key(name) {
+            return Err(RegistryError::DuplicateScorer(name.to_string()));
+        }
+        self.scorers.insert(name.to_string(), Arc::new(score));
+        Ok(())
     }
 
     /// Add a node type with per-agent state — a [`Node`] implementation —

@@ -15,6 +15,7 @@ use canopy_core::{
 };
 
 use crate::builtins::eval::{self, Cell, LoadKeys};
+use crate::builtins::utility;
 use crate::check::{Place, check};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Problem};
@@ -435,6 +436,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 eval::node(cell, *shape, code)
             }),
             Build::Condition(factory) => factory(&params).map(|f| nodes::Condition(f).into()),
+            Build::Utility => utility::build(&params, self.registry),
             Build::Guard { reactive } => {
                 let condition = field(fields, "condition").unwrap_or(&Value::Null);
                 let condition = self.condition(condition, &path.condition(condition))?;

@@ -183,6 +183,13 @@ fn classic<A: 'static, W: 'static>(node: NodeRef<'_, A, W>) -> Result<Child<A, W
         kind: clip(node.type_name()),
     };
     let made = match node.kind() {
+        // Any number of children, one included.
+        NodeKind::Utility(kind) => Some(boxed(Utility {
+            children,
+            kind: kind.clone(),
+            running: None,
+            scored_at: 0,
+        })),
         NodeKind::Action(_)
         | NodeKind::Condition(_)
         | NodeKind::AlwaysSuccess(_)
@@ -400,6 +407,85 @@ impl<A, W> Hooks<A, W> for Shuffle<A, W> {
 
     fn stop(&mut self, cx: &mut Ctx<A, W>) {
         abort_all(&mut self.children, cx);
+    }
+}
+
+/// Utility: scores every child when entered and every `every` ticks after,
+/// the running child with its inertia; the scores themselves are the
+/// kind's (`Utility::score`), the picking is written here again. A new
+/// winner stops the running child before it is ticked.
+struct Utility<A, W> {
+    children: Vec<Child<A, W>>,
+    kind: nodes::Utility<A, W>,
+    running: Option<usize>,
+    scored_at: u32,
+}
+
+impl<A, W> Utility<A, W> {
+    fn pick(&self, cx: &Ctx<A, W>) -> Option<usize> {
+        let k = &self.kind;
+        let scores: Vec<(usize, f32)> = (0..self.children.len())
+            .map(|c| {
+                let bonus = if self.running == Some(c) {
+                    k.inertia
+                } else {
+                    0.0
+                };
+                (c, k.score(c, cx) + bonus)
+            })
+            .filter(|&(_, score)| score > k.threshold)
+            .collect();
+        match k.pick {
+            nodes::Pick::Highest => scores
+                .iter()
+                .fold(None::<(usize, f32)>, |best, &(c, s)| match best {
+                    Some((_, b)) if s <= b => best,
+                    _ => Some((c, s)),
+                })
+                .map(|(c, _)| c),
+            nodes::Pick::Weighted => {
+                let total: f32 = scores.iter().map(|&(_, s)| s).sum();
+                let mut left = hash::unit(k.salt ^ hash::agent_tick(cx.id, cx.tick)) as f32 * total;
+                for &(c, s) in &scores {
+                    if left < s {
+                        return Some(c);
+                    }
+                    left -= s;
+                }
+                scores.last().map(|&(c, _)| c)
+            }
+        }
+    }
+}
+
+impl<A, W> Hooks<A, W> for Utility<A, W> {
+    fn enter(&mut self, _cx: &mut Ctx<A, W>) {
+        self.running = None;
+    }
+
+    fn update(&mut self, cx: &mut Ctx<A, W>) -> Status {
+        let every = self.kind.every;
+        let due =
+            self.running.is_none() || (every > 0 && cx.tick.wrapping_sub(self.scored_at) >= every);
+        if due {
+            self.scored_at = cx.tick;
+            let pick = self.pick(cx);
+            if let Some(old) = self.running.filter(|&old| pick != Some(old)) {
+                self.children[old].abort(cx);
+            }
+            self.running = pick;
+        }
+        let Some(child) = self.running else {
+            return Status::Failure;
+        };
+        let status = self.children[child].tick(cx);
+        self.running = (status == Status::Running).then_some(child);
+        status
+    }
+
+    fn stop(&mut self, cx: &mut Ctx<A, W>) {
+        abort_all(&mut self.children, cx);
+        self.running = None;
     }
 }
 

@@ -8,7 +8,7 @@ mod common;
 use canopy_core::{Agent, Builder, Event, Status, Tree};
 use canopy_reference::naive::NaiveAgent;
 use canopy_reference::{Critter, Meadow, critters, reference_tree};
-use common::{Events, Probe, build, spec};
+use common::{Events, Probe, build, spec_of};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------
@@ -102,7 +102,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_trees_agree_across_engines(spec in spec(false)) {
+    fn random_trees_agree_across_engines(spec in spec_of(false, true)) {
         let b = Builder::new();
         let tree = b.build(build(&b, &spec)).unwrap();
         let (agents, ticks) = (3, 40);

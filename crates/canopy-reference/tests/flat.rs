@@ -314,6 +314,7 @@ fn composite(name: &str, comp: Comp, kids: Vec<Def<Script>>) -> Def<Script> {
         Comp::ReactiveSelector => Def::reactive_selector(name, kids),
         Comp::Parallel(success, failure) => Def::parallel(name, success, failure, kids),
         Comp::Shuffle(like, salt) => Def::shuffle(name, like, salt, kids),
+        Comp::Utility(_) => unreachable!("spec(false) makes no Utility: the flat engine has none"),
     }
 }
 

@@ -78,6 +78,23 @@
 //! activation the order holds and a running child is resumed. No children:
 //! as the Sequence or Selector it is like.
 //!
+//! ## Utility
+//! [`Utility`]: each child has a [`Choice`] — a weight and considerations,
+//! each a scorer's value through a [`Curve`] clamped to `[0, 1]` — and the
+//! child's score is the considerations combined ([`Combine`]: product with
+//! the IAUS compensation, the default; min; max) times its weight. When
+//! entered, and then every `every` ticks while a child runs (`every = 0`:
+//! never), it scores every child in child order, the running one with
+//! `inertia` added, and picks among the scores above `threshold`: the
+//! highest, a tie going to the first child (`pick = highest`), or a draw
+//! in proportion to the scores from the node's salt, the agent's id and
+//! the tick (`pick = weighted`). None above the threshold: the running
+//! child, if any, is aborted and the Utility fails. Another child picked:
+//! the running one is aborted, then the winner is entered fresh, in the
+//! same tick. The same child picked, or no re-scoring due: it is resumed.
+//! The Utility returns the status of the child it ran. No children:
+//! `Failure`.
+//!
 //! # Decorators
 //!
 //! ## Inverter
@@ -228,6 +245,7 @@ mod reshape;
 mod sequence;
 mod shuffle;
 mod timeout;
+mod utility;
 mod wait;
 
 use std::hash::Hash;
@@ -255,6 +273,7 @@ pub use reshape::{ForceFailure, ForceSuccess, Inverter};
 pub use sequence::{Selector, Sequence, SequenceWithMemory};
 pub use shuffle::{Like, Shuffle};
 pub use timeout::Timeout;
+pub use utility::{Choice, Combine, Consideration, Curve, Pick, ScoreFn, Scorer, Utility};
 pub use wait::Wait;
 
 pub(crate) use custom::user_leaf;
@@ -502,6 +521,8 @@ kinds! {
         Condition(Condition<A, W>),
         /// The [`Async`] kind.
         Async(Async<A, W>),
+        /// The [`Utility`] kind.
+        Utility(Utility<A, W>),
         /// A user-defined node type with its own task (see [`Node`](crate::Node)).
         Custom(CustomNode<A, W>),
     }

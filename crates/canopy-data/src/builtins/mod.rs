@@ -8,6 +8,7 @@ pub(crate) mod eval;
 mod periodic;
 mod random;
 mod script;
+pub(crate) mod utility;
 
 use canopy_core::{Arity, Param, nodes};
 
@@ -33,6 +34,14 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
         Arity::Leaf,
         vec![Param::subtree("tree", "a key of \"subtrees\"")],
         Build::SubTree,
+    ));
+    let (about, params) = utility::declared();
+    add(NodeType::with_build(
+        "Utility",
+        about,
+        Arity::Composite,
+        params,
+        Build::Utility,
     ));
     for script in eval::node_types() {
         add(script);
@@ -72,9 +81,9 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// let registry = Registry::<(), ()>::new();
     /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Eval,
     /// // EvalCondition, EvalGuard, EvalReactiveGuard, Script, Random,
-    /// // Chance and Periodic.
+    /// // Chance, Periodic and Utility.
     /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
-    /// assert_eq!(registry.types().count(), kinds + 11);
+    /// assert_eq!(registry.types().count(), kinds + 12);
     /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
     /// ```
     pub fn new() -> Self {

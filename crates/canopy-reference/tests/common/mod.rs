@@ -97,6 +97,8 @@ pub(crate) enum Comp {
     ReactiveSelector,
     Parallel(Policy, Policy),
     Shuffle(nodes::Like, u64),
+    /// A Utility whose parameters and scorers come from the seed.
+    Utility(u64),
 }
 
 /// The code of scripted action `seed`.
@@ -150,11 +152,12 @@ pub(crate) fn build<'b>(b: &'b Builder<'b, Probe, ()>, spec: &Spec) -> &'b Draft
         }
         Spec::Composite(comp, children) => {
             let children: Vec<_> = children.iter().map(|c| build(b, c)).collect();
-            b.node("comp", comp_kind(*comp), children)
+            let kind = comp_kind(*comp, children.len());
+            b.node("comp", kind, children)
         }
         Spec::Shared(comp, child) => {
             let child = build(b, child);
-            b.node("shared", comp_kind(*comp), [child, child])
+            b.node("shared", comp_kind(*comp, 2), [child, child])
         }
         &Spec::Async(seed) => b.async_action(&format!("async{seed}"), move |cx, ticket| {
             let r = roll(seed, cx.id, cx.tick, cx.agent.calls);
@@ -241,7 +244,55 @@ impl Node<Probe, ()> for RoundRobin {
     }
 }
 
-pub(crate) fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
+/// A Utility over `n` children, its parameters drawn from `seed`, each
+/// child scored by one input — a pure function of the agent's id, the tick
+/// and the child — through a curve of each shape in turn.
+fn utility(seed: u64, n: usize) -> nodes::Utility<Probe, ()> {
+    let curve = |k: u64| match k % 5 {
+        0 => nodes::Curve::IDENTITY,
+        1 => nodes::Curve::Linear {
+            slope: -1.0,
+            shift: 1.0,
+        },
+        2 => nodes::Curve::Polynomial {
+            exponent: 2.0,
+            slope: 1.0,
+            shift: 0.0,
+        },
+        3 => nodes::Curve::Logistic {
+            steepness: 8.0,
+            midpoint: 0.5,
+        },
+        _ => nodes::Curve::Piecewise(vec![(0.0, 1.0), (0.5, 0.25), (1.0, 0.75)].into()),
+    };
+    let choices = (0..n as u64)
+        .map(|i| {
+            let k = mix(seed ^ i);
+            let input = nodes::Scorer::new("roll", move |cx: &Ctx<Probe, ()>| {
+                (roll(k as u32, cx.id, cx.tick, 0) % 1000) as f32 / 1000.0
+            });
+            nodes::Choice::new(vec![nodes::Consideration {
+                input,
+                curve: curve(k >> 32),
+            }])
+        })
+        .collect();
+    let mut utility = nodes::Utility::new(choices);
+    utility.pick = [nodes::Pick::Highest, nodes::Pick::Weighted][(seed & 1) as usize];
+    utility.combine = [
+        nodes::Combine::Product,
+        nodes::Combine::Min,
+        nodes::Combine::Max,
+    ][(seed >> 1) as usize % 3];
+    utility.inertia = [0.0, 0.125, 0.375][(seed >> 3) as usize % 3];
+    utility.threshold = [0.0, 0.25][(seed >> 5) as usize % 2];
+    utility.every = (seed >> 6) as u32 % 4;
+    utility.salt = seed;
+    utility
+}
+
+/// The kind of a composite of `children` children.
+pub(crate) fn comp_kind(comp: Comp, children: usize) -> NodeKind<Probe, ()> {
     match comp {
         Comp::Sequence => nodes::Sequence.into(),
         Comp::Selector => nodes::Selector.into(),
@@ -250,6 +301,7 @@ pub(crate) fn comp_kind(comp: Comp) -> NodeKind<Probe, ()> {
         Comp::ReactiveSelector => nodes::ReactiveSelector.into(),
         Comp::Parallel(success, failure) => nodes::Parallel { success, failure }.into(),
         Comp::Shuffle(like, salt) => nodes::Shuffle { like, salt }.into(),
+        Comp::Utility(seed) => utility(seed, children).into(),
     }
 }
 
@@ -257,15 +309,18 @@ pub(crate) fn policy() -> impl Strategy<Value = Policy> {
     prop_oneof![Just(Policy::One), Just(Policy::All)]
 }
 
-pub(crate) fn comp() -> impl Strategy<Value = Comp> {
+/// A composite; Utilities too when `utility` (the flat engine has none).
+pub(crate) fn comp(utility: bool) -> impl Strategy<Value = Comp> {
+    let utilities = if utility { 2 } else { 0 };
     prop_oneof![
-        Just(Comp::Sequence),
-        Just(Comp::Selector),
-        Just(Comp::SequenceWithMemory),
-        Just(Comp::ReactiveSequence),
-        Just(Comp::ReactiveSelector),
-        (policy(), policy()).prop_map(|(s, f)| Comp::Parallel(s, f)),
-        (
+        utilities => any::<u64>().prop_map(Comp::Utility),
+        2 => Just(Comp::Sequence),
+        2 => Just(Comp::Selector),
+        2 => Just(Comp::SequenceWithMemory),
+        2 => Just(Comp::ReactiveSequence),
+        2 => Just(Comp::ReactiveSelector),
+        2 => (policy(), policy()).prop_map(|(s, f)| Comp::Parallel(s, f)),
+        2 => (
             prop_oneof![Just(nodes::Like::Sequence), Just(nodes::Like::Selector)],
             any::<u64>()
         )
@@ -296,6 +351,12 @@ pub(crate) fn deco() -> impl Strategy<Value = Deco> {
 /// Random trees over every built-in node kind; with `extended`, also
 /// async leaves and custom nodes (which the naive interpreter lacks).
 pub(crate) fn spec(extended: bool) -> impl Strategy<Value = Spec> {
+    spec_of(extended, extended)
+}
+
+/// A random tree: with async leaves and user nodes when `extended`, with
+/// Utilities when `utility`.
+pub(crate) fn spec_of(extended: bool, utility: bool) -> impl Strategy<Value = Spec> {
     let extra = if extended { 2 } else { 0 };
     let leaf = prop_oneof![
         4 => any::<u32>().prop_map(Spec::Action),
@@ -310,14 +371,14 @@ pub(crate) fn spec(extended: bool) -> impl Strategy<Value = Spec> {
         prop_oneof![
             extra / 2 => prop::collection::vec(inner.clone(), 0..4).prop_map(Spec::CustomNode),
             3 => (deco(), inner.clone()).prop_map(|(d, c)| Spec::Decorator(d, Box::new(c))),
-            4 => (comp(), prop::collection::vec(inner.clone(), 0..7)).prop_filter_map(
+            4 => (comp(utility), prop::collection::vec(inner.clone(), 0..7)).prop_filter_map(
                 "a Parallel needs children",
                 |(c, kids)| match c {
                     Comp::Parallel(..) if kids.is_empty() => None,
                     _ => Some(Spec::Composite(c, kids)),
                 },
             ),
-            1 => (comp(), inner).prop_map(|(c, k)| Spec::Shared(c, Box::new(k))),
+            1 => (comp(utility), inner).prop_map(|(c, k)| Spec::Shared(c, Box::new(k))),
         ]
     })
 }

@@ -1,0 +1,432 @@
+//! Utility: the child whose considerations score best runs; re-scoring
+//! switches, aborting the running child, when another wins.
+
+use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, Scorer, Utility};
+use canopy_core::{Agent, Builder, Ctx, Event, EventKind, Mode, Observer, Snapshot, Status, Tree};
+
+/// The agent: the inputs the scorers read, and what its children did.
+#[derive(Clone, Default)]
+struct Mind {
+    hunger: f32,
+    fear: f32,
+    log: Vec<&'static str>,
+}
+
+fn hunger() -> Scorer<Mind, ()> {
+    Scorer::new("hunger", |cx: &Ctx<Mind, ()>| cx.agent.hunger)
+}
+
+fn fear() -> Scorer<Mind, ()> {
+    Scorer::new("fear", |cx: &Ctx<Mind, ()>| cx.agent.fear)
+}
+
+fn consider(input: Scorer<Mind, ()>, curve: Curve) -> Consideration<Mind, ()> {
+    Consideration { input, curve }
+}
+
+/// Two choices: eat scores hunger, flee scores fear.
+fn eat_or_flee() -> Utility<Mind, ()> {
+    Utility::new(vec![
+        Choice::new(vec![consider(hunger(), Curve::IDENTITY)]),
+        Choice::new(vec![consider(fear(), Curve::IDENTITY)]),
+    ])
+}
+
+/// A Utility over leaves `eat` and `flee`, which log and keep running.
+fn tree(utility: Utility<Mind, ()>) -> Tree<Mind, ()> {
+    let b = Builder::<Mind, ()>::new();
+    let leaf = |name: &'static str| {
+        b.action(name, move |cx| {
+            cx.agent.log.push(name);
+            Status::Running
+        })
+    };
+    b.build(b.node("mind", utility, [leaf("eat"), leaf("flee")]))
+        .unwrap()
+}
+
+fn mind(hunger: f32, fear: f32) -> Mind {
+    Mind {
+        hunger,
+        fear,
+        log: Vec::new(),
+    }
+}
+
+/// The score of child `child` for an agent with these inputs, read by an
+/// action in a tree of its own (scorers see a whole `Ctx`).
+fn score(utility: &Utility<Mind, ()>, child: usize, hunger: f32, fear: f32) -> f32 {
+    let b = Builder::<Mind, ()>::new();
+    let probe = utility.clone();
+    let tree = b
+        .build(b.action("probe", move |cx| {
+            let score = probe.score(child, cx);
+            cx.agent.hunger = score;
+            Status::Success
+        }))
+        .unwrap();
+    let mut m = mind(hunger, fear);
+    Agent::new(&tree).tick(&tree, &mut m, &());
+    m.hunger
+}
+
+#[test]
+fn each_curve_maps_its_input_into_zero_to_one_exactly() {
+    let linear = Curve::Linear {
+        slope: -0.25,
+        shift: 1.0,
+    };
+    assert_eq!(
+        [linear.map(2.0), linear.map(-4.0), linear.map(8.0)],
+        [0.5, 1.0, 0.0]
+    );
+    let square = Curve::Polynomial {
+        exponent: 2.0,
+        slope: 1.0,
+        shift: 0.0,
+    };
+    assert_eq!([square.map(0.5), square.map(3.0)], [0.25, 1.0]);
+    let s = Curve::Logistic {
+        steepness: 8.0,
+        midpoint: 0.25,
+    };
+    assert_eq!(s.map(0.25), 0.5);
+    assert!(s.map(0.0) < 0.5 && s.map(1.0) > 0.99);
+    let logit = Curve::Logit {
+        steepness: 8.0,
+        midpoint: 0.25,
+    };
+    assert_eq!(
+        [logit.map(0.5), logit.map(0.0), logit.map(1.0)],
+        [0.25, 0.0, 1.0]
+    );
+    let tent = Curve::Piecewise(vec![(0.0, 0.0), (0.5, 1.0), (1.0, 0.0)].into());
+    assert_eq!(
+        [
+            tent.map(0.25),
+            tent.map(0.5),
+            tent.map(0.875),
+            tent.map(-1.0),
+            tent.map(2.0)
+        ],
+        [0.5, 1.0, 0.25, 0.0, 0.0]
+    );
+    assert_eq!(Curve::IDENTITY.map(f32::NAN), 0.0, "not a number scores 0");
+}
+
+#[test]
+fn a_score_is_its_considerations_combined_then_weighted() {
+    // hunger 0.5 and fear 0.75 for one choice of weight 2.
+    let mut utility = Utility::new(vec![
+        Choice {
+            weight: 2.0,
+            considerations: vec![
+                consider(hunger(), Curve::IDENTITY),
+                consider(fear(), Curve::IDENTITY),
+            ],
+        },
+        Choice::new(vec![]),
+    ]);
+    // The product raises each score by the compensation for 2
+    // considerations: 0.5 → 0.625, 0.75 → 0.84375.
+    assert_eq!(score(&utility, 0, 0.5, 0.75), 2.0 * 0.625 * 0.84375);
+    utility.combine = Combine::Min;
+    assert_eq!(score(&utility, 0, 0.5, 0.75), 1.0);
+    utility.combine = Combine::Max;
+    assert_eq!(score(&utility, 0, 0.5, 0.75), 1.5);
+    // A choice without considerations scores its weight.
+    assert_eq!(score(&utility, 1, 0.5, 0.75), 1.0);
+    // One zero vetoes a product.
+    utility.combine = Combine::Product;
+    assert_eq!(score(&utility, 0, 0.0, 1.0), 0.0);
+}
+
+#[test]
+fn the_highest_score_runs_and_a_tie_goes_to_the_first_child() {
+    let tree = tree(eat_or_flee());
+    let mut m = mind(0.25, 0.75);
+    assert_eq!(Agent::new(&tree).tick(&tree, &mut m, &()), Status::Running);
+    assert_eq!(m.log, ["flee"]);
+    let mut m = mind(0.5, 0.5);
+    Agent::new(&tree).tick(&tree, &mut m, &());
+    assert_eq!(m.log, ["eat"]);
+}
+
+#[test]
+fn the_utility_returns_the_status_of_the_child_it_ran() {
+    let b = Builder::<Mind, ()>::new();
+    let tree = b
+        .build(b.node(
+            "mind",
+            eat_or_flee(),
+            [b.always_success("eat"), b.always_failure("flee")],
+        ))
+        .unwrap();
+    let mut agent = Agent::new(&tree);
+    assert_eq!(agent.tick(&tree, &mut mind(1.0, 0.0), &()), Status::Success);
+    assert_eq!(agent.tick(&tree, &mut mind(0.0, 1.0), &()), Status::Failure);
+}
+
+/// Events as `node name: event`, for the Utility's children and itself.
+struct Trace<'t>(&'t Tree<Mind, ()>, Vec<String>);
+
+impl Observer for Trace<'_> {
+    fn event(&mut self, e: Event) {
+        let name = self.0.node(e.node).name();
+        let kind = match e.kind {
+            EventKind::Update(s) | EventKind::Exit(s) => format!("{} {s:?}", e.kind.name()),
+            other => other.name().to_string(),
+        };
+        self.1.push(format!("{}: {name} {kind}", e.tick));
+    }
+}
+
+#[test]
+fn a_new_winner_aborts_the_running_child_before_it_is_entered() {
+    let tree = tree(eat_or_flee());
+    let mut agent = Agent::new(&tree);
+    let mut m = mind(0.75, 0.25);
+    let mut trace = Trace(&tree, Vec::new());
+    agent.tick_observed(&tree, &mut m, &(), &mut trace);
+    m.fear = 1.0;
+    agent.tick_observed(&tree, &mut m, &(), &mut trace);
+    assert_eq!(
+        trace.1,
+        [
+            "1: mind enter",
+            "1: eat enter",
+            "1: eat update Running",
+            "1: mind update Running",
+            "2: eat abort",
+            "2: flee enter",
+            "2: flee update Running",
+            "2: mind update Running",
+        ]
+    );
+    assert_eq!(m.log, ["eat", "flee"]);
+}
+
+#[test]
+fn inertia_keeps_the_running_child_until_another_beats_it_by_more() {
+    let mut utility = eat_or_flee();
+    utility.inertia = 0.25;
+    let tree = tree(utility);
+    let mut agent = Agent::new(&tree);
+    let mut m = mind(0.5, 0.0);
+    for fear in [0.0, 0.5, 0.75, 0.875] {
+        m.fear = fear;
+        agent.tick(&tree, &mut m, &());
+    }
+    // Fear 0.75 ties eat's 0.5 + 0.25 and the tie stays with eat; 0.875
+    // beats it.
+    assert_eq!(m.log, ["eat", "eat", "eat", "flee"]);
+    // Now flee has the bonus: hunger must pass 0.875 + 0.25.
+    m.hunger = 1.0;
+    agent.tick(&tree, &mut m, &());
+    assert_eq!(m.log.last(), Some(&"flee"));
+}
+
+#[test]
+fn with_no_score_above_the_threshold_it_aborts_the_running_child_and_fails() {
+    let mut utility = eat_or_flee();
+    utility.threshold = 0.5;
+    let tree = tree(utility);
+    let mut agent = Agent::new(&tree);
+    let mut trace = Trace(&tree, Vec::new());
+    let mut m = mind(0.75, 0.0);
+    assert_eq!(
+        agent.tick_observed(&tree, &mut m, &(), &mut trace),
+        Status::Running
+    );
+    m.hunger = 0.5;
+    assert_eq!(
+        agent.tick_observed(&tree, &mut m, &(), &mut trace),
+        Status::Failure
+    );
+    assert_eq!(
+        trace.1[4..],
+        [
+            "2: eat abort",
+            "2: mind update Failure",
+            "2: mind exit Failure",
+        ]
+    );
+    // Nothing above it from the start: fails without entering a child.
+    let mut m = mind(0.5, 0.25);
+    assert_eq!(Agent::new(&tree).tick(&tree, &mut m, &()), Status::Failure);
+    assert!(m.log.is_empty());
+}
+
+#[test]
+fn it_rescores_every_n_ticks_while_a_child_runs_or_never_with_zero() {
+    for (every, expected) in [
+        (3, ["eat", "eat", "eat", "flee", "flee"]),
+        (0, ["eat", "eat", "eat", "eat", "eat"]),
+    ] {
+        let mut utility = eat_or_flee();
+        utility.every = every;
+        let tree = tree(utility);
+        let mut agent = Agent::new(&tree);
+        let mut m = mind(0.75, 0.0);
+        agent.tick(&tree, &mut m, &());
+        // Fear wins from tick 2 on; with every = 3 the next scoring is at
+        // tick 4.
+        m.fear = 1.0;
+        for _ in 0..4 {
+            agent.tick(&tree, &mut m, &());
+        }
+        assert_eq!(m.log, expected, "every = {every}");
+    }
+}
+
+#[test]
+fn a_weighted_pick_follows_the_scores_and_replays_per_agent() {
+    let mut utility = eat_or_flee();
+    utility.pick = Pick::Weighted;
+    utility.salt = 9;
+    utility.every = 0;
+    let tree = tree(utility);
+    let first = |id: u32| {
+        let mut m = mind(0.25, 0.75);
+        Agent::with_id(&tree, id).tick(&tree, &mut m, &());
+        m.log[0]
+    };
+    let flee = (0..4000).filter(|&id| first(id) == "flee").count();
+    // Three chances in four; 4,000 draws land within 3% of 3,000.
+    assert!((2910..=3090).contains(&flee), "flee picked {flee} times");
+    assert_eq!(
+        (0..50).map(first).collect::<Vec<_>>(),
+        (0..50).map(first).collect::<Vec<_>>()
+    );
+    // A choice scoring 0 is never drawn.
+    let mut m = mind(0.0, 0.5);
+    Agent::with_id(&tree, 1).tick(&tree, &mut m, &());
+    assert_eq!(m.log, ["flee"]);
+}
+
+#[test]
+fn an_inspector_sees_the_running_child_and_the_last_scores() {
+    let mut utility = eat_or_flee();
+    utility.inertia = 0.125;
+    let tree = tree(utility);
+    let mut agent = Agent::new(&tree);
+    let mut m = mind(0.5, 0.25);
+    agent.tick(&tree, &mut m, &());
+    agent.tick(&tree, &mut m, &());
+    let root = &agent.running(&tree)[0];
+    assert_eq!(root.state, "running child 1 of 2; scores 0.625, 0.25");
+}
+
+#[test]
+fn tick_and_event_mode_run_the_same() {
+    let tree = tree(eat_or_flee());
+    let run = |mode| {
+        let mut agent = Agent::new(&tree);
+        agent.set_mode(&tree, mode);
+        let mut trace = Trace(&tree, Vec::new());
+        let mut m = mind(0.5, 0.0);
+        for tick in 0..12u8 {
+            m.fear = f32::from(tick % 5) / 4.0;
+            agent.tick_observed(&tree, &mut m, &(), &mut trace);
+        }
+        (trace.1, m.log)
+    };
+    assert_eq!(run(Mode::Tick), run(Mode::Event));
+}
+
+#[test]
+fn a_choice_per_child_is_required_and_numbers_are_checked() {
+    let b = Builder::<Mind, ()>::new();
+    let one = b.node("mind", eat_or_flee(), [b.always_success("eat")]);
+    let error = b.build(one).unwrap_err().to_string();
+    assert!(
+        error.contains("has 2 choices for 1 children: give one per child"),
+        "{error}"
+    );
+    let b = Builder::<Mind, ()>::new();
+    let mut utility = eat_or_flee();
+    utility.choices = vec![
+        Choice::new(vec![consider(
+            hunger(),
+            Curve::Logistic {
+                steepness: 0.0,
+                midpoint: 0.5,
+            },
+        )]),
+        Choice::new(vec![]),
+    ]
+    .into();
+    let bad = b.node(
+        "mind",
+        utility,
+        [b.always_success("eat"), b.always_success("flee")],
+    );
+    let error = b.build(bad).unwrap_err().to_string();
+    assert!(
+        error.contains("child 1: a logistic or logit curve needs a finite, non-zero steepness"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_restored_agent_goes_on_as_the_uninterrupted_one() {
+    let mut utility = eat_or_flee();
+    utility.every = 2;
+    utility.inertia = 0.125;
+    let tree = tree(utility);
+    let mut agent = Agent::new(&tree);
+    let mut m = mind(0.5, 0.25);
+    for _ in 0..3 {
+        agent.tick(&tree, &mut m, &());
+    }
+    let bytes = agent.snapshot(&tree).to_bytes();
+    let mut restored = Agent::restore(&tree, &Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+    let (mut a, mut b) = (m.clone(), m);
+    for tick in 0..12u8 {
+        a.fear = f32::from(tick % 5) / 4.0;
+        b.fear = a.fear;
+        assert_eq!(
+            agent.tick(&tree, &mut a, &()),
+            restored.tick(&tree, &mut b, &())
+        );
+    }
+    assert_eq!(a.log, b.log);
+    assert!(a.log.contains(&"flee"), "it switched after the restore");
+}
+
+#[test]
+fn a_hot_reload_keeps_the_running_child_where_it_went() {
+    let old = tree(eat_or_flee());
+    // The same children in the other order, with their choices.
+    let b = Builder::<Mind, ()>::new();
+    let leaf = |name: &'static str| {
+        b.action(name, move |cx| {
+            cx.agent.log.push(name);
+            Status::Running
+        })
+    };
+    let swapped = Utility::new(vec![
+        Choice::new(vec![consider(fear(), Curve::IDENTITY)]),
+        Choice::new(vec![consider(hunger(), Curve::IDENTITY)]),
+    ]);
+    let mut every = swapped;
+    every.every = 0;
+    let new = b
+        .build(b.node("mind", every, [leaf("flee"), leaf("eat")]))
+        .unwrap();
+    let mut agent = Agent::new(&old);
+    let mut m = mind(0.75, 0.25);
+    agent.tick(&old, &mut m, &());
+    agent.reload(&old, &new, &mut m, &());
+    // Fear now wins, but the reloaded node never re-scores: eat, kept
+    // running, is resumed at its new place.
+    m.fear = 1.0;
+    agent.tick(&new, &mut m, &());
+    assert_eq!(m.log, ["eat", "eat"]);
+    let root = &agent.running(&new)[0];
+    assert!(
+        root.state.starts_with("running child 2 of 2"),
+        "{}",
+        root.state
+    );
+}
