@@ -20,7 +20,7 @@ use crate::check::Plan;
 use crate::error::XmlError;
 use crate::model::{Model, Own, What};
 use crate::nodes;
-use crate::text::escape_controls;
+use crate::text::{escape_controls, quote};
 
 /// The tree to run.
 pub(crate) fn build<A: 'static, W: 'static>(
@@ -317,8 +317,9 @@ impl Model {
 
 /// The registry's error, at the element it is about.
 fn load_error(model: &Model, e: LoadError) -> XmlError {
-    let problem =
-        key_type(model, e.problem()).unwrap_or_else(|| escape_controls(&e.problem().to_string()));
+    let problem = key_type(model, e.problem())
+        .or_else(|| around_script(e.problem()))
+        .unwrap_or_else(|| escape_controls(&e.problem().to_string()));
     match e.location() {
         Location::Node { path, .. } => match model.locate(path) {
             // A built tree's path ends at what a <SubTree> stands for; the
@@ -346,6 +347,23 @@ fn key_type(model: &Model, problem: &Problem) -> Option<String> {
         first.element.unwrap_or_default()
     );
     Some(conflict.describe(&place))
+}
+
+/// A script error in a pre- or post-condition attribute, named by the
+/// attribute the file has rather than canopy's parameter.
+fn around_script(problem: &Problem) -> Option<String> {
+    let Problem::Script {
+        param,
+        code,
+        column,
+        problem,
+    } = problem
+    else {
+        return None;
+    };
+    let attr = crate::standard::condition_script_attr(param)?;
+    let text = format!("{attr}: script {}, column {column}: {problem}", quote(code));
+    Some(escape_controls(&text))
 }
 
 fn build_error(model: &Model, e: BuildError) -> XmlError {

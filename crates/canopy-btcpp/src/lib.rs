@@ -75,14 +75,31 @@
 //! **Scripts.** `Script`, `ScriptCondition` and `SetBlackboard` run as
 //! canopy's script leaves (`Eval`, `EvalCondition`), their scripts
 //! compiled and type-checked against the blackboard when the tree is
-//! loaded. The pre- and post-condition attributes (`_skipIf`, `_while`,
-//! `_successIf`, `_failureIf`, `_onSuccess`, `_onFailure`, `_onHalted`,
-//! `_post`), `Precondition`, `Switch2`…`Switch6`, `Loop*` and the other
-//! blackboard nodes are not imported: each is refused with an error naming
-//! the file, line, column and element and saying what to write instead.
-//! So are `AsyncSequence` / `AsyncFallback` (they rely on
-//! BehaviorTree.CPP's wake-up signal) and a `RunOnce` whose SKIPPED no
-//! parent can read (below).
+//! loaded.
+//!
+//! **Pre- and post-conditions.** The attributes `_failureIf`,
+//! `_successIf`, `_skipIf`, `_while`, `_onSuccess`, `_onFailure`,
+//! `_onHalted` and `_post` on any node put it inside canopy's `EvalAround`
+//! decorator, whose parameters are the scripts (`_skipIf` → `skip_if`).
+//! As in BehaviorTree.CPP, `_failureIf`, `_successIf` and `_skipIf` (in
+//! that order) and `_while` are tested when the node is entered (IDLE);
+//! while it runs only `_while` is, and false halts it (running
+//! `_onHalted`) and skips it. A SUCCESS or FAILURE, the node's own or a
+//! condition's, runs `_onSuccess` or `_onFailure`, then `_post`; a halt
+//! from above runs `_onHalted` after the node's own halt. A skip is
+//! BehaviorTree.CPP's SKIPPED, read as the parent reads it (as for
+//! `RunOnce`, below): a node that can skip must be the child of a
+//! Sequence or a Fallback (of any kind). Where BehaviorTree.CPP throws at
+//! run time — a condition reading a key nothing wrote, a string where a
+//! number is compared — canopy refuses the script when the tree is loaded,
+//! or reads the slot's initial value (0, false, the empty string).
+//!
+//! `Precondition`, `Switch2`…`Switch6`, `Loop*` and the other blackboard
+//! nodes are not imported: each is refused with an error naming the file,
+//! line, column and element and saying what to write instead. So are
+//! `AsyncSequence` / `AsyncFallback` (they rely on BehaviorTree.CPP's
+//! wake-up signal) and a `RunOnce` whose SKIPPED no parent can read
+//! (below).
 //!
 //! # The standard nodes
 //!

@@ -13,8 +13,8 @@ use crate::error::XmlError;
 use crate::params::{key_of, to_value};
 use crate::sources::File;
 use crate::standard::{
-    CANOPY_PREFIX, Category, PortType, Std, bad_model_name, is_condition_script, is_reserved,
-    is_scripting, refused,
+    AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
+    is_reserved, is_scripting, refused,
 };
 use crate::text::{did_you_mean, quote};
 
@@ -450,29 +450,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
     }
 
-    /// The port attributes of a node element; scripts refused, other `_`
-    /// attributes (tools' own) skipped. Blackboard entries (`{key}`) are
+    /// The port attributes of a node element; `_` attributes (the pre-
+    /// and post-condition scripts, read by `Reader::around`, and tools'
+    /// own) skipped. Blackboard entries (`{key}`) are
     /// checked where the port is known.
     fn ports(&self, place: Place) -> Result<Vec<(String, String)>, XmlError> {
         let mut ports = Vec::new();
         for (key, value) in &self.element(place).attrs {
             if key == "ID" || key == "name" {
                 continue;
-            }
-            if is_condition_script(key) {
-                let when = if key.starts_with("_on") || key == "_post" {
-                    "after"
-                } else {
-                    "before"
-                };
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "{key} is a script run {when} the node; BehaviorTree.CPP scripts are not \
-                         imported; use a Guard or ReactiveGuard decorator with a registered \
-                         condition, or a Sequence that checks a registered condition first"
-                    ),
-                ));
             }
             if key.starts_with('_') {
                 continue;
@@ -532,6 +518,68 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             what,
             children,
             local_key,
+        });
+        let node = self.nodes.len() - 1;
+        self.around(place, node, parent)
+    }
+
+    /// The node `node` inside an `EvalAround` running its pre- and
+    /// post-condition scripts, if its element has any; else `node`.
+    fn around(
+        &mut self,
+        place: Place,
+        node: usize,
+        parent: Option<Std>,
+    ) -> Result<usize, XmlError> {
+        let mut params = Map::new();
+        for (attr, value) in &self.element(place).attrs {
+            if let Some(param) = condition_script_param(attr) {
+                params.insert(param.to_string(), Value::String(value.clone()));
+            }
+        }
+        if params.is_empty() {
+            return Ok(node);
+        }
+        let skips = params.contains_key("skip_if") || params.contains_key("while");
+        let skipped = match parent {
+            Some(Std::Fallback | Std::ReactiveFallback) => "failure",
+            Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => "success",
+            _ if !skips => "success",
+            parent => {
+                let here = match parent {
+                    Some(std) => format!("its parent is <{}>", std.id()),
+                    None => "it is not the child of a standard node".to_string(),
+                };
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "_skipIf and _while make a node return SKIPPED, a status canopy does not \
+                         have; canopy reads it as a Sequence or a Fallback does (as SUCCESS or \
+                         FAILURE), but {here}; put the node directly under a Sequence or a \
+                         Fallback"
+                    ),
+                ));
+            }
+        };
+        params.insert("skipped".to_string(), Value::from(skipped));
+        if self.registry.get(AROUND).is_none() {
+            return Err(self.fail(
+                place,
+                format!(
+                    "pre- and post-condition scripts run as canopy's {AROUND}, which this \
+                     registry does not have"
+                ),
+            ));
+        }
+        self.nodes.push(XNode {
+            place,
+            name: AROUND.to_string(),
+            what: What::Registered {
+                type_name: AROUND.to_string(),
+                params,
+            },
+            children: vec![node],
+            local_key: None,
         });
         Ok(self.nodes.len() - 1)
     }

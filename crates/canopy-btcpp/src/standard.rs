@@ -299,20 +299,38 @@ pub(crate) fn is_reserved(name: &str) -> bool {
 /// Prefix that marks a registered canopy type whose own name is reserved.
 pub(crate) const CANOPY_PREFIX: &str = "canopy_";
 
-/// Pre- and post-condition attributes: scripts run before or after a node.
-pub(crate) fn is_condition_script(attr: &str) -> bool {
-    matches!(
-        attr,
-        "_failureIf"
-            | "_successIf"
-            | "_skipIf"
-            | "_while"
-            | "_onHalted"
-            | "_onFailure"
-            | "_onSuccess"
-            | "_post"
-    )
+/// The canopy `EvalAround` parameter of a pre- or post-condition
+/// attribute (`_skipIf` → `skip_if`).
+pub(crate) fn condition_script_param(attr: &str) -> Option<&'static str> {
+    CONDITION_SCRIPTS
+        .iter()
+        .find(|(a, _)| *a == attr)
+        .map(|(_, param)| *param)
 }
+
+/// The pre- or post-condition attribute of an `EvalAround` parameter
+/// (`skip_if` → `_skipIf`).
+pub(crate) fn condition_script_attr(param: &str) -> Option<&'static str> {
+    CONDITION_SCRIPTS
+        .iter()
+        .find(|(_, p)| *p == param)
+        .map(|(attr, _)| *attr)
+}
+
+/// The pre- and post-condition attributes and their `EvalAround` parameters.
+const CONDITION_SCRIPTS: [(&str, &str); 8] = [
+    ("_failureIf", "failure_if"),
+    ("_successIf", "success_if"),
+    ("_skipIf", "skip_if"),
+    ("_while", "while"),
+    ("_onSuccess", "on_success"),
+    ("_onFailure", "on_failure"),
+    ("_onHalted", "on_halted"),
+    ("_post", "post"),
+];
+
+/// The canopy node type running pre- and post-condition scripts.
+pub(crate) const AROUND: &str = "EvalAround";
 
 /// BehaviorTree.CPP's rule for model names (node type and tree IDs): not
 /// empty, not `Root`, no whitespace, control characters or `<>&"'/\:*?|.`.
@@ -337,6 +355,6 @@ pub(crate) fn bad_model_name(name: &str) -> Option<String> {
 pub(crate) fn is_port_name(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_alphabetic())
         && bad_model_name(name).is_none()
-        && !is_condition_script(name)
+        && condition_script_param(name).is_none()
         && !matches!(name, "name" | "ID")
 }

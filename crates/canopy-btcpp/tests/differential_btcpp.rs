@@ -245,23 +245,97 @@ const SCRIPT_TREES: [&str; 4] = [
 
 #[test]
 fn scripts_run_as_on_behaviortree_cpp() {
+    run_as_on_behaviortree_cpp("script", &SCRIPT_TREES);
+}
+
+/// Trees with pre- and post-condition attributes: each condition on entry
+/// and while running, each script after, SKIPPED under both kinds of
+/// parent, and halts from above.
+const PRE_POST_TREES: [&str; 8] = [
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="x := 0; h := 0; s := 0; p := 0"/>
+        <canopy_Script name="L0" statuses="Running;Running;Running;Success" _while="x &lt; 2" _onHalted="h += 1" _post="x += 1" _onSuccess="s += 1"/>
+        <canopy_Script name="L1" statuses="Success" _skipIf="x == 0" _onSuccess="x += 10"/>
+        <canopy_Script name="L2" statuses="Running;Success" _successIf="x == 1" _onSuccess="x = x + 100" _post="p += 5"/>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="n := 0; f := 0"/>
+        <Repeat num_cycles="6"><Sequence>
+            <Script code="n += 1"/>
+            <Fallback>
+                <canopy_Script name="A" statuses="Failure" _skipIf="n == 2 || n == 4 || n == 6" _onFailure="f += 1"/>
+                <canopy_Script name="B" statuses="Success" _failureIf="n == 3" _onFailure="f += 100"/>
+            </Fallback>
+        </Sequence></Repeat>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="t := 0; halted := 0"/>
+        <ReactiveSequence>
+            <Script code="t += 1"/>
+            <canopy_Script name="W" statuses="Running" _while="t &lt; 4" _onHalted="halted += 1"/>
+        </ReactiveSequence>
+        <canopy_Script name="AFTER" statuses="Success"/>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="k := 0; h := 0"/>
+        <ReactiveFallback>
+            <ScriptCondition code="k += 1; k &gt;= 3"/>
+            <Sequence _onHalted="h += 10" _post="k = k">
+                <canopy_Script name="FIRST" statuses="Success"/>
+                <canopy_Script name="LONG" statuses="Running" _onHalted="h += 1"/>
+            </Sequence>
+        </ReactiveFallback>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Fallback>
+        <Script code="v := 1" _failureIf="true" _onFailure="v := 7" _post="w := v + 1"/>
+        <canopy_Script name="X" statuses="Failure" _successIf="v == 7" _onSuccess="v += 1"/>
+    </Fallback></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="a := 0"/>
+        <Fallback>
+            <canopy_Script name="S0" statuses="Running;Failure" _while="a &lt; 1"/>
+            <canopy_Script name="S1" statuses="Success" _post="a += 1"/>
+        </Fallback>
+        <Inverter _onFailure="a += 100" _onSuccess="a += 1000"><canopy_Script name="S2" statuses="Success"/></Inverter>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="c := 0"/>
+        <canopy_Script name="Q" statuses="Running;Running;Running;Success" _failureIf="c &gt; 0" _successIf="c &gt; 0" _onFailure="c -= 1"/>
+        <Script code="c += 1"/>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="g := 2; out := 0"/>
+        <Parallel success_count="1" failure_count="1">
+            <canopy_Script name="P0" statuses="Running;Running;Success" _onSuccess="out := 1"/>
+            <canopy_Script name="P1" statuses="Running" _onHalted="out += 10" _post="out := 99"/>
+        </Parallel>
+    </Sequence></BehaviorTree></root>"#,
+];
+
+#[test]
+fn pre_and_post_conditions_run_as_on_behaviortree_cpp() {
+    run_as_on_behaviortree_cpp("prepost", &PRE_POST_TREES);
+}
+
+/// Each tree run on both engines, in both canopy modes, must give one trace.
+fn run_as_on_behaviortree_cpp(stem: &str, trees: &[&str]) {
     if let Err(why) = btcpp_available() {
         assert!(!required(), "BehaviorTree.CPP is required here: {why}");
         eprintln!("skipped: {why}");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("canopy-scripts-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("canopy-{stem}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a directory");
-    let files: Vec<PathBuf> = (0..SCRIPT_TREES.len())
-        .map(|i| dir.join(format!("script{i}.xml")))
+    let files: Vec<PathBuf> = (0..trees.len())
+        .map(|i| dir.join(format!("{stem}{i}.xml")))
         .collect();
-    for (file, xml) in files.iter().zip(SCRIPT_TREES) {
+    for (file, xml) in files.iter().zip(trees) {
         std::fs::write(file, xml).expect("written");
     }
     let theirs = btcpp_traces(&files);
     std::fs::remove_dir_all(&dir).expect("removed");
     let registry = Registry::new();
-    for ((file, xml), theirs) in files.iter().zip(SCRIPT_TREES).zip(&theirs) {
+    for ((file, xml), theirs) in files.iter().zip(trees).zip(&theirs) {
         let path = file.display().to_string();
         for mode in [Mode::Tick, Mode::Event] {
             let ours = trace::trace(&registry, &path, xml, TICKS, mode);

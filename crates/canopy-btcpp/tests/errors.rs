@@ -311,11 +311,11 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
         ),
         (
             "<AlwaysSuccess _skipIf=\"x\"/>",
-            "<AlwaysSuccess>: _skipIf is a script run before the node; BehaviorTree.CPP scripts are not imported; use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
+            "<AlwaysSuccess>: _skipIf and _while make a node return SKIPPED, a status canopy does not have; canopy reads it as a Sequence or a Fallback does (as SUCCESS or FAILURE), but it is not the child of a standard node; put the node directly under a Sequence or a Fallback",
         ),
         (
-            "<AlwaysSuccess _onSuccess=\"x = 1\"/>",
-            "<AlwaysSuccess>: _onSuccess is a script run after the node; BehaviorTree.CPP scripts are not imported; use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
+            "<AlwaysSuccess _onSuccess=\"x = \"/>",
+            "<AlwaysSuccess>: _onSuccess: script \"x = \", column 3: expected an expression after `=`",
         ),
         (
             "<Switch2 variable=\"{v}\" case_1=\"1\"><AlwaysSuccess/><AlwaysSuccess/><AlwaysSuccess/></Switch2>",

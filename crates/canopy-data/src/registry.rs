@@ -42,6 +42,8 @@ pub(crate) enum ScriptShape {
     Condition,
     /// `EvalGuard`, `EvalReactiveGuard`: a guard testing it, read-only.
     Guard { reactive: bool },
+    /// `EvalAround`: scripts before and after its child, one per parameter.
+    Around,
 }
 
 /// A registered node type: its name, what it does, how many children it

@@ -11,10 +11,11 @@ use std::collections::{HashMap, HashSet};
 use canopy_core::text::{quote, suggest};
 use canopy_core::{
     Builder, Draft, MAX_DEPTH, NodeKind, ParamError, ParamKind, ParamValue, Params, Predicate,
-    SlotType, nodes,
+    SlotType, Status, nodes,
 };
 
 use crate::builtins::eval::{self, Cell, LoadKeys};
+use crate::builtins::eval_around;
 use crate::check::{Place, check};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Problem};
@@ -220,6 +221,8 @@ pub(crate) struct Drafts<'b, A, W> {
 /// A script leaf made during the walk, compiled once the walk is over.
 struct PendingScript<'d> {
     cell: Cell,
+    /// The parameter holding the script.
+    param: &'static str,
     code: String,
     shape: Shape,
     node: &'d Value<'d>,
@@ -422,10 +425,12 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 return self.subtree(target, path, name, depth);
             }
             Build::Kind(factory) => factory(&params),
+            Build::Script(Shape::Around) => self.around(&params, value, path, name),
             Build::Script(shape) => params.text(eval::CODE).map(|code| {
                 let cell = Cell::default();
                 self.scripts.push(PendingScript {
                     cell: cell.clone(),
+                    param: eval::CODE,
                     code: code.to_string(),
                     shape: *shape,
                     node: value,
@@ -665,7 +670,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 Ok(program) => drop(script.cell.set(program)),
                 Err(e) => {
                     let error = at(Problem::Script {
-                        param: eval::CODE.to_string(),
+                        param: script.param.to_string(),
                         code: script.code.clone(),
                         column: e.column,
                         problem: e.problem,
@@ -678,6 +683,48 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             }
         }
         Ok(())
+    }
+
+    /// An `EvalAround`: a cell for each script parameter given, compiled
+    /// with the file's other scripts (conditions as conditions).
+    fn around(
+        &mut self,
+        params: &Params,
+        value: &'d Value<'d>,
+        path: &Spot,
+        name: &str,
+    ) -> Result<NodeKind<A, W>, ParamError> {
+        let mut cells: [Option<Cell>; 8] = Default::default();
+        let mut sources = Vec::new();
+        for (i, &param) in eval_around::SCRIPTS.iter().enumerate() {
+            let Ok(code) = params.text(param) else {
+                continue;
+            };
+            let cell = Cell::default();
+            let shape = match eval_around::CONDITIONS.contains(&param) {
+                true => Shape::Condition,
+                false => Shape::Leaf,
+            };
+            self.scripts.push(PendingScript {
+                cell: cell.clone(),
+                param,
+                code: code.to_string(),
+                shape,
+                node: value,
+                path: path.path(),
+                name: name.to_string(),
+            });
+            cells[i] = Some(cell);
+            sources.push((param.to_string(), code.to_string()));
+        }
+        let skipped = match params.text(eval_around::SKIPPED)? {
+            "failure" => Status::Failure,
+            _ => Status::Success,
+        };
+        if skipped == Status::Failure {
+            sources.push((eval_around::SKIPPED.to_string(), "failure".to_string()));
+        }
+        Ok(eval_around::node(cells, sources, skipped))
     }
 
     /// A node's place as messages write it: `file:line:column: path (name "…")`.

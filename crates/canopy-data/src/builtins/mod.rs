@@ -5,6 +5,7 @@
 //! in a file of its own, registered here in one line.
 
 pub(crate) mod eval;
+pub(crate) mod eval_around;
 mod periodic;
 mod random;
 mod script;
@@ -37,6 +38,7 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
     for script in eval::node_types() {
         add(script);
     }
+    add(eval_around::node_type());
     r.node("Script", Arity::Leaf, script::Script::new)
         .expect("built-in names are unique");
     r.node("Random", Arity::Leaf, random::Random::new)
@@ -71,10 +73,10 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// # use canopy_data::Registry;
     /// let registry = Registry::<(), ()>::new();
     /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Eval,
-    /// // EvalCondition, EvalGuard, EvalReactiveGuard, Script, Random,
-    /// // Chance and Periodic.
+    /// // EvalCondition, EvalGuard, EvalReactiveGuard, EvalAround, Script,
+    /// // Random, Chance and Periodic.
     /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
-    /// assert_eq!(registry.types().count(), kinds + 11);
+    /// assert_eq!(registry.types().count(), kinds + 12);
     /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
     /// ```
     pub fn new() -> Self {
