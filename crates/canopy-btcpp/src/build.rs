@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::check::Plan;
 use crate::error::XmlError;
-use crate::model::{Model, Own, What};
+use crate::model::{Model, Own, Place, What};
 use crate::nodes;
 use crate::text::{escape_controls, quote};
 
@@ -317,17 +317,20 @@ impl Model {
 
 /// The registry's error, at the element it is about.
 fn load_error(model: &Model, e: LoadError) -> XmlError {
+    let place = match e.location() {
+        // A built tree's path ends at what a <SubTree> stands for; the
+        // loader's own errors at a <SubTree> were ruled out by the checks.
+        Location::Node { path, .. } => model
+            .locate(path)
+            .map(|node| model.nodes[model.resolve(node)].place),
+        _ => None,
+    };
     let problem = key_type(model, e.problem())
-        .or_else(|| around_script(e.problem()))
+        .or_else(|| place.and_then(|place| script_error(model, place, e.problem())))
         .unwrap_or_else(|| escape_controls(&e.problem().to_string()));
-    match e.location() {
-        Location::Node { path, .. } => match model.locate(path) {
-            // A built tree's path ends at what a <SubTree> stands for; the
-            // loader's own errors at a <SubTree> were ruled out by the checks.
-            Some(node) => model.fail(model.nodes[model.resolve(node)].place, problem),
-            None => model.at_main(problem),
-        },
-        _ => model.at_main(problem),
+    match place {
+        Some(place) => model.fail(place, problem),
+        None => model.at_main(problem),
     }
 }
 
@@ -349,9 +352,10 @@ fn key_type(model: &Model, problem: &Problem) -> Option<String> {
     Some(conflict.describe(&place))
 }
 
-/// A script error in a pre- or post-condition attribute, named by the
-/// attribute the file has rather than canopy's parameter.
-fn around_script(problem: &Problem) -> Option<String> {
+/// A script error in a script canopy wrote for an element (a pre- or
+/// post-condition attribute, a Precondition, a Switch's case, a Loop's
+/// item), named by the element's attribute rather than canopy's parameter.
+fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String> {
     let Problem::Script {
         param,
         code,
@@ -361,7 +365,31 @@ fn around_script(problem: &Problem) -> Option<String> {
     else {
         return None;
     };
-    let attr = crate::standard::condition_script_attr(param)?;
+    let element = &model.files[place.file].dom.elements[place.element];
+    let id = element.attr("ID").unwrap_or(&element.tag);
+    let list_item = |prefix: &str| {
+        let index = param.strip_prefix(prefix)?.strip_suffix(']')?;
+        index.parse::<usize>().ok()
+    };
+    let (attr, code, column) = if let Some(i) = list_item("cases[") {
+        (format!("case_{}", i + 1), code.as_str(), *column)
+    } else if list_item("items[").is_some() {
+        ("queue".to_string(), code.as_str(), *column)
+    } else if id == "Precondition" && crate::standard::condition_script_attr(param).is_some() {
+        // The condition as written, without the `!(…)` around it; past
+        // its end the parser met that `)`, which the file does not have.
+        let inner = code.strip_prefix("!(")?.strip_suffix(')')?;
+        let column = column.saturating_sub(2).max(1);
+        if column > inner.chars().count() {
+            let problem = problem.strip_suffix(", found `)`").unwrap_or(problem);
+            let text = format!("if: script {}, column {column}: {problem}", quote(inner));
+            return Some(escape_controls(&text));
+        }
+        ("if".to_string(), inner, column)
+    } else {
+        let attr = crate::standard::condition_script_attr(param)?;
+        (attr.to_string(), code.as_str(), *column)
+    };
     let text = format!("{attr}: script {}, column {column}: {problem}", quote(code));
     Some(escape_controls(&text))
 }

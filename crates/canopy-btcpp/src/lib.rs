@@ -94,12 +94,26 @@
 //! number is compared — canopy refuses the script when the tree is loaded,
 //! or reads the slot's initial value (0, false, the empty string).
 //!
-//! `Precondition`, `Switch2`…`Switch6`, `Loop*` and the other blackboard
-//! nodes are not imported: each is refused with an error naming the file,
-//! line, column and element and saying what to write instead. So are
-//! `AsyncSequence` / `AsyncFallback` (they rely on BehaviorTree.CPP's
-//! wake-up signal) and a `RunOnce` whose SKIPPED no parent can read
-//! (below).
+//! **Precondition, Switch, Loop.** `Precondition(if, else)` runs as an
+//! `EvalAround` whose condition for `else` is `!(if)`: tested once, on
+//! entry, as in BehaviorTree.CPP. `Switch2`…`Switch6` run as canopy's
+//! `EvalSwitch` with the case scripts `variable == case_N` (a number
+//! compared as a number, other text as a string), deciding again every
+//! tick and aborting the running child when the case changes;
+//! BehaviorTree.CPP compares texts at run time, canopy typed values, so a
+//! case of another type than the variable's key is refused at load instead
+//! of never matching. `LoopInt`, `LoopDouble`, `LoopBool` and `LoopString`
+//! run as canopy's `EvalLoop` with the item scripts `value := item`:
+//! canopy's blackboard holds no queues, so the queue must be written in the
+//! file (`queue="1;2;3"`), which BehaviorTree.CPP copies on entry as canopy
+//! starts its list over; `queue="{key}"` is refused.
+//!
+//! The other blackboard nodes (`UnsetBlackboard`, `WasEntryUpdated`,
+//! `SkipUnlessUpdated`, `WaitValueUpdate`) are not imported: each is
+//! refused with an error naming the file, line, column and element and
+//! saying what to write instead. So are `AsyncSequence` / `AsyncFallback`
+//! (they rely on BehaviorTree.CPP's wake-up signal) and a `RunOnce` whose
+//! SKIPPED no parent can read (below).
 //!
 //! # The standard nodes
 //!
@@ -206,6 +220,7 @@ mod export;
 mod model;
 mod nodes;
 mod params;
+mod scripted;
 mod sources;
 mod stand_in;
 mod standard;

@@ -496,6 +496,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             self.standard(place, std, explicit, &ports, n, parent)?
         } else if is_scripting(&id) {
             self.script(place, &id, &ports, child_elements.len())?
+        } else if crate::scripted::is_scripted_control(&id) {
+            self.scripted_control(place, &id, &ports, child_elements.len(), parent)?
         } else {
             self.registered(place, &id, explicit, &ports)?
         };
@@ -653,6 +655,30 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
         let mut params = Map::new();
         params.insert("code".to_string(), Value::String(code));
+        Ok(What::Registered {
+            type_name: type_name.to_string(),
+            params,
+        })
+    }
+
+    /// `Precondition`, `Switch2`…`Switch6` and the `Loop*` nodes, as
+    /// canopy's script nodes ([`crate::scripted`]).
+    fn scripted_control(
+        &self,
+        place: Place,
+        id: &str,
+        ports: &[(String, String)],
+        children: usize,
+        parent: Option<Std>,
+    ) -> Result<What, XmlError> {
+        let (type_name, params) = crate::scripted::lower(id, ports, children, parent)
+            .map_err(|problem| self.fail(place, problem))?;
+        if self.registry.get(type_name).is_none() {
+            return Err(self.fail(
+                place,
+                format!("{id} runs as canopy's {type_name}, which this registry does not have"),
+            ));
+        }
         Ok(What::Registered {
             type_name: type_name.to_string(),
             params,

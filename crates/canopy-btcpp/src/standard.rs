@@ -237,18 +237,6 @@ pub(crate) fn refused(id: &str) -> Option<String> {
         "UnsetBlackboard" | "WasEntryUpdated" | "SkipUnlessUpdated" | "WaitValueUpdate" => {
             format!("{id} is not imported: {NO_BLACKBOARD}")
         }
-        "Precondition" => format!(
-            "Precondition runs a script, which is not imported: {NO_BLACKBOARD}; use a \
-             Guard or ReactiveGuard decorator with a registered condition"
-        ),
-        "Switch2" | "Switch3" | "Switch4" | "Switch5" | "Switch6" => format!(
-            "Switch is not imported: {NO_BLACKBOARD}; \
-             use a Fallback of Sequences, each starting with a registered condition for its case"
-        ),
-        "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString" => format!(
-            "{id} is not imported: {NO_BLACKBOARD}; keep the queue in the agent's data and repeat a registered \
-             action that takes the next item, under Repeat or KeepRunningUntilFailure"
-        ),
         "SequenceStar" => "SequenceStar is the name of BehaviorTree.CPP 3; format 4 calls it \
              SequenceWithMemory, which canopy runs: write that"
             .to_string(),
@@ -280,6 +268,7 @@ pub(crate) fn is_reserved(name: &str) -> bool {
     Std::from_id(name).is_some()
         || refused(name).is_some()
         || is_scripting(name)
+        || crate::scripted::is_scripted_control(name)
         || matches!(
             name,
             "Action"

@@ -317,6 +317,74 @@ fn pre_and_post_conditions_run_as_on_behaviortree_cpp() {
     run_as_on_behaviortree_cpp("prepost", &PRE_POST_TREES);
 }
 
+/// Trees with `Precondition`, `Switch2`…`Switch6` and the `Loop*` nodes.
+const BLACKBOARD_CONTROL_TREES: [&str; 7] = [
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="c := 0"/>
+        <ReactiveSequence>
+            <Script code="c += 1"/>
+            <Precondition if="c &lt; 2" else="SUCCESS"><canopy_Script name="A" statuses="Running;Running;Running;Success"/></Precondition>
+        </ReactiveSequence>
+        <Precondition if="c == 4"><canopy_Script name="B" statuses="Success"/></Precondition>
+        <Precondition if="c == 5"><canopy_Script name="C" statuses="Success"/></Precondition>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Fallback>
+        <Precondition if="false" else="SKIPPED"><canopy_Script name="A" statuses="Success"/></Precondition>
+        <Sequence>
+            <Precondition if="true" else="SKIPPED"><canopy_Script name="B" statuses="Failure;Success"/></Precondition>
+            <canopy_Script name="C" statuses="Success"/>
+        </Sequence>
+    </Fallback></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="v := 0; n := 0"/>
+        <ReactiveSequence>
+            <Script code="n += 1; v = n &gt; 4 ? 2 : 1"/>
+            <Switch3 variable="{v}" case_1="1" case_2="2" case_3="7">
+                <canopy_Script name="ONE" statuses="Running"/>
+                <canopy_Script name="TWO" statuses="Running;Running;Success"/>
+                <canopy_Script name="SEVEN" statuses="Success"/>
+                <canopy_Script name="OTHER" statuses="Failure"/>
+            </Switch3>
+        </ReactiveSequence>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <SetBlackboard value="blue" output_key="colour"/>
+        <Switch2 variable="{colour}" case_1="red" case_2="blue">
+            <canopy_Script name="RED" statuses="Success"/>
+            <canopy_Script name="BLUE" statuses="Running;Success"/>
+            <canopy_Script name="NONE" statuses="Success"/>
+        </Switch2>
+        <Script code="colour = 'green'"/>
+        <Switch2 variable="{colour}" case_1="red" case_2="blue">
+            <canopy_Script name="RED2" statuses="Success"/>
+            <canopy_Script name="BLUE2" statuses="Success"/>
+            <canopy_Script name="NONE2" statuses="Failure"/>
+        </Switch2>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="sum := 0; x := 0"/>
+        <LoopInt queue="1;2;3" value="{x}">
+            <Sequence><canopy_Script name="BODY" statuses="Running;Success"/><Script code="sum += x"/></Sequence>
+        </LoopInt>
+        <canopy_Script name="DONE" statuses="Success"/>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>
+        <Script code="d := 0.0; s := ''; b := false; k := 0"/>
+        <LoopDouble queue="0.5;1.5" value="{d}"><Script code="k += 1"/></LoopDouble>
+        <LoopString queue="a;bc" value="{s}"><ScriptCondition code="s != 'bc'"/></LoopString>
+        <canopy_Script name="NEVER" statuses="Success"/>
+    </Sequence></BehaviorTree></root>"#,
+    r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Fallback>
+        <LoopBool queue="true;false" value="{b}" if_empty="FAILURE"><ScriptCondition code="b"/></LoopBool>
+        <canopy_Script name="AFTER" statuses="Success"/>
+    </Fallback></BehaviorTree></root>"#,
+];
+
+#[test]
+fn preconditions_switches_and_loops_run_as_on_behaviortree_cpp() {
+    run_as_on_behaviortree_cpp("control", &BLACKBOARD_CONTROL_TREES);
+}
+
 /// Each tree run on both engines, in both canopy modes, must give one trace.
 fn run_as_on_behaviortree_cpp(stem: &str, trees: &[&str]) {
     if let Err(why) = btcpp_available() {

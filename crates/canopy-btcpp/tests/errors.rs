@@ -319,11 +319,35 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
         ),
         (
             "<Switch2 variable=\"{v}\" case_1=\"1\"><AlwaysSuccess/><AlwaysSuccess/><AlwaysSuccess/></Switch2>",
-            "<Switch2>: Switch is not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"; use a Fallback of Sequences, each starting with a registered condition for its case",
+            "<Switch2>: case_1: script \"v == 1\", column 1: unknown key \"v\"",
+        ),
+        (
+            "<Switch2 variable=\"v\" case_1=\"1\"><AlwaysSuccess/><AlwaysSuccess/><AlwaysSuccess/></Switch2>",
+            "<Switch2>: variable=\"v\" must name a blackboard key, like {variable}",
+        ),
+        (
+            "<Switch2 variable=\"{v}\"><AlwaysSuccess/><AlwaysSuccess/></Switch2>",
+            "<Switch2>: Switch2 needs 3 children, got 2",
         ),
         (
             "<LoopInt queue=\"1;2\"><AlwaysSuccess/></LoopInt>",
-            "<LoopInt>: LoopInt is not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"; keep the queue in the agent's data and repeat a registered action that takes the next item, under Repeat or KeepRunningUntilFailure",
+            "<LoopInt>: LoopInt needs the port value",
+        ),
+        (
+            "<LoopInt queue=\"1;two\" value=\"{x}\"><AlwaysSuccess/></LoopInt>",
+            "<LoopInt>: queue: \"two\" is not a whole number",
+        ),
+        (
+            "<LoopString queue=\"{q}\" value=\"{x}\"><AlwaysSuccess/></LoopString>",
+            "<LoopString>: queue=\"{q}\": canopy's blackboard holds no queues; write the items in the file, separated by `;` (queue=\"1;2;3\")",
+        ),
+        (
+            "<Precondition if=\"x &gt;\"><AlwaysSuccess/></Precondition>",
+            "<Precondition>: if: script \"x >\", column 4: expected an expression after `>`",
+        ),
+        (
+            "<Precondition if=\"true\" else=\"RUNNING\"><AlwaysSuccess/></Precondition>",
+            "<Precondition>: else=\"RUNNING\" is not imported: canopy's Precondition returns SUCCESS, FAILURE or SKIPPED when the condition is false",
         ),
         (
             "<SetBlackboard value=\"1\" output_key=\"a b\"/>",

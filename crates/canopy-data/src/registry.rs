@@ -44,6 +44,10 @@ pub(crate) enum ScriptShape {
     Guard { reactive: bool },
     /// `EvalAround`: scripts before and after its child, one per parameter.
     Around,
+    /// `EvalSwitch`: a condition script per case.
+    Switch,
+    /// `EvalLoop`: an assignment script per item.
+    Loop,
 }
 
 /// A registered node type: its name, what it does, how many children it

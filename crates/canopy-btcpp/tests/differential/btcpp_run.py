@@ -22,7 +22,7 @@ For each file the output is a header line, `== FILE`, then one line per tick
 those ticked or halted in that tick), with the status from
 `tick_exactly_once()`, then, when the root blackboard has keys, ` bb
 KEY=VALUE...` (keys in name order; numbers and booleans as numbers, whole
-ones without a fraction). A tree BehaviorTree.CPP refuses to load prints
+ones without a fraction; `?` for an entry never written). A tree BehaviorTree.CPP refuses to load prints
 `load error: MESSAGE`; a tick that throws prints `tick T: error MESSAGE` and
 ends that tree's run. The Rust side (differential_btcpp.rs) prints the same
 format from canopy.
@@ -119,7 +119,11 @@ def board_text(tree):
         try:
             value = number(board.get_double(key))
         except Exception:
-            value = board.get_string(key)
+            try:
+                value = board.get_string(key)
+            except Exception:  # an entry declared but never written
+                value = "?"
+
         entries.append(f"{key}={value}")
     return f" bb {' '.join(entries)}" if entries else ""
 

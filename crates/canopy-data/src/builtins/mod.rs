@@ -6,6 +6,8 @@
 
 pub(crate) mod eval;
 pub(crate) mod eval_around;
+pub(crate) mod eval_loop;
+pub(crate) mod eval_switch;
 mod periodic;
 mod random;
 mod script;
@@ -39,6 +41,8 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
         add(script);
     }
     add(eval_around::node_type());
+    add(eval_switch::node_type());
+    add(eval_loop::node_type());
     r.node("Script", Arity::Leaf, script::Script::new)
         .expect("built-in names are unique");
     r.node("Random", Arity::Leaf, random::Random::new)
@@ -73,10 +77,10 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// # use canopy_data::Registry;
     /// let registry = Registry::<(), ()>::new();
     /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Eval,
-    /// // EvalCondition, EvalGuard, EvalReactiveGuard, EvalAround, Script,
-    /// // Random, Chance and Periodic.
+    /// // EvalCondition, EvalGuard, EvalReactiveGuard, EvalAround,
+    /// // EvalSwitch, EvalLoop, Script, Random, Chance and Periodic.
     /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
-    /// assert_eq!(registry.types().count(), kinds + 12);
+    /// assert_eq!(registry.types().count(), kinds + 14);
     /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
     /// ```
     pub fn new() -> Self {
