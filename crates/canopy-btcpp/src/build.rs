@@ -8,10 +8,10 @@
 //! type with the same number of children; when the tree to run holds any,
 //! the loaded tree is copied into a new one with the stand-ins replaced.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use canopy_core::{
-    Arity, BuildError, Builder, CustomNode, Draft, NodeKind, NodeRef, Tree, TreePath,
+    Arity, BuildError, Builder, CustomNode, Draft, NodeId, NodeKind, NodeRef, Tree, TreePath,
 };
 use canopy_data::{LoadError, Location, NodePath, PathRoot, PathStep, Problem, Registry};
 use serde_json::{Map, Value};
@@ -20,6 +20,7 @@ use crate::check::Plan;
 use crate::error::XmlError;
 use crate::model::{Model, Own, Place, What};
 use crate::nodes;
+use crate::scope::Scope;
 use crate::text::{escape_controls, quote};
 
 /// The tree to run.
@@ -29,7 +30,7 @@ pub(crate) fn build<A: 'static, W: 'static>(
     plan: &Plan,
 ) -> Result<Tree<A, W>, XmlError> {
     let stand_ins = StandIns::find(registry);
-    let document = document(model, &stand_ins)?;
+    let document = document(model, registry, &stand_ins)?;
     let main = &model.files[0].path;
     let loaded = registry
         .load_value(&document, main)
@@ -82,23 +83,44 @@ impl StandIns {
     }
 }
 
-/// The JSON document of every tree: the one to run as `tree`, the others
-/// (and that one again when another refers to it) under `subtrees`.
-fn document(model: &Model, stand_ins: &StandIns) -> Result<Value, XmlError> {
+/// The JSON document of every tree: the one to run as `tree`; under
+/// `subtrees` the trees a `<SubTree>` shares (every key its own, see
+/// [`crate::scope`]), and those no `<SubTree>` reaches, each in a scope
+/// of its own so that the file is checked whole.
+fn document<A: 'static, W: 'static>(
+    model: &Model,
+    registry: &Registry<A, W>,
+    stand_ins: &StandIns,
+) -> Result<Value, XmlError> {
     let main = &model.trees[model.main];
-    let referenced = model
-        .nodes
-        .iter()
-        .any(|n| matches!(&n.what, What::SubTree(id) if *id == main.id));
+    let mut doc = Doc {
+        model,
+        registry,
+        stand_ins,
+        shared: Vec::new(),
+        reached: HashSet::new(),
+        instances: 0,
+    };
+    let root = doc.node(main.root, TREE_DEPTH, &Scope::root())?;
     let mut subtrees = Map::new();
+    // Shared trees, and those they share in turn.
+    let mut next = 0;
+    while next < doc.shared.len() {
+        let i = doc.shared[next];
+        next += 1;
+        let tree = &model.trees[i];
+        let value = doc.node(tree.root, SUBTREE_DEPTH, &Scope::root())?;
+        subtrees.insert(tree.id.clone(), value);
+    }
     for (i, tree) in model.trees.iter().enumerate() {
-        if i != model.main || referenced {
-            let root = node_value(model, tree.root, stand_ins, SUBTREE_DEPTH)?;
-            subtrees.insert(tree.id.clone(), root);
+        if i != model.main && !doc.reached.contains(&i) {
+            doc.instances += 1;
+            let scope = Scope::root().child(&tree.id, doc.instances, &[], false);
+            let value = doc.node(tree.root, SUBTREE_DEPTH, &scope)?;
+            subtrees.insert(tree.id.clone(), value);
         }
     }
     let mut top = Map::new();
-    let root = node_value(model, main.root, stand_ins, TREE_DEPTH)?;
     top.insert("tree".to_string(), root);
     if !subtrees.is_empty() {
         top.insert("subtrees".to_string(), Value::Object(subtrees));
@@ -122,60 +144,149 @@ fn brackets(value: &Value) -> usize {
     }
 }
 
-/// One node object, at bracket depth `depth`; its name is left out when it
-/// is the type's.
-fn node_value(
-    model: &Model,
-    node: usize,
-    stand_ins: &StandIns,
-    depth: usize,
-) -> Result<Value, XmlError> {
-    let x = &model.nodes[node];
-    let mut fields = Map::new();
-    let type_name = match &x.what {
-        What::Registered { type_name, params } => {
-            fields.extend(params.clone());
-            type_name.clone()
+/// The document being written.
+struct Doc<'m, A, W> {
+    model: &'m Model,
+    registry: &'m Registry<A, W>,
+    stand_ins: &'m StandIns,
+    /// Trees a `<SubTree>` shares, in the order first met.
+    shared: Vec<usize>,
+    /// Trees some `<SubTree>` reaches, shared or copied.
+    reached: HashSet<usize>,
+    /// Scopes of their own made so far, which number their keys.
+    instances: usize,
+}
+
+impl<A: 'static, W: 'static> Doc<'_, A, W> {
+    /// One node object, at bracket depth `depth`, its keys resolved in
+    /// `scope`; its name is left out when it is the type's.
+    fn node(&mut self, node: usize, depth: usize, scope: &Scope) -> Result<Value, XmlError> {
+        let model = self.model;
+        let x = &model.nodes[node];
+        let mut fields = Map::new();
+        let type_name = match &x.what {
+            What::Registered { type_name, params } => {
+                let declared = self.registry.get(type_name).map(|t| t.params());
+                let typed = |port: &str, text: &str| {
+                    let kind = declared.and_then(|d| d.iter().find(|p| p.name == port));
+                    kind.and_then(|p| crate::params::to_value(self.registry, &p.kind, text).ok())
+                        .unwrap_or_else(|| Value::String(text.to_string()))
+                };
+                fields.extend(scope.params(type_name, params, &typed));
+                type_name.clone()
+            }
+            What::SubTree(id) => {
+                if let Some(copy) = self.subtree(node, id, depth, scope)? {
+                    return Ok(copy);
+                }
+                fields.insert("tree".to_string(), Value::String(id.clone()));
+                "SubTree".to_string()
+            }
+            What::Own(own) => self.stand_in(node, *own)?,
+        };
+        let deepest = depth + fields.values().map(brackets).max().unwrap_or(0);
+        let children_at = depth + 2;
+        if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
+            return Err(model.fail(x.place, crate::model::too_deep()));
         }
-        What::SubTree(id) => {
-            fields.insert("tree".to_string(), Value::String(id.clone()));
-            "SubTree".to_string()
+        if x.name != type_name {
+            fields.insert("name".to_string(), Value::String(x.name.clone()));
         }
-        What::Own(own) => {
-            let (stand_in, arity) = match own.arity() {
-                Arity::Composite => (&stand_ins.composite, "control"),
-                _ => (&stand_ins.decorator, "decorator"),
-            };
-            let Some(stand_in) = stand_in else {
-                return Err(model.fail(
-                    x.place,
-                    format!(
-                        "the registry has no {arity} type without required parameters, which \
-                         loading this node needs (a registry from Registry::new() has them)"
-                    ),
-                ));
-            };
-            stand_in.clone()
+        fields.insert("type".to_string(), Value::String(type_name));
+        if !x.children.is_empty() {
+            let mut children = Vec::with_capacity(x.children.len());
+            for &c in &x.children {
+                children.push(self.node(c, children_at, scope)?);
+            }
+            fields.insert("children".to_string(), Value::Array(children));
         }
-    };
-    let deepest = depth + fields.values().map(brackets).max().unwrap_or(0);
-    let children_at = depth + 2;
-    if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
-        return Err(model.fail(x.place, crate::model::too_deep()));
+        Ok(Value::Object(fields))
     }
-    if x.name != type_name {
-        fields.insert("name".to_string(), Value::String(x.name.clone()));
-    }
-    fields.insert("type".to_string(), Value::String(type_name));
-    if !x.children.is_empty() {
-        let children: Result<Vec<Value>, XmlError> = x
-            .children
+
+    /// A `<SubTree>` whose keys are not all the parent's own: a copy of
+    /// the subtree's nodes with its keys resolved. `None` where it is
+    /// shared (a `SubTree` node of the document).
+    fn subtree(
+        &mut self,
+        node: usize,
+        id: &str,
+        depth: usize,
+        scope: &Scope,
+    ) -> Result<Option<Value>, XmlError> {
+        let model = self.model;
+        let Some(&tree) = model.ids.get(id) else {
+            return Ok(None);
+        };
+        self.reached.insert(tree);
+        let element = &model.files[model.nodes[node].place.file].dom.elements
+            [model.nodes[node].place.element];
+        let ports: Vec<(String, String)> = element
+            .attrs
             .iter()
-            .map(|&c| node_value(model, c, stand_ins, children_at))
+            .filter(|(k, _)| !k.starts_with('_') && k != "ID" && k != "name")
+            .cloned()
             .collect();
-        fields.insert("children".to_string(), Value::Array(children?));
+        let autoremap = element.attr("_autoremap") == Some("true");
+        let child = scope.child(id, self.instances + 1, &ports, autoremap);
+        if child.is_identity() || !model.uses_keys(tree) {
+            if !self.shared.contains(&tree) {
+                self.shared.push(tree);
+            }
+            return Ok(None);
+        }
+        self.instances += 1;
+        self.node(model.trees[tree].root, depth, &child).map(Some)
     }
-    Ok(Value::Object(fields))
+
+    /// The registered type standing in for one of this crate's nodes.
+    fn stand_in(&self, node: usize, own: Own) -> Result<String, XmlError> {
+        let (stand_in, arity) = match own.arity() {
+            Arity::Composite => (&self.stand_ins.composite, "control"),
+            _ => (&self.stand_ins.decorator, "decorator"),
+        };
+        stand_in.clone().ok_or_else(|| {
+            self.model.fail(
+                self.model.nodes[node].place,
+                format!(
+                    "the registry has no {arity} type without required parameters, which \
+                     loading this node needs (a registry from Registry::new() has them)"
+                ),
+            )
+        })
+    }
+}
+
+impl Model {
+    /// Whether a tree names any blackboard key (a port's `{key}`, a
+    /// script), through its subtrees. The checks ruled out cycles.
+    fn uses_keys(&self, tree: usize) -> bool {
+        let mut stack = vec![self.trees[tree].root];
+        let mut seen = HashSet::new();
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            let node = &self.nodes[n];
+            match &node.what {
+                What::Registered { type_name, params } => {
+                    let braces = params
+                        .values()
+                        .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
+                    if braces || type_name.starts_with("Eval") {
+                        return true;
+                    }
+                }
+                What::SubTree(id) => {
+                    if let Some(&t) = self.ids.get(id) {
+                        stack.push(self.trees[t].root);
+                    }
+                }
+                What::Own(_) => {}
+            }
+            stack.extend(node.children.iter());
+        }
+        false
+    }
 }
 
 impl Own {
@@ -232,14 +343,15 @@ impl Own {
 struct Copy<'m, 'b, A, W> {
     model: &'m Model,
     builder: &'b Builder<'b, A, W>,
-    /// Nodes copied so far: a shared tree stays shared.
-    done: HashMap<usize, &'b Draft<'b, A, W>>,
+    /// Nodes copied so far, by the loaded node: a shared tree stays
+    /// shared, and each copy of a subtree with keys of its own stays apart.
+    done: HashMap<NodeId, &'b Draft<'b, A, W>>,
 }
 
 impl<'b, A: 'static, W: 'static> Copy<'_, 'b, A, W> {
     fn node(&mut self, node: usize, loaded: NodeRef<'_, A, W>) -> &'b Draft<'b, A, W> {
         let node = self.model.resolve(node);
-        if let Some(done) = self.done.get(&node) {
+        if let Some(done) = self.done.get(&loaded.id()) {
             return done;
         }
         let x = &self.model.nodes[node];
@@ -263,7 +375,7 @@ impl<'b, A: 'static, W: 'static> Copy<'_, 'b, A, W> {
                 children,
             ),
         };
-        self.done.insert(node, draft);
+        self.done.insert(loaded.id(), draft);
         draft
     }
 }

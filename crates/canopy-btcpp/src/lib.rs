@@ -220,6 +220,7 @@ mod export;
 mod model;
 mod nodes;
 mod params;
+mod scope;
 mod scripted;
 mod sources;
 mod stand_in;

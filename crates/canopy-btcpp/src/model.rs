@@ -82,9 +82,6 @@ pub(crate) struct XNode {
     pub(crate) name: String,
     pub(crate) what: What,
     pub(crate) children: Vec<usize>,
-    /// The first key its ports name in its tree's own scope (`{key}`, not
-    /// the root blackboard's `{@key}`), for the subtree scope check.
-    pub(crate) local_key: Option<String>,
 }
 
 pub(crate) struct TreeDef {
@@ -198,74 +195,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
         main,
         ids,
     };
-    model.check_scopes()?;
     Ok(model)
-}
-
-impl Model {
-    /// Blackboard keys cross a `<SubTree>` only with `_autoremap="true"`
-    /// (or as the root blackboard's, `{@key}`).
-    ///
-    /// canopy has one blackboard per agent, laid out when the tree is
-    /// built; a subtree's keys are the main tree's. BehaviorTree.CPP gives
-    /// each SubTree its own blackboard unless `_autoremap` shares the
-    /// parent's — the one case where the two agree, so it is the one
-    /// accepted; remapping ports are refused where they are read.
-    fn check_scopes(&self) -> Result<(), XmlError> {
-        let mut uses_keys = vec![None; self.trees.len()];
-        for node in &self.nodes {
-            let What::SubTree(id) = &node.what else {
-                continue;
-            };
-            let e = &self.files[node.place.file].dom.elements[node.place.element];
-            if e.attr("_autoremap") == Some("true") {
-                continue;
-            }
-            let Some(&tree) = self.ids.get(id) else {
-                continue;
-            };
-            if let Some(key) = self.first_key(tree, &mut uses_keys) {
-                return Err(self.fail(
-                    node.place,
-                    format!(
-                        "the subtree {} uses the blackboard entry {}; canopy shares one blackboard \
-                         with its subtrees, which BehaviorTree.CPP does only with \
-                         _autoremap=\"true\": add it",
-                        quote(id),
-                        quote(&key)
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The first key a tree's ports use, through its subtrees (memoised
-    /// per tree; the loader refuses cycles later, and a cycle is cut here).
-    fn first_key(&self, tree: usize, memo: &mut [Option<Option<String>>]) -> Option<String> {
-        if let Some(known) = &memo[tree] {
-            return known.clone();
-        }
-        memo[tree] = Some(None);
-        let mut stack = vec![self.trees[tree].root];
-        let mut found: Option<String> = None;
-        while let Some(n) = stack.pop() {
-            let node = &self.nodes[n];
-            match &node.what {
-                What::Registered { .. } => found = node.local_key.clone(),
-                What::SubTree(id) => {
-                    found = self.ids.get(id).and_then(|&t| self.first_key(t, memo));
-                }
-                What::Own(_) => {}
-            }
-            if found.is_some() {
-                break;
-            }
-            stack.extend(node.children.iter().rev());
-        }
-        memo[tree] = Some(found.clone());
-        found
-    }
 }
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
@@ -509,17 +439,11 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             };
             children.push(self.node(child, depth + 1, std)?);
         }
-        let local_key = ports.iter().find_map(|(port, text)| {
-            let key = text.strip_prefix('{')?.strip_suffix('}')?;
-            let key = if key == "=" { port.as_str() } else { key };
-            (!key.is_empty() && !key.starts_with('@')).then(|| key.to_string())
-        });
         self.nodes.push(XNode {
             place,
             name,
             what,
             children,
-            local_key,
         });
         let node = self.nodes.len() - 1;
         self.around(place, node, parent)
@@ -581,7 +505,6 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 params,
             },
             children: vec![node],
-            local_key: None,
         });
         Ok(self.nodes.len() - 1)
     }
@@ -692,15 +615,29 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         ports: &[(String, String)],
         children: usize,
     ) -> Result<What, XmlError> {
-        if let Some((key, _)) = ports.first() {
-            return Err(self.fail(
-                place,
-                format!(
-                    "{key}: SubTree ports remap blackboard entries, which canopy does not import: its \
-                     subtrees share the tree's one blackboard (BehaviorTree.CPP's \
-                     _autoremap=\"true\"); name the entries alike and add _autoremap=\"true\""
-                ),
-            ));
+        // Remapping ports: a key of the subtree each (see `crate::scope`).
+        for (port, text) in ports {
+            if !is_key_name(port) {
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "{port}: a SubTree port names a key of the subtree's blackboard, which \
+                         holds letters, digits and _, not starting with a digit"
+                    ),
+                ));
+            }
+            if let Some(key) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+                let key = key.strip_prefix('@').unwrap_or(key);
+                if key != "=" && !is_key_name(key) {
+                    return Err(self.fail(
+                        place,
+                        format!(
+                            "{port}={}: a key holds letters, digits and _, not starting with a digit",
+                            quote(text)
+                        ),
+                    ));
+                }
+            }
         }
         if children > 0 {
             return Err(self.fail(place, "a <SubTree> has no child elements".to_string()));
@@ -1381,4 +1318,14 @@ fn assignment(key: &str, value: &str) -> Result<String, String> {
         );
     };
     Ok(format!("{key} := {value}"))
+}
+
+/// Whether `key` can name a blackboard key in a script and a port: a
+/// letter or `_` first, then letters, digits and `_`.
+fn is_key_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

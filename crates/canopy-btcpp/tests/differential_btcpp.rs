@@ -385,6 +385,77 @@ fn preconditions_switches_and_loops_run_as_on_behaviortree_cpp() {
     run_as_on_behaviortree_cpp("control", &BLACKBOARD_CONTROL_TREES);
 }
 
+/// Trees whose `<SubTree>`s remap keys, keep keys of their own, or share
+/// every key (`_autoremap`), nested and referenced twice.
+const REMAP_TREES: [&str; 5] = [
+    r#"<root BTCPP_format="4" main_tree_to_execute="M">
+    <BehaviorTree ID="M"><Sequence>
+        <Script code="target := 1; x := 100"/>
+        <SubTree ID="Inc" n="{target}"/>
+        <SubTree ID="Inc" n="{x}"/>
+        <ScriptCondition code="target == 2 &amp;&amp; x == 101"/>
+        <canopy_Script name="OK" statuses="Success"/>
+    </Sequence></BehaviorTree>
+    <BehaviorTree ID="Inc"><Sequence>
+        <Script code="x := 7; n += 1"/>
+        <canopy_Script name="IN" statuses="Running;Success"/>
+    </Sequence></BehaviorTree>
+    </root>"#,
+    r#"<root BTCPP_format="4" main_tree_to_execute="M">
+    <BehaviorTree ID="M"><Sequence>
+        <Script code="a := 1; b := 2"/>
+        <SubTree ID="Both" b="{a}" _autoremap="true"/>
+    </Sequence></BehaviorTree>
+    <BehaviorTree ID="Both"><Sequence>
+        <Script code="a += 10; b += 100; c := a + b"/>
+    </Sequence></BehaviorTree>
+    </root>"#,
+    r#"<root BTCPP_format="4" main_tree_to_execute="M">
+    <BehaviorTree ID="M"><Sequence>
+        <Script code="out := 0"/>
+        <SubTree ID="Outer" result="{out}"/>
+    </Sequence></BehaviorTree>
+    <BehaviorTree ID="Outer"><Sequence>
+        <Script code="mid := 5"/>
+        <SubTree ID="Inner" value="{mid}" sink="{result}"/>
+    </Sequence></BehaviorTree>
+    <BehaviorTree ID="Inner"><Sequence>
+        <Script code="sink := value * 2"/>
+        <canopy_Script name="DEEP" statuses="Success"/>
+    </Sequence></BehaviorTree>
+    </root>"#,
+    r#"<root BTCPP_format="4" main_tree_to_execute="M">
+    <BehaviorTree ID="M"><Sequence>
+        <Script code="count := 0; two := 2; ten := 10"/>
+        <Repeat num_cycles="3"><SubTree ID="Step" step="{count}" size="{two}" label="small"/></Repeat>
+        <SubTree ID="Step" step="{count}" size="{ten}" label="big"/>
+    </Sequence></BehaviorTree>
+    <BehaviorTree ID="Step"><Sequence>
+        <Script code="step += size"/>
+        <Fallback>
+            <Sequence><ScriptCondition code="label == 'big'"/><canopy_Script name="BIG" statuses="Success"/></Sequence>
+            <canopy_Script name="STEP" statuses="Success"/>
+        </Fallback>
+    </Sequence></BehaviorTree>
+    </root>"#,
+    r#"<root BTCPP_format="4" main_tree_to_execute="M">
+    <BehaviorTree ID="M"><Sequence><Script code="armed := false"/><Fallback>
+        <SubTree ID="Guarded" flag="{@armed}"/>
+        <Sequence><Script code="armed = true"/><canopy_Script name="ARM" statuses="Running;Failure"/></Sequence>
+    </Fallback></Sequence></BehaviorTree>
+    <BehaviorTree ID="Guarded"><Sequence>
+        <Script code="seen := 1"/>
+        <ScriptCondition code="@armed == true"/>
+        <canopy_Script name="FIRE" statuses="Success"/>
+    </Sequence></BehaviorTree>
+    </root>"#,
+];
+
+#[test]
+fn subtree_remapping_runs_as_on_behaviortree_cpp() {
+    run_as_on_behaviortree_cpp("remap", &REMAP_TREES);
+}
+
 /// Each tree run on both engines, in both canopy modes, must give one trace.
 fn run_as_on_behaviortree_cpp(stem: &str, trees: &[&str]) {
     if let Err(why) = btcpp_available() {

@@ -365,11 +365,18 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
             "{body}"
         );
     }
+    let remap = |port: &str| {
+        error(&format!(
+            "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  <BehaviorTree ID=\"Main\"><SubTree ID=\"S\" {port}/></BehaviorTree><BehaviorTree ID=\"S\"><AlwaysSuccess/></BehaviorTree>\n</root>"
+        ))
+    };
     assert_eq!(
-        error(&tree(
-            "<BehaviorTree ID=\"Main\"><SubTree ID=\"S\" goal=\"{g}\"/></BehaviorTree><BehaviorTree ID=\"S\"><AlwaysSuccess/></BehaviorTree>"
-        )),
-        "bad.xml:2:27: <SubTree ID=\"S\">: goal: SubTree ports remap blackboard entries, which canopy does not import: its subtrees share the tree's one blackboard (BehaviorTree.CPP's _autoremap=\"true\"); name the entries alike and add _autoremap=\"true\""
+        remap("goal=\"{a b}\""),
+        "bad.xml:2:27: <SubTree ID=\"S\">: goal=\"{a b}\": a key holds letters, digits and _, not starting with a digit"
+    );
+    assert_eq!(
+        remap("go-al=\"{g}\""),
+        "bad.xml:2:27: <SubTree ID=\"S\">: go-al: a SubTree port names a key of the subtree's blackboard, which holds letters, digits and _, not starting with a digit"
     );
 }
 

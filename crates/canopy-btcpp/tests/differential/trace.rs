@@ -46,7 +46,14 @@ fn status_name(status: Status) -> &'static str {
 /// `btcpp_run.py` prints them (booleans and numbers as numbers, whole ones
 /// without a fraction); nothing without keys.
 fn board_text(tree: &Tree<(), ()>, agent: &mut Agent) -> String {
-    let mut slots: Vec<_> = tree.slots().to_vec();
+    // Keys of a subtree's own scope are not the root blackboard's, which
+    // is all BehaviorTree.CPP shows.
+    let mut slots: Vec<_> = tree
+        .slots()
+        .iter()
+        .filter(|slot| !slot.key.starts_with("__"))
+        .cloned()
+        .collect();
     if slots.is_empty() {
         return String::new();
     }
