@@ -703,8 +703,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         for (key, text) in ports {
             let param = node_type.params().iter().find(|p| &p.name == key);
             let value = match (param, key_of(text)) {
-                (Some(param), Some(entry)) if matches!(param.kind, ParamKind::Port { .. }) => {
-                    Value::String(format!("{{{entry}}}"))
+                // Written as it is: `{@key}` is resolved with the subtree
+                // scopes (`crate::scope`).
+                (Some(param), Some(_)) if matches!(param.kind, ParamKind::Port { .. }) => {
+                    Value::String(text.clone())
                 }
                 (Some(param), Some(entry)) => {
                     return Err(self.fail(
