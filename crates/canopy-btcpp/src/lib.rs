@@ -64,10 +64,20 @@
 //! one type fixed when the tree is built, and a key given two types is an
 //! error naming both elements. Points and lists of numbers are written as
 //! BehaviorTree.CPP writes vectors (`goal="3;-4"`), lists of points as
-//! JSON (`path="json:[[0,0],[10,0]]"`). canopy has one blackboard per agent,
-//! shared by the tree and its subtrees — BehaviorTree.CPP's
-//! `_autoremap="true"`: a `<SubTree>` whose tree uses keys must say so, and
-//! remapping ports on a `<SubTree>` are refused. A `<TreeNodesModel>`
+//! JSON (`path="json:[[0,0],[10,0]]"`).
+//!
+//! **Subtree scopes.** canopy has one blackboard per agent, and gives a
+//! `<SubTree>` BehaviorTree.CPP's scope by resolving each of its keys when
+//! the tree is loaded: a key remapped by the `<SubTree>`
+//! (`goal="{target}"`, `goal="{=}"`) is the parent's key; with
+//! `_autoremap="true"`, so is every other; otherwise a key is the subtree
+//! instance's own, a slot named `__Tree_N__key` that nothing else names;
+//! `{@key}` is the main tree's key from anywhere. A key remapped to text
+//! (`goal="3;4"`) is that constant in the subtree's ports and scripts. A
+//! subtree whose keys all resolve to themselves is shared by its
+//! references; otherwise each reference gets a copy of it with its keys.
+//! Types are checked across a remapping as for any key, so a mismatch
+//! names both elements. A `<TreeNodesModel>`
 //! declares output ports as `<output_port>` with the slot's type. What
 //! BehaviorTree.CPP decides at run time — a key's type, a port given a
 //! value it cannot read — canopy decides when the tree is loaded.
