@@ -1,7 +1,9 @@
 //! canopy against BehaviorTree.CPP itself: random trees over every
-//! imported standard node, run on both for the same ticks, must give the
-//! same trace — the root's status and each scripted leaf's updates and
-//! halts, tick by tick — except for the differences the crate documents
+//! imported standard node, scripts, pre- and post-conditions and
+//! `<SubTree>` remapping, run on both for the same ticks, must give the
+//! same trace — the root's status, each scripted leaf's updates and
+//! halts, and the root blackboard's values, tick by tick — except for the
+//! differences the crate documents
 //! (SKIPPED, and a finished condition ticked again), which are counted
 //! apart. canopy's event mode must give its tick mode's trace.
 //!
@@ -144,8 +146,8 @@ fn random_trees_run_as_on_behaviortree_cpp() {
     }
     eprintln!(
         "seed {seed}: {identical} of {count} trees identical; documented differences: \
-         {skipped} with a RunOnce that skips, {stale} with a stateful condition ticked \
-         again; {} other",
+         {skipped} with a node that can return SKIPPED (RunOnce, _skipIf, _while), {stale} \
+         with a stateful condition ticked again; {} other",
         undocumented.len()
     );
     assert!(
