@@ -626,7 +626,11 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     ),
                 ));
             }
-            if let Some(key) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+            if let Some(key) = text
+                .trim()
+                .strip_prefix('{')
+                .and_then(|t| t.strip_suffix('}'))
+            {
                 let key = key.strip_prefix('@').unwrap_or(key);
                 if key != "=" && !is_key_name(key) {
                     return Err(self.fail(

@@ -103,10 +103,12 @@ impl Scope {
     ) -> Scope {
         let mut remapped = HashMap::new();
         for (port, text) in ports {
+            // Spaces around a remapping are BehaviorTree.CPP's to ignore too.
+            let text = text.trim();
             let target = match text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
                 Some("=") => Target::Key(port.clone()),
                 Some(key) if !key.is_empty() => Target::Key(key.to_string()),
-                _ => Target::Literal(text.clone()),
+                _ => Target::Literal(text.to_string()),
             };
             let resolved = match target {
                 Target::Key(key) => self.resolve(&key),
