@@ -147,7 +147,7 @@ fn issue_489_a_list_written_on_a_subtree_reaches_its_typed_port() {
         refused.unwrap_err(),
         "issue.xml:2:35: <Script>: parameter \"code\": script \"states := '1;2'\", column 1: key \
          \"states\" holds canopy::Point2f, which scripts cannot use (they use numbers, bool and \
-         strings) since its first use at issue.xml: tree/children[1]/children[0] (name \"Aim\")"
+         strings) since its first use at issue.xml:2:159: <Aim>"
     );
 }
 
@@ -165,7 +165,7 @@ fn issue_653_set_blackboard_in_a_subtree_feeds_a_bool_port() {
         load(&trees("yes")).unwrap_err(),
         "issue.xml:3:25: <SetBlackboard>: parameter \"code\": script \"test := 'yes'\", column 1: \
          cannot assign a string to key \"test\", which holds bool since its first use at \
-         issue.xml: tree/children[1] (name \"Assert\")"
+         issue.xml:2:69: <Assert>"
     );
 }
 
@@ -207,7 +207,7 @@ fn issue_605_a_remapped_bool_stays_a_bool_in_the_subtree() {
         load(&trees("'no'")).unwrap_err(),
         "issue.xml:2:24: <Script>: parameter \"code\": script \" my_value:='no' \", column 2: \
          cannot assign a string to key \"my_value\", which holds bool since its first use at \
-         issue.xml: tree/children[2] (name \"Assert\")"
+         issue.xml:3:111: <Assert>"
     );
 }
 
