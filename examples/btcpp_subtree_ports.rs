@@ -174,6 +174,8 @@ fn main() {
     assert_eq!(
         refused.to_string(),
         "move.xml:14:9: <Note>: port \"to\" wants key \"{move_goal}\" to hold std::string, but \
-         it holds canopy::Point3 since its first use at move.xml:13:9: <MoveBase>"
+         it holds canopy::Point3 since its first use at move.xml:13:9: <MoveBase>; remapped from \
+         \"target\" at move.xml:5:7: <SubTree ID=\"MoveRobot\">, from \"result\" at move.xml:5:7: \
+         <SubTree ID=\"MoveRobot\">"
     );
 }

@@ -20,7 +20,7 @@ use crate::check::Plan;
 use crate::error::XmlError;
 use crate::model::{Model, Own, Place, What};
 use crate::nodes;
-use crate::scope::Scope;
+use crate::scope::{Resolved, Scope};
 use crate::text::{escape_controls, quote};
 
 /// The tree to run.
@@ -30,11 +30,11 @@ pub(crate) fn build<A: 'static, W: 'static>(
     plan: &Plan,
 ) -> Result<Tree<A, W>, XmlError> {
     let stand_ins = StandIns::find(registry);
-    let document = document(model, registry, &stand_ins)?;
+    let (document, remaps) = document(model, registry, &stand_ins)?;
     let main = &model.files[0].path;
     let loaded = registry
         .load_value(&document, main)
-        .map_err(|e| load_error(model, e))?;
+        .map_err(|e| load_error(model, &remaps, e))?;
     if !plan.has_own {
         return Ok(loaded);
     }
@@ -91,7 +91,7 @@ fn document<A: 'static, W: 'static>(
     model: &Model,
     registry: &Registry<A, W>,
     stand_ins: &StandIns,
-) -> Result<Value, XmlError> {
+) -> Result<(Value, Vec<Remap>), XmlError> {
     let main = &model.trees[model.main];
     let mut doc = Doc {
         model,
@@ -100,6 +100,7 @@ fn document<A: 'static, W: 'static>(
         shared: Vec::new(),
         reached: HashSet::new(),
         instances: 0,
+        remaps: Vec::new(),
     };
     let root = doc.node(main.root, TREE_DEPTH, &Scope::root())?;
     let mut subtrees = Map::new();
@@ -125,7 +126,18 @@ fn document<A: 'static, W: 'static>(
     if !subtrees.is_empty() {
         top.insert("subtrees".to_string(), Value::Object(subtrees));
     }
-    Ok(Value::Object(top))
+    Ok((Value::Object(top), doc.remaps))
+}
+
+/// A key of a subtree that a `<SubTree>` remapped to another name, for
+/// errors about the key it became.
+pub(crate) struct Remap {
+    /// The key it became.
+    resolved: String,
+    /// The subtree's own name for it.
+    local: String,
+    /// The `<SubTree>` element.
+    place: crate::model::Place,
 }
 
 /// Deepest bracket the registry's JSON parser reads (it refuses the 128th).
@@ -155,6 +167,8 @@ struct Doc<'m, A, W> {
     reached: HashSet<usize>,
     /// Scopes of their own made so far, which number their keys.
     instances: usize,
+    /// Keys remapped to another name by the `<SubTree>`s copied.
+    remaps: Vec<Remap>,
 }
 
 impl<A: 'static, W: 'static> Doc<'_, A, W> {
@@ -235,6 +249,17 @@ impl<A: 'static, W: 'static> Doc<'_, A, W> {
             return Ok(None);
         }
         self.instances += 1;
+        for (local, _) in &ports {
+            if let Resolved::Key(resolved) = child.resolve(local)
+                && resolved != *local
+            {
+                self.remaps.push(Remap {
+                    resolved,
+                    local: local.clone(),
+                    place: model.nodes[node].place,
+                });
+            }
+        }
         self.node(model.trees[tree].root, depth, &child).map(Some)
     }
 
@@ -428,7 +453,7 @@ impl Model {
 }
 
 /// The registry's error, at the element it is about.
-fn load_error(model: &Model, e: LoadError) -> XmlError {
+fn load_error(model: &Model, remaps: &[Remap], e: LoadError) -> XmlError {
     let place = match e.location() {
         // A built tree's path ends at what a <SubTree> stands for; the
         // loader's own errors at a <SubTree> were ruled out by the checks.
@@ -437,7 +462,7 @@ fn load_error(model: &Model, e: LoadError) -> XmlError {
             .map(|node| model.nodes[model.resolve(node)].place),
         _ => None,
     };
-    let problem = key_type(model, e.problem())
+    let problem = key_type(model, remaps, e.problem())
         .or_else(|| place.and_then(|place| script_error(model, place, e.problem())))
         .unwrap_or_else(|| escape_controls(&e.problem().to_string()));
     let problem = xml_place(model, &problem);
@@ -508,7 +533,7 @@ fn node_path(text: &str) -> Option<NodePath> {
 
 /// A key given two types, its first use shown as this file shows places:
 /// line, column and element.
-fn key_type(model: &Model, problem: &Problem) -> Option<String> {
+fn key_type(model: &Model, remaps: &[Remap], problem: &Problem) -> Option<String> {
     let Problem::KeyType(conflict) = problem else {
         return None;
     };
@@ -521,7 +546,25 @@ fn key_type(model: &Model, problem: &Problem) -> Option<String> {
         first.column,
         first.element.unwrap_or_default()
     );
-    Some(conflict.describe(&place))
+    let mut text = conflict.describe(&place);
+    // Where the key got its names, when <SubTree>s renamed it.
+    let renamed: Vec<String> = remaps
+        .iter()
+        .filter(|r| r.resolved == conflict.key)
+        .map(|r| {
+            let at = model.fail(r.place, String::new());
+            let element = at.element.unwrap_or_default();
+            let local = quote(&r.local);
+            format!(
+                "{local} at {}:{}:{}: {element}",
+                at.file, at.line, at.column
+            )
+        })
+        .collect();
+    if !renamed.is_empty() {
+        text.push_str(&format!("; remapped from {}", renamed.join(", from ")));
+    }
+    Some(text)
 }
 
 /// A script error in a script canopy wrote for an element (a pre- or

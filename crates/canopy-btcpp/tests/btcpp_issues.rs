@@ -188,7 +188,9 @@ fn issue_433_one_key_read_by_two_subtrees_keeps_its_one_type() {
     assert_eq!(
         load(&trees(r#"<Takeoff drone_id="{port_to_read}"/>"#)).unwrap_err(),
         "issue.xml:4:24: <Takeoff>: port \"drone_id\" wants key \"{test_port}\" to hold \
-         std::string, but it holds int since its first use at issue.xml:3:24: <Count>"
+         std::string, but it holds int since its first use at issue.xml:3:24: <Count>; \
+         remapped from \"port_to_use\" at issue.xml:2:84: <SubTree ID=\"One\">, from \
+         \"port_to_read\" at issue.xml:2:129: <SubTree ID=\"Two\">"
     );
 }
 

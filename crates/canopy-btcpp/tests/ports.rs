@@ -211,7 +211,8 @@ fn a_subtrees_keys_are_its_own_unless_remapped_or_autoremapped() {
         ))
         .unwrap_err(),
         "walk.xml:2:84: <Say>: port \"line\" wants key \"{greeting}\" to hold std::string, but \
-         it holds bool since its first use at walk.xml:3:25: <Walk>"
+         it holds bool since its first use at walk.xml:3:25: <Walk>; remapped from \"done\" at \
+         walk.xml:2:37: <SubTree ID=\"Go\">"
     );
 }
 
