@@ -101,6 +101,7 @@ fn document<A: 'static, W: 'static>(
         reached: HashSet::new(),
         instances: 0,
         remaps: Vec::new(),
+        written: 0,
     };
     let root = doc.node(main.root, TREE_DEPTH, &Scope::root())?;
     let mut subtrees = Map::new();
@@ -169,6 +170,9 @@ struct Doc<'m, A, W> {
     instances: usize,
     /// Keys remapped to another name by the `<SubTree>`s copied.
     remaps: Vec<Remap>,
+    /// Node objects written so far: copies of subtrees multiply them, so
+    /// they are bounded as a file's nodes are.
+    written: usize,
 }
 
 impl<A: 'static, W: 'static> Doc<'_, A, W> {
@@ -177,6 +181,17 @@ impl<A: 'static, W: 'static> Doc<'_, A, W> {
     fn node(&mut self, node: usize, depth: usize, scope: &Scope) -> Result<Value, XmlError> {
         let model = self.model;
         let x = &model.nodes[node];
+        self.written += 1;
+        if self.written > canopy_data::MAX_NODES {
+            return Err(model.fail(
+                x.place,
+                format!(
+                    "the trees make more than {} nodes once each <SubTree> with keys of its own \
+                     is copied; share keys with _autoremap=\"true\" where the subtrees can",
+                    canopy_data::MAX_NODES
+                ),
+            ));
+        }
         let mut fields = Map::new();
         let type_name = match &x.what {
             What::Registered { type_name, params } => {

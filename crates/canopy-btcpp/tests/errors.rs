@@ -810,3 +810,30 @@ fn a_condition_written_as_an_action_in_a_tree_is_refused() {
     let registry = Registry::<(), ()>::new();
     assert!(load_str(&registry, &compact, "ok.xml", None, &XmlOptions::default()).is_ok());
 }
+
+#[test]
+fn subtrees_copied_for_their_keys_are_bounded() {
+    // Each tree calls the next twice with a remapping: 2^30 copies.
+    let mut xml = String::from("<root BTCPP_format=\"4\" main_tree_to_execute=\"T0\">\n");
+    for i in 0..30 {
+        xml.push_str(&format!(
+            "<BehaviorTree ID=\"T{i}\"><Sequence><SubTree ID=\"T{n}\" k=\"{{a}}\"/><SubTree ID=\"T{n}\" k=\"{{b}}\"/></Sequence></BehaviorTree>\n",
+            n = i + 1
+        ));
+    }
+    xml.push_str("<BehaviorTree ID=\"T30\"><Script code=\"k := 1\"/></BehaviorTree>\n</root>");
+    // Past the bound on a tick's updates (which refuses this first), the
+    // copies are bounded too.
+    let unbounded_ticks = XmlOptions {
+        max_updates_per_tick: u64::MAX,
+        ..XmlOptions::default()
+    };
+    let error = error_with(&Registry::new(), &xml, &unbounded_ticks);
+    assert!(
+        error.ends_with(
+            "the trees make more than 1000000 nodes once each <SubTree> with keys of its own is \
+             copied; share keys with _autoremap=\"true\" where the subtrees can"
+        ),
+        "{error}"
+    );
+}
