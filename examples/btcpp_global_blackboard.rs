@@ -4,10 +4,9 @@
 //! that back after the tick.
 //!
 //! In BehaviorTree.CPP `@` reaches the top-level blackboard from any
-//! subtree without remapping. canopy has one blackboard per agent, shared by
-//! every subtree, so `{@value}` and `{value}` are the same slot; a subtree
-//! that names only `@` keys needs no `_autoremap` (one that names its own
-//! keys does, as canopy cannot give it a blackboard of its own). The host
+//! subtree without remapping. canopy resolves every key when the tree is
+//! loaded, so `{@value}` in a subtree is the main tree's `value` slot,
+//! while a key the subtree does not remap would be a slot of its own. The host
 //! reads and writes slots through typed keys
 //! looked up once ([`Tree::key`](canopy::Tree::key)), not by string on each
 //! access. BehaviorTree.CPP's tutorial squares the value with a `Script`,

@@ -5,11 +5,11 @@
 //! BehaviorTree.CPP gives each subtree a blackboard of its own and links
 //! entries across with remapping ports (`target="{move_goal}"`) or shares
 //! them all with `_autoremap="true"`. canopy has one blackboard per agent,
-//! shared by the tree and all its subtrees: exactly `_autoremap="true"`, so
-//! a `<SubTree>` whose tree uses keys must say so, and remapping ports are
-//! refused with an error that says what to write. The goal is written by
-//! the host before the first tick (BehaviorTree.CPP's tutorial writes it
-//! with a `Script`, which canopy does not import).
+//! laid out when the tree is loaded: a remapped key of the subtree is the
+//! parent's slot, a key it does not remap is a slot of its own, so the
+//! scopes are BehaviorTree.CPP's and nothing is looked up while ticking. A
+//! remapping between two types is refused, naming both places. The goal is
+//! written by the host before the first tick.
 //!
 //! ```text
 //! cargo run --example btcpp_subtree_ports
@@ -98,11 +98,11 @@ fn trees(call: &str) -> String {
   <BehaviorTree ID="MoveRobot">
     <Fallback>
       <Sequence>
-        <MoveBase goal="{{move_goal}}"/>
-        <Note text="goal reached" to="{{move_result}}"/>
+        <MoveBase goal="{{target}}"/>
+        <Note text="goal reached" to="{{result}}"/>
       </Sequence>
       <ForceFailure>
-        <Note text="no way there" to="{{move_result}}"/>
+        <Note text="no way there" to="{{result}}"/>
       </ForceFailure>
     </Fallback>
   </BehaviorTree>
@@ -113,14 +113,9 @@ fn trees(call: &str) -> String {
 
 fn main() {
     let options = XmlOptions::default();
-    let tree = load_str(
-        &registry(),
-        &trees(r#"_autoremap="true""#),
-        "move.xml",
-        None,
-        &options,
-    )
-    .expect("the tree loads");
+    let remapped = r#"target="{move_goal}" result="{move_result}""#;
+    let tree = load_str(&registry(), &trees(remapped), "move.xml", None, &options)
+        .expect("the tree loads");
     let goal = tree
         .key::<[f64; 3]>("move_goal")
         .expect("a key of the tree");
@@ -146,27 +141,41 @@ fn main() {
         assert_eq!(outcome.as_str(), expected);
     }
 
-    let refusals = [
-        (
-            "",
-            "the subtree \"MoveRobot\" uses the blackboard entry \"move_goal\"; canopy shares one \
-             blackboard with its subtrees, which BehaviorTree.CPP does only with \
-             _autoremap=\"true\": add it",
-        ),
-        (
-            r#"target="{move_goal}" result="{move_result}""#,
-            "target: SubTree ports remap blackboard entries, which canopy does not import: its \
-             subtrees share the tree's one blackboard (BehaviorTree.CPP's _autoremap=\"true\"); \
-             name the entries alike and add _autoremap=\"true\"",
-        ),
-    ];
-    for (call, problem) in refusals {
-        let refused = load_str(&registry(), &trees(call), "move.xml", None, &options)
-            .expect_err("keys cross a subtree only with _autoremap");
-        println!("<SubTree ID=\"MoveRobot\" {call}/> is refused:\n  {refused}");
-        assert_eq!(
-            refused.to_string(),
-            format!("move.xml:5:7: <SubTree ID=\"MoveRobot\">: {problem}")
-        );
-    }
+    // Without remapping, the subtree's keys are its own: the main tree's
+    // move_result is never written.
+    let own = load_str(
+        &registry(),
+        &trees(r#"target="1;2;3""#),
+        "move.xml",
+        None,
+        &options,
+    )
+    .expect("the tree loads");
+    let keys: Vec<&str> = own.slots().iter().map(|s| &*s.key).collect();
+    println!("without remapping, the keys are {keys:?}");
+    assert_eq!(keys, ["__MoveRobot_1__result", "move_result"]);
+    let mut robot = Said::new();
+    assert_eq!(
+        Agent::new(&own).tick(&own, &mut robot, &()),
+        Status::Success
+    );
+    assert_eq!(robot, [""]);
+
+    // A remapping is type-checked like any key.
+    let refused = load_str(
+        &registry(),
+        &trees(r#"target="{move_goal}" result="{move_goal}""#),
+        "move.xml",
+        None,
+        &options,
+    )
+    .expect_err("a pose is not a text");
+    println!("result=\"{{move_goal}}\" is refused:\n  {refused}");
+    assert_eq!(
+        refused.to_string(),
+        "move.xml:14:9: <Note>: port \"to\" wants key \"{move_goal}\" to hold std::string, but \
+         it holds canopy::Point3 since its first use at move.xml:13:9: <MoveBase>; remapped from \
+         \"target\" at move.xml:5:7: <SubTree ID=\"MoveRobot\">, from \"result\" at move.xml:5:7: \
+         <SubTree ID=\"MoveRobot\">"
+    );
 }

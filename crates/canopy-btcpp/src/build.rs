@@ -2,27 +2,31 @@
 //!
 //! The registry builds registered types only from tree documents, so the
 //! nodes are lowered to one document — the same document a JSON file of
-//! the same tree would be, node for node, so parameters are checked by the
-//! same code and numbered (the salt of `Random` and `Chance`) in the same
-//! order — borrowing the model's strings, never written out as text. This crate's own nodes go in as stand-ins of a registered
+//! the same tree would be, node for node and field for field, so
+//! parameters are checked by the same code and numbered (the salt of
+//! `Random` and `Chance`) in the same order — in the registry's compact
+//! form, borrowing the model's names, never written out as text. (A JSON
+//! value tree here, a search tree and a heap string per field, was the
+//! largest thing a large XML file became.) This crate's own nodes go in as stand-ins of a registered
 //! type with the same number of children; when the tree to run holds any,
 //! the loaded tree is copied into a new one with the stand-ins replaced.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use canopy_core::{
-    Arity, BuildError, Builder, CustomNode, Draft, NodeKind, NodeRef, Tree, TreePath,
+    Arity, BuildError, Builder, CustomNode, Draft, NodeId, NodeKind, NodeRef, Tree, TreePath,
 };
 use canopy_data::Format;
-use canopy_data::document::{Key, Value as Doc, from_json};
+use canopy_data::document::{self as lowered, Key};
 use canopy_data::{LoadError, Location, NodePath, PathRoot, PathStep, Problem, Registry};
 use serde_json::Value;
 
 use crate::check::Plan;
 use crate::error::XmlError;
-use crate::model::{Model, Own, What};
+use crate::model::{Model, Own, Place, What};
 use crate::nodes;
-use crate::text::escape_controls;
+use crate::scope::{Resolved, Scope};
+use crate::text::{escape_controls, quote};
 
 /// The tree to run.
 pub(crate) fn build<A: 'static, W: 'static>(
@@ -31,12 +35,12 @@ pub(crate) fn build<A: 'static, W: 'static>(
     plan: &Plan,
 ) -> Result<Tree<A, W>, XmlError> {
     let stand_ins = StandIns::find(registry);
-    let document = document(model, &stand_ins)?;
+    let (document, remaps) = document(model, registry, &stand_ins)?;
     let main = &model.files[0].path;
     // Positions come from the model (`load_error`), not from sources.
     let loaded = registry
         .load_document(&document, &[], Format::Json, main)
-        .map_err(|e| load_error(model, e))?;
+        .map_err(|e| load_error(model, &remaps, e))?;
     drop(document);
     if !plan.has_own {
         return Ok(loaded);
@@ -86,30 +90,66 @@ impl StandIns {
     }
 }
 
-/// The document of every tree: the one to run as `tree`, the others (and
-/// that one again when another refers to it) under `subtrees`. Its strings
-/// borrow from the model, so lowering copies no text; a JSON value tree
-/// here (a search tree and a heap string per field) was the largest thing
-/// a large XML file became.
-fn document<'m>(model: &'m Model, stand_ins: &'m StandIns) -> Result<Doc<'m>, XmlError> {
+/// The JSON document of every tree: the one to run as `tree`; under
+/// `subtrees` the trees a `<SubTree>` shares (every key its own, see
+/// [`crate::scope`]), and those no `<SubTree>` reaches, each in a scope
+/// of its own so that the file is checked whole.
+fn document<'m, A: 'static, W: 'static>(
+    model: &'m Model,
+    registry: &'m Registry<A, W>,
+    stand_ins: &'m StandIns,
+) -> Result<(lowered::Value<'m>, Vec<Remap>), XmlError> {
     let main = &model.trees[model.main];
-    let referenced = model
-        .nodes
-        .iter()
-        .any(|n| matches!(&n.what, What::SubTree(id) if *id == main.id));
+    let mut doc = Doc {
+        model,
+        registry,
+        stand_ins,
+        shared: Vec::new(),
+        reached: HashSet::new(),
+        instances: 0,
+        remaps: Vec::new(),
+        written: 0,
+    };
+    let root = doc.node(main.root, TREE_DEPTH, &Scope::root())?;
     let mut subtrees = Vec::new();
+    // Shared trees, and those they share in turn.
+    let mut next = 0;
+    while next < doc.shared.len() {
+        let i = doc.shared[next];
+        next += 1;
+        let tree = &model.trees[i];
+        let value = doc.node(tree.root, SUBTREE_DEPTH, &Scope::root())?;
+        subtrees.push((Key::Str(tree.id.as_str()), value));
+    }
     for (i, tree) in model.trees.iter().enumerate() {
-        if i != model.main || referenced {
-            let root = node_value(model, tree.root, stand_ins, SUBTREE_DEPTH)?;
-            subtrees.push((Key::Str(&tree.id), root));
+        if i != model.main && !doc.reached.contains(&i) {
+            doc.instances += 1;
+            let scope = Scope::root().child(&tree.id, doc.instances, &[], false);
+            let value = doc.node(tree.root, SUBTREE_DEPTH, &scope)?;
+            subtrees.push((Key::Str(tree.id.as_str()), value));
         }
     }
-    let root = node_value(model, main.root, stand_ins, TREE_DEPTH)?;
+    // By ID, as a JSON object's fields were ordered here.
+    subtrees.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
     let mut top = vec![(Key::Str("tree"), root)];
     if !subtrees.is_empty() {
-        top.push((Key::Str("subtrees"), Doc::Object(subtrees.into())));
+        top.push((
+            Key::Str("subtrees"),
+            lowered::Value::Object(subtrees.into()),
+        ));
     }
-    Ok(Doc::Object(top.into()))
+    Ok((lowered::Value::Object(top.into()), doc.remaps))
+}
+
+/// A key of a subtree that a `<SubTree>` remapped to another name, for
+/// errors about the key it became.
+pub(crate) struct Remap {
+    /// The key it became.
+    resolved: String,
+    /// The subtree's own name for it.
+    local: String,
+    /// The `<SubTree>` element.
+    place: crate::model::Place,
 }
 
 /// Deepest bracket the registry's JSON parser reads (it refuses the 128th).
@@ -128,65 +168,209 @@ fn brackets(value: &Value) -> usize {
     }
 }
 
-/// One node object, at bracket depth `depth`; its name is left out when it
-/// is the type's.
-fn node_value<'m>(
+/// The document being written.
+struct Doc<'m, A, W> {
     model: &'m Model,
-    node: usize,
+    registry: &'m Registry<A, W>,
     stand_ins: &'m StandIns,
-    depth: usize,
-) -> Result<Doc<'m>, XmlError> {
-    let x = &model.nodes[node];
-    let too_deep = || model.fail(x.place, crate::model::too_deep());
-    let mut fields = Vec::new();
-    let mut deepest = depth;
-    let type_name: &'m str = match &x.what {
-        What::Registered { type_name, params } => {
-            for (key, value) in params {
-                deepest = deepest.max(depth + brackets(value));
-                let value = from_json(value, canopy_data::MAX_NESTING).ok_or_else(too_deep)?;
-                fields.push((Key::Str(key), value));
+    /// Trees a `<SubTree>` shares, in the order first met.
+    shared: Vec<usize>,
+    /// Trees some `<SubTree>` reaches, shared or copied.
+    reached: HashSet<usize>,
+    /// Scopes of their own made so far, which number their keys.
+    instances: usize,
+    /// Keys remapped to another name by the `<SubTree>`s copied.
+    remaps: Vec<Remap>,
+    /// Node objects written so far: copies of subtrees multiply them, so
+    /// they are bounded as a file's nodes are.
+    written: usize,
+}
+
+/// A parameter's value, resolved in a scope, as the document holds it.
+fn owned(value: Value) -> lowered::Value<'static> {
+    match value {
+        Value::Null => lowered::Value::Null,
+        Value::Bool(b) => lowered::Value::Bool(b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => lowered::Value::Int(i),
+            (None, Some(u), _) => lowered::Value::UInt(u),
+            // serde_json numbers are finite.
+            (_, _, x) => lowered::Value::Float(x.unwrap_or(0.0)),
+        },
+        Value::String(s) => lowered::Value::Owned(s.into_boxed_str()),
+        Value::Array(items) => lowered::Value::List(items.into_iter().map(owned).collect()),
+        Value::Object(fields) => lowered::Value::Object(
+            fields
+                .into_iter()
+                .map(|(k, v)| (Key::Owned(k.into_boxed_str()), owned(v)))
+                .collect(),
+        ),
+    }
+}
+
+impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
+    /// One node object, at bracket depth `depth`, its keys resolved in
+    /// `scope`; its name is left out when it is the type's.
+    fn node(
+        &mut self,
+        node: usize,
+        depth: usize,
+        scope: &Scope,
+    ) -> Result<lowered::Value<'m>, XmlError> {
+        let model = self.model;
+        let x = &model.nodes[node];
+        self.written += 1;
+        if self.written > canopy_data::MAX_NODES {
+            return Err(model.fail(
+                x.place,
+                format!(
+                    "the trees make more than {} nodes once each <SubTree> with keys of its own \
+                     is copied; share keys with _autoremap=\"true\" where the subtrees can",
+                    canopy_data::MAX_NODES
+                ),
+            ));
+        }
+        let mut fields = Vec::new();
+        let mut deepest = depth;
+        let type_name: &'m str = match &x.what {
+            What::Registered { type_name, params } => {
+                let declared = self.registry.get(type_name).map(|t| t.params());
+                let typed = |port: &str, text: &str| {
+                    let kind = declared.and_then(|d| d.iter().find(|p| p.name == port));
+                    kind.and_then(|p| crate::params::to_value(self.registry, &p.kind, text).ok())
+                        .unwrap_or_else(|| Value::String(text.to_string()))
+                };
+                for (name, value) in scope.params(type_name, params, &typed) {
+                    deepest = deepest.max(depth + brackets(&value));
+                    fields.push((Key::Owned(name.into_boxed_str()), owned(value)));
+                }
+                type_name
             }
-            type_name
+            What::SubTree(id) => {
+                if let Some(copy) = self.subtree(node, id, depth, scope)? {
+                    return Ok(copy);
+                }
+                fields.push((Key::Str("tree"), lowered::Value::Str(id)));
+                "SubTree"
+            }
+            What::Own(own) => self.stand_in(node, *own)?,
+        };
+        let children_at = depth + 2;
+        if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
+            return Err(model.fail(x.place, crate::model::too_deep()));
         }
-        What::SubTree(id) => {
-            fields.push((Key::Str("tree"), Doc::Str(id)));
-            "SubTree"
+        if x.name != type_name {
+            fields.push((Key::Str("name"), lowered::Value::Str(&x.name)));
         }
-        What::Own(own) => {
-            let (stand_in, arity) = match own.arity() {
-                Arity::Composite => (&stand_ins.composite, "control"),
-                _ => (&stand_ins.decorator, "decorator"),
-            };
-            let Some(stand_in) = stand_in else {
-                return Err(model.fail(
-                    x.place,
-                    format!(
-                        "the registry has no {arity} type without required parameters, which \
-                         loading this node needs (a registry from Registry::new() has them)"
-                    ),
-                ));
-            };
-            stand_in
+        fields.push((Key::Str("type"), lowered::Value::Str(type_name)));
+        if !x.children.is_empty() {
+            let mut children = Vec::with_capacity(x.children.len());
+            for &c in &x.children {
+                children.push(self.node(c, children_at, scope)?);
+            }
+            fields.push((Key::Str("children"), lowered::Value::List(children.into())));
         }
-    };
-    let children_at = depth + 2;
-    if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
-        return Err(too_deep());
+        // In name order, as a JSON object's fields were ordered here.
+        fields.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        Ok(lowered::Value::Object(fields.into()))
     }
-    if x.name != type_name {
-        fields.push((Key::Str("name"), Doc::Str(&x.name)));
-    }
-    fields.push((Key::Str("type"), Doc::Str(type_name)));
-    if !x.children.is_empty() {
-        let children = x
-            .children
+
+    /// A `<SubTree>` whose keys are not all the parent's own: a copy of
+    /// the subtree's nodes with its keys resolved. `None` where it is
+    /// shared (a `SubTree` node of the document).
+    fn subtree(
+        &mut self,
+        node: usize,
+        id: &str,
+        depth: usize,
+        scope: &Scope,
+    ) -> Result<Option<lowered::Value<'m>>, XmlError> {
+        let model = self.model;
+        let Some(&tree) = model.ids.get(id) else {
+            return Ok(None);
+        };
+        self.reached.insert(tree);
+        let element = &model.files[model.nodes[node].place.file].dom.elements
+            [model.nodes[node].place.element];
+        let ports: Vec<(String, String)> = element
+            .attrs
             .iter()
-            .map(|&c| node_value(model, c, stand_ins, children_at))
-            .collect::<Result<_, XmlError>>()?;
-        fields.push((Key::Str("children"), Doc::List(children)));
+            .filter(|(k, _)| !k.starts_with('_') && k != "ID" && k != "name")
+            .cloned()
+            .collect();
+        let autoremap = element.attr("_autoremap") == Some("true");
+        let child = scope.child(id, self.instances + 1, &ports, autoremap);
+        if child.is_identity() || !model.uses_keys(tree) {
+            if !self.shared.contains(&tree) {
+                self.shared.push(tree);
+            }
+            return Ok(None);
+        }
+        self.instances += 1;
+        for (local, _) in &ports {
+            if let Resolved::Key(resolved) = child.resolve(local)
+                && resolved != *local
+            {
+                self.remaps.push(Remap {
+                    resolved,
+                    local: local.clone(),
+                    place: model.nodes[node].place,
+                });
+            }
+        }
+        self.node(model.trees[tree].root, depth, &child).map(Some)
     }
-    Ok(Doc::Object(fields.into()))
+
+    /// The registered type standing in for one of this crate's nodes.
+    fn stand_in(&self, node: usize, own: Own) -> Result<&'m str, XmlError> {
+        let (stand_in, arity) = match own.arity() {
+            Arity::Composite => (&self.stand_ins.composite, "control"),
+            _ => (&self.stand_ins.decorator, "decorator"),
+        };
+        stand_in.as_deref().ok_or_else(|| {
+            self.model.fail(
+                self.model.nodes[node].place,
+                format!(
+                    "the registry has no {arity} type without required parameters, which \
+                     loading this node needs (a registry from Registry::new() has them)"
+                ),
+            )
+        })
+    }
+}
+
+impl Model {
+    /// Whether a tree names any blackboard key (a port's `{key}`, a
+    /// script), through its subtrees. The checks ruled out cycles.
+    fn uses_keys(&self, tree: usize) -> bool {
+        let mut stack = vec![self.trees[tree].root];
+        let mut seen = HashSet::new();
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            let node = &self.nodes[n];
+            match &node.what {
+                What::Registered { type_name, params } => {
+                    let braces = params
+                        .iter()
+                        .map(|(_, v)| v)
+                        .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
+                    if braces || type_name.starts_with("Eval") {
+                        return true;
+                    }
+                }
+                What::SubTree(id) => {
+                    if let Some(&t) = self.ids.get(id) {
+                        stack.push(self.trees[t].root);
+                    }
+                }
+                What::Own(_) => {}
+            }
+            stack.extend(node.children.iter());
+        }
+        false
+    }
 }
 
 impl Own {
@@ -243,14 +427,15 @@ impl Own {
 struct Copy<'m, 'b, A, W> {
     model: &'m Model,
     builder: &'b Builder<'b, A, W>,
-    /// Nodes copied so far: a shared tree stays shared.
-    done: HashMap<usize, &'b Draft<'b, A, W>>,
+    /// Nodes copied so far, by the loaded node: a shared tree stays
+    /// shared, and each copy of a subtree with keys of its own stays apart.
+    done: HashMap<NodeId, &'b Draft<'b, A, W>>,
 }
 
 impl<'b, A: 'static, W: 'static> Copy<'_, 'b, A, W> {
     fn node(&mut self, node: usize, loaded: NodeRef<'_, A, W>) -> &'b Draft<'b, A, W> {
         let node = self.model.resolve(node);
-        if let Some(done) = self.done.get(&node) {
+        if let Some(done) = self.done.get(&loaded.id()) {
             return done;
         }
         let x = &self.model.nodes[node];
@@ -274,7 +459,7 @@ impl<'b, A: 'static, W: 'static> Copy<'_, 'b, A, W> {
                 children,
             ),
         };
-        self.done.insert(node, draft);
+        self.done.insert(loaded.id(), draft);
         draft
     }
 }
@@ -327,23 +512,87 @@ impl Model {
 }
 
 /// The registry's error, at the element it is about.
-fn load_error(model: &Model, e: LoadError) -> XmlError {
-    let problem =
-        key_type(model, e.problem()).unwrap_or_else(|| escape_controls(&e.problem().to_string()));
-    match e.location() {
-        Location::Node { path, .. } => match model.locate(path) {
-            // A built tree's path ends at what a <SubTree> stands for; the
-            // loader's own errors at a <SubTree> were ruled out by the checks.
-            Some(node) => model.fail(model.nodes[model.resolve(node)].place, problem),
-            None => model.at_main(problem),
-        },
-        _ => model.at_main(problem),
+fn load_error(model: &Model, remaps: &[Remap], e: LoadError) -> XmlError {
+    let place = match e.location() {
+        // A built tree's path ends at what a <SubTree> stands for; the
+        // loader's own errors at a <SubTree> were ruled out by the checks.
+        Location::Node { path, .. } => model
+            .locate(path)
+            .map(|node| model.nodes[model.resolve(node)].place),
+        _ => None,
+    };
+    let problem = key_type(model, remaps, e.problem())
+        .or_else(|| place.and_then(|place| script_error(model, place, e.problem())))
+        .unwrap_or_else(|| escape_controls(&e.problem().to_string()));
+    let problem = xml_place(model, &problem);
+    match place {
+        Some(place) => model.fail(place, problem),
+        None => model.at_main(problem),
     }
+}
+
+/// `text` with the registry's place of a key's first use
+/// (`main.xml: tree/children[1] (name "Assert")`: the document it loads
+/// has no lines) shown as this file shows places: line, column, element.
+fn xml_place(model: &Model, text: &str) -> String {
+    const AT: &str = "since its first use at ";
+    let Some(at) = text.find(AT) else {
+        return text.to_string();
+    };
+    let start = at + AT.len();
+    let prefix = format!("{}: ", model.files[0].path);
+    let Some(rest) = text[start..].strip_prefix(&prefix) else {
+        return text.to_string();
+    };
+    let path_end = rest.find(' ').unwrap_or(rest.len());
+    let mut end = start + prefix.len() + path_end;
+    if rest[path_end..].starts_with(" (name \"") {
+        match rest[path_end..].find("\")") {
+            Some(close) => end += close + 2,
+            None => return text.to_string(),
+        }
+    }
+    let Some(node) = node_path(&rest[..path_end]).and_then(|p| model.locate(&p)) else {
+        return text.to_string();
+    };
+    let first = model.fail(model.nodes[model.resolve(node)].place, String::new());
+    format!(
+        "{}{}:{}:{}: {}{}",
+        &text[..start],
+        first.file,
+        first.line,
+        first.column,
+        first.element.unwrap_or_default(),
+        &text[end..]
+    )
+}
+
+/// A node path as the registry writes it: `tree/children[1]/children[0]`,
+/// `subtrees/NAME/…`.
+fn node_path(text: &str) -> Option<NodePath> {
+    let mut parts = text.split('/');
+    let root = match parts.next()? {
+        "tree" => PathRoot::Tree,
+        "subtrees" => PathRoot::Subtree(parts.next()?.to_string()),
+        _ => return None,
+    };
+    let mut steps = Vec::new();
+    for part in parts {
+        let step = match part {
+            "condition" => PathStep::Condition,
+            _ => {
+                let index = part.strip_prefix("children[")?.strip_suffix(']')?;
+                PathStep::Child(index.parse().ok()?)
+            }
+        };
+        steps.push(step);
+    }
+    Some(NodePath { root, steps })
 }
 
 /// A key given two types, its first use shown as this file shows places:
 /// line, column and element.
-fn key_type(model: &Model, problem: &Problem) -> Option<String> {
+fn key_type(model: &Model, remaps: &[Remap], problem: &Problem) -> Option<String> {
     let Problem::KeyType(conflict) = problem else {
         return None;
     };
@@ -356,7 +605,67 @@ fn key_type(model: &Model, problem: &Problem) -> Option<String> {
         first.column,
         first.element.unwrap_or_default()
     );
-    Some(conflict.describe(&place))
+    let mut text = conflict.describe(&place);
+    // Where the key got its names, when <SubTree>s renamed it.
+    let renamed: Vec<String> = remaps
+        .iter()
+        .filter(|r| r.resolved == conflict.key)
+        .map(|r| {
+            let at = model.fail(r.place, String::new());
+            let element = at.element.unwrap_or_default();
+            let local = quote(&r.local);
+            format!(
+                "{local} at {}:{}:{}: {element}",
+                at.file, at.line, at.column
+            )
+        })
+        .collect();
+    if !renamed.is_empty() {
+        text.push_str(&format!("; remapped from {}", renamed.join(", from ")));
+    }
+    Some(text)
+}
+
+/// A script error in a script canopy wrote for an element (a pre- or
+/// post-condition attribute, a Precondition, a Switch's case, a Loop's
+/// item), named by the element's attribute rather than canopy's parameter.
+fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String> {
+    let Problem::Script {
+        param,
+        code,
+        column,
+        problem,
+    } = problem
+    else {
+        return None;
+    };
+    let element = &model.files[place.file].dom.elements[place.element];
+    let id = element.attr("ID").unwrap_or(&element.tag);
+    let list_item = |prefix: &str| {
+        let index = param.strip_prefix(prefix)?.strip_suffix(']')?;
+        index.parse::<usize>().ok()
+    };
+    let (attr, code, column) = if let Some(i) = list_item("cases[") {
+        (format!("case_{}", i + 1), code.as_str(), *column)
+    } else if list_item("items[").is_some() {
+        ("queue".to_string(), code.as_str(), *column)
+    } else if id == "Precondition" && crate::standard::condition_script_attr(param).is_some() {
+        // The condition as written, without the `!(…)` around it; past
+        // its end the parser met that `)`, which the file does not have.
+        let inner = code.strip_prefix("!(")?.strip_suffix(')')?;
+        let column = column.saturating_sub(2).max(1);
+        if column > inner.chars().count() {
+            let problem = problem.strip_suffix(", found `)`").unwrap_or(problem);
+            let text = format!("if: script {}, column {column}: {problem}", quote(inner));
+            return Some(escape_controls(&text));
+        }
+        ("if".to_string(), inner, column)
+    } else {
+        let attr = crate::standard::condition_script_attr(param)?;
+        (attr.to_string(), code.as_str(), *column)
+    };
+    let text = format!("{attr}: script {}, column {column}: {problem}", quote(code));
+    Some(escape_controls(&text))
 }
 
 fn build_error(model: &Model, e: BuildError) -> XmlError {

@@ -6,15 +6,15 @@ use std::collections::{HashMap, HashSet};
 
 use canopy_core::Arity;
 use canopy_data::{NodeType, ParamKind, Registry};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::XmlOptions;
 use crate::error::XmlError;
 use crate::params::{key_of, to_value};
 use crate::sources::File;
 use crate::standard::{
-    CANOPY_PREFIX, Category, PortType, Std, bad_model_name, is_condition_script, is_reserved,
-    is_scripting, refused,
+    AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
+    is_reserved, is_scripting, refused,
 };
 use crate::text::{did_you_mean, quote};
 
@@ -87,9 +87,6 @@ pub(crate) struct XNode {
     pub(crate) name: String,
     pub(crate) what: What,
     pub(crate) children: Vec<usize>,
-    /// The first key its ports name in its tree's own scope (`{key}`, not
-    /// the root blackboard's `{@key}`), for the subtree scope check.
-    pub(crate) local_key: Option<String>,
 }
 
 pub(crate) struct TreeDef {
@@ -205,74 +202,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
         main,
         ids,
     };
-    model.check_scopes()?;
     Ok(model)
-}
-
-impl Model {
-    /// Blackboard keys cross a `<SubTree>` only with `_autoremap="true"`
-    /// (or as the root blackboard's, `{@key}`).
-    ///
-    /// canopy has one blackboard per agent, laid out when the tree is
-    /// built; a subtree's keys are the main tree's. BehaviorTree.CPP gives
-    /// each SubTree its own blackboard unless `_autoremap` shares the
-    /// parent's — the one case where the two agree, so it is the one
-    /// accepted; remapping ports are refused where they are read.
-    fn check_scopes(&self) -> Result<(), XmlError> {
-        let mut uses_keys = vec![None; self.trees.len()];
-        for node in &self.nodes {
-            let What::SubTree(id) = &node.what else {
-                continue;
-            };
-            let e = &self.files[node.place.file].dom.elements[node.place.element];
-            if e.attr("_autoremap") == Some("true") {
-                continue;
-            }
-            let Some(&tree) = self.ids.get(id) else {
-                continue;
-            };
-            if let Some(key) = self.first_key(tree, &mut uses_keys) {
-                return Err(self.fail(
-                    node.place,
-                    format!(
-                        "the subtree {} uses the blackboard entry {}; canopy shares one blackboard \
-                         with its subtrees, which BehaviorTree.CPP does only with \
-                         _autoremap=\"true\": add it",
-                        quote(id),
-                        quote(&key)
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The first key a tree's ports use, through its subtrees (memoised
-    /// per tree; the loader refuses cycles later, and a cycle is cut here).
-    fn first_key(&self, tree: usize, memo: &mut [Option<Option<String>>]) -> Option<String> {
-        if let Some(known) = &memo[tree] {
-            return known.clone();
-        }
-        memo[tree] = Some(None);
-        let mut stack = vec![self.trees[tree].root];
-        let mut found: Option<String> = None;
-        while let Some(n) = stack.pop() {
-            let node = &self.nodes[n];
-            match &node.what {
-                What::Registered { .. } => found = node.local_key.clone(),
-                What::SubTree(id) => {
-                    found = self.ids.get(id).and_then(|&t| self.first_key(t, memo));
-                }
-                What::Own(_) => {}
-            }
-            if found.is_some() {
-                break;
-            }
-            stack.extend(node.children.iter().rev());
-        }
-        memo[tree] = Some(found.clone());
-        found
-    }
 }
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
@@ -457,29 +387,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
     }
 
-    /// The port attributes of a node element; scripts refused, other `_`
-    /// attributes (tools' own) skipped. Blackboard entries (`{key}`) are
+    /// The port attributes of a node element; `_` attributes (the pre-
+    /// and post-condition scripts, read by `Reader::around`, and tools'
+    /// own) skipped. Blackboard entries (`{key}`) are
     /// checked where the port is known.
     fn ports(&self, place: Place) -> Result<Vec<(String, String)>, XmlError> {
         let mut ports = Vec::new();
         for (key, value) in &self.element(place).attrs {
             if key == "ID" || key == "name" {
                 continue;
-            }
-            if is_condition_script(key) {
-                let when = if key.starts_with("_on") || key == "_post" {
-                    "after"
-                } else {
-                    "before"
-                };
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "{key} is a script run {when} the node; BehaviorTree.CPP scripts are not \
-                         imported; use a Guard or ReactiveGuard decorator with a registered \
-                         condition, or a Sequence that checks a registered condition first"
-                    ),
-                ));
             }
             if key.starts_with('_') {
                 continue;
@@ -517,6 +433,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             self.standard(place, std, explicit, &ports, n, parent)?
         } else if is_scripting(&id) {
             self.script(place, &id, &ports, child_elements.len())?
+        } else if crate::scripted::is_scripted_control(&id) {
+            self.scripted_control(place, &id, &ports, child_elements.len(), parent)?
         } else {
             self.registered(place, &id, explicit, &ports)?
         };
@@ -528,17 +446,72 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             };
             children.push(self.node(child, depth + 1, std)?);
         }
-        let local_key = ports.iter().find_map(|(port, text)| {
-            let key = text.strip_prefix('{')?.strip_suffix('}')?;
-            let key = if key == "=" { port.as_str() } else { key };
-            (!key.is_empty() && !key.starts_with('@')).then(|| key.to_string())
-        });
         self.nodes.push(XNode {
             place,
             name,
             what,
             children,
-            local_key,
+        });
+        let node = self.nodes.len() - 1;
+        self.around(place, node, parent)
+    }
+
+    /// The node `node` inside an `EvalAround` running its pre- and
+    /// post-condition scripts, if its element has any; else `node`.
+    fn around(
+        &mut self,
+        place: Place,
+        node: usize,
+        parent: Option<Std>,
+    ) -> Result<usize, XmlError> {
+        let mut params = Map::new();
+        for (attr, value) in &self.element(place).attrs {
+            if let Some(param) = condition_script_param(attr) {
+                params.insert(param.to_string(), Value::String(value.clone()));
+            }
+        }
+        if params.is_empty() {
+            return Ok(node);
+        }
+        let skips = params.contains_key("skip_if") || params.contains_key("while");
+        let skipped = match parent {
+            Some(Std::Fallback | Std::ReactiveFallback) => "failure",
+            Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => "success",
+            _ if !skips => "success",
+            parent => {
+                let here = match parent {
+                    Some(std) => format!("its parent is <{}>", std.id()),
+                    None => "it is not the child of a standard node".to_string(),
+                };
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "_skipIf and _while make a node return SKIPPED, a status canopy does not \
+                         have; canopy reads it as a Sequence or a Fallback does (as SUCCESS or \
+                         FAILURE), but {here}; put the node directly under a Sequence or a \
+                         Fallback"
+                    ),
+                ));
+            }
+        };
+        params.insert("skipped".to_string(), Value::from(skipped));
+        if self.registry.get(AROUND).is_none() {
+            return Err(self.fail(
+                place,
+                format!(
+                    "pre- and post-condition scripts run as canopy's {AROUND}, which this \
+                     registry does not have"
+                ),
+            ));
+        }
+        self.nodes.push(XNode {
+            place,
+            name: AROUND.to_string(),
+            what: What::Registered {
+                type_name: AROUND.to_string(),
+                params: params.into_iter().collect(),
+            },
+            children: vec![node],
         });
         Ok(self.nodes.len() - 1)
     }
@@ -617,6 +590,30 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         })
     }
 
+    /// `Precondition`, `Switch2`…`Switch6` and the `Loop*` nodes, as
+    /// canopy's script nodes ([`crate::scripted`]).
+    fn scripted_control(
+        &self,
+        place: Place,
+        id: &str,
+        ports: &[(String, String)],
+        children: usize,
+        parent: Option<Std>,
+    ) -> Result<What, XmlError> {
+        let (type_name, params) = crate::scripted::lower(id, ports, children, parent)
+            .map_err(|problem| self.fail(place, problem))?;
+        if self.registry.get(type_name).is_none() {
+            return Err(self.fail(
+                place,
+                format!("{id} runs as canopy's {type_name}, which this registry does not have"),
+            ));
+        }
+        Ok(What::Registered {
+            type_name: type_name.to_string(),
+            params: params.into_iter().collect(),
+        })
+    }
+
     fn subtree(
         &mut self,
         place: Place,
@@ -624,15 +621,33 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         ports: &[(String, String)],
         children: usize,
     ) -> Result<What, XmlError> {
-        if let Some((key, _)) = ports.first() {
-            return Err(self.fail(
-                place,
-                format!(
-                    "{key}: SubTree ports remap blackboard entries, which canopy does not import: its \
-                     subtrees share the tree's one blackboard (BehaviorTree.CPP's \
-                     _autoremap=\"true\"); name the entries alike and add _autoremap=\"true\""
-                ),
-            ));
+        // Remapping ports: a key of the subtree each (see `crate::scope`).
+        for (port, text) in ports {
+            if !is_key_name(port) {
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "{port}: a SubTree port names a key of the subtree's blackboard, which \
+                         holds letters, digits and _, not starting with a digit"
+                    ),
+                ));
+            }
+            if let Some(key) = text
+                .trim()
+                .strip_prefix('{')
+                .and_then(|t| t.strip_suffix('}'))
+            {
+                let key = key.strip_prefix('@').unwrap_or(key);
+                if key != "=" && !is_key_name(key) {
+                    return Err(self.fail(
+                        place,
+                        format!(
+                            "{port}={}: a key holds letters, digits and _, not starting with a digit",
+                            quote(text)
+                        ),
+                    ));
+                }
+            }
         }
         if children > 0 {
             return Err(self.fail(place, "a <SubTree> has no child elements".to_string()));
@@ -698,8 +713,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         for (key, text) in ports {
             let param = node_type.params().iter().find(|p| &p.name == key);
             let value = match (param, key_of(text)) {
-                (Some(param), Some(entry)) if matches!(param.kind, ParamKind::Port { .. }) => {
-                    Value::String(format!("{{{entry}}}"))
+                // Written as it is: `{@key}` is resolved with the subtree
+                // scopes (`crate::scope`).
+                (Some(param), Some(_)) if matches!(param.kind, ParamKind::Port { .. }) => {
+                    Value::String(text.clone())
                 }
                 (Some(param), Some(entry)) => {
                     return Err(self.fail(
@@ -1313,4 +1330,14 @@ fn assignment(key: &str, value: &str) -> Result<String, String> {
         );
     };
     Ok(format!("{key} := {value}"))
+}
+
+/// Whether `key` can name a blackboard key in a script and a port: a
+/// letter or `_` first, then letters, digits and `_`.
+fn is_key_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

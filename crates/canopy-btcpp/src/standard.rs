@@ -237,18 +237,6 @@ pub(crate) fn refused(id: &str) -> Option<String> {
         "UnsetBlackboard" | "WasEntryUpdated" | "SkipUnlessUpdated" | "WaitValueUpdate" => {
             format!("{id} is not imported: {NO_BLACKBOARD}")
         }
-        "Precondition" => format!(
-            "Precondition runs a script, which is not imported: {NO_BLACKBOARD}; use a \
-             Guard or ReactiveGuard decorator with a registered condition"
-        ),
-        "Switch2" | "Switch3" | "Switch4" | "Switch5" | "Switch6" => format!(
-            "Switch is not imported: {NO_BLACKBOARD}; \
-             use a Fallback of Sequences, each starting with a registered condition for its case"
-        ),
-        "LoopInt" | "LoopBool" | "LoopDouble" | "LoopString" => format!(
-            "{id} is not imported: {NO_BLACKBOARD}; keep the queue in the agent's data and repeat a registered \
-             action that takes the next item, under Repeat or KeepRunningUntilFailure"
-        ),
         "SequenceStar" => "SequenceStar is the name of BehaviorTree.CPP 3; format 4 calls it \
              SequenceWithMemory, which canopy runs: write that"
             .to_string(),
@@ -280,6 +268,7 @@ pub(crate) fn is_reserved(name: &str) -> bool {
     Std::from_id(name).is_some()
         || refused(name).is_some()
         || is_scripting(name)
+        || crate::scripted::is_scripted_control(name)
         || matches!(
             name,
             "Action"
@@ -299,20 +288,38 @@ pub(crate) fn is_reserved(name: &str) -> bool {
 /// Prefix that marks a registered canopy type whose own name is reserved.
 pub(crate) const CANOPY_PREFIX: &str = "canopy_";
 
-/// Pre- and post-condition attributes: scripts run before or after a node.
-pub(crate) fn is_condition_script(attr: &str) -> bool {
-    matches!(
-        attr,
-        "_failureIf"
-            | "_successIf"
-            | "_skipIf"
-            | "_while"
-            | "_onHalted"
-            | "_onFailure"
-            | "_onSuccess"
-            | "_post"
-    )
+/// The canopy `EvalAround` parameter of a pre- or post-condition
+/// attribute (`_skipIf` → `skip_if`).
+pub(crate) fn condition_script_param(attr: &str) -> Option<&'static str> {
+    CONDITION_SCRIPTS
+        .iter()
+        .find(|(a, _)| *a == attr)
+        .map(|(_, param)| *param)
 }
+
+/// The pre- or post-condition attribute of an `EvalAround` parameter
+/// (`skip_if` → `_skipIf`).
+pub(crate) fn condition_script_attr(param: &str) -> Option<&'static str> {
+    CONDITION_SCRIPTS
+        .iter()
+        .find(|(_, p)| *p == param)
+        .map(|(attr, _)| *attr)
+}
+
+/// The pre- and post-condition attributes and their `EvalAround` parameters.
+const CONDITION_SCRIPTS: [(&str, &str); 8] = [
+    ("_failureIf", "failure_if"),
+    ("_successIf", "success_if"),
+    ("_skipIf", "skip_if"),
+    ("_while", "while"),
+    ("_onSuccess", "on_success"),
+    ("_onFailure", "on_failure"),
+    ("_onHalted", "on_halted"),
+    ("_post", "post"),
+];
+
+/// The canopy node type running pre- and post-condition scripts.
+pub(crate) const AROUND: &str = "EvalAround";
 
 /// BehaviorTree.CPP's rule for model names (node type and tree IDs): not
 /// empty, not `Root`, no whitespace, control characters or `<>&"'/\:*?|.`.
@@ -337,6 +344,6 @@ pub(crate) fn bad_model_name(name: &str) -> Option<String> {
 pub(crate) fn is_port_name(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_alphabetic())
         && bad_model_name(name).is_none()
-        && !is_condition_script(name)
+        && condition_script_param(name).is_none()
         && !matches!(name, "name" | "ID")
 }

@@ -311,19 +311,43 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
         ),
         (
             "<AlwaysSuccess _skipIf=\"x\"/>",
-            "<AlwaysSuccess>: _skipIf is a script run before the node; BehaviorTree.CPP scripts are not imported; use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
+            "<AlwaysSuccess>: _skipIf and _while make a node return SKIPPED, a status canopy does not have; canopy reads it as a Sequence or a Fallback does (as SUCCESS or FAILURE), but it is not the child of a standard node; put the node directly under a Sequence or a Fallback",
         ),
         (
-            "<AlwaysSuccess _onSuccess=\"x = 1\"/>",
-            "<AlwaysSuccess>: _onSuccess is a script run after the node; BehaviorTree.CPP scripts are not imported; use a Guard or ReactiveGuard decorator with a registered condition, or a Sequence that checks a registered condition first",
+            "<AlwaysSuccess _onSuccess=\"x = \"/>",
+            "<AlwaysSuccess>: _onSuccess: script \"x = \", column 3: expected an expression after `=`",
         ),
         (
             "<Switch2 variable=\"{v}\" case_1=\"1\"><AlwaysSuccess/><AlwaysSuccess/><AlwaysSuccess/></Switch2>",
-            "<Switch2>: Switch is not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"; use a Fallback of Sequences, each starting with a registered condition for its case",
+            "<Switch2>: case_1: script \"v == 1\", column 1: unknown key \"v\"",
+        ),
+        (
+            "<Switch2 variable=\"v\" case_1=\"1\"><AlwaysSuccess/><AlwaysSuccess/><AlwaysSuccess/></Switch2>",
+            "<Switch2>: variable=\"v\" must name a blackboard key, like {variable}",
+        ),
+        (
+            "<Switch2 variable=\"{v}\"><AlwaysSuccess/><AlwaysSuccess/></Switch2>",
+            "<Switch2>: Switch2 needs 3 children, got 2",
         ),
         (
             "<LoopInt queue=\"1;2\"><AlwaysSuccess/></LoopInt>",
-            "<LoopInt>: LoopInt is not imported: canopy reads and writes its blackboard through the ports of registered nodes, like goal=\"{goal}\"; keep the queue in the agent's data and repeat a registered action that takes the next item, under Repeat or KeepRunningUntilFailure",
+            "<LoopInt>: LoopInt needs the port value",
+        ),
+        (
+            "<LoopInt queue=\"1;two\" value=\"{x}\"><AlwaysSuccess/></LoopInt>",
+            "<LoopInt>: queue: \"two\" is not a whole number",
+        ),
+        (
+            "<LoopString queue=\"{q}\" value=\"{x}\"><AlwaysSuccess/></LoopString>",
+            "<LoopString>: queue=\"{q}\": canopy's blackboard holds no queues; write the items in the file, separated by `;` (queue=\"1;2;3\")",
+        ),
+        (
+            "<Precondition if=\"x &gt;\"><AlwaysSuccess/></Precondition>",
+            "<Precondition>: if: script \"x >\", column 4: expected an expression after `>`",
+        ),
+        (
+            "<Precondition if=\"true\" else=\"RUNNING\"><AlwaysSuccess/></Precondition>",
+            "<Precondition>: else=\"RUNNING\" is not imported: canopy's Precondition returns SUCCESS, FAILURE or SKIPPED when the condition is false",
         ),
         (
             "<SetBlackboard value=\"1\" output_key=\"a b\"/>",
@@ -341,11 +365,18 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
             "{body}"
         );
     }
+    let remap = |port: &str| {
+        error(&format!(
+            "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  <BehaviorTree ID=\"Main\"><SubTree ID=\"S\" {port}/></BehaviorTree><BehaviorTree ID=\"S\"><AlwaysSuccess/></BehaviorTree>\n</root>"
+        ))
+    };
     assert_eq!(
-        error(&tree(
-            "<BehaviorTree ID=\"Main\"><SubTree ID=\"S\" goal=\"{g}\"/></BehaviorTree><BehaviorTree ID=\"S\"><AlwaysSuccess/></BehaviorTree>"
-        )),
-        "bad.xml:2:27: <SubTree ID=\"S\">: goal: SubTree ports remap blackboard entries, which canopy does not import: its subtrees share the tree's one blackboard (BehaviorTree.CPP's _autoremap=\"true\"); name the entries alike and add _autoremap=\"true\""
+        remap("goal=\"{a b}\""),
+        "bad.xml:2:27: <SubTree ID=\"S\">: goal=\"{a b}\": a key holds letters, digits and _, not starting with a digit"
+    );
+    assert_eq!(
+        remap("go-al=\"{g}\""),
+        "bad.xml:2:27: <SubTree ID=\"S\">: go-al: a SubTree port names a key of the subtree's blackboard, which holds letters, digits and _, not starting with a digit"
     );
 }
 
@@ -778,4 +809,31 @@ fn a_condition_written_as_an_action_in_a_tree_is_refused() {
     let compact = main_tree("<Chance p=\"0.5\"/>");
     let registry = Registry::<(), ()>::new();
     assert!(load_str(&registry, &compact, "ok.xml", None, &XmlOptions::default()).is_ok());
+}
+
+#[test]
+fn subtrees_copied_for_their_keys_are_bounded() {
+    // Each tree calls the next twice with a remapping: 2^30 copies.
+    let mut xml = String::from("<root BTCPP_format=\"4\" main_tree_to_execute=\"T0\">\n");
+    for i in 0..30 {
+        xml.push_str(&format!(
+            "<BehaviorTree ID=\"T{i}\"><Sequence><SubTree ID=\"T{n}\" k=\"{{a}}\"/><SubTree ID=\"T{n}\" k=\"{{b}}\"/></Sequence></BehaviorTree>\n",
+            n = i + 1
+        ));
+    }
+    xml.push_str("<BehaviorTree ID=\"T30\"><Script code=\"k := 1\"/></BehaviorTree>\n</root>");
+    // Past the bound on a tick's updates (which refuses this first), the
+    // copies are bounded too.
+    let unbounded_ticks = XmlOptions {
+        max_updates_per_tick: u64::MAX,
+        ..XmlOptions::default()
+    };
+    let error = error_with(&Registry::new(), &xml, &unbounded_ticks);
+    assert!(
+        error.ends_with(
+            "the trees make more than 1000000 nodes once each <SubTree> with keys of its own is \
+             copied; share keys with _autoremap=\"true\" where the subtrees can"
+        ),
+        "{error}"
+    );
 }

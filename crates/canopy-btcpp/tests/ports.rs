@@ -165,34 +165,55 @@ fn an_output_port_takes_only_a_key() {
 }
 
 #[test]
-fn keys_cross_a_subtree_only_when_autoremap_shares_them() {
-    let file = |autoremap: &str| {
+fn a_subtrees_keys_are_its_own_unless_remapped_or_autoremapped() {
+    let file = |subtree: &str| {
         format!(
             "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n  \
-             <BehaviorTree ID=\"Main\"><Sequence><SubTree ID=\"Go\"{autoremap}/>\
+             <BehaviorTree ID=\"Main\"><Sequence>{subtree}\
              <Say line=\"{{greeting}}\"/></Sequence></BehaviorTree>\n  \
-             <BehaviorTree ID=\"Go\"><Walk goal=\"2;0\" speed=\"2\" arrived=\"{{greeting_done}}\"/>\
+             <BehaviorTree ID=\"Go\"><Walk goal=\"{{goal}}\" speed=\"2\" arrived=\"{{done}}\"/>\
              </BehaviorTree>\n</root>\n"
         )
     };
-    assert_eq!(
-        load(&file("")).unwrap_err(),
-        "walk.xml:2:37: <SubTree ID=\"Go\">: the subtree \"Go\" uses the blackboard entry \
-         \"greeting_done\"; canopy shares one blackboard with its subtrees, which \
-         BehaviorTree.CPP does only with _autoremap=\"true\": add it"
-    );
-    // The root blackboard's keys need nothing: they are shared in
-    // BehaviorTree.CPP too.
-    assert!(load(&file("").replace("{greeting_done}", "{@greeting_done}")).is_ok());
-    let tree = load(&file(" _autoremap=\"true\"")).unwrap();
-    let keys: Vec<&str> = tree.slots().iter().map(|s| &*s.key).collect();
-    assert_eq!(keys, ["greeting_done", "greeting"]);
+    let keys = |tree: &Tree<Me, ()>| -> Vec<String> {
+        tree.slots().iter().map(|s| s.key.to_string()).collect()
+    };
+    // BehaviorTree.CPP's default: the subtree's keys are its own.
+    let tree = load(&file("<SubTree ID=\"Go\" goal=\"2;0\"/>")).unwrap();
+    assert_eq!(keys(&tree), ["__Go_1__done", "greeting"]);
     let mut me: Me = ([0.0, 0.0], Vec::new());
     assert_eq!(
         run(&tree, &mut Agent::new(&tree), &mut me),
         [Status::Success]
     );
     assert_eq!(me, ([2.0, 0.0], vec![String::new()]));
+    // Remapped, a key is the parent's; autoremapped, every other one too.
+    let tree = load(&file(
+        "<SubTree ID=\"Go\" goal=\"{target}\" done=\"{arrived}\" _autoremap=\"false\"/>",
+    ))
+    .unwrap();
+    assert_eq!(keys(&tree), ["target", "arrived", "greeting"]);
+    let tree = load(&file(
+        "<SubTree ID=\"Go\" goal=\"{target}\" _autoremap=\"true\"/>",
+    ))
+    .unwrap();
+    assert_eq!(keys(&tree), ["target", "done", "greeting"]);
+    // Two references, two scopes of their own.
+    let twice = "<SubTree ID=\"Go\" goal=\"1;0\"/><SubTree ID=\"Go\" goal=\"{=}\"/>";
+    assert_eq!(
+        keys(&load(&file(twice)).unwrap()),
+        ["__Go_1__done", "goal", "__Go_2__done", "greeting"]
+    );
+    // A remapping is type-checked like any key: both places named.
+    assert_eq!(
+        load(&file(
+            "<SubTree ID=\"Go\" goal=\"2;0\" done=\"{greeting}\"/>"
+        ))
+        .unwrap_err(),
+        "walk.xml:2:84: <Say>: port \"line\" wants key \"{greeting}\" to hold std::string, but \
+         it holds bool since its first use at walk.xml:3:25: <Walk>; remapped from \"done\" at \
+         walk.xml:2:37: <SubTree ID=\"Go\">"
+    );
 }
 
 #[test]

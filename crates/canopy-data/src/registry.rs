@@ -46,6 +46,12 @@ pub(crate) enum ScriptShape {
     Condition,
     /// `EvalGuard`, `EvalReactiveGuard`: a guard testing it, read-only.
     Guard { reactive: bool },
+    /// `EvalAround`: scripts before and after its child, one per parameter.
+    Around,
+    /// `EvalSwitch`: a condition script per case.
+    Switch,
+    /// `EvalLoop`: an assignment script per item.
+    Loop,
 }
 
 /// A registered node type: its name, what it does, how many children it

@@ -11,11 +11,12 @@ use std::collections::{HashMap, HashSet};
 use canopy_core::text::{quote, suggest};
 use canopy_core::{
     Builder, Draft, MAX_DEPTH, NodeKind, ParamError, ParamKind, ParamValue, Params, Predicate,
-    SlotType, nodes,
+    SlotType, Status, nodes,
 };
 
 use crate::builtins::eval::{self, Cell, LoadKeys};
 use crate::builtins::utility;
+use crate::builtins::{eval_around, eval_loop, eval_switch};
 use crate::check::{Place, check};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Problem};
@@ -221,6 +222,9 @@ pub(crate) struct Drafts<'b, A, W> {
 /// A script leaf made during the walk, compiled once the walk is over.
 struct PendingScript<'d> {
     cell: Cell,
+    /// The parameter holding the script (with the item's index in a list:
+    /// `cases[0]`).
+    param: String,
     code: String,
     shape: Shape,
     node: &'d Value<'d>,
@@ -423,10 +427,34 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 return self.subtree(target, path, name, depth);
             }
             Build::Kind(factory) => factory(&params),
+            Build::Script(Shape::Around) => self.around(&params, value, path, name),
+            Build::Script(Shape::Switch) => {
+                let (cells, shown) = self.script_list(
+                    &params,
+                    eval_switch::CASES,
+                    Shape::Condition,
+                    value,
+                    path,
+                    name,
+                );
+                Ok(eval_switch::node(cells, shown))
+            }
+            Build::Script(Shape::Loop) => {
+                let (cells, shown) =
+                    self.script_list(&params, eval_loop::ITEMS, Shape::Leaf, value, path, name);
+                params.text(eval_loop::IF_EMPTY).map(|if_empty| {
+                    let if_empty = match if_empty {
+                        "failure" => Status::Failure,
+                        _ => Status::Success,
+                    };
+                    eval_loop::node(cells, shown, if_empty)
+                })
+            }
             Build::Script(shape) => params.text(eval::CODE).map(|code| {
                 let cell = Cell::default();
                 self.scripts.push(PendingScript {
                     cell: cell.clone(),
+                    param: eval::CODE.to_string(),
                     code: code.to_string(),
                     shape: *shape,
                     node: value,
@@ -667,7 +695,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 Ok(program) => drop(script.cell.set(program)),
                 Err(e) => {
                     let error = at(Problem::Script {
-                        param: eval::CODE.to_string(),
+                        param: script.param.clone(),
                         code: script.code.clone(),
                         column: e.column,
                         problem: e.problem,
@@ -680,6 +708,87 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             }
         }
         Ok(())
+    }
+
+    /// An `EvalAround`: a cell for each script parameter given, compiled
+    /// with the file's other scripts (conditions as conditions).
+    fn around(
+        &mut self,
+        params: &Params,
+        value: &'d Value<'d>,
+        path: &Spot,
+        name: &str,
+    ) -> Result<NodeKind<A, W>, ParamError> {
+        let mut cells: [Option<Cell>; 8] = Default::default();
+        let mut sources = Vec::new();
+        for (i, &param) in eval_around::SCRIPTS.iter().enumerate() {
+            let Ok(code) = params.text(param) else {
+                continue;
+            };
+            let cell = Cell::default();
+            let shape = match eval_around::CONDITIONS.contains(&param) {
+                true => Shape::Condition,
+                false => Shape::Leaf,
+            };
+            self.scripts.push(PendingScript {
+                cell: cell.clone(),
+                param: param.to_string(),
+                code: code.to_string(),
+                shape,
+                node: value,
+                path: path.path(),
+                name: name.to_string(),
+            });
+            cells[i] = Some(cell);
+            sources.push((param.to_string(), code.to_string()));
+        }
+        let skipped = match params.text(eval_around::SKIPPED)? {
+            "failure" => Status::Failure,
+            _ => Status::Success,
+        };
+        if skipped == Status::Failure {
+            sources.push((eval_around::SKIPPED.to_string(), "failure".to_string()));
+        }
+        Ok(eval_around::node(cells, sources, skipped))
+    }
+
+    /// A cell for each script of the list parameter `param`, compiled
+    /// with the file's other scripts as `shape`; and the list as shown.
+    fn script_list(
+        &mut self,
+        params: &Params,
+        param: &str,
+        shape: Shape,
+        value: &'d Value<'d>,
+        path: &Spot,
+        name: &str,
+    ) -> (Vec<Cell>, String) {
+        let items = params
+            .values()
+            .iter()
+            .find(|(p, _)| p.name == param)
+            .map(|(_, v)| v);
+        let Some(ParamValue::List(items)) = items else {
+            return (Vec::new(), String::new());
+        };
+        let mut cells = Vec::with_capacity(items.len());
+        let mut shown = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let code = item.as_str().unwrap_or_default();
+            let cell = Cell::default();
+            self.scripts.push(PendingScript {
+                cell: cell.clone(),
+                param: format!("{param}[{i}]"),
+                code: code.to_string(),
+                shape,
+                node: value,
+                path: path.path(),
+                name: name.to_string(),
+            });
+            cells.push(cell);
+            shown.push(code);
+        }
+        (cells, shown.join("; "))
     }
 
     /// A node's place as messages write it: `file:line:column: path (name "…")`.

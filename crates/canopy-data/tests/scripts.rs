@@ -320,3 +320,96 @@ fn a_hostile_script_in_a_file_is_refused_at_load() {
         )
     );
 }
+
+/// Ticks `tree` `n` times on a fresh agent: the statuses, and what was said.
+fn run(tree: &canopy_core::Tree<Me, ()>, n: usize) -> (Vec<Status>, Vec<String>) {
+    let mut agent = Agent::new(tree);
+    let mut me: Me = (0, Vec::new());
+    let statuses = (0..n).map(|_| agent.tick(tree, &mut me, &())).collect();
+    (statuses, me.1)
+}
+
+#[test]
+fn eval_around_runs_its_scripts_before_and_after_the_child() {
+    let tree = load(
+        r#"{"tree": {"type": "Sequence", "children": [
+            {"type": "Eval", "code": "hp := 12; turns := 0; note := ''"},
+            {"type": "Repeat", "times": 4, "children": [
+                {"type": "EvalAround", "skip_if": "hp < 10", "on_success": "hp -= 2; note = 'hit'",
+                 "post": "turns += 1", "children": [{"type": "Say", "line": "{note}"}]}]},
+            {"type": "EvalCondition", "code": "turns == 2 && hp == 8"}]}}"#,
+    )
+    .unwrap();
+    // A cycle per tick: two turns (hp 12 and 10 are not below 10), then
+    // two skips, read as Success; the child says the note as it was
+    // before the turn's on_success.
+    use Status::{Running, Success};
+    assert_eq!(
+        run(&tree, 4),
+        (
+            vec![Running, Running, Running, Success],
+            vec!["".into(), "hit".into()]
+        )
+    );
+}
+
+#[test]
+fn eval_arounds_scripts_are_compiled_with_the_files_keys() {
+    let error = load(
+        r#"{"tree": {"type": "EvalAround", "while": "hp > 0", "on_halted": "hp := 'low'",
+            "children": [{"type": "Wait", "ticks": 1}]}}"#,
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert_eq!(
+        error,
+        "fight.json:1:12: tree (name \"EvalAround\"): parameter \"while\": script \"hp > 0\", \
+         column 1: unknown key \"hp\""
+    );
+}
+
+#[test]
+fn eval_switch_runs_the_first_true_case_and_changes_case_while_running() {
+    let tree = load(
+        r#"{"tree": {"type": "Sequence", "children": [
+            {"type": "Eval", "code": "mode := 0"},
+            {"type": "ReactiveSequence", "children": [
+                {"type": "Eval", "code": "mode += 1"},
+                {"type": "EvalSwitch", "cases": ["mode == 1", "mode == 2"], "children": [
+                    {"type": "Wait", "ticks": 5},
+                    {"type": "Say", "line": "two"},
+                    {"type": "Say", "line": "other"}]}]}]}}"#,
+    )
+    .unwrap();
+    // Tick 1 waits in case 1; tick 2 aborts it for case 2.
+    assert_eq!(
+        run(&tree, 3),
+        (
+            vec![Status::Running, Status::Success, Status::Running],
+            vec!["two".into()]
+        )
+    );
+}
+
+#[test]
+fn eval_loop_takes_one_item_per_run_of_its_child() {
+    let tree = load(
+        r#"{"tree": {"type": "Sequence", "children": [
+            {"type": "Eval", "code": "word := ''"},
+            {"type": "EvalLoop", "items": ["word = 'a'", "word = 'b'"], "children": [
+                {"type": "Say", "line": "{word}"}]}]}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        run(&tree, 4),
+        (
+            vec![
+                Status::Running,
+                Status::Running,
+                Status::Success,
+                Status::Running
+            ],
+            vec!["a".into(), "b".into(), "a".into()]
+        )
+    );
+}

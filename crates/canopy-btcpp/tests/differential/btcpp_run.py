@@ -20,7 +20,9 @@ every canopy leaf does. Each leaf's name is its key.
 For each file the output is a header line, `== FILE`, then one line per tick
 `tick T: STATUS ticks NAME=COUNT... halts NAME...` (leaves in name order, only
 those ticked or halted in that tick), with the status from
-`tick_exactly_once()`. A tree BehaviorTree.CPP refuses to load prints
+`tick_exactly_once()`, then, when the root blackboard has keys, ` bb
+KEY=VALUE...` (keys in name order; numbers and booleans as numbers, whole
+ones without a fraction; `?` for an entry never written). A tree BehaviorTree.CPP refuses to load prints
 `load error: MESSAGE`; a tick that throws prints `tick T: error MESSAGE` and
 ends that tree's run. The Rust side (differential_btcpp.rs) prints the same
 format from canopy.
@@ -104,6 +106,28 @@ class Run:
         return f"tick {self.tick}: {status} ticks {ticks} halts {halts}".rstrip()
 
 
+def number(value):
+    """A number as both sides print it: whole ones without a fraction."""
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def board_text(tree):
+    """The root blackboard's entries, ` bb KEY=VALUE...`, or nothing."""
+    board = tree.root_blackboard()
+    entries = []
+    for key in sorted(board.get_keys()):
+        try:
+            value = number(board.get_double(key))
+        except Exception:
+            try:
+                value = board.get_string(key)
+            except Exception:  # an entry declared but never written
+                value = "?"
+
+        entries.append(f"{key}={value}")
+    return f" bb {' '.join(entries)}" if entries else ""
+
+
 def status_name(status):
     return str(status).rsplit(".", 1)[-1]
 
@@ -132,7 +156,7 @@ def run(path, ticks):
         except Exception as e:
             print(f"tick {tick}: error {' '.join(str(e).split())}")
             return
-        print(state.line(status_name(status)))
+        print(state.line(status_name(status)) + board_text(tree))
 
 
 def main(argv):

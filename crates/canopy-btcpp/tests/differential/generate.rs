@@ -1,6 +1,10 @@
 //! Random BehaviorTree.CPP trees over every standard node canopy imports
 //! that does not measure time, with scripted leaves (`canopy_Script`) named
-//! `L0`, `L1`… so both engines can report per leaf.
+//! `L0`, `L1`… so both engines can report per leaf, and the blackboard
+//! nodes: scripts over the keys `a`, `b`, `c` (written first, as
+//! BehaviorTree.CPP throws on a key nothing wrote), pre- and
+//! post-condition attributes, `Precondition`, `Switch2`, `LoopInt`, and a
+//! `<SubTree>` remapping or sharing those keys.
 
 /// A small deterministic generator (SplitMix64): the same seed gives the
 /// same trees on every machine.
@@ -40,6 +44,7 @@ const CONTROLS: &[&str] = &[
     "ParallelAll",
     "IfThenElse",
     "WhileDoElse",
+    "Switch2",
 ];
 
 const DECORATORS: &[&str] = &[
@@ -50,6 +55,8 @@ const DECORATORS: &[&str] = &[
     "Repeat",
     "RetryUntilSuccessful",
     "RunOnce",
+    "Precondition",
+    "LoopInt",
 ];
 
 /// Parents under which canopy reads a RunOnce's SKIPPED.
@@ -65,11 +72,12 @@ const READS_SKIPPED: &[&str] = &[
 /// it can show.
 pub(crate) struct Generated {
     pub(crate) xml: String,
-    /// A RunOnce may return SKIPPED.
+    /// A node may return SKIPPED (a RunOnce, `_skipIf`, `_while`).
     pub(crate) skips: bool,
-    /// An IfThenElse or WhileDoElse may tick a finished leaf that can run
-    /// (statuses with Running: a stateful action in BehaviorTree.CPP)
-    /// again without resetting it.
+    /// An IfThenElse or WhileDoElse may tick a finished condition that
+    /// keeps a status of its own (a leaf that can run, a stateful action in
+    /// BehaviorTree.CPP; a `LoopInt`, whose queue is then empty) again
+    /// without resetting it.
     pub(crate) stale_condition: bool,
 }
 
@@ -80,7 +88,36 @@ struct Writer<'r> {
     leaves: usize,
     skips: bool,
     stale_condition: bool,
+    /// The `<SubTree>` element written, if any (one per file: BehaviorTree.CPP's
+    /// leaves are counted by name, and two copies would share one).
+    subtree: bool,
 }
+
+/// Scripts a `Script` leaf runs.
+const SCRIPTS: &[&str] = &["a += 1", "b += 2", "a = 0", "c := a + b", "b = b + a"];
+
+/// Scripts a `ScriptCondition` tests.
+const CONDITIONS: &[&str] = &["a &lt; 3", "b == 2", "a != b", "c &gt;= 2", "a + b &gt; 3"];
+
+/// Pre- and post-condition attributes; the first two can skip.
+const ATTRIBUTES: &[(&str, &str)] = &[
+    ("_skipIf", "a == 1"),
+    ("_while", "a &lt; 4"),
+    ("_failureIf", "b &gt; 6"),
+    ("_successIf", "a == 3"),
+    ("_onSuccess", "a += 1"),
+    ("_onFailure", "b += 1"),
+    ("_post", "c += 1"),
+    ("_onHalted", "b += 3"),
+];
+
+/// How a `<SubTree ID="Sub">` passes the keys: remapped, or shared.
+const SUBTREE_CALLS: &[&str] = &[
+    " _autoremap=\"true\"",
+    " a=\"{b}\" b=\"{a}\" c=\"{c}\"",
+    " a=\"{c}\" b=\"{=}\" c=\"{a}\"",
+    " a=\"{a}\" _autoremap=\"true\"",
+];
 
 /// One random tree file.
 pub(crate) fn tree(rng: &mut Rng) -> Generated {
@@ -92,9 +129,18 @@ pub(crate) fn tree(rng: &mut Rng) -> Generated {
         leaves: 0,
         skips: false,
         stale_condition: false,
+        subtree: false,
     };
-    w.node(0, None);
-    w.out.push_str("  </BehaviorTree>\n</root>\n");
+    w.out
+        .push_str("    <Sequence>\n      <Script code=\"a := 0; b := 0; c := 0; d := 0\"/>\n");
+    w.node(1, Some("Sequence"));
+    w.out.push_str("    </Sequence>\n  </BehaviorTree>\n");
+    if w.subtree {
+        w.out.push_str("  <BehaviorTree ID=\"Sub\">\n");
+        w.node(1, None);
+        w.out.push_str("  </BehaviorTree>\n");
+    }
+    w.out.push_str("</root>\n");
     Generated {
         xml: w.out,
         skips: w.skips,
@@ -105,23 +151,56 @@ pub(crate) fn tree(rng: &mut Rng) -> Generated {
 const MAX_DEPTH: usize = 4;
 
 impl Writer<'_> {
-    /// A node at `depth`; returns whether it is a leaf that can run.
+    /// A node at `depth`; returns whether it keeps a status of its own when
+    /// ticked again without a reset: a leaf that can run, a `LoopInt`
+    /// (whose queue is then empty).
     fn node(&mut self, depth: usize, parent: Option<&str>) -> bool {
         let indent = "  ".repeat(depth + 2);
         let roll = self.rng.below(10);
         if depth >= MAX_DEPTH || (depth > 0 && roll < 4) {
-            return self.leaf(&indent);
+            return self.leaf(&indent, parent);
         }
         if roll < 7 {
-            self.control(depth, &indent);
+            self.control(depth, &indent, parent);
+            false
         } else {
-            self.decorator(depth, &indent, parent);
+            self.decorator(depth, &indent, parent)
         }
-        false
     }
 
-    fn control(&mut self, depth: usize, indent: &str) {
+    /// Pre- and post-condition attributes for a node under `parent`, at
+    /// times: only those that cannot skip where no parent reads SKIPPED.
+    fn attributes(&mut self, parent: Option<&str>) -> String {
+        if self.rng.below(4) != 0 {
+            return String::new();
+        }
+        let reads_skipped = parent.is_some_and(|p| READS_SKIPPED.contains(&p));
+        let mut out = String::new();
+        for _ in 0..1 + self.rng.below(2) {
+            let (name, code) = ATTRIBUTES[self.rng.below(ATTRIBUTES.len())];
+            let skips = matches!(name, "_skipIf" | "_while");
+            if out.contains(name) || (skips && !reads_skipped) {
+                continue;
+            }
+            self.skips |= skips;
+            out.push_str(&format!(" {name}=\"{code}\""));
+        }
+        out
+    }
+
+    fn control(&mut self, depth: usize, indent: &str, parent: Option<&str>) {
         let id = self.rng.pick(CONTROLS);
+        if id == "Switch2" {
+            let attrs = self.attributes(parent);
+            self.out.push_str(&format!(
+                "{indent}<Switch2 variable=\"{{a}}\" case_1=\"1\" case_2=\"2\"{attrs}>\n"
+            ));
+            for _ in 0..3 {
+                self.node(depth + 1, Some(id));
+            }
+            self.out.push_str(&format!("{indent}</Switch2>\n"));
+            return;
+        }
         let (min, max) = match id {
             "IfThenElse" | "WhileDoElse" => (2, 3),
             _ => (1, 4),
@@ -136,7 +215,9 @@ impl Writer<'_> {
             "ParallelAll" => format!(" max_failures=\"{}\"", 1 + self.rng.below(n)),
             _ => String::new(),
         };
-        self.out.push_str(&format!("{indent}<{id}{ports}>\n"));
+        let attrs = self.attributes(parent);
+        self.out
+            .push_str(&format!("{indent}<{id}{ports}{attrs}>\n"));
         for i in 0..n {
             let can_run = self.node(depth + 1, Some(id));
             let re_ticked = id == "WhileDoElse" || (id == "IfThenElse" && n == 2);
@@ -147,7 +228,8 @@ impl Writer<'_> {
         self.out.push_str(&format!("{indent}</{id}>\n"));
     }
 
-    fn decorator(&mut self, depth: usize, indent: &str, parent: Option<&str>) {
+    /// A decorator; returns whether it is a `LoopInt`.
+    fn decorator(&mut self, depth: usize, indent: &str, parent: Option<&str>) -> bool {
         let id = self.rng.pick(DECORATORS);
         let counts = ["-1", "0", "1", "2", "3"];
         let ports = match id {
@@ -159,18 +241,55 @@ impl Writer<'_> {
                 self.skips |= skip;
                 format!(" then_skip=\"{skip}\"")
             }
+            "Precondition" => format!(
+                " if=\"{}\" else=\"{}\"",
+                self.rng.pick(CONDITIONS),
+                self.rng.pick(&["SUCCESS", "FAILURE"])
+            ),
+            "LoopInt" => format!(
+                " queue=\"{}\" value=\"{{d}}\"",
+                self.rng.pick(&["1;2", "3", "1;2;3"])
+            ),
             _ => String::new(),
         };
-        self.out.push_str(&format!("{indent}<{id}{ports}>\n"));
+        let attrs = self.attributes(parent);
+        self.out
+            .push_str(&format!("{indent}<{id}{ports}{attrs}>\n"));
         self.node(depth + 1, Some(id));
         self.out.push_str(&format!("{indent}</{id}>\n"));
+        id == "LoopInt"
     }
 
     /// A leaf; returns whether it can run.
-    fn leaf(&mut self, indent: &str) -> bool {
-        match self.rng.below(12) {
-            0 => self.out.push_str(&format!("{indent}<AlwaysSuccess/>\n")),
-            1 => self.out.push_str(&format!("{indent}<AlwaysFailure/>\n")),
+    fn leaf(&mut self, indent: &str, parent: Option<&str>) -> bool {
+        let attrs = self.attributes(parent);
+        match self.rng.below(16) {
+            0 => self
+                .out
+                .push_str(&format!("{indent}<AlwaysSuccess{attrs}/>\n")),
+            1 => self
+                .out
+                .push_str(&format!("{indent}<AlwaysFailure{attrs}/>\n")),
+            12 | 13 => {
+                let code = self.rng.pick(SCRIPTS);
+                self.out
+                    .push_str(&format!("{indent}<Script code=\"{code}\"{attrs}/>\n"));
+            }
+            14 => {
+                let code = self.rng.pick(CONDITIONS);
+                self.out.push_str(&format!(
+                    "{indent}<ScriptCondition code=\"{code}\"{attrs}/>\n"
+                ));
+            }
+            15 if !self.subtree && parent.is_some() => {
+                self.subtree = true;
+                let call = self.rng.pick(SUBTREE_CALLS);
+                self.out
+                    .push_str(&format!("{indent}<SubTree ID=\"Sub\"{call}{attrs}/>\n"));
+            }
+            15 => self
+                .out
+                .push_str(&format!("{indent}<AlwaysSuccess{attrs}/>\n")),
             _ => {
                 let len = 1 + self.rng.below(4);
                 let statuses: Vec<&str> = (0..len)
@@ -182,7 +301,7 @@ impl Writer<'_> {
                     "install"
                 };
                 self.out.push_str(&format!(
-                    "{indent}<canopy_Script name=\"L{}\" statuses=\"{}\" clock=\"{clock}\"/>\n",
+                    "{indent}<canopy_Script name=\"L{}\" statuses=\"{}\" clock=\"{clock}\"{attrs}/>\n",
                     self.leaves,
                     statuses.join(";")
                 ));

@@ -42,6 +42,42 @@ fn status_name(status: Status) -> &'static str {
     }
 }
 
+/// The blackboard's keys and values, ` bb KEY=VALUE...` in key order, as
+/// `btcpp_run.py` prints them (booleans and numbers as numbers, whole ones
+/// without a fraction); nothing without keys.
+fn board_text(tree: &Tree<(), ()>, agent: &mut Agent) -> String {
+    // Keys of a subtree's own scope are not the root blackboard's, which
+    // is all BehaviorTree.CPP shows.
+    let mut slots: Vec<_> = tree
+        .slots()
+        .iter()
+        .filter(|slot| !slot.key.starts_with("__"))
+        .cloned()
+        .collect();
+    if slots.is_empty() {
+        return String::new();
+    }
+    slots.sort_by(|a, b| a.key.cmp(&b.key));
+    let mut board = agent.board(tree);
+    let entries: Vec<String> = slots
+        .iter()
+        .map(|slot| {
+            let shown = slot.ty.show(board.slot_bytes(slot));
+            let value = match shown.as_str() {
+                "true" => "1".to_string(),
+                "false" => "0".to_string(),
+                text => match text.parse::<f64>() {
+                    Ok(n) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{}", n as i64),
+                    Ok(n) => format!("{n}"),
+                    Err(_) => text.trim_matches('"').to_string(),
+                },
+            };
+            format!("{}={value}", slot.key)
+        })
+        .collect();
+    format!(" bb {}", entries.join(" "))
+}
+
 /// The trace of `xml` run on canopy in `mode`, one line per tick (after
 /// `== path`).
 pub(crate) fn trace(
@@ -81,6 +117,7 @@ pub(crate) fn trace(
             leaves.halts.join(" ")
         );
         out.push_str(line.trim_end());
+        out.push_str(&board_text(&tree, &mut agent));
         out.push('\n');
     }
     out

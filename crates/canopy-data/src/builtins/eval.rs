@@ -2,8 +2,8 @@
 //! blackboard (BehaviorTree.CPP's `Script` and `ScriptCondition`; the name
 //! `Script` is the status playback leaf's); `EvalGuard` and
 //! `EvalReactiveGuard`: a Guard and a ReactiveGuard whose condition is a
-//! script (what BehaviorTree.CPP's `Precondition` node and its `_while`,
-//! `_failureIf` attributes come to).
+//! script. (BehaviorTree.CPP's `Precondition` and pre- and post-condition
+//! attributes are [`eval_around`](super::eval_around)'s.)
 //!
 //! A script can read keys that ports of nodes later in the file make, so
 //! the loader compiles scripts after it has walked the whole file

@@ -5,6 +5,9 @@
 //! in a file of its own, registered here in one line.
 
 pub(crate) mod eval;
+pub(crate) mod eval_around;
+pub(crate) mod eval_loop;
+pub(crate) mod eval_switch;
 mod periodic;
 mod random;
 mod script;
@@ -46,6 +49,9 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
     for script in eval::node_types() {
         add(script);
     }
+    add(eval_around::node_type());
+    add(eval_switch::node_type());
+    add(eval_loop::node_type());
     r.node("Script", Arity::Leaf, script::Script::new)
         .expect("built-in names are unique");
     r.node("Random", Arity::Leaf, random::Random::new)
@@ -80,10 +86,10 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// # use canopy_data::Registry;
     /// let registry = Registry::<(), ()>::new();
     /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Eval,
-    /// // EvalCondition, EvalGuard, EvalReactiveGuard, Script, Random,
-    /// // Chance, Periodic and Utility.
+    /// // EvalCondition, EvalGuard, EvalReactiveGuard, EvalAround,
+    /// // EvalSwitch, EvalLoop, Script, Random, Chance, Periodic and Utility.
     /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
-    /// assert_eq!(registry.types().count(), kinds + 12);
+    /// assert_eq!(registry.types().count(), kinds + 15);
     /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
     /// ```
     pub fn new() -> Self {

@@ -1,0 +1,324 @@
+//! BehaviorTree.CPP's blackboard scopes on canopy's one blackboard per
+//! agent: each `<SubTree>` reference is a scope, and every key of the
+//! subtree is resolved to a key of the agent's blackboard when the tree is
+//! loaded — slot aliasing, so nothing is looked up while ticking.
+//!
+//! A key `k` used in a subtree (a port's `{k}`, a script's `k`) is, by
+//! BehaviorTree.CPP's rules:
+//! - remapped by the `<SubTree>` (`k="{parent_key}"`): the parent scope's
+//!   `parent_key`; `k="{=}"`: the parent's `k`; `k="text"`: the text, as a
+//!   constant (BehaviorTree.CPP writes it into the subtree's blackboard
+//!   once, when the tree is created);
+//! - otherwise, with `_autoremap="true"`, the parent scope's `k`;
+//! - otherwise the subtree instance's own: a key of its own in the agent's
+//!   blackboard, named after the subtree, the instance and `k`
+//!   ([`private_key`]), which no other scope can name.
+//!
+//! `{@k}` is the root scope's `k` from anywhere. A subtree whose every key
+//! resolves to the same key is shared between its references, as canopy
+//! shares subtrees; otherwise each reference gets its own copy of the
+//! subtree's nodes, with its keys renamed. A key given two types across a
+//! remapping is then the loader's error naming both places, as for any key.
+//!
+//! Rejected: scopes kept at run time (a key table per subtree instance,
+//! looked up while ticking) — the point of canopy's blackboard is that a
+//! port is a slot by the time the tree runs.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+/// What a key of a subtree's scope stands for in its parent's.
+#[derive(Clone, Debug)]
+enum Target {
+    /// The parent scope's key of this name.
+    Key(String),
+    /// A constant, written in the `<SubTree>` element.
+    Literal(String),
+}
+
+/// A scope: the root's, or a subtree instance's.
+#[derive(Clone, Debug)]
+pub(crate) struct Scope {
+    /// Keys remapped by the `<SubTree>`, and their targets, resolved.
+    remapped: HashMap<String, Resolved>,
+    /// Unremapped keys: the parent's (autoremap) or the instance's own.
+    rest: Rest,
+}
+
+#[derive(Clone, Debug)]
+enum Rest {
+    /// The root scope: a key is itself.
+    Root,
+    /// `_autoremap="true"` under a parent scope.
+    Parent(Box<Scope>),
+    /// The instance's own keys, named with this prefix.
+    Own(String),
+}
+
+/// A key resolved in the root scope: a key of the agent's blackboard, or
+/// a constant.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Resolved {
+    Key(String),
+    Literal(String),
+}
+
+/// The prefix of keys private to a subtree instance.
+pub(crate) const PRIVATE: &str = "__";
+
+/// The key of the blackboard standing for `key` of the `n`-th copy of the
+/// subtree `tree`: `__Tree_2__key` (characters a key cannot hold as `_`).
+pub(crate) fn private_key(prefix: &str, key: &str) -> String {
+    format!("{prefix}{key}")
+}
+
+impl Scope {
+    /// The root scope.
+    pub(crate) fn root() -> Scope {
+        Scope {
+            remapped: HashMap::new(),
+            rest: Rest::Root,
+        }
+    }
+
+    /// Whether every key is itself, as in the root scope.
+    pub(crate) fn is_identity(&self) -> bool {
+        self.remapped.is_empty()
+            && match &self.rest {
+                Rest::Root => true,
+                Rest::Parent(parent) => parent.is_identity(),
+                Rest::Own(_) => false,
+            }
+    }
+
+    /// The scope of a `<SubTree ID="tree">` under this one, with its
+    /// remapping `ports` and `_autoremap`; `instance` numbers the copy.
+    pub(crate) fn child(
+        &self,
+        tree: &str,
+        instance: usize,
+        ports: &[(String, String)],
+        autoremap: bool,
+    ) -> Scope {
+        let mut remapped = HashMap::new();
+        for (port, text) in ports {
+            // Spaces around a remapping are BehaviorTree.CPP's to ignore too.
+            let text = text.trim();
+            let target = match text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+                Some("=") => Target::Key(port.clone()),
+                Some(key) if !key.is_empty() => Target::Key(key.to_string()),
+                _ => Target::Literal(text.to_string()),
+            };
+            let resolved = match target {
+                Target::Key(key) => self.resolve(&key),
+                Target::Literal(text) => Resolved::Literal(text),
+            };
+            remapped.insert(port.clone(), resolved);
+        }
+        let rest = if autoremap {
+            Rest::Parent(Box::new(self.clone()))
+        } else {
+            let name: String = tree
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            Rest::Own(format!("{PRIVATE}{name}_{instance}{PRIVATE}"))
+        };
+        Scope { remapped, rest }
+    }
+
+    /// What `key` (as written in this scope, `@` for the root's) stands for.
+    pub(crate) fn resolve(&self, key: &str) -> Resolved {
+        if let Some(root) = key.strip_prefix('@') {
+            return Resolved::Key(root.to_string());
+        }
+        if let Some(resolved) = self.remapped.get(key) {
+            return resolved.clone();
+        }
+        match &self.rest {
+            Rest::Root => Resolved::Key(key.to_string()),
+            Rest::Parent(parent) => parent.resolve(key),
+            Rest::Own(prefix) => Resolved::Key(private_key(prefix, key)),
+        }
+    }
+
+    /// A node's parameters with their keys resolved: ports' `{key}` text,
+    /// and the scripts of canopy's script nodes. A port whose key stands
+    /// for a constant takes the constant, as `typed` reads it for the port.
+    pub(crate) fn params(
+        &self,
+        type_name: &str,
+        params: &[(String, Value)],
+        typed: &dyn Fn(&str, &str) -> Value,
+    ) -> Vec<(String, Value)> {
+        let scripts = is_script_type(type_name);
+        params
+            .iter()
+            .map(|(name, value)| {
+                let value = match value {
+                    Value::String(text) if scripts && is_script_param(name) => {
+                        Value::String(self.script(text))
+                    }
+                    Value::Array(items) if scripts => Value::Array(
+                        items
+                            .iter()
+                            .map(|item| match item {
+                                Value::String(text) => Value::String(self.script(text)),
+                                other => other.clone(),
+                            })
+                            .collect(),
+                    ),
+                    Value::String(text) => self.port(name, text, typed),
+                    other => other.clone(),
+                };
+                (name.clone(), value)
+            })
+            .collect()
+    }
+
+    /// A port's text with its key resolved; other text as it is.
+    fn port(&self, port: &str, text: &str, typed: &dyn Fn(&str, &str) -> Value) -> Value {
+        let unchanged = || Value::String(text.to_string());
+        let Some(key) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) else {
+            return unchanged();
+        };
+        let key = if key == "=" { port } else { key };
+        if key.is_empty() {
+            return unchanged();
+        }
+        match self.resolve(key) {
+            Resolved::Key(key) => Value::String(format!("{{{key}}}")),
+            Resolved::Literal(text) => typed(port, &text),
+        }
+    }
+
+    /// A script with each key it names resolved; a key remapped to a
+    /// constant becomes the constant (a number, else a string).
+    pub(crate) fn script(&self, code: &str) -> String {
+        let bytes = code.as_bytes();
+        let mut out = String::with_capacity(code.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            let start = i;
+            if c == b'\'' || c == b'"' {
+                // A string, copied as it is (an unclosed one to the end,
+                // for the compiler to report).
+                i = code[i + 1..]
+                    .find(c as char)
+                    .map_or(code.len(), |n| i + n + 2);
+            } else if c.is_ascii_digit() {
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                    i += 1;
+                }
+            } else if c.is_ascii_alphabetic() || c == b'_' || c == b'@' {
+                i += 1;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let word = &code[start..i];
+                if word != "true" && word != "false" {
+                    match self.resolve(word) {
+                        Resolved::Key(key) => out.push_str(&key),
+                        Resolved::Literal(text) => out.push_str(&literal(&text)),
+                    }
+                    continue;
+                }
+            } else {
+                i += code[i..].chars().next().map_or(1, char::len_utf8);
+            }
+            out.push_str(&code[start..i]);
+        }
+        out
+    }
+}
+
+/// A constant as a script literal: a number, `true`/`false`, else a string.
+fn literal(text: &str) -> String {
+    let number = text.parse::<f64>().is_ok_and(f64::is_finite)
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+    if number || text == "true" || text == "false" {
+        text.to_string()
+    } else if !text.contains('\'') {
+        format!("'{text}'")
+    } else {
+        format!("\"{text}\"")
+    }
+}
+
+/// canopy's node types whose parameters hold scripts.
+fn is_script_type(type_name: &str) -> bool {
+    matches!(
+        type_name,
+        "Eval"
+            | "EvalCondition"
+            | "EvalGuard"
+            | "EvalReactiveGuard"
+            | "EvalAround"
+            | "EvalSwitch"
+            | "EvalLoop"
+    )
+}
+
+/// Whether a string parameter of a script node type is a script.
+fn is_script_param(name: &str) -> bool {
+    !matches!(name, "skipped" | "if_empty" | "name" | "type")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ports(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn keys_resolve_by_remapping_then_autoremap_then_privately() {
+        let root = Scope::root();
+        let shared = root.child("Move", 1, &ports(&[("goal", "{target}")]), true);
+        assert_eq!(shared.resolve("goal"), Resolved::Key("target".into()));
+        assert_eq!(shared.resolve("speed"), Resolved::Key("speed".into()));
+        let own = root.child(
+            "Move-it",
+            2,
+            &ports(&[("goal", "3;4"), ("x", "{=}")]),
+            false,
+        );
+        assert_eq!(own.resolve("goal"), Resolved::Literal("3;4".into()));
+        assert_eq!(own.resolve("x"), Resolved::Key("x".into()));
+        assert_eq!(
+            own.resolve("speed"),
+            Resolved::Key("__Move_it_2__speed".into())
+        );
+        assert_eq!(own.resolve("@speed"), Resolved::Key("speed".into()));
+        let inner = own.child("In", 3, &ports(&[("a", "{speed}")]), true);
+        assert_eq!(
+            inner.resolve("a"),
+            Resolved::Key("__Move_it_2__speed".into())
+        );
+        assert_eq!(inner.resolve("goal"), Resolved::Literal("3;4".into()));
+        assert!(root.is_identity() && root.child("S", 1, &[], true).is_identity());
+        assert!(!own.is_identity());
+    }
+
+    #[test]
+    fn scripts_rename_keys_but_not_strings_numbers_or_booleans() {
+        let scope = Scope::root().child(
+            "S",
+            1,
+            &ports(&[("n", "{count}"), ("word", "hi"), ("k", "2")]),
+            false,
+        );
+        assert_eq!(
+            scope.script("n += 1e3; m := 'n' .. word; ok := true && k > 1.5"),
+            "count += 1e3; __S_1__m := 'n' .. 'hi'; __S_1__ok := true && 2 > 1.5"
+        );
+    }
+}

@@ -1,0 +1,252 @@
+//! BehaviorTree.CPP's blackboard controls — `Precondition`,
+//! `Switch2`…`Switch6`, `LoopInt`/`LoopDouble`/`LoopBool`/`LoopString` —
+//! as canopy's script nodes: each port becomes a script the registry
+//! compiles and type-checks with the file's others.
+//!
+//! - `Precondition(if, else)` is `EvalAround` with the negated `if` as the
+//!   condition for `else`: both test it once, on entry, and otherwise run
+//!   the child.
+//! - `SwitchN(variable, case_1…case_N)` is `EvalSwitch` with the case
+//!   scripts `key == value`: a number compared as a number, other text as
+//!   a string. BehaviorTree.CPP compares the texts at run time (as numbers
+//!   when both read as numbers); canopy compares typed values, so a case
+//!   whose type is not the key's is refused at load instead of never
+//!   matching.
+//! - `LoopT(queue, value, if_empty)` is `EvalLoop` with the item scripts
+//!   `key := item`. canopy's blackboard holds no queues: the queue must be
+//!   written in the file (`queue="1;2;3"`), as BehaviorTree.CPP's static
+//!   queue, which it copies on entry as canopy starts the list over.
+
+use serde_json::{Map, Value};
+
+use crate::params::key_of;
+use crate::standard::Std;
+use crate::text::quote;
+
+/// Whether `id` is one of the controls this module imports.
+pub(crate) fn is_scripted_control(id: &str) -> bool {
+    id == "Precondition" || switch_cases(id).is_some() || loop_type(id).is_some()
+}
+
+/// The canopy type and parameters of `id` with `ports` and `children`
+/// children under `parent`; the problem in words otherwise.
+pub(crate) fn lower(
+    id: &str,
+    ports: &[(String, String)],
+    children: usize,
+    parent: Option<Std>,
+) -> Result<(&'static str, Map<String, Value>), String> {
+    if let Some(n) = switch_cases(id) {
+        return switch(id, n, ports, children);
+    }
+    let takes: &[&str] = match loop_type(id) {
+        Some(_) => &["queue", "value", "if_empty"],
+        None => &["if", "else"],
+    };
+    unknown(id, ports, takes)?;
+    if children != 1 {
+        return Err(format!("{id} needs exactly 1 child, got {children}"));
+    }
+    match loop_type(id) {
+        Some(item) => lower_loop(id, item, ports),
+        None => precondition(ports, parent),
+    }
+}
+
+/// The number of cases of `SwitchN`.
+fn switch_cases(id: &str) -> Option<usize> {
+    let n: usize = id.strip_prefix("Switch")?.parse().ok()?;
+    (2..=6).contains(&n).then_some(n)
+}
+
+/// What a `LoopT` iterates over.
+#[derive(Clone, Copy, PartialEq)]
+enum Item {
+    Int,
+    Double,
+    Bool,
+    Text,
+}
+
+fn loop_type(id: &str) -> Option<Item> {
+    Some(match id {
+        "LoopInt" => Item::Int,
+        "LoopDouble" => Item::Double,
+        "LoopBool" => Item::Bool,
+        "LoopString" => Item::Text,
+        _ => return None,
+    })
+}
+
+fn port<'p>(ports: &'p [(String, String)], name: &str) -> Option<&'p str> {
+    ports
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn unknown(id: &str, ports: &[(String, String)], takes: &[&str]) -> Result<(), String> {
+    match ports.iter().find(|(k, _)| !takes.contains(&k.as_str())) {
+        Some((k, _)) => Err(format!(
+            "unknown port {} for {id}; it takes: {}",
+            quote(k),
+            takes.join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The key of a port that must name one.
+fn key_port<'p>(id: &str, ports: &'p [(String, String)], name: &str) -> Result<&'p str, String> {
+    let text = port(ports, name).ok_or_else(|| format!("{id} needs the port {name}"))?;
+    key_of(text).filter(|k| *k != "=").ok_or_else(|| {
+        format!(
+            "{name}={} must name a blackboard key, like {{{name}}}",
+            quote(text)
+        )
+    })
+}
+
+fn precondition(
+    ports: &[(String, String)],
+    parent: Option<Std>,
+) -> Result<(&'static str, Map<String, Value>), String> {
+    let condition = port(ports, "if").ok_or("Precondition needs the port if")?;
+    let param = match port(ports, "else").unwrap_or("FAILURE") {
+        "FAILURE" => "failure_if",
+        "SUCCESS" => "success_if",
+        "SKIPPED" => "skip_if",
+        other => {
+            return Err(format!(
+                "else={} is not imported: canopy's Precondition returns SUCCESS, FAILURE or \
+                 SKIPPED when the condition is false",
+                quote(other)
+            ));
+        }
+    };
+    let mut params = Map::new();
+    params.insert(param.to_string(), Value::from(format!("!({condition})")));
+    if param == "skip_if" {
+        let skipped = match parent {
+            Some(Std::Fallback | Std::ReactiveFallback) => "failure",
+            Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => "success",
+            _ => {
+                return Err(
+                    "else=\"SKIPPED\" returns SKIPPED, a status canopy does not have; \
+                     canopy reads it as a Sequence or a Fallback does, so put the Precondition \
+                     directly under one"
+                        .to_string(),
+                );
+            }
+        };
+        params.insert("skipped".to_string(), Value::from(skipped));
+    }
+    Ok(("EvalAround", params))
+}
+
+fn switch(
+    id: &str,
+    n: usize,
+    ports: &[(String, String)],
+    children: usize,
+) -> Result<(&'static str, Map<String, Value>), String> {
+    let names: Vec<String> = (1..=n).map(|i| format!("case_{i}")).collect();
+    let mut takes = vec!["variable"];
+    takes.extend(names.iter().map(String::as_str));
+    unknown(id, ports, &takes)?;
+    if children != n + 1 {
+        return Err(format!("{id} needs {} children, got {children}", n + 1));
+    }
+    let key = key_port(id, ports, "variable")?;
+    let mut cases = Vec::with_capacity(n);
+    for name in &names {
+        let case = match port(ports, name) {
+            // BehaviorTree.CPP skips a case it cannot read.
+            None => "false".to_string(),
+            Some(text) => match key_of(text) {
+                Some(other) => format!("{key} == {other}"),
+                None => format!(
+                    "{key} == {}",
+                    literal(text, None).map_err(|p| format!("{name}: {p}"))?
+                ),
+            },
+        };
+        cases.push(Value::from(case));
+    }
+    let mut params = Map::new();
+    params.insert("cases".to_string(), Value::Array(cases));
+    Ok(("EvalSwitch", params))
+}
+
+fn lower_loop(
+    id: &str,
+    item: Item,
+    ports: &[(String, String)],
+) -> Result<(&'static str, Map<String, Value>), String> {
+    let queue = port(ports, "queue").ok_or_else(|| format!("{id} needs the port queue"))?;
+    if key_of(queue).is_some() {
+        return Err(format!(
+            "queue={}: canopy's blackboard holds no queues; write the items in the file, \
+             separated by `;` (queue=\"1;2;3\")",
+            quote(queue)
+        ));
+    }
+    let key = key_port(id, ports, "value")?;
+    let if_empty = match port(ports, "if_empty").unwrap_or("SUCCESS") {
+        "SUCCESS" => "success",
+        "FAILURE" => "failure",
+        other => {
+            return Err(format!(
+                "if_empty={} is not imported: canopy's loops return SUCCESS or FAILURE once \
+                 the queue is empty",
+                quote(other)
+            ));
+        }
+    };
+    let mut items = Vec::new();
+    for text in queue.split(';').map(str::trim).filter(|t| !t.is_empty()) {
+        let value = literal(text, Some(item)).map_err(|p| format!("queue: {p}"))?;
+        items.push(Value::from(format!("{key} := {value}")));
+    }
+    let mut params = Map::new();
+    params.insert("items".to_string(), Value::Array(items));
+    params.insert("if_empty".to_string(), Value::from(if_empty));
+    Ok(("EvalLoop", params))
+}
+
+/// `text` as a script literal: of the item type when one is given,
+/// else a number when it reads as one and a string otherwise.
+fn literal(text: &str, item: Option<Item>) -> Result<String, String> {
+    let string = || {
+        if text.contains('\'') {
+            Err(format!(
+                "{} holds a `'`, which a script string cannot",
+                quote(text)
+            ))
+        } else {
+            Ok(format!("'{text}'"))
+        }
+    };
+    let not = |what: &str| Err(format!("{} is not {what}", quote(text)));
+    match item {
+        Some(Item::Text) => string(),
+        Some(Item::Bool) => match text {
+            "true" | "True" | "TRUE" | "1" => Ok("true".to_string()),
+            "false" | "False" | "FALSE" | "0" => Ok("false".to_string()),
+            _ => not("true or false"),
+        },
+        Some(Item::Int) => match text.parse::<i64>() {
+            Ok(n) => Ok(n.to_string()),
+            Err(_) => not("a whole number"),
+        },
+        Some(Item::Double) => match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(format!("{x:?}")),
+            _ => not("a number"),
+        },
+        None => match (text.parse::<i64>(), text.parse::<f64>()) {
+            (Ok(n), _) => Ok(n.to_string()),
+            (_, Ok(x)) if x.is_finite() => Ok(format!("{x:?}")),
+            _ => string(),
+        },
+    }
+}

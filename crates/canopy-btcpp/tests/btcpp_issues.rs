@@ -1,0 +1,271 @@
+//! Blackboard type troubles reported against BehaviorTree.CPP, each found
+//! at load in canopy: the tree from the issue (adapted to the nodes
+//! below) either loads and runs, where BehaviorTree.CPP locked a type at
+//! run time and failed, or — given a real mismatch — is refused with both
+//! places named.
+
+use canopy_btcpp::{XmlOptions, load_str};
+use canopy_core::{Agent, Ctx, Input, Output, Status, Text, Tree};
+use canopy_data::{Params, Registry};
+
+/// Succeeds when its condition holds.
+#[derive(Params)]
+struct Assert {
+    /// The condition.
+    condition: Input<bool>,
+}
+
+/// Aims at a point.
+#[derive(Params)]
+struct Aim {
+    /// Where.
+    at: Input<[f32; 2]>,
+}
+
+/// Repeats a count.
+#[derive(Params)]
+struct Count {
+    /// How many.
+    n: Input<i32>,
+}
+
+/// Names a drone.
+#[derive(Params)]
+struct Takeoff {
+    /// Which drone.
+    drone_id: Input<Text>,
+}
+
+/// Reports a speed.
+#[derive(Params)]
+struct Speed {
+    /// The speed.
+    speed: Output<f64>,
+}
+
+/// Reports whether it is stuck.
+#[derive(Params)]
+struct Stuck {
+    /// Whether it is.
+    stuck: Output<bool>,
+}
+
+/// What the nodes saw, in order.
+type Seen = Vec<String>;
+
+fn registry() -> Registry<Seen, ()> {
+    let mut r = Registry::new();
+    r.action("Assert", |p: Assert| {
+        move |cx: &mut Ctx<Seen, ()>| match cx.board.get(&p.condition) {
+            true => Status::Success,
+            false => Status::Failure,
+        }
+    })
+    .unwrap();
+    r.action("Aim", |p: Aim| {
+        move |cx: &mut Ctx<Seen, ()>| {
+            let at = cx.board.get(&p.at);
+            cx.agent.push(format!("aim {at:?}"));
+            Status::Success
+        }
+    })
+    .unwrap();
+    r.action("Count", |p: Count| {
+        move |cx: &mut Ctx<Seen, ()>| {
+            let n = cx.board.get(&p.n);
+            cx.agent.push(format!("count {n}"));
+            Status::Success
+        }
+    })
+    .unwrap();
+    r.action("Takeoff", |p: Takeoff| {
+        move |cx: &mut Ctx<Seen, ()>| {
+            let id = cx.board.get(&p.drone_id);
+            cx.agent.push(format!("takeoff {id}"));
+            Status::Success
+        }
+    })
+    .unwrap();
+    r.action("Speed", |p: Speed| {
+        move |cx: &mut Ctx<Seen, ()>| {
+            cx.board.set(&p.speed, 1.5);
+            Status::Success
+        }
+    })
+    .unwrap();
+    r.action("Stuck", |p: Stuck| {
+        move |cx: &mut Ctx<Seen, ()>| {
+            cx.board.set(&p.stuck, false);
+            Status::Success
+        }
+    })
+    .unwrap();
+    r
+}
+
+/// A file of `trees`, running `Main`.
+fn file(trees: &str) -> String {
+    format!("<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n{trees}\n</root>")
+}
+
+fn load(trees: &str) -> Result<Tree<Seen, ()>, String> {
+    load_str(
+        &registry(),
+        &file(trees),
+        "issue.xml",
+        None,
+        &XmlOptions::default(),
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// One tick: the status and what the nodes saw.
+fn tick(tree: &Tree<Seen, ()>) -> (Status, Seen) {
+    let mut seen = Seen::new();
+    let status = Agent::new(tree).tick(tree, &mut seen, &());
+    (status, seen)
+}
+
+#[test]
+fn issue_489_a_list_written_on_a_subtree_reaches_its_typed_port() {
+    // BehaviorTree.CPP created the entry as a string, then refused the
+    // vector port; canopy types the constant by the port that reads it.
+    let sub = r#"<BehaviorTree ID="A"><Sequence><Aim at="{states}"/></Sequence></BehaviorTree>"#;
+    let tree = load(&format!(
+        r#"<BehaviorTree ID="Main"><SubTree ID="A" states="1;2"/></BehaviorTree>{sub}"#
+    ))
+    .unwrap();
+    assert_eq!(
+        tick(&tree),
+        (Status::Success, vec!["aim [1.0, 2.0]".into()])
+    );
+    // A string key passed on to the same port is a mismatch, named at load.
+    let refused = load(&format!(
+        r#"<BehaviorTree ID="Main"><Sequence><Script code="states := '1;2'"/><SubTree ID="A" states="{{states}}"/></Sequence></BehaviorTree>{sub}"#
+    ));
+    assert_eq!(
+        refused.unwrap_err(),
+        "issue.xml:2:35: <Script>: parameter \"code\": script \"states := '1;2'\", column 1: key \
+         \"states\" holds canopy::Point2f, which scripts cannot use (they use numbers, bool and \
+         strings) since its first use at issue.xml:2:159: <Aim>"
+    );
+}
+
+#[test]
+fn issue_653_set_blackboard_in_a_subtree_feeds_a_bool_port() {
+    let trees = |value: &str| {
+        format!(
+            r#"<BehaviorTree ID="Main"><Sequence><SubTree ID="Init" test="{{test}}"/><Assert condition="{{test}}"/></Sequence></BehaviorTree>
+<BehaviorTree ID="Init"><SetBlackboard output_key="test" value="{value}"/></BehaviorTree>"#
+        )
+    };
+    let tree = load(&trees("true")).unwrap();
+    assert_eq!(tick(&tree), (Status::Success, vec![]));
+    assert_eq!(
+        load(&trees("yes")).unwrap_err(),
+        "issue.xml:3:25: <SetBlackboard>: parameter \"code\": script \"test := 'yes'\", column 1: \
+         cannot assign a string to key \"test\", which holds bool since its first use at \
+         issue.xml:2:69: <Assert>"
+    );
+}
+
+#[test]
+fn issue_433_one_key_read_by_two_subtrees_keeps_its_one_type() {
+    // BehaviorTree.CPP locked the entry as int, then failed on a second
+    // reader it typed `void`; canopy has one type per key, checked at load.
+    let trees = |reader: &str| {
+        format!(
+            r#"<BehaviorTree ID="Main"><Sequence><SetBlackboard output_key="test_port" value="1"/><SubTree ID="One" port_to_use="{{test_port}}"/><SubTree ID="Two" port_to_read="{{test_port}}"/></Sequence></BehaviorTree>
+<BehaviorTree ID="One"><Count n="{{port_to_use}}"/></BehaviorTree>
+<BehaviorTree ID="Two">{reader}</BehaviorTree>"#
+        )
+    };
+    let tree = load(&trees(r#"<Count n="{port_to_read}"/>"#)).unwrap();
+    assert_eq!(
+        tick(&tree),
+        (Status::Success, vec!["count 1".into(), "count 1".into()])
+    );
+    assert_eq!(
+        load(&trees(r#"<Takeoff drone_id="{port_to_read}"/>"#)).unwrap_err(),
+        "issue.xml:4:24: <Takeoff>: port \"drone_id\" wants key \"{test_port}\" to hold \
+         std::string, but it holds int since its first use at issue.xml:3:24: <Count>; \
+         remapped from \"port_to_use\" at issue.xml:2:84: <SubTree ID=\"One\">, from \
+         \"port_to_read\" at issue.xml:2:129: <SubTree ID=\"Two\">"
+    );
+}
+
+#[test]
+fn issue_605_a_remapped_bool_stays_a_bool_in_the_subtree() {
+    let trees = |assign: &str| {
+        format!(
+            r#"<BehaviorTree ID="Sub"><Script code=" my_value:={assign} "/></BehaviorTree>
+<BehaviorTree ID="Main"><Sequence><Script code=" my_value:=true "/><SubTree ID="Sub" my_value="{{my_value}}  "/><Assert condition="{{my_value}}"/></Sequence></BehaviorTree>"#
+        )
+    };
+    // The subtree's false reaches the parent's key: the Assert fails.
+    let tree = load(&trees("false")).unwrap();
+    assert_eq!(tick(&tree), (Status::Failure, vec![]));
+    assert_eq!(
+        load(&trees("'no'")).unwrap_err(),
+        "issue.xml:2:24: <Script>: parameter \"code\": script \" my_value:='no' \", column 2: \
+         cannot assign a string to key \"my_value\", which holds bool since its first use at \
+         issue.xml:3:111: <Assert>"
+    );
+}
+
+#[test]
+fn issue_716_two_output_ports_of_two_types_on_one_key() {
+    let refused = load(
+        r#"<BehaviorTree ID="Main"><Sequence><Speed speed="{value}"/><Stuck stuck="{value}"/></Sequence></BehaviorTree>"#,
+    );
+    assert_eq!(
+        refused.unwrap_err(),
+        "issue.xml:2:59: <Stuck>: port \"stuck\" wants key \"{value}\" to hold bool, but it holds \
+         double since its first use at issue.xml:2:35: <Speed>"
+    );
+}
+
+#[test]
+fn issue_889_a_groot_subtree_gets_its_drone_id_written_on_the_call() {
+    let trees = |call: &str, port: &str| {
+        format!(
+            r#"<BehaviorTree ID="Main"><Sequence><SubTree ID="Scan" {call}/></Sequence></BehaviorTree>
+<BehaviorTree ID="Scan"><{port}/></BehaviorTree>"#
+        )
+    };
+    let tree = load(&trees(
+        r#"drone_id="drone_1""#,
+        r#"Takeoff drone_id="{drone_id}""#,
+    ))
+    .unwrap();
+    assert_eq!(
+        tick(&tree),
+        (Status::Success, vec!["takeoff drone_1".into()])
+    );
+    assert_eq!(
+        load(&trees(r#"drone_id="drone_1""#, r#"Count n="{drone_id}""#)).unwrap_err(),
+        "issue.xml:3:25: <Count>: parameter \"n\" must be an integer, got string \"drone_1\""
+    );
+}
+
+#[test]
+fn issue_737_a_host_value_reaches_every_subtree_through_the_root_key() {
+    let trees = |reader: &str| {
+        format!(
+            r#"<BehaviorTree ID="Main"><Sequence><Count n="{{@server}}"/><SubTree ID="Act"/></Sequence></BehaviorTree>
+<BehaviorTree ID="Act"><{reader}/></BehaviorTree>"#
+        )
+    };
+    let tree = load(&trees(r#"Count n="{@server}""#)).unwrap();
+    let server = tree.key::<i32>("server").unwrap();
+    let mut agent = Agent::new(&tree);
+    agent.board_mut(&tree).write(server, 7);
+    let mut seen = Seen::new();
+    assert_eq!(agent.tick(&tree, &mut seen, &()), Status::Success);
+    assert_eq!(seen, ["count 7", "count 7"]);
+    assert_eq!(
+        load(&trees(r#"Takeoff drone_id="{@server}""#)).unwrap_err(),
+        "issue.xml:3:24: <Takeoff>: port \"drone_id\" wants key \"{server}\" to hold std::string, \
+         but it holds int since its first use at issue.xml:2:35: <Count>"
+    );
+}

@@ -1,0 +1,200 @@
+//! `EvalAround`: a decorator running scripts before and after its child —
+//! BehaviorTree.CPP's pre- and post-condition attributes (`_failureIf`,
+//! `_successIf`, `_skipIf`, `_while`, `_onSuccess`, `_onFailure`,
+//! `_onHalted`, `_post`), which its XML reader puts around the node that
+//! carries them.
+//!
+//! Each attribute is a parameter holding a script, compiled with the
+//! file's other scripts once the file is walked (see
+//! [`eval`](super::eval)). On entry (BehaviorTree.CPP's IDLE) the
+//! conditions are tested in BehaviorTree.CPP's order: `failure_if`,
+//! `success_if`, `skip_if` (true: Failure, Success, skipped without
+//! ticking the child), then `while` (false: skipped). While the child
+//! runs, only `while` is tested, and false aborts the child, runs
+//! `on_halted` and skips. A Success or Failure, the child's or a
+//! condition's, runs `on_success` or `on_failure` and then `post`; an
+//! abort from above runs `on_halted` after the child's own.
+//!
+//! canopy has no SKIPPED status, so a skip returns `skipped` (Success or
+//! Failure), the status its parent reads as a skip — the XML reader picks
+//! it from the parent, as for `RunOnce`. Rejected: lowering each attribute
+//! onto an `EvalGuard` and a Sequence of `Eval` leaves: a guard cannot
+//! tell entry from resumption (`_skipIf` is tested only on entry), and
+//! `_onHalted` needs the abort hook of one node.
+
+use canopy_core::{Arity, Children, Ctx, CustomNode, Exit, Node, NodeKind, Param, Status};
+
+use super::eval::Cell;
+use crate::registry::{Build, NodeType, ScriptShape};
+
+/// The condition parameters, in the order BehaviorTree.CPP tests them.
+pub(crate) const CONDITIONS: [&str; 4] = ["failure_if", "success_if", "skip_if", "while"];
+
+/// The parameters of scripts run after the child.
+pub(crate) const AFTER: [&str; 4] = ["on_success", "on_failure", "on_halted", "post"];
+
+/// Every script parameter, conditions first.
+pub(crate) const SCRIPTS: [&str; 8] = [
+    CONDITIONS[0],
+    CONDITIONS[1],
+    CONDITIONS[2],
+    CONDITIONS[3],
+    AFTER[0],
+    AFTER[1],
+    AFTER[2],
+    AFTER[3],
+];
+
+/// The parameter saying what a skip returns.
+pub(crate) const SKIPPED: &str = "skipped";
+
+/// The node type.
+pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
+    let docs = [
+        "script tested on entry: true fails without running the child",
+        "script tested on entry: true succeeds without running the child",
+        "script tested on entry: true skips the child",
+        "script tested on entry and every tick while the child runs: false skips (and aborts) it",
+        "script run when the node succeeds",
+        "script run when the node fails",
+        "script run when the running child is aborted",
+        "script run when the node succeeds or fails, after on_success/on_failure",
+    ];
+    let mut params: Vec<Param> = SCRIPTS
+        .iter()
+        .zip(docs)
+        .map(|(name, doc)| Param::text(name, doc).optional())
+        .collect();
+    params.push(
+        Param::choice(
+            SKIPPED,
+            "what a skip returns: the status the parent reads as BehaviorTree.CPP's SKIPPED",
+            &["success", "failure"],
+        )
+        .default("success"),
+    );
+    NodeType::with_build(
+        "EvalAround",
+        "Runs scripts before and after its child: BehaviorTree.CPP's pre- and post-conditions.",
+        Arity::Decorator,
+        params,
+        Build::Script(ScriptShape::Around),
+    )
+}
+
+/// The node: one cell per script parameter given (in [`SCRIPTS`] order).
+pub(crate) fn node<A: 'static, W: 'static>(
+    cells: [Option<Cell>; 8],
+    sources: Vec<(String, String)>,
+    skipped: Status,
+) -> NodeKind<A, W> {
+    NodeKind::Custom(CustomNode::new(Around {
+        cells,
+        sources,
+        skipped,
+    }))
+}
+
+struct Around {
+    cells: [Option<Cell>; 8],
+    /// The scripts given, as the node shows them.
+    sources: Vec<(String, String)>,
+    skipped: Status,
+}
+
+/// Indices into [`SCRIPTS`].
+const FAILURE_IF: usize = 0;
+const SUCCESS_IF: usize = 1;
+const SKIP_IF: usize = 2;
+const WHILE: usize = 3;
+const ON_SUCCESS: usize = 4;
+const ON_FAILURE: usize = 5;
+const ON_HALTED: usize = 6;
+const POST: usize = 7;
+
+/// What the conditions decided: a status without the child, or a skip.
+enum Pre {
+    Status(Status),
+    Skip,
+}
+
+impl Around {
+    /// Whether the script at `index` is given.
+    fn has(&self, index: usize) -> bool {
+        self.cells[index].is_some()
+    }
+
+    /// Run the script at `index`, if given: its value is true. A script
+    /// that faults counts as false (BehaviorTree.CPP throws).
+    fn run<A, W>(&self, index: usize, cx: &mut Ctx<A, W>) -> bool {
+        let Some(script) = self.cells[index].as_ref().and_then(|c| c.get()) else {
+            return false;
+        };
+        script.run(&mut cx.board).is_ok_and(|v| v.is_true())
+    }
+
+    /// The entry tests, in BehaviorTree.CPP's order.
+    fn on_entry<A, W>(&self, cx: &mut Ctx<A, W>) -> Option<Pre> {
+        if self.run(FAILURE_IF, cx) {
+            return Some(Pre::Status(Status::Failure));
+        }
+        if self.run(SUCCESS_IF, cx) {
+            return Some(Pre::Status(Status::Success));
+        }
+        if self.run(SKIP_IF, cx) {
+            return Some(Pre::Skip);
+        }
+        (self.has(WHILE) && !self.run(WHILE, cx)).then_some(Pre::Skip)
+    }
+
+    /// The scripts run after a Success or Failure.
+    fn after<A, W>(&self, status: Status, cx: &mut Ctx<A, W>) -> Status {
+        match status {
+            Status::Success => drop(self.run(ON_SUCCESS, cx)),
+            Status::Failure => drop(self.run(ON_FAILURE, cx)),
+            Status::Running => return status,
+        }
+        self.run(POST, cx);
+        status
+    }
+}
+
+impl<A: 'static, W: 'static> Node<A, W> for Around {
+    type Task = ();
+
+    fn type_name(&self) -> &str {
+        "EvalAround"
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Decorator
+    }
+
+    fn params(&self) -> Vec<(String, String)> {
+        self.sources.clone()
+    }
+
+    fn create_task(&self, _cx: &mut Ctx<A, W>) {}
+
+    fn update(&self, _task: &mut (), cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
+        if !children.is_running(0) {
+            match self.on_entry(cx) {
+                Some(Pre::Status(status)) => return self.after(status, cx),
+                Some(Pre::Skip) => return self.skipped,
+                None => {}
+            }
+        } else if self.has(WHILE) && !self.run(WHILE, cx) {
+            children.abort(0, cx);
+            self.run(ON_HALTED, cx);
+            return self.skipped;
+        }
+        let status = children.update(0, cx);
+        self.after(status, cx)
+    }
+
+    fn terminate(&self, _task: &mut (), cx: &mut Ctx<A, W>, exit: Exit) {
+        if exit.is_aborted() {
+            self.run(ON_HALTED, cx);
+        }
+    }
+}
