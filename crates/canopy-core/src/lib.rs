@@ -103,7 +103,7 @@ mod state;
 mod tree;
 mod util;
 
-pub use api::agent::{Agent, AgentMemory, POISONED, WRONG_TREE};
+pub use api::agent::{Agent, AgentMemory, MAX_ELAPSED, POISONED, WRONG_TREE};
 pub use api::builder::{BuildError, Builder, Draft, KeyError, TreePath};
 pub use api::display::{Display, Escape};
 pub use api::inspect::TaskView;
