@@ -117,7 +117,10 @@ impl fmt::Display for LodError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LodError::ClassCount(n) => {
-                write!(f, "a level of detail needs 1 to {MAX_CLASSES} rate classes, got {n}")
+                write!(
+                    f,
+                    "a level of detail needs 1 to {MAX_CLASSES} rate classes, got {n}"
+                )
             }
             LodError::Period { class, period } => write!(
                 f,
@@ -414,7 +417,8 @@ impl Lod {
             }
         }
         let by_distance = |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-        self.scratch.select_nth_unstable_by(cap as usize, by_distance);
+        self.scratch
+            .select_nth_unstable_by(cap as usize, by_distance);
         for &(_, i) in &self.scratch[cap as usize..] {
             self.want[i as usize] = c as u8 + 1;
         }
