@@ -152,8 +152,28 @@ struct Budget {
     cost_ns: f64,
 }
 
-/// A crowd's level of detail: per agent a rate class and when it is due.
-/// See the [module docs](self).
+/// A crowd's level of detail: per agent a rate class and when it is due;
+/// each frame, the agents to tick and the world ticks since each one's
+/// last tick, for [`Agent::tick_elapsed`](crate::Agent::tick_elapsed).
+///
+/// - Classes come from the game's distance ([`assign`](Lod::assign)),
+///   with hysteresis: an agent leaves its band only once it is past the
+///   band's edge by the margin. A class may have a cap: the farthest agents
+///   over it go to the next class, and agents already in the class count
+///   as nearer by the margin.
+/// - Phases are spread: the agents entering a class of period `p` are dealt
+///   out over the next `p` frames in turn, so each frame ticks about the
+///   same number. An agent that changes class is ticked no later than its
+///   new period after its last tick (or on the next frame, if that is past).
+/// - Budget mode ([`set_budget`](Lod::set_budget)): each frame ticks as many
+///   agents as fit in the budget at the cost per agent measured on earlier
+///   frames ([`report`](Lod::report)): every agent at the end of its period
+///   first (so none waits longer than its class period, whatever the
+///   budget), then the others, oldest first.
+///
+/// The plan is data: [`due`](Lod::due) in a loop, or [`elapsed`](Lod::elapsed)
+/// zipped with the agents in a parallel iterator. Nothing is allocated
+/// after [`new`](Lod::new).
 ///
 /// ```
 /// use canopy_core::{Agent, Builder, Lod, RateClass, Status};
@@ -282,7 +302,7 @@ impl Lod {
     }
 
     /// Put every agent in a class by `distance(i)`, with hysteresis and
-    /// caps (see the [module docs](self)). A distance that is not a number
+    /// caps (see [`Lod`]). A distance that is not a number
     /// counts as farthest. Agents that change class get a phase in their
     /// new class, no later than their new period after their last tick.
     pub fn assign(&mut self, mut distance: impl FnMut(usize) -> f32) {
