@@ -92,6 +92,12 @@ struct Args {
     /// `--serve`, whose inspector ticks every agent.
     #[arg(long, conflicts_with = "serve")]
     lod: bool,
+    /// With `--lod`: tick as many agents each step as fit in this many µs
+    /// of tree time (those at the end of their class's period first, then
+    /// the oldest); prints the median tree time against it.
+    #[arg(long, value_name = "MICROS", requires = "lod",
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    budget_us: Option<u64>,
 }
 
 /// Print an error and stop.
@@ -143,6 +149,7 @@ fn main() {
     };
     if args.lod {
         crowd.set_lod(true).unwrap_or_else(|e| fail(e));
+        crowd.set_lod_budget(args.budget_us.map(Duration::from_micros));
     }
     let watcher = args.tree.as_ref().filter(|_| args.watch).map(|path| {
         Watch::start(path).unwrap_or_else(|e| fail(format!("cannot watch {}: {e}", path.display())))
@@ -159,6 +166,7 @@ fn main() {
     );
     let (mut tree_time, mut move_time) = (Duration::ZERO, Duration::ZERO);
     let mut agent_ticks = 0usize;
+    let mut tree_times = Vec::with_capacity(args.steps as usize);
     let save_at = args
         .save
         .as_ref()
@@ -171,6 +179,7 @@ fn main() {
             let times = crowd.step();
             agent_ticks += crowd.lod().map_or(crowd.walkers.len(), |l| l.due().len());
             tree_time += times.tree;
+            tree_times.push(times.tree);
             move_time += times.movement;
             bar.inc(1);
             if let Some((path, _)) = save_at.filter(|&(_, at)| at == step) {
@@ -225,6 +234,14 @@ fn main() {
         "agent ticks per step: {ticks_per_step:.0} of {agents} agents ({:.0}%)",
         100.0 * ticks_per_step / agents
     );
+    if let Some(budget) = args.budget_us {
+        tree_times.sort_unstable();
+        let median = tree_times[tree_times.len() / 2].as_secs_f64() * 1e6;
+        println!(
+            "budget: {budget} µs of tree time per step; median {median:.0} µs ({:+.1}%)",
+            100.0 * (median - budget as f64) / budget as f64
+        );
+    }
     if let Some(lod) = crowd.lod() {
         let classes: Vec<String> = lod
             .classes()

@@ -314,6 +314,20 @@ impl Crowd {
         Ok(())
     }
 
+    /// Level of detail's budget mode (when it is on): each step ticks as
+    /// many agents as fit in `per_step` at the cost per agent measured on
+    /// the steps before — first those at the end of their class's period,
+    /// then the others, oldest first — or, with `None`, the class periods
+    /// alone.
+    pub fn set_lod_budget(&mut self, per_step: Option<Duration>) {
+        if let Some(lod) = self.lod.as_mut() {
+            // A first guess of the cost per agent; measured from the first
+            // step on.
+            let guess = Duration::from_nanos(100);
+            lod.lod.set_budget(per_step.map(|b| (b, guess)));
+        }
+    }
+
     /// The level of detail's scheduler (each agent's class, the agents due
     /// this step), when it is on.
     pub fn lod(&self) -> Option<&Lod> {
@@ -333,22 +347,10 @@ impl Crowd {
         if let Some(lod) = self.lod.as_mut() {
             lod.plan(self.world.step + 1, &self.walkers);
         }
-        let (tree, world) = (&self.tree, &self.world);
-        let elapsed = self.lod.as_ref().map(|l| l.lod.elapsed());
-        match elapsed {
-            Some(elapsed) => self
-                .agents
-                .par_iter_mut()
-                .zip(self.walkers.par_iter_mut())
-                .zip(elapsed)
-                .filter(|(_, e)| **e > 0)
-                .for_each(|((agent, walker), &e)| {
-                    walker.intent = Vec2::ZERO;
-                    agent.tick_elapsed(tree, walker, world, e);
-                }),
-            None => {
-                self.tick_trees_with(&|agent, tree, walker, world| agent.tick(tree, walker, world))
-            }
+        if self.lod.is_some() {
+            self.tick_planned();
+        } else {
+            self.tick_trees_with(&|agent, tree, walker, world| agent.tick(tree, walker, world));
         }
         self.finish_step(start)
     }
@@ -402,6 +404,27 @@ impl Crowd {
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         self.tree = new;
         (kept, aborted)
+    }
+
+    /// The behavior phase with level of detail: the agents due this step
+    /// tick, in parallel, with the steps since their last tick; the time
+    /// it took is budget mode's measure.
+    fn tick_planned(&mut self) {
+        let Some(lod) = self.lod.as_mut() else {
+            return;
+        };
+        let start = Instant::now();
+        let (tree, world) = (&self.tree, &self.world);
+        self.agents
+            .par_iter_mut()
+            .zip(self.walkers.par_iter_mut())
+            .zip(lod.lod.elapsed())
+            .filter(|(_, e)| **e > 0)
+            .for_each(|((agent, walker), &e)| {
+                walker.intent = Vec2::ZERO;
+                agent.tick_elapsed(tree, walker, world, e);
+            });
+        lod.lod.report(start.elapsed());
     }
 
     /// The behavior phase alone: every agent's tree ticks once, in parallel.

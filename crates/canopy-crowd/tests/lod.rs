@@ -90,3 +90,30 @@ fn stepping_with_a_tick_of_ones_own_turns_lod_off() {
     assert!(crowd.lod().is_none());
     assert!(render_svg(&crowd, "off").find("level of detail").is_none());
 }
+
+#[test]
+fn a_budget_ticks_more_agents_when_it_has_room_and_never_fewer_than_are_due() {
+    let behind = |crowd: &Crowd| -> Vec<u32> {
+        (0..crowd.walkers.len())
+            .map(|i| crowd.world.step - crowd.agent(i).ticks())
+            .collect()
+    };
+    // Room for everyone: every agent every step.
+    let mut roomy = crowd(800);
+    roomy.set_lod_budget(Some(std::time::Duration::from_secs(1)));
+    for _ in 0..12 {
+        roomy.step();
+        assert_eq!(roomy.lod().unwrap().due().len(), 800);
+    }
+    assert!(behind(&roomy).iter().all(|&b| b == 0));
+    // Room for nobody: the agents at the end of their period all the same.
+    let mut tight = crowd(800);
+    tight.set_lod_budget(Some(std::time::Duration::from_nanos(1)));
+    let mut plain = crowd(800);
+    for _ in 0..12 {
+        tight.step();
+        plain.step();
+        assert_eq!(tight.lod().unwrap().due(), plain.lod().unwrap().due());
+    }
+    assert!(behind(&tight).iter().all(|&b| b <= 7));
+}
