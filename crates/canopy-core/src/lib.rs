@@ -107,7 +107,7 @@ pub use api::agent::{Agent, AgentMemory, MAX_ELAPSED, POISONED, WRONG_TREE};
 pub use api::builder::{BuildError, Builder, Draft, KeyError, TreePath};
 pub use api::display::{Display, Escape};
 pub use api::inspect::TaskView;
-pub use api::lod::{Lod, LodError, MAX_CLASSES, MAX_PERIOD, RateClass};
+pub use api::lod::{COST_STEP, Lod, LodError, MAX_CLASSES, MAX_PERIOD, RateClass};
 pub use api::reload::Reload;
 pub use api::snapshot::{
     MAX_RESTORED_CROWD_BYTES, RestoreError, SNAPSHOT_VERSION, Snapshot, restore_crowd,

@@ -130,11 +130,14 @@ fn budget_mode_ticks_the_due_agents_then_the_oldest() {
             vec![3, 5, 6, 7, 9],
         ]
     );
-    // 10 µs for 5 agents: 2 µs each, averaged in by a quarter.
+    // 10 µs for 5 agents: 2 µs each, which moves the cost up by 5%.
     lod.report(Duration::from_micros(10));
-    assert_eq!(lod.cost_per_agent(), Some(Duration::from_nanos(1250)));
+    assert_eq!(lod.cost_per_agent(), Some(Duration::from_nanos(1050)));
     lod.next_frame();
-    assert_eq!(lod.due().len(), 4, "5 µs at 1.25 µs an agent");
+    assert_eq!(lod.due().len(), 4, "5 µs at 1.05 µs an agent");
+    // A frame at 1 µs an agent brings it back down by at most 5%.
+    lod.report(Duration::from_micros(4));
+    assert_eq!(lod.cost_per_agent(), Some(Duration::from_nanos(1000)));
 }
 
 #[test]

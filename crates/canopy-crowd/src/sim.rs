@@ -348,7 +348,7 @@ impl Crowd {
             lod.plan(self.world.step + 1, &self.walkers);
         }
         if self.lod.is_some() {
-            self.tick_planned();
+            self.tick_planned(start);
         } else {
             self.tick_trees_with(&|agent, tree, walker, world| agent.tick(tree, walker, world));
         }
@@ -408,12 +408,11 @@ impl Crowd {
 
     /// The behavior phase with level of detail: the agents due this step
     /// tick, in parallel, with the steps since their last tick; the time
-    /// it took is budget mode's measure.
-    fn tick_planned(&mut self) {
+    /// since `start` (planning included) is budget mode's measure.
+    fn tick_planned(&mut self, start: Instant) {
         let Some(lod) = self.lod.as_mut() else {
             return;
         };
-        let start = Instant::now();
         let (tree, world) = (&self.tree, &self.world);
         self.agents
             .par_iter_mut()

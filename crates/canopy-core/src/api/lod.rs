@@ -49,6 +49,10 @@ use crate::util::primitives::reached;
 /// The longest period a rate class may have, in frames: 2¹⁶.
 pub const MAX_PERIOD: u32 = 1 << 16;
 
+/// The most one frame's measured cost moves budget mode's cost per agent:
+/// 5% (see [`Lod::report`]).
+pub const COST_STEP: f64 = 0.05;
+
 /// The most rate classes a [`Lod`] may have.
 pub const MAX_CLASSES: usize = 64;
 
@@ -338,15 +342,19 @@ impl Lod {
     }
 
     /// How long ticking this frame's due agents took: budget mode's
-    /// measure of the cost per agent (a moving average, so one slow frame
-    /// moves it by a quarter).
+    /// measure of the cost per agent. Each frame moves the measure towards
+    /// its own cost per agent by at most [`COST_STEP`], so it follows the
+    /// median cost rather than the mean: a frame slowed down by something
+    /// else (a thread descheduled) moves it little, and the median frame
+    /// keeps to the budget.
     pub fn report(&mut self, took: Duration) {
         let (Some(budget), n) = (self.budget.as_mut(), self.due.len()) else {
             return;
         };
         if n > 0 {
             let cost = took.as_nanos() as f64 / n as f64;
-            budget.cost_ns = 0.75 * budget.cost_ns + 0.25 * cost;
+            let ratio = cost / budget.cost_ns.max(1.0);
+            budget.cost_ns *= ratio.clamp(1.0 / (1.0 + COST_STEP), 1.0 + COST_STEP);
         }
     }
 
