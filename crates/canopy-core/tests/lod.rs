@@ -161,6 +161,24 @@ fn budget_mode_never_leaves_an_agent_past_its_class_period() {
 }
 
 #[test]
+fn a_scheduler_prints_as_a_summary() {
+    let mut lod = Lod::new(&three_classes(), 0.0, 12).unwrap();
+    lod.assign(|i| [5.0, 15.0, 50.0][i / 4]);
+    lod.next_frame();
+    let printed = format!("{lod:?}");
+    assert!(
+        printed.starts_with(
+            "Lod { agents: 12, classes: [RateClass { below: 10.0, period: 1, cap: None }, "
+        ),
+        "{printed}"
+    );
+    assert!(
+        printed.ends_with("counts: [4, 4, 4], frame: 1, due: 7, budget: None, .. }"),
+        "{printed}"
+    );
+}
+
+#[test]
 fn bad_classes_are_errors_that_say_what_is_wrong() {
     let err = |classes: &[RateClass], h| Lod::new(classes, h, 1).unwrap_err();
     assert_eq!(

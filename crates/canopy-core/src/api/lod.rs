@@ -201,7 +201,7 @@ struct Budget {
 /// // Every agent's clock is the world tick of its last tick.
 /// assert_eq!(agents.iter().map(|a| a.ticks()).collect::<Vec<_>>(), [8, 6, 7, 8]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Lod {
     classes: Box<[RateClass]>,
     hysteresis: f32,
@@ -226,6 +226,20 @@ pub struct Lod {
     now: u32,
     placed: bool,
     budget: Option<Budget>,
+}
+
+impl fmt::Debug for Lod {
+    /// A summary: the per-agent lists of a crowd would be pages long.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Lod")
+            .field("agents", &self.agents())
+            .field("classes", &self.classes)
+            .field("counts", &self.counts)
+            .field("frame", &self.now)
+            .field("due", &self.due.len())
+            .field("budget", &self.budget)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Lod {
