@@ -3,8 +3,14 @@
 //! steps) and the whole step (tick, perception, avoidance, movement, world
 //! update). Throughput is agents per second.
 //!
-//! After criterion's own lines, a table puts the two side by side: the
-//! median tree tick and whole step (ms) over every step the benches ran.
+//! At 100k agents the crowd also runs with level of detail (`--lod` in the
+//! demo: agents ticked every step near a moving focus, 1 step in 2, 4 or 8
+//! farther out), so the tree's cost per frame with and without it stands
+//! side by side.
+//!
+//! After criterion's own lines, a table puts them side by side: the
+//! median tree tick and whole step (ms) over every step the benches ran,
+//! and the agents ticked per step.
 //!
 //! `cargo bench --bench crowd_scaling -- --noplot`
 
@@ -15,7 +21,7 @@ use std::time::{Duration, Instant};
 use canopy_crowd::{Config, Crowd, load_default_tree};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-fn crowd(agents: usize) -> Crowd {
+fn crowd(agents: usize, lod: bool) -> Crowd {
     let mut crowd = Crowd::new(
         load_default_tree().unwrap(),
         &Config {
@@ -23,6 +29,7 @@ fn crowd(agents: usize) -> Crowd {
             ..Config::default()
         },
     );
+    crowd.set_lod(lod).unwrap();
     // Let the crowd spread out over its activities first.
     for _ in 0..100 {
         crowd.step();
@@ -30,8 +37,9 @@ fn crowd(agents: usize) -> Crowd {
     crowd
 }
 
-/// Every step's (tree tick, whole step) for one configuration.
-type Record = Mutex<Vec<(Duration, Duration)>>;
+/// Every step's (tree tick, whole step, agents ticked) for one
+/// configuration.
+type Record = Mutex<Vec<(Duration, Duration, usize)>>;
 
 /// Run `iters` steps; the time is what `pick` takes from each step's
 /// (tree tick, whole step), and every step is recorded.
@@ -47,7 +55,8 @@ fn steps(
             let start = Instant::now();
             let times = black_box(sim.step());
             let both = (times.tree, start.elapsed());
-            record.push(both);
+            let ticked = sim.lod().map_or(sim.walkers.len(), |l| l.due().len());
+            record.push((both.0, both.1, ticked));
             pick(both)
         })
         .sum()
@@ -63,17 +72,17 @@ fn scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("crowd");
     group.sample_size(10);
     let mut table = Vec::new();
-    for agents in [10_000usize, 100_000] {
+    for (agents, lod) in [(10_000usize, false), (100_000, false), (100_000, true)] {
         group.throughput(Throughput::Elements(agents as u64));
         group.measurement_time(Duration::from_secs(if agents > 50_000 { 20 } else { 5 }));
-        let sim = Mutex::new(crowd(agents));
+        let sim = Mutex::new(crowd(agents, lod));
         for threads in [1usize, 2] {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             let record = Record::default();
-            let id = format!("{agents}/{threads}t");
+            let id = format!("{agents}/{threads}t{}", if lod { "/lod" } else { "" });
             group.bench_function(BenchmarkId::new("tree-tick", &id), |b| {
                 b.iter_custom(|iters| pool.install(|| steps(&sim, &record, iters, |t| t.0)))
             });
@@ -83,15 +92,20 @@ fn scaling(c: &mut Criterion) {
             let record = record.into_inner().unwrap();
             let tree = median(record.iter().map(|t| t.0).collect());
             let step = median(record.iter().map(|t| t.1).collect());
-            table.push((agents, threads, record.len(), tree, step));
+            let ticked = record.iter().map(|t| t.2).sum::<usize>() / record.len().max(1);
+            table.push((agents, lod, threads, record.len(), ticked, tree, step));
         }
     }
     group.finish();
     println!("\ncrowd step, medians over every step the benches ran (ms):");
-    println!("| agents | threads | steps | tree tick | whole step |");
-    println!("|---:|---:|---:|---:|---:|");
-    for (agents, threads, n, tree, step) in table {
-        println!("| {agents} | {threads} | {n} | {tree:.2} | {step:.2} |");
+    println!(
+        "| agents | level of detail | threads | steps | agents ticked per step | tree tick | whole step |"
+    );
+    println!("|---:|---|---:|---:|---:|---:|---:|");
+    // Configurations a filter left out ran no steps.
+    for (agents, lod, threads, n, ticked, tree, step) in table.into_iter().filter(|t| t.3 > 0) {
+        let lod = if lod { "on" } else { "off" };
+        println!("| {agents} | {lod} | {threads} | {n} | {ticked} | {tree:.2} | {step:.2} |");
     }
 }
 

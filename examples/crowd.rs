@@ -9,7 +9,13 @@
 //! cargo run --release --example crowd -- --steps 300 --save-at 100 --save crowd.save
 //! cargo run --release --example crowd -- --load crowd.save --steps 200  # same final state
 //! cargo run --release --example crowd -- --tree examples/trees/crowd.json --watch
+//! cargo run --release --example crowd -- --agents 100000 --steps 200 --threads 2 --lod
 //! ```
+//!
+//! `--lod` ticks agents by their distance to a focus point circling the
+//! arena — near ones every step, farther ones 1 step in 2, 4 or 8 — and
+//! their trees count the steps they missed; the picture draws the bands
+//! and the classes.
 //!
 //! `--save`/`--load` show how a game's own agent data and canopy's
 //! snapshots go together (see `canopy_crowd`'s `save` module): a loaded
@@ -81,6 +87,17 @@ struct Args {
     /// Reload `--tree` whenever the file changes, while the crowd runs.
     #[arg(long, requires = "tree")]
     watch: bool,
+    /// Level of detail: tick agents by their band round a moving focus
+    /// (every step near it, 1 step in 2, 4 or 8 farther out). Not with
+    /// `--serve`, whose inspector ticks every agent.
+    #[arg(long, conflicts_with = "serve")]
+    lod: bool,
+    /// With `--lod`: tick as many agents each step as fit in this many µs
+    /// of tree time (those at the end of their class's period first, then
+    /// the oldest); prints the median tree time against it.
+    #[arg(long, value_name = "MICROS", requires = "lod",
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    budget_us: Option<u64>,
 }
 
 /// Print an error and stop.
@@ -130,6 +147,10 @@ fn main() {
         Some(path) => Crowd::load_file(tree, path).unwrap_or_else(|e| fail(e)),
         None => Crowd::new(tree, &config),
     };
+    if args.lod {
+        crowd.set_lod(true).unwrap_or_else(|e| fail(e));
+        crowd.set_lod_budget(args.budget_us.map(Duration::from_micros));
+    }
     let watcher = args.tree.as_ref().filter(|_| args.watch).map(|path| {
         Watch::start(path).unwrap_or_else(|e| fail(format!("cannot watch {}: {e}", path.display())))
     });
@@ -144,6 +165,8 @@ fn main() {
             .progress_chars("=> "),
     );
     let (mut tree_time, mut move_time) = (Duration::ZERO, Duration::ZERO);
+    let mut agent_ticks = 0usize;
+    let mut tree_times = Vec::with_capacity(args.steps as usize);
     let save_at = args
         .save
         .as_ref()
@@ -154,7 +177,9 @@ fn main() {
                 watcher.reload_if_changed(&mut crowd, |line| bar.suspend(|| println!("{line}")));
             }
             let times = crowd.step();
+            agent_ticks += crowd.lod().map_or(crowd.walkers.len(), |l| l.due().len());
             tree_time += times.tree;
+            tree_times.push(times.tree);
             move_time += times.movement;
             bar.inc(1);
             if let Some((path, _)) = save_at.filter(|&(_, at)| at == step) {
@@ -182,7 +207,8 @@ fn main() {
     let agents = crowd.walkers.len() as f64;
     let tree_ms = tree_time.as_secs_f64() * 1e3 / steps;
     let move_ms = move_time.as_secs_f64() * 1e3 / steps;
-    let ticks_per_sec = agents * steps / tree_time.as_secs_f64();
+    let ticks_per_sec = agent_ticks as f64 / tree_time.as_secs_f64();
+    let ticks_per_step = agent_ticks as f64 / steps;
     let bytes = crowd.behavior_bytes_per_agent();
     let counts = crowd.activity_counts();
 
@@ -204,6 +230,27 @@ fn main() {
         ticks_per_sec / 1e6,
         1e9 / ticks_per_sec
     );
+    println!(
+        "agent ticks per step: {ticks_per_step:.0} of {agents} agents ({:.0}%)",
+        100.0 * ticks_per_step / agents
+    );
+    if let Some(budget) = args.budget_us {
+        tree_times.sort_unstable();
+        let median = tree_times[tree_times.len() / 2].as_secs_f64() * 1e6;
+        println!(
+            "budget: {budget} µs of tree time per step; median {median:.0} µs ({:+.1}%)",
+            100.0 * (median - budget as f64) / budget as f64
+        );
+    }
+    if let Some(lod) = crowd.lod() {
+        let classes: Vec<String> = lod
+            .classes()
+            .iter()
+            .zip(lod.counts())
+            .map(|(c, n)| format!("{n} 1-in-{}", c.period))
+            .collect();
+        println!("level of detail now: {}", classes.join(", "));
+    }
     println!("behavior state: {bytes:.1} bytes per agent (Agent value + its task memory)");
     let listed: Vec<String> = counts
         .iter()
@@ -218,12 +265,14 @@ fn main() {
             .map(|(a, n)| format!("\"{}\":{n}", a.word()))
             .collect();
         println!(
-            "{{\"agents\":{},\"steps\":{},\"threads\":{threads},\"mode\":\"{}\",\"tree_ms_per_step\":{tree_ms:.3},\
+            "{{\"agents\":{},\"steps\":{},\"threads\":{threads},\"mode\":\"{}\",\"lod\":{},\
+             \"agent_ticks_per_step\":{ticks_per_step:.0},\"tree_ms_per_step\":{tree_ms:.3},\
              \"movement_ms_per_step\":{move_ms:.3},\"agent_ticks_per_sec\":{ticks_per_sec:.0},\
              \"behavior_bytes_per_agent\":{bytes:.1},\"activities\":{{{}}},\"state_hash\":\"{:016x}\"}}",
             crowd.walkers.len(),
             args.steps,
             crowd.config().mode,
+            crowd.lod().is_some(),
             counts.join(","),
             crowd.state_hash()
         );

@@ -63,3 +63,51 @@ fn loading_a_device_is_refused_at_once() {
          saved crowds are read from regular files\n"
     );
 }
+
+#[test]
+fn lod_ticks_fewer_agents_and_draws_the_classes() {
+    let svg = std::env::temp_dir().join(format!("canopy-demo-lod-{}.svg", std::process::id()));
+    let svg_arg = svg.display().to_string();
+    let output = run(&[
+        "--agents",
+        "2000",
+        "--steps",
+        "16",
+        "--threads",
+        "1",
+        "--lod",
+        "--json",
+        "--out",
+        &svg_arg,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("\nlevel of detail now: "), "{stdout}");
+    assert!(stdout.contains("\"lod\":true"), "{stdout}");
+    let per_step: f64 = stdout
+        .split("\"agent_ticks_per_step\":")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        per_step < 1000.0,
+        "fewer than half the agents a step: {per_step}"
+    );
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    std::fs::remove_file(&svg).unwrap();
+    assert!(picture.contains(">level of detail</text>"));
+    assert!(picture.contains("1 step in 8 — "));
+}
+
+#[test]
+fn lod_does_not_go_with_the_inspector() {
+    let output = run(&["--lod", "--serve", "--steps", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("'--lod' cannot be used with '--serve'"),
+        "{}",
+        stderr(&output)
+    );
+}

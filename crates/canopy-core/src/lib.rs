@@ -27,7 +27,7 @@
 //! | the shared tree | `tree/` | [`Tree`] and its memory layout, validated once |
 //! | per-agent state | `state/` | the wait table and the event schedule |
 //! | the engine | `engine/` | the behavior slot, the event-driven scheduler, reading back running tasks |
-//! | the API | `api/` | [`Agent`], [`Builder`], printing, [`TaskView`] |
+//! | the API | `api/` | [`Agent`], [`Builder`], printing, [`TaskView`], the crowd scheduler [`Lod`] |
 //!
 //! The semantics of every node kind are documented in [`nodes`]; the
 //! memory layout — the pool of task memory — and the invariant it
@@ -103,10 +103,11 @@ mod state;
 mod tree;
 mod util;
 
-pub use api::agent::{Agent, AgentMemory, POISONED, WRONG_TREE};
+pub use api::agent::{Agent, AgentMemory, MAX_ELAPSED, POISONED, WRONG_TREE};
 pub use api::builder::{BuildError, Builder, Draft, KeyError, TreePath};
 pub use api::display::{Display, Escape};
 pub use api::inspect::TaskView;
+pub use api::lod::{COST_STEP, Lod, LodError, MAX_CLASSES, MAX_PERIOD, RateClass};
 pub use api::reload::Reload;
 pub use api::snapshot::{
     MAX_RESTORED_CROWD_BYTES, RestoreError, SNAPSHOT_VERSION, Snapshot, restore_crowd,

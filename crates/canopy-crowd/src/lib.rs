@@ -42,6 +42,7 @@
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 mod leaves;
+mod lod;
 mod motion;
 mod save;
 mod sim;

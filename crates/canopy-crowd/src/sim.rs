@@ -19,10 +19,11 @@
 use std::collections::TryReserveError;
 use std::time::{Duration, Instant};
 
-use canopy_core::{Agent, Mode, Status, Tree};
+use canopy_core::{Agent, Lod, LodError, Mode, Status, Tree};
 use glam::Vec2;
 use rayon::prelude::*;
 
+use crate::lod::CrowdLod;
 use crate::motion::Motion;
 use crate::walker::{Activity, Walker};
 use crate::world::{Grid, Threat, World};
@@ -132,6 +133,8 @@ pub struct Crowd {
     trail_samples: usize,
     /// What it was made with, its defaults resolved: what a save records.
     pub(crate) config: Config,
+    /// Level of detail, when on.
+    lod: Option<CrowdLod>,
 }
 
 impl std::fmt::Debug for Crowd {
@@ -259,6 +262,7 @@ impl Crowd {
                 rest: Some(rest_count),
                 ..config.clone()
             },
+            lod: None,
         })
     }
 
@@ -295,23 +299,81 @@ impl Crowd {
         &self.agents[i]
     }
 
-    /// One full step; returns the time spent in each phase. Runs on the
-    /// current rayon pool (wrap in `ThreadPool::install` to choose threads).
+    /// Level of detail on or off. On, agents are ticked by distance to a
+    /// focus point circling the arena: near ones every step, farther ones
+    /// every 2nd, 4th or 8th step, and their trees count the steps they
+    /// missed ([`Agent::tick_elapsed`]); an agent not ticked keeps walking
+    /// where it was going. Off, every agent is ticked every step. An error
+    /// only for an arena whose side is not a positive number.
+    pub fn set_lod(&mut self, on: bool) -> Result<(), LodError> {
+        self.lod = if on {
+            Some(CrowdLod::new(self.world.size, self.agents.len())?)
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// Level of detail's budget mode (when it is on): each step ticks as
+    /// many agents as fit in `per_step` at the cost per agent measured on
+    /// the steps before — first those at the end of their class's period,
+    /// then the others, oldest first — or, with `None`, the class periods
+    /// alone.
+    pub fn set_lod_budget(&mut self, per_step: Option<Duration>) {
+        if let Some(lod) = self.lod.as_mut() {
+            // A first guess of the cost per agent; measured from the first
+            // step on.
+            let guess = Duration::from_nanos(100);
+            lod.lod.set_budget(per_step.map(|b| (b, guess)));
+        }
+    }
+
+    /// The level of detail's scheduler (each agent's class, the agents due
+    /// this step), when it is on.
+    pub fn lod(&self) -> Option<&Lod> {
+        self.lod.as_ref().map(|l| &l.lod)
+    }
+
+    /// Where the level of detail's focus is, when it is on.
+    pub fn lod_focus(&self) -> Option<Vec2> {
+        self.lod.as_ref().map(|l| l.focus)
+    }
+
+    /// One full step; returns the time spent in each phase (planning the
+    /// level of detail counts as tree time). Runs on the current rayon
+    /// pool (wrap in `ThreadPool::install` to choose threads).
     pub fn step(&mut self) -> StepTimes {
-        self.step_with(|agent, tree, walker, world| agent.tick(tree, walker, world))
+        let start = Instant::now();
+        if let Some(lod) = self.lod.as_mut() {
+            lod.plan(self.world.step + 1, &self.walkers);
+        }
+        if self.lod.is_some() {
+            self.tick_planned(start);
+        } else {
+            self.tick_trees_with(&|agent, tree, walker, world| agent.tick(tree, walker, world));
+        }
+        self.finish_step(start)
     }
 
     /// [`Crowd::step`] with `tick` ticking each agent's tree in place of
     /// `Agent::tick`: how an inspector observes the agents it watches
     /// (`Agent::tick_observed` for those, `Agent::tick` for the rest).
     /// `tick` must tick the agent it is given once, with the arguments it
-    /// is given, or the run is no longer the crowd's.
+    /// is given, or the run is no longer the crowd's. Every agent is
+    /// ticked: this turns level of detail off.
     pub fn step_with<F>(&mut self, tick: F) -> StepTimes
     where
         F: Fn(&mut Agent, &Tree<Walker, World>, &mut Walker, &World) -> Status + Sync,
     {
+        self.lod = None;
         let start = Instant::now();
         self.tick_trees_with(&tick);
+        self.finish_step(start)
+    }
+
+    /// Movement and the world's update, after the trees ticked (from
+    /// `start`).
+    fn finish_step(&mut self, start: Instant) -> StepTimes {
         let ticked = Instant::now();
         self.motion.move_walkers(&mut self.walkers, &self.world);
         self.world.advance();
@@ -342,6 +404,26 @@ impl Crowd {
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         self.tree = new;
         (kept, aborted)
+    }
+
+    /// The behavior phase with level of detail: the agents due this step
+    /// tick, in parallel, with the steps since their last tick; the time
+    /// since `start` (planning included) is budget mode's measure.
+    fn tick_planned(&mut self, start: Instant) {
+        let Some(lod) = self.lod.as_mut() else {
+            return;
+        };
+        let (tree, world) = (&self.tree, &self.world);
+        self.agents
+            .par_iter_mut()
+            .zip(self.walkers.par_iter_mut())
+            .zip(lod.lod.elapsed())
+            .filter(|(_, e)| **e > 0)
+            .for_each(|((agent, walker), &e)| {
+                walker.intent = Vec2::ZERO;
+                agent.tick_elapsed(tree, walker, world, e);
+            });
+        lod.lod.report(start.elapsed());
     }
 
     /// The behavior phase alone: every agent's tree ticks once, in parallel.

@@ -1,8 +1,11 @@
 //! The final frame as an SVG picture: agents coloured by activity with
 //! short trails, food, rest areas, threats, and a legend with the counts.
+//! With level of detail on, the bands round the focus are drawn, agents
+//! ticked less often are paler, and the legend counts each rate class.
 
 use std::fmt::Write;
 
+use crate::lod::class_label;
 use crate::sim::Crowd;
 use crate::walker::Activity;
 use crate::world::World;
@@ -84,16 +87,19 @@ pub fn render_svg(crowd: &Crowd, title: &str) -> String {
             );
         }
     }
-    for w in &crowd.walkers {
+    let lod = crowd.lod();
+    for (i, w) in crowd.walkers.iter().enumerate() {
+        let opacity = lod.map_or(1.0, |l| CLASS_OPACITY[l.class_of(i).min(3)]);
         let _ = writeln!(
             svg,
-            r#"<circle cx="{:.1}" cy="{:.1}" r="{:.2}" fill="{}"/>"#,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="{:.2}" fill="{}" fill-opacity="{opacity}"/>"#,
             w.pos.x * px,
             w.pos.y * px,
             (w.radius * px).max(1.2),
             w.activity.colour()
         );
     }
+    bands(&mut svg, crowd, px);
 
     // Legend.
     let x = map + 16.0;
@@ -159,6 +165,57 @@ pub fn render_svg(crowd: &Crowd, title: &str) -> String {
         r##"<text x="{x}" y="{}" font-size="11" fill="#666">trails: last positions</text>"##,
         y + 4.0
     );
+    class_legend(&mut svg, crowd, x, y + 40.0);
     svg.push_str("</svg>\n");
     svg
+}
+
+/// How opaque an agent of each rate class is drawn: nearest first.
+const CLASS_OPACITY: [f32; 4] = [1.0, 0.7, 0.45, 0.25];
+
+/// The level of detail's bands, dashed circles round its focus.
+fn bands(svg: &mut String, crowd: &Crowd, px: f32) {
+    let (Some(lod), Some(focus)) = (crowd.lod(), crowd.lod_focus()) else {
+        return;
+    };
+    let _ = writeln!(
+        svg,
+        r##"<circle cx="{:.1}" cy="{:.1}" r="5" fill="#6a1b9a"/>"##,
+        focus.x * px,
+        focus.y * px
+    );
+    for class in lod.classes().iter().filter(|c| c.below.is_finite()) {
+        let _ = writeln!(
+            svg,
+            r##"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="none" stroke="#6a1b9a" stroke-opacity="0.6" stroke-dasharray="8 5"/>"##,
+            focus.x * px,
+            focus.y * px,
+            class.below * px
+        );
+    }
+}
+
+/// The legend's rate classes: each one's period and how many agents it
+/// holds, drawn as paler dots for slower classes.
+fn class_legend(svg: &mut String, crowd: &Crowd, x: f32, mut y: f32) {
+    let Some(lod) = crowd.lod() else {
+        return;
+    };
+    let _ = writeln!(
+        svg,
+        r#"<text x="{x}" y="{y}" font-size="14" font-weight="bold">level of detail</text>"#
+    );
+    y += 24.0;
+    for (k, (class, count)) in lod.classes().iter().zip(lod.counts()).enumerate() {
+        let _ = writeln!(
+            svg,
+            r##"<circle cx="{}" cy="{}" r="7" fill="#6a1b9a" fill-opacity="{}"/><text x="{}" y="{y}" font-size="14">{} — {count}</text>"##,
+            x + 7.0,
+            y - 5.0,
+            CLASS_OPACITY[k.min(3)],
+            x + 22.0,
+            class_label(class.period)
+        );
+        y += 24.0;
+    }
 }

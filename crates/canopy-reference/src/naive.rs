@@ -100,7 +100,15 @@ impl<A: 'static, W: 'static> NaiveAgent<A, W> {
     /// Tick the agent's tree once and return the root status. Ticks are
     /// counted from 1, as canopy counts them.
     pub fn tick(&mut self, agent: &mut A, world: &W) -> Status {
-        self.tick = self.tick.wrapping_add(1).max(1);
+        self.tick_elapsed(agent, world, 1)
+    }
+
+    /// Tick the agent's tree once, `elapsed` world ticks (at least 1) after
+    /// its last tick, and return the root status: the agent's clock moves
+    /// on by `elapsed`, and the timed nodes measure on it (the rule of
+    /// `Agent::tick_elapsed`).
+    pub fn tick_elapsed(&mut self, agent: &mut A, world: &W, elapsed: u32) -> Status {
+        self.tick = self.tick.wrapping_add(elapsed.max(1)).max(1);
         let mut cx = Ctx {
             board: canopy_core::Board::empty(),
             agent,

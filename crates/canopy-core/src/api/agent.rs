@@ -34,6 +34,22 @@ pub const WRONG_TREE: &str =
 /// comparisons would take it for a future one (2³¹ ticks).
 const FORGET_EVERY: u32 = (1 << 30) - 1;
 
+/// The most world ticks one [`Agent::tick_elapsed`] moves an agent's clock
+/// on: 2²⁹ (about 100 days at 60 ticks a second). Cooldown ends that have
+/// passed are moved up to the present each time the clock crosses a
+/// multiple of 2³⁰, so none ages past 2³⁰ + 2²⁹ < 2³¹ ticks, where wrapping
+/// comparisons stay exact.
+pub const MAX_ELAPSED: u32 = 1 << 29;
+
+/// The clock `elapsed` world ticks after `tick` (see [`MAX_ELAPSED`]).
+#[inline(always)]
+fn advance(tick: u32, elapsed: u32) -> u32 {
+    if elapsed <= 1 {
+        return next_tick(tick);
+    }
+    tick.wrapping_add(elapsed.min(MAX_ELAPSED))
+}
+
 /// Which tree an agent belongs to, and two flags, in one word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Stamp(u32);
@@ -342,7 +358,7 @@ impl Agent {
     /// running (first tick, or the root finished last tick), update it,
     /// and return its status.
     pub fn tick<A, W>(&mut self, tree: &Tree<A, W>, agent: &mut A, world: &W) -> Status {
-        self.tick_observed(tree, agent, world, ())
+        self.tick_elapsed_observed(tree, agent, world, 1, ())
     }
 
     /// [`tick`](Agent::tick), reporting every install, update, finish and
@@ -355,9 +371,65 @@ impl Agent {
         world: &W,
         observer: O,
     ) -> Status {
+        self.tick_elapsed_observed(tree, agent, world, 1, observer)
+    }
+
+    /// Tick an agent that is ticked less often than the world (level of
+    /// detail): `elapsed` world ticks have passed since its last tick (or
+    /// since it was created or reset). Its clock — [`Ctx::tick`], and every
+    /// duration of a Wait, Timeout, Cooldown or other timed node — moves
+    /// on by `elapsed`, so a timer ends on the first tick at or after its
+    /// end, whatever the agent's rate: `Wait(8)` ticked every 3rd world
+    /// tick succeeds 9 world ticks after it was entered. [`tick`](Agent::tick)
+    /// is `tick_elapsed` with 1.
+    ///
+    /// `elapsed` is taken in `1..=`[`MAX_ELAPSED`]: 0 counts as 1 (two
+    /// ticks of one agent are never at the same time) and more than
+    /// `MAX_ELAPSED` as `MAX_ELAPSED`, which keeps every stored tick
+    /// comparable across the wrap of the clock.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Mode, Status};
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.wait("nap", 8)).unwrap();
+    /// for mode in [Mode::Tick, Mode::Event] {
+    ///     let mut agent = Agent::new(&tree);
+    ///     agent.set_mode(&tree, mode);
+    ///     // Ticked every 3rd world tick: entered at world tick 3.
+    ///     let statuses: Vec<Status> =
+    ///         (0..4).map(|_| agent.tick_elapsed(&tree, &mut (), &(), 3)).collect();
+    ///     // 9 ≥ 8 world ticks later, at world tick 12, it is over.
+    ///     assert_eq!(statuses, [Status::Running, Status::Running, Status::Running, Status::Success]);
+    ///     assert_eq!(agent.ticks(), 12);
+    /// }
+    /// ```
+    #[inline]
+    pub fn tick_elapsed<A, W>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        elapsed: u32,
+    ) -> Status {
+        self.tick_elapsed_observed(tree, agent, world, elapsed, ())
+    }
+
+    /// [`tick_elapsed`](Agent::tick_elapsed), reporting every install,
+    /// update, finish and abort to `observer`.
+    #[inline]
+    pub fn tick_elapsed_observed<A, W, O: Observer>(
+        &mut self,
+        tree: &Tree<A, W>,
+        agent: &mut A,
+        world: &W,
+        elapsed: u32,
+        observer: O,
+    ) -> Status {
         self.check(tree);
-        self.tick = next_tick(self.tick);
-        if self.tick & FORGET_EVERY == 0 {
+        let before = self.tick;
+        self.tick = advance(before, elapsed);
+        // Crossing a multiple of 2³⁰ (every 2³⁰ ticks, also in steps).
+        if (self.tick ^ before) & !FORGET_EVERY != 0 {
             self.refresh_cooldowns(tree, false);
         }
         if self.extra.is_some() {

@@ -6,5 +6,6 @@ pub(crate) mod agent;
 pub(crate) mod builder;
 pub(crate) mod display;
 pub(crate) mod inspect;
+pub(crate) mod lod;
 pub(crate) mod reload;
 pub(crate) mod snapshot;

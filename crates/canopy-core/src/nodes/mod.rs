@@ -125,9 +125,10 @@
 //! running child is aborted and the guard fails.
 //!
 //! ## Timeout(n)
-//! The child is updated on the first `n` ticks after the timeout was
-//! entered; on the tick `n` ticks after entry, if the child is still
-//! running, it is aborted and the timeout fails. `1 ≤ n ≤ 2³¹ − 1`.
+//! The child is updated on every tick less than `n` ticks after the
+//! timeout was entered (the first `n` ticks, for an agent ticked every
+//! tick); on the first tick at or after `n` ticks after entry, if the
+//! child is still running, it is aborted and the timeout fails. `1 ≤ n ≤ 2³¹ − 1`.
 //!
 //! ## Cooldown(n)
 //! When the child finishes (or is aborted), the node cools down: for the
@@ -157,7 +158,8 @@
 //!
 //! ## Wait(n)
 //! `Running` until `n` ticks have passed since it was entered, then
-//! `Success`: entered at tick `t`, it succeeds at tick `t + n`. `Wait(0)`
+//! `Success`: entered at tick `t`, it succeeds on the first tick at or
+//! after `t + n`. `Wait(0)`
 //! succeeds at once. `n ≤ 2³¹ − 1`.
 //!
 //! ## Async
@@ -180,8 +182,19 @@
 //! [`Mode`](crate::Mode).
 //!
 //! # Time
-//! Durations are counted in the agent's ticks ([`Ctx::tick`](crate::Ctx)),
-//! never in wall-clock time, so a run replays exactly. Tick numbers are
+//! Durations are counted in world ticks on the agent's clock
+//! ([`Ctx::tick`](crate::Ctx)), never in wall-clock time, so a run replays
+//! exactly. An agent ticked every world tick advances its clock by one per
+//! tick; an agent ticked less often (level of detail) says how many world
+//! ticks passed since its last tick
+//! ([`Agent::tick_elapsed`](crate::Agent::tick_elapsed)) and its clock
+//! advances by that many. Every timer is a comparison of the clock with a
+//! tick stored when it started, so it ends on the agent's first tick at or
+//! after its end: `Wait(8)` entered at world tick `t` succeeds on the first
+//! tick at or after `t + 8`, whatever the agent's rate, in both modes; a
+//! Timeout's child is updated on every tick before `t + n`; a Cooldown
+//! refuses on every tick up to `t + n` after its child ended at `t`. The
+//! rules below say "ticks" for world ticks on this clock. Tick numbers are
 //! `u32`: after `u32::MAX` the counter goes on at 0. They are compared
 //! with wrapping arithmetic, exact for differences below 2³¹, so durations
 //! are limited to [`MAX_TICKS`](crate::MAX_TICKS) = 2³¹ − 1 (longer ones are

@@ -107,9 +107,12 @@ pub struct Ctx<'a, A, W> {
     pub agent: &'a mut A,
     /// The shared world, read-only (every agent of a parallel tick sees the same snapshot).
     pub world: &'a W,
-    /// The agent's tick number, counted from 1. Time-based nodes measure
-    /// durations in these ticks, never in wall-clock time, so runs replay
-    /// exactly. After `u32::MAX` it goes on at 0 (see
+    /// The agent's clock, in world ticks: 1 on its first tick when it is
+    /// ticked every world tick, and on by `elapsed` on each
+    /// [`Agent::tick_elapsed`](crate::Agent::tick_elapsed) when it is
+    /// ticked less often. Time-based nodes measure durations on this
+    /// clock, never in wall-clock time, so runs replay exactly. After
+    /// `u32::MAX` it goes on at 0 (see
     /// [`Agent::set_ticks`](crate::Agent::set_ticks)).
     pub tick: u32,
     /// The agent's id, as given to [`Agent::with_id`](crate::Agent::with_id)

@@ -1,0 +1,76 @@
+//! Level of detail for the demo crowd: rate classes by distance to a focus
+//! point — a stand-in for a camera — that circles the arena.
+//!
+//! The bands are fractions of the arena side, so a crowd of any size has
+//! the same share of agents in each: within 12% of the side every step
+//! (at most one agent in 20), within 25% every 2nd, within 50% every 4th,
+//! the rest every 8th. Classes are reassigned every 4th step (distances
+//! change slowly next to the bands' widths, and hysteresis of 1% of the
+//! side keeps agents on an edge from flipping); the plan itself is made
+//! every step by [`Lod::next_frame`]. The scheduler is the engine's
+//! ([`canopy_core::Lod`]); this module only says what distance means here.
+
+use canopy_core::{Lod, LodError, RateClass};
+use glam::Vec2;
+
+use crate::walker::Walker;
+
+/// Steps between two assignments of classes.
+const ASSIGN_EVERY: u32 = 4;
+
+/// Steps the focus takes to go once round the arena.
+const ORBIT_STEPS: f32 = 600.0;
+
+/// The demo's level of detail: the scheduler and where the focus is.
+#[derive(Clone, Debug)]
+pub(crate) struct CrowdLod {
+    pub(crate) lod: Lod,
+    pub(crate) focus: Vec2,
+    size: f32,
+}
+
+impl CrowdLod {
+    /// Bands for an arena of side `size` and `agents` agents (an arena
+    /// whose side is not a positive number has no bands).
+    pub(crate) fn new(size: f32, agents: usize) -> Result<CrowdLod, LodError> {
+        let near_cap = (agents / 20).max(1) as u32;
+        let classes = [
+            RateClass::new(size * 0.12, 1).capped(near_cap),
+            RateClass::new(size * 0.25, 2),
+            RateClass::new(size * 0.5, 4),
+            RateClass::new(f32::INFINITY, 8),
+        ];
+        let lod = Lod::new(&classes, size * 0.01, agents)?;
+        Ok(CrowdLod {
+            lod,
+            focus: focus_at(size, 0),
+            size,
+        })
+    }
+
+    /// Plan step `step`: move the focus, reassign classes every few steps,
+    /// and say who is due ([`Lod::elapsed`]).
+    pub(crate) fn plan(&mut self, step: u32, walkers: &[Walker]) {
+        self.focus = focus_at(self.size, step);
+        if step.is_multiple_of(ASSIGN_EVERY) {
+            let focus = self.focus;
+            self.lod.assign(|i| walkers[i].pos.distance(focus));
+        }
+        self.lod.next_frame();
+    }
+}
+
+/// The focus at step `step`: on a circle of radius 0.3 × the side round
+/// the arena's centre.
+fn focus_at(size: f32, step: u32) -> Vec2 {
+    let angle = step as f32 * std::f32::consts::TAU / ORBIT_STEPS;
+    Vec2::splat(size / 2.0) + Vec2::from_angle(angle) * size * 0.3
+}
+
+/// How a class is named in a legend: its period in steps.
+pub(crate) fn class_label(period: u32) -> String {
+    match period {
+        1 => "every step".to_string(),
+        p => format!("1 step in {p}"),
+    }
+}
