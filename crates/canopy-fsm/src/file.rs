@@ -243,12 +243,9 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
             return Err(self.shape(object, &path, "a machine must be an object"));
         }
         if level >= MAX_DEPTH {
-            return Err(self.error(
-                object,
-                &path,
-                None,
-                MachineProblem::TooDeep { limit: MAX_DEPTH },
-            ));
+            let name = object.get("name").and_then(Value::as_str);
+            let problem = MachineProblem::TooDeep { limit: MAX_DEPTH };
+            return Err(self.error(object, &path, name, problem));
         }
         let states = object
             .get("states")
