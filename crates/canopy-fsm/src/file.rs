@@ -57,12 +57,15 @@ type TriggerFactory<T> = Box<dyn Fn(&Value) -> Result<T, String> + Send + Sync>;
 ///
 /// ```
 /// use canopy_data::{Format, Registry};
+/// use canopy_core::Ctx;
 /// use canopy_fsm::{FsmAgent, Hooks, MachineRegistry};
 ///
 /// let mut registry = MachineRegistry::<Vec<String>, (), char>::new(Registry::new());
 /// registry.state_type("Logged", |params| {
 ///     let name = params.get("name").and_then(|v| v.as_str()).unwrap_or("").to_string();
-///     Ok(Hooks::new().on_enter(move |cx| cx.agent.push(format!("enter {name}"))))
+///     Ok(Hooks::new().on_enter(move |cx: &mut Ctx<Vec<String>, ()>| {
+///         cx.agent.push(format!("enter {name}"))
+///     }))
 /// });
 /// registry.trigger("Jump", 'j');
 /// let machine = registry.load_str(r#"{"initial": "Idle",
@@ -219,13 +222,13 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
         name: Option<&str>,
         problem: MachineProblem,
     ) -> MachineLoadError {
-        MachineLoadError {
+        MachineLoadError(Box::new(Inner {
             file: self.source.name.to_string(),
             at: position(value, &self.source),
             path: path.to_string(),
             name: name.map(str::to_string),
             problem,
-        }
+        }))
     }
 
     fn shape(&self, value: &Value, path: &str, what: &str) -> MachineLoadError {
@@ -494,8 +497,14 @@ fn position(value: &Value, source: &Source) -> Option<Position> {
 /// Why a machine file could not be loaded: the file, where in it (line and
 /// column, the state's path and name), and what is wrong. `Display` writes
 /// it on one line.
+///
+/// One pointer wide, as canopy-data's `LoadError`, so that results carrying
+/// it stay small on the paths that succeed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MachineLoadError {
+pub struct MachineLoadError(Box<Inner>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Inner {
     file: String,
     at: Option<Position>,
     path: String,
@@ -505,46 +514,46 @@ pub struct MachineLoadError {
 
 impl MachineLoadError {
     fn read(e: LoadError) -> Self {
-        MachineLoadError {
+        MachineLoadError(Box::new(Inner {
             file: e.file().to_string(),
             at: None,
             path: String::new(),
             name: None,
             problem: MachineProblem::Read(e),
-        }
+        }))
     }
 
     /// The file (or source name).
     pub fn file(&self) -> &str {
-        &self.file
+        &self.0.file
     }
 
     /// The path of the state or transition, as `machine/states[1]/states[0]`;
     /// empty for errors about the file as a whole.
     pub fn path(&self) -> &str {
-        &self.path
+        &self.0.path
     }
 
     /// What is wrong.
     pub fn problem(&self) -> &MachineProblem {
-        &self.problem
+        &self.0.problem
     }
 }
 
 impl fmt::Display for MachineLoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let MachineProblem::Read(e) = &self.problem {
+        if let MachineProblem::Read(e) = &self.0.problem {
             return write!(f, "{e}");
         }
-        write!(f, "{}", canopy_core::text::escape(&self.file))?;
-        if let Some(Position { line, column }) = self.at {
+        write!(f, "{}", canopy_core::text::escape(&self.0.file))?;
+        if let Some(Position { line, column }) = self.0.at {
             write!(f, ":{line}:{column}")?;
         }
-        write!(f, ": {}", self.path)?;
-        if let Some(name) = &self.name {
+        write!(f, ": {}", self.0.path)?;
+        if let Some(name) = &self.0.name {
             write!(f, " (name {})", quote(name))?;
         }
-        write!(f, ": {}", self.problem)
+        write!(f, ": {}", self.0.problem)
     }
 }
 
