@@ -398,3 +398,80 @@ fn a_final_state_in_a_file_ends_the_machine() {
     agent.send(&m, Input::Done, &mut p, &());
     assert_eq!(agent.update(&m, &mut p, &()), Status::Success);
 }
+
+#[test]
+fn a_wrong_node_in_an_inline_tree_is_reported_inside_its_state() {
+    let text = r#"{"initial": "Patrol", "states": [
+  {"name": "Patrol", "tree": {"tree": {"type": "Wiat", "ticks": 2}}}]}"#;
+    assert_eq!(
+        load_error(text),
+        "m.json:2:5: machine/states[0] (name \"Patrol\"): its tree: m.json:2:41: tree (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)"
+    );
+}
+
+#[test]
+fn a_missing_tree_file_is_reported_inside_its_state() {
+    let text = r#"{"initial": "Patrol", "states": [{"name": "Patrol", "tree": "no/such.json"}]}"#;
+    let err = load_error(text);
+    assert!(
+        err.starts_with("m.json:1:36: machine/states[0] (name \"Patrol\"): its tree: no/such.json: cannot read: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_on_success_trigger_is_named_with_its_state() {
+    let text = r#"{"initial": "Patrol", "states": [
+  {"name": "Patrol", "on_success": "Wno", "tree": {"tree": {"type": "Wait", "ticks": 2}}}]}"#;
+    assert_eq!(
+        load_error(text),
+        "m.json:2:5: machine/states[0] (name \"Patrol\"): unknown trigger \"Wno\" (did you mean \"Won\"?)"
+    );
+}
+
+#[test]
+fn a_whole_machine_error_from_the_builder_names_the_machine() {
+    let text = r#"{"initial": "Nowhere", "states": [{"name": "Idle"}]}"#;
+    let expected = {
+        let mut b = MachineBuilder::<Player, (), Input>::new();
+        b.state("Idle", H::new());
+        b.start("Nowhere");
+        b.build().unwrap_err().to_string()
+    };
+    assert_eq!(load_error(text), format!("m.json:1:3: machine: {expected}"));
+}
+
+#[test]
+fn a_machine_with_many_transitions_loads_and_a_duplicate_one_is_refused() {
+    let transitions: Vec<String> = (0..10_000)
+        .map(|_| r#"{"from": "A", "trigger": "Move", "to": "B"}"#.to_string())
+        .collect();
+    let text = format!(
+        r#"{{"initial": "A", "states": [{{"name": "A"}}, {{"name": "B"}}], "transitions": [{}]}}"#,
+        transitions.join(",")
+    );
+    assert_eq!(
+        load_error(&text),
+        "m.json:1:3: machine: state \"A\" has two transitions on trigger Move"
+    );
+}
+
+#[test]
+fn a_ron_file_reports_positions_too() {
+    let err = registry()
+        .load_str(
+            "(initial: \"Idle\", states: [\n  (name: \"Idle\", type: \"Printng\")])",
+            Format::Ron,
+            "m.ron",
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "m.ron:2:4: machine/states[0] (name \"Idle\"): unknown state type \"Printng\" (did you mean \"Printing\"?)"
+    );
+    assert_eq!(err.path(), "machine/states[0]");
+    assert!(matches!(
+        err.problem(),
+        canopy_fsm::MachineProblem::UnknownStateType { type_name, .. } if type_name == "Printng"
+    ));
+}
