@@ -475,3 +475,41 @@ fn a_ron_file_reports_positions_too() {
         canopy_fsm::MachineProblem::UnknownStateType { type_name, .. } if type_name == "Printng"
     ));
 }
+
+mod damaged_files {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The example file's bytes cut at `at` for `len` bytes, with `insert`
+    /// put there (the cut may split a character: invalid UTF-8 is refused).
+    fn damaged(text: &[u8], at: usize, len: usize, insert: &str) -> Vec<u8> {
+        let at = at % (text.len() + 1);
+        let end = (at + len).min(text.len());
+        [&text[..at], insert.as_bytes(), &text[end..]].concat()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn a_damaged_machine_file_loads_or_is_refused_with_a_message_naming_it(
+            ron in any::<bool>(),
+            at in 0usize..2000,
+            len in 0usize..40,
+            insert in "[\\[\\]{}(),:\"a-zA-Z0-9 ]{0,12}",
+        ) {
+            let (name, format) = if ron {
+                ("player_hfsm.ron", Format::Ron)
+            } else {
+                ("guard_hybrid.json", Format::Json)
+            };
+            let text = std::fs::read(example(name)).unwrap();
+            let bytes = damaged(&text, at, len, &insert);
+            let base = example("");
+            if let Err(e) = registry().load_bytes(&bytes, format, "d", &base) {
+                prop_assert!(e.to_string().starts_with("d"), "{e}");
+                prop_assert_eq!(e.file(), "d");
+            }
+        }
+    }
+}
