@@ -7,8 +7,8 @@
 //! nothing), a child machine (`states` and `initial` of its own), `final`
 //! (`"success"` or `"failure"`), or a `tree` to run while it is active —
 //! a tree document inline (`{"tree": …, "subtrees": …}`) or the path of a
-//! tree file, relative to the machine file — with optional `on_success`
-//! and `on_failure` triggers. Names are global, as in
+//! tree file, relative to the machine file and inside its directory — with
+//! optional `on_success` and `on_failure` triggers. Names are global, as in
 //! [`MachineBuilder`], so transitions sit at the top and may cross levels:
 //!
 //! ```json
@@ -403,6 +403,12 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
         path: &str,
         name: &str,
     ) -> Result<TreeState<A, W, T>, MachineLoadError> {
+        if let Some(file) = tree.as_str()
+            && !inside(Path::new(file))
+        {
+            let what = "a tree file must be named by a relative path that stays beside the machine file (no \"..\")";
+            return Err(self.error(state, path, Some(name), MachineProblem::Shape(what.into())));
+        }
         let loaded = match tree {
             Value::Str(file) => self.tree_file(file),
             Value::Owned(file) => self.tree_file(file),
@@ -482,6 +488,14 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
         }
         Ok(name)
     }
+}
+
+/// Whether a tree file's path stays in the machine file's directory: a
+/// machine file from a stranger may not make the game read files elsewhere.
+fn inside(path: &Path) -> bool {
+    use std::path::Component;
+    path.components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
 /// Where an object starts: its first field's name, when that borrows from

@@ -513,3 +513,14 @@ mod damaged_files {
         }
     }
 }
+
+#[test]
+fn a_tree_file_outside_the_machine_files_directory_is_refused() {
+    for file in ["../secret.json", "/etc/passwd", "trees/../../x.json"] {
+        let text = format!(r#"{{"initial": "P", "states": [{{"name": "P", "tree": "{file}"}}]}}"#);
+        assert_eq!(
+            load_error(&text),
+            "m.json:1:31: machine/states[0] (name \"P\"): a tree file must be named by a relative path that stays beside the machine file (no \"..\")"
+        );
+    }
+}
