@@ -524,3 +524,21 @@ fn a_tree_file_outside_the_machine_files_directory_is_refused() {
         );
     }
 }
+
+#[test]
+fn a_file_with_more_states_than_the_limit_is_refused_at_the_first_one_over() {
+    let states: Vec<String> = (0..=canopy_fsm::MAX_STATES)
+        .map(|i| format!(r#"{{"name": "S{i}"}}"#))
+        .collect();
+    let prefix = r#"{"initial": "S0", "states": ["#;
+    let text = format!("{prefix}{}]}}", states.join(","));
+    let last = canopy_fsm::MAX_STATES;
+    let before: usize = states[..last].iter().map(|s| s.len() + 1).sum();
+    let column = prefix.len() + before + 3; // past `{"`, counted from 1
+    assert_eq!(
+        load_error(&text),
+        format!(
+            "m.json:1:{column}: machine/states[{last}] (name \"S{last}\"): more than 32768 states"
+        )
+    );
+}
