@@ -518,6 +518,27 @@ pub fn parse(text: &str, format: Format, source: &str) -> Result<serde_json::Val
     parse_text(text, format, source).map(|document| crate::document::to_json(&document))
 }
 
+/// Bytes → the document that borrows from them, read exactly as tree
+/// files are (the same limits, the same errors with line and column). For
+/// loaders of other kinds of files built on this crate's reading, such as
+/// state machine files: errors about a value can then give its position
+/// through [`Source::position_of`].
+///
+/// ```
+/// use canopy_data::{Format, parse_document};
+/// let (text, document) = parse_document(b"(ticks: 3)", Format::Ron, "w.ron").unwrap();
+/// assert_eq!(document.get("ticks").and_then(|v| v.as_f64()), Some(3.0));
+/// assert_eq!(text, "(ticks: 3)");
+/// ```
+pub fn parse_document<'t>(
+    bytes: &'t [u8],
+    format: Format,
+    source: &str,
+) -> Result<(&'t str, Value<'t>), LoadError> {
+    let text = decode(bytes).map_err(|problem| whole(source, problem))?;
+    parse_text(text, format, source).map(|document| (text, document))
+}
+
 /// Text → the document, whichever the syntax.
 fn parse_text<'t>(text: &'t str, format: Format, file: &str) -> Result<Value<'t>, LoadError> {
     let refused = Cell::new(None);

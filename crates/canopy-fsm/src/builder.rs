@@ -193,6 +193,16 @@ impl<A, W, T> MachineBuilder<A, W, T> {
         self.push(name, DraftBody::Tree(state))
     }
 
+    /// Declare a state whose hooks were made by a factory of a machine
+    /// file's registry.
+    pub(crate) fn boxed_state(
+        &mut self,
+        name: &str,
+        state: Box<dyn ErasedState<A, W, T>>,
+    ) -> &mut StateDraft<A, W, T> {
+        self.push(name, DraftBody::Hooks(state))
+    }
+
     fn push(&mut self, name: &str, body: DraftBody<A, W, T>) -> &mut StateDraft<A, W, T> {
         self.states.push(StateDraft {
             name: name.to_string(),
