@@ -37,9 +37,11 @@ pub(crate) fn build<A: 'static, W: 'static>(
     let stand_ins = StandIns::find(registry);
     let (document, remaps) = document(model, registry, &stand_ins)?;
     let main = &model.files[0].path;
-    // Positions come from the model (`load_error`), not from sources.
+    // Positions come from the model, not from sources: errors are placed
+    // by `load_error`, a key's first use in a message by `first_use`.
+    let places = |path: &NodePath| first_use(model, path);
     let loaded = registry
-        .load_document(&document, &[], Format::Json, main)
+        .load_document_placed(&document, &[], Format::Json, main, &places)
         .map_err(|e| load_error(model, &remaps, e))?;
     drop(document);
     if !plan.has_own {
@@ -524,70 +526,24 @@ fn load_error(model: &Model, remaps: &[Remap], e: LoadError) -> XmlError {
     let problem = key_type(model, remaps, e.problem())
         .or_else(|| place.and_then(|place| script_error(model, place, e.problem())))
         .unwrap_or_else(|| escape_controls(&e.problem().to_string()));
-    let problem = xml_place(model, &problem);
     match place {
         Some(place) => model.fail(place, problem),
         None => model.at_main(problem),
     }
 }
 
-/// `text` with the registry's place of a key's first use
-/// (`main.xml: tree/children[1] (name "Assert")`: the document it loads
-/// has no lines) shown as this file shows places: line, column, element.
-fn xml_place(model: &Model, text: &str) -> String {
-    const AT: &str = "since its first use at ";
-    let Some(at) = text.find(AT) else {
-        return text.to_string();
-    };
-    let start = at + AT.len();
-    let prefix = format!("{}: ", model.files[0].path);
-    let Some(rest) = text[start..].strip_prefix(&prefix) else {
-        return text.to_string();
-    };
-    let path_end = rest.find(' ').unwrap_or(rest.len());
-    let mut end = start + prefix.len() + path_end;
-    if rest[path_end..].starts_with(" (name \"") {
-        match rest[path_end..].find("\")") {
-            Some(close) => end += close + 2,
-            None => return text.to_string(),
-        }
-    }
-    let Some(node) = node_path(&rest[..path_end]).and_then(|p| model.locate(&p)) else {
-        return text.to_string();
-    };
+/// The node at a path of the lowered document as this file shows places:
+/// line, column and element.
+fn first_use(model: &Model, path: &NodePath) -> Option<String> {
+    let node = model.locate(path)?;
     let first = model.fail(model.nodes[model.resolve(node)].place, String::new());
-    format!(
-        "{}{}:{}:{}: {}{}",
-        &text[..start],
+    Some(format!(
+        "{}:{}:{}: {}",
         first.file,
         first.line,
         first.column,
-        first.element.unwrap_or_default(),
-        &text[end..]
-    )
-}
-
-/// A node path as the registry writes it: `tree/children[1]/children[0]`,
-/// `subtrees/NAME/…`.
-fn node_path(text: &str) -> Option<NodePath> {
-    let mut parts = text.split('/');
-    let root = match parts.next()? {
-        "tree" => PathRoot::Tree,
-        "subtrees" => PathRoot::Subtree(parts.next()?.to_string()),
-        _ => return None,
-    };
-    let mut steps = Vec::new();
-    for part in parts {
-        let step = match part {
-            "condition" => PathStep::Condition,
-            _ => {
-                let index = part.strip_prefix("children[")?.strip_suffix(']')?;
-                PathStep::Child(index.parse().ok()?)
-            }
-        };
-        steps.push(step);
-    }
-    Some(NodePath { root, steps })
+        first.element.unwrap_or_default()
+    ))
 }
 
 /// A key given two types, its first use shown as this file shows places:
@@ -596,15 +552,7 @@ fn key_type(model: &Model, remaps: &[Remap], problem: &Problem) -> Option<String
     let Problem::KeyType(conflict) = problem else {
         return None;
     };
-    let first = model.locate(&conflict.first_node)?;
-    let first = model.fail(model.nodes[model.resolve(first)].place, String::new());
-    let place = format!(
-        "{}:{}:{}: {}",
-        first.file,
-        first.line,
-        first.column,
-        first.element.unwrap_or_default()
-    );
+    let place = first_use(model, &conflict.first_node)?;
     let mut text = conflict.describe(&place);
     // Where the key got its names, when <SubTree>s renamed it.
     let renamed: Vec<String> = remaps

@@ -21,7 +21,7 @@ use crate::document::{Reader, Refused, Source, Value};
 use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
 use crate::format::{Format, MAX_FILE_BYTES, MAX_NESTING};
 use crate::registry::Registry;
-use crate::walk::{Drafts, Loader, Subtrees, node_error};
+use crate::walk::{Drafts, Loader, PlaceNamer, Subtrees, node_error};
 
 /// An error about the file as a whole.
 fn whole(file: &str, problem: Problem) -> LoadError {
@@ -217,6 +217,50 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ) -> Result<Tree<A, W>, LoadError> {
         let builder = Builder::new();
         let drafts = Loader::new(self, &builder, file, sources, format).document(document)?;
+        build(&builder, &drafts)
+            .map_err(|(start, e)| self.locate(document, sources, start, e, file))
+    }
+
+    /// [`load_document`](Self::load_document) for a loader that lowered
+    /// another syntax and shows places its own way: a message naming the
+    /// place of a blackboard key's first use (a key used as two types, a
+    /// script reading it) names it through `places`, so the message never
+    /// needs rewriting.
+    ///
+    /// ```
+    /// use canopy_data::document::{Key, Value};
+    /// use canopy_data::{Format, Registry};
+    ///
+    /// let field = |k: &'static str, v: Value<'static>| (Key::Str(k), v);
+    /// let node = |t: &'static str, port: &'static str, v: &'static str| {
+    ///     Value::Object(vec![field("type", Value::Str(t)), field(port, Value::Str(v))].into())
+    /// };
+    /// let tree = Value::Object(vec![
+    ///     field("type", Value::Str("Sequence")),
+    ///     field("children", Value::List(vec![
+    ///         node("Eval", "code", "n := 1"),
+    ///         node("Eval", "code", "n := 'one'"),
+    ///     ].into())),
+    /// ].into());
+    /// let document = Value::Object(vec![field("tree", tree)].into());
+    /// let places = |path: &canopy_data::NodePath| Some(format!("node {}", path.steps.len()));
+    /// let err = Registry::<(), ()>::new()
+    ///     .load_document_placed(&document, &[], Format::Json, "made", &places)
+    ///     .unwrap_err();
+    /// assert!(err.to_string().contains("since its first use at node 1"), "{err}");
+    /// ```
+    pub fn load_document_placed<'d>(
+        &self,
+        document: &'d Value<'d>,
+        sources: &[Source<'d>],
+        format: Format,
+        file: &str,
+        places: &PlaceNamer<'_>,
+    ) -> Result<Tree<A, W>, LoadError> {
+        let builder = Builder::new();
+        let drafts = Loader::new(self, &builder, file, sources, format)
+            .places(places)
+            .document(document)?;
         build(&builder, &drafts)
             .map_err(|(start, e)| self.locate(document, sources, start, e, file))
     }

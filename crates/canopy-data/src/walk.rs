@@ -254,7 +254,15 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     nodes: usize,
     /// Script leaves walked, in file order, to compile at the end.
     scripts: Vec<PendingScript<'d>>,
+    /// How a loader that lowered another syntax names a node's place in
+    /// its own file (`None`: as this crate writes places).
+    places: Option<&'r PlaceNamer<'r>>,
 }
+
+/// Names the place of the node at a path as the file it was lowered from
+/// shows places (BehaviorTree.CPP XML: line, column and element), for a
+/// key's first use in messages; `None` where it cannot.
+pub type PlaceNamer<'a> = dyn Fn(&NodePath) -> Option<String> + 'a;
 
 impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     pub(crate) fn new(
@@ -278,7 +286,14 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             errors: None,
             nodes: 0,
             scripts: Vec::new(),
+            places: None,
         }
+    }
+
+    /// Places named by the loader that lowered the document.
+    pub(crate) fn places(mut self, places: &'r PlaceNamer<'r>) -> Self {
+        self.places = Some(places);
+        self
     }
 
     /// Go on past a wrong node, up to [`MAX_ERRORS`] errors, each node's
@@ -689,7 +704,10 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             let mut keys = LoadKeys {
                 slots: self.builder,
                 first: &self.keys,
-                here: (at(Problem::MissingTree).place(), script.path.clone()),
+                here: (
+                    self.place_of(&script.path, || at(Problem::MissingTree).place()),
+                    script.path.clone(),
+                ),
             };
             match eval::compile(&script.code, script.shape, &mut keys) {
                 Ok(program) => drop(script.cell.set(program)),
@@ -793,15 +811,25 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
 
     /// A node's place as messages write it: `file:line:column: path (name "…")`.
     fn place_text(&self, spot: &Spot, name: &str) -> String {
-        node_error(
-            self.sources,
-            self.file,
-            spot.node,
-            spot.path(),
-            name,
-            Problem::MissingTree,
-        )
-        .place()
+        self.place_of(&spot.path(), || {
+            node_error(
+                self.sources,
+                self.file,
+                spot.node,
+                spot.path(),
+                name,
+                Problem::MissingTree,
+            )
+            .place()
+        })
+    }
+
+    /// A node's place as messages write it: through the lowering loader's
+    /// namer where there is one, else as `ours` writes it.
+    fn place_of(&self, path: &NodePath, ours: impl FnOnce() -> String) -> String {
+        self.places
+            .and_then(|places| places(path))
+            .unwrap_or_else(ours)
     }
 
     /// The registered condition types, for errors.
