@@ -39,7 +39,7 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
     }
     r.node("Script", Arity::Leaf, script::Script::new)
         .expect("built-in names are unique");
-    r.node("Random", Arity::Leaf, random::Random::new)
+    r.node("Random", Arity::Leaf, random::Random::into_draw)
         .expect("built-in names are unique");
     r.condition("Chance", random::chance)
         .expect("built-in names are unique");

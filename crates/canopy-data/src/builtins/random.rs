@@ -38,7 +38,7 @@ pub(crate) struct Random {
 
 impl Random {
     /// The node, from its parameters (the registry's factory).
-    pub(crate) fn new(random: Random) -> Draw {
+    pub(crate) fn into_draw(random: Random) -> Draw {
         Draw::new(random.success, random.failure, random.salt)
     }
 
