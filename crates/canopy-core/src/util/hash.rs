@@ -42,7 +42,7 @@ pub fn agent_tick(id: u32, tick: u32) -> u64 {
     mix((u64::from(id) << 32) | u64::from(tick))
 }
 
-/// The 53 bits of a hash that [`unit`] divides by 2⁵³: `unit(key) < p`
+/// The 53 bits of a hash that [`unit()`] divides by 2⁵³: `unit(key) < p`
 /// exactly when `bits(key) < below(p)`, so a node can compare integers
 /// against a threshold computed once instead of converting every draw.
 ///
@@ -60,7 +60,7 @@ pub fn bits(key: u64) -> u64 {
 /// The threshold for probability `p`: the number of 53-bit draws `m` with
 /// `m / 2⁵³ < p`, that is ⌈p·2⁵³⌉ (0 for `p ≤ 0` or NaN, 2⁵³ for `p ≥ 1`).
 /// Multiplying by a power of two is exact in `f64`, so the comparison with
-/// [`bits`] gives the same outcome as comparing [`unit`] with `p`.
+/// [`bits`] gives the same outcome as comparing [`unit()`] with `p`.
 ///
 /// ```
 /// use canopy_core::hash::below;
