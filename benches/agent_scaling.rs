@@ -7,10 +7,17 @@
 //! in which every agent owns a full copy of every node; plus canopy and the
 //! flat limit on all cores. Throughput is agent-ticks per second.
 //!
+//! Then the tree files made only of built-in node types
+//! (`examples/trees/random35.json`, the plain `canopy bench` case), loaded
+//! by canopy and read by the flat interpreter (`flat::read_builtin`, the
+//! same statuses and events), side by side at the same three sizes.
+//!
 //! `cargo bench --bench agent_scaling -- --noplot`
+//! (`-- --noplot files` for the file trees alone)
 
 use std::hint::black_box;
 
+use canopy::data::{Format, Registry};
 use canopy::{Agent, Event, Observer, Tree};
 use canopy_reference::flat::{self, FlatCrowd};
 use canopy_reference::naive::NaiveAgent;
@@ -141,6 +148,53 @@ fn flat_limit(group: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
     });
 }
 
+/// The tree files of built-in node types only, by name and text.
+const BUILTIN_FILES: [(&str, &str); 1] =
+    [("random35", include_str!("../examples/trees/random35.json"))];
+
+/// Each built-in-only file tree in canopy (loaded as `canopy bench` loads
+/// it, seed 0) and in the flat interpreter, warmed up for 200 ticks.
+fn files(c: &mut Criterion) {
+    for (name, text) in BUILTIN_FILES {
+        let tree: Tree<(), ()> = Registry::new()
+            .load_str(text, Format::Json, name)
+            .expect("the file loads");
+        let flat_tree =
+            flat::FlatTree::build(&flat::read_builtin(text, 0).expect("built-ins only"))
+                .expect("the flat tree builds");
+        let mut group = c.benchmark_group(name);
+        group.sample_size(20);
+        for n in [1_000usize, 10_000, 100_000] {
+            group.throughput(Throughput::Elements(n as u64));
+            let mut agents: Vec<Agent> = (0..n as u32).map(|i| Agent::with_id(&tree, i)).collect();
+            let step = |agents: &mut [Agent]| {
+                for a in agents {
+                    black_box(a.tick(&tree, &mut (), &()));
+                }
+            };
+            for _ in 0..200 {
+                step(&mut agents);
+            }
+            group.bench_function(BenchmarkId::new("canopy", n), |b| {
+                b.iter(|| step(&mut agents))
+            });
+            drop(agents);
+
+            let mut crowd = FlatCrowd::new(&flat_tree, n);
+            let step = |crowd: &mut FlatCrowd| {
+                for (id, state) in crowd.agents_mut().enumerate() {
+                    black_box(flat_tree.tick(state, id as u32, &mut (), &()));
+                }
+            };
+            for _ in 0..200 {
+                step(&mut crowd);
+            }
+            group.bench_function(BenchmarkId::new("flat", n), |b| b.iter(|| step(&mut crowd)));
+        }
+        group.finish();
+    }
+}
+
 /// Counts events: the cheapest observer that is really on.
 struct Count(u64);
 
@@ -200,5 +254,5 @@ fn observer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, scaling, observer);
+criterion_group!(benches, scaling, observer, files);
 criterion_main!(benches);

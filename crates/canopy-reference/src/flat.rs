@@ -46,15 +46,17 @@
 //! ```
 
 mod build;
+mod builtin;
 mod reference;
 mod run;
 
 use std::ops::Range;
 
 use canopy_core::nodes::Like;
-use canopy_core::{Afterwards, Ctx, EventKind, ParamEnum, Policy, Status};
+use canopy_core::{Afterwards, Ctx, EventKind, ParamEnum, Policy, Status, hash};
 
 pub use build::{Def, FlatError, MAX_DEPTH, MAX_NODES};
+pub use builtin::{Builtin, read_builtin};
 pub use reference::{reference, reference_def};
 
 /// Leaf code, called by value from the interpreter's `match` (no `dyn`).
@@ -110,6 +112,7 @@ pub(crate) enum Op<L> {
     Cooldown(u32),
     RunOnce(Afterwards),
     Wait(u32),
+    Random(Draw),
     AlwaysSuccess,
     AlwaysFailure,
     AlwaysRunning,
@@ -138,6 +141,7 @@ impl<L> Op<L> {
             Op::Cooldown(n) => Op::Cooldown(n),
             Op::RunOnce(then) => Op::RunOnce(then),
             Op::Wait(n) => Op::Wait(n),
+            Op::Random(draw) => Op::Random(draw),
             Op::AlwaysSuccess => Op::AlwaysSuccess,
             Op::AlwaysFailure => Op::AlwaysFailure,
             Op::AlwaysRunning => Op::AlwaysRunning,
@@ -170,6 +174,7 @@ impl<L> Op<L> {
             Op::Cooldown(n) => ("Cooldown", format!("ticks={n}")),
             Op::RunOnce(then) => ("RunOnce", format!("then={then}")),
             Op::Wait(n) => ("Wait", format!("ticks={n}")),
+            Op::Random(_) => ("Random", String::new()),
             Op::AlwaysSuccess => ("AlwaysSuccess", String::new()),
             Op::AlwaysFailure => ("AlwaysFailure", String::new()),
             Op::AlwaysRunning => ("AlwaysRunning", String::new()),
@@ -187,6 +192,49 @@ impl<L> Op<L> {
         match self {
             Op::Guard(l) | Op::ReactiveGuard(l) | Op::Action(l) | Op::Condition(l) => Some(l),
             _ => None,
+        }
+    }
+}
+
+/// A `Random` leaf's draw, as canopy-data's `Random` makes it: Success
+/// with probability `success`, Failure with `failure`, else Running, a
+/// hash of the node's salt, the agent and tick, and the update count since
+/// the leaf was entered ([`canopy_core::hash`]), compared with thresholds
+/// computed once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Draw {
+    salt: u64,
+    /// The salt with the hash of update 0 folded in.
+    first: u64,
+    succeed_below: u64,
+    fail_below: u64,
+}
+
+impl Draw {
+    pub(crate) fn new(success: f64, failure: f64, salt: u64) -> Draw {
+        Draw {
+            salt,
+            first: salt ^ hash::mix(0),
+            succeed_below: hash::below(success),
+            fail_below: hash::below(success + failure),
+        }
+    }
+
+    /// The outcome of update `count` (from 0) at this agent and tick.
+    #[inline(always)]
+    pub(crate) fn roll(&self, id: u32, tick: u32, count: u32) -> Status {
+        let salt = if count == 0 {
+            self.first
+        } else {
+            self.salt ^ hash::mix(u64::from(count))
+        };
+        let draw = hash::bits(salt ^ hash::agent_tick(id, tick));
+        if draw < self.succeed_below {
+            Status::Success
+        } else if draw < self.fail_below {
+            Status::Failure
+        } else {
+            Status::Running
         }
     }
 }

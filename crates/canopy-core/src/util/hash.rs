@@ -41,3 +41,37 @@ pub fn unit(key: u64) -> f64 {
 pub fn agent_tick(id: u32, tick: u32) -> u64 {
     mix((u64::from(id) << 32) | u64::from(tick))
 }
+
+/// The 53 bits of a hash that [`unit()`] divides by 2⁵³: `unit(key) < p`
+/// exactly when `bits(key) < below(p)`, so a node can compare integers
+/// against a threshold computed once instead of converting every draw.
+///
+/// ```
+/// use canopy_core::hash::{bits, below, unit};
+/// for key in 0..1000 {
+///     assert_eq!(unit(key) < 0.3, bits(key) < below(0.3));
+/// }
+/// ```
+#[inline]
+pub fn bits(key: u64) -> u64 {
+    mix(key) >> 11
+}
+
+/// The threshold for probability `p`: the number of 53-bit draws `m` with
+/// `m / 2⁵³ < p`, that is ⌈p·2⁵³⌉ (0 for `p ≤ 0` or NaN, 2⁵³ for `p ≥ 1`).
+/// Multiplying by a power of two is exact in `f64`, so the comparison with
+/// [`bits`] gives the same outcome as comparing [`unit()`] with `p`.
+///
+/// ```
+/// use canopy_core::hash::below;
+/// assert_eq!(below(0.0), 0);
+/// assert_eq!(below(0.5), 1 << 52);
+/// assert_eq!(below(1.0), 1 << 53);
+/// assert_eq!(below(f64::NAN), 0);
+/// ```
+#[inline]
+pub fn below(p: f64) -> u64 {
+    const SCALE: f64 = (1u64 << 53) as f64;
+    // `as` saturates: NaN and negatives give 0.
+    ((p * SCALE).ceil() as u64).min(1 << 53)
+}

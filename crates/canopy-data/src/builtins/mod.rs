@@ -54,7 +54,7 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
     add(eval_loop::node_type());
     r.node("Script", Arity::Leaf, script::Script::new)
         .expect("built-in names are unique");
-    r.node("Random", Arity::Leaf, random::Random::new)
+    r.node("Random", Arity::Leaf, random::Random::into_draw)
         .expect("built-in names are unique");
     r.condition("Chance", random::chance)
         .expect("built-in names are unique");

@@ -169,6 +169,17 @@ impl<L> Def<L> {
         Def::new(name, Op::Wait(ticks), Vec::new())
     }
 
+    /// A `Random` leaf (canopy-data's built-in): Success with probability
+    /// `success`, Failure with `failure`, else Running, drawn per agent,
+    /// tick and update from `salt` (the loader's `Params::salt`).
+    pub fn random(name: &str, success: f64, failure: f64, salt: u64) -> Self {
+        Def::new(
+            name,
+            Op::Random(super::Draw::new(success, failure, salt)),
+            Vec::new(),
+        )
+    }
+
     /// An AlwaysSuccess leaf.
     pub fn always_success(name: &str) -> Self {
         Def::new(name, Op::AlwaysSuccess, Vec::new())
@@ -265,7 +276,8 @@ fn own_words<L>(op: &Op<L>, children: usize) -> usize {
         // Where in the order it is, then the order.
         Op::Shuffle { .. } => 1 + children,
         Op::Repeat(_) | Op::Retry(_) => 2,
-        Op::Timeout(_) | Op::Wait(_) => 1,
+        // Updates since it was entered.
+        Op::Timeout(_) | Op::Wait(_) | Op::Random(_) => 1,
         _ => 0,
     }
 }

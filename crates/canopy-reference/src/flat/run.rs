@@ -137,6 +137,12 @@ impl<'r, 'c, L: FlatLeaf<A, W>, A, W, T: Trace> Run<'r, 'c, L, A, W, T> {
                     Status::Running
                 }
             }
+            Op::Random(draw) => {
+                let at = node.at as usize;
+                let count = if fresh { 0 } else { self.st[at] };
+                self.st[at] = count.wrapping_add(1);
+                draw.roll(self.cx.id, self.cx.tick, count)
+            }
             // Stateless leaves as the root.
             Op::Action(ref leaf) => leaf.act(&mut self.cx),
             Op::Condition(ref leaf) => Status::from_bool(leaf.check(&mut self.cx)),
@@ -489,6 +495,7 @@ impl<'r, 'c, L: FlatLeaf<A, W>, A, W, T: Trace> Run<'r, 'c, L, A, W, T> {
                 self.st[at] = ready_at(self.cx.tick, ticks);
             }
             Op::Wait(_)
+            | Op::Random(_)
             | Op::AlwaysSuccess
             | Op::AlwaysFailure
             | Op::AlwaysRunning

@@ -1,0 +1,63 @@
+//! A built-in-only tree file run by canopy or by the flat interpreter, for
+//! instruction counts under callgrind, which are stable where wall-clock
+//! figures on a shared machine are not:
+//!
+//! ```sh
+//! cargo build --release -p canopy-reference --example builtin_profile
+//! valgrind --tool=callgrind target/release/examples/builtin_profile canopy 1000 100
+//! valgrind --tool=callgrind target/release/examples/builtin_profile flat 1000 100
+//! ```
+//!
+//! Arguments: the engine (`canopy` or `flat`), agents, ticks; the tree is
+//! `examples/trees/random35.json`, seed 0. Prints the root statuses of the
+//! last tick, so both engines can be seen to agree.
+
+use std::hint::black_box;
+
+use canopy_core::{Agent, Status, Tree};
+use canopy_data::{Format, Registry};
+use canopy_reference::flat::{self, FlatCrowd, FlatTree};
+
+const RANDOM35: &str = include_str!("../../../examples/trees/random35.json");
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [engine, agents, ticks] = args.as_slice() else {
+        return Err("usage: builtin_profile canopy|flat AGENTS TICKS".to_string());
+    };
+    let agents: u32 = agents.parse().map_err(|e| format!("agents: {e}"))?;
+    let ticks: u32 = ticks.parse().map_err(|e| format!("ticks: {e}"))?;
+    let mut last = vec![Status::Running; agents as usize];
+    match engine.as_str() {
+        "canopy" => {
+            let tree: Tree<(), ()> = Registry::new()
+                .load_str(RANDOM35, Format::Json, "random35.json")
+                .map_err(|e| e.to_string())?;
+            let mut crowd: Vec<Agent> = (0..agents).map(|i| Agent::with_id(&tree, i)).collect();
+            for _ in 0..ticks {
+                for (agent, status) in crowd.iter_mut().zip(&mut last) {
+                    *status = black_box(agent.tick(&tree, &mut (), &()));
+                }
+            }
+        }
+        "flat" => {
+            let def = flat::read_builtin(RANDOM35, 0)?;
+            let tree = FlatTree::build(&def).map_err(|e| e.to_string())?;
+            let mut crowd = FlatCrowd::new(&tree, agents as usize);
+            for _ in 0..ticks {
+                for (id, (state, status)) in crowd.agents_mut().zip(&mut last).enumerate() {
+                    *status = black_box(tree.tick(state, id as u32, &mut (), &()));
+                }
+            }
+        }
+        other => return Err(format!("no engine {other:?}: canopy or flat")),
+    }
+    let count = |s| last.iter().filter(|&&l| l == s).count();
+    println!(
+        "last tick: {} running, {} success, {} failure",
+        count(Status::Running),
+        count(Status::Success),
+        count(Status::Failure)
+    );
+    Ok(())
+}
