@@ -114,17 +114,25 @@ fn document<'m, A: 'static, W: 'static>(
     };
     let root = doc.node(main.root, TREE_DEPTH, &Scope::root())?;
     let mut subtrees = Vec::new();
-    // Shared trees, and those they share in turn.
+    // Trees written so far: one definition per ID.
+    let mut written = HashSet::new();
     let mut next = 0;
-    while next < doc.shared.len() {
-        let i = doc.shared[next];
-        next += 1;
-        let tree = &model.trees[i];
-        let value = doc.node(tree.root, SUBTREE_DEPTH, &Scope::root())?;
-        subtrees.push((Key::Str(tree.id.as_str()), value));
-    }
-    for (i, tree) in model.trees.iter().enumerate() {
-        if i != model.main && !doc.reached.contains(&i) {
+    // The trees a `<SubTree>` shares (and those they share in turn), then
+    // each tree nothing reaches, in a scope of its own — whose own
+    // `<SubTree>`s may share more (the tree to run among them).
+    for unreached in (0..model.trees.len()).map(Some).chain([None]) {
+        while next < doc.shared.len() {
+            let i = doc.shared[next];
+            next += 1;
+            if written.insert(i) {
+                let tree = &model.trees[i];
+                let value = doc.node(tree.root, SUBTREE_DEPTH, &Scope::root())?;
+                subtrees.push((Key::Str(tree.id.as_str()), value));
+            }
+        }
+        let Some(i) = unreached else { break };
+        if i != model.main && !doc.reached.contains(&i) && written.insert(i) {
+            let tree = &model.trees[i];
             doc.instances += 1;
             let scope = Scope::root().child(&tree.id, doc.instances, &[], false);
             let value = doc.node(tree.root, SUBTREE_DEPTH, &scope)?;

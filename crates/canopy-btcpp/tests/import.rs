@@ -227,6 +227,25 @@ fn main_tree_from_the_options_and_a_tree_without_id() {
 }
 
 #[test]
+fn a_main_tree_from_the_options_that_another_tree_uses_loads_alone() {
+    // B is the tree to run; A, which nothing runs, is still checked, and
+    // its <SubTree ID="B"> needs B's definition as a subtree too.
+    let xml = "<root BTCPP_format=\"4\" main_tree_to_execute=\"A\">\
+               <BehaviorTree ID=\"A\"><Sequence><SubTree ID=\"B\"/><SubTree ID=\"C\"/></Sequence></BehaviorTree>\
+               <BehaviorTree ID=\"B\"><AlwaysFailure/></BehaviorTree>\
+               <BehaviorTree ID=\"C\"><AlwaysSuccess/></BehaviorTree></root>";
+    for (main, shown) in [("B", "AlwaysFailure\n"), ("C", "AlwaysSuccess\n")] {
+        let options = XmlOptions {
+            main_tree: Some(main.to_string()),
+            ..XmlOptions::default()
+        };
+        let tree = load_str(&Registry::<(), ()>::new(), xml, "t.xml", None, &options)
+            .unwrap_or_else(|e| panic!("{main}: {e}"));
+        assert_eq!(tree.display().to_string(), shown);
+    }
+}
+
+#[test]
 fn a_registered_type_named_like_a_standard_node() {
     let mut registry = Registry::<(), ()>::new();
     registry
