@@ -272,6 +272,19 @@ fn arg(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// Heap bytes one more copy of the tree costs (each NPC gets one).
+fn tree_clone_bytes(tree: &BehaveTree) -> u64 {
+    const COPIES: u64 = 100;
+    let mut copies = Vec::with_capacity(COPIES as usize);
+    let before = canopy_counting::stats().live_bytes;
+    for _ in 0..COPIES {
+        copies.push(tree.clone());
+    }
+    let bytes = canopy_counting::stats().live_bytes - before;
+    drop(copies);
+    bytes / COPIES
+}
+
 fn main() {
     let entities = arg("--entities", 10_000);
     let frames = arg("--frames", 200);
@@ -309,6 +322,7 @@ fn main() {
     let entities_before = world.query::<Entity>().iter(world).count();
     let heap_before = canopy_counting::stats().live_bytes;
     let tree = tree();
+    let clone_bytes = tree_clone_bytes(&tree);
     for i in 0..entities as u64 {
         let npc = Npc {
             pos: [(mix(i) % 200) as f32, (mix(i + 7) % 200) as f32],
@@ -350,6 +364,7 @@ fn main() {
         spawned as f64 / n,
         heap as f64 / n
     );
+    println!("  of which one clone of the tree: {clone_bytes} heap bytes");
     println!(
         "  at the end: {} wandering, {} chasing, {} fleeing",
         counts[0], counts[1], counts[2]
