@@ -313,7 +313,10 @@ fn main() {
     )
     .add_systems(
         Update,
-        stop_clock.after(flee_tasks).after(chase_tasks).after(wander_tasks),
+        stop_clock
+            .after(flee_tasks)
+            .after(chase_tasks)
+            .after(wander_tasks),
     )
     .add_systems(Update, (walk, bite).chain().after(stop_clock));
     app.update();
@@ -339,7 +342,9 @@ fn main() {
         app.update();
     }
     let total = started.elapsed();
-    let heap = canopy_counting::stats().live_bytes.saturating_sub(heap_before);
+    let heap = canopy_counting::stats()
+        .live_bytes
+        .saturating_sub(heap_before);
     let world = app.world_mut();
     let spawned = world.query::<Entity>().iter(world).count() - entities_before;
     let mut counts = [0usize; 3];
