@@ -5,7 +5,7 @@
 //! in batches. Prints a summary after a fixed number of frames.
 //!
 //! ```text
-//! cargo run --release -p canopy-bevy --example bevy_crowd -- --entities 10000 --frames 200
+//! cargo run --release -p canopy-bevy --example bevy_crowd -- --entities 10000 --frames 200 --threads 2
 //! cargo run --release -p canopy-bevy --features inspector --example bevy_crowd -- --serve
 //! ```
 //!
@@ -17,12 +17,18 @@
 
 use std::time::{Duration, Instant};
 
-use bevy_app::{App, TaskPoolPlugin, Update};
+use bevy_app::{App, TaskPoolOptions, TaskPoolPlugin, Update};
 use bevy_asset::{AssetPlugin, AssetServer, Assets, Handle};
 use bevy_ecs::prelude::*;
 use canopy_bevy::{Brain, CanopyPlugin, CanopySystems, TreeAsset, TreeReloaded};
 use canopy_core::Status;
+use canopy_counting::Counting;
 use canopy_data::{Params, Registry};
+
+/// Counts live heap bytes: the bytes per NPC the summary reports are
+/// measured the same way as in the bevy_behave side-by-side bench.
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 const SIZE: f32 = 200.0;
 const SPEED: f32 = 0.5;
@@ -185,7 +191,7 @@ fn say_reloads(mut reloads: MessageReader<TreeReloaded<Npc, Targets>>) {
 #[derive(Resource, Default)]
 struct Clock {
     started: Option<Instant>,
-    ai: Duration,
+    frames: Vec<Duration>,
 }
 
 fn start_clock(mut clock: ResMut<Clock>) {
@@ -194,7 +200,7 @@ fn start_clock(mut clock: ResMut<Clock>) {
 
 fn stop_clock(mut clock: ResMut<Clock>) {
     if let Some(started) = clock.started.take() {
-        clock.ai += started.elapsed();
+        clock.frames.push(started.elapsed());
     }
 }
 
@@ -208,6 +214,12 @@ fn arg(name: &str, default: usize) -> usize {
 
 fn main() {
     let (entities, frames) = (arg("--entities", 10_000), arg("--frames", 200));
+    // Bevy's default is one thread per core.
+    let threads = arg("--threads", 0);
+    let mut pool = TaskPoolPlugin::default();
+    if threads > 0 {
+        pool.task_pool_options = TaskPoolOptions::with_num_threads(threads);
+    }
     let mut app = App::new();
     let assets = AssetPlugin {
         file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").to_owned(),
@@ -218,7 +230,7 @@ fn main() {
     let targets = (0..64u64)
         .map(|i| [(mix(i) % 200) as f32, (mix(i + 1000) % 200) as f32])
         .collect();
-    app.add_plugins((TaskPoolPlugin::default(), assets))
+    app.add_plugins((pool, assets))
         .add_plugins(CanopyPlugin::new(registry()))
         .insert_resource(Targets(targets))
         .init_resource::<Clock>()
@@ -237,6 +249,11 @@ fn main() {
         app.update();
         std::thread::sleep(Duration::from_millis(1));
     }
+    let world = app.world_mut();
+    let before = Before {
+        entities: world.query::<Entity>().iter(world).count(),
+        heap: canopy_counting::stats().live_bytes,
+    };
     for i in 0..entities as u64 {
         let npc = Npc {
             pos: [(mix(i) % 200) as f32, (mix(i + 7) % 200) as f32],
@@ -245,7 +262,7 @@ fn main() {
         };
         app.world_mut().spawn((npc, Brain::new(tree.clone())));
     }
-    app.world_mut().resource_mut::<Clock>().ai = Duration::ZERO;
+    app.world_mut().resource_mut::<Clock>().frames.clear();
     if std::env::args().any(|a| a == "--serve") {
         serve(&mut app, tree);
     }
@@ -255,11 +272,19 @@ fn main() {
         app.update();
     }
     let total = started.elapsed();
-    summary(&mut app, entities, frames, total);
+    summary(&mut app, before, frames, total);
 }
 
-fn summary(app: &mut App, entities: usize, frames: usize, total: Duration) {
+/// The live entities and heap bytes before the NPCs were spawned.
+struct Before {
+    entities: usize,
+    heap: u64,
+}
+
+fn summary(app: &mut App, before: Before, frames: usize, total: Duration) {
+    let heap_now = canopy_counting::stats().live_bytes;
     let world = app.world_mut();
+    let all_entities = world.query::<Entity>().iter(world).count();
     let mut counts = [0usize; 3];
     let mut heap = 0usize;
     let mut query = world.query::<(&Npc, &Brain<Npc, Targets>)>();
@@ -267,27 +292,42 @@ fn summary(app: &mut App, entities: usize, frames: usize, total: Duration) {
         counts[npc.doing as usize] += 1;
         heap += brain.agent().map_or(0, |a| a.heap_bytes());
     }
-    let ai = world.resource::<Clock>().ai;
-    let per_npc = std::mem::size_of::<Brain<Npc, Targets>>()
-        + std::mem::size_of::<Npc>()
-        + heap / entities.max(1);
-    println!("bevy_crowd: {entities} entities, {frames} frames, 1 entity per NPC");
+    let entities = counts.iter().sum::<usize>();
+    let n = entities.max(1);
+    let mut ai = world.resource::<Clock>().frames.clone();
+    ai.sort();
+    let median = ai.get(ai.len() / 2).copied().unwrap_or_default();
+    let mean = ai.iter().sum::<Duration>().as_secs_f64() / ai.len().max(1) as f64;
+    let per_entity = (all_entities - before.entities) as f64 / n as f64;
+    let live = heap_now.saturating_sub(before.heap) as f64 / n as f64;
+    let per_npc =
+        std::mem::size_of::<Brain<Npc, Targets>>() + std::mem::size_of::<Npc>() + heap / n;
+    println!("bevy_crowd: {entities} entities, {frames} frames, {per_entity:.2} entities per NPC");
     println!(
-        "  AI (tick set): {:.3} ms/frame; whole frame: {:.3} ms/frame",
-        ai.as_secs_f64() * 1e3 / frames as f64,
+        "  AI (tick set): median {:.3} ms/frame, mean {:.3}; whole frame: {:.3} ms/frame",
+        median.as_secs_f64() * 1e3,
+        mean * 1e3,
         total.as_secs_f64() * 1e3 / frames as f64
     );
     println!(
-        "  bytes per NPC: {per_npc} (Brain {} + Npc {} + agent memory {})",
+        "  bytes per NPC: {per_npc} (Brain {} + Npc {} + agent memory {}); \
+         live heap growth since spawning: {live:.0}",
         std::mem::size_of::<Brain<Npc, Targets>>(),
         std::mem::size_of::<Npc>(),
-        heap / entities.max(1)
+        heap / n
     );
     println!(
         "  at the end: {} wandering, {} chasing, {} fleeing",
         counts[Doing::Wander as usize],
         counts[Doing::Chase as usize],
         counts[Doing::Flee as usize]
+    );
+    // One line for scripts (the side-by-side bench with bevy_behave).
+    println!(
+        "RESULT side=canopy npcs={entities} frames={frames} median_ms={:.3} mean_ms={:.3} \
+         entities_per_npc={per_entity:.2} bytes_per_npc={live:.0}",
+        median.as_secs_f64() * 1e3,
+        mean * 1e3,
     );
 }
 
