@@ -5,78 +5,20 @@
 //! One test in this file: the counters (and Bevy's task pools) are the
 //! whole process's.
 
-use bevy_app::{App, TaskPoolOptions, TaskPoolPlugin};
-use bevy_asset::{AssetPlugin, Assets};
-use bevy_ecs::prelude::*;
-use bevy_ecs::schedule::{Schedule, SingleThreadedExecutor};
-use canopy_bevy::{Brain, CanopyPlugin, TreeAsset, tick_brains};
-use canopy_core::{Builder, Status};
+mod common;
+
+use canopy_bevy::Brain;
 use canopy_counting::Counting;
-use canopy_data::Registry;
+use common::{Guard, app, tick_schedule};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-#[derive(Component, Default)]
-struct Guard {
-    x: f32,
-    heading: f32,
-}
-
-#[derive(Resource)]
-struct Intruder {
-    x: f32,
-}
-
-fn tree() -> canopy_core::Tree<Guard, Intruder> {
-    let b = Builder::<Guard, Intruder>::new();
-    b.build(b.reactive_selector(
-        "guard",
-        [
-            b.sequence(
-                "chase",
-                [
-                    b.condition("intruder near?", |cx| {
-                        (cx.world.x - cx.agent.x).abs() < 50.0
-                    }),
-                    b.action("head for the intruder", |cx| {
-                        cx.agent.heading = (cx.world.x - cx.agent.x).signum();
-                        Status::Running
-                    }),
-                ],
-            ),
-            b.sequence(
-                "patrol",
-                [
-                    b.wait("rest", 3),
-                    b.action("turn", |cx| {
-                        cx.agent.heading = -cx.agent.heading;
-                        Status::Success
-                    }),
-                ],
-            ),
-        ],
-    ))
-    .unwrap()
-}
-
 #[test]
 fn ticking_ten_times_the_brains_in_parallel_allocates_no_more_per_frame() {
-    let mut app = App::new();
     // Eight threads in all: four of them compute.
-    let threads = TaskPoolPlugin {
-        task_pool_options: TaskPoolOptions::with_num_threads(8),
-    };
-    app.add_plugins((threads, AssetPlugin::default()))
-        .add_plugins(CanopyPlugin::<Guard, Intruder>::new(Registry::new()))
-        .insert_resource(Intruder { x: 0.0 });
-    let handle = app
-        .world_mut()
-        .resource_mut::<Assets<TreeAsset<Guard, Intruder>>>()
-        .add(TreeAsset::new(tree()));
-    let mut tick = Schedule::default();
-    tick.set_executor(SingleThreadedExecutor::new());
-    tick.add_systems(tick_brains::<Guard, Intruder>);
+    let (mut app, handle) = app(8);
+    let mut tick = tick_schedule();
     let mut per_frame = Vec::new();
     for crowd in [1_000, 10_000] {
         let world = app.world_mut();

@@ -3,77 +3,21 @@
 //! one warm-up tick has made every agent. One test in this file: the
 //! counters are the whole process's.
 
-use bevy_app::{App, TaskPoolOptions, TaskPoolPlugin};
-use bevy_asset::{AssetPlugin, Assets};
-use bevy_ecs::prelude::*;
-use bevy_ecs::schedule::{Schedule, SingleThreadedExecutor};
-use canopy_bevy::{Brain, CanopyPlugin, TreeAsset, tick_brains};
-use canopy_core::{Builder, Status};
+mod common;
+
+use canopy_bevy::Brain;
 use canopy_counting::Counting;
-use canopy_data::Registry;
+use common::{Guard, app, tick_schedule};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-#[derive(Component, Default)]
-struct Guard {
-    x: f32,
-    heading: f32,
-}
-
-#[derive(Resource)]
-struct Intruder {
-    x: f32,
-}
-
-fn tree() -> canopy_core::Tree<Guard, Intruder> {
-    let b = Builder::<Guard, Intruder>::new();
-    b.build(b.reactive_selector(
-        "guard",
-        [
-            b.sequence(
-                "chase",
-                [
-                    b.condition("intruder near?", |cx| {
-                        (cx.world.x - cx.agent.x).abs() < 50.0
-                    }),
-                    b.action("head for the intruder", |cx| {
-                        cx.agent.heading = (cx.world.x - cx.agent.x).signum();
-                        Status::Running
-                    }),
-                ],
-            ),
-            b.sequence(
-                "patrol",
-                [
-                    b.wait("rest", 3),
-                    b.action("turn", |cx| {
-                        cx.agent.heading = -cx.agent.heading;
-                        Status::Success
-                    }),
-                ],
-            ),
-        ],
-    ))
-    .unwrap()
-}
-
 #[test]
 fn ticking_a_thousand_brains_allocates_nothing_after_the_first_tick() {
-    let mut app = App::new();
     // One compute thread: Bevy's parallel iteration runs the batches in
     // place. With more, Bevy's scope allocates its task handles per frame
     // (tests/parallel_alloc.rs measures those).
-    let one_thread = TaskPoolPlugin {
-        task_pool_options: TaskPoolOptions::with_num_threads(1),
-    };
-    app.add_plugins((one_thread, AssetPlugin::default()))
-        .add_plugins(CanopyPlugin::<Guard, Intruder>::new(Registry::new()))
-        .insert_resource(Intruder { x: 0.0 });
-    let handle = app
-        .world_mut()
-        .resource_mut::<Assets<TreeAsset<Guard, Intruder>>>()
-        .add(TreeAsset::new(tree()));
+    let (mut app, handle) = app(1);
     for i in 0..1000 {
         let guard = Guard {
             x: i as f32,
@@ -89,9 +33,7 @@ fn ticking_a_thousand_brains_allocates_nothing_after_the_first_tick() {
         };
         app.world_mut().spawn((guard, brain));
     }
-    let mut tick = Schedule::default();
-    tick.set_executor(SingleThreadedExecutor::new());
-    tick.add_systems(tick_brains::<Guard, Intruder>);
+    let mut tick = tick_schedule();
     let world = app.world_mut();
     tick.run(world); // warm-up: every agent is made
     let before = canopy_counting::stats().allocations;
