@@ -146,6 +146,23 @@ fn edit(app: &mut App, dir: &Path, file: &str, text: &str) {
         .reload(file.to_owned());
 }
 
+/// The first asset load failure, once one comes: canopy's error inside it.
+fn loader_error(app: &mut App, what: &str) -> TreeLoadError {
+    let mut failures = Vec::new();
+    update_until(app, what, |app| {
+        let mut messages = app
+            .world_mut()
+            .resource_mut::<Messages<AssetLoadFailedEvent<Day>>>();
+        failures.extend(messages.drain());
+        !failures.is_empty()
+    });
+    let AssetLoadError::AssetLoaderError(error) = &failures[0].error else {
+        panic!("not the loader's error: {}", failures[0].error);
+    };
+    let canopy = error.error().downcast_ref::<TreeLoadError>().unwrap();
+    TreeLoadError(canopy.0.clone())
+}
+
 #[test]
 fn an_edited_tree_file_moves_running_brains_onto_it_and_reports_what_was_kept() {
     let dir = asset_dir("edit");
@@ -195,18 +212,7 @@ fn a_broken_tree_file_is_a_load_error_with_canopys_message_and_brains_keep_their
     let before = trees_of(&mut app);
 
     edit(&mut app, &dir, "day.json", BROKEN);
-    let mut failures = Vec::new();
-    update_until(&mut app, "the failed load", |app| {
-        let mut messages = app
-            .world_mut()
-            .resource_mut::<Messages<AssetLoadFailedEvent<Day>>>();
-        failures.extend(messages.drain());
-        !failures.is_empty()
-    });
-    let AssetLoadError::AssetLoaderError(error) = &failures[0].error else {
-        panic!("not the loader's error: {}", failures[0].error);
-    };
-    let canopy = error.error().downcast_ref::<TreeLoadError>().unwrap();
+    let canopy = loader_error(&mut app, "the failed load");
     let expected = Registry::<Sleeper, Night>::new()
         .load_str(BROKEN, Format::Json, "day.json")
         .unwrap_err();
@@ -304,18 +310,7 @@ fn a_tree_file_over_the_size_limit_is_refused_after_reading_one_byte_more() {
         .world()
         .resource::<AssetServer>()
         .load::<Day>("huge.json");
-    let mut failures = Vec::new();
-    update_until(&mut app, "the refusal", |app| {
-        let mut messages = app
-            .world_mut()
-            .resource_mut::<Messages<AssetLoadFailedEvent<Day>>>();
-        failures.extend(messages.drain());
-        !failures.is_empty()
-    });
-    let AssetLoadError::AssetLoaderError(error) = &failures[0].error else {
-        panic!("not the loader's error: {}", failures[0].error);
-    };
-    let canopy = error.error().downcast_ref::<TreeLoadError>().unwrap();
+    let canopy = loader_error(&mut app, "the refusal");
     assert_eq!(canopy.0.file(), "huge.json");
     assert_eq!(
         *canopy.0.problem(),
