@@ -196,28 +196,6 @@ struct Doc<'m, A, W> {
     written: usize,
 }
 
-/// A parameter's value, resolved in a scope, as the document holds it.
-fn owned(value: Value) -> lowered::Value<'static> {
-    match value {
-        Value::Null => lowered::Value::Null,
-        Value::Bool(b) => lowered::Value::Bool(b),
-        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => lowered::Value::Int(i),
-            (None, Some(u), _) => lowered::Value::UInt(u),
-            // serde_json numbers are finite.
-            (_, _, x) => lowered::Value::Float(x.unwrap_or(0.0)),
-        },
-        Value::String(s) => lowered::Value::Owned(s.into_boxed_str()),
-        Value::Array(items) => lowered::Value::List(items.into_iter().map(owned).collect()),
-        Value::Object(fields) => lowered::Value::Object(
-            fields
-                .into_iter()
-                .map(|(k, v)| (Key::Owned(k.into_boxed_str()), owned(v)))
-                .collect(),
-        ),
-    }
-}
-
 impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
     /// One node object, at bracket depth `depth`, its keys resolved in
     /// `scope`; its name is left out when it is the type's.
@@ -252,7 +230,10 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
                 };
                 for (name, value) in scope.params(type_name, params, &typed) {
                     deepest = deepest.max(depth + brackets(&value));
-                    fields.push((Key::Owned(name.into_boxed_str()), owned(value)));
+                    fields.push((
+                        Key::Owned(name.into_boxed_str()),
+                        lowered::from_json_owned(value),
+                    ));
                 }
                 type_name
             }

@@ -172,16 +172,8 @@ impl<'a> Value<'a> {
 
 /// A JSON value as a document, strings borrowed from it, or `None` when
 /// brackets nest `limit` deep or deeper (the parsers' own rule: JSON text
-/// may nest 127 brackets, not 128). A loader that lowers another syntax
-/// uses it for values it already holds as JSON (parameters).
-///
-/// ```
-/// use canopy_data::document::{from_json, Value};
-/// let json = serde_json::json!({"ticks": 3});
-/// assert!(matches!(from_json(&json, 2).unwrap().get("ticks"), Some(Value::Int(3))));
-/// assert!(from_json(&json, 1).is_none());
-/// ```
-pub fn from_json(json: &serde_json::Value, limit: usize) -> Option<Value<'_>> {
+/// may nest 127 brackets, not 128).
+pub(crate) fn from_json(json: &serde_json::Value, limit: usize) -> Option<Value<'_>> {
     use serde_json::Value as Json;
     Some(match json {
         Json::Null => Value::Null,
@@ -207,6 +199,39 @@ pub fn from_json(json: &serde_json::Value, limit: usize) -> Option<Value<'_>> {
         ),
         Json::Array(_) | Json::Object(_) => return None,
     })
+}
+
+/// A JSON value as a document that owns its strings, for a loader that
+/// lowers another syntax and holds values it made as JSON (parameters
+/// resolved for a scope). It checks no nesting: such a loader counts the
+/// brackets it writes itself.
+///
+/// ```
+/// use canopy_data::document::{from_json_owned, Value};
+/// let node = from_json_owned(serde_json::json!({"type": "Wait", "ticks": 3}));
+/// assert_eq!(node.get("type").and_then(Value::as_str), Some("Wait"));
+/// assert!(matches!(node.get("ticks"), Some(Value::Int(3))));
+/// ```
+pub fn from_json_owned(json: serde_json::Value) -> Value<'static> {
+    use serde_json::Value as Json;
+    match json {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(b),
+        Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => Value::Int(i),
+            (None, Some(u), _) => Value::UInt(u),
+            // serde_json numbers are finite.
+            (_, _, x) => Value::Float(x.unwrap_or(0.0)),
+        },
+        Json::String(s) => Value::Owned(s.into_boxed_str()),
+        Json::Array(items) => Value::List(items.into_iter().map(from_json_owned).collect()),
+        Json::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(k, v)| (Key::Owned(k.into_boxed_str()), from_json_owned(v)))
+                .collect(),
+        ),
+    }
 }
 
 /// A parameter's literal (a default) as a document's value, at most
