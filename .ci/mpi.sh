@@ -3,7 +3,8 @@
 # event mode, every step's state hash equals the single-process run's
 # (`--check` stops at the first that differs), with agents migrating and
 # strips cut again; a checkpoint written by 2 ranks goes on on 4 and on 1
-# with the uninterrupted run's hashes. Needs OpenMPI: installs it when
+# with the uninterrupted run's hashes; a rank that goes silent ends the run
+# within seconds, every other rank saying which. Needs OpenMPI: installs it when
 # missing (Debian's libopenmpi-dev, openmpi-bin, and libclang-dev for the
 # bindings). Runs as root, as CI does.
 set -euo pipefail
@@ -47,4 +48,22 @@ for n in 4 1; do
     grep -q "from step 150" /tmp/crowd_mpi.out
     grep -q "checked: every hashed step equals the single-process run" /tmp/crowd_mpi.out
 done
-echo "mpi: every run gave the single-process hashes"
+echo "== rank 1 of 3 goes silent at step 10: the others end the run =="
+started=$SECONDS
+status=0
+timeout 60 mpirun --allow-run-as-root --oversubscribe -n 3 "$bin" --agents 3000 --steps 50 \
+    --print-every 0 --exchange-timeout-ms 2000 --die-at-step 10 --die-rank 1 \
+    2>"$dir/silent.err" || status=$?
+cat "$dir/silent.err"
+if [ "$status" -eq 0 ] || [ "$status" -eq 124 ]; then
+    echo "mpi: the run with a silent rank ended with status $status, not a failure" >&2
+    exit 1
+fi
+for rank in 0 2; do
+    grep -q "rank $rank: no message from rank 1 for step 10 within 2000 ms; ending the run" "$dir/silent.err"
+done
+if [ $((SECONDS - started)) -gt 30 ]; then
+    echo "mpi: the run with a silent rank took $((SECONDS - started)) s to end" >&2
+    exit 1
+fi
+echo "mpi: every run gave the single-process hashes; a silent rank ended the run"

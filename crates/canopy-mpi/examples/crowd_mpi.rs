@@ -11,13 +11,27 @@
 //! an error at the first step whose hash differs; `--checkpoint DIR`
 //! writes a checkpoint after the last step, `--restart DIR` goes on from
 //! one (written by any number of ranks).
+//!
+//! Every exchange between ranks waits at most `--exchange-timeout-ms`
+//! (30 s by default) for each other rank; past it, each waiting rank
+//! prints `rank R: no message from rank S for step N within T ms; ending
+//! the run` and exits with a failure, so a rank that dies or hangs ends
+//! the run instead of stalling it.
+//!
+//! Test hook: `--die-at-step K --die-rank R` makes rank `R` go silent at
+//! step `K` (it stops taking part, as a hung or unreachable rank would,
+//! and exits with a failure after three timeouts), for `.ci/mpi.sh` to
+//! check that the other ranks end the run with that message.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use canopy_core::Mode;
 use canopy_crowd::{Config, Crowd, load_default_tree};
-use canopy_mpi::{Balance, MpiTransport, Shard, StepReport, Transport};
+use canopy_mpi::{
+    Balance, DEFAULT_EXCHANGE_TIMEOUT, MpiTransport, Shard, ShardError, StepReport, Transport,
+};
 use mpi::traits::*;
 
 #[derive(Debug)]
@@ -30,6 +44,33 @@ struct Args {
     print_every: u32,
     checkpoint: Option<PathBuf>,
     restart: Option<PathBuf>,
+    timeout: Duration,
+    /// The test hook: at this step, this rank goes silent.
+    die: Option<(u32, usize)>,
+}
+
+/// How a run ended early.
+#[derive(Debug)]
+enum Ending {
+    /// Another rank went silent: every waiting rank says so and exits.
+    Silent(String),
+    /// This rank failed: it says why and ends the job.
+    Failed(String),
+}
+
+impl From<ShardError> for Ending {
+    fn from(e: ShardError) -> Ending {
+        match e {
+            ShardError::Silent { .. } => Ending::Silent(e.to_string()),
+            e => Ending::Failed(e.to_string()),
+        }
+    }
+}
+
+impl From<String> for Ending {
+    fn from(e: String) -> Ending {
+        Ending::Failed(e)
+    }
 }
 
 fn parse() -> Result<Args, String> {
@@ -42,7 +83,10 @@ fn parse() -> Result<Args, String> {
         print_every: 1,
         checkpoint: None,
         restart: None,
+        timeout: DEFAULT_EXCHANGE_TIMEOUT,
+        die: None,
     };
+    let (mut die_at, mut die_rank) = (None, None);
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -65,9 +109,20 @@ fn parse() -> Result<Args, String> {
             "--print-every" => a.print_every = value()?.parse().map_err(|_| bad("steps"))?,
             "--checkpoint" => a.checkpoint = Some(value()?.into()),
             "--restart" => a.restart = Some(value()?.into()),
+            "--exchange-timeout-ms" => {
+                let ms: u64 = value()?.parse().map_err(|_| bad("milliseconds"))?;
+                a.timeout = Duration::from_millis(ms.max(1));
+            }
+            "--die-at-step" => die_at = Some(value()?.parse().map_err(|_| bad("step"))?),
+            "--die-rank" => die_rank = Some(value()?.parse().map_err(|_| bad("rank"))?),
             other => return Err(format!("unknown flag {other}")),
         }
     }
+    a.die = match (die_at, die_rank) {
+        (Some(step), Some(rank)) => Some((step, rank)),
+        (None, None) => None,
+        _ => return Err("--die-at-step and --die-rank go together".into()),
+    };
     if a.check && a.hash_every == 0 {
         a.hash_every = 1;
     }
@@ -114,14 +169,13 @@ fn encode(r: &StepReport) -> Vec<u8> {
     .collect()
 }
 
-fn run(a: &Args, t: &mut MpiTransport) -> Result<(), String> {
+fn run(a: &Args, t: &mut MpiTransport) -> Result<(), Ending> {
     let tree = load_default_tree().map_err(|e| e.to_string())?;
     let started = std::time::Instant::now();
     let mut shard = match &a.restart {
         Some(dir) => Shard::restart(tree, dir, a.balance, t),
         None => Shard::new(tree, &a.config, a.balance, t),
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     let me = t.rank();
     let mut single = None;
     if a.check && me == 0 {
@@ -146,12 +200,15 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), String> {
     }
     let mut totals = [0.0f64; 8];
     for k in 1..=a.steps {
-        let report = shard.step(t).map_err(|e| e.to_string())?;
+        if a.die == Some((shard.world().step + 1, me)) {
+            go_silent(a.timeout);
+        }
+        let report = shard.step(t)?;
         let all = t
             .gather(encode(&report))
-            .map_err(|e| format!("rank {me}: {e}"))?;
+            .map_err(|e| ShardError::from_transport(me, shard.world().step, e))?;
         let hash = if a.hash_every > 0 && k % a.hash_every == 0 {
-            shard.state_hash(t).map_err(|e| e.to_string())?
+            shard.state_hash(t)?
         } else {
             None
         };
@@ -165,11 +222,11 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), String> {
                 crowd.step();
             }
             if crowd.state_hash() != hash {
-                return Err(format!(
+                return Err(Ending::Failed(format!(
                     "rank 0: step {}: the hash over the ranks is {hash:#018x}, one process gives {:#018x}",
                     shard.world().step,
                     crowd.state_hash()
-                ));
+                )));
             }
         }
         if a.print_every > 0 && k % a.print_every == 0 {
@@ -206,8 +263,11 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), String> {
     }
     if let Some(dir) = &a.checkpoint {
         std::fs::create_dir_all(dir).map_err(|e| format!("rank {me}: {}: {e}", dir.display()))?;
-        shard.checkpoint(dir).map_err(|e| e.to_string())?;
-        t.communicator().barrier();
+        shard.checkpoint(dir)?;
+        // Every part is written before rank 0 says so (an exchange of
+        // nothing: a barrier with a timeout).
+        t.sum(&[])
+            .map_err(|e| ShardError::from_transport(me, shard.world().step, e))?;
         if me == 0 {
             println!(
                 "checkpoint of step {} in {}",
@@ -224,7 +284,6 @@ fn main() -> ExitCode {
         eprintln!("crowd_mpi: MPI could not be initialised");
         return ExitCode::FAILURE;
     };
-    let mut t = MpiTransport::new(universe.world());
     let args = match parse() {
         Ok(a) => a,
         Err(e) => {
@@ -232,10 +291,30 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Err(e) = run(&args, &mut t) {
-        eprintln!("crowd_mpi: {e}");
-        // Every other rank is ended too, rather than left waiting.
-        t.communicator().abort(1);
+    let mut t = MpiTransport::new(universe.world(), args.timeout);
+    match run(&args, &mut t) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Ending::Silent(e)) => {
+            eprintln!("crowd_mpi: {e}");
+            // Not through `MPI_Finalize`, which would wait for the silent
+            // rank, nor `MPI_Abort`, which could end the other waiting
+            // ranks before they say what they waited for: the launcher
+            // ends the job once a rank has exited with a failure.
+            std::process::exit(1)
+        }
+        Err(Ending::Failed(e)) => {
+            eprintln!("crowd_mpi: {e}");
+            // Every other rank is ended too, rather than left waiting.
+            t.communicator().abort(1)
+        }
     }
-    ExitCode::SUCCESS
+}
+
+/// The test hook: take no further part in the run, as a hung or
+/// unreachable rank would, until the others have given up on this one
+/// (each waits one timeout); then exit with a failure.
+fn go_silent(timeout: Duration) -> ! {
+    std::thread::sleep(timeout.saturating_mul(3));
+    eprintln!("crowd_mpi: went silent as asked (--die-at-step)");
+    std::process::exit(1)
 }

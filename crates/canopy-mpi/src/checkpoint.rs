@@ -1,27 +1,34 @@
 //! Checkpoint and restart: each rank writes its part; a restart on any
-//! number of ranks reads every part and keeps the agents in its strip.
+//! number of ranks reads the parts that overlap its strip and keeps the
+//! agents in its strip.
 //!
 //! A part is the crowd's configuration, the world's moving parts (step,
-//! threats) and a migrant message holding the rank's agents (walker and
-//! canopy snapshot): restarting is every agent migrating from a rank of
+//! threats), the columns of the writer's strip, and a migrant message
+//! holding the rank's agents (walker and canopy snapshot), which all lie
+//! in those columns: restarting is every agent migrating from a rank of
 //! the old run to one of the new. The fixed parts of the world are made
 //! again from the seed, as a saved crowd's are, and the strips start even
 //! (balancing then moves them where the load is: strips never change the
-//! answer, only the cost). Every rank reads every part, so a restart costs
-//! each rank a pass over the whole crowd; the files are strangers' input,
+//! answer, only the cost). Every rank reads every part's header (a few
+//! dozen bytes, and the threats), checks that the parts' strips tile the
+//! arena, and reads in full only the parts whose strip overlaps its own;
+//! then the ranks check together that every agent is held once (each
+//! rank counting a share of the ids). The files are strangers' input,
 //! read bounded, every number checked, every error naming the file.
 //! Rejected: one file written through rank 0, which would gather the
 //! whole crowd's bytes into one process at every checkpoint.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use canopy_core::{Mode, Tree};
 use canopy_crowd::{
-    Config, Crowd, MAX_ARENA_SIZE, MAX_PLACES, MAX_SAVED_AGENTS, MAX_TIME_STEP, MAX_TRAIL,
-    MIN_TIME_STEP, Threat, Walker, World,
+    Config, MAX_ARENA_SIZE, MAX_PLACES, MAX_SAVED_AGENTS, MAX_TIME_STEP, MAX_TRAIL, MIN_TIME_STEP,
+    Threat, Walker, World,
 };
 use glam::Vec2;
 
+use crate::setup;
 use crate::shard::{Balance, Shard, ShardError};
 use crate::strips::Strips;
 use crate::transport::Transport;
@@ -29,7 +36,7 @@ use crate::wire::{Expect, Kind, Reader, Writer};
 
 const MAGIC: &[u8; 4] = b"CNMK";
 /// The checkpoint format's version; a restart reads only this one.
-pub const CHECKPOINT_VERSION: u16 = 1;
+pub const CHECKPOINT_VERSION: u16 = 2;
 /// The largest part a restart reads, in bytes (4 GiB).
 pub const MAX_CHECKPOINT_BYTES: u64 = 4 << 30;
 /// The most parts a checkpoint may have.
@@ -60,7 +67,8 @@ impl Shard {
         bytes.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
         let c = self.config();
         let world = self.world();
-        for x in [self.rank() as u32, self.strips().ranks() as u32] {
+        let strip = self.strips().strip(self.rank());
+        for x in [self.rank(), self.strips().ranks(), strip.start, strip.end].map(|x| x as u32) {
             bytes.extend_from_slice(&x.to_le_bytes());
         }
         bytes.extend_from_slice(&(c.agents as u32).to_le_bytes());
@@ -91,8 +99,9 @@ impl Shard {
     }
 
     /// Go on from the checkpoint in `dir`, written by any number of ranks:
-    /// every rank reads every part and keeps the agents in its strip. The
-    /// crowd then steps as the checkpointed run would have. Collective.
+    /// every rank reads the parts whose strip overlaps its own and keeps
+    /// the agents in its strip. The crowd then steps as the checkpointed
+    /// run would have. Collective.
     pub fn restart(
         tree: Tree<Walker, World>,
         dir: &Path,
@@ -105,32 +114,25 @@ impl Shard {
             path: path.to_path_buf(),
             problem,
         };
-        let first = read_part(&part_path(dir, 0), rank)?;
-        let (header, _, _) = parse_header(&first).map_err(|p| error(&part_path(dir, 0), p))?;
-        let config = Config {
-            agents: 0,
-            ..header.config.clone()
-        };
-        let crowd = Crowd::try_new(tree, &config).map_err(|_| ShardError::OutOfMemory { rank })?;
-        let (mut world, _, _, tree) = crowd.into_parts();
+        let first = read_header_bytes(&part_path(dir, 0), rank)?;
+        let (header, _, _, _) = parse_header(&first).map_err(|p| error(&part_path(dir, 0), p))?;
+        let (mut world, tree) = setup::empty_world(tree, &header.config)
+            .map_err(|_| ShardError::OutOfMemory { rank })?;
         world.step = header.step;
         world.threats = header.threats.clone();
-        let strips = Strips::even(world.grid.columns(), t.size());
+        let columns = world.grid.columns();
+        let strips = Strips::even(columns, t.size());
         let mine = strips.strip(rank);
         let total = header.config.agents as u32;
-        let mut seen = vec![false; total as usize];
+        let parts = part_strips(dir, &header, columns, rank)?;
         let mut owned = Vec::new();
-        for part in 0..header.parts as usize {
-            let path = part_path(dir, part);
-            let bytes = if part == 0 {
-                first.clone()
-            } else {
-                read_part(&path, rank)?
-            };
-            let (this, index, at) = parse_header(&bytes).map_err(|p| error(&path, p))?;
-            if index as usize != part {
-                return Err(error(&path, format!("it says it is part {index}")));
+        for (part, strip) in parts.into_iter().enumerate() {
+            if strip.start >= mine.end || mine.start >= strip.end {
+                continue;
             }
+            let path = part_path(dir, part);
+            let bytes = read_part(&path, rank)?;
+            let (this, _, _, at) = parse_header(&bytes).map_err(|p| error(&path, p))?;
             if this != header {
                 return Err(error(&path, "it is a part of another checkpoint".into()));
             }
@@ -144,21 +146,27 @@ impl Shard {
             let mut r = Reader::new(&bytes[at..], Kind::Migrants, expect).map_err(message)?;
             while r.left() > 0 {
                 let (id, w, agent) = r.migrant(&tree).map_err(message)?;
-                if std::mem::replace(&mut seen[id as usize], true) {
-                    return Err(ShardError::Census { rank, id });
+                let column = world.grid.column(w.pos.x);
+                if !strip.contains(&column) {
+                    return Err(error(
+                        &path,
+                        format!(
+                            "agent {id} lies in column {column}, outside the part's columns {} to {}",
+                            strip.start,
+                            strip.end - 1
+                        ),
+                    ));
                 }
-                if mine.contains(&world.grid.column(w.pos.x)) {
+                if mine.contains(&column) {
                     owned.push((id, w, agent));
                 }
             }
             r.finish().map_err(message)?;
         }
-        if let Some(id) = seen.iter().position(|s| !s) {
-            return Err(ShardError::Census {
-                rank,
-                id: id as u32,
-            });
-        }
+        let step = header.step;
+        census(t, owned.iter().map(|e| e.0), total)
+            .map_err(|e| ShardError::from_transport(rank, step, e))?
+            .map_or(Ok(()), |id| Err(ShardError::Census { rank, id }))?;
         let config = header.config;
         Shard::assemble(tree, world, config, strips, balance, owned, t)
     }
@@ -172,6 +180,109 @@ impl Shard {
     }
 }
 
+/// Every part's strip, read from its header; checked to be parts of one
+/// checkpoint whose strips tile the `columns` columns in order.
+fn part_strips(
+    dir: &Path,
+    header: &Header,
+    columns: usize,
+    rank: usize,
+) -> Result<Vec<Range<usize>>, ShardError> {
+    let mut strips = Vec::with_capacity(header.parts as usize);
+    let mut next = 0;
+    for part in 0..header.parts as usize {
+        let path = part_path(dir, part);
+        let error = |problem: String| ShardError::Checkpoint {
+            rank,
+            path: path.clone(),
+            problem,
+        };
+        let bytes = read_header_bytes(&path, rank)?;
+        let (this, index, strip, _) = parse_header(&bytes).map_err(error)?;
+        if index as usize != part {
+            return Err(error(format!("it says it is part {index}")));
+        }
+        if this != *header {
+            return Err(error("it is a part of another checkpoint".into()));
+        }
+        let last = part + 1 == header.parts as usize;
+        if strip.start != next || strip.end < strip.start || (last && strip.end != columns) {
+            return Err(error(format!(
+                "its columns {}..{} do not follow the previous part's, which end at {next} of {columns}",
+                strip.start, strip.end
+            )));
+        }
+        next = strip.end;
+        strips.push(strip);
+    }
+    Ok(strips)
+}
+
+/// Whether the ranks hold every id below `total` once between them, each
+/// rank checking a share of the ids: the first id missing or doubled, if
+/// any, on every rank. Collective.
+fn census(
+    t: &mut impl Transport,
+    ids: impl Iterator<Item = u32>,
+    total: u32,
+) -> Result<Option<u32>, crate::transport::TransportError> {
+    let n = t.size() as u64;
+    let first = |r: u64| ((r * u64::from(total)).div_ceil(n)) as u32;
+    let mut outgoing = vec![Vec::new(); t.size()];
+    for id in ids {
+        let to = (u64::from(id) * n / u64::from(total).max(1)) as usize;
+        outgoing[to.min(t.size() - 1)].extend_from_slice(&id.to_le_bytes());
+    }
+    let share = first(t.rank() as u64)..first(t.rank() as u64 + 1);
+    let mut seen = vec![false; share.len()];
+    let mut bad = u32::MAX;
+    for part in t.exchange(outgoing)? {
+        for b in part.chunks_exact(4) {
+            let id = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let fresh = share.contains(&id)
+                && !std::mem::replace(&mut seen[(id - share.start) as usize], true);
+            if !fresh {
+                bad = bad.min(id);
+            }
+        }
+    }
+    if let Some(k) = seen.iter().position(|s| !s) {
+        bad = bad.min(share.start + k as u32);
+    }
+    let everyone = t.exchange(vec![bad.to_le_bytes().to_vec(); t.size()])?;
+    let first_bad = (everyone.iter())
+        .filter_map(|b| {
+            b.get(..4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        })
+        .min()
+        .unwrap_or(u32::MAX);
+    Ok((first_bad != u32::MAX).then_some(first_bad))
+}
+
+/// The longest header a part can have: its fixed fields and the most
+/// threats a checkpoint may hold.
+const MAX_HEADER_BYTES: u64 = 128 + 20 * MAX_PLACES as u64;
+
+/// The beginning of a part, enough for its header.
+fn read_header_bytes(path: &Path, rank: usize) -> Result<Vec<u8>, ShardError> {
+    use std::io::Read;
+    let error = |problem: String| ShardError::Checkpoint {
+        rank,
+        path: path.to_path_buf(),
+        problem,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| error(format!("cannot read it: {e}")))?;
+    if !meta.is_file() {
+        return Err(error("it is not a regular file".into()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_HEADER_BYTES).read_to_end(&mut bytes))
+        .map_err(|e| error(format!("cannot read it: {e}")))?;
+    Ok(bytes)
+}
+
 fn read_part(path: &Path, rank: usize) -> Result<Vec<u8>, ShardError> {
     canopy_data::read_file_up_to(path, MAX_CHECKPOINT_BYTES).map_err(|p| ShardError::Checkpoint {
         rank,
@@ -180,8 +291,9 @@ fn read_part(path: &Path, rank: usize) -> Result<Vec<u8>, ShardError> {
     })
 }
 
-/// A part's header, checked, and where its agents begin.
-fn parse_header(bytes: &[u8]) -> Result<(Header, u32, usize), String> {
+/// A part's header, checked: what every part says alike, the part's
+/// number and strip, and where its agents begin.
+fn parse_header(bytes: &[u8]) -> Result<(Header, u32, Range<usize>, usize), String> {
     let mut c = Cursor { bytes, at: 0 };
     if c.take(4)? != MAGIC {
         return Err("it is not a canopy-mpi checkpoint".into());
@@ -193,8 +305,8 @@ fn parse_header(bytes: &[u8]) -> Result<(Header, u32, usize), String> {
             "it is of checkpoint version {version}, this program reads {CHECKPOINT_VERSION}"
         ));
     }
-    let head = c.u32s(3)?;
-    let (parts, agents) = (head[1], head[2]);
+    let head = c.u32s(5)?;
+    let (parts, strip, agents) = (head[1], head[2] as usize..head[3] as usize, head[4]);
     check("the number of parts", parts, 1, MAX_PARTS)?;
     check("the number of agents", agents, 1, MAX_SAVED_AGENTS)?;
     let seed_lo = c.u32s(2)?;
@@ -248,7 +360,7 @@ fn parse_header(bytes: &[u8]) -> Result<(Header, u32, usize), String> {
         step,
         threats,
     };
-    Ok((header, head[0], c.at))
+    Ok((header, head[0], strip, c.at))
 }
 
 /// Reads a part's header front to back.

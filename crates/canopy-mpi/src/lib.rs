@@ -46,18 +46,31 @@
 //! first step whose hash differs; `--checkpoint DIR` and `--restart DIR`
 //! write and resume checkpoints. `.ci/mpi.sh` runs the checks CI needs.
 //!
-//! A rank that fails prints its error and aborts the job (`MPI_Abort`), so
-//! the others end at once instead of waiting at the next exchange; between
-//! threads ([`Mesh`]) a rank that leaves makes the others' next exchange
-//! fail with [`TransportError::RankGone`], and a wait has a timeout.
+//! Every exchange waits at most a timeout (`--exchange-timeout-ms`,
+//! [`DEFAULT_EXCHANGE_TIMEOUT`] unless told) for each other rank: a rank
+//! that dies, hangs or cannot be reached makes each of the others end with
+//! [`ShardError::Silent`], which the example prints (`rank 0: no message
+//! from rank 1 for step 10 within 2000 ms; ending the run`) before
+//! exiting with a failure; `.ci/mpi.sh` checks it with the example's test
+//! hook (`--die-at-step K --die-rank R`: rank `R` goes silent at step
+//! `K`). A rank that fails with an error of its own prints it and aborts
+//! the job (`MPI_Abort`), so the others end at once. Between threads
+//! ([`Mesh`]) the same timeout applies, and a rank that leaves makes the
+//! others' next exchange fail with [`TransportError::RankGone`].
 //!
 //! # Limits
 //!
-//! - Setting up, every rank makes the whole crowd from the seed and keeps
-//!   its strip, and a restart has every rank read every part: both cost
-//!   each rank a pass over the whole crowd, once.
+//! - Setting up, every rank builds the walkers and behaviour runtimes of
+//!   its own strip only, but draws every agent's position (two draws of
+//!   its dice, a few nanoseconds) to cut the strips and number the agents
+//!   as one process does. A restart reads every part's header and, in
+//!   full, only the parts whose strip overlaps the rank's own.
 //! - [`Shard::state_hash`] gathers every agent's record to rank 0: a check
-//!   for tests and `--check`, not a per-step cost of a production run.
+//!   for tests and `--check`, not a per-step cost of a production run, and
+//!   kept so on purpose: rank 0 alone can order the whole crowd by id as
+//!   the single process hashes it. A production run would hash each
+//!   rank's part and combine the parts instead (a hash that does not
+//!   depend on the order, which is not the single process's hash).
 //! - A checkpoint is read within a saved crowd's limits
 //!   ([`canopy_crowd::MAX_SAVED_AGENTS`] agents, an arena of at most
 //!   [`canopy_crowd::MAX_ARENA_SIZE`] units): larger crowds run, but their
@@ -159,6 +172,7 @@
 mod checkpoint;
 #[cfg(feature = "mpi")]
 mod mpi_transport;
+mod setup;
 mod shard;
 mod strips;
 mod transport;
@@ -169,7 +183,7 @@ pub use checkpoint::{CHECKPOINT_VERSION, MAX_CHECKPOINT_BYTES};
 pub use mpi_transport::MpiTransport;
 pub use shard::{Balance, Shard, ShardError, StepReport};
 pub use strips::Strips;
-pub use transport::{Mesh, MeshRank, Transport, TransportError};
+pub use transport::{DEFAULT_EXCHANGE_TIMEOUT, Mesh, MeshRank, Transport, TransportError};
 pub use wire::{
     Expect, HALO_BYTES, HEADER_BYTES, Kind, MAX_SNAPSHOT_BYTES, Problem, Reader, WALKER_BYTES,
     WIRE_VERSION, WireError, Writer,

@@ -1,19 +1,42 @@
-//! [`Transport`] over MPI (rsmpi): the exchange is two collectives, an
-//! all-to-all of byte counts and an all-to-all of the bytes.
+//! [`Transport`] over MPI (rsmpi): an exchange is an announcement, one
+//! small point-to-point message from every rank to every other saying how
+//! many bytes follow, then an all-to-all collective of the bytes.
 //!
-//! A rank that fails reports its error and aborts the whole job through
-//! `MPI_Abort` (the example does), so that no rank waits for it forever:
-//! MPI's default error handler likewise ends the job on a failed call.
+//! The announcement is the step's heartbeat. Its receives are polled
+//! (`MPI_Improbe`) against a deadline, so a rank that died, hangs or
+//! cannot be reached makes every other rank's exchange fail with
+//! [`TransportError::Timeout`] naming it, instead of blocking in a
+//! collective for ever; the collective starts only once every rank has
+//! announced, that is, once every rank is inside the same exchange.
+//! Its sends are blocking sends of four bytes, which every MPI delivers
+//! eagerly (they return without waiting for the receiver).
+//! Rejected: non-blocking collectives polled with a deadline, which end
+//! the wait as well but cannot say which rank is missing; non-blocking
+//! sends of the data itself, whose requests rsmpi cannot abandon safely
+//! when the receiver never comes (it aborts the process).
+//!
+//! A rank that dies outright is usually caught by `mpirun` first, which
+//! ends the job; the timeout covers the rest (a rank that hangs, a lost
+//! machine). A rank that fails with an error of its own reports it and
+//! aborts the job through `MPI_Abort` (the example does).
 
+use std::time::{Duration, Instant};
+
+use mpi::Tag;
 use mpi::datatype::{Partition, PartitionMut};
+use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::transport::{Transport, TransportError};
 
+/// The tag of announcements.
+const ANNOUNCE: Tag = 0x6361;
+
 /// A rank of an MPI communicator.
 pub struct MpiTransport {
     world: SimpleCommunicator,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for MpiTransport {
@@ -21,14 +44,62 @@ impl std::fmt::Debug for MpiTransport {
         f.debug_struct("MpiTransport")
             .field("rank", &self.world.rank())
             .field("size", &self.world.size())
+            .field("timeout", &self.timeout)
             .finish()
     }
 }
 
 impl MpiTransport {
-    /// The ranks of `world` (usually `universe.world()`).
-    pub fn new(world: SimpleCommunicator) -> MpiTransport {
-        MpiTransport { world }
+    /// The ranks of `world` (usually `universe.world()`); an exchange
+    /// that waits longer than `timeout` for a rank's announcement fails
+    /// with [`TransportError::Timeout`] naming that rank.
+    pub fn new(world: SimpleCommunicator, timeout: Duration) -> MpiTransport {
+        MpiTransport { world, timeout }
+    }
+
+    /// Receive every other rank's announcement into `counts`, polling
+    /// until the deadline. The first polls only yield the processor (an
+    /// exchange usually completes at once); then the pauses grow to a
+    /// millisecond, so that a long wait for a slow rank costs little.
+    fn await_announcements(&self, counts: &mut [i32]) -> Result<(), TransportError> {
+        let me = self.rank();
+        let mut waiting: Vec<usize> = (0..counts.len()).filter(|&r| r != me).collect();
+        let start = Instant::now();
+        let mut polls = 0u32;
+        loop {
+            let mut garbled = None;
+            waiting.retain(|&from| {
+                let process = self.world.process_at_rank(from as i32);
+                let Some(probed) = process.immediate_matched_probe_with_tag(ANNOUNCE) else {
+                    return true;
+                };
+                let (value, _) = probed.matched_receive_vec::<u32>();
+                match value[..] {
+                    [bytes] if i32::try_from(bytes).is_ok() => counts[from] = bytes as i32,
+                    _ => garbled = Some(from),
+                }
+                false
+            });
+            if let Some(from) = garbled {
+                return Err(TransportError::Garbled { from });
+            }
+            if waiting.is_empty() {
+                return Ok(());
+            }
+            if start.elapsed() >= self.timeout {
+                return Err(TransportError::Timeout {
+                    from: waiting[0],
+                    ms: self.timeout.as_millis() as u64,
+                });
+            }
+            polls += 1;
+            if polls < 64 {
+                std::thread::yield_now();
+            } else {
+                let pause = 20u64 << (polls - 64).min(6);
+                std::thread::sleep(Duration::from_micros(pause.min(1_000)));
+            }
+        }
     }
 
     /// The communicator, for the program's own collectives.
@@ -59,9 +130,13 @@ impl Transport for MpiTransport {
         let total = send_counts.iter().map(|&c| c as usize).sum::<usize>();
         count(total)?;
         let send_displs = displacements(&send_counts);
+        let me = self.rank();
+        for (to, &bytes) in send_counts.iter().enumerate().filter(|&(to, _)| to != me) {
+            (self.world.process_at_rank(to as i32)).send_with_tag(&(bytes as u32), ANNOUNCE);
+        }
         let mut recv_counts = vec![0i32; n];
-        self.world
-            .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+        recv_counts[me] = send_counts[me];
+        self.await_announcements(&mut recv_counts)?;
         let recv_total = recv_counts.iter().map(|&c| c as usize).sum::<usize>();
         count(recv_total)?;
         let recv_displs = displacements(&recv_counts);

@@ -4,9 +4,10 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use canopy_core::{Agent, Tree};
-use canopy_crowd::{Config, Crowd, Motion, Walker, World, state_hash_of};
+use canopy_crowd::{Config, Motion, Walker, World, state_hash_of};
 use rayon::prelude::*;
 
+use crate::setup;
 use crate::strips::Strips;
 use crate::transport::{Transport, TransportError};
 use crate::wire::{Expect, Kind, Problem, Reader, WireError, Writer};
@@ -39,6 +40,18 @@ pub enum ShardError {
         rank: usize,
         /// What failed.
         error: TransportError,
+    },
+    /// Another rank sent nothing within the transport's timeout: it died,
+    /// hangs, or cannot be reached, and this rank ends the run.
+    Silent {
+        /// The rank reporting it.
+        rank: usize,
+        /// The rank it waited for.
+        from: usize,
+        /// The step whose message did not come.
+        step: u32,
+        /// Milliseconds waited.
+        ms: u64,
     },
     /// A message from another rank could not be read.
     Message {
@@ -74,6 +87,15 @@ impl fmt::Display for ShardError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ShardError::Transport { rank, error } => write!(f, "rank {rank}: {error}"),
+            ShardError::Silent {
+                rank,
+                from,
+                step,
+                ms,
+            } => write!(
+                f,
+                "rank {rank}: no message from rank {from} for step {step} within {ms} ms; ending the run"
+            ),
             ShardError::Message { rank, error } => write!(f, "rank {rank}: {error}"),
             ShardError::Checkpoint {
                 rank,
@@ -92,6 +114,24 @@ impl fmt::Display for ShardError {
 }
 
 impl std::error::Error for ShardError {}
+
+impl ShardError {
+    /// `error`, met by `rank` in an exchange for `step`: a timeout becomes
+    /// [`ShardError::Silent`], naming the step; anything else
+    /// [`ShardError::Transport`]. For a program's own exchanges beside the
+    /// shard's (the example's gathering of step reports).
+    pub fn from_transport(rank: usize, step: u32, error: TransportError) -> ShardError {
+        match error {
+            TransportError::Timeout { from, ms } => ShardError::Silent {
+                rank,
+                from,
+                step,
+                ms,
+            },
+            error => ShardError::Transport { rank, error },
+        }
+    }
+}
 
 /// What one step cost one rank.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -171,9 +211,12 @@ impl fmt::Debug for Shard {
 type Entry = (u32, Walker, Agent);
 
 impl Shard {
-    /// This rank's part of `Crowd::new(tree, config)`: every rank makes the
-    /// same crowd from the seed and keeps the agents in its strip (strips
-    /// cut by the crowd's load), then the halos are exchanged.
+    /// This rank's part of `Crowd::new(tree, config)`: the strips are cut
+    /// by the crowd's load, and the rank builds the agents of its strip
+    /// only, each as the whole crowd would have it (its id, its walker,
+    /// its runtime); then the halos are exchanged. Every rank draws every
+    /// agent's position, a few nanoseconds an agent, to know the strips
+    /// and the ids (see the `setup` module).
     pub fn new(
         tree: Tree<Walker, World>,
         config: &Config,
@@ -181,21 +224,11 @@ impl Shard {
         t: &mut impl Transport,
     ) -> Result<Shard, ShardError> {
         let rank = t.rank();
-        let crowd = Crowd::try_new(tree, config).map_err(|_| ShardError::OutOfMemory { rank })?;
-        let config = crowd.config().clone();
-        let (world, walkers, agents, tree) = crowd.into_parts();
-        let mut load = vec![0u64; world.grid.columns()];
-        for w in &walkers {
-            load[world.grid.column(w.pos.x)] += 1;
-        }
-        let strips = Strips::balanced(&load, t.size());
-        let mine = strips.strip(rank);
-        let owned: Vec<Entry> = (0u32..)
-            .zip(walkers)
-            .zip(agents)
-            .filter(|((_, w), _)| mine.contains(&world.grid.column(w.pos.x)))
-            .map(|((id, w), a)| (id, w, a))
-            .collect();
+        let config = setup::resolved(config);
+        let (world, tree) =
+            setup::empty_world(tree, &config).map_err(|_| ShardError::OutOfMemory { rank })?;
+        let strips = setup::strips(&config, &world, t.size());
+        let owned = setup::strip_agents(&config, &world, &tree, strips.strip(rank));
         Shard::assemble(tree, world, config, strips, balance, owned, t)
     }
 
@@ -510,7 +543,7 @@ impl Shard {
         Ok(())
     }
 
-    /// The whole crowd's [`Crowd::state_hash`], on rank 0 (`None` on the
+    /// The whole crowd's [`canopy_crowd::Crowd::state_hash`], on rank 0 (`None` on the
     /// others): every rank sends its owned agents' walkers and active-task
     /// counts, rank 0 orders them by id and hashes them as one crowd.
     /// Collective. Its cost grows with the crowd: a check, not a per-step
@@ -564,10 +597,7 @@ impl Shard {
     }
 
     fn transport(&self, error: TransportError) -> ShardError {
-        ShardError::Transport {
-            rank: self.rank,
-            error,
-        }
+        ShardError::from_transport(self.rank, self.world.step, error)
     }
 
     fn message(&self, error: WireError) -> ShardError {

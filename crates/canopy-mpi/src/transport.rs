@@ -14,6 +14,11 @@ use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+/// How long an exchange waits for the other ranks unless told otherwise:
+/// far longer than any step of a crowd that fits a machine, far shorter
+/// than a job's patience.
+pub const DEFAULT_EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Why an exchange between ranks failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransportError {
@@ -22,10 +27,18 @@ pub enum TransportError {
         /// The rank that left.
         rank: usize,
     },
-    /// No exchange completed within the time allowed.
+    /// A rank sent nothing within the time allowed: it died, hangs, or
+    /// cannot be reached.
     Timeout {
-        /// Seconds waited.
-        seconds: u64,
+        /// The first rank (by number) that was waited for in vain.
+        from: usize,
+        /// Milliseconds waited.
+        ms: u64,
+    },
+    /// A rank announced an exchange in a form this program never sends.
+    Garbled {
+        /// The rank that sent it.
+        from: usize,
     },
     /// A message too large for the transport.
     TooLarge {
@@ -40,8 +53,11 @@ impl fmt::Display for TransportError {
             TransportError::RankGone { rank } => {
                 write!(f, "rank {rank} left the run in the middle of a step")
             }
-            TransportError::Timeout { seconds } => {
-                write!(f, "the other ranks did not answer within {seconds} s")
+            TransportError::Timeout { from, ms } => {
+                write!(f, "no message from rank {from} within {ms} ms")
+            }
+            TransportError::Garbled { from } => {
+                write!(f, "rank {from} announced an exchange in an unknown form")
             }
             TransportError::TooLarge { bytes } => {
                 write!(f, "a message of {bytes} bytes is too large to send")
@@ -62,7 +78,10 @@ pub trait Transport {
 
     /// Every rank sends `outgoing[r]` to rank `r` (its own entry included,
     /// delivered to itself) and receives `incoming[r]` from each rank `r`.
-    /// Collective: every rank calls it, in the same order.
+    /// Collective: every rank calls it, in the same order. A rank that
+    /// sends nothing within the transport's timeout makes the others' call
+    /// fail with [`TransportError::Timeout`] naming it, so that a rank
+    /// that dies or hangs ends the run instead of stalling it.
     fn exchange(&mut self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, TransportError>;
 
     /// The element-wise sum of `values` over every rank, on every rank.
@@ -98,6 +117,8 @@ pub struct Mesh;
 struct Round {
     /// `boxes[to][from]`.
     boxes: Vec<Vec<Vec<u8>>>,
+    /// Which ranks have deposited their messages in this round.
+    present: Vec<bool>,
     arrived: usize,
     taken: usize,
 }
@@ -106,7 +127,8 @@ struct Round {
 struct Shared {
     /// Two rounds alternate, so that a fast rank's next deposit never
     /// lands in a round others are still collecting from.
-    rounds: Mutex<([Round; 2], Option<usize>)>,
+    /// The two rounds, and which ranks have left.
+    rounds: Mutex<([Round; 2], Vec<bool>)>,
     ready: Condvar,
     timeout: Duration,
 }
@@ -127,11 +149,12 @@ impl Mesh {
     pub fn new(ranks: usize, timeout: Duration) -> Vec<MeshRank> {
         let round = || Round {
             boxes: vec![vec![Vec::new(); ranks]; ranks],
+            present: vec![false; ranks],
             arrived: 0,
             taken: 0,
         };
         let shared = Arc::new(Shared {
-            rounds: Mutex::new(([round(), round()], None)),
+            rounds: Mutex::new(([round(), round()], vec![false; ranks])),
             ready: Condvar::new(),
             timeout,
         });
@@ -164,16 +187,22 @@ impl Transport for MeshRank {
             guard.0[parity].boxes[to][self.rank] = bytes;
         }
         guard.0[parity].arrived += 1;
+        guard.0[parity].present[self.rank] = true;
         shared.ready.notify_all();
         let start = Instant::now();
         while guard.0[parity].arrived < self.size {
-            if let Some(rank) = guard.1 {
+            // A rank that left after taking part in this round (it gave
+            // up waiting, as this one may) is not the one waited for.
+            let present = &guard.0[parity].present;
+            if let Some(rank) = (0..self.size).find(|&r| guard.1[r] && !present[r]) {
                 return Err(TransportError::RankGone { rank });
             }
             let left = shared.timeout.saturating_sub(start.elapsed());
             if left.is_zero() {
+                let present = &guard.0[parity].present;
                 return Err(TransportError::Timeout {
-                    seconds: shared.timeout.as_secs(),
+                    from: present.iter().position(|p| !p).unwrap_or(self.rank),
+                    ms: shared.timeout.as_millis() as u64,
                 });
             }
             guard = shared
@@ -189,6 +218,7 @@ impl Transport for MeshRank {
         if round.taken == self.size {
             round.arrived = 0;
             round.taken = 0;
+            round.present.fill(false);
         }
         Ok(incoming)
     }
@@ -202,7 +232,7 @@ impl Drop for MeshRank {
             .rounds
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        guard.1.get_or_insert(self.rank);
+        guard.1[self.rank] = true;
         self.shared.ready.notify_all();
     }
 }
@@ -240,6 +270,25 @@ mod tests {
             }
             assert_eq!(sum, &[3, 3]);
         }
+    }
+
+    #[test]
+    fn a_rank_that_stays_silent_ends_the_others_wait_with_its_number_after_the_timeout() {
+        let mut ranks = Mesh::new(3, Duration::from_millis(200));
+        let silent = ranks.remove(1);
+        let started = Instant::now();
+        let results: Vec<_> = std::thread::scope(|s| {
+            let waiting: Vec<_> = (ranks.into_iter())
+                .map(|mut t| s.spawn(move || t.exchange(vec![Vec::new(); 3])))
+                .collect();
+            waiting.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let waited = started.elapsed();
+        drop(silent);
+        let expected = Err(TransportError::Timeout { from: 1, ms: 200 });
+        assert_eq!(results, [expected.clone(), expected]);
+        assert!(waited >= Duration::from_millis(200), "{waited:?}");
+        assert!(waited < Duration::from_secs(5), "{waited:?}");
     }
 
     #[test]

@@ -75,3 +75,43 @@ fn a_rank_that_stops_ends_the_others_with_its_number_not_a_hang() {
         "rank 0: rank 1 left the run in the middle of a step"
     );
 }
+
+#[test]
+fn a_rank_that_goes_silent_ends_the_others_within_the_timeout_naming_it_and_the_step() {
+    use std::sync::OnceLock;
+    use std::time::{Duration, Instant};
+
+    use canopy_crowd::load_default_tree;
+    use canopy_mpi::{Shard, Transport};
+    let config = config(Mode::Tick);
+    let timeout = Duration::from_millis(300);
+    let silent_since = OnceLock::new();
+    let results = common::on_ranks_waiting(3, timeout, |t| {
+        let mut shard = Shard::new(load_default_tree().unwrap(), &config, EAGER, t)?;
+        if t.rank() == 1 {
+            for _ in 0..3 {
+                shard.step(t)?;
+            }
+            silent_since.set(Instant::now()).unwrap();
+            // Still linked to the others, but taking no part: a hung rank.
+            std::thread::sleep(timeout * 5);
+            return Ok(None);
+        }
+        let error = (0..10)
+            .try_for_each(|_| shard.step(t).map(drop))
+            .unwrap_err();
+        Ok(Some((
+            error.to_string(),
+            silent_since.get().unwrap().elapsed(),
+        )))
+    });
+    assert_eq!(results[1].as_ref().unwrap(), &None);
+    for rank in [0, 2] {
+        let (message, waited) = results[rank].as_ref().unwrap().clone().unwrap();
+        assert_eq!(
+            message,
+            format!("rank {rank}: no message from rank 1 for step 4 within 300 ms; ending the run")
+        );
+        assert!(waited < timeout * 3, "rank {rank} waited {waited:?}");
+    }
+}

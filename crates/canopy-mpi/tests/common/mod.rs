@@ -45,8 +45,17 @@ pub fn on_ranks<T: Send>(
     ranks: usize,
     body: impl Fn(&mut MeshRank) -> Result<T, ShardError> + Sync,
 ) -> Vec<Result<T, ShardError>> {
+    on_ranks_waiting(ranks, Duration::from_secs(120), body)
+}
+
+/// [`on_ranks`], an exchange waiting at most `timeout` for each rank.
+pub fn on_ranks_waiting<T: Send>(
+    ranks: usize,
+    timeout: Duration,
+    body: impl Fn(&mut MeshRank) -> Result<T, ShardError> + Sync,
+) -> Vec<Result<T, ShardError>> {
     std::thread::scope(|s| {
-        let handles: Vec<_> = Mesh::new(ranks, Duration::from_secs(120))
+        let handles: Vec<_> = Mesh::new(ranks, timeout)
             .into_iter()
             .map(|mut t| {
                 let body = &body;
