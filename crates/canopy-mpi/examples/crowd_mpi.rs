@@ -152,6 +152,17 @@ fn summarise(reports: &[Vec<u8>]) -> [f64; 8] {
     out
 }
 
+/// The middle value (the mean of the two middle ones for an even count);
+/// 0 for none.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
 fn encode(r: &StepReport) -> Vec<u8> {
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     [
@@ -199,6 +210,7 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), Ending> {
         );
     }
     let mut totals = [0.0f64; 8];
+    let mut per_step = Vec::new();
     for k in 1..=a.steps {
         if a.die == Some((shard.world().step + 1, me)) {
             go_silent(a.timeout);
@@ -214,6 +226,7 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), Ending> {
         };
         let Some(all) = all else { continue };
         let s = summarise(&all);
+        per_step.push(s);
         for (t, x) in totals.iter_mut().zip(s) {
             *t += x;
         }
@@ -256,6 +269,15 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), Ending> {
             totals[5] / n,
             totals[6] / n,
             totals[7]
+        );
+        let median = |k: usize| median(per_step.iter().map(|s| s[k]).collect());
+        println!(
+            "median per step: tree {:.2} ms, movement {:.2} ms, halo {:.2} ms, migration {:.2} ms, sent {:.1} KB",
+            median(0),
+            median(1),
+            median(2),
+            median(3),
+            median(4) / 1e3
         );
         if single.is_some() {
             println!("checked: every hashed step equals the single-process run");

@@ -58,14 +58,12 @@ impl MpiTransport {
     }
 
     /// Receive every other rank's announcement into `counts`, polling
-    /// until the deadline. The first polls only yield the processor (an
-    /// exchange usually completes at once); then the pauses grow to a
-    /// millisecond, so that a long wait for a slow rank costs little.
+    /// until the deadline.
     fn await_announcements(&self, counts: &mut [i32]) -> Result<(), TransportError> {
         let me = self.rank();
         let mut waiting: Vec<usize> = (0..counts.len()).filter(|&r| r != me).collect();
         let start = Instant::now();
-        let mut polls = 0u32;
+        let mut sleeps = 0u32;
         loop {
             let mut garbled = None;
             waiting.retain(|&from| {
@@ -92,12 +90,16 @@ impl MpiTransport {
                     ms: self.timeout.as_millis() as u64,
                 });
             }
-            polls += 1;
-            if polls < 64 {
+            // Yield while the wait is short (an exchange usually
+            // completes within a few milliseconds, and a yield hands the
+            // processor to a rank sharing it); then sleep, ever longer up
+            // to a millisecond, so that waiting for a slow rank costs
+            // little.
+            if start.elapsed() < Duration::from_millis(2) {
                 std::thread::yield_now();
             } else {
-                let pause = 20u64 << (polls - 64).min(6);
-                std::thread::sleep(Duration::from_micros(pause.min(1_000)));
+                sleeps += 1;
+                std::thread::sleep(Duration::from_micros(50 << sleeps.min(4)));
             }
         }
     }
