@@ -211,3 +211,47 @@ pub(crate) fn strip_agents(
 pub(crate) fn strips(config: &Config, world: &World, ranks: usize) -> Strips {
     Strips::balanced(&column_loads(config, world), ranks)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_crowd::load_default_tree;
+
+    #[test]
+    fn the_strips_agents_together_are_the_whole_crowds_with_the_same_ids() {
+        let config = resolved(&Config {
+            agents: 2_000,
+            seed: 3,
+            ..Config::default()
+        });
+        let crowd = Crowd::new(load_default_tree().unwrap(), &config);
+        let (world, tree) = empty_world(load_default_tree().unwrap(), &config).unwrap();
+        let strips = strips(&config, &world, 3);
+        let mut all = Vec::new();
+        for rank in 0..3 {
+            let part = strip_agents(&config, &world, &tree, strips.strip(rank));
+            assert!(
+                part.len() < 1_000,
+                "rank {rank} built {} agents",
+                part.len()
+            );
+            for (id, w, _) in &part {
+                assert_eq!(strips.owner(world.grid.column(w.pos.x)), rank, "agent {id}");
+            }
+            all.extend(part.into_iter().map(|(id, w, _)| (id, w)));
+        }
+        all.sort_by_key(|e| e.0);
+        let expected: Vec<(u32, Walker)> = (0u32..)
+            .zip(&crowd.walkers)
+            .map(|(id, w)| {
+                let unsensed = Walker {
+                    neighbours: 0,
+                    nearest: None,
+                    ..w.clone()
+                };
+                (id, unsensed)
+            })
+            .collect();
+        assert_eq!(all, expected);
+    }
+}

@@ -98,3 +98,53 @@ fn a_damaged_or_missing_part_is_an_error_naming_the_rank_the_file_and_the_proble
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_rank_reads_only_the_parts_beside_its_strip_so_a_damaged_far_part_stops_only_its_reader() {
+    let dir = scratch("far");
+    sharded(&config(Mode::Tick), 4, 5, Balance::default(), Some(&dir));
+    let part = dir.join("part-3.cnmk");
+    let mut bytes = std::fs::read(&part).unwrap();
+    let last = bytes.len() - 1;
+    bytes.truncate(last);
+    std::fs::write(&part, &bytes).unwrap();
+    let results = on_ranks(2, |t| {
+        Shard::restart(load_default_tree().unwrap(), &dir, Balance::default(), t).map(|_| ())
+    });
+    assert_eq!(
+        results[1].as_ref().unwrap_err().to_string(),
+        format!(
+            "rank 1: checkpoint {}: it ends before its records do",
+            part.display()
+        )
+    );
+    // Rank 0's strip, the arena's left half, is far from part 3's: it
+    // never read that part, and learns of the failure from rank 1 leaving.
+    assert_eq!(
+        results[0].as_ref().unwrap_err().to_string(),
+        "rank 0: rank 1 left the run in the middle of a step"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn parts_whose_strips_do_not_tile_the_arena_are_an_error_naming_the_part() {
+    let dir = scratch("tiles");
+    sharded(&config(Mode::Tick), 2, 5, Balance::default(), Some(&dir));
+    let part = dir.join("part-1.cnmk");
+    let mut bytes = std::fs::read(&part).unwrap();
+    // The strip's first and last column, after magic, version, part and parts.
+    let column = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let (start, end) = (column(&bytes, 14), column(&bytes, 18));
+    bytes[14..18].copy_from_slice(&(start + 1).to_le_bytes());
+    std::fs::write(&part, &bytes).unwrap();
+    assert_eq!(
+        restart_error(&dir),
+        format!(
+            "rank 1: checkpoint {}: its columns {}..{end} do not follow the previous part's, which end at {start} of {end}",
+            part.display(),
+            start + 1
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
