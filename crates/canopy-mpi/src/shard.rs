@@ -372,8 +372,11 @@ impl Shard {
             .map(|_| Writer::new(Kind::Migrants, self.rank, step))
             .collect();
         let (grid, strips) = (&self.world.grid, &self.strips);
+        // An owned agent's strip is never empty, so leaving it is the
+        // whole test (no search of the strips for the agents that stay).
+        let mine = strips.strip(self.rank);
         let leaving: Vec<bool> = (self.walkers.iter())
-            .map(|w| strips.owner(grid.column(w.pos.x)) != self.rank)
+            .map(|w| !mine.contains(&grid.column(w.pos.x)))
             .collect();
         for k in (0..leaving.len()).filter(|&k| leaving[k]) {
             let (w, agent) = (&self.walkers[k], &self.agents[k]);
@@ -412,14 +415,19 @@ impl Shard {
             .map(|_| Writer::new(Kind::Halo, self.rank, step))
             .collect();
         self.drop_copies();
+        let mine = self.strips.strip(self.rank);
         for (&id, w) in self.ids.iter().zip(&self.walkers) {
-            for to in self.strips.halo_ranks(self.world.grid.column(w.pos.x)) {
+            // Only the strip's first and last columns border other strips.
+            let column = self.world.grid.column(w.pos.x);
+            if column != mine.start && column + 1 != mine.end {
+                continue;
+            }
+            for to in self.strips.halo_ranks(column) {
                 out[to].halo(id, w);
             }
         }
         let mut sent = 0;
         let incoming = self.send(out, t, &mut sent)?;
-        let mine = self.strips.strip(self.rank);
         let mut copies = Vec::new();
         for (from, bytes) in incoming.iter().enumerate() {
             if bytes.is_empty() {
