@@ -80,35 +80,55 @@
 //!
 //! # Figures and a model of 10M agents on 16 machines
 //!
-//! Measured with `crowd_mpi --steps 20` (tick mode, seed 1, rayon at one
-//! thread per rank: `mpirun -x RAYON_NUM_THREADS=1 --mca
-//! mpi_yield_when_idle 1`), release build, on a 2-core virtual machine
-//! that other jobs shared (load average 9 to 10 throughout): the times are
-//! wall-clock under that contention, the slowest rank's, means over the 20
-//! steps. The hash after step 20 was the same on 1, 2 and 4 ranks.
+//! Measured on a 2-core virtual machine that other jobs shared (load
+//! average 10 to 12 throughout), release build, tick mode, seed 1, 30
+//! steps, rayon at one thread per rank, each rank under `/usr/bin/time`:
 //!
-//! | agents | ranks | tree | movement | halo | migration | sent / step | migrated / step | imbalance |
-//! |---|---|---|---|---|---|---|---|---|
-//! | 500,000 | 1 | 85 ms | 284 ms | 15 ms | 3 ms | 0 | 0 | 1.000 |
-//! | 1,000,000 | 1 | 154 ms | 463 ms | 25 ms | 6 ms | 0 | 0 | 1.000 |
-//! | 1,000,000 | 2 | 196 ms | 594 ms | 220 ms | 182 ms | 63 KB | 25.6 | 1.000 |
-//! | 1,000,000 | 4 (oversubscribed: correctness only) | 268 ms | 755 ms | 167 ms | 147 ms | 193 KB | 74.1 | 1.002 |
+//! ```text
+//! cargo build --release -p canopy-mpi --features mpi --example crowd_mpi
+//! mpirun --allow-run-as-root --oversubscribe -n RANKS -x RAYON_NUM_THREADS=1 \
+//!     --mca mpi_yield_when_idle 1 /usr/bin/time -f "user %U s, system %S s, max rss %M KB" \
+//!     target/release/examples/crowd_mpi --agents AGENTS --steps 30 --print-every 0
+//! ```
 //!
-//! Wall-clock on this machine says little about scaling: one rank got a
-//! third of a core, and the same run took 0.6 s or 1.1 s a step minutes
-//! apart. Processor time says more. Over 40 steps of 1M agents, set-up
-//! included (`/usr/bin/time` around each rank, twice): one rank used
-//! 18.8 s; each of two ranks used 12.8 to 13.5 s. The work per rank fell
-//! by 30 %, not 50 %: about 2 s per rank is system time (MPI's waits,
-//! yielding the processor while the other rank works), each rank makes
-//! the whole crowd at set-up, and the halo and migration add their part.
-//! Weak scaling (500,000 agents per rank) could not be told apart from
-//! the machine's contention. One core does a step of the crowd at about
-//! 0.45 µs of processor time per agent. A halo record is 24 bytes, a
-//! migrant 121 (a 53-byte walker record, a length and canopy's 64-byte
-//! snapshot of the crowd tree's agent); one strip boundary of the 1M
-//! crowd (817 columns, about 1,225 agents in a column) carries about
-//! 60 KB per step both ways, and 25 to 30 agents cross it per step.
+//! The phase times are medians over the 30 steps of the slowest rank's
+//! wall-clock time in that phase (a phase includes waiting for the other
+//! ranks at its exchange); processor time is each rank's, set-up
+//! included.
+//!
+//! | agents | ranks | tree | movement | halo | migration | sent / step | migrated / step | processor time per rank | peak memory per rank |
+//! |---|---|---|---|---|---|---|---|---|---|
+//! | 500,000 | 1 | 117 ms | 533 ms | 12 ms | 2 ms | 0 | 0 | 6.4 s | 156 MB |
+//! | 500,000 | 2 | 92 ms | 399 ms | 85 ms | 89 ms | 43 KB | 11.9 | 4.1 s, 4.0 s | 140 MB, 144 MB |
+//! | 1,000,000 | 1 | 199 ms | 809 ms | 9 ms | 9 ms | 0 | 0 | 13.0 s | 299 MB |
+//! | 1,000,000 | 2 | 260 ms | 971 ms | 165 ms | 357 ms | 62 KB | 24.7 | 8.3 s, 8.1 s | 266 MB, 241 MB |
+//!
+//! - **Strong scaling** (the same crowd on 1 and 2 ranks): each of two
+//!   ranks used 63 % of the one rank's processor time, at 500,000 and at
+//!   1,000,000 agents: the halo, migration and the exchanges' waits
+//!   (about 1.1 s of system time per rank against 0.25 s alone) take the
+//!   rest. Wall-clock did not fall: the two ranks did not get two cores
+//!   (a step took as long on 2 ranks as on 1 at 500,000 agents, longer at
+//!   1,000,000), and the halo and migration phases above are mostly one
+//!   rank waiting for the other, which was off the processor.
+//! - **Weak scaling** (500,000 agents per rank: 1 rank with 500,000
+//!   against 2 with 1,000,000): processor time per rank grew from 6.4 s to
+//!   8.3 s (30 % more for the same agents: the halo, migration and
+//!   waits);
+//!   wall-clock per step from 0.66 s to 1.75 s, which on this machine
+//!   measures the contention more than the program.
+//! - **Set-up**, each rank building only its strip: at 1,000,000 agents on
+//!   2 ranks, 1.2 to 1.7 s and 212 MB per rank after one step, where
+//!   making the whole crowd on every rank took 3.9 s and 326 MB per rank.
+//!
+//! One core does a step of the crowd at about 0.43 µs of processor time
+//! per agent. A halo record is 24 bytes, a migrant 121 (a 53-byte walker
+//! record, a length and canopy's 64-byte snapshot of the crowd tree's
+//! agent); one strip boundary of the 1M crowd (817 columns, about 1,225
+//! agents in a column) carries about 60 KB per step both ways, and 25 to
+//! 30 agents cross it per step. On 4 ranks (oversubscribed on 2 cores)
+//! the runs are for correctness only: `.ci/mpi.sh` checks every step's
+//! hash there.
 //!
 //! **A model of 10M agents on 16 machines**, one rank per machine. It
 //! assumes the default density (6 units² per agent, spread evenly), the
@@ -117,8 +137,8 @@
 //!
 //! - The arena is 7,746 units wide: 2,582 columns of about 3,870 agents.
 //!   A rank owns 625,000 agents in a strip 161 columns wide.
-//! - Compute: 625,000 × 0.45 µs = 0.28 s per step on one core, about
-//!   0.28 / `c` s on `c` cores, times the imbalance (at most the
+//! - Compute: 625,000 × 0.43 µs = 0.27 s per step on one core, about
+//!   0.27 / `c` s on `c` cores, times the imbalance (at most the
 //!   rebalancing threshold, 1.1 by default).
 //! - Traffic per rank and step, sent (and as much received): halo, two
 //!   border columns × 3,870 agents × 24 B = 186 KB; migrants, about 2 %
@@ -131,10 +151,12 @@
 //!   latency well below a millisecond each on such a link.
 //! - So the step is compute-bound: about 20 ms on 16 cores a machine
 //!   (plus the grid's sequential counting sort), real time with room to
-//!   spare. What does not scale is set-up (every rank makes the whole 10M
-//!   crowd from the seed, about 20 s and a few GB each) and the hash check
-//!   (about 570 MB gathered to rank 0); the load check is an all-to-all
-//!   that a reduction would replace beyond a few dozen ranks.
+//!   spare. What scales least is set-up, where every rank still draws all
+//!   10M agents' positions (two passes of a few nanoseconds an agent,
+//!   estimated, not measured alone) though it builds only its 625,000
+//!   agents, and the hash check (about 570 MB gathered to rank 0); the
+//!   load check is an all-to-all that a reduction would replace beyond a
+//!   few dozen ranks.
 //!
 //! ```
 //! use std::time::Duration;
