@@ -401,3 +401,49 @@ fn checkf(what: &str, value: f32, lo: f32, hi: f32) -> Result<(), String> {
         Err(format!("{what} is {value:?}, not in {lo:?} to {hi:?}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::census;
+    use crate::transport::Mesh;
+
+    /// The census of 10 agents held as `held[r]` by rank `r`, on each rank.
+    fn census_of(held: [&[u32]; 3]) -> Vec<Option<u32>> {
+        std::thread::scope(|s| {
+            let ranks: Vec<_> = (Mesh::new(3, Duration::from_secs(10)).into_iter())
+                .zip(held)
+                .map(|(mut t, ids)| s.spawn(move || census(&mut t, ids.iter().copied(), 10)))
+                .collect();
+            ranks
+                .into_iter()
+                .map(|h| h.join().unwrap().unwrap())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn every_id_held_once_passes_the_census_on_every_rank() {
+        assert_eq!(
+            census_of([&[0, 1, 9], &[2, 3, 4, 5], &[6, 7, 8]]),
+            [None, None, None]
+        );
+    }
+
+    #[test]
+    fn a_missing_id_is_named_on_every_rank() {
+        assert_eq!(
+            census_of([&[0, 1, 9], &[2, 3, 4, 5], &[6, 8]]),
+            [Some(7), Some(7), Some(7)]
+        );
+    }
+
+    #[test]
+    fn an_id_held_by_two_ranks_is_named_on_every_rank() {
+        assert_eq!(
+            census_of([&[0, 1, 2, 9], &[2, 3, 4, 5], &[6, 7, 8]]),
+            [Some(2), Some(2), Some(2)]
+        );
+    }
+}
