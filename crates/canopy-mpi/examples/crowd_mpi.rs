@@ -15,8 +15,9 @@
 //! Every exchange between ranks waits at most `--exchange-timeout-ms`
 //! (30 s by default) for each other rank; past it, each waiting rank
 //! prints `rank R: no message from rank S for step N within T ms; ending
-//! the run` and exits with a failure, so a rank that dies or hangs ends
-//! the run instead of stalling it.
+//! the run` and, half a timeout (at most 5 s) later, exits with a
+//! failure, so a rank that dies or hangs ends the run instead of stalling
+//! it.
 //!
 //! Test hook: `--die-at-step K --die-rank R` makes rank `R` go silent at
 //! step `K` (it stops taking part, as a hung or unreachable rank would,
@@ -318,6 +319,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Ending::Silent(e)) => {
             eprintln!("crowd_mpi: {e}");
+            // The other waiting ranks reach their own deadline within
+            // about a step of this one: give them that long to say so
+            // before the launcher, seeing this rank fail, ends them.
+            std::thread::sleep(args.timeout.min(Duration::from_secs(10)) / 2);
             // Not through `MPI_Finalize`, which would wait for the silent
             // rank, nor `MPI_Abort`, which could end the other waiting
             // ranks before they say what they waited for: the launcher

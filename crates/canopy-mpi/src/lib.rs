@@ -147,8 +147,9 @@
 //!   steps, 2,582 × 8 B to each of 15 ranks, 31 KB per step on average.
 //!   About 230 KB per step: at 10 steps per second (the crowd's 0.1 s
 //!   step in real time), 2.3 MB/s, 2 % of a gigabit link. The two
-//!   exchanges per step (migration, halo; each two MPI collectives) cost
-//!   latency well below a millisecond each on such a link.
+//!   exchanges per step (migration, halo; each 15 four-byte announcements
+//!   sent by every rank, then one all-to-all) cost latency well below a
+//!   millisecond each on such a link.
 //! - So the step is compute-bound: about 20 ms on 16 cores a machine
 //!   (plus the grid's sequential counting sort), real time with room to
 //!   spare. What scales least is set-up, where every rank still draws all
