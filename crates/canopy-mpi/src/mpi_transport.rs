@@ -7,7 +7,10 @@
 //! cannot be reached makes every other rank's exchange fail with
 //! [`TransportError::Timeout`] naming it, instead of blocking in a
 //! collective for ever; the collective starts only once every rank has
-//! announced, that is, once every rank is inside the same exchange.
+//! announced, that is, once every rank is inside the same exchange (a
+//! rank that dies in the moment between its announcement and the
+//! collective is left to the launcher, which ends a job whose process
+//! died).
 //! Its sends are blocking sends of four bytes, which every MPI delivers
 //! eagerly (they return without waiting for the receiver).
 //! Rejected: non-blocking collectives polled with a deadline, which end
