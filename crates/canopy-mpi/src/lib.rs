@@ -60,11 +60,13 @@
 //!
 //! # Limits
 //!
-//! - Setting up, every rank builds the walkers and behaviour runtimes of
-//!   its own strip only, but draws every agent's position (two draws of
-//!   its dice, a few nanoseconds) to cut the strips and number the agents
-//!   as one process does. A restart reads every part's header and, in
-//!   full, only the parts whose strip overlaps the rank's own.
+//! - Setting up, every rank draws the positions of a share of the agents
+//!   and builds the walkers and behaviour runtimes of its own strip only,
+//!   numbered as one process numbers them; the exchanges that share the
+//!   numbering include one row histogram per rank, summed on every rank,
+//!   which beyond a few dozen ranks would be sent to each rank as its
+//!   own sums instead. A restart reads every part's header and, in full,
+//!   only the parts whose strip overlaps the rank's own.
 //! - [`Shard::state_hash`] gathers every agent's record to rank 0: a check
 //!   for tests and `--check`, not a per-step cost of a production run, and
 //!   kept so on purpose: rank 0 alone can order the whole crowd by id as
@@ -152,12 +154,12 @@
 //!   millisecond each on such a link.
 //! - So the step is compute-bound: about 20 ms on 16 cores a machine
 //!   (plus the grid's sequential counting sort), real time with room to
-//!   spare. What scales least is set-up, where every rank still draws all
-//!   10M agents' positions (two passes of a few nanoseconds an agent,
-//!   estimated, not measured alone) though it builds only its 625,000
-//!   agents, and the hash check (about 570 MB gathered to rank 0); the
-//!   load check is an all-to-all that a reduction would replace beyond a
-//!   few dozen ranks.
+//!   spare. Set-up is each rank's share: 625,000 agents drawn and built,
+//!   2.5 MB of ids sent, and the row histograms of the 16 strips (330 KB)
+//!   sent to each of the 15 other ranks to be summed.
+//!   What does not scale is the hash check (about 570 MB gathered to
+//!   rank 0); the load check is an all-to-all that a reduction would
+//!   replace beyond a few dozen ranks.
 //!
 //! ```
 //! use std::time::Duration;

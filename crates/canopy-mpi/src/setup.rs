@@ -2,22 +2,23 @@
 //!
 //! [`Crowd::new`] scatters agent `i` with dice seeded by the crowd's seed
 //! and `i` alone, then numbers the agents in the order of its neighbour
-//! grid: cells row by row, and within a cell by `i`. A rank therefore
-//! needs every agent's position (two draws of its dice) to know the
-//! strips and the ids, but builds the walkers and canopy runtimes of its
-//! own strip only: an agent in row `y` of the strip gets as id the number
-//! of agents in the rows above `y`, plus those in row `y` left of the
-//! strip, plus its place among the strip's agents of row `y`.
+//! grid: cells row by row, and within a cell by `i`. The ranks share that
+//! work: each draws the positions of a share of the `i`s (two draws of
+//! their dice), the column loads are summed to cut the strips, each `i`
+//! is sent to the owner of its column, and each row's agents per strip
+//! are summed, so that an owner numbers its agents as one process would:
+//! an agent in row `y` of the strip gets as id the number of agents in
+//! the rows above `y`, plus those in row `y` left of the strip, plus its
+//! place among the strip's agents of row `y`. Each rank then builds the
+//! walkers and canopy runtimes of its own strip only. Three exchanges, of
+//! a column histogram, of four bytes an agent, and of one row histogram
+//! per strip; a rank's work and memory are its share of the crowd.
 //!
 //! The draws repeat those of `canopy-crowd`'s set-up, which keeps them
 //! private; every test compares the shards' hashes with a crowd made by
 //! [`Crowd::new`], so the two cannot drift apart unnoticed.
-//! Rejected: each rank rolling the positions of a share of the ids and
-//! sending each agent to its owner, which would spare each rank the pass
-//! over every id (a few nanoseconds an agent) at the cost of two more
-//! exchanges and a sum of per-row histograms for every strip.
-
-use std::ops::Range;
+//! Rejected: every rank drawing every agent's position, simpler but a
+//! pass over the whole crowd on every rank.
 
 use canopy_core::{Agent, Tree};
 use canopy_crowd::{Activity, Config, Crowd, Walker, World};
@@ -25,6 +26,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::strips::Strips;
+use crate::transport::{Transport, TransportError};
 
 /// `config` with its defaults resolved as [`Crowd::new`] resolves them.
 pub(crate) fn resolved(config: &Config) -> Config {
@@ -113,82 +115,79 @@ fn cell(config: &Config, world: &World, i: usize) -> (usize, usize) {
     (world.grid.column(p.x), world.grid.column(p.y))
 }
 
-/// Each column's number of agents, for cutting the strips.
-pub(crate) fn column_loads(config: &Config, world: &World) -> Vec<u64> {
-    let columns = world.grid.columns();
-    (0..config.agents)
-        .into_par_iter()
-        .fold(
-            || vec![0u64; columns],
-            |mut load, i| {
-                load[cell(config, world, i).0] += 1;
-                load
-            },
-        )
-        .reduce(|| vec![0u64; columns], add)
+/// Why a rank could not make its part.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// An exchange failed.
+    Transport(TransportError),
+    /// A rank was sent an agent that is not the crowd's or not in its
+    /// strip (a transport that garbled a message).
+    Stray(u32),
 }
 
-fn add(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
-    for (x, y) in a.iter_mut().zip(b) {
-        *x += y;
+impl From<TransportError> for Failure {
+    fn from(e: TransportError) -> Failure {
+        Failure::Transport(e)
     }
-    a
 }
 
-/// What one pass over every agent's cell tells a strip: per row, the
-/// agents in all columns and those left of the strip; the strip's own
-/// agents as (row, column, `i`).
-#[derive(Default)]
-struct Census {
-    rows: Vec<u64>,
-    left: Vec<u64>,
-    mine: Vec<(u32, u32, u32)>,
-}
-
-/// The agents of columns `mine`, with their ids, walkers and runtimes.
-pub(crate) fn strip_agents(
+/// This rank's part of the crowd of `config` (resolved) in `world`: the
+/// strips, cut by the crowd's load, and the agents of this rank's strip
+/// with their ids, walkers and runtimes. Collective.
+pub(crate) fn rank_part(
     config: &Config,
     world: &World,
     tree: &Tree<Walker, World>,
-    mine: Range<usize>,
-) -> Vec<(u32, Walker, Agent)> {
+    t: &mut impl Transport,
+) -> Result<(Strips, Vec<(u32, Walker, Agent)>), Failure> {
+    let (ranks, rank) = (t.size(), t.rank());
+    let share = rank * config.agents / ranks..(rank + 1) * config.agents / ranks;
+    let cells: Vec<(usize, usize)> = (share.clone().into_par_iter())
+        .map(|i| cell(config, world, i))
+        .collect();
     let rows = world.grid.columns();
-    let empty = || Census {
-        rows: vec![0; rows],
-        left: vec![0; rows],
-        mine: Vec::new(),
-    };
-    let census = (0..config.agents)
-        .into_par_iter()
-        .fold(empty, |mut c, i| {
-            let (column, row) = cell(config, world, i);
-            c.rows[row] += 1;
-            if column < mine.start {
-                c.left[row] += 1;
-            } else if mine.contains(&column) {
-                c.mine.push((row as u32, column as u32, i as u32));
+    let mut load = vec![0u64; rows];
+    for &(column, _) in &cells {
+        load[column] += 1;
+    }
+    let strips = Strips::balanced(&t.sum(&load)?, ranks);
+    // Agents per strip and row, `per_strip[s * rows + row]`, and each
+    // strip's owner its agents' `i`s.
+    let mut per_strip = vec![0u64; ranks * rows];
+    let mut outgoing = vec![Vec::new(); ranks];
+    for (i, &(column, row)) in share.zip(&cells) {
+        let owner = strips.owner(column);
+        per_strip[owner * rows + row] += 1;
+        outgoing[owner].extend_from_slice(&(i as u32).to_le_bytes());
+    }
+    drop(cells);
+    let per_strip = t.sum(&per_strip)?;
+    let strip = strips.strip(rank);
+    let mut mine = Vec::new();
+    for part in t.exchange(outgoing)? {
+        for b in part.chunks_exact(4) {
+            let i = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            if i as usize >= config.agents {
+                return Err(Failure::Stray(i));
             }
-            c
-        })
-        .reduce(empty, |mut a, b| {
-            a.rows = add(a.rows, b.rows);
-            a.left = add(a.left, b.left);
-            a.mine.extend(b.mine);
-            a
-        });
-    let mut mine = census.mine;
+            let (column, row) = cell(config, world, i as usize);
+            if !strip.contains(&column) {
+                return Err(Failure::Stray(i));
+            }
+            mine.push((row as u32, column as u32, i));
+        }
+    }
     mine.par_sort_unstable();
-    // The first id of each row's agents in the strip.
-    let mut next: Vec<u64> = census
-        .rows
-        .iter()
-        .scan(0u64, |above, &n| {
-            let here = *above;
-            *above += n;
-            Some(here)
+    // The first id of each row's agents in this strip: every agent of the
+    // rows above, and of this row in the strips to the left.
+    let mut above = 0u64;
+    let mut next: Vec<u64> = (0..rows)
+        .map(|row| {
+            let left: u64 = (0..rank).map(|s| per_strip[s * rows + row]).sum();
+            let here = above + left;
+            above += (0..ranks).map(|s| per_strip[s * rows + row]).sum::<u64>();
+            here
         })
-        .zip(&census.left)
-        .map(|(above, left)| above + left)
         .collect();
     let ids: Vec<u32> = (mine.iter())
         .map(|&(row, _, _)| {
@@ -198,27 +197,26 @@ pub(crate) fn strip_agents(
         })
         .collect();
     let size = config.size.unwrap_or(world.size);
-    (mine.par_iter().zip(ids))
+    let agents = (mine.par_iter().zip(ids))
         .map(|(&(_, _, i), id)| {
             let mut agent = Agent::with_id(tree, id);
             agent.set_mode(tree, config.mode);
             (id, walker(config.seed, size, i as usize), agent)
         })
-        .collect()
-}
-
-/// The strips of a new crowd: cut by its columns' loads.
-pub(crate) fn strips(config: &Config, world: &World, ranks: usize) -> Strips {
-    Strips::balanced(&column_loads(config, world), ranks)
+        .collect();
+    Ok((strips, agents))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
+    use crate::transport::Mesh;
     use canopy_crowd::load_default_tree;
 
     #[test]
-    fn the_strips_agents_together_are_the_whole_crowds_with_the_same_ids() {
+    fn the_ranks_parts_together_are_the_whole_crowd_with_the_same_ids() {
         let config = resolved(&Config {
             agents: 2_000,
             seed: 3,
@@ -226,10 +224,15 @@ mod tests {
         });
         let crowd = Crowd::new(load_default_tree().unwrap(), &config);
         let (world, tree) = empty_world(load_default_tree().unwrap(), &config).unwrap();
-        let strips = strips(&config, &world, 3);
+        let (c, w, tr) = (&config, &world, &tree);
+        let parts: Vec<_> = std::thread::scope(|s| {
+            let ranks: Vec<_> = (Mesh::new(3, Duration::from_secs(10)).into_iter())
+                .map(|mut t| s.spawn(move || rank_part(c, w, tr, &mut t).unwrap()))
+                .collect();
+            ranks.into_iter().map(|h| h.join().unwrap()).collect()
+        });
         let mut all = Vec::new();
-        for rank in 0..3 {
-            let part = strip_agents(&config, &world, &tree, strips.strip(rank));
+        for (rank, (strips, part)) in parts.into_iter().enumerate() {
             assert!(
                 part.len() < 1_000,
                 "rank {rank} built {} agents",

@@ -214,9 +214,9 @@ impl Shard {
     /// This rank's part of `Crowd::new(tree, config)`: the strips are cut
     /// by the crowd's load, and the rank builds the agents of its strip
     /// only, each as the whole crowd would have it (its id, its walker,
-    /// its runtime); then the halos are exchanged. Every rank draws every
-    /// agent's position, a few nanoseconds an agent, to know the strips
-    /// and the ids (see the `setup` module).
+    /// its runtime); then the halos are exchanged. The ranks share the
+    /// drawing of positions and the numbering (see the `setup` module).
+    /// Collective.
     pub fn new(
         tree: Tree<Walker, World>,
         config: &Config,
@@ -227,8 +227,11 @@ impl Shard {
         let config = setup::resolved(config);
         let (world, tree) =
             setup::empty_world(tree, &config).map_err(|_| ShardError::OutOfMemory { rank })?;
-        let strips = setup::strips(&config, &world, t.size());
-        let owned = setup::strip_agents(&config, &world, &tree, strips.strip(rank));
+        let (strips, owned) =
+            setup::rank_part(&config, &world, &tree, t).map_err(|failure| match failure {
+                setup::Failure::Transport(e) => ShardError::from_transport(rank, 0, e),
+                setup::Failure::Stray(id) => ShardError::Census { rank, id },
+            })?;
         Shard::assemble(tree, world, config, strips, balance, owned, t)
     }
 
