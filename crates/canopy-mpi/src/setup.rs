@@ -115,6 +115,9 @@ fn cell(config: &Config, world: &World, i: usize) -> (usize, usize) {
     (world.grid.column(p.x), world.grid.column(p.y))
 }
 
+/// An agent on its way into a shard: id, walker, runtime.
+pub(crate) type Entry = (u32, Walker, Agent);
+
 /// Why a rank could not make its part.
 #[derive(Debug)]
 pub(crate) enum Failure {
@@ -139,7 +142,7 @@ pub(crate) fn rank_part(
     world: &World,
     tree: &Tree<Walker, World>,
     t: &mut impl Transport,
-) -> Result<(Strips, Vec<(u32, Walker, Agent)>), Failure> {
+) -> Result<(Strips, Vec<Entry>), Failure> {
     let (ranks, rank) = (t.size(), t.rank());
     let share = rank * config.agents / ranks..(rank + 1) * config.agents / ranks;
     let cells: Vec<(usize, usize)> = (share.clone().into_par_iter())

@@ -7,7 +7,7 @@ use canopy_core::{Agent, Tree};
 use canopy_crowd::{Config, Motion, Walker, World, state_hash_of};
 use rayon::prelude::*;
 
-use crate::setup;
+use crate::setup::{self, Entry};
 use crate::strips::Strips;
 use crate::transport::{Transport, TransportError};
 use crate::wire::{Expect, Kind, Problem, Reader, WireError, Writer};
@@ -206,9 +206,6 @@ impl fmt::Debug for Shard {
             .finish_non_exhaustive()
     }
 }
-
-/// An agent on its way into a shard: id, walker, runtime.
-type Entry = (u32, Walker, Agent);
 
 impl Shard {
     /// This rank's part of `Crowd::new(tree, config)`: the strips are cut
