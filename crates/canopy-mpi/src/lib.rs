@@ -119,9 +119,10 @@
 //!   waits);
 //!   wall-clock per step from 0.66 s to 1.75 s, which on this machine
 //!   measures the contention more than the program.
-//! - **Set-up**, each rank building only its strip: at 1,000,000 agents on
-//!   2 ranks, 1.2 to 1.7 s and 212 MB per rank after one step, where
-//!   making the whole crowd on every rank took 3.9 s and 326 MB per rank.
+//! - **Set-up**, each rank drawing a share of the positions and building
+//!   only its strip (`--agents 1000000 --steps 1` on 2 ranks): 1.3 s,
+//!   0.8 s of processor time and 214 MB per rank, where making the whole
+//!   crowd on every rank took 3.9 s, 1.3 s and 326 MB per rank.
 //!
 //! One core does a step of the crowd at about 0.43 µs of processor time
 //! per agent. A halo record is 24 bytes, a migrant 121 (a 53-byte walker
