@@ -274,7 +274,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// let document = Value::Object(vec![field("tree", tree)].into());
     /// let tree = registry.load_lowered(&document, &[], Format::Json, "made", &places, &[twice])
     ///     .unwrap();
-    /// assert_eq!(tree.display().to_string(), "twice  Repeat(times=2)\n  AlwaysSuccess\n");
+    /// assert_eq!(tree.display().to_string(), "twice  Repeat(times=2)\n└── AlwaysSuccess\n");
     /// ```
     pub fn load_lowered<'d>(
         &self,

@@ -138,7 +138,7 @@ impl<A, W> NodeType<A, W> {
     /// assert_eq!(registry.load_str(&pair(&[one, one].join(",")), Format::Json, "two.json")
     ///     .unwrap().len(), 3);
     /// assert_eq!(registry.load_str(&pair(one), Format::Json, "one.json").unwrap_err().to_string(),
-    ///     "one.json:1:11: tree (name \"Pair\"): takes two children, got 1");
+    ///     "one.json:1:12: tree (name \"Pair\"): takes two children, got 1");
     /// ```
     pub fn sized<F>(
         name: &str,
