@@ -7,21 +7,28 @@
 //! `Random` and `Chance`) in the same order — in the registry's compact
 //! form, borrowing the model's names, never written out as text. (A JSON
 //! value tree here, a search tree and a heap string per field, was the
-//! largest thing a large XML file became.) This crate's own nodes go in as stand-ins of a registered
-//! type with the same number of children; when the tree to run holds any,
-//! the loaded tree is copied into a new one with the stand-ins replaced.
+//! largest thing a large XML file became.)
+//!
+//! This crate's own nodes (BehaviorTree.CPP nodes whose semantics no
+//! registered type has) go in as node objects of types of this crate's
+//! own, which the registry's loader finds before its own types and builds
+//! in the same pass: their fields, children and parameters are checked as
+//! any node's, a shared subtree's own nodes are shared with it, and each
+//! copy of a subtree with keys of its own has its own. Their names hold a
+//! `:`, which no registered type's can, so they never hide one. Rejected:
+//! loading with a registered type standing in for each, then copying the
+//! loaded tree into a second one with the stand-ins swapped — it builds
+//! every such tree twice, needs a registry with types fit to stand in,
+//! and the copy must keep shared nodes shared and slots in place by hand.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use canopy_core::{
-    Arity, BuildError, Builder, CustomNode, Draft, NodeId, NodeKind, NodeRef, Tree, TreePath,
-};
+use canopy_core::{Arity, CustomNode, NodeKind, Param, ParamError, Params, Tree};
 use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
-use canopy_data::{LoadError, Location, NodePath, PathRoot, PathStep, Problem, Registry};
+use canopy_data::{LoadError, Location, NodePath, NodeType, PathRoot, PathStep, Problem, Registry};
 use serde_json::Value;
 
-use crate::check::Plan;
 use crate::error::XmlError;
 use crate::model::{Model, Own, Place, What};
 use crate::nodes;
@@ -32,64 +39,15 @@ use crate::text::{escape_controls, quote};
 pub(crate) fn build<A: 'static, W: 'static>(
     model: &Model,
     registry: &Registry<A, W>,
-    plan: &Plan,
 ) -> Result<Tree<A, W>, XmlError> {
-    let stand_ins = StandIns::find(registry);
-    let (document, remaps) = document(model, registry, &stand_ins)?;
+    let (document, remaps) = document(model, registry)?;
     let main = &model.files[0].path;
     // Positions come from the model, not from sources: errors are placed
     // by `load_error`, a key's first use in a message by `first_use`.
     let places = |path: &NodePath| first_use(model, path);
-    let loaded = registry
-        .load_document_placed(&document, &[], Format::Json, main, &places)
-        .map_err(|e| load_error(model, &remaps, e))?;
-    drop(document);
-    if !plan.has_own {
-        return Ok(loaded);
-    }
-    let builder = Builder::new();
-    // The same keys in the same order: the same slots at the same places,
-    // which the copied nodes' ports point at.
-    for slot in loaded.slots() {
-        builder
-            .slot(&slot.key, slot.ty.clone())
-            .map_err(|e| model.at_main(e.to_string()))?;
-    }
-    let mut copy = Copy {
-        model,
-        builder: &builder,
-        done: HashMap::new(),
-    };
-    let root = copy.node(model.trees[model.main].root, loaded.node(loaded.root()));
-    builder.build(root).map_err(|e| build_error(model, e))
-}
-
-/// Registered types that stand in for this crate's nodes while the
-/// registry loads the document: one per arity, without required parameters.
-struct StandIns {
-    composite: Option<String>,
-    decorator: Option<String>,
-}
-
-impl StandIns {
-    fn find<A: 'static, W: 'static>(registry: &Registry<A, W>) -> StandIns {
-        let pick = |arity: Arity, preferred: &str| {
-            let usable = |t: &canopy_data::NodeType<A, W>| {
-                t.arity() == arity
-                    && !t.is_condition()
-                    && t.params().iter().all(|p| p.default.is_some())
-            };
-            registry
-                .get(preferred)
-                .filter(|t| usable(t))
-                .or_else(|| registry.types().find(|t| usable(t)))
-                .map(|t| t.name().to_string())
-        };
-        StandIns {
-            composite: pick(Arity::Composite, "Sequence"),
-            decorator: pick(Arity::Decorator, "Inverter"),
-        }
-    }
+    registry
+        .load_lowered(&document, &[], Format::Json, main, &places, &own_types())
+        .map_err(|e| load_error(model, &remaps, e))
 }
 
 /// The JSON document of every tree: the one to run as `tree`; under
@@ -99,13 +57,11 @@ impl StandIns {
 fn document<'m, A: 'static, W: 'static>(
     model: &'m Model,
     registry: &'m Registry<A, W>,
-    stand_ins: &'m StandIns,
 ) -> Result<(lowered::Value<'m>, Vec<Remap>), XmlError> {
     let main = &model.trees[model.main];
     let mut doc = Doc {
         model,
         registry,
-        stand_ins,
         shared: Vec::new(),
         reached: HashSet::new(),
         instances: 0,
@@ -182,7 +138,6 @@ fn brackets(value: &Value) -> usize {
 struct Doc<'m, A, W> {
     model: &'m Model,
     registry: &'m Registry<A, W>,
-    stand_ins: &'m StandIns,
     /// Trees a `<SubTree>` shares, in the order first met.
     shared: Vec<usize>,
     /// Trees some `<SubTree>` reaches, shared or copied.
@@ -244,7 +199,14 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
                 fields.push((Key::Str("tree"), lowered::Value::Str(id)));
                 "SubTree"
             }
-            What::Own(own) => self.stand_in(node, *own)?,
+            What::Own(own) => {
+                let (index, values) = own.lowered();
+                let own_type = &OWN_TYPES[index];
+                for (&name, value) in own_type.params.iter().zip(values) {
+                    fields.push((Key::Str(name), lowered::Value::Int(value)));
+                }
+                own_type.key
+            }
         };
         let children_at = depth + 2;
         if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
@@ -311,23 +273,6 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
         }
         self.node(model.trees[tree].root, depth, &child).map(Some)
     }
-
-    /// The registered type standing in for one of this crate's nodes.
-    fn stand_in(&self, node: usize, own: Own) -> Result<&'m str, XmlError> {
-        let (stand_in, arity) = match own.arity() {
-            Arity::Composite => (&self.stand_ins.composite, "control"),
-            _ => (&self.stand_ins.decorator, "decorator"),
-        };
-        stand_in.as_deref().ok_or_else(|| {
-            self.model.fail(
-                self.model.nodes[node].place,
-                format!(
-                    "the registry has no {arity} type without required parameters, which \
-                     loading this node needs (a registry from Registry::new() has them)"
-                ),
-            )
-        })
-    }
 }
 
 impl Model {
@@ -364,13 +309,146 @@ impl Model {
     }
 }
 
+/// One kind of this crate's own nodes as the registry's loader takes it:
+/// its type's name in the lowered document, how many children it takes,
+/// its parameters (integers, in this order), and the node their values are.
+struct OwnType {
+    key: &'static str,
+    arity: Arity,
+    params: &'static [&'static str],
+    make: fn(&[i64]) -> Option<Own>,
+}
+
+/// `value` as a `T`, if it fits.
+fn fit<T: TryFrom<i64>>(value: i64) -> Option<T> {
+    T::try_from(value).ok()
+}
+
+/// Every kind of [`Own`], in the order of [`Own::lowered`]'s indices.
+const OWN_TYPES: [OwnType; 9] = [
+    OwnType {
+        key: "btcpp:Parallel",
+        arity: Arity::Composite,
+        params: &["success_count", "failure_count"],
+        make: |v| {
+            Some(Own::Parallel {
+                success_count: fit(v[0])?,
+                failure_count: fit(v[1])?,
+            })
+        },
+    },
+    OwnType {
+        key: "btcpp:ParallelAll",
+        arity: Arity::Composite,
+        params: &["max_failures"],
+        make: |v| {
+            Some(Own::ParallelAll {
+                max_failures: fit(v[0])?,
+            })
+        },
+    },
+    OwnType {
+        key: "btcpp:IfThenElse",
+        arity: Arity::Composite,
+        params: &[],
+        make: |_| Some(Own::IfThenElse),
+    },
+    OwnType {
+        key: "btcpp:WhileDoElse",
+        arity: Arity::Composite,
+        params: &[],
+        make: |_| Some(Own::WhileDoElse),
+    },
+    OwnType {
+        key: "btcpp:KeepRunningUntilFailure",
+        arity: Arity::Decorator,
+        params: &[],
+        make: |_| Some(Own::KeepRunningUntilFailure),
+    },
+    OwnType {
+        key: "btcpp:Repeat",
+        arity: Arity::Decorator,
+        params: &["num_cycles"],
+        make: |v| Some(Own::Repeat(fit(v[0])?)),
+    },
+    OwnType {
+        key: "btcpp:RetryUntilSuccessful",
+        arity: Arity::Decorator,
+        params: &["num_attempts"],
+        make: |v| Some(Own::Retry(fit(v[0])?)),
+    },
+    OwnType {
+        key: "btcpp:Delay",
+        arity: Arity::Decorator,
+        params: &["delay_msec", "ticks"],
+        make: |v| {
+            Some(Own::Delay {
+                msec: fit(v[0])?,
+                ticks: fit(v[1])?,
+            })
+        },
+    },
+    OwnType {
+        key: "btcpp:Timeout",
+        arity: Arity::Decorator,
+        params: &[],
+        make: |_| Some(Own::NoTimeout),
+    },
+];
+
+/// The node types the registry's loader builds this crate's own nodes
+/// with, found before its own (see [`Registry::load_lowered`]).
+fn own_types<A: 'static, W: 'static>() -> Vec<NodeType<A, W>> {
+    OWN_TYPES
+        .iter()
+        .map(|own: &'static OwnType| {
+            let params = own
+                .params
+                .iter()
+                .map(|name| Param::int(name, "as the XML gives it"))
+                .collect();
+            let about = "a BehaviorTree.CPP standard node canopy runs as it does";
+            NodeType::sized(own.key, about, own.arity, params, move |p, children| {
+                own_node(own, p, children)
+            })
+        })
+        .collect()
+}
+
+/// The node of one of this crate's own types, from its checked parameters.
+fn own_node<A: 'static, W: 'static>(
+    own: &OwnType,
+    params: &Params,
+    children: usize,
+) -> Result<NodeKind<A, W>, ParamError> {
+    let values = own
+        .params
+        .iter()
+        .map(|name| params.int(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let made = (own.make)(&values).ok_or_else(|| {
+        ParamError::invalid(format!("a parameter of {} is out of range", own.key))
+    })?;
+    Ok(NodeKind::Custom(made.node(children)))
+}
+
 impl Own {
-    fn arity(self) -> Arity {
+    /// Its type in [`OWN_TYPES`] (by index) and its parameters' values,
+    /// in the order of the type's parameters.
+    fn lowered(self) -> (usize, [i64; 2]) {
         match self {
-            Own::Parallel { .. } | Own::ParallelAll { .. } | Own::IfThenElse | Own::WhileDoElse => {
-                Arity::Composite
-            }
-            _ => Arity::Decorator,
+            Own::Parallel {
+                success_count,
+                failure_count,
+            } => (0, [success_count.into(), failure_count.into()]),
+            Own::ParallelAll { max_failures } => (1, [max_failures.into(), 0]),
+            Own::IfThenElse => (2, [0; 2]),
+            Own::WhileDoElse => (3, [0; 2]),
+            Own::KeepRunningUntilFailure => (4, [0; 2]),
+            Own::Repeat(count) => (5, [count.into(), 0]),
+            Own::Retry(count) => (6, [count.into(), 0]),
+            Own::Delay { msec, ticks } => (7, [msec.into(), ticks.into()]),
+            Own::NoTimeout => (8, [0; 2]),
         }
     }
 
@@ -414,47 +492,6 @@ impl Own {
     }
 }
 
-/// Copies a loaded tree, node by node, beside the model it came from.
-struct Copy<'m, 'b, A, W> {
-    model: &'m Model,
-    builder: &'b Builder<'b, A, W>,
-    /// Nodes copied so far, by the loaded node: a shared tree stays
-    /// shared, and each copy of a subtree with keys of its own stays apart.
-    done: HashMap<NodeId, &'b Draft<'b, A, W>>,
-}
-
-impl<'b, A: 'static, W: 'static> Copy<'_, 'b, A, W> {
-    fn node(&mut self, node: usize, loaded: NodeRef<'_, A, W>) -> &'b Draft<'b, A, W> {
-        let node = self.model.resolve(node);
-        if let Some(done) = self.done.get(&loaded.id()) {
-            return done;
-        }
-        let x = &self.model.nodes[node];
-        let children: Vec<_> = x
-            .children
-            .iter()
-            .zip(loaded.children())
-            .map(|(&child, loaded)| self.node(child, loaded))
-            .collect();
-        let draft = match &x.what {
-            What::Own(own) => {
-                let custom = own.node(children.len());
-                self.builder
-                    .node(&x.name, NodeKind::Custom(custom), children)
-            }
-            _ => self.builder.typed_node(
-                loaded.name(),
-                loaded.type_name(),
-                loaded.params(),
-                loaded.kind().clone(),
-                children,
-            ),
-        };
-        self.done.insert(loaded.id(), draft);
-        draft
-    }
-}
-
 impl Model {
     /// The node a `<SubTree>` stands for (through any number of them).
     pub(crate) fn resolve(&self, mut node: usize) -> usize {
@@ -481,17 +518,6 @@ impl Model {
             node = *self.nodes[self.resolve(node)]
                 .children
                 .get(*index as usize)?;
-        }
-        Some(node)
-    }
-
-    /// The node at a path of the built tree to run.
-    fn locate_built(&self, path: &TreePath) -> Option<usize> {
-        let mut node = self.trees[self.main].root;
-        for &index in path.steps() {
-            node = *self.nodes[self.resolve(node)]
-                .children
-                .get(index as usize)?;
         }
         Some(node)
     }
@@ -603,12 +629,4 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
     };
     let text = format!("{attr}: script {}, column {column}: {problem}", quote(code));
     Some(escape_controls(&text))
-}
-
-fn build_error(model: &Model, e: BuildError) -> XmlError {
-    let problem = escape_controls(&e.problem);
-    match model.locate_built(&e.path) {
-        Some(node) => model.fail(model.nodes[model.resolve(node)].place, problem),
-        None => model.at_main(problem),
-    }
 }

@@ -8,12 +8,6 @@ use crate::error::XmlError;
 use crate::model::{Model, Own, What};
 use crate::text::{did_you_mean, quote};
 
-/// What the checks found out, for building the tree.
-pub(crate) struct Plan {
-    /// Whether the tree to run reaches one of this crate's custom nodes.
-    pub(crate) has_own: bool,
-}
-
 struct Walk<'m> {
     model: &'m Model,
     /// Levels from each node down to its deepest leaf; 0: not known yet.
@@ -22,8 +16,8 @@ struct Walk<'m> {
     stack: Vec<usize>,
 }
 
-/// Check every tree; plan the one to run.
-pub(crate) fn check(model: &Model, options: &XmlOptions) -> Result<Plan, XmlError> {
+/// Check every tree, and the work one tick of the tree to run can do.
+pub(crate) fn check(model: &Model, options: &XmlOptions) -> Result<(), XmlError> {
     let mut walk = Walk {
         model,
         height: vec![0; model.nodes.len()],
@@ -149,7 +143,7 @@ fn updates(model: &Model, node: usize, memo: &mut [Option<u64>]) -> u64 {
 
 /// A tree whose one tick could update more nodes than the options allow
 /// is refused.
-fn budget(model: &Model, options: &XmlOptions) -> Result<Plan, XmlError> {
+fn budget(model: &Model, options: &XmlOptions) -> Result<(), XmlError> {
     let root = model.trees[model.main].root;
     let limit = options.max_updates_per_tick;
     if updates(model, root, &mut vec![None; model.nodes.len()]) > limit {
@@ -162,19 +156,5 @@ fn budget(model: &Model, options: &XmlOptions) -> Result<Plan, XmlError> {
             ),
         ));
     }
-    let mut has_own = false;
-    let mut seen = vec![false; model.nodes.len()];
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if std::mem::replace(&mut seen[node], true) {
-            continue;
-        }
-        match &model.nodes[node].what {
-            What::Own(_) => has_own = true,
-            What::SubTree(id) => stack.extend(model.tree(id).map(|t| t.root)),
-            What::Registered { .. } => {}
-        }
-        stack.extend(&model.nodes[node].children);
-    }
-    Ok(Plan { has_own })
+    Ok(())
 }

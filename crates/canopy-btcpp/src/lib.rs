@@ -346,8 +346,8 @@ fn load<A: 'static, W: 'static>(
 ) -> Result<Tree<A, W>, XmlError> {
     let files = sources::gather(text, source, base, canonical, options.includes_outside)?;
     let model = model::read(files, registry, options)?;
-    let plan = check::check(&model, options)?;
-    build::build(&model, registry, &plan)
+    check::check(&model, options)?;
+    build::build(&model, registry)
 }
 
 /// Load any tree file canopy reads: `.xml` with this crate, `.json` and

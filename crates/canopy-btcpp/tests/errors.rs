@@ -717,6 +717,23 @@ fn canopys_subtree_type_as_a_node_is_refused_with_the_xml_spelling() {
 }
 
 #[test]
+fn an_id_spelled_like_the_name_canopy_loads_its_own_nodes_under_is_unknown() {
+    // The names the lowered document gives the standard nodes canopy runs
+    // as its own kinds are no names a file can use.
+    let xml = tree(
+        "<BehaviorTree ID=\"Main\"><Decorator ID=\"btcpp:Repeat\" num_cycles=\"2\">\
+         <AlwaysSuccess/></Decorator></BehaviorTree>",
+    );
+    assert_eq!(
+        error(&xml),
+        format!(
+            "bad.xml:2:{BODY}: <Decorator ID=\"btcpp:Repeat\">: unknown node type \"btcpp:Repeat\"; \
+             the registry and BehaviorTree.CPP's standard nodes have no such type"
+        )
+    );
+}
+
+#[test]
 fn a_utf16_file_is_named_as_such() {
     let registry = Registry::<(), ()>::new();
     let options = XmlOptions::default();

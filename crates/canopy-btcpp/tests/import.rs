@@ -379,3 +379,91 @@ fn the_fuzz_body_takes_anything() {
         fuzz_one(input);
     }
 }
+
+#[test]
+fn own_nodes_load_with_a_registry_that_has_no_control_or_decorator_types() {
+    // Nothing a Repeat or an IfThenElse could be loaded as: they are
+    // built as themselves while the registry loads the tree.
+    let mut registry = Registry::<u32, ()>::empty();
+    registry
+        .register_action("Count", "counts its updates and succeeds", vec![], |_| {
+            Ok(|cx: &mut Ctx<u32, ()>| {
+                *cx.agent += 1;
+                Status::Success
+            })
+        })
+        .unwrap();
+    let xml = main_tree(
+        "<IfThenElse><Count/><Repeat num_cycles=\"2\"><Count/></Repeat><Count/></IfThenElse>",
+    );
+    let tree = load_str(&registry, &xml, "t.xml", None, &XmlOptions::default()).unwrap();
+    assert_eq!(
+        tree.display().to_string(),
+        "\
+IfThenElse
+├── Count
+├── Repeat(num_cycles=2)
+│   └── Count
+└── Count
+"
+    );
+    let (mut agent, mut count) = (Agent::new(&tree), 0);
+    let statuses: Vec<_> = (0..2)
+        .map(|_| (agent.tick(&tree, &mut count, &()), count))
+        .collect();
+    assert_eq!(statuses, [(Status::Running, 2), (Status::Success, 3)]);
+}
+
+#[test]
+fn a_subtree_with_own_nodes_used_twice_is_one_shared_node() {
+    let registry = counting_registry();
+    let xml = r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+      <BehaviorTree ID="Main"><Sequence><SubTree ID="Twice"/><SubTree ID="Twice"/></Sequence></BehaviorTree>
+      <BehaviorTree ID="Twice"><Repeat num_cycles="2"><Count/></Repeat></BehaviorTree>
+    </root>"#;
+    let tree = load_str(&registry, xml, "t.xml", None, &XmlOptions::default()).unwrap();
+    // The Sequence, and one Repeat over one Count for both uses.
+    assert_eq!(tree.len(), 3);
+    let uses: Vec<_> = tree.node(tree.root()).children().map(|c| c.id()).collect();
+    assert_eq!(uses[0], uses[1]);
+    assert_eq!(tree.node(uses[0]).type_name(), "Repeat");
+    let (mut agent, mut count) = (Agent::new(&tree), 0);
+    // Each use yields after its first cycle; the second use starts in
+    // the tick the first finishes.
+    let statuses: Vec<_> = (0..3)
+        .map(|_| (agent.tick(&tree, &mut count, &()), count))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            (Status::Running, 1),
+            (Status::Running, 3),
+            (Status::Success, 4)
+        ]
+    );
+}
+
+#[test]
+fn each_copy_of_a_subtree_with_keys_of_its_own_has_its_own_own_nodes() {
+    let xml = r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+      <BehaviorTree ID="Main">
+        <Sequence><SubTree ID="Set" n="{a}"/><SubTree ID="Set" n="{b}"/></Sequence>
+      </BehaviorTree>
+      <BehaviorTree ID="Set"><Repeat num_cycles="2"><Script code="n := 1"/></Repeat></BehaviorTree>
+    </root>"#;
+    let tree = load(xml);
+    // The Sequence, and a Repeat over a script for each copy.
+    assert_eq!(tree.len(), 5);
+    let uses: Vec<_> = tree.node(tree.root()).children().collect();
+    assert_ne!(uses[0].id(), uses[1].id());
+    assert_eq!(
+        tree.display().to_string(),
+        "\
+Sequence
+├── Repeat(num_cycles=2)
+│   └── Script  Eval(code=\"a := 1\")
+└── Repeat(num_cycles=2)
+    └── Script  Eval(code=\"b := 1\")
+"
+    );
+}

@@ -20,7 +20,7 @@ use serde::de::DeserializeSeed;
 use crate::document::{Reader, Refused, Source, Value};
 use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
 use crate::format::{Format, MAX_FILE_BYTES, MAX_NESTING};
-use crate::registry::Registry;
+use crate::registry::{NodeType, Registry};
 use crate::walk::{Drafts, Loader, PlaceNamer, Subtrees, node_error};
 
 /// An error about the file as a whole.
@@ -222,14 +222,25 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// [`load_document`](Self::load_document) for a loader that lowered
-    /// another syntax and shows places its own way: a message naming the
-    /// place of a blackboard key's first use (a key used as two types, a
-    /// script reading it) names it through `places`, so the message never
-    /// needs rewriting.
+    /// another syntax, which takes part in the load two ways.
+    ///
+    /// It shows places its own way: a message naming the place of a
+    /// blackboard key's first use (a key used as two types, a script
+    /// reading it) names it through `places`, so the message never needs
+    /// rewriting.
+    ///
+    /// It may have node kinds of its own, which no registered type builds
+    /// (BehaviorTree.CPP's `Repeat` loops differently from canopy's):
+    /// `own_types` are found before the registry's types, and a node of
+    /// one is checked as any node is (its fields, children and parameters)
+    /// and built in the same pass, showing itself as its kind does. Give
+    /// them names no registry can hold (with a character other than a
+    /// letter, a digit or `_`), so that they never hide a registered type.
     ///
     /// ```
+    /// use canopy_core::{Arity, NodeKind, Param, nodes::Repeat};
     /// use canopy_data::document::{Key, Value};
-    /// use canopy_data::{Format, Registry};
+    /// use canopy_data::{Format, NodeType, Registry};
     ///
     /// let field = |k: &'static str, v: Value<'static>| (Key::Str(k), v);
     /// let node = |t: &'static str, port: &'static str, v: &'static str| {
@@ -244,22 +255,40 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// ].into());
     /// let document = Value::Object(vec![field("tree", tree)].into());
     /// let places = |path: &canopy_data::NodePath| Some(format!("node {}", path.steps.len()));
-    /// let err = Registry::<(), ()>::new()
-    ///     .load_document_placed(&document, &[], Format::Json, "made", &places)
+    /// let registry = Registry::<(), ()>::new();
+    /// let err = registry.load_lowered(&document, &[], Format::Json, "made", &places, &[])
     ///     .unwrap_err();
     /// assert!(err.to_string().contains("since its first use at node 1"), "{err}");
+    ///
+    /// // A kind of the lowering's own, under a name no registry holds.
+    /// let twice = NodeType::new("made:Twice", "its child two times", Arity::Decorator,
+    ///     vec![Param::count("times", "how many")],
+    ///     |p| Ok(NodeKind::from(Repeat { times: p.u32("times")? })));
+    /// let leaf = Value::Object(vec![field("type", Value::Str("AlwaysSuccess"))].into());
+    /// let tree = Value::Object(vec![
+    ///     field("type", Value::Str("made:Twice")),
+    ///     field("name", Value::Str("twice")),
+    ///     field("times", Value::Int(2)),
+    ///     field("children", Value::List(vec![leaf].into())),
+    /// ].into());
+    /// let document = Value::Object(vec![field("tree", tree)].into());
+    /// let tree = registry.load_lowered(&document, &[], Format::Json, "made", &places, &[twice])
+    ///     .unwrap();
+    /// assert_eq!(tree.display().to_string(), "twice  Repeat(times=2)\n└── AlwaysSuccess\n");
     /// ```
-    pub fn load_document_placed<'d>(
+    pub fn load_lowered<'d>(
         &self,
         document: &'d Value<'d>,
         sources: &[Source<'d>],
         format: Format,
         file: &str,
         places: &PlaceNamer<'_>,
+        own_types: &[NodeType<A, W>],
     ) -> Result<Tree<A, W>, LoadError> {
         let builder = Builder::new();
         let drafts = Loader::new(self, &builder, file, sources, format)
             .places(places)
+            .own_types(own_types)
             .document(document)?;
         build(&builder, &drafts)
             .map_err(|(start, e)| self.locate(document, sources, start, e, file))

@@ -20,10 +20,16 @@ use crate::format::MAX_NESTING;
 /// A factory: checked parameters in, a `T` or the problem out.
 pub(crate) type Factory<T> = Box<dyn Fn(&Params) -> Result<T, ParamError> + Send + Sync>;
 
+/// A factory that is also told how many children the node has.
+pub(crate) type SizedFactory<T> =
+    Box<dyn Fn(&Params, usize) -> Result<T, ParamError> + Send + Sync>;
+
 /// How a node type turns checked parameters into a node.
 pub(crate) enum Build<A, W> {
     /// Most node types: parameters to a node kind.
     Kind(Factory<NodeKind<A, W>>),
+    /// Parameters and the number of children to a node kind.
+    Sized(SizedFactory<NodeKind<A, W>>),
     /// Condition leaves, which guards can also use as their condition.
     Condition(Factory<ConditionFn<A, W>>),
     /// Guard and ReactiveGuard: the loader resolves their condition.
@@ -108,6 +114,48 @@ impl<A, W> NodeType<A, W> {
             arity,
             params,
             Build::Kind(Box::new(factory)),
+        )
+    }
+
+    /// [`NodeType::new`] for a type whose parameters mean something
+    /// relative to its number of children (a parallel that needs "all but
+    /// one" to succeed): the factory is also told how many the node has.
+    ///
+    /// ```
+    /// use canopy_core::{Arity, NodeKind, ParamError, nodes::Sequence};
+    /// use canopy_data::{Format, NodeType, Registry};
+    ///
+    /// let mut registry = Registry::<(), ()>::new();
+    /// registry.register(NodeType::sized(
+    ///     "Pair", "a sequence of exactly two children", Arity::Composite, vec![],
+    ///     |_params, children| match children {
+    ///         2 => Ok(NodeKind::from(Sequence)),
+    ///         n => Err(ParamError::invalid(format!("takes two children, got {n}"))),
+    ///     },
+    /// )).unwrap();
+    /// let pair = |children: &str| format!(r#"{{"tree": {{"type": "Pair", "children": [{children}]}}}}"#);
+    /// let one = r#"{"type": "AlwaysSuccess"}"#;
+    /// assert_eq!(registry.load_str(&pair(&[one, one].join(",")), Format::Json, "two.json")
+    ///     .unwrap().len(), 3);
+    /// assert_eq!(registry.load_str(&pair(one), Format::Json, "one.json").unwrap_err().to_string(),
+    ///     "one.json:1:12: tree (name \"Pair\"): takes two children, got 1");
+    /// ```
+    pub fn sized<F>(
+        name: &str,
+        description: &str,
+        arity: Arity,
+        params: Vec<Param>,
+        factory: F,
+    ) -> Self
+    where
+        F: Fn(&Params, usize) -> Result<NodeKind<A, W>, ParamError> + Send + Sync + 'static,
+    {
+        Self::with_build(
+            name,
+            description,
+            arity,
+            params,
+            Build::Sized(Box::new(factory)),
         )
     }
 

@@ -257,6 +257,8 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     /// How a loader that lowered another syntax names a node's place in
     /// its own file (`None`: as this crate writes places).
     places: Option<&'r PlaceNamer<'r>>,
+    /// Node types of that loader's own, found before the registry's.
+    own_types: &'r [NodeType<A, W>],
 }
 
 /// Names the place of the node at a path as the file it was lowered from
@@ -287,12 +289,20 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             nodes: 0,
             scripts: Vec::new(),
             places: None,
+            own_types: &[],
         }
     }
 
     /// Places named by the loader that lowered the document.
     pub(crate) fn places(mut self, places: &'r PlaceNamer<'r>) -> Self {
         self.places = Some(places);
+        self
+    }
+
+    /// Node types of the lowering loader's own, looked up before the
+    /// registry's (see [`Registry::load_lowered`](crate::Registry::load_lowered)).
+    pub(crate) fn own_types(mut self, types: &'r [NodeType<A, W>]) -> Self {
+        self.own_types = types;
         self
     }
 
@@ -432,7 +442,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             return Err(self.fail(path, "", Problem::NotANode { got }));
         };
         let (type_name, name) = self.type_and_name(fields, path)?;
-        let (node_type, index) = self.count_and_find(type_name, name, path, depth)?;
+        let (node_type, index, own) = self.count_and_find(type_name, name, path, depth)?;
         let children = self.children_of(fields, node_type, path, name)?;
         let params = self.params(node_type, fields, path, name, index)?;
         let kind = match &node_type.build {
@@ -442,6 +452,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 return self.subtree(target, path, name, depth);
             }
             Build::Kind(factory) => factory(&params),
+            Build::Sized(factory) => factory(&params, children.len()),
             Build::Script(Shape::Around) => self.around(&params, value, path, name),
             Build::Script(Shape::Switch) => {
                 let (cells, shown) = self.script_list(
@@ -501,20 +512,26 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         for (i, child) in children.iter().enumerate() {
             drafts.push(self.node(child, &path.child(i, child), depth + 1)?);
         }
+        if own {
+            // The lowering's own name for the type is no name a file
+            // uses: the node shows itself as its kind does.
+            return Ok(self.builder.node(name, kind, drafts));
+        }
         Ok(self
             .builder
             .typed_node(name, type_name, shown, kind, drafts))
     }
 
     /// Count the node against the limits and find its type; also returns
-    /// the node's position in the file.
+    /// the node's position in the file, and whether the type is one of
+    /// the lowering loader's own.
     fn count_and_find(
         &mut self,
         type_name: &str,
         name: &str,
         path: &Spot,
         depth: usize,
-    ) -> Result<(&'r NodeType<A, W>, u64), LoadError> {
+    ) -> Result<(&'r NodeType<A, W>, u64, bool), LoadError> {
         if depth > MAX_DEPTH {
             return Err(self.fail(path, name, Problem::TooDeep));
         }
@@ -523,6 +540,9 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             return Err(self.fail(path, name, Problem::TooManyNodes));
         }
         let index = self.nodes as u64 - 1;
+        if let Some(own) = self.own_types.iter().find(|t| t.name() == type_name) {
+            return Ok((own, index, true));
+        }
         let registry = self.registry;
         let node_type = registry.get(type_name).ok_or_else(|| {
             let problem = Problem::UnknownType {
@@ -531,7 +551,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             };
             self.fail(path, name, problem)
         })?;
-        Ok((node_type, index))
+        Ok((node_type, index, false))
     }
 
     /// A node's children, which must be a list of as many as its type takes.

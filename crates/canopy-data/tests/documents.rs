@@ -135,3 +135,63 @@ fn the_parse_is_strict() {
     .unwrap();
     assert_eq!(document, json!({"tree": {"type": "Wait", "ticks": 3}}));
 }
+
+/// A lowered document's node of the lowering's own `made:Rounds` type
+/// over one `AlwaysSuccess`, with `fields` besides its type and child.
+fn lowered_rounds(fields: &str) -> Value {
+    let text = format!(
+        r#"{{"tree": {{"type": "made:Rounds", {fields} "children": [{{"type": "AlwaysSuccess"}}]}}}}"#
+    );
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A type of a lowering's own: its child `rounds` times for each child it
+/// has (one), which its factory is told.
+fn rounds() -> canopy_data::NodeType<(), ()> {
+    use canopy_core::{Arity, NodeKind, Param, nodes::Repeat};
+    canopy_data::NodeType::sized(
+        "made:Rounds",
+        "its child `rounds` times per child",
+        Arity::Decorator,
+        vec![Param::count("rounds", "how many")],
+        |p, children| {
+            let times = p.u32("rounds")? * children as u32;
+            Ok(NodeKind::from(Repeat { times }))
+        },
+    )
+}
+
+fn load_lowered(document: &Value) -> Result<canopy_core::Tree<(), ()>, LoadError> {
+    let document = canopy_data::document::from_json_owned(document.clone());
+    registry().load_lowered(&document, &[], Format::Json, "made", &|_| None, &[rounds()])
+}
+
+#[test]
+fn a_lowerings_own_type_is_built_in_the_same_pass_and_checked_as_any_type() {
+    let tree = load_lowered(&lowered_rounds(r#""rounds": 3,"#)).unwrap();
+    // Shown as its kind shows itself, built with the number of children.
+    assert_eq!(
+        tree.display().to_string(),
+        "made:Rounds  Repeat(times=3)\n└── AlwaysSuccess\n"
+    );
+    let unknown = load_lowered(&lowered_rounds(r#""rounds": 3, "round": 1,"#)).unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "made: tree (name \"made:Rounds\"): unknown parameter \"round\" for made:Rounds \
+         (did you mean \"rounds\"?); it takes: rounds"
+    );
+    let missing = load_lowered(&lowered_rounds("")).unwrap_err();
+    assert_eq!(
+        missing.to_string(),
+        "made: tree (name \"made:Rounds\"): missing parameter \"rounds\" (integer ≥ 1, required)"
+    );
+    // Without the lowering, the name is no type at all.
+    let document = lowered_rounds(r#""rounds": 3,"#);
+    assert!(matches!(
+        registry()
+            .load_value(&document, "made")
+            .unwrap_err()
+            .problem(),
+        Problem::UnknownType { .. }
+    ));
+}
