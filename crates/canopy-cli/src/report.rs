@@ -59,6 +59,7 @@ impl Failure {
                 let hint = hint(&e, cx).map_or(String::new(), |h| format!("hint: {h}\n"));
                 (1, format!("{e}\n{hint}"))
             }
+            Failure::Machine(e) => (1, format!("{e}\n")),
             Failure::Loads(errors) => {
                 let mut text: String = errors.iter().map(|e| format!("{e}\n")).collect();
                 if errors.len() >= canopy_data::MAX_ERRORS {

@@ -142,6 +142,21 @@ impl<A: 'static, W: 'static, T: 'static> MachineRegistry<A, W, T> {
         self
     }
 
+    /// The tree registry, to lend it another registry's node types: a
+    /// command that holds one tree registry for trees and machines swaps
+    /// it in for a load and back out after.
+    pub fn trees_mut(&mut self) -> &mut Registry<A, W> {
+        &mut self.trees
+    }
+
+    /// The trigger registered as `name`, made with no parameters (as a
+    /// command line names one); `None` if no trigger has that name, the
+    /// factory's reason if it needs parameters.
+    pub fn trigger_named(&self, name: &str) -> Option<Result<T, String>> {
+        let factory = self.triggers.get(name)?;
+        Some(factory(&Value::Object(Box::new([]))))
+    }
+
     /// The registered state type names, in order.
     pub fn state_types(&self) -> impl Iterator<Item = &str> {
         self.states.keys().map(String::as_str)
