@@ -501,7 +501,8 @@ where
             .filter(|m| !m.starts_with("final"))
             .collect();
         if !marks.is_empty() {
-            label.push_str(&format!("\\n{}", dot_text(&marks.join(", "))));
+            // Marks are escaped already: only DOT's own quoting is left.
+            label.push_str(&format!("\\n{}", dot_quote(&marks.join(", "))));
         }
         let Some(initial) = machine.initial(id) else {
             let shape = match (machine.runs_tree(id), machine.outcome(id)) {
@@ -543,9 +544,14 @@ fn every_state<A, W, T>(machine: &Machine<A, W, T>) -> Vec<StateId> {
 }
 
 /// Text from the file as a DOT string's content: escaped for the terminal,
-/// then `\` and `"` for DOT.
+/// then quoted for DOT.
 fn dot_text(text: &str) -> String {
-    escape(text).replace('\\', "\\\\").replace('"', "\\\"")
+    dot_quote(&escape(text))
+}
+
+/// Escaped text as a DOT string's content: `\` and `"` escaped.
+fn dot_quote(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 /// `run`'s options that only trees have, refused for a machine.
