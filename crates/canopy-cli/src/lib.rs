@@ -44,6 +44,11 @@
 //! ([`Cli::with_types`]); the built-in `canopy` offers canopy's own node
 //! types and the crowd demo's that way.
 //!
+//! `check`, `print`, `dot` and `run` also take canopy-fsm state machine
+//! files (a JSON or RON file whose top level has `states` and no `tree`):
+//! with the game's state types and triggers ([`Cli::machines`]), or, without
+//! them, with stand-ins that let the structure be checked, shown and run.
+//!
 //! The shape is that of clap-based tools used as libraries: a value built
 //! with chained calls, then [`Cli::run`] (the process's arguments and
 //! streams), [`Cli::run_from`] (given arguments) or [`Cli::run_with`]
