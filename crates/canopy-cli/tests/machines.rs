@@ -416,3 +416,22 @@ fn a_games_canopy_prints_its_triggers() {
          Rest  [Printing, final: Success]\n"
     );
 }
+
+#[test]
+fn a_tree_state_using_another_types_node_types_gets_the_hint_trees_get() {
+    let path = format!("{FIXTURES}/afraid.json");
+    let (_, err) = failing(&["check", &path], 1);
+    assert_eq!(
+        err,
+        format!(
+            "{path}:5:7: machine/states[1] (name \"Afraid\"): its tree: {path}:5:43: tree \
+             (name \"afraid?\"): unknown node type \"NeedAbove\"\n\
+             hint: \"NeedAbove\" is one of the crowd demo's node types: add `--types crowd`\n"
+        )
+    );
+    assert_eq!(
+        success(&["check", &path, "--types", "crowd"]),
+        "ok (structure only: no state types are registered, so states stand in for theirs)\n\
+         state types: none\ntriggers: Scare\n"
+    );
+}
