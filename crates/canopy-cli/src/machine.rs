@@ -34,9 +34,10 @@ use canopy_data::{Format, Registry, escape};
 use canopy_fsm::{FsmAgent, Hooks, MAX_DEPTH, MAX_STATES, Machine, MachineRegistry, StateId};
 use rayon::prelude::*;
 
-use crate::args::{Command, RunArgs};
+use crate::args::{Command, MAX_AGENTS, RunArgs};
 use crate::crowd::MAX_CROWD_BYTES;
 use crate::failure::Failure;
+use crate::files::{self, shown};
 use crate::game::Game;
 
 /// A machine file's bytes and syntax, and what its document names.
@@ -313,7 +314,8 @@ where
             .map_err(Failure::Machine)
     }
 
-    /// `run`: the crowd's statuses and active states, tick by tick.
+    /// `run`: the crowd's statuses and active states, tick by tick; saved
+    /// after the last with `--save`, carried on from a save with `--restore`.
     fn run(&self, a: &RunArgs, setup: Setup<'_, A, W>, out: &mut dyn Write) -> Result<(), Failure> {
         unsupported(a)?;
         let (Some(make), Some(world)) = (setup.make, setup.world) else {
@@ -326,42 +328,25 @@ where
             .collect::<Result<Vec<_>, String>>()
             .map_err(|e| Failure::Usage("run", e))?;
         let machine = self.load(&a.file)?;
-        let mut crowd = Crowd::new(&machine, a.agents, make)?;
-        let tick_width = a.ticks.to_string().len();
-        let agent_width = a.agents.to_string().len();
-        let mut total = [0u64; 3];
-        for tick in 1..=a.ticks {
-            setup.game.update(world, tick);
-            for &(_, trigger, name) in sends.iter().filter(|s| s.0 == tick) {
-                let taken = crowd.send(&machine, trigger, world);
-                writeln!(
-                    out,
-                    "tick {tick:>tick_width$}: sent {} to {} agents, {taken} took it",
-                    escape(name),
-                    a.agents
-                )?;
+        let mut crowd = match &a.restore {
+            Some(path) => Crowd::restore(&machine, path, &a.file, make)?,
+            None => Crowd::new(&machine, a.agents, make)?,
+        };
+        crate::workload("run", "the agents", crowd.agents.len() as u64, a.ticks, "")?;
+        let ran = summary(
+            &machine, &mut crowd, &sends, world, setup.game, a.ticks, out,
+        );
+        match (&a.save, ran) {
+            (Some(path), Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                Err(Failure::Message(format!(
+                    "{}: not written: the output was closed before the run ended",
+                    shown(path)
+                )))
             }
-            let (counts, states) = crowd.update(&machine, world);
-            let [running, success, failure] = counts;
-            write!(
-                out,
-                "tick {tick:>tick_width$}: {running:>agent_width$} running, \
-                 {success:>agent_width$} success, {failure:>agent_width$} failure"
-            )?;
-            writeln!(out, "  [{}]", in_states(&machine, &states))?;
-            for (t, c) in total.iter_mut().zip(counts) {
-                *t += c;
-            }
+            (_, Err(e)) => Err(e.into()),
+            (None, Ok(())) => Ok(()),
+            (Some(path), Ok(())) => crowd.save(&machine, path, out),
         }
-        let [running, success, failure] = total;
-        let plural = |n: u32, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        writeln!(
-            out,
-            "total over {} × {}: {running} running, {success} success, {failure} failure",
-            plural(a.ticks, "tick"),
-            plural(a.agents, "agent"),
-        )?;
-        Ok(())
     }
 
     /// `check`'s answer: `ok`, and with stand-ins what the file needs.
@@ -560,24 +545,67 @@ fn dot_quote(text: &str) -> String {
     text.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// `run`'s lines: each tick's sends, statuses and agents per innermost
+/// state, then the totals; tick numbers go on from the crowd's.
+fn summary<A: Send, W: Sync, T: Copy + Eq + Sync>(
+    machine: &Machine<A, W, T>,
+    crowd: &mut Crowd<A>,
+    sends: &[(u32, T, &str)],
+    world: &mut W,
+    game: &mut Game<A, W>,
+    ticks: u32,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let agents = crowd.agents.len() as u32;
+    let first = crowd.agents.first().map_or(0, FsmAgent::ticks);
+    let last = first.saturating_add(ticks);
+    let tick_width = last.to_string().len();
+    let agent_width = agents.to_string().len();
+    let mut total = [0u64; 3];
+    for tick in first + 1..=last {
+        game.update(world, tick);
+        for &(_, trigger, name) in sends.iter().filter(|s| s.0 == tick) {
+            let taken = crowd.send(machine, trigger, world);
+            let name = escape(name);
+            writeln!(
+                out,
+                "tick {tick:>tick_width$}: sent {name} to {agents} agents, {taken} took it"
+            )?;
+        }
+        let (counts, states) = crowd.update(machine, world);
+        let [running, success, failure] = counts;
+        write!(
+            out,
+            "tick {tick:>tick_width$}: {running:>agent_width$} running, \
+             {success:>agent_width$} success, {failure:>agent_width$} failure"
+        )?;
+        writeln!(out, "  [{}]", in_states(machine, &states))?;
+        for (t, c) in total.iter_mut().zip(counts) {
+            *t += c;
+        }
+    }
+    let [running, success, failure] = total;
+    let plural = |n: u32, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    writeln!(
+        out,
+        "total over {} × {}: {running} running, {success} success, {failure} failure",
+        plural(last - first, "tick"),
+        plural(agents, "agent"),
+    )
+}
+
 /// `run`'s options that only trees have, refused for a machine.
 fn unsupported(a: &RunArgs) -> Result<(), Failure> {
-    let flag = if a.trace {
-        "--trace"
-    } else if a.save.is_some() {
-        "--save"
-    } else if a.restore.is_some() {
-        "--restore"
-    } else if a.mode.is_some() {
-        "--mode"
-    } else {
-        return Ok(());
+    let flag = match (a.trace, a.mode.is_some()) {
+        (true, _) => "--trace",
+        (false, true) => "--mode",
+        (false, false) => return Ok(()),
     };
     Err(Failure::Usage(
         "run",
         format!(
-            "{flag} is for tree files; a state machine file runs with --ticks, --agents, --seed \
-             and --send"
+            "{flag} is for tree files; a state machine file runs with --ticks, --agents, --seed, \
+             --send, --save and --restore"
         ),
     ))
 }
@@ -614,14 +642,19 @@ struct Crowd<A> {
     data: Vec<A>,
 }
 
+/// Memory one agent of `machine` takes, with its data.
+fn bytes_per_agent<A, W, T>(machine: &Machine<A, W, T>) -> u64 {
+    let one = FsmAgent::new(machine);
+    (size_of::<FsmAgent>() + one.heap_bytes() + size_of::<A>()) as u64
+}
+
 impl<A: Send> Crowd<A> {
     fn new<W, T>(
         machine: &Machine<A, W, T>,
         agents: u32,
         make: &dyn Fn(u32) -> A,
     ) -> Result<Self, Failure> {
-        let one = FsmAgent::new(machine);
-        let per_agent = (size_of::<FsmAgent>() + one.heap_bytes() + size_of::<A>()) as u64;
+        let per_agent = bytes_per_agent(machine);
         let bytes = u64::from(agents).saturating_mul(per_agent);
         if bytes > MAX_CROWD_BYTES {
             return Err(Failure::Usage(
@@ -651,6 +684,55 @@ impl<A: Send> Crowd<A> {
             crowd.data.push(make(id));
         }
         Ok(crowd)
+    }
+
+    /// The agents saved in the file `path` (by `--save`) onto `machine`
+    /// (read from `file`), as many as [`MAX_CROWD_BYTES`] holds; each
+    /// gets fresh data.
+    fn restore<W, T>(
+        machine: &Machine<A, W, T>,
+        path: &Path,
+        file: &Path,
+        make: &dyn Fn(u32) -> A,
+    ) -> Result<Self, Failure> {
+        let bytes = files::read_snapshot(path).map_err(Failure::Message)?;
+        let fit = MAX_CROWD_BYTES / bytes_per_agent(machine).max(1);
+        let max_agents = u32::try_from(fit.min(MAX_AGENTS)).unwrap_or(u32::MAX);
+        let agents = canopy_fsm::restore_crowd(machine, &bytes, max_agents).map_err(|e| {
+            Failure::Message(format!(
+                "{}: cannot restore onto {}: {e}",
+                shown(path),
+                shown(file)
+            ))
+        })?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(agents.len())
+            .map_err(|e| Failure::Message(format!("cannot allocate the agents' data: {e}")))?;
+        data.extend(agents.iter().map(|agent| make(agent.id())));
+        Ok(Crowd { agents, data })
+    }
+
+    /// Write every agent to the file `path`, and say so.
+    fn save<W, T>(
+        &self,
+        machine: &Machine<A, W, T>,
+        path: &Path,
+        out: &mut dyn Write,
+    ) -> Result<(), Failure> {
+        let bytes = canopy_fsm::save_crowd(machine, &self.agents);
+        std::fs::write(path, &bytes).map_err(|e| {
+            Failure::Message(format!("{}: cannot write the snapshot: {e}", shown(path)))
+        })?;
+        let agents = self.agents.len();
+        writeln!(
+            out,
+            "saved {agents} agent{} at tick {} to {} ({} bytes)",
+            if agents == 1 { "" } else { "s" },
+            self.agents.first().map_or(0, FsmAgent::ticks),
+            shown(path),
+            bytes.len()
+        )?;
+        Ok(())
     }
 
     /// Send `trigger` to every agent; how many took it.

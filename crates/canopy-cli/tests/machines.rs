@@ -130,7 +130,7 @@ fn run_refuses_what_only_trees_have_and_triggers_the_machine_lacks() {
         err,
         format!(
             "error: --trace is for tree files; a state machine file runs with --ticks, \
-             --agents, --seed and --send{usage}"
+             --agents, --seed, --send, --save and --restore{usage}"
         )
     );
     let (_, err) = failing(&["run", HYBRID, "--ticks", "2", "--send", "1:Alrm"], 2);
@@ -434,4 +434,53 @@ fn a_tree_state_using_another_types_node_types_gets_the_hint_trees_get() {
         "ok (structure only: no state types are registered, so states stand in for theirs)\n\
          state types: none\ntriggers: Scare\n"
     );
+}
+
+#[test]
+fn a_saved_machine_crowd_carries_on_as_if_it_had_never_stopped() {
+    let dir = std::env::temp_dir().join(format!("canopy-machine-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let snap = dir.join("guard.snap").display().to_string();
+    let whole = success(&[
+        "run", HYBRID, "--ticks", "12", "--agents", "3", "--send", "3:Alarm",
+    ]);
+    let first = success(&[
+        "run", HYBRID, "--ticks", "4", "--agents", "3", "--send", "3:Alarm", "--save", &snap,
+    ]);
+    assert!(
+        first.ends_with(&format!("saved 3 agents at tick 4 to {snap} (382 bytes)\n")),
+        "{first}"
+    );
+    let rest = success(&["run", HYBRID, "--ticks", "8", "--restore", &snap]);
+    let tick_lines = |text: &str, from: &str| -> Vec<String> {
+        let at = text.find(from).unwrap();
+        text[at..]
+            .lines()
+            .filter(|l| l.starts_with("tick"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(tick_lines(&rest, "tick  5"), tick_lines(&whole, "tick  5"));
+    assert!(rest.ends_with("total over 8 ticks × 3 agents: 18 running, 6 success, 0 failure\n"));
+
+    let (_, err) = failing(&["run", HFSM, "--ticks", "1", "--restore", &snap], 1);
+    assert!(
+        err.starts_with(&format!(
+            "{snap}: cannot restore onto {HFSM}: the snapshot was taken of another machine, \
+             or another version of this one (fingerprint "
+        )),
+        "{err}"
+    );
+    let cut = dir.join("cut.snap");
+    let bytes = std::fs::read(&snap).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let cut = cut.display().to_string();
+    let (_, err) = failing(&["run", HYBRID, "--ticks", "1", "--restore", &cut], 1);
+    assert_eq!(
+        err,
+        format!(
+            "{cut}: cannot restore onto {HYBRID}: the machine snapshot is cut short or too long\n"
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -85,5 +85,5 @@ pub use error::FsmError;
 pub use file::{MachineLoadError, MachineProblem, MachineRegistry};
 pub use hybrid::{LEAF_MAX_DATA, LEAF_MAX_DEPTH, LeafTask, MachineLeaf, TreeState};
 pub use machine::{Machine, StateId};
-pub use snapshot::{FSM_SNAPSHOT_VERSION, FsmRestoreError, FsmSnapshot};
+pub use snapshot::{FSM_SNAPSHOT_VERSION, FsmRestoreError, FsmSnapshot, restore_crowd, save_crowd};
 pub use state::{Hooks, State};

@@ -359,6 +359,50 @@ fn a_snapshot_of_a_code_built_agent_restores_into_the_loaded_machine() {
 }
 
 #[test]
+fn a_saved_crowd_of_a_loaded_hybrid_restores_and_damaged_bytes_are_errors() {
+    use canopy_fsm::{FsmRestoreError, restore_crowd, save_crowd};
+    let machine = registry().load_file(example("guard_hybrid.json")).unwrap();
+    let mut players: Vec<Player> = (0..3).map(|_| Player::default()).collect();
+    let mut agents: Vec<FsmAgent> = (0..3).map(|i| FsmAgent::with_id(&machine, i)).collect();
+    for (agent, player) in agents.iter_mut().zip(&mut players) {
+        agent.update(&machine, player, &());
+    }
+    agents[1].send(&machine, Input::Alarm, &mut players[1], &());
+    let bytes = save_crowd(&machine, &agents);
+
+    let mut back = restore_crowd(&machine, &bytes, 3).unwrap();
+    let where_: Vec<&str> = back.iter().map(|a| machine.name(a.active()[0])).collect();
+    assert_eq!(where_, ["Patrol", "Fight", "Patrol"]);
+    // The patrol tree carries on where it was: both copies agree from here.
+    for _ in 0..8 {
+        for ((a, b), p) in agents.iter_mut().zip(&mut back).zip(&mut players) {
+            assert_eq!(a.update(&machine, p, &()), b.update(&machine, p, &()));
+            assert_eq!(a.active(), b.active());
+        }
+    }
+
+    assert_eq!(
+        restore_crowd(&machine, &bytes, 2).unwrap_err(),
+        FsmRestoreError::TooManyAgents { found: 3, limit: 2 }
+    );
+    assert_eq!(
+        restore_crowd(&machine, &bytes[..bytes.len() - 1], 3).unwrap_err(),
+        FsmRestoreError::Length
+    );
+    // A count of four billion agents in ten bytes: refused before any is made.
+    let mut huge = bytes[..6].to_vec();
+    huge.extend_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(
+        restore_crowd(&machine, &huge, u32::MAX).unwrap_err(),
+        FsmRestoreError::Length
+    );
+    assert_eq!(
+        restore_crowd(&machine, b"CNFM", 3).unwrap_err(),
+        FsmRestoreError::NotASnapshot
+    );
+}
+
+#[test]
 fn a_reloaded_file_restores_an_agent_and_an_edited_file_refuses_it() {
     let first = registry().load_file(example("player_hfsm.ron")).unwrap();
     let (mut player, mut agent) = (Player::default(), FsmAgent::new(&first));
