@@ -78,6 +78,8 @@ struct Outline {
     types: BTreeSet<String>,
     /// In first-seen order, so that stand-in trigger ids are stable.
     triggers: Vec<String>,
+    /// Each trigger's index in `triggers`.
+    trigger_ids: HashMap<String, usize>,
 }
 
 #[derive(Default)]
@@ -143,8 +145,10 @@ impl Outline {
 
     fn trigger(&mut self, value: Option<&Value>) {
         if let Some(name) = value.and_then(Value::as_str)
-            && !self.triggers.iter().any(|t| t == name)
+            && !self.trigger_ids.contains_key(name)
         {
+            self.trigger_ids
+                .insert(name.to_string(), self.triggers.len());
             self.triggers.push(name.to_string());
         }
     }
@@ -244,8 +248,8 @@ pub(crate) fn with_stand_ins<A: Send + 'static, W: Sync + 'static>(
         registry: &registry,
         input,
         trigger_name: &|t: &StandIn| names[t.0].clone(),
-        trigger: &|name: &str| match names.iter().position(|n| n == name) {
-            Some(i) => Ok(StandIn(i)),
+        trigger: &|name: &str| match input.outline.trigger_ids.get(name) {
+            Some(&i) => Ok(StandIn(i)),
             None => Err(format!(
                 "--send: the machine has no trigger {}{}",
                 quote(name),
