@@ -82,7 +82,7 @@ pub mod state;
 pub use agent::{FsmAgent, WRONG_MACHINE};
 pub use builder::{MAX_DEPTH, MAX_STATE_BYTES, MAX_STATES, MachineBuilder, StateDraft};
 pub use error::FsmError;
-pub use file::{MachineLoadError, MachineProblem, MachineRegistry};
+pub use file::{MAX_TRANSITIONS_PER_STATE, MachineLoadError, MachineProblem, MachineRegistry};
 pub use hybrid::{LEAF_MAX_DATA, LEAF_MAX_DEPTH, LeafTask, MachineLeaf, TreeState};
 pub use machine::{Machine, StateId};
 pub use snapshot::{FSM_SNAPSHOT_VERSION, FsmRestoreError, FsmSnapshot, restore_crowd, save_crowd};

@@ -208,6 +208,32 @@ fn a_file_over_the_size_limit_is_refused_before_it_is_parsed() {
 }
 
 #[test]
+fn a_state_with_more_transitions_than_the_limit_is_refused_at_the_first_past_it() {
+    use canopy_fsm::MAX_TRANSITIONS_PER_STATE;
+    // Every trigger is registered: only the count is wrong.
+    let transition = r#"{"from": "Idle", "trigger": "Move", "to": "Idle"}"#;
+    let others =
+        vec![r#"{"from": "Idle", "trigger": "Jump", "to": "Idle"}"#; MAX_TRANSITIONS_PER_STATE];
+    let mut list = vec![transition];
+    list.extend(others);
+    let text = format!(
+        r#"{{"initial": "Idle", "states": [{{"name": "Idle"}}], "transitions": [{}]}}"#,
+        list.join(",")
+    );
+    let started = std::time::Instant::now();
+    assert_eq!(
+        load_error(&text),
+        format!(
+            "m.json:1:{}: machine/transitions[{MAX_TRANSITIONS_PER_STATE}]: state \"Idle\" has \
+             more than {MAX_TRANSITIONS_PER_STATE} transitions",
+            // 1-based, at the first field's name.
+            text.rfind(r#"{"from""#).unwrap() + 3
+        )
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
 fn a_machine_with_many_states_loads_in_one_pass() {
     let states: Vec<String> = (0..20_000)
         .map(|i| format!(r#"{{"name": "S{i}"}}"#))
@@ -487,7 +513,7 @@ fn a_whole_machine_error_from_the_builder_names_the_machine() {
 
 #[test]
 fn a_machine_with_many_transitions_loads_and_a_duplicate_one_is_refused() {
-    let transitions: Vec<String> = (0..10_000)
+    let transitions: Vec<String> = (0..canopy_fsm::MAX_TRANSITIONS_PER_STATE)
         .map(|_| r#"{"from": "A", "trigger": "Move", "to": "B"}"#.to_string())
         .collect();
     let text = format!(
