@@ -108,6 +108,21 @@ impl Command {
         }
     }
 
+    /// The subcommand's name, as typed.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Check(_) => "check",
+            Command::Print(_) => "print",
+            Command::Dot(_) => "dot",
+            Command::Nodes { .. } => "nodes",
+            Command::Run(_) => "run",
+            Command::Bench(_) => "bench",
+            Command::Export(_) => "export",
+            Command::View(_) => "view",
+            Command::Snapshot(_) => "snapshot inspect",
+        }
+    }
+
     /// The tree file the command reads, and how, if it reads one.
     pub(crate) fn load(&self) -> Option<(&Path, &Load)> {
         Some(match self {

@@ -166,6 +166,28 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {
             let message = "--send is for state machine files; a tree file takes no triggers";
             return Err(Failure::Usage("run", message.to_string()));
         }
+        self.tree_command(command, out)
+            .map_err(|failure| match failure {
+                // A tree error on a machine file: say what the file is instead.
+                Failure::Load(e) => match command.load() {
+                    Some((file, _)) if machine::detect(file).is_some() => {
+                        Failure::Message(format!(
+                            "{}: a state machine file; `{}` reads tree files (machine files \
+                         are read by check, print, dot and run)",
+                            shown(file),
+                            command.name()
+                        ))
+                    }
+                    _ => Failure::Load(e),
+                },
+                other => other,
+            })
+    }
+}
+
+impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
+    /// Carry out `command` on a tree file.
+    fn tree_command(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure> {
         match command {
             Command::Check(a) => {
                 self.check(&a.file, &a.load)?;

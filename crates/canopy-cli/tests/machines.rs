@@ -484,3 +484,23 @@ fn a_saved_machine_crowd_carries_on_as_if_it_had_never_stopped() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn commands_that_read_only_trees_say_a_machine_file_is_one() {
+    for (args, name) in [
+        (vec!["bench", FSM, "--agents", "1", "--ticks", "1"], "bench"),
+        (vec!["export", "--to", "btcpp", FSM], "export"),
+    ] {
+        let (out, err) = failing(&args, 1);
+        assert_eq!(
+            (out.as_str(), err),
+            (
+                "",
+                format!(
+                    "{FSM}: a state machine file; `{name}` reads tree files (machine files are \
+                     read by check, print, dot and run)\n"
+                )
+            )
+        );
+    }
+}
