@@ -418,7 +418,8 @@ where
             .collect()
     }
 
-    /// `print`: one state per line, children under their parent.
+    /// `print`: one state per line, children under their parent, a tree
+    /// state's tree set in under it.
     fn outline(&self, machine: &Machine<A, W, T>) -> String {
         let mut text = String::new();
         let top: Vec<StateId> = machine.top_level().collect();
@@ -451,6 +452,12 @@ where
                 text.push_str(&format!("  {}", arrows.join(", ")));
             }
             text.push('\n');
+            if let Some(tree) = machine.tree(id) {
+                // The tree's own view, set in under its state.
+                for line in tree.display_escaped(escape).to_string().lines() {
+                    text.push_str(&format!("{prefix}{indent}    {line}\n"));
+                }
+            }
             let children: Vec<StateId> = machine.children(id).collect();
             if let Some(initial) = machine.initial(id) {
                 let prefix = format!("{prefix}{indent}");

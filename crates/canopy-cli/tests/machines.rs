@@ -411,8 +411,14 @@ fn a_games_canopy_prints_its_triggers() {
     assert_eq!(code, 0);
     assert_eq!(
         out,
-        "Patrol  [start, tree patrol.json, success: Done]  Alarm → Fight, Done → Rest\n\
-         Fight  [tree inline, success: Won]  Won → Patrol\n\
+        "Patrol  [start, tree patrol.json, success: Done]  Alarm → Fight, Done → Rest\n    \
+         patrol  Sequence\n    \
+         ├── to gate  Wait(ticks=2)\n    \
+         └── to tower  Wait(ticks=3)\n\
+         Fight  [tree inline, success: Won]  Won → Patrol\n    \
+         fight  Sequence\n    \
+         ├── aim  Wait(ticks=1)\n    \
+         └── fire  Wait(ticks=1)\n\
          Rest  [Printing, final: Success]\n"
     );
 }

@@ -76,7 +76,8 @@ fn the_games_machine_files_run_the_games_states_and_node_types() {
     assert_eq!(
         success(&["print", &watch]),
         "Watch  [start, Post]  Intruder → Chase\n\
-         Chase  [tree inline, success: Calm]  Calm → Watch\n"
+         Chase  [tree inline, success: Calm]  Calm → Watch\n    \
+         approach  Approach\n"
     );
     // Watchmen at 0, 3 and 6 walk to their post at 8 and chase the
     // intruder at 10 once within 3 steps: the one at 6 at once, the one at
