@@ -16,16 +16,19 @@
 //! cargo run --example my_canopy -- run examples/trees/my_canopy.json --ticks 3 --trace
 //! cargo run --example my_canopy -- run examples/trees/my_canopy.json --ticks 5 --agents 4 --save wall.snap
 //! cargo run --example my_canopy -- snapshot inspect wall.snap --tree examples/trees/my_canopy.json
+//! cargo run --example my_canopy -- run examples/machines/watch.json --ticks 8 --agents 3
 //! ```
 //!
-//! Everything specific to the game is the registry, the agent data and the
-//! world; the command itself is [`canopy_cli::Cli`]. (A snapshot saves where
+//! Everything specific to the game is the registry, the agent data, the
+//! world and the state types of its machine files (`Post`); the command
+//! itself is [`canopy_cli::Cli`]. (A snapshot saves where
 //! each agent is in its tree; agent data such as a watchman's position is
 //! the game's to save, so `--restore` gives each agent fresh data.)
 
 use std::process::ExitCode;
 
 use canopy::data::{Params, Registry};
+use canopy::fsm::{Hooks, MachineRegistry};
 use canopy::{Arity, Children, Ctx, Node, Status, Task};
 use canopy_cli::Cli;
 
@@ -175,6 +178,38 @@ pub(crate) fn registry() -> Registry<Watchman, Wall> {
     registry
 }
 
+/// What moves a watchman's state machine (`examples/machines/watch.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Call {
+    /// The intruder is in sight.
+    Intruder,
+    /// The chase is over.
+    Calm,
+}
+
+/// The game's state types and triggers for machine files. `Post` walks to
+/// its post (`at`) and calls `Intruder` once the intruder is within `sees`
+/// steps; a state's tree may use the game's node types (`Approach`).
+fn machines(m: &mut MachineRegistry<Watchman, Wall, Call>) {
+    m.state_type("Post", |state| {
+        let number = |field: &str| {
+            state
+                .get(field)
+                .and_then(|v| v.as_f64())
+                .filter(|n| n.fract() == 0.0 && n.abs() <= 1e6)
+                .map(|n| n as i32)
+                .ok_or(format!("\"{field}\" must be a whole number"))
+        };
+        let (at, sees) = (number("at")?, number("sees")?);
+        Ok(Hooks::new().on_update(move |cx: Cx| {
+            cx.agent.pos = step(cx.agent.pos, at);
+            ((cx.world.intruder - cx.agent.pos).abs() <= sees).then_some(Call::Intruder)
+        }))
+    });
+    m.trigger("Intruder", Call::Intruder)
+        .trigger("Calm", Call::Calm);
+}
+
 /// The game's `canopy`.
 pub(crate) fn cli() -> Cli<Watchman, Wall> {
     Cli::new(registry())
@@ -182,6 +217,7 @@ pub(crate) fn cli() -> Cli<Watchman, Wall> {
         .about("The watchmen's trees: check, print, run and snapshot them")
         .agent(Watchman::new)
         .world(Wall { intruder: 10 })
+        .machines(machines)
 }
 
 fn main() -> ExitCode {

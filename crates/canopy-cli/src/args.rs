@@ -19,7 +19,8 @@ pub(crate) const MAX_AGENTS: u64 = 10_000_000;
 pub(crate) const MAX_AGENT_TICKS: u64 = 100_000_000_000;
 
 /// Check, print, draw, run, benchmark, export and replay behavior-tree files
-/// (.json, .ron, or BehaviorTree.CPP .xml).
+/// (.json, .ron, or BehaviorTree.CPP .xml); check, print, draw and run state
+/// machine files (.json, .ron).
 #[derive(Parser, Debug)]
 #[command(name = "canopy", version, max_term_width = 100)]
 #[command(after_help = "Exit codes: 0 success, 1 invalid input file, 2 usage error.")]
@@ -60,7 +61,7 @@ pub(crate) struct Load {
 /// A tree file and how to read it.
 #[derive(clap::Args, Debug, Clone)]
 pub(crate) struct FileArgs {
-    /// Tree file (.json, .ron or .xml).
+    /// Tree file (.json, .ron or .xml), or state machine file (.json, .ron).
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
@@ -68,11 +69,13 @@ pub(crate) struct FileArgs {
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum Command {
-    /// Validate a tree file: print `ok`, or the error and exit with 1.
+    /// Validate a tree or state machine file: print `ok`, or the error and
+    /// exit with 1.
     Check(FileArgs),
-    /// Print a tree file as an indented view: names, types and parameters.
+    /// Print a tree file as an indented view: names, types and parameters (a
+    /// machine: its states, marks and transitions).
     Print(FileArgs),
-    /// Print a tree file as a Graphviz DOT digraph (e.g. `| dot -Tsvg`).
+    /// Print a tree or machine file as a Graphviz DOT digraph (e.g. `| dot -Tsvg`).
     Dot(FileArgs),
     /// List every registered node type with its children, parameters and purpose.
     Nodes {
@@ -105,6 +108,21 @@ impl Command {
         }
     }
 
+    /// The subcommand's name, as typed.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Check(_) => "check",
+            Command::Print(_) => "print",
+            Command::Dot(_) => "dot",
+            Command::Nodes { .. } => "nodes",
+            Command::Run(_) => "run",
+            Command::Bench(_) => "bench",
+            Command::Export(_) => "export",
+            Command::View(_) => "view",
+            Command::Snapshot(_) => "snapshot inspect",
+        }
+    }
+
     /// The tree file the command reads, and how, if it reads one.
     pub(crate) fn load(&self) -> Option<(&Path, &Load)> {
         Some(match self {
@@ -121,7 +139,7 @@ impl Command {
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct RunArgs {
-    /// Tree file (.json, .ron or .xml).
+    /// Tree file (.json, .ron or .xml), or state machine file (.json, .ron).
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
@@ -152,6 +170,34 @@ pub(crate) struct RunArgs {
     /// new ones: the same agents, tick numbers continuing.
     #[arg(long, value_name = "FILE.snap")]
     pub(crate) restore: Option<PathBuf>,
+    /// State machine files: send TRIGGER to every agent at the start of
+    /// tick TICK, before its update (repeatable).
+    #[arg(long, value_name = "TICK:TRIGGER", value_parser = parse_send)]
+    pub(crate) send: Vec<SendArg>,
+}
+
+/// `run --send TICK:TRIGGER`.
+#[derive(Clone, Debug)]
+pub(crate) struct SendArg {
+    /// The tick it is sent at, from 1.
+    pub(crate) tick: u32,
+    /// The trigger's name.
+    pub(crate) trigger: String,
+}
+
+fn parse_send(text: &str) -> Result<SendArg, String> {
+    let (tick, trigger) = text
+        .split_once(':')
+        .ok_or("expected TICK:TRIGGER, as 3:Alarm")?;
+    let tick: u32 = tick
+        .parse()
+        .ok()
+        .filter(|&t| t >= 1)
+        .ok_or("TICK must be a whole number ≥ 1")?;
+    Ok(SendArg {
+        tick,
+        trigger: trigger.to_string(),
+    })
 }
 
 #[derive(clap::Args, Debug)]

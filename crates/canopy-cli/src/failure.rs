@@ -8,6 +8,8 @@ use canopy_data::LoadError;
 pub(crate) enum Failure {
     /// The tree file is bad (exit 1, with a hint when one helps).
     Load(LoadError),
+    /// The state machine file is bad (exit 1).
+    Machine(canopy_fsm::MachineLoadError),
     /// `check` found these errors in the tree file (exit 1), at most
     /// [`MAX_ERRORS`](canopy_data::MAX_ERRORS), one per line.
     Loads(Vec<LoadError>),

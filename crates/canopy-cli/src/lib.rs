@@ -44,6 +44,11 @@
 //! ([`Cli::with_types`]); the built-in `canopy` offers canopy's own node
 //! types and the crowd demo's that way.
 //!
+//! `check`, `print`, `dot` and `run` also take canopy-fsm state machine
+//! files (a JSON or RON file whose top level has `states` and no `tree`):
+//! with the game's state types and triggers ([`Cli::machines`]), or, without
+//! them, with stand-ins that let the structure be checked, shown and run.
+//!
 //! The shape is that of clap-based tools used as libraries: a value built
 //! with chained calls, then [`Cli::run`] (the process's arguments and
 //! streams), [`Cli::run_from`] (given arguments) or [`Cli::run_with`]
@@ -81,6 +86,7 @@ mod files;
 mod game;
 mod inspect;
 mod kit;
+mod machine;
 mod report;
 mod run;
 mod show;
@@ -93,6 +99,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use canopy_data::Registry;
+use canopy_fsm::MachineRegistry;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{CommandFactory, FromArgMatches};
 
@@ -179,6 +186,55 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Cli<A, W> {
     /// has waited `ticks` ticks ([`Types::complete_after`]).
     pub fn complete_after(mut self, ticks: u32, status: canopy_core::Status) -> Self {
         self.own = self.own.complete_after(ticks, status);
+        self
+    }
+
+    /// The state types and triggers the game's state machine files may
+    /// name, registered as the game's own loading registers them;
+    /// `check`, `print`, `dot` and `run` then load machine files as the
+    /// game does, and a type or trigger it does not know is an error with
+    /// a did-you-mean. Tree states use this command's node types.
+    ///
+    /// Without it, every state type a machine file names stands in as a
+    /// state that does nothing and every trigger as itself: the structure
+    /// is checked, and `check` lists the state types and triggers the file
+    /// needs.
+    ///
+    /// ```
+    /// use canopy_cli::Cli;
+    /// use canopy_core::Ctx;
+    /// use canopy_data::Registry;
+    /// use canopy_fsm::Hooks;
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    /// enum Input { Jump, Land }
+    ///
+    /// let cli = Cli::new(Registry::<u32, ()>::new())
+    ///     .agent(|_| 0)
+    ///     .world(())
+    ///     .machines(|m| {
+    ///         m.state_type("Counting", |_| {
+    ///             Ok(Hooks::new().on_update(|cx: &mut Ctx<u32, ()>| {
+    ///                 *cx.agent += 1;
+    ///                 None::<Input>
+    ///             }))
+    ///         });
+    ///         m.trigger("Jump", Input::Jump).trigger("Land", Input::Land);
+    ///     });
+    /// let (mut out, mut err) = (Vec::new(), Vec::new());
+    /// let code = cli.run_with(
+    ///     ["canopy", "check", "../../examples/machines/player_fsm.json"],
+    ///     &mut out,
+    ///     &mut err,
+    /// );
+    /// assert_eq!(code, 1);
+    /// assert!(String::from_utf8(err).unwrap().contains("unknown state type \"Printing\""));
+    /// ```
+    pub fn machines<T>(mut self, register: impl FnOnce(&mut MachineRegistry<A, W, T>)) -> Self
+    where
+        T: Copy + Eq + std::fmt::Debug + Send + Sync + 'static,
+    {
+        self.own = self.own.machines(register);
         self
     }
 

@@ -59,6 +59,15 @@ impl Failure {
                 let hint = hint(&e, cx).map_or(String::new(), |h| format!("hint: {h}\n"));
                 (1, format!("{e}\n{hint}"))
             }
+            Failure::Machine(e) => {
+                // A tree state's tree may use node types another `--types` knows.
+                let hint = match e.problem() {
+                    canopy_fsm::MachineProblem::Tree(tree) => hint(tree, cx),
+                    _ => None,
+                };
+                let hint = hint.map_or(String::new(), |h| format!("hint: {h}\n"));
+                (1, format!("{e}\n{hint}"))
+            }
             Failure::Loads(errors) => {
                 let mut text: String = errors.iter().map(|e| format!("{e}\n")).collect();
                 if errors.len() >= canopy_data::MAX_ERRORS {

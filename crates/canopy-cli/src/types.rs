@@ -12,6 +12,7 @@ use std::path::Path;
 use canopy_btcpp::XmlOptions;
 use canopy_core::{Mode, Status, Tree};
 use canopy_data::Registry;
+use canopy_fsm::MachineRegistry;
 
 use crate::args::{
     BenchArgs, Command, ExportArgs, ExportFormat, InspectArgs, Load, RunArgs, SnapshotCommand,
@@ -22,6 +23,7 @@ use crate::failure::Failure;
 use crate::files::{self, shown};
 use crate::game::Game;
 use crate::kit::Kit;
+use crate::machine::{self, MachineTypes, Registered};
 use crate::{bench, catalog, inspect, run, show, trace};
 
 /// Node types a [`Cli`](crate::Cli) offers under `--types`
@@ -45,6 +47,7 @@ pub struct Types<A, W> {
     agent: Option<Box<dyn Fn(u32) -> A>>,
     world: Option<W>,
     game: Game<A, W>,
+    machines: Option<Box<dyn MachineTypes<A, W>>>,
 }
 
 impl<A, W> std::fmt::Debug for Types<A, W> {
@@ -54,6 +57,7 @@ impl<A, W> std::fmt::Debug for Types<A, W> {
             .field("runs", &(self.agent.is_some() && self.world.is_some()))
             .field("updates_world", &self.game.update.is_some())
             .field("answers_async", &self.game.answer.is_some())
+            .field("machines", &self.machines.is_some())
             .finish()
     }
 }
@@ -70,6 +74,7 @@ impl<A: 'static, W: 'static> Types<A, W> {
                 update: None,
                 answer: None,
             },
+            machines: None,
         }
     }
 
@@ -108,6 +113,23 @@ impl<A: 'static, W: 'static> Types<A, W> {
         self
     }
 
+    /// The state types and triggers state machine files may name:
+    /// `register` fills a [`MachineRegistry`] as the game's own loading
+    /// does (its tree registry is lent this one's node types for each
+    /// command). Without it, machine files are read with stand-ins: see
+    /// [`Cli::machines`](crate::Cli::machines).
+    pub fn machines<T>(mut self, register: impl FnOnce(&mut MachineRegistry<A, W, T>)) -> Self
+    where
+        A: Send,
+        W: Sync,
+        T: Copy + Eq + std::fmt::Debug + Send + Sync + 'static,
+    {
+        let mut registry = MachineRegistry::new(Registry::empty());
+        register(&mut registry);
+        self.machines = Some(Box::new(Registered(registry)));
+        self
+    }
+
     /// Answer every async leaf with `status` once it has waited `ticks`
     /// ticks: [`Types::answer_async`] for a stand-in service.
     pub fn complete_after(self, ticks: u32, status: Status) -> Self {
@@ -135,6 +157,37 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {
         {
             self.stand_in(file, load, model, err)?;
         }
+        if let Some(input) = machine_file(command) {
+            return self.machine(command, &input, out);
+        }
+        if let Command::Run(a) = command
+            && !a.send.is_empty()
+        {
+            let message = "--send is for state machine files; a tree file takes no triggers";
+            return Err(Failure::Usage("run", message.to_string()));
+        }
+        self.tree_command(command, out)
+            .map_err(|failure| match failure {
+                // A tree error on a machine file: say what the file is instead.
+                Failure::Load(e) => match command.load() {
+                    Some((file, _)) if machine::detect(file).is_some() => {
+                        Failure::Message(format!(
+                            "{}: a state machine file; `{}` reads tree files (machine files \
+                         are read by check, print, dot and run)",
+                            shown(file),
+                            command.name()
+                        ))
+                    }
+                    _ => Failure::Load(e),
+                },
+                other => other,
+            })
+    }
+}
+
+impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
+    /// Carry out `command` on a tree file.
+    fn tree_command(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure> {
         match command {
             Command::Check(a) => {
                 self.check(&a.file, &a.load)?;
@@ -153,6 +206,16 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {
     }
 }
 
+/// The machine file `command` reads, if it is one of the commands that
+/// take machine files and its file is a machine.
+fn machine_file(command: &Command) -> Option<machine::Input> {
+    match command {
+        Command::Check(a) | Command::Print(a) | Command::Dot(a) => machine::detect(&a.file),
+        Command::Run(a) => machine::detect(&a.file),
+        _ => None,
+    }
+}
+
 /// How XML files are read, from the command line.
 fn xml_options(load: &Load) -> XmlOptions {
     XmlOptions {
@@ -163,6 +226,31 @@ fn xml_options(load: &Load) -> XmlOptions {
 }
 
 impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
+    /// `check`, `print`, `dot` or `run` on a state machine file.
+    fn machine(
+        &mut self,
+        command: &Command,
+        input: &machine::Input,
+        out: &mut dyn Write,
+    ) -> Result<(), Failure> {
+        if let Command::Run(a) = command {
+            if !self.runs() {
+                return Err(Failure::CannotRun("run"));
+            }
+            let registry = std::mem::replace(&mut self.registry, Registry::empty());
+            self.registry = registry.with_seed(a.seed);
+        }
+        let setup = machine::Setup {
+            make: self.agent.as_deref(),
+            world: self.world.as_mut(),
+            game: &mut self.game,
+        };
+        match &mut self.machines {
+            Some(types) => types.execute(&mut self.registry, command, input, setup, out),
+            None => machine::with_stand_ins(&mut self.registry, command, input, setup, out),
+        }
+    }
+
     /// Load a tree file of any format canopy reads.
     fn load(&self, file: &Path, load: &Load) -> Result<Tree<A, W>, Failure> {
         canopy_btcpp::load_any(&self.registry, file, &xml_options(load)).map_err(Failure::Load)

@@ -67,6 +67,38 @@ total over 3 ticks × 1 agent: 3 running, 0 success, 0 failure
 }
 
 #[test]
+fn the_games_machine_files_run_the_games_states_and_node_types() {
+    let watch = root()
+        .join("examples/machines/watch.json")
+        .display()
+        .to_string();
+    assert_eq!(success(&["check", &watch]), "ok\n");
+    assert_eq!(
+        success(&["print", &watch]),
+        "Watch  [start, Post]  Intruder → Chase\n\
+         Chase  [tree inline, success: Calm]  Calm → Watch\n    \
+         approach  Approach\n"
+    );
+    // Watchmen at 0, 3 and 6 walk to their post at 8 and chase the
+    // intruder at 10 once within 3 steps: the one at 6 at once, the one at
+    // 3 on the fourth tick, the one at 0 on the seventh.
+    assert_eq!(
+        success(&["run", &watch, "--ticks", "8", "--agents", "3"]),
+        "\
+tick 1: 3 running, 0 success, 0 failure  [Watch: 2, Chase: 1]
+tick 2: 3 running, 0 success, 0 failure  [Watch: 2, Chase: 1]
+tick 3: 3 running, 0 success, 0 failure  [Watch: 2, Chase: 1]
+tick 4: 3 running, 0 success, 0 failure  [Watch: 2, Chase: 1]
+tick 5: 3 running, 0 success, 0 failure  [Watch: 1, Chase: 2]
+tick 6: 3 running, 0 success, 0 failure  [Watch: 1, Chase: 2]
+tick 7: 3 running, 0 success, 0 failure  [Watch: 2, Chase: 1]
+tick 8: 3 running, 0 success, 0 failure  [Chase: 3]
+total over 8 ticks × 3 agents: 24 running, 0 success, 0 failure
+"
+    );
+}
+
+#[test]
 fn the_games_agents_are_saved_and_inspected() {
     let tree = tree();
     let snap = std::env::temp_dir().join(format!("canopy-user-cli-{}.snap", std::process::id()));

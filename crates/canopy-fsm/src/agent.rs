@@ -8,7 +8,7 @@
 //! reference to the machine, the agent data or the world: they are lent to
 //! each call, so agents sit in a `Vec` and update from any thread.
 
-use canopy_core::{Agent, Ctx, Status};
+use canopy_core::{Agent, Ctx, MAX_ELAPSED, Status};
 
 use crate::machine::{Body, Machine, StateId};
 use crate::runtime::Run;
@@ -126,10 +126,56 @@ impl FsmAgent {
         agent: &mut A,
         world: &W,
     ) -> Status {
+        self.update_elapsed(machine, agent, world, 1)
+    }
+
+    /// [`update`](FsmAgent::update) for an agent updated less often than
+    /// the world (level of detail): `elapsed` world ticks have passed since
+    /// its last update. The trees of tree states are ticked with
+    /// [`Agent::tick_elapsed`], so their waits and timeouts count world
+    /// ticks whatever the machine's rate, and the clock hooks see
+    /// ([`Ctx::tick`]) moves on by `elapsed`. `elapsed` is taken in
+    /// `1..=`[`MAX_ELAPSED`] as the tree agent takes it.
+    ///
+    /// A patrol of `Wait(6)` inside a state, the machine updated every 3rd
+    /// world tick: the wait starts on the first update (world tick 3) and
+    /// is over on the first update at or after world tick 9, the third.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use canopy_core::{Builder, Status};
+    /// use canopy_fsm::{FsmAgent, Hooks, MachineBuilder, TreeState};
+    ///
+    /// let b = Builder::<(), ()>::new();
+    /// let patrol = Arc::new(b.build(b.wait("walk", 6)).unwrap());
+    /// let mut m = MachineBuilder::new();
+    /// m.tree_state("Patrol", TreeState::new(patrol).on_success("done"));
+    /// m.state("Rest", Hooks::new()).succeeds();
+    /// m.transition("Patrol", "done", "Rest");
+    /// m.start("Patrol");
+    /// let machine = m.build().unwrap();
+    ///
+    /// let mut agent = FsmAgent::new(&machine);
+    /// let statuses: Vec<Status> =
+    ///     (0..3).map(|_| agent.update_elapsed(&machine, &mut (), &(), 3)).collect();
+    /// assert_eq!(statuses, [Status::Running, Status::Running, Status::Success]);
+    /// assert_eq!(agent.ticks(), 9);
+    /// ```
+    ///
+    /// # Panics
+    /// If `machine` is not the one this agent was created for.
+    pub fn update_elapsed<A, W, T: Copy + Eq>(
+        &mut self,
+        machine: &Machine<A, W, T>,
+        agent: &mut A,
+        world: &W,
+        elapsed: u32,
+    ) -> Status {
         self.check(machine);
+        let elapsed = elapsed.clamp(1, MAX_ELAPSED);
         // Tick 0 is reserved for "never updated", so the clock skips it when it wraps.
-        self.tick = self.tick.wrapping_add(1).max(1);
-        self.with(agent, world, |run, cx| machine.run_update(run, cx))
+        self.tick = self.tick.wrapping_add(elapsed).max(1);
+        self.with_elapsed(agent, world, elapsed, |run, cx| machine.run_update(run, cx))
     }
 
     /// Send a trigger: the active states are asked outermost first, and the
@@ -238,7 +284,9 @@ impl FsmAgent {
         machine.status_of(self.active())
     }
 
-    /// Updates since the agent was created.
+    /// The agent's clock: world ticks since it was created (one per
+    /// [`update`](FsmAgent::update), `elapsed` per
+    /// [`update_elapsed`](FsmAgent::update_elapsed)).
     pub fn ticks(&self) -> u32 {
         self.tick
     }
@@ -267,6 +315,16 @@ impl FsmAgent {
         world: &W,
         f: impl FnOnce(&mut Run<'_>, &mut Ctx<A, W>) -> R,
     ) -> R {
+        self.with_elapsed(agent, world, 1, f)
+    }
+
+    fn with_elapsed<A, W, R>(
+        &mut self,
+        agent: &mut A,
+        world: &W,
+        elapsed: u32,
+        f: impl FnOnce(&mut Run<'_>, &mut Ctx<A, W>) -> R,
+    ) -> R {
         let mut cx = Ctx {
             board: canopy_core::Board::empty(),
             agent,
@@ -279,6 +337,7 @@ impl FsmAgent {
             len: &mut self.len,
             data: &mut self.data,
             trees: &mut self.trees,
+            elapsed,
         };
         f(&mut run, &mut cx)
     }

@@ -29,8 +29,9 @@
 //! Files are read by canopy-data's reader, so they get the same limits as
 //! tree files (size, bracket nesting, text checks) and the same errors with
 //! line and column; states nest at most [`MAX_DEPTH`] levels and number at
-//! most [`MAX_STATES`], checked while the file is walked, before anything
-//! is built. A tree file named by several states is read once.
+//! most [`MAX_STATES`], and a state has at most
+//! [`MAX_TRANSITIONS_PER_STATE`] transitions, checked while the file is
+//! walked, before anything is built. A tree file named by several states is read once.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -51,6 +52,13 @@ use crate::state::{ErasedState, State};
 type StateFactory<A, W, T> =
     Box<dyn Fn(&Value) -> Result<Box<dyn ErasedState<A, W, T>>, String> + Send + Sync>;
 type TriggerFactory<T> = Box<dyn Fn(&Value) -> Result<T, String> + Send + Sync>;
+
+/// The most transitions a state of a machine file may have. The builder
+/// checks each new transition against the state's earlier ones (triggers
+/// are only `Eq`), so without a bound a hostile file of one state and a
+/// few hundred thousand transitions would take minutes; real states have a
+/// handful.
+pub const MAX_TRANSITIONS_PER_STATE: usize = 1024;
 
 /// State types and triggers by name, and the tree registry for states
 /// that run a tree: what a machine file may name.
@@ -140,6 +148,21 @@ impl<A: 'static, W: 'static, T: 'static> MachineRegistry<A, W, T> {
     {
         self.triggers.insert(name.to_string(), Box::new(factory));
         self
+    }
+
+    /// The tree registry, to lend it another registry's node types: a
+    /// command that holds one tree registry for trees and machines swaps
+    /// it in for a load and back out after.
+    pub fn trees_mut(&mut self) -> &mut Registry<A, W> {
+        &mut self.trees
+    }
+
+    /// The trigger registered as `name`, made with no parameters (as a
+    /// command line names one); `None` if no trigger has that name, the
+    /// factory's reason if it needs parameters.
+    pub fn trigger_named(&self, name: &str) -> Option<Result<T, String>> {
+        let factory = self.triggers.get(name)?;
+        Some(factory(&Value::Object(Box::new([]))))
     }
 
     /// The registered state type names, in order.
@@ -453,9 +476,19 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
                 .as_list()
                 .ok_or_else(|| self.shape(document, "machine", "\"transitions\" must be a list"))?,
         };
+        let mut per_state: HashMap<&str, usize> = HashMap::new();
         for (i, transition) in list.iter().enumerate() {
             let path = format!("machine/transitions[{i}]");
             let from = self.state_name(transition, "from", &path)?;
+            let count = per_state.entry(from).or_default();
+            *count += 1;
+            if *count > MAX_TRANSITIONS_PER_STATE {
+                let problem = MachineProblem::TooManyTransitions {
+                    state: from.to_string(),
+                    limit: MAX_TRANSITIONS_PER_STATE,
+                };
+                return Err(self.error(transition, &path, None, problem));
+            }
             let to = self.state_name(transition, "to", &path)?;
             let Some(trigger) = self.trigger(transition, "trigger", &path, None)? else {
                 return Err(self.shape(transition, &path, "a transition needs a \"trigger\""));
@@ -633,6 +666,13 @@ pub enum MachineProblem {
         /// [`MAX_STATES`].
         limit: usize,
     },
+    /// A state has more transitions than the limit.
+    TooManyTransitions {
+        /// The state.
+        state: String,
+        /// [`MAX_TRANSITIONS_PER_STATE`].
+        limit: usize,
+    },
     /// A state's tree could not be loaded.
     Tree(LoadError),
     /// The machine's definition is wrong as a whole (checked by
@@ -686,6 +726,11 @@ impl fmt::Display for MachineProblem {
             MachineProblem::TooManyStates { limit } => {
                 write!(f, "more than {limit} states")
             }
+            MachineProblem::TooManyTransitions { state, limit } => write!(
+                f,
+                "state {} has more than {limit} transitions",
+                quote(state)
+            ),
             MachineProblem::Tree(e) => write!(f, "its tree: {e}"),
             MachineProblem::Build(e) => write!(f, "{e}"),
         }

@@ -136,6 +136,7 @@ impl LeafTask {
             len: &mut self.len,
             data: &mut self.data,
             trees: &mut [],
+            elapsed: 1,
         }
     }
 }

@@ -269,6 +269,18 @@ impl<A, W, T> Machine<A, W, T> {
         matches!(self.def(id).body, Body::Tree(_))
     }
 
+    /// The behavior tree the state runs, if it runs one (to show it, or
+    /// to look into its agents' runtimes).
+    ///
+    /// # Panics
+    /// If `id` belongs to a larger machine.
+    pub fn tree(&self, id: StateId) -> Option<&Tree<A, W>> {
+        match &self.def(id).body {
+            Body::Tree(t) => Some(&t.tree),
+            Body::Hooks(_) => None,
+        }
+    }
+
     /// The transitions declared on `id`, as `(trigger, target)` in
     /// declaration order.
     ///

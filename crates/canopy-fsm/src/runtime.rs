@@ -54,6 +54,9 @@ pub(crate) struct Run<'r> {
     pub(crate) len: &'r mut u16,
     pub(crate) data: &'r mut [u8],
     pub(crate) trees: &'r mut [Agent],
+    /// World ticks since the last update, passed on to the trees of tree
+    /// states (1 unless the machine is updated less often than the world).
+    pub(crate) elapsed: u32,
 }
 
 impl<A, W, T: Copy + Eq> Machine<A, W, T> {
@@ -167,11 +170,14 @@ impl<A, W, T: Copy + Eq> Machine<A, W, T> {
         let def = self.def(state);
         match &def.body {
             Body::Hooks(hooks) => hooks.update(data(run, def.offset, def.size), cx),
-            Body::Tree(t) => match run.trees[t.slot as usize].tick(&t.tree, cx.agent, cx.world) {
-                Status::Running => None,
-                Status::Success => t.on_success,
-                Status::Failure => t.on_failure,
-            },
+            Body::Tree(t) => {
+                let tree = &mut run.trees[t.slot as usize];
+                match tree.tick_elapsed(&t.tree, cx.agent, cx.world, run.elapsed) {
+                    Status::Running => None,
+                    Status::Success => t.on_success,
+                    Status::Failure => t.on_failure,
+                }
+            }
         }
     }
 

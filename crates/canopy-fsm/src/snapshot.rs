@@ -75,13 +75,20 @@ pub enum FsmRestoreError {
     Corrupt(&'static str),
     /// A behavior tree runtime of a state could not be restored.
     Tree(RestoreError),
+    /// A saved crowd holds more agents than the caller's limit.
+    TooManyAgents {
+        /// The agents in the bytes.
+        found: u32,
+        /// The limit given to [`restore_crowd`].
+        limit: u32,
+    },
 }
 
 impl fmt::Display for FsmRestoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FsmRestoreError::NotASnapshot => {
-                f.write_str("not a canopy machine snapshot (no CNFM mark)")
+                f.write_str("not a canopy machine snapshot (no CNFM or CNFC mark)")
             }
             FsmRestoreError::Version { found } => write!(
                 f,
@@ -90,13 +97,17 @@ impl fmt::Display for FsmRestoreError {
             FsmRestoreError::Length => f.write_str("the machine snapshot is cut short or too long"),
             FsmRestoreError::OtherMachine { snapshot, machine } => write!(
                 f,
-                "the snapshot was taken of another machine, or another version of this one \\
+                "the snapshot was taken of another machine, or another version of this one \
                  (fingerprint {snapshot:016x}, this machine's is {machine:016x})"
             ),
             FsmRestoreError::Corrupt(problem) => {
                 write!(f, "the machine snapshot is damaged: {problem}")
             }
             FsmRestoreError::Tree(e) => write!(f, "a tree run by a state: {e}"),
+            FsmRestoreError::TooManyAgents { found, limit } => write!(
+                f,
+                "the saved crowd has {found} agents, more than the limit of {limit}"
+            ),
         }
     }
 }
@@ -170,6 +181,83 @@ impl FsmAgent {
             trees,
         ))
     }
+}
+
+const CROWD_MAGIC: &[u8; 4] = b"CNFC";
+
+/// Save every agent of a crowd of `machine` in one byte string: `CNFC`,
+/// the format version, the number of agents, then each agent's
+/// [`FsmSnapshot`] with its length. [`restore_crowd`] reads it back.
+///
+/// # Panics
+/// If an agent was not created for `machine`.
+pub fn save_crowd<A, W, T>(machine: &Machine<A, W, T>, agents: &[FsmAgent]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(CROWD_MAGIC);
+    out.extend_from_slice(&FSM_SNAPSHOT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(agents.len() as u32).to_le_bytes());
+    for agent in agents {
+        let bytes = agent.snapshot(machine).to_bytes();
+        out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        out.extend_from_slice(&bytes);
+    }
+    out
+}
+
+/// The agents [`save_crowd`] saved, restored onto `machine`, if there are
+/// at most `max_agents` (a caller's bound on the memory they take); any
+/// bytes give agents or an error.
+///
+/// ```
+/// use canopy_fsm::{FsmAgent, FsmRestoreError, Hooks, MachineBuilder, restore_crowd, save_crowd};
+/// let mut b = MachineBuilder::<(), (), u8>::new();
+/// b.state("Idle", Hooks::new());
+/// b.state("Run", Hooks::new());
+/// b.transition("Idle", 1, "Run");
+/// b.start("Idle");
+/// let machine = b.build().unwrap();
+/// let mut agents: Vec<FsmAgent> = (0..3).map(|id| FsmAgent::with_id(&machine, id)).collect();
+/// agents[1].send(&machine, 1, &mut (), &());
+/// let bytes = save_crowd(&machine, &agents);
+/// let back = restore_crowd(&machine, &bytes, 3).unwrap();
+/// assert!(back[1].is_in(&machine, "Run") && back[2].id() == 2);
+/// assert_eq!(restore_crowd(&machine, &bytes, 2).unwrap_err(), FsmRestoreError::TooManyAgents { found: 3, limit: 2 });
+/// ```
+pub fn restore_crowd<A, W, T>(
+    machine: &Machine<A, W, T>,
+    bytes: &[u8],
+    max_agents: u32,
+) -> Result<Vec<FsmAgent>, FsmRestoreError> {
+    let mut r = Reader(bytes);
+    if r.take(4).ok() != Some(&CROWD_MAGIC[..]) {
+        return Err(FsmRestoreError::NotASnapshot);
+    }
+    let v = r.take(2)?;
+    let found = u16::from_le_bytes([v[0], v[1]]);
+    if found != FSM_SNAPSHOT_VERSION {
+        return Err(FsmRestoreError::Version { found });
+    }
+    // Each agent takes at least its length and a snapshot's header.
+    let count = r.len(4 + 34)?;
+    if count > max_agents as usize {
+        return Err(FsmRestoreError::TooManyAgents {
+            found: count as u32,
+            limit: max_agents,
+        });
+    }
+    let mut agents = Vec::new();
+    agents
+        .try_reserve_exact(count)
+        .map_err(|_| FsmRestoreError::Corrupt("no memory for its agents"))?;
+    for _ in 0..count {
+        let len = r.len(1)?;
+        let snapshot = FsmSnapshot::from_bytes(r.take(len)?)?;
+        agents.push(FsmAgent::restore(machine, &snapshot)?);
+    }
+    if !r.0.is_empty() {
+        return Err(FsmRestoreError::Length);
+    }
+    Ok(agents)
 }
 
 /// The trees of the machine's tree-running states, in slot order.

@@ -208,6 +208,32 @@ fn a_file_over_the_size_limit_is_refused_before_it_is_parsed() {
 }
 
 #[test]
+fn a_state_with_more_transitions_than_the_limit_is_refused_at_the_first_past_it() {
+    use canopy_fsm::MAX_TRANSITIONS_PER_STATE;
+    // Every trigger is registered: only the count is wrong.
+    let transition = r#"{"from": "Idle", "trigger": "Move", "to": "Idle"}"#;
+    let others =
+        vec![r#"{"from": "Idle", "trigger": "Jump", "to": "Idle"}"#; MAX_TRANSITIONS_PER_STATE];
+    let mut list = vec![transition];
+    list.extend(others);
+    let text = format!(
+        r#"{{"initial": "Idle", "states": [{{"name": "Idle"}}], "transitions": [{}]}}"#,
+        list.join(",")
+    );
+    let started = std::time::Instant::now();
+    assert_eq!(
+        load_error(&text),
+        format!(
+            "m.json:1:{}: machine/transitions[{MAX_TRANSITIONS_PER_STATE}]: state \"Idle\" has \
+             more than {MAX_TRANSITIONS_PER_STATE} transitions",
+            // 1-based, at the first field's name.
+            text.rfind(r#"{"from""#).unwrap() + 3
+        )
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
 fn a_machine_with_many_states_loads_in_one_pass() {
     let states: Vec<String> = (0..20_000)
         .map(|i| format!(r#"{{"name": "S{i}"}}"#))
@@ -359,6 +385,50 @@ fn a_snapshot_of_a_code_built_agent_restores_into_the_loaded_machine() {
 }
 
 #[test]
+fn a_saved_crowd_of_a_loaded_hybrid_restores_and_damaged_bytes_are_errors() {
+    use canopy_fsm::{FsmRestoreError, restore_crowd, save_crowd};
+    let machine = registry().load_file(example("guard_hybrid.json")).unwrap();
+    let mut players: Vec<Player> = (0..3).map(|_| Player::default()).collect();
+    let mut agents: Vec<FsmAgent> = (0..3).map(|i| FsmAgent::with_id(&machine, i)).collect();
+    for (agent, player) in agents.iter_mut().zip(&mut players) {
+        agent.update(&machine, player, &());
+    }
+    agents[1].send(&machine, Input::Alarm, &mut players[1], &());
+    let bytes = save_crowd(&machine, &agents);
+
+    let mut back = restore_crowd(&machine, &bytes, 3).unwrap();
+    let where_: Vec<&str> = back.iter().map(|a| machine.name(a.active()[0])).collect();
+    assert_eq!(where_, ["Patrol", "Fight", "Patrol"]);
+    // The patrol tree carries on where it was: both copies agree from here.
+    for _ in 0..8 {
+        for ((a, b), p) in agents.iter_mut().zip(&mut back).zip(&mut players) {
+            assert_eq!(a.update(&machine, p, &()), b.update(&machine, p, &()));
+            assert_eq!(a.active(), b.active());
+        }
+    }
+
+    assert_eq!(
+        restore_crowd(&machine, &bytes, 2).unwrap_err(),
+        FsmRestoreError::TooManyAgents { found: 3, limit: 2 }
+    );
+    assert_eq!(
+        restore_crowd(&machine, &bytes[..bytes.len() - 1], 3).unwrap_err(),
+        FsmRestoreError::Length
+    );
+    // A count of four billion agents in ten bytes: refused before any is made.
+    let mut huge = bytes[..6].to_vec();
+    huge.extend_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(
+        restore_crowd(&machine, &huge, u32::MAX).unwrap_err(),
+        FsmRestoreError::Length
+    );
+    assert_eq!(
+        restore_crowd(&machine, b"CNFM", 3).unwrap_err(),
+        FsmRestoreError::NotASnapshot
+    );
+}
+
+#[test]
 fn a_reloaded_file_restores_an_agent_and_an_edited_file_refuses_it() {
     let first = registry().load_file(example("player_hfsm.ron")).unwrap();
     let (mut player, mut agent) = (Player::default(), FsmAgent::new(&first));
@@ -443,7 +513,7 @@ fn a_whole_machine_error_from_the_builder_names_the_machine() {
 
 #[test]
 fn a_machine_with_many_transitions_loads_and_a_duplicate_one_is_refused() {
-    let transitions: Vec<String> = (0..10_000)
+    let transitions: Vec<String> = (0..canopy_fsm::MAX_TRANSITIONS_PER_STATE)
         .map(|_| r#"{"from": "A", "trigger": "Move", "to": "B"}"#.to_string())
         .collect();
     let text = format!(

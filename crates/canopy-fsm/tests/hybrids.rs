@@ -410,3 +410,89 @@ fn a_machine_inside_a_leaf_is_saved_with_the_tree_and_checked() {
         "the snapshot is damaged: node 1: its task's state is not one its kind can be in"
     );
 }
+
+/// Patrol runs `Wait(wait)` and, done, goes to the final state Rest; Calm
+/// comes back to Patrol from Alert.
+fn waiting_patrol(wait: u32) -> Machine<(), (), Ev> {
+    let b = Builder::<(), ()>::new();
+    let patrol = Arc::new(b.build(b.wait("walk", wait)).unwrap());
+    let mut m = MachineBuilder::new();
+    m.tree_state("Patrol", TreeState::new(patrol).on_success(Ev::Done));
+    m.state("Alert", canopy_fsm::Hooks::new());
+    m.state("Rest", canopy_fsm::Hooks::new()).succeeds();
+    m.transition("Patrol", Ev::Done, "Rest")
+        .transition("Patrol", Ev::Alarm, "Alert")
+        .transition("Alert", Ev::Calm, "Patrol");
+    m.start("Patrol");
+    m.build().unwrap()
+}
+
+/// Updates of an agent updated every `every`-th world tick until it is
+/// done.
+fn updates_until_done(machine: &Machine<(), (), Ev>, every: u32) -> u32 {
+    let mut agent = FsmAgent::new(machine);
+    (1..=100)
+        .find(|_| agent.update_elapsed(machine, &mut (), &(), every) == Status::Success)
+        .unwrap()
+}
+
+#[test]
+fn a_tree_in_a_state_counts_world_ticks_when_the_machine_is_updated_less_often() {
+    for wait in 1..=10 {
+        let machine = waiting_patrol(wait);
+        for every in 1..=5 {
+            // The wait starts on the first update, at world tick `every`,
+            // and ends on the first update at or after `every + wait`: the
+            // update after ⌈wait / every⌉ more.
+            let expected = 1 + wait.div_ceil(every);
+            assert_eq!(
+                updates_until_done(&machine, every),
+                expected,
+                "Wait({wait}) updated every {every} world ticks"
+            );
+        }
+    }
+}
+
+#[test]
+fn updating_with_one_elapsed_tick_is_a_plain_update() {
+    let machine = waiting_patrol(4);
+    let (mut plain, mut elapsed) = (FsmAgent::new(&machine), FsmAgent::new(&machine));
+    for _ in 0..7 {
+        assert_eq!(
+            plain.update(&machine, &mut (), &()),
+            elapsed.update_elapsed(&machine, &mut (), &(), 1)
+        );
+        assert_eq!(plain.ticks(), elapsed.ticks());
+    }
+    assert_eq!(plain.status(&machine), Status::Success);
+}
+
+#[test]
+fn a_tree_state_entered_again_waits_its_whole_time_at_the_slower_rate() {
+    // Every 4th world tick: the patrol's Wait(8) starts on the first update
+    // (world tick 4); an alarm after it leaves Patrol (aborting the wait),
+    // a calm after the second brings it back, so the wait starts again on
+    // the third update (world tick 12) and ends on the fifth (world tick 20).
+    let machine = waiting_patrol(8);
+    let mut agent = FsmAgent::new(&machine);
+    assert_eq!(
+        agent.update_elapsed(&machine, &mut (), &(), 4),
+        Status::Running
+    );
+    assert!(agent.send(&machine, Ev::Alarm, &mut (), &()));
+    assert_eq!(
+        agent.update_elapsed(&machine, &mut (), &(), 4),
+        Status::Running
+    );
+    assert!(agent.send(&machine, Ev::Calm, &mut (), &()));
+    assert_eq!(
+        agent.update_elapsed(&machine, &mut (), &(), 4),
+        Status::Running
+    );
+    let statuses: Vec<Status> = (0..2)
+        .map(|_| agent.update_elapsed(&machine, &mut (), &(), 4))
+        .collect();
+    assert_eq!(statuses, [Status::Running, Status::Success]);
+    assert_eq!(agent.ticks(), 20);
+}
