@@ -9,6 +9,7 @@ use canopy_data::{NodeType, ParamKind, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
+use crate::dom::Element;
 use crate::error::XmlError;
 use crate::params::{key_of, to_value};
 use crate::sources::File;
@@ -109,8 +110,8 @@ pub(crate) struct Model {
 impl Model {
     /// `<Tag ID="…" name="…">`, for errors.
     pub(crate) fn describe(files: &[File], place: Place) -> String {
-        let e = &files[place.file].dom.elements[place.element];
-        let mut text = format!("<{}", crate::text::bare(&e.tag));
+        let e = files[place.file].dom.element(place.element);
+        let mut text = format!("<{}", crate::text::bare(e.tag()));
         for key in ["ID", "name"] {
             if let Some(value) = e.attr(key) {
                 text.push_str(&format!(" {key}={}", quote(value)));
@@ -135,6 +136,11 @@ impl Model {
 
     pub(crate) fn fail(&self, place: Place, problem: String) -> XmlError {
         Model::fail_in(&self.files, place, problem)
+    }
+
+    /// The element at `place`.
+    pub(crate) fn element(&self, place: Place) -> Element<'_> {
+        self.files[place.file].dom.element(place.element)
     }
 
     pub(crate) fn tree(&self, id: &str) -> Option<&TreeDef> {
@@ -162,7 +168,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
     options: &XmlOptions,
 ) -> Result<Model, XmlError> {
     // At most one node per element: reserved once, not grown by doubling.
-    let elements = files.iter().map(|f| f.dom.elements.len()).sum();
+    let elements = files.iter().map(|f| f.dom.len()).sum();
     let mut reader = Reader {
         registry,
         builtins: Registry::new(),
@@ -210,8 +216,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         Model::fail_in(&self.files, place, problem)
     }
 
-    fn element(&self, place: Place) -> &crate::dom::Element {
-        &self.files[place.file].dom.elements[place.element]
+    fn element(&self, place: Place) -> Element<'_> {
+        self.files[place.file].dom.element(place.element)
     }
 
     /// Check each file's `<root>` and its children; the `<BehaviorTree>`
@@ -221,7 +227,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         for file in 0..self.files.len() {
             let root = Place { file, element: 0 };
             let e = self.element(root);
-            if e.tag != "root" {
+            if e.tag() != "root" {
                 return Err(self.fail(
                     root,
                     "the top element of a BehaviorTree.CPP file is <root BTCPP_format=\"4\">"
@@ -240,12 +246,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ));
             }
             let mut models = 0;
-            for &child in &e.children {
+            for &child in e.children() {
                 let place = Place {
                     file,
                     element: child,
                 };
-                match self.element(place).tag.as_str() {
+                match self.element(place).tag() {
                     "BehaviorTree" => trees.push(place),
                     "include" => {}
                     "TreeNodesModel" => {
@@ -346,7 +352,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// Read one `<BehaviorTree>`: its single child.
     fn tree(&mut self, place: Place, id: &str) -> Result<usize, XmlError> {
-        let children = &self.element(place).children;
+        let children = self.element(place).children();
         if children.len() != 1 {
             return Err(self.fail(
                 place,
@@ -369,21 +375,21 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// (`<Action ID="…">`) gives it.
     fn type_id(&self, place: Place) -> Result<(String, Option<Category>), XmlError> {
         let e = self.element(place);
-        let explicit = Category::from_tag(&e.tag);
-        match (explicit.is_some() || e.tag == "SubTree", e.attr("ID")) {
+        let explicit = Category::from_tag(e.tag());
+        match (explicit.is_some() || e.tag() == "SubTree", e.attr("ID")) {
             (true, Some(id)) => Ok((id.to_string(), explicit)),
             (true, None) => Err(self.fail(
                 place,
-                format!("<{}> needs an ID attribute naming the node type", e.tag),
+                format!("<{}> needs an ID attribute naming the node type", e.tag()),
             )),
             (false, Some(_)) => Err(self.fail(
                 place,
                 format!(
                     "an ID attribute is not allowed here; write <{0}> or <Action ID=\"{0}\">",
-                    crate::text::bare(&e.tag)
+                    crate::text::bare(e.tag())
                 ),
             )),
-            (false, None) => Ok((e.tag.clone(), None)),
+            (false, None) => Ok((e.tag().to_string(), None)),
         }
     }
 
@@ -393,14 +399,14 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// checked where the port is known.
     fn ports(&self, place: Place) -> Result<Vec<(String, String)>, XmlError> {
         let mut ports = Vec::new();
-        for (key, value) in &self.element(place).attrs {
+        for (key, value) in self.element(place).attrs() {
             if key == "ID" || key == "name" {
                 continue;
             }
             if key.starts_with('_') {
                 continue;
             }
-            ports.push((key.clone(), value.clone()));
+            ports.push((key.to_string(), value.to_string()));
         }
         Ok(ports)
     }
@@ -424,9 +430,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             .attr("name")
             .unwrap_or(default)
             .to_string();
-        let child_elements = self.element(place).children.clone();
+        let child_elements = self.element(place).children().to_vec();
         let std = Std::from_id(&id);
-        let what = if self.element(place).tag == "SubTree" {
+        let what = if self.element(place).tag() == "SubTree" {
             self.subtree(place, &id, &ports, child_elements.len())?
         } else if let Some(std) = std {
             let n = child_elements.len();
@@ -465,9 +471,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         parent: Option<Std>,
     ) -> Result<usize, XmlError> {
         let mut params = Map::new();
-        for (attr, value) in &self.element(place).attrs {
+        for (attr, value) in self.element(place).attrs() {
             if let Some(param) = condition_script_param(attr) {
-                params.insert(param.to_string(), Value::String(value.clone()));
+                params.insert(param.to_string(), Value::String(value.to_string()));
             }
         }
         if params.is_empty() {
@@ -778,7 +784,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// Check and read a `<TreeNodesModel>`: every node type it declares must
     /// be registered, with the declared category and ports.
     fn models(&self, place: Place) -> Result<(), XmlError> {
-        for &child in &self.element(place).children {
+        for &child in self.element(place).children() {
             let model = Place {
                 file: place.file,
                 element: child,
@@ -791,17 +797,17 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn model(&self, place: Place) -> Result<(), XmlError> {
         let e = self.element(place);
         let port_tags = ["input_port", "output_port", "inout_port"];
-        let ports = e.children.iter().map(|&c| Place {
+        let ports = e.children().iter().map(|&c| Place {
             file: place.file,
             element: c,
         });
         let Some(id) = e.attr("ID") else {
             return Err(self.fail(place, "a node model needs an ID".to_string()));
         };
-        let category = match (e.tag.as_str(), Category::from_tag(&e.tag)) {
+        let category = match (e.tag(), Category::from_tag(e.tag())) {
             ("SubTree", _) => {
                 for port in ports {
-                    if port_tags.contains(&self.element(port).tag.as_str()) {
+                    if port_tags.contains(&self.element(port).tag()) {
                         return Err(self.fail(
                             port,
                             "SubTree ports remap blackboard entries, which canopy does not \
@@ -839,7 +845,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         check_category(category, node_type, id).map_err(|p| self.fail(place, p))?;
         for port in ports {
             let p = self.element(port);
-            if port_tags.contains(&p.tag.as_str()) {
+            if port_tags.contains(&p.tag()) {
                 self.model_port(port, node_type)?;
             }
         }
@@ -869,7 +875,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             ));
         };
         let writes = matches!(param.kind, ParamKind::Port { output: true, .. });
-        let direction = match (e.tag.as_str(), &param.kind) {
+        let direction = match (e.tag(), &param.kind) {
             ("input_port", ParamKind::Port { output: true, .. }) => Some("an output port"),
             ("output_port" | "inout_port", ParamKind::Port { output: false, .. }) => {
                 Some("an input port")
@@ -884,7 +890,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 place,
                 format!(
                     "<{}> {}: {}'s {} is {is}",
-                    e.tag,
+                    e.tag(),
                     quote(name),
                     node_type.name(),
                     quote(name)

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::dom::{self, Dom, line_column};
+use crate::dom::{self, Dom};
 use crate::error::XmlError;
 use crate::text::quote;
 
@@ -25,13 +25,13 @@ pub(crate) const MAX_ELEMENTS: usize = canopy_data::MAX_NODES;
 pub(crate) struct File {
     /// As errors show it.
     pub(crate) path: String,
-    pub(crate) text: String,
+    /// Its elements, with its text.
     pub(crate) dom: Dom,
 }
 
 impl File {
     pub(crate) fn line_column(&self, element: usize) -> (usize, usize) {
-        line_column(&self.text, self.dom.elements[element].offset)
+        self.dom.line_column(element)
     }
 }
 
@@ -126,11 +126,10 @@ impl Reading {
                 format!("the tree includes more than {MAX_FILES} files"),
             ));
         }
-        let dom = dom::parse(&text, &path, &mut self.elements)?;
+        let dom = dom::parse(text, &path, &mut self.elements)?;
         let index = self.files.len();
         self.files.push(File {
             path: path.clone(),
-            text,
             dom,
         });
         let chained = canonical.is_some();
@@ -141,10 +140,10 @@ impl Reading {
         let includes: Vec<usize> = {
             let dom = &self.files[index].dom;
             dom.root()
-                .children
+                .children()
                 .iter()
                 .copied()
-                .filter(|&e| dom.elements[e].tag == "include")
+                .filter(|&e| dom.element(e).tag() == "include")
                 .collect()
         };
         for element in includes {
@@ -174,7 +173,7 @@ impl Reading {
         element: usize,
         base: Option<&Path>,
     ) -> Result<(), XmlError> {
-        let e = &self.files[file].dom.elements[element];
+        let e = self.files[file].dom.element(element);
         if e.attr("ros_pkg").is_some() {
             return Err(self.fail(
                 file,
