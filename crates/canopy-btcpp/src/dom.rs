@@ -134,6 +134,95 @@ impl Dom {
     }
 }
 
+impl Dom {
+    /// What is kept once the elements are read: the text, and where each
+    /// element starts.
+    pub(crate) fn into_outline(self) -> Outline {
+        Outline {
+            offsets: self.nodes.iter().map(|n| n.offset).collect(),
+            text: self.text,
+        }
+    }
+}
+
+/// A file once its elements are read into nodes: its text, for positions,
+/// and where each element starts, to read one again for a message. (The
+/// elements themselves would be kept only for the few that messages
+/// quote.)
+pub(crate) struct Outline {
+    text: String,
+    offsets: Box<[u32]>,
+}
+
+impl Outline {
+    /// 1-based line and column of the element at `index`.
+    pub(crate) fn line_column(&self, index: usize) -> (usize, usize) {
+        line_column(&self.text, self.offset(index))
+    }
+
+    fn offset(&self, index: usize) -> usize {
+        self.offsets.get(index).map_or(0, |&o| o as usize)
+    }
+
+    /// The element at `index`, read again from the text.
+    pub(crate) fn element(&self, index: usize) -> Reread {
+        let mut element = Reread {
+            tag: String::new(),
+            attrs: Vec::new(),
+        };
+        let text = self.text.get(self.offset(index)..).unwrap_or_default();
+        // The file was read whole once: this start tag reads again (an
+        // error would leave the element without attributes, never panic).
+        let start = match Reader::from_str(text).read_event() {
+            Ok(Event::Start(e) | Event::Empty(e)) => e,
+            _ => return element,
+        };
+        element.tag = start.name().into_inner().to_string();
+        for attr in start.attributes().flatten() {
+            if let Ok(value) = attr.normalized_value(XmlVersion::Implicit1_0) {
+                let key = attr.key.into_inner().to_string();
+                element.attrs.push((key, value.into_owned()));
+            }
+        }
+        element
+    }
+}
+
+/// An element read again from its file's text.
+pub(crate) struct Reread {
+    tag: String,
+    attrs: Vec<(String, String)>,
+}
+
+impl Reread {
+    /// Its tag name.
+    pub(crate) fn tag(&self) -> &str {
+        &self.tag
+    }
+
+    /// The value of attribute `name`, if present.
+    pub(crate) fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+
+    /// Its attributes, names and values, in document order.
+    pub(crate) fn attrs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.attrs.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+/// `<Tag ID="…" name="…">`, for errors.
+pub(crate) fn describe<'a>(tag: &str, attr: impl Fn(&str) -> Option<&'a str>) -> String {
+    let mut text = format!("<{}", crate::text::bare(tag));
+    for key in ["ID", "name"] {
+        if let Some(value) = attr(key) {
+            text.push_str(&format!(" {key}={}", quote(value)));
+        }
+    }
+    text.push('>');
+    text
+}
+
 /// 1-based line and column (in characters) of byte `offset` in `text`.
 pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
@@ -460,6 +549,23 @@ mod tests {
             [("a", "x<y"), ("b", "line break"), ("c", "as is")]
         );
         assert_eq!(dom.written.len(), 2);
+    }
+
+    #[test]
+    fn an_outline_reads_an_element_again_from_the_text() {
+        let dom = parse_ok("<r>\n <A ID=\"x\" name=\"a &amp; b\" n='1'/>\n</r>");
+        let outline = dom.into_outline();
+        let a = outline.element(1);
+        assert_eq!(a.tag(), "A");
+        assert_eq!(
+            a.attrs().collect::<Vec<_>>(),
+            [("ID", "x"), ("name", "a & b"), ("n", "1")]
+        );
+        assert_eq!(outline.line_column(1), (2, 2));
+        assert_eq!(
+            describe(a.tag(), |k| a.attr(k)),
+            "<A ID=\"x\" name=\"a & b\">"
+        );
     }
 
     #[test]

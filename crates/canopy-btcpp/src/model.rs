@@ -9,10 +9,10 @@ use canopy_data::{NodeType, ParamKind, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
-use crate::dom::Element;
+use crate::dom::{Element, Reread};
 use crate::error::XmlError;
 use crate::params::{key_of, to_value};
-use crate::sources::File;
+use crate::sources::{File, Kept, Places};
 use crate::standard::{
     AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
     is_reserved, is_scripting, refused,
@@ -98,7 +98,8 @@ pub(crate) struct TreeDef {
 
 /// Every tree of a load, as nodes.
 pub(crate) struct Model {
-    pub(crate) files: Vec<File>,
+    /// The files, their elements read: errors read an element again.
+    pub(crate) files: Vec<Kept>,
     pub(crate) nodes: Vec<XNode>,
     pub(crate) trees: Vec<TreeDef>,
     /// Index in `trees` of the tree to run.
@@ -108,27 +109,14 @@ pub(crate) struct Model {
 }
 
 impl Model {
-    /// `<Tag ID="…" name="…">`, for errors.
-    pub(crate) fn describe(files: &[File], place: Place) -> String {
-        let e = files[place.file].dom.element(place.element);
-        let mut text = format!("<{}", crate::text::bare(e.tag()));
-        for key in ["ID", "name"] {
-            if let Some(value) = e.attr(key) {
-                text.push_str(&format!(" {key}={}", quote(value)));
-            }
-        }
-        text.push('>');
-        text
-    }
-
-    pub(crate) fn fail_in(files: &[File], place: Place, problem: String) -> XmlError {
+    pub(crate) fn fail_in(files: &[impl Places], place: Place, problem: String) -> XmlError {
         let file = &files[place.file];
         let (line, column) = file.line_column(place.element);
         XmlError {
-            file: file.path.clone(),
+            file: file.path().to_string(),
             line,
             column,
-            element: Some(Model::describe(files, place)),
+            element: Some(file.describe(place.element)),
             problem,
             unknown_type: None,
         }
@@ -138,9 +126,9 @@ impl Model {
         Model::fail_in(&self.files, place, problem)
     }
 
-    /// The element at `place`.
-    pub(crate) fn element(&self, place: Place) -> Element<'_> {
-        self.files[place.file].dom.element(place.element)
+    /// The element at `place`, read again from its file.
+    pub(crate) fn element(&self, place: Place) -> Reread {
+        self.files[place.file].outline.element(place.element)
     }
 
     pub(crate) fn tree(&self, id: &str) -> Option<&TreeDef> {
@@ -202,7 +190,9 @@ pub(crate) fn read<A: 'static, W: 'static>(
     }
     let main = reader.main(&trees)?;
     let model = Model {
-        files: reader.files,
+        // The elements are not needed any more: only the few that
+        // messages quote, read again from the text.
+        files: reader.files.into_iter().map(File::into_kept).collect(),
         nodes: reader.nodes,
         trees,
         main,

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::dom::{self, Dom};
+use crate::dom::{self, Dom, Outline};
 use crate::error::XmlError;
 use crate::text::quote;
 
@@ -32,6 +32,59 @@ pub(crate) struct File {
 impl File {
     pub(crate) fn line_column(&self, element: usize) -> (usize, usize) {
         self.dom.line_column(element)
+    }
+
+    /// What is kept once its elements are read into nodes.
+    pub(crate) fn into_kept(self) -> Kept {
+        Kept {
+            path: self.path,
+            outline: self.dom.into_outline(),
+        }
+    }
+}
+
+/// A file once its elements are read into nodes: what messages need.
+pub(crate) struct Kept {
+    /// As errors show it.
+    pub(crate) path: String,
+    pub(crate) outline: Outline,
+}
+
+/// A file as messages place an element in it: path, line and column, and
+/// the element as `<Tag ID="…" name="…">`.
+pub(crate) trait Places {
+    fn path(&self) -> &str;
+    fn line_column(&self, element: usize) -> (usize, usize);
+    fn describe(&self, element: usize) -> String;
+}
+
+impl Places for File {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn line_column(&self, element: usize) -> (usize, usize) {
+        self.dom.line_column(element)
+    }
+
+    fn describe(&self, element: usize) -> String {
+        let e = self.dom.element(element);
+        dom::describe(e.tag(), |key| e.attr(key))
+    }
+}
+
+impl Places for Kept {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn line_column(&self, element: usize) -> (usize, usize) {
+        self.outline.line_column(element)
+    }
+
+    fn describe(&self, element: usize) -> String {
+        let e = self.outline.element(element);
+        dom::describe(e.tag(), |key| e.attr(key))
     }
 }
 
