@@ -2,7 +2,9 @@
 //! canopy, checked element by element so that every mistake is reported at
 //! its own line.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use canopy_core::Arity;
 use canopy_data::{NodeType, ParamKind, Registry};
@@ -75,7 +77,9 @@ pub(crate) enum What {
     /// A registered type (a canopy built-in for the standard nodes it runs
     /// exactly), with parameters as the JSON loader takes them.
     Registered {
-        type_name: String,
+        /// Shared by the nodes of a type: a string per node was a large
+        /// part of what a large file became.
+        type_name: Rc<str>,
         params: Params,
     },
     Own(Own),
@@ -87,7 +91,9 @@ pub(crate) struct XNode {
     pub(crate) place: Place,
     pub(crate) name: String,
     pub(crate) what: What,
-    pub(crate) children: Vec<usize>,
+    /// Without a list's spare room: most nodes are leaves, and a large
+    /// file has hundreds of thousands.
+    pub(crate) children: Box<[usize]>,
 }
 
 pub(crate) struct TreeDef {
@@ -147,6 +153,8 @@ struct Reader<'r, A, W> {
     tree_ids: Vec<String>,
     /// `name`s of the `<SubTree>` elements of the tree being read.
     subtree_names: HashSet<String>,
+    /// The type names of the nodes read so far, each once.
+    type_names: RefCell<HashSet<Rc<str>>>,
 }
 
 /// Read every `<BehaviorTree>` of `files` into nodes.
@@ -165,6 +173,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
         nodes: Vec::with_capacity(elements),
         tree_ids: Vec::new(),
         subtree_names: HashSet::new(),
+        type_names: RefCell::new(HashSet::new()),
     };
     let tree_elements = reader.top_level()?;
     reader.tree_ids = reader.ids(&tree_elements)?;
@@ -208,6 +217,17 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     fn element(&self, place: Place) -> Element<'_> {
         self.files[place.file].dom.element(place.element)
+    }
+
+    /// `name` as the nodes of its type share it.
+    fn type_name(&self, name: &str) -> Rc<str> {
+        let mut names = self.type_names.borrow_mut();
+        if let Some(shared) = names.get(name) {
+            return shared.clone();
+        }
+        let shared: Rc<str> = name.into();
+        names.insert(shared.clone());
+        shared
     }
 
     /// Check each file's `<root>` and its children; the `<BehaviorTree>`
@@ -446,7 +466,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             place,
             name,
             what,
-            children,
+            children: children.into_boxed_slice(),
         });
         let node = self.nodes.len() - 1;
         self.around(place, node, parent)
@@ -504,10 +524,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             place,
             name: AROUND.to_string(),
             what: What::Registered {
-                type_name: AROUND.to_string(),
+                type_name: self.type_name(AROUND),
                 params: params.into_iter().collect(),
             },
-            children: vec![node],
+            children: Box::new([node]),
         });
         Ok(self.nodes.len() - 1)
     }
@@ -581,7 +601,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
         let params = vec![("code".to_string(), Value::String(code))].into_boxed_slice();
         Ok(What::Registered {
-            type_name: type_name.to_string(),
+            type_name: self.type_name(type_name),
             params,
         })
     }
@@ -605,7 +625,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             ));
         }
         Ok(What::Registered {
-            type_name: type_name.to_string(),
+            type_name: self.type_name(type_name),
             params: params.into_iter().collect(),
         })
     }
@@ -737,7 +757,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         // In name order, as the loader has always been given them.
         params.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(What::Registered {
-            type_name: node_type.name().to_string(),
+            type_name: self.type_name(node_type.name()),
             params: params.into_boxed_slice(),
         })
     }
@@ -1157,7 +1177,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// The canopy built-in that runs `std`, if the registry holds it.
-    fn builtin(&self, place: Place, std: Std) -> Result<String, XmlError> {
+    fn builtin(&self, place: Place, std: Std) -> Result<Rc<str>, XmlError> {
         let name = std.canopy_builtin().unwrap_or(std.id());
         match (self.registry.get(name), self.builtins.get(name)) {
             (Some(ours), Some(reference))
@@ -1165,7 +1185,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     && ours.arity() == reference.arity()
                     && ours.params() == reference.params() =>
             {
-                Ok(name.to_string())
+                Ok(self.type_name(name))
             }
             _ => Err(self.fail(
                 place,
