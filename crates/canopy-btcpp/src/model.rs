@@ -70,7 +70,8 @@ pub(crate) enum Own {
 /// A node's parameters as the JSON loader takes them, each name once: a
 /// boxed slice, since a search tree per node was a large part of what a
 /// large file became.
-pub(crate) type Params = Box<[(String, Value)]>;
+/// Their names are shared as type names are.
+pub(crate) type Params = Box<[(Rc<str>, Value)]>;
 
 /// What a node element stands for.
 pub(crate) enum What {
@@ -153,7 +154,7 @@ struct Reader<'r, A, W> {
     tree_ids: Vec<String>,
     /// `name`s of the `<SubTree>` elements of the tree being read.
     subtree_names: HashSet<String>,
-    /// The type names of the nodes read so far, each once.
+    /// The type and parameter names of the nodes read so far, each once.
     type_names: RefCell<HashSet<Rc<str>>>,
 }
 
@@ -219,7 +220,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         self.files[place.file].dom.element(place.element)
     }
 
-    /// `name` as the nodes of its type share it.
+    /// `name`, a type's or a parameter's, as the nodes share it.
     fn type_name(&self, name: &str) -> Rc<str> {
         let mut names = self.type_names.borrow_mut();
         if let Some(shared) = names.get(name) {
@@ -525,7 +526,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             name: AROUND.to_string(),
             what: What::Registered {
                 type_name: self.type_name(AROUND),
-                params: params.into_iter().collect(),
+                params: params
+                    .into_iter()
+                    .map(|(k, v)| (self.type_name(&k), v))
+                    .collect(),
             },
             children: Box::new([node]),
         });
@@ -599,7 +603,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 format!("{id} runs as canopy's {type_name}, which this registry does not have"),
             ));
         }
-        let params = vec![("code".to_string(), Value::String(code))].into_boxed_slice();
+        let params = Box::new([(self.type_name("code"), Value::String(code))]);
         Ok(What::Registered {
             type_name: self.type_name(type_name),
             params,
@@ -626,7 +630,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
         Ok(What::Registered {
             type_name: self.type_name(type_name),
-            params: params.into_iter().collect(),
+            params: params
+                .into_iter()
+                .map(|(k, v)| (self.type_name(&k), v))
+                .collect(),
         })
     }
 
@@ -752,7 +759,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 // The registry's check names what the type takes.
                 (None, _) => Value::String(text.clone()),
             };
-            params.push((key.clone(), value));
+            params.push((self.type_name(key), value));
         }
         // In name order, as the loader has always been given them.
         params.sort_by(|a, b| a.0.cmp(&b.0));
@@ -1011,7 +1018,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ));
             }
         };
-        let params = vec![("then".to_string(), Value::from(then))].into_boxed_slice();
+        let params = Box::new([(self.type_name("then"), Value::from(then))]);
         Ok(What::Registered {
             type_name: self.builtin(place, Std::RunOnce)?,
             params,
@@ -1091,7 +1098,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             Std::Timeout | Std::Sleep => {
                 let msec = get("msec");
                 let ticks = self.ticks(place, msec)?;
-                let params = vec![("ticks".to_string(), Value::from(ticks))].into_boxed_slice();
+                let params = Box::new([(self.type_name("ticks"), Value::from(ticks))]);
                 return Ok(What::Registered {
                     type_name: self.builtin(place, std)?,
                     params,
@@ -1149,7 +1156,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 if std == Std::SequenceWithMemory {
                     // It returns RUNNING after each child entered and
                     // finished in a tick, to be woken at the next.
-                    params.push(("pause".to_string(), Value::Bool(true)));
+                    params.push((self.type_name("pause"), Value::Bool(true)));
                 }
                 return Ok(What::Registered {
                     type_name: self.builtin(place, std)?,
