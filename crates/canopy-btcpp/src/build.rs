@@ -243,13 +243,11 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
             return Ok(None);
         };
         self.reached.insert(tree);
-        let element = &model.files[model.nodes[node].place.file].dom.elements
-            [model.nodes[node].place.element];
+        let element = model.element(model.nodes[node].place);
         let ports: Vec<(String, String)> = element
-            .attrs
-            .iter()
-            .filter(|(k, _)| !k.starts_with('_') && k != "ID" && k != "name")
-            .cloned()
+            .attrs()
+            .filter(|(k, _)| !k.starts_with('_') && *k != "ID" && *k != "name")
+            .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let autoremap = element.attr("_autoremap") == Some("true");
         let child = scope.child(id, self.instances + 1, &ports, autoremap);
@@ -602,8 +600,8 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
     else {
         return None;
     };
-    let element = &model.files[place.file].dom.elements[place.element];
-    let id = element.attr("ID").unwrap_or(&element.tag);
+    let element = model.element(place);
+    let id = element.attr("ID").unwrap_or(element.tag());
     let list_item = |prefix: &str| {
         let index = param.strip_prefix(prefix)?.strip_suffix(']')?;
         index.parse::<usize>().ok()

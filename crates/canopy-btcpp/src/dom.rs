@@ -5,6 +5,18 @@
 //! files never need and attackers like: document type declarations (and
 //! with them entity expansion), encodings other than UTF-8. Text between
 //! elements is ignored, as BehaviorTree.CPP ignores it.
+//!
+//! The tree is kept while a file's trees are read and built (errors quote
+//! elements), so it is compact: it owns the file's text, and tag names,
+//! attribute names and values are ranges of it — only a value that
+//! normalisation changes (a reference such as `&amp;`, a line break) is
+//! written out as a string of its own. Elements, attributes and children
+//! are three flat lists; an element holds ranges of the other two. (A heap
+//! string per name and value, and a list per element, made the tree of a
+//! large file several times larger than the file.) Rejected: a DOM crate
+//! such as roxmltree — it keeps the text between elements as nodes of
+//! their own, accepts an empty document type declaration, and would
+//! change the messages and positions of malformed files.
 
 use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};
@@ -17,34 +29,198 @@ use crate::text::{quote, sanitize};
 /// of nodes) plus the document's wrapping elements.
 pub(crate) const MAX_ELEMENT_DEPTH: usize = 260;
 
-/// One element: its tag, attributes in document order, child elements.
-pub(crate) struct Element {
-    pub(crate) tag: String,
-    pub(crate) attrs: Vec<(String, String)>,
-    pub(crate) children: Vec<usize>,
-    /// Byte offset of its `<` in the source text.
-    pub(crate) offset: usize,
+/// A piece of text: a range of the file's text, or one of the strings
+/// normalisation wrote.
+#[derive(Clone, Copy)]
+enum Piece {
+    Source { start: u32, end: u32 },
+    Written(u32),
 }
 
-impl Element {
-    /// The value of attribute `name`, if present.
-    pub(crate) fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
+/// An attribute: its name and its normalised value.
+#[derive(Clone, Copy)]
+struct Attr {
+    key: Piece,
+    value: Piece,
 }
 
-/// A parsed file: its elements, the document element first.
+/// An element, as ranges of the document's lists.
+#[derive(Clone, Copy)]
+struct Node {
+    tag: Piece,
+    /// Byte offset of its `<` in the text.
+    offset: u32,
+    /// Its attributes, a range of `Dom::attrs`.
+    attrs: (u32, u32),
+    /// Its children, a range of `Dom::children`.
+    children: (u32, u32),
+}
+
+/// A parsed file: its text and its elements, the document element first.
 pub(crate) struct Dom {
-    pub(crate) elements: Vec<Element>,
+    text: String,
+    nodes: Vec<Node>,
+    attrs: Vec<Attr>,
+    /// Each element's children, in document order, one range per element.
+    children: Vec<usize>,
+    /// The attribute values normalisation changed.
+    written: Vec<Box<str>>,
+}
+
+/// One element of a [`Dom`].
+#[derive(Clone, Copy)]
+pub(crate) struct Element<'d> {
+    dom: &'d Dom,
+    node: Node,
+}
+
+impl<'d> Element<'d> {
+    /// Its tag name.
+    pub(crate) fn tag(self) -> &'d str {
+        self.dom.piece(self.node.tag)
+    }
+
+    /// The value of attribute `name`, if present.
+    pub(crate) fn attr(self, name: &str) -> Option<&'d str> {
+        self.attrs().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+
+    /// Its attributes, names and values, in document order.
+    pub(crate) fn attrs(self) -> impl Iterator<Item = (&'d str, &'d str)> + 'd {
+        let dom = self.dom;
+        let (start, end) = self.node.attrs;
+        dom.attrs[start as usize..end as usize]
+            .iter()
+            .map(move |a| (dom.piece(a.key), dom.piece(a.value)))
+    }
+
+    /// The indices of its child elements, in document order.
+    pub(crate) fn children(self) -> &'d [usize] {
+        let (start, end) = self.node.children;
+        &self.dom.children[start as usize..end as usize]
+    }
 }
 
 impl Dom {
-    pub(crate) fn root(&self) -> &Element {
-        &self.elements[0]
+    /// How many elements the file holds.
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
     }
+
+    /// The element at `index` (in document order: 0 is the root).
+    pub(crate) fn element(&self, index: usize) -> Element<'_> {
+        Element {
+            dom: self,
+            node: self.nodes[index],
+        }
+    }
+
+    pub(crate) fn root(&self) -> Element<'_> {
+        self.element(0)
+    }
+
+    /// 1-based line and column of the element at `index`.
+    pub(crate) fn line_column(&self, index: usize) -> (usize, usize) {
+        line_column(&self.text, self.nodes[index].offset as usize)
+    }
+
+    fn piece(&self, piece: Piece) -> &str {
+        match piece {
+            Piece::Source { start, end } => self.text.get(start as usize..end as usize),
+            Piece::Written(i) => self.written.get(i as usize).map(|s| &**s),
+        }
+        // Pieces are made only of ranges checked against the text.
+        .unwrap_or_default()
+    }
+}
+
+impl Dom {
+    /// What is kept once the elements are read: the text, and where each
+    /// element starts.
+    pub(crate) fn into_outline(self) -> Outline {
+        Outline {
+            offsets: self.nodes.iter().map(|n| n.offset).collect(),
+            text: self.text,
+        }
+    }
+}
+
+/// A file once its elements are read into nodes: its text, for positions,
+/// and where each element starts, to read one again for a message. (The
+/// elements themselves would be kept only for the few that messages
+/// quote.)
+pub(crate) struct Outline {
+    text: String,
+    offsets: Box<[u32]>,
+}
+
+impl Outline {
+    /// 1-based line and column of the element at `index`.
+    pub(crate) fn line_column(&self, index: usize) -> (usize, usize) {
+        line_column(&self.text, self.offset(index))
+    }
+
+    fn offset(&self, index: usize) -> usize {
+        self.offsets.get(index).map_or(0, |&o| o as usize)
+    }
+
+    /// The element at `index`, read again from the text.
+    pub(crate) fn element(&self, index: usize) -> Reread {
+        let mut element = Reread {
+            tag: String::new(),
+            attrs: Vec::new(),
+        };
+        let text = self.text.get(self.offset(index)..).unwrap_or_default();
+        // The file was read whole once: this start tag reads again (an
+        // error would leave the element without attributes, never panic).
+        let start = match Reader::from_str(text).read_event() {
+            Ok(Event::Start(e) | Event::Empty(e)) => e,
+            _ => return element,
+        };
+        element.tag = start.name().into_inner().to_string();
+        for attr in start.attributes().flatten() {
+            if let Ok(value) = attr.normalized_value(XmlVersion::Implicit1_0) {
+                let key = attr.key.into_inner().to_string();
+                element.attrs.push((key, value.into_owned()));
+            }
+        }
+        element
+    }
+}
+
+/// An element read again from its file's text.
+pub(crate) struct Reread {
+    tag: String,
+    attrs: Vec<(String, String)>,
+}
+
+impl Reread {
+    /// Its tag name.
+    pub(crate) fn tag(&self) -> &str {
+        &self.tag
+    }
+
+    /// The value of attribute `name`, if present.
+    pub(crate) fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+
+    /// Its attributes, names and values, in document order.
+    pub(crate) fn attrs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.attrs.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+/// `<Tag ID="…" name="…">`, for errors.
+pub(crate) fn describe<'a>(tag: &str, attr: impl Fn(&str) -> Option<&'a str>) -> String {
+    let mut text = format!("<{}", crate::text::bare(tag));
+    for key in ["ID", "name"] {
+        if let Some(value) = attr(key) {
+            text.push_str(&format!(" {key}={}", quote(value)));
+        }
+    }
+    text.push('>');
+    text
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
@@ -63,7 +239,12 @@ pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
 struct Parser<'t> {
     text: &'t str,
     file: &'t str,
-    elements: Vec<Element>,
+    nodes: Vec<Node>,
+    attrs: Vec<Attr>,
+    written: Vec<Box<str>>,
+    /// Each element's parent (`u32::MAX` for the root), to lay out the
+    /// children once every element is read.
+    parents: Vec<u32>,
     /// Elements still open, innermost last.
     open: Vec<usize>,
     /// Elements this file may still hold.
@@ -72,82 +253,130 @@ struct Parser<'t> {
 
 /// Parse `text` (already checked to be UTF-8 without NUL bytes). `budget`
 /// is how many elements may still be read, across every file of a load.
-pub(crate) fn parse(text: &str, file: &str, budget: &mut usize) -> Result<Dom, XmlError> {
-    let mut reader = Reader::from_str(text);
-    reader.config_mut().check_end_names = true;
+pub(crate) fn parse(text: String, file: &str, budget: &mut usize) -> Result<Dom, XmlError> {
+    if u32::try_from(text.len()).is_err() {
+        // Offsets are kept in 32 bits; loads stop far below this anyway.
+        return Err(XmlError::whole(file, "the file holds 4 GiB or more"));
+    }
     let mut parser = Parser {
-        text,
+        text: &text,
         file,
-        elements: Vec::new(),
+        nodes: Vec::new(),
+        attrs: Vec::new(),
+        written: Vec::new(),
+        parents: Vec::new(),
         open: Vec::new(),
         budget,
     };
-    loop {
-        let start = reader.buffer_position() as usize;
-        let event = match reader.read_event() {
-            Ok(event) => event,
-            Err(e) => {
-                let at = reader.error_position() as usize;
-                return Err(parser.fail(at, format!("malformed XML: {}", sanitize(&e.to_string()))));
-            }
-        };
-        match event {
-            Event::Start(e) => parser.element(&e, start, true)?,
-            Event::Empty(e) => parser.element(&e, start, false)?,
-            Event::End(_) => {
-                parser.open.pop();
-            }
-            Event::Text(t) => {
-                let outside = parser.open.is_empty();
-                if outside && !t.trim().is_empty() {
-                    return Err(parser.fail(start, "text outside the root element".to_string()));
-                }
-            }
-            Event::GeneralRef(_) | Event::CData(_) if parser.open.is_empty() => {
-                return Err(parser.fail(start, "text outside the root element".to_string()));
-            }
-            Event::Decl(d) => {
-                if let Some(Ok(encoding)) = d.encoding()
-                    && !encoding.eq_ignore_ascii_case("utf-8")
-                {
-                    return Err(parser.fail(
-                        start,
-                        format!(
-                            "the file declares the encoding {}; only UTF-8 is supported",
-                            quote(&encoding)
-                        ),
-                    ));
-                }
-            }
-            Event::DocType(_) => {
-                return Err(parser.fail(
-                    start,
-                    "document type declarations (<!DOCTYPE …>) are not supported".to_string(),
-                ));
-            }
-            Event::Eof => break,
-            // Comments, processing instructions, text inside elements.
-            _ => {}
+    parser.read()?;
+    let Parser {
+        mut nodes,
+        mut attrs,
+        mut written,
+        parents,
+        ..
+    } = parser;
+    let children = lay_out_children(&mut nodes, &parents);
+    drop(parents);
+    // Kept while the tree is built: without the slack of growing.
+    nodes.shrink_to_fit();
+    attrs.shrink_to_fit();
+    written.shrink_to_fit();
+    Ok(Dom {
+        text,
+        nodes,
+        attrs,
+        children,
+        written,
+    })
+}
+
+/// Every element's children, in one list of ranges, elements in document
+/// order: each element's range is set in `nodes`.
+fn lay_out_children(nodes: &mut [Node], parents: &[u32]) -> Vec<usize> {
+    let mut ends = vec![0u32; nodes.len()];
+    for &parent in parents.iter().filter(|&&p| p != u32::MAX) {
+        ends[parent as usize] += 1;
+    }
+    let mut start = 0;
+    for (node, count) in nodes.iter_mut().zip(&mut ends) {
+        node.children = (start, start);
+        start += *count;
+        // From here on, where the next child goes.
+        *count = node.children.0;
+    }
+    let mut children = vec![0; start as usize];
+    for (child, &parent) in parents.iter().enumerate() {
+        if parent != u32::MAX {
+            let next = &mut ends[parent as usize];
+            children[*next as usize] = child;
+            *next += 1;
+            nodes[parent as usize].children.1 = *next;
         }
     }
-    if let Some(&unclosed) = parser.open.last() {
-        let e = &parser.elements[unclosed];
-        return Err(parser.fail(
-            e.offset,
-            format!("<{}> is never closed", crate::text::bare(&e.tag)),
-        ));
-    }
-    if parser.elements.is_empty() {
-        return Err(XmlError::whole(file, "the file holds no XML element"));
-    }
-    // Kept while the tree is built (errors quote elements): without the
-    // slack of growing.
-    let mut elements = parser.elements;
-    elements.shrink_to_fit();
-    Ok(Dom { elements })
+    children
 }
 
 impl Parser<'_> {
+    fn read(&mut self) -> Result<(), XmlError> {
+        let mut reader = Reader::from_str(self.text);
+        reader.config_mut().check_end_names = true;
+        loop {
+            let start = reader.buffer_position() as usize;
+            let event = match reader.read_event() {
+                Ok(event) => event,
+                Err(e) => {
+                    let at = reader.error_position() as usize;
+                    let problem = format!("malformed XML: {}", sanitize(&e.to_string()));
+                    return Err(self.fail(at, problem));
+                }
+            };
+            match event {
+                Event::Start(e) => self.element(&e, start, true)?,
+                Event::Empty(e) => self.element(&e, start, false)?,
+                Event::End(_) => {
+                    self.open.pop();
+                }
+                Event::Text(t) if self.open.is_empty() && !t.trim().is_empty() => {
+                    return Err(self.fail(start, "text outside the root element".to_string()));
+                }
+                Event::GeneralRef(_) | Event::CData(_) if self.open.is_empty() => {
+                    return Err(self.fail(start, "text outside the root element".to_string()));
+                }
+                Event::Decl(d) => {
+                    if let Some(Ok(encoding)) = d.encoding()
+                        && !encoding.eq_ignore_ascii_case("utf-8")
+                    {
+                        let problem = format!(
+                            "the file declares the encoding {}; only UTF-8 is supported",
+                            quote(&encoding)
+                        );
+                        return Err(self.fail(start, problem));
+                    }
+                }
+                Event::DocType(_) => {
+                    return Err(self.fail(
+                        start,
+                        "document type declarations (<!DOCTYPE …>) are not supported".to_string(),
+                    ));
+                }
+                Event::Eof => break,
+                // Comments, processing instructions, text inside elements.
+                _ => {}
+            }
+        }
+        if let Some(&unclosed) = self.open.last() {
+            let node = self.nodes[unclosed];
+            let tag = crate::text::bare(self.piece_text(node.tag));
+            let problem = format!("<{tag}> is never closed");
+            return Err(self.fail(node.offset as usize, problem));
+        }
+        if self.nodes.is_empty() {
+            return Err(XmlError::whole(self.file, "the file holds no XML element"));
+        }
+        Ok(())
+    }
+
     fn fail(&self, offset: usize, problem: String) -> XmlError {
         let (line, column) = line_column(self.text, offset);
         XmlError {
@@ -158,6 +387,27 @@ impl Parser<'_> {
             problem,
             unknown_type: None,
         }
+    }
+
+    /// `s`, a part of the text or a string normalisation wrote, as a piece.
+    fn piece(&mut self, s: &str) -> Piece {
+        let start = s.as_ptr().addr().wrapping_sub(self.text.as_ptr().addr());
+        let end = start.wrapping_add(s.len());
+        if let (Ok(start), Ok(end)) = (u32::try_from(start), u32::try_from(end))
+            && self.text.get(start as usize..end as usize).is_some()
+        {
+            return Piece::Source { start, end };
+        }
+        self.written.push(s.into());
+        Piece::Written((self.written.len() - 1) as u32)
+    }
+
+    fn piece_text(&self, piece: Piece) -> &str {
+        match piece {
+            Piece::Source { start, end } => self.text.get(start as usize..end as usize),
+            Piece::Written(i) => self.written.get(i as usize).map(|s| &**s),
+        }
+        .unwrap_or_default()
     }
 
     /// A tag or attribute name must not hold what XML names cannot.
@@ -179,10 +429,10 @@ impl Parser<'_> {
     }
 
     fn element(&mut self, e: &BytesStart<'_>, offset: usize, opens: bool) -> Result<(), XmlError> {
-        let tag = e.name().into_inner().to_string();
-        self.name(&tag, offset)?;
+        let tag = e.name().into_inner();
+        self.name(tag, offset)?;
         let parent = self.open.last().copied();
-        if parent.is_none() && !self.elements.is_empty() {
+        if parent.is_none() && !self.nodes.is_empty() {
             return Err(self.fail(
                 offset,
                 "a second top-level element; an XML file has one".to_string(),
@@ -198,7 +448,25 @@ impl Parser<'_> {
             return Err(self.fail(offset, "the files hold too many elements".to_string()));
         }
         *self.budget -= 1;
-        let mut attrs = Vec::new();
+        let tag = self.piece(tag);
+        let attrs = self.attributes(e, offset)?;
+        let index = self.nodes.len();
+        self.nodes.push(Node {
+            tag,
+            offset: offset as u32,
+            attrs,
+            children: (0, 0),
+        });
+        self.parents.push(parent.map_or(u32::MAX, |p| p as u32));
+        if opens {
+            self.open.push(index);
+        }
+        Ok(())
+    }
+
+    /// Read an element's attributes into the list; their range of it.
+    fn attributes(&mut self, e: &BytesStart<'_>, offset: usize) -> Result<(u32, u32), XmlError> {
+        let first = self.attrs.len() as u32;
         for attr in e.attributes() {
             let attr = attr.map_err(|err| {
                 self.fail(
@@ -218,22 +486,11 @@ impl Parser<'_> {
                     );
                     self.fail(offset, problem)
                 })?;
-            attrs.push((key.to_string(), value.into_owned()));
+            let key = self.piece(key);
+            let value = self.piece(&value);
+            self.attrs.push(Attr { key, value });
         }
-        let index = self.elements.len();
-        self.elements.push(Element {
-            tag,
-            attrs,
-            children: Vec::new(),
-            offset,
-        });
-        if let Some(parent) = parent {
-            self.elements[parent].children.push(index);
-        }
-        if opens {
-            self.open.push(index);
-        }
-        Ok(())
+        Ok((first, self.attrs.len() as u32))
     }
 }
 
@@ -242,11 +499,11 @@ mod tests {
     use super::*;
 
     fn parse_ok(text: &str) -> Dom {
-        parse(text, "t.xml", &mut 1000).unwrap()
+        parse(text.to_string(), "t.xml", &mut 1000).unwrap()
     }
 
     fn parse_err(text: &str) -> String {
-        match parse(text, "t.xml", &mut 1000) {
+        match parse(text.to_string(), "t.xml", &mut 1000) {
             Ok(_) => panic!("parsed"),
             Err(e) => e.to_string(),
         }
@@ -254,17 +511,61 @@ mod tests {
 
     #[test]
     fn elements_attributes_and_offsets() {
-        let dom = parse_ok("<root a=\"1 &amp; 2\">\n  <B x='&#10;'/>\n  <C><D/></C>\n</root>");
-        assert_eq!(dom.root().tag, "root");
-        assert_eq!(dom.root().attr("a"), Some("1 & 2"));
-        let b = &dom.elements[dom.root().children[0]];
-        assert_eq!(b.attr("x"), Some("\n"));
-        assert_eq!(
-            line_column("<root a=\"1 &amp; 2\">\n  <B", b.offset),
-            (2, 3)
+        let dom = parse_ok(
+            "<root a=\"1 &amp; 2\">\n  <B x='&#10;' y=\"plain\"/>\n  <C><D/></C>\n</root>",
         );
-        let c = &dom.elements[dom.root().children[1]];
-        assert_eq!(dom.elements[c.children[0]].tag, "D");
+        assert_eq!(dom.root().tag(), "root");
+        assert_eq!(dom.root().attr("a"), Some("1 & 2"));
+        let b = dom.element(dom.root().children()[0]);
+        assert_eq!(b.attr("x"), Some("\n"));
+        assert_eq!(b.attrs().collect::<Vec<_>>(), [("x", "\n"), ("y", "plain")]);
+        assert_eq!(dom.line_column(dom.root().children()[0]), (2, 3));
+        let c = dom.element(dom.root().children()[1]);
+        assert_eq!(dom.element(c.children()[0]).tag(), "D");
+        assert_eq!(dom.len(), 4);
+    }
+
+    #[test]
+    fn children_are_listed_in_document_order_under_their_own_parent() {
+        let dom = parse_ok("<r><a><x/><y/></a><b/><c><z/></c></r>");
+        let tags = |index: usize| -> Vec<&str> {
+            dom.element(index)
+                .children()
+                .iter()
+                .map(|&c| dom.element(c).tag())
+                .collect()
+        };
+        assert_eq!(tags(0), ["a", "b", "c"]);
+        assert_eq!(tags(dom.root().children()[0]), ["x", "y"]);
+        assert_eq!(tags(dom.root().children()[1]), Vec::<&str>::new());
+        assert_eq!(tags(dom.root().children()[2]), ["z"]);
+    }
+
+    #[test]
+    fn values_normalisation_changes_are_written_out_and_others_are_ranges_of_the_text() {
+        let dom = parse_ok("<r a=\"x&lt;y\" b=\"line\nbreak\" c=\"as is\"/>");
+        assert_eq!(
+            dom.root().attrs().collect::<Vec<_>>(),
+            [("a", "x<y"), ("b", "line break"), ("c", "as is")]
+        );
+        assert_eq!(dom.written.len(), 2);
+    }
+
+    #[test]
+    fn an_outline_reads_an_element_again_from_the_text() {
+        let dom = parse_ok("<r>\n <A ID=\"x\" name=\"a &amp; b\" n='1'/>\n</r>");
+        let outline = dom.into_outline();
+        let a = outline.element(1);
+        assert_eq!(a.tag(), "A");
+        assert_eq!(
+            a.attrs().collect::<Vec<_>>(),
+            [("ID", "x"), ("name", "a & b"), ("n", "1")]
+        );
+        assert_eq!(outline.line_column(1), (2, 2));
+        assert_eq!(
+            describe(a.tag(), |k| a.attr(k)),
+            "<A ID=\"x\" name=\"a & b\">"
+        );
     }
 
     #[test]
@@ -302,7 +603,7 @@ mod tests {
         let deep = "<a>".repeat(MAX_ELEMENT_DEPTH + 1);
         assert!(parse_err(&deep).ends_with("elements are nested more than 260 deep"));
         assert!(
-            matches!(parse("<a><b/><c/></a>", "t.xml", &mut 2), Err(e) if e.problem == "the files hold too many elements")
+            matches!(parse("<a><b/><c/></a>".to_string(), "t.xml", &mut 2), Err(e) if e.problem == "the files hold too many elements")
         );
     }
 }

@@ -2,16 +2,19 @@
 //! canopy, checked element by element so that every mistake is reported at
 //! its own line.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use canopy_core::Arity;
 use canopy_data::{NodeType, ParamKind, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
+use crate::dom::{Element, Reread};
 use crate::error::XmlError;
 use crate::params::{key_of, to_value};
-use crate::sources::File;
+use crate::sources::{File, Kept, Places};
 use crate::standard::{
     AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
     is_reserved, is_scripting, refused,
@@ -67,14 +70,17 @@ pub(crate) enum Own {
 /// A node's parameters as the JSON loader takes them, each name once: a
 /// boxed slice, since a search tree per node was a large part of what a
 /// large file became.
-pub(crate) type Params = Box<[(String, Value)]>;
+/// Their names are shared as type names are.
+pub(crate) type Params = Box<[(Rc<str>, Value)]>;
 
 /// What a node element stands for.
 pub(crate) enum What {
     /// A registered type (a canopy built-in for the standard nodes it runs
     /// exactly), with parameters as the JSON loader takes them.
     Registered {
-        type_name: String,
+        /// Shared by the nodes of a type: a string per node was a large
+        /// part of what a large file became.
+        type_name: Rc<str>,
         params: Params,
     },
     Own(Own),
@@ -86,7 +92,9 @@ pub(crate) struct XNode {
     pub(crate) place: Place,
     pub(crate) name: String,
     pub(crate) what: What,
-    pub(crate) children: Vec<usize>,
+    /// Without a list's spare room: most nodes are leaves, and a large
+    /// file has hundreds of thousands.
+    pub(crate) children: Box<[usize]>,
 }
 
 pub(crate) struct TreeDef {
@@ -97,7 +105,8 @@ pub(crate) struct TreeDef {
 
 /// Every tree of a load, as nodes.
 pub(crate) struct Model {
-    pub(crate) files: Vec<File>,
+    /// The files, their elements read: errors read an element again.
+    pub(crate) files: Vec<Kept>,
     pub(crate) nodes: Vec<XNode>,
     pub(crate) trees: Vec<TreeDef>,
     /// Index in `trees` of the tree to run.
@@ -107,27 +116,14 @@ pub(crate) struct Model {
 }
 
 impl Model {
-    /// `<Tag ID="…" name="…">`, for errors.
-    pub(crate) fn describe(files: &[File], place: Place) -> String {
-        let e = &files[place.file].dom.elements[place.element];
-        let mut text = format!("<{}", crate::text::bare(&e.tag));
-        for key in ["ID", "name"] {
-            if let Some(value) = e.attr(key) {
-                text.push_str(&format!(" {key}={}", quote(value)));
-            }
-        }
-        text.push('>');
-        text
-    }
-
-    pub(crate) fn fail_in(files: &[File], place: Place, problem: String) -> XmlError {
+    pub(crate) fn fail_in(files: &[impl Places], place: Place, problem: String) -> XmlError {
         let file = &files[place.file];
         let (line, column) = file.line_column(place.element);
         XmlError {
-            file: file.path.clone(),
+            file: file.path().to_string(),
             line,
             column,
-            element: Some(Model::describe(files, place)),
+            element: Some(file.describe(place.element)),
             problem,
             unknown_type: None,
         }
@@ -135,6 +131,11 @@ impl Model {
 
     pub(crate) fn fail(&self, place: Place, problem: String) -> XmlError {
         Model::fail_in(&self.files, place, problem)
+    }
+
+    /// The element at `place`, read again from its file.
+    pub(crate) fn element(&self, place: Place) -> Reread {
+        self.files[place.file].outline.element(place.element)
     }
 
     pub(crate) fn tree(&self, id: &str) -> Option<&TreeDef> {
@@ -153,6 +154,8 @@ struct Reader<'r, A, W> {
     tree_ids: Vec<String>,
     /// `name`s of the `<SubTree>` elements of the tree being read.
     subtree_names: HashSet<String>,
+    /// The type and parameter names of the nodes read so far, each once.
+    type_names: RefCell<HashSet<Rc<str>>>,
 }
 
 /// Read every `<BehaviorTree>` of `files` into nodes.
@@ -162,7 +165,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
     options: &XmlOptions,
 ) -> Result<Model, XmlError> {
     // At most one node per element: reserved once, not grown by doubling.
-    let elements = files.iter().map(|f| f.dom.elements.len()).sum();
+    let elements = files.iter().map(|f| f.dom.len()).sum();
     let mut reader = Reader {
         registry,
         builtins: Registry::new(),
@@ -171,6 +174,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
         nodes: Vec::with_capacity(elements),
         tree_ids: Vec::new(),
         subtree_names: HashSet::new(),
+        type_names: RefCell::new(HashSet::new()),
     };
     let tree_elements = reader.top_level()?;
     reader.tree_ids = reader.ids(&tree_elements)?;
@@ -196,7 +200,9 @@ pub(crate) fn read<A: 'static, W: 'static>(
     }
     let main = reader.main(&trees)?;
     let model = Model {
-        files: reader.files,
+        // The elements are not needed any more: only the few that
+        // messages quote, read again from the text.
+        files: reader.files.into_iter().map(File::into_kept).collect(),
         nodes: reader.nodes,
         trees,
         main,
@@ -210,8 +216,19 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         Model::fail_in(&self.files, place, problem)
     }
 
-    fn element(&self, place: Place) -> &crate::dom::Element {
-        &self.files[place.file].dom.elements[place.element]
+    fn element(&self, place: Place) -> Element<'_> {
+        self.files[place.file].dom.element(place.element)
+    }
+
+    /// `name`, a type's or a parameter's, as the nodes share it.
+    fn type_name(&self, name: &str) -> Rc<str> {
+        let mut names = self.type_names.borrow_mut();
+        if let Some(shared) = names.get(name) {
+            return shared.clone();
+        }
+        let shared: Rc<str> = name.into();
+        names.insert(shared.clone());
+        shared
     }
 
     /// Check each file's `<root>` and its children; the `<BehaviorTree>`
@@ -221,7 +238,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         for file in 0..self.files.len() {
             let root = Place { file, element: 0 };
             let e = self.element(root);
-            if e.tag != "root" {
+            if e.tag() != "root" {
                 return Err(self.fail(
                     root,
                     "the top element of a BehaviorTree.CPP file is <root BTCPP_format=\"4\">"
@@ -240,12 +257,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ));
             }
             let mut models = 0;
-            for &child in &e.children {
+            for &child in e.children() {
                 let place = Place {
                     file,
                     element: child,
                 };
-                match self.element(place).tag.as_str() {
+                match self.element(place).tag() {
                     "BehaviorTree" => trees.push(place),
                     "include" => {}
                     "TreeNodesModel" => {
@@ -346,7 +363,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// Read one `<BehaviorTree>`: its single child.
     fn tree(&mut self, place: Place, id: &str) -> Result<usize, XmlError> {
-        let children = &self.element(place).children;
+        let children = self.element(place).children();
         if children.len() != 1 {
             return Err(self.fail(
                 place,
@@ -369,21 +386,21 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// (`<Action ID="…">`) gives it.
     fn type_id(&self, place: Place) -> Result<(String, Option<Category>), XmlError> {
         let e = self.element(place);
-        let explicit = Category::from_tag(&e.tag);
-        match (explicit.is_some() || e.tag == "SubTree", e.attr("ID")) {
+        let explicit = Category::from_tag(e.tag());
+        match (explicit.is_some() || e.tag() == "SubTree", e.attr("ID")) {
             (true, Some(id)) => Ok((id.to_string(), explicit)),
             (true, None) => Err(self.fail(
                 place,
-                format!("<{}> needs an ID attribute naming the node type", e.tag),
+                format!("<{}> needs an ID attribute naming the node type", e.tag()),
             )),
             (false, Some(_)) => Err(self.fail(
                 place,
                 format!(
                     "an ID attribute is not allowed here; write <{0}> or <Action ID=\"{0}\">",
-                    crate::text::bare(&e.tag)
+                    crate::text::bare(e.tag())
                 ),
             )),
-            (false, None) => Ok((e.tag.clone(), None)),
+            (false, None) => Ok((e.tag().to_string(), None)),
         }
     }
 
@@ -393,14 +410,14 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// checked where the port is known.
     fn ports(&self, place: Place) -> Result<Vec<(String, String)>, XmlError> {
         let mut ports = Vec::new();
-        for (key, value) in &self.element(place).attrs {
+        for (key, value) in self.element(place).attrs() {
             if key == "ID" || key == "name" {
                 continue;
             }
             if key.starts_with('_') {
                 continue;
             }
-            ports.push((key.clone(), value.clone()));
+            ports.push((key.to_string(), value.to_string()));
         }
         Ok(ports)
     }
@@ -424,9 +441,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             .attr("name")
             .unwrap_or(default)
             .to_string();
-        let child_elements = self.element(place).children.clone();
+        let child_elements = self.element(place).children().to_vec();
         let std = Std::from_id(&id);
-        let what = if self.element(place).tag == "SubTree" {
+        let what = if self.element(place).tag() == "SubTree" {
             self.subtree(place, &id, &ports, child_elements.len())?
         } else if let Some(std) = std {
             let n = child_elements.len();
@@ -450,7 +467,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             place,
             name,
             what,
-            children,
+            children: children.into_boxed_slice(),
         });
         let node = self.nodes.len() - 1;
         self.around(place, node, parent)
@@ -465,9 +482,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         parent: Option<Std>,
     ) -> Result<usize, XmlError> {
         let mut params = Map::new();
-        for (attr, value) in &self.element(place).attrs {
+        for (attr, value) in self.element(place).attrs() {
             if let Some(param) = condition_script_param(attr) {
-                params.insert(param.to_string(), Value::String(value.clone()));
+                params.insert(param.to_string(), Value::String(value.to_string()));
             }
         }
         if params.is_empty() {
@@ -508,10 +525,13 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             place,
             name: AROUND.to_string(),
             what: What::Registered {
-                type_name: AROUND.to_string(),
-                params: params.into_iter().collect(),
+                type_name: self.type_name(AROUND),
+                params: params
+                    .into_iter()
+                    .map(|(k, v)| (self.type_name(&k), v))
+                    .collect(),
             },
-            children: vec![node],
+            children: Box::new([node]),
         });
         Ok(self.nodes.len() - 1)
     }
@@ -583,9 +603,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 format!("{id} runs as canopy's {type_name}, which this registry does not have"),
             ));
         }
-        let params = vec![("code".to_string(), Value::String(code))].into_boxed_slice();
+        let params = Box::new([(self.type_name("code"), Value::String(code))]);
         Ok(What::Registered {
-            type_name: type_name.to_string(),
+            type_name: self.type_name(type_name),
             params,
         })
     }
@@ -609,8 +629,11 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             ));
         }
         Ok(What::Registered {
-            type_name: type_name.to_string(),
-            params: params.into_iter().collect(),
+            type_name: self.type_name(type_name),
+            params: params
+                .into_iter()
+                .map(|(k, v)| (self.type_name(&k), v))
+                .collect(),
         })
     }
 
@@ -736,12 +759,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 // The registry's check names what the type takes.
                 (None, _) => Value::String(text.clone()),
             };
-            params.push((key.clone(), value));
+            params.push((self.type_name(key), value));
         }
         // In name order, as the loader has always been given them.
         params.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(What::Registered {
-            type_name: node_type.name().to_string(),
+            type_name: self.type_name(node_type.name()),
             params: params.into_boxed_slice(),
         })
     }
@@ -778,7 +801,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// Check and read a `<TreeNodesModel>`: every node type it declares must
     /// be registered, with the declared category and ports.
     fn models(&self, place: Place) -> Result<(), XmlError> {
-        for &child in &self.element(place).children {
+        for &child in self.element(place).children() {
             let model = Place {
                 file: place.file,
                 element: child,
@@ -791,17 +814,17 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn model(&self, place: Place) -> Result<(), XmlError> {
         let e = self.element(place);
         let port_tags = ["input_port", "output_port", "inout_port"];
-        let ports = e.children.iter().map(|&c| Place {
+        let ports = e.children().iter().map(|&c| Place {
             file: place.file,
             element: c,
         });
         let Some(id) = e.attr("ID") else {
             return Err(self.fail(place, "a node model needs an ID".to_string()));
         };
-        let category = match (e.tag.as_str(), Category::from_tag(&e.tag)) {
+        let category = match (e.tag(), Category::from_tag(e.tag())) {
             ("SubTree", _) => {
                 for port in ports {
-                    if port_tags.contains(&self.element(port).tag.as_str()) {
+                    if port_tags.contains(&self.element(port).tag()) {
                         return Err(self.fail(
                             port,
                             "SubTree ports remap blackboard entries, which canopy does not \
@@ -839,7 +862,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         check_category(category, node_type, id).map_err(|p| self.fail(place, p))?;
         for port in ports {
             let p = self.element(port);
-            if port_tags.contains(&p.tag.as_str()) {
+            if port_tags.contains(&p.tag()) {
                 self.model_port(port, node_type)?;
             }
         }
@@ -869,7 +892,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             ));
         };
         let writes = matches!(param.kind, ParamKind::Port { output: true, .. });
-        let direction = match (e.tag.as_str(), &param.kind) {
+        let direction = match (e.tag(), &param.kind) {
             ("input_port", ParamKind::Port { output: true, .. }) => Some("an output port"),
             ("output_port" | "inout_port", ParamKind::Port { output: false, .. }) => {
                 Some("an input port")
@@ -884,7 +907,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 place,
                 format!(
                     "<{}> {}: {}'s {} is {is}",
-                    e.tag,
+                    e.tag(),
                     quote(name),
                     node_type.name(),
                     quote(name)
@@ -995,7 +1018,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ));
             }
         };
-        let params = vec![("then".to_string(), Value::from(then))].into_boxed_slice();
+        let params = Box::new([(self.type_name("then"), Value::from(then))]);
         Ok(What::Registered {
             type_name: self.builtin(place, Std::RunOnce)?,
             params,
@@ -1075,7 +1098,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             Std::Timeout | Std::Sleep => {
                 let msec = get("msec");
                 let ticks = self.ticks(place, msec)?;
-                let params = vec![("ticks".to_string(), Value::from(ticks))].into_boxed_slice();
+                let params = Box::new([(self.type_name("ticks"), Value::from(ticks))]);
                 return Ok(What::Registered {
                     type_name: self.builtin(place, std)?,
                     params,
@@ -1133,7 +1156,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 if std == Std::SequenceWithMemory {
                     // It returns RUNNING after each child entered and
                     // finished in a tick, to be woken at the next.
-                    params.push(("pause".to_string(), Value::Bool(true)));
+                    params.push((self.type_name("pause"), Value::Bool(true)));
                 }
                 return Ok(What::Registered {
                     type_name: self.builtin(place, std)?,
@@ -1161,7 +1184,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// The canopy built-in that runs `std`, if the registry holds it.
-    fn builtin(&self, place: Place, std: Std) -> Result<String, XmlError> {
+    fn builtin(&self, place: Place, std: Std) -> Result<Rc<str>, XmlError> {
         let name = std.canopy_builtin().unwrap_or(std.id());
         match (self.registry.get(name), self.builtins.get(name)) {
             (Some(ours), Some(reference))
@@ -1169,7 +1192,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     && ours.arity() == reference.arity()
                     && ours.params() == reference.params() =>
             {
-                Ok(name.to_string())
+                Ok(self.type_name(name))
             }
             _ => Err(self.fail(
                 place,

@@ -25,6 +25,7 @@
 //! port is a slot by the time the tree runs.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -149,7 +150,7 @@ impl Scope {
     pub(crate) fn params(
         &self,
         type_name: &str,
-        params: &[(String, Value)],
+        params: &[(Rc<str>, Value)],
         typed: &dyn Fn(&str, &str) -> Value,
     ) -> Vec<(String, Value)> {
         let scripts = is_script_type(type_name);
@@ -172,7 +173,7 @@ impl Scope {
                     Value::String(text) => self.port(name, text, typed),
                     other => other.clone(),
                 };
-                (name.clone(), value)
+                (name.to_string(), value)
             })
             .collect()
     }

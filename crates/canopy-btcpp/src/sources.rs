@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::dom::{self, Dom, line_column};
+use crate::dom::{self, Dom, Outline};
 use crate::error::XmlError;
 use crate::text::quote;
 
@@ -25,13 +25,66 @@ pub(crate) const MAX_ELEMENTS: usize = canopy_data::MAX_NODES;
 pub(crate) struct File {
     /// As errors show it.
     pub(crate) path: String,
-    pub(crate) text: String,
+    /// Its elements, with its text.
     pub(crate) dom: Dom,
 }
 
 impl File {
     pub(crate) fn line_column(&self, element: usize) -> (usize, usize) {
-        line_column(&self.text, self.dom.elements[element].offset)
+        self.dom.line_column(element)
+    }
+
+    /// What is kept once its elements are read into nodes.
+    pub(crate) fn into_kept(self) -> Kept {
+        Kept {
+            path: self.path,
+            outline: self.dom.into_outline(),
+        }
+    }
+}
+
+/// A file once its elements are read into nodes: what messages need.
+pub(crate) struct Kept {
+    /// As errors show it.
+    pub(crate) path: String,
+    pub(crate) outline: Outline,
+}
+
+/// A file as messages place an element in it: path, line and column, and
+/// the element as `<Tag ID="…" name="…">`.
+pub(crate) trait Places {
+    fn path(&self) -> &str;
+    fn line_column(&self, element: usize) -> (usize, usize);
+    fn describe(&self, element: usize) -> String;
+}
+
+impl Places for File {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn line_column(&self, element: usize) -> (usize, usize) {
+        self.dom.line_column(element)
+    }
+
+    fn describe(&self, element: usize) -> String {
+        let e = self.dom.element(element);
+        dom::describe(e.tag(), |key| e.attr(key))
+    }
+}
+
+impl Places for Kept {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn line_column(&self, element: usize) -> (usize, usize) {
+        self.outline.line_column(element)
+    }
+
+    fn describe(&self, element: usize) -> String {
+        let e = self.outline.element(element);
+        dom::describe(e.tag(), |key| e.attr(key))
     }
 }
 
@@ -126,11 +179,10 @@ impl Reading {
                 format!("the tree includes more than {MAX_FILES} files"),
             ));
         }
-        let dom = dom::parse(&text, &path, &mut self.elements)?;
+        let dom = dom::parse(text, &path, &mut self.elements)?;
         let index = self.files.len();
         self.files.push(File {
             path: path.clone(),
-            text,
             dom,
         });
         let chained = canonical.is_some();
@@ -141,10 +193,10 @@ impl Reading {
         let includes: Vec<usize> = {
             let dom = &self.files[index].dom;
             dom.root()
-                .children
+                .children()
                 .iter()
                 .copied()
-                .filter(|&e| dom.elements[e].tag == "include")
+                .filter(|&e| dom.element(e).tag() == "include")
                 .collect()
         };
         for element in includes {
@@ -174,7 +226,7 @@ impl Reading {
         element: usize,
         base: Option<&Path>,
     ) -> Result<(), XmlError> {
-        let e = &self.files[file].dom.elements[element];
+        let e = self.files[file].dom.element(element);
         if e.attr("ros_pkg").is_some() {
             return Err(self.fail(
                 file,

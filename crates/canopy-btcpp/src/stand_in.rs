@@ -85,12 +85,11 @@ impl NodeModel {
         let mut budget = sources::MAX_ELEMENTS;
         let file = File {
             path: source.to_string(),
-            text: text.to_string(),
-            dom: dom::parse(text, source, &mut budget)?,
+            dom: dom::parse(text.to_string(), source, &mut budget)?,
         };
         let root = file.dom.root();
         let mut types = Vec::new();
-        for model in children(&file, root).filter(|e| e.1.tag == "TreeNodesModel") {
+        for model in children(&file, root).filter(|e| e.1.tag() == "TreeNodesModel") {
             for (at, e) in children(&file, model.1) {
                 if let Some(declared) = declared(&file, at, e)? {
                     types.push(declared);
@@ -182,13 +181,13 @@ impl NodeModel {
 }
 
 /// The child elements of `e`, with their indices.
-fn children<'f>(file: &'f File, e: &'f Element) -> impl Iterator<Item = (usize, &'f Element)> {
-    e.children.iter().map(|&c| (c, &file.dom.elements[c]))
+fn children<'f>(file: &'f File, e: Element<'f>) -> impl Iterator<Item = (usize, Element<'f>)> + 'f {
+    e.children().iter().map(|&c| (c, file.dom.element(c)))
 }
 
 /// A model element as a declared type; `None` for SubTree models and
 /// other elements, which declare nothing to stand in for.
-fn declared(file: &File, at: usize, e: &Element) -> Result<Option<Declared>, XmlError> {
+fn declared(file: &File, at: usize, e: Element<'_>) -> Result<Option<Declared>, XmlError> {
     let fail = |at: usize, problem: String| {
         let (line, column) = file.line_column(at);
         XmlError {
@@ -197,13 +196,13 @@ fn declared(file: &File, at: usize, e: &Element) -> Result<Option<Declared>, Xml
             column,
             element: Some(format!(
                 "<{}>",
-                crate::text::bare(&file.dom.elements[at].tag)
+                crate::text::bare(file.dom.element(at).tag())
             )),
             problem,
             unknown_type: None,
         }
     };
-    let Some(category) = Category::from_tag(&e.tag) else {
+    let Some(category) = Category::from_tag(e.tag()) else {
         return Ok(None);
     };
     let Some(id) = e.attr("ID") else {
@@ -211,7 +210,7 @@ fn declared(file: &File, at: usize, e: &Element) -> Result<Option<Declared>, Xml
     };
     let mut ports = Vec::new();
     for (port_at, p) in children(file, e) {
-        let output = match p.tag.as_str() {
+        let output = match p.tag() {
             "input_port" => false,
             "output_port" | "inout_port" => true,
             _ => continue,
