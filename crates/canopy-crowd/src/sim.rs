@@ -360,7 +360,8 @@ impl Crowd {
     /// (`Agent::tick_observed` for those, `Agent::tick` for the rest).
     /// `tick` must tick the agent it is given once, with the arguments it
     /// is given, or the run is no longer the crowd's. Every agent is
-    /// ticked: this turns level of detail off.
+    /// ticked: this turns level of detail off
+    /// ([`Crowd::step_elapsed_with`] keeps it).
     pub fn step_with<F>(&mut self, tick: F) -> StepTimes
     where
         F: Fn(&mut Agent, &Tree<Walker, World>, &mut Walker, &World) -> Status + Sync,
