@@ -15,7 +15,9 @@
 //! `--lod` ticks agents by their distance to a focus point circling the
 //! arena — near ones every step, farther ones 1 step in 2, 4 or 8 — and
 //! their trees count the steps they missed; the picture draws the bands
-//! and the classes.
+//! and the classes, and with `--serve` the inspector draws slower agents
+//! paler, counts each class and shows the watched agent's class and last
+//! tick.
 //!
 //! `--save`/`--load` show how a game's own agent data and canopy's
 //! snapshots go together (see `canopy_crowd`'s `save` module): a loaded
@@ -29,8 +31,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use canopy::Mode;
-use canopy_crowd::{Activity, Config, Crowd, load_default_tree, registry, render_svg};
-use canopy_inspector::{EngineView, Frame, Inspector, Label, Options};
+use canopy_crowd::{
+    Activity, Config, Crowd, class_label, class_opacity, load_default_tree, registry, render_svg,
+};
+use canopy_inspector::{ClassLabel, EngineView, Frame, Inspector, Label, Options};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -88,9 +92,8 @@ struct Args {
     #[arg(long, requires = "tree")]
     watch: bool,
     /// Level of detail: tick agents by their band round a moving focus
-    /// (every step near it, 1 step in 2, 4 or 8 farther out). Not with
-    /// `--serve`, whose inspector ticks every agent.
-    #[arg(long, conflicts_with = "serve")]
+    /// (every step near it, 1 step in 2, 4 or 8 farther out).
+    #[arg(long)]
     lod: bool,
     /// With `--lod`: tick as many agents each step as fit in this many µs
     /// of tree time (those at the end of their class's period first, then
@@ -290,6 +293,11 @@ fn serve(crowd: &mut Crowd, addr: SocketAddr, watcher: Option<&Watch>) {
             .iter()
             .map(|a| Label::new(a.word(), a.colour()))
             .collect(),
+        classes: crowd.lod().map_or(Vec::new(), |lod| {
+            (lod.classes().iter().enumerate())
+                .map(|(k, c)| ClassLabel::new(class_label(c.period), class_opacity(k)))
+                .collect()
+        }),
         ..Options::default()
     };
     let mut inspector = Inspector::start(crowd.tree(), options).unwrap_or_else(|e| {
@@ -308,12 +316,18 @@ fn serve(crowd: &mut Crowd, addr: SocketAddr, watcher: Option<&Watch>) {
             inspector.set_tree(crowd.tree());
         }
         let probe = inspector.probe();
-        crowd.step_with(|agent, tree, walker, world| probe.tick(agent, tree, walker, world));
+        crowd.step_elapsed_with(|agent, tree, walker, world, elapsed| {
+            probe.tick_elapsed(agent, tree, walker, world, elapsed)
+        });
         if inspector.frame_due() {
             let size = crowd.world.size;
             frame.begin(crowd.world.step, [0.0; 2], [size; 2]);
+            let lod = crowd.lod();
             for (i, walker) in crowd.walkers.iter().enumerate() {
                 frame.push_at(i as u32, walker.pos.to_array(), walker.activity as u8);
+                if let Some(lod) = lod {
+                    frame.set_class(lod.class_of(i) as u8);
+                }
             }
             // The watched agent's running tasks, read from its memory.
             let watched = inspector

@@ -102,12 +102,46 @@ fn lod_ticks_fewer_agents_and_draws_the_classes() {
 }
 
 #[test]
-fn lod_does_not_go_with_the_inspector() {
-    let output = run(&["--lod", "--serve", "--steps", "1"]);
-    assert_eq!(output.status.code(), Some(2));
+fn lod_goes_with_the_inspector_which_names_the_classes() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut child = Command::new(demo())
+        .args([
+            "--serve",
+            "--lod",
+            "--agents",
+            "200",
+            "--addr",
+            "127.0.0.1:0",
+        ])
+        .current_dir(std::env::temp_dir())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let hello = line
+        .strip_prefix("inspector: http://")
+        .and_then(|rest| rest.split('/').next())
+        .map(|addr| {
+            let mut stream = std::net::TcpStream::connect(addr).unwrap();
+            write!(
+                stream,
+                "GET /api/hello HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+            )
+            .unwrap();
+            let mut response = String::new();
+            stream.read_to_string(&mut response).unwrap();
+            response
+        });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let hello = hello.unwrap_or_else(|| panic!("no address in {line:?}"));
     assert!(
-        stderr(&output).contains("'--lod' cannot be used with '--serve'"),
-        "{}",
-        stderr(&output)
+        hello.contains(r#""classes":[{"name":"every step","opacity":1.0},{"name":"1 step in 2","#)
+            && hello.contains(r#"{"name":"1 step in 8","opacity":0.25}]"#),
+        "{hello}"
     );
 }

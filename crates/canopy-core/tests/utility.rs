@@ -430,3 +430,98 @@ fn a_hot_reload_keeps_the_running_child_where_it_went() {
         root.state
     );
 }
+
+/// An agent that counts the calls of its scorers.
+#[derive(Default)]
+struct Counted {
+    calls: std::cell::Cell<u32>,
+}
+
+/// A Utility scoring every `every` ticks over two long naps; each of its
+/// two scorers counts its calls.
+fn counted_naps(every: u32) -> Tree<Counted, ()> {
+    let counter = |name: &str, score: f32| {
+        Choice::new(vec![Consideration {
+            input: Scorer::new(name, move |cx: &Ctx<Counted, ()>| {
+                cx.agent.calls.set(cx.agent.calls.get() + 1);
+                score
+            }),
+            curve: Curve::IDENTITY,
+        }])
+    };
+    let mut utility = Utility::new(vec![counter("rest", 0.75), counter("roam", 0.25)]);
+    utility.every = every;
+    let b = Builder::<Counted, ()>::new();
+    b.build(b.node(
+        "mind",
+        utility,
+        [b.wait("rest", 1000), b.wait("roam", 1000)],
+    ))
+    .unwrap()
+}
+
+/// Scorer calls over 30 world ticks, the agent ticked every `step` world
+/// ticks.
+fn scorer_calls(tree: &Tree<Counted, ()>, mode: Mode, step: u32) -> u32 {
+    let mut agent = Agent::new(tree);
+    agent.set_mode(tree, mode);
+    let mut counted = Counted::default();
+    for _ in 0..30 / step {
+        assert_eq!(
+            agent.tick_elapsed(tree, &mut counted, &(), step),
+            Status::Running
+        );
+    }
+    counted.calls.get()
+}
+
+#[test]
+fn event_mode_calls_the_scorers_exactly_as_often_as_tick_mode() {
+    // Every 4 ticks over 30: scorings at ticks 1, 5, …, 29, two scorers
+    // each: 16 calls. Every 0: only when entered.
+    for (every, calls) in [(4, 16), (1, 60), (0, 2)] {
+        let tree = counted_naps(every);
+        assert_eq!(
+            scorer_calls(&tree, Mode::Tick, 1),
+            calls,
+            "tick mode, every {every}"
+        );
+        assert_eq!(
+            scorer_calls(&tree, Mode::Event, 1),
+            calls,
+            "event mode, every {every}"
+        );
+    }
+    // Ticked every 3rd world tick (level of detail), every 4: scorings at
+    // world ticks 3, 9, 15, 21 and 27, the first ticks at or after 4 world
+    // ticks since the last one: 10 calls.
+    let tree = counted_naps(4);
+    assert_eq!(scorer_calls(&tree, Mode::Tick, 3), 10);
+    assert_eq!(scorer_calls(&tree, Mode::Event, 3), 10);
+}
+
+#[test]
+fn in_event_mode_a_utility_between_scorings_is_not_updated() {
+    /// Updates of the Utility itself.
+    struct Updates<'t>(&'t Tree<Counted, ()>, u32);
+    impl Observer for Updates<'_> {
+        fn event(&mut self, e: Event) {
+            if self.0.node(e.node).name() == "mind" && matches!(e.kind, EventKind::Update(_)) {
+                self.1 += 1;
+            }
+        }
+    }
+    let tree = counted_naps(4);
+    let updates = |mode| {
+        let mut agent = Agent::new(&tree);
+        agent.set_mode(&tree, mode);
+        let mut updates = Updates(&tree, 0);
+        for _ in 0..30 {
+            agent.tick_observed(&tree, &mut Counted::default(), &(), &mut updates);
+        }
+        updates.1
+    };
+    assert_eq!(updates(Mode::Tick), 30);
+    // Entered at tick 1, then woken at 5, 9, …, 29.
+    assert_eq!(updates(Mode::Event), 8);
+}

@@ -51,6 +51,7 @@ mod walker;
 mod world;
 
 pub use leaves::{register, registry};
+pub use lod::class_label;
 pub use motion::Motion;
 pub use save::{
     CrowdFileError, CrowdFileProblem, MAX_ARENA_SIZE, MAX_PLACES, MAX_SAVED_AGENTS,
@@ -58,7 +59,7 @@ pub use save::{
     SavedCrowdError,
 };
 pub use sim::{Config, Crowd, StepTimes, state_hash_of};
-pub use svg::render_svg;
+pub use svg::{class_opacity, render_svg};
 pub use walker::{Activity, Walker};
 pub use world::{Grid, Threat, World};
 

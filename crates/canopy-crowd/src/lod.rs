@@ -67,8 +67,9 @@ fn focus_at(size: f32, step: u32) -> Vec2 {
     Vec2::splat(size / 2.0) + Vec2::from_angle(angle) * size * 0.3
 }
 
-/// How a class is named in a legend: its period in steps.
-pub(crate) fn class_label(period: u32) -> String {
+/// How a rate class is named in a legend (the picture's, the
+/// inspector's): its period in steps, "every step" or "1 step in 4".
+pub fn class_label(period: u32) -> String {
     match period {
         1 => "every step".to_string(),
         p => format!("1 step in {p}"),

@@ -360,7 +360,8 @@ impl Crowd {
     /// (`Agent::tick_observed` for those, `Agent::tick` for the rest).
     /// `tick` must tick the agent it is given once, with the arguments it
     /// is given, or the run is no longer the crowd's. Every agent is
-    /// ticked: this turns level of detail off.
+    /// ticked: this turns level of detail off
+    /// ([`Crowd::step_elapsed_with`] keeps it).
     pub fn step_with<F>(&mut self, tick: F) -> StepTimes
     where
         F: Fn(&mut Agent, &Tree<Walker, World>, &mut Walker, &World) -> Status + Sync,
@@ -368,6 +369,36 @@ impl Crowd {
         self.lod = None;
         let start = Instant::now();
         self.tick_trees_with(&tick);
+        self.finish_step(start)
+    }
+
+    /// [`Crowd::step_with`] keeping level of detail: `tick` ticks each
+    /// agent due this step with the world ticks since its last tick (1
+    /// with level of detail off), as `Agent::tick_elapsed` takes them —
+    /// how an inspector observes a crowd ticked by level of detail. `tick`
+    /// must tick the agent it is given once, with the arguments it is
+    /// given.
+    pub fn step_elapsed_with<F>(&mut self, tick: F) -> StepTimes
+    where
+        F: Fn(&mut Agent, &Tree<Walker, World>, &mut Walker, &World, u32) -> Status + Sync,
+    {
+        let start = Instant::now();
+        let Some(lod) = self.lod.as_mut() else {
+            self.tick_trees_with(&|agent, tree, walker, world| tick(agent, tree, walker, world, 1));
+            return self.finish_step(start);
+        };
+        lod.plan(self.world.step + 1, &self.walkers);
+        let (tree, world) = (&self.tree, &self.world);
+        self.agents
+            .par_iter_mut()
+            .zip(self.walkers.par_iter_mut())
+            .zip(lod.lod.elapsed())
+            .filter(|(_, e)| **e > 0)
+            .for_each(|((agent, walker), &e)| {
+                walker.intent = Vec2::ZERO;
+                tick(agent, tree, walker, world, e);
+            });
+        lod.lod.report(start.elapsed());
         self.finish_step(start)
     }
 

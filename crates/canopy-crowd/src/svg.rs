@@ -173,6 +173,12 @@ pub fn render_svg(crowd: &Crowd, title: &str) -> String {
 /// How opaque an agent of each rate class is drawn: nearest first.
 const CLASS_OPACITY: [f32; 4] = [1.0, 0.7, 0.45, 0.25];
 
+/// How opaque an agent of level-of-detail class `class` (nearest first)
+/// is drawn, in the picture and in the inspector: slower, paler.
+pub fn class_opacity(class: usize) -> f32 {
+    CLASS_OPACITY[class.min(CLASS_OPACITY.len() - 1)]
+}
+
 /// The level of detail's bands, dashed circles round its focus.
 fn bands(svg: &mut String, crowd: &Crowd, px: f32) {
     let (Some(lod), Some(focus)) = (crowd.lod(), crowd.lod_focus()) else {

@@ -117,3 +117,35 @@ fn a_budget_ticks_more_agents_when_it_has_room_and_never_fewer_than_are_due() {
     }
     assert!(behind(&tight).iter().all(|&b| b <= 7));
 }
+
+#[test]
+fn stepping_with_elapsed_ticks_keeps_lod_and_runs_as_the_plain_step() {
+    let (mut plain, mut observed) = (crowd(600), crowd(600));
+    for _ in 0..20 {
+        plain.step();
+        let ticked = std::sync::atomic::AtomicUsize::new(0);
+        observed.step_elapsed_with(|agent, tree, walker: &mut Walker, world: &World, elapsed| {
+            ticked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            agent.tick_elapsed(tree, walker, world, elapsed)
+        });
+        let lod = observed.lod().expect("level of detail stays on");
+        assert_eq!(ticked.into_inner(), lod.due().len(), "only the agents due");
+    }
+    assert_eq!(observed.state_hash(), plain.state_hash());
+    assert_eq!(
+        (0..600)
+            .map(|i| observed.agent(i).ticks())
+            .collect::<Vec<_>>(),
+        (0..600).map(|i| plain.agent(i).ticks()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn the_class_names_and_opacities_are_the_pictures() {
+    assert_eq!(canopy_crowd::class_label(1), "every step");
+    assert_eq!(canopy_crowd::class_label(4), "1 step in 4");
+    assert_eq!(
+        (0..6).map(canopy_crowd::class_opacity).collect::<Vec<_>>(),
+        [1.0, 0.7, 0.45, 0.25, 0.25, 0.25]
+    );
+}

@@ -6,6 +6,10 @@
 // clicking a dot watches that agent and its tree appears with the running
 // nodes highlighted, the same ones the server reported; an id typed in the
 // box is watched too; resume runs again.
+// Level of detail, against `crowd --serve --lod`: the classes are listed
+// under the legend with counts that add up to the crowd, slower agents'
+// dots are paler, and a watched agent's panel names its class (the one the
+// frame gives it) and the tick it was last ticked at.
 // Hot reload, against a tree file the server reloads when it changes
 // (`reload`): `?agent=ID` watches that agent; after a node is inserted
 // before the running one, the page draws the new tree with the running
@@ -151,6 +155,45 @@ async function live(browser) {
     await page.click('#resume');
     await page.waitForSelector('#paused[hidden]', { state: 'attached', ...WAIT });
     await page.waitForFunction((t0) => Number(document.getElementById('tick').textContent) > t0 + 2, t, WAIT);
+  });
+  assert.deepEqual(errors, [], 'no script errors, no refused loads');
+  await page.close();
+}
+
+async function levelOfDetail(browser) {
+  const agents = 300;
+  const url = await serve(bin('crowd'), ['--serve', '--lod', '--agents', String(agents), '--addr', '127.0.0.1:0']);
+  const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+
+  await check('lod: the classes are listed with counts adding up to the crowd', async () => {
+    await page.waitForSelector('#classes:not([hidden])', WAIT);
+    const items = await page.$$eval('#classes li', (l) => l.map((e) => [e.textContent, Number(e.dataset.count)]));
+    assert.deepEqual(items.map(([text]) => text.split(' — ')[0]),
+      ['every step', '1 step in 2', '1 step in 4', '1 step in 8']);
+    assert.equal(items.reduce((n, [, count]) => n + count, 0), agents);
+  });
+
+  await check('lod: the watched agent shows its class and last tick', async () => {
+    await page.fill('#agent-id', '7');
+    await page.click('#pick button');
+    await page.waitForFunction(() => {
+      const v = window.canopyInspector.state.view;
+      return v && v.agent === 7 && v.lod && typeof v.ticked === 'number';
+    }, null, WAIT);
+    const { view, frameClass } = await page.evaluate(() => {
+      const s = window.canopyInspector.state;
+      return { view: s.view, frameClass: s.frame.classes[7] };
+    });
+    const line = await page.textContent('#agent-lod');
+    assert.ok(!(await page.$eval('#agent-lod', (e) => e.hidden)), 'the line is shown');
+    assert.match(line, /^level of detail: (every step|1 step in [248]) · last ticked at tick \d+/);
+    assert.ok(line.includes(view.lod.name) && line.includes('tick ' + view.ticked), line);
+    // The frame and the view may be a step apart; the class rarely changes.
+    assert.ok(Math.abs(frameClass - view.lod.class) <= 1, `${frameClass} against ${view.lod.class}`);
   });
   assert.deepEqual(errors, [], 'no script errors, no refused loads');
   await page.close();
@@ -325,9 +368,12 @@ async function picture(browser, file) {
 const browser = await chromium.launch(LAUNCH);
 let failed = false;
 try {
-  await live(browser);
-  await hotReload(browser);
-  await replay(browser);
+  // E2E_ONLY=lod (or live, reload, replay) runs one part.
+  const only = process.env.E2E_ONLY;
+  const parts = { live, reload: hotReload, lod: levelOfDetail, replay };
+  for (const [name, part] of Object.entries(parts)) {
+    if (!only || only === name) await part(browser);
+  }
   if (screenshot) await picture(browser, path.resolve(root, screenshot));
   console.log('all inspector browser checks passed');
 } catch (e) {

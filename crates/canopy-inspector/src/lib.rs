@@ -81,7 +81,7 @@ mod shape;
 pub mod trace;
 mod view;
 
-pub use frame::{Frame, Label, MAGIC, NO_POSITION};
+pub use frame::{ClassLabel, Frame, Label, MAGIC, NO_POSITION};
 pub use live::{Inspector, Options, Probe};
 pub use net::{
     HEADER_TIMEOUT, Limits, MAX_CONNECTIONS, MAX_HEAD_BYTES, MAX_INBOUND_MESSAGE, MAX_VIEWERS,
@@ -91,6 +91,6 @@ pub use record::{RECORD_BYTES, Recorder, Selection};
 pub use server::Stats;
 pub use shape::{Shape, ShapeNode};
 pub use view::{
-    AgentLog, AgentView, EngineView, EventView, NodeState, NodeView, Ring, RunningSource,
+    AgentLog, AgentView, EngineView, EventView, LodView, NodeState, NodeView, Ring, RunningSource,
     RunningTask,
 };

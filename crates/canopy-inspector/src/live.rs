@@ -22,11 +22,11 @@ use axum::routing::{get, post};
 use canopy_core::{Agent, Status, Tree};
 
 use crate::control::{self, Command, Control};
-use crate::frame::{Frame, Label};
+use crate::frame::{ClassLabel, Frame, Label};
 use crate::net::Limits;
 use crate::server::{self, Hub, NOBODY, Server, Stats};
 use crate::shape::Shape;
-use crate::view::{AgentLog, RunningSource};
+use crate::view::{AgentLog, LodView, RunningSource};
 
 /// How the inspector serves.
 #[derive(Clone, Debug)]
@@ -38,6 +38,10 @@ pub struct Options {
     pub title: String,
     /// What each label byte of a [`Frame`] means.
     pub legend: Vec<Label>,
+    /// What each class byte of a [`Frame`] means ([`Frame::set_class`]):
+    /// level-of-detail classes, nearest first. Empty for a simulation that
+    /// ticks every agent every step.
+    pub classes: Vec<ClassLabel>,
     /// Most frames per second [`Inspector::frame_due`] lets through; 0 for
     /// every one.
     pub max_fps: f32,
@@ -53,6 +57,7 @@ impl Default for Options {
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 7878)),
             title: "canopy inspector".to_string(),
             legend: Vec::new(),
+            classes: Vec::new(),
             max_fps: 10.0,
             log_events: 300,
             limits: Limits::default(),
@@ -108,6 +113,7 @@ pub struct Inspector {
     /// What the hello says besides the tree, to say it again on a reload.
     title: String,
     legend: Vec<Label>,
+    classes: Vec<ClassLabel>,
     log_events: usize,
     log: Mutex<AgentLog>,
     /// When the next frame is due; `None` before the first.
@@ -144,7 +150,7 @@ impl Inspector {
     /// # Errors
     /// As [`Inspector::start`].
     pub fn start_shape(shape: Shape, options: Options) -> io::Result<Inspector> {
-        let hello = hello(&options.title, &options.legend, &shape, 0);
+        let hello = hello(&options.title, &options.legend, &options.classes, &shape, 0);
         let (stop, stopped) = Server::signal();
         let hub = Arc::new(Hub::new(hello, stopped, options.limits.max_viewers));
         let router = server::static_routes()
@@ -174,6 +180,7 @@ impl Inspector {
             version: 0,
             title: options.title,
             legend: options.legend,
+            classes: options.classes,
             log_events: options.log_events,
             next_due: Mutex::new(None),
             min_interval,
@@ -298,6 +305,12 @@ impl Inspector {
         if view.events.is_empty() {
             view.tick = frame.tick(); // nothing observed: the frame's tick
         }
+        view.lod = (view.agent)
+            .and_then(|agent| frame.class_of(agent))
+            .map(|class| LodView {
+                class,
+                name: self.classes.get(class as usize).map(|c| c.name.clone()),
+            });
         let json = crate::json::for_page(&view);
         self.hub.agent.send_replace(Some(json.into()));
         self.hub.publish_status();
@@ -366,7 +379,13 @@ impl Inspector {
         view.version = self.version;
         view.tick = self.hub.tick.load(Ordering::Acquire);
         *lock(&self.log) = log;
-        let hello = hello(&self.title, &self.legend, &shape, self.version);
+        let hello = hello(
+            &self.title,
+            &self.legend,
+            &self.classes,
+            &shape,
+            self.version,
+        );
         self.shape = shape;
         // The hello goes first: a viewer sends a changed hello before a
         // changed agent view, so it has the boxes before the states.
@@ -378,13 +397,20 @@ impl Inspector {
 
 /// The first message a viewer gets, and the one it gets again when the
 /// tree is replaced.
-fn hello(title: &str, legend: &[Label], shape: &Shape, version: u32) -> String {
+fn hello(
+    title: &str,
+    legend: &[Label],
+    classes: &[ClassLabel],
+    shape: &Shape,
+    version: u32,
+) -> String {
     crate::json::for_page(&serde_json::json!({
         "type": "hello",
         "mode": "live",
         "version": version,
         "title": title,
         "legend": legend,
+        "classes": classes,
         "shape": shape,
     }))
 }
@@ -427,6 +453,27 @@ impl Probe<'_> {
         }
         let mut log = lock(self.log);
         let status = agent.tick_observed(tree, data, world, &mut *log);
+        log.end_tick(agent.ticks(), agent.id(), status);
+        status
+    }
+
+    /// [`Probe::tick`] for an agent ticked less often than the world
+    /// (level of detail): `elapsed` world ticks since its last tick, as
+    /// `Agent::tick_elapsed` takes them.
+    #[inline]
+    pub fn tick_elapsed<A, W>(
+        &self,
+        agent: &mut Agent,
+        tree: &Tree<A, W>,
+        data: &mut A,
+        world: &W,
+        elapsed: u32,
+    ) -> Status {
+        if Some(agent.id()) != self.watched {
+            return agent.tick_elapsed(tree, data, world, elapsed);
+        }
+        let mut log = lock(self.log);
+        let status = agent.tick_elapsed_observed(tree, data, world, elapsed, &mut *log);
         log.end_tick(agent.ticks(), agent.id(), status);
         status
     }

@@ -120,6 +120,14 @@ pub struct RunningTask {
 pub trait RunningSource {
     /// Append the running tasks, root first (the active path, depth first).
     fn running_tasks(&self, out: &mut Vec<RunningTask>);
+
+    /// The tick the agent was last ticked at, if the source knows it: an
+    /// agent ticked less often than the world (level of detail) shows
+    /// how long ago that was. Without it the page shows the last tick its
+    /// events saw.
+    fn last_tick(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// The engine's own view of one agent ([`Agent::running`](canopy_core::Agent::running)):
@@ -165,6 +173,12 @@ impl<A, W> RunningSource for EngineView<'_, A, W> {
                 }),
         );
     }
+
+    /// The agent's clock: the world tick of its last tick, for an agent
+    /// made at world tick 0; none before its first tick.
+    fn last_tick(&self) -> Option<u32> {
+        Some(self.agent.ticks()).filter(|&t| t > 0)
+    }
 }
 
 /// Everything the inspector keeps about the watched agent: each node's
@@ -179,6 +193,8 @@ pub struct AgentLog {
     events: Ring,
     tick: u32,
     status: Option<Status>,
+    /// The tick of the last end of a tick seen.
+    ticked: Option<u32>,
 }
 
 impl AgentLog {
@@ -190,6 +206,7 @@ impl AgentLog {
             events: Ring::new(events),
             tick: 0,
             status: None,
+            ticked: None,
         }
     }
 
@@ -200,6 +217,7 @@ impl AgentLog {
         self.events.clear();
         self.tick = 0;
         self.status = None;
+        self.ticked = None;
     }
 
     /// The agent this log follows.
@@ -228,7 +246,10 @@ impl AgentLog {
         self.tick = record.tick;
         self.events.push(record);
         match record.what {
-            What::Tick(status) => self.status = Some(status),
+            What::Tick(status) => {
+                self.status = Some(status);
+                self.ticked = Some(record.tick);
+            }
             What::Node { id, kind } => {
                 if let Some(node) = self.nodes.get_mut(id as usize) {
                     step_node(node, kind, record.tick);
@@ -270,6 +291,8 @@ impl AgentLog {
             tick: self.tick,
             status: self.status.map(Status::as_str),
             source: if source.is_some() { "engine" } else { "events" },
+            ticked: source.and_then(|s| s.last_tick()).or(self.ticked),
+            lod: None,
             nodes,
             events: self.events.records().map(EventView::from).collect(),
             dropped: self.events.dropped(),
@@ -348,6 +371,12 @@ pub struct AgentView {
     pub status: Option<&'static str>,
     /// `"events"` (derived from events) or `"engine"` (a [`RunningSource`]).
     pub source: &'static str,
+    /// The tick it was last ticked at, if known
+    /// ([`RunningSource::last_tick`], else its last tick's end event).
+    pub ticked: Option<u32>,
+    /// Its level-of-detail class, when the frame published with the view
+    /// gives classes ([`Frame::set_class`](crate::Frame::set_class)).
+    pub lod: Option<LodView>,
     /// Every node something is known about, by id.
     pub nodes: Vec<NodeView>,
     /// The last events, oldest first.
@@ -365,6 +394,15 @@ impl AgentView {
             .map(|n| n.id)
             .collect()
     }
+}
+
+/// The watched agent's level-of-detail class, as an [`AgentView`] gives it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LodView {
+    /// The class: an index into [`Options::classes`](crate::Options::classes).
+    pub class: u8,
+    /// The class's name, if the options name it.
+    pub name: Option<String>,
 }
 
 /// One node of an [`AgentView`].

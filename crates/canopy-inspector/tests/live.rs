@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use canopy_core::{Agent, Builder};
 use canopy_inspector::control::Command;
-use canopy_inspector::{EngineView, Frame, Inspector, Options, Shape};
+use canopy_inspector::{ClassLabel, EngineView, Frame, Inspector, Options, Shape};
 use tungstenite::Message;
 
 fn options() -> Options {
@@ -372,7 +372,7 @@ fn a_reloaded_tree_reaches_the_viewer_before_the_states_drawn_on_it() {
     let mut socket = viewer(&inspector);
     assert_eq!(
         next_text(&mut socket, "hello"),
-        r#"{"legend":[],"mode":"live","shape":{"nodes":[{"children":[1],"name":"day","params":[],"type":"Sequence"},{"children":[],"name":"sleep","params":[["statuses","[Running]"],["clock","install"]],"type":"Script"}]},"title":"canopy inspector","type":"hello","version":0}"#
+        r#"{"classes":[],"legend":[],"mode":"live","shape":{"nodes":[{"children":[1],"name":"day","params":[],"type":"Sequence"},{"children":[],"name":"sleep","params":[["statuses","[Running]"],["clock","install"]],"type":"Script"}]},"title":"canopy inspector","type":"hello","version":0}"#
     );
     inspector.watch(Some(0));
     let mut agent = Agent::with_id(&old, 0);
@@ -380,7 +380,7 @@ fn a_reloaded_tree_reaches_the_viewer_before_the_states_drawn_on_it() {
     inspector.publish(&frame(1, 1));
     assert_eq!(
         next_text(&mut socket, "agent"),
-        r#"{"agent":0,"dropped":0,"events":[{"event":"enter","id":0,"status":null,"tick":1},{"event":"enter","id":1,"status":null,"tick":1},{"event":"update","id":1,"status":"Running","tick":1},{"event":"update","id":0,"status":"Running","tick":1},{"event":"tick","id":null,"status":"Running","tick":1}],"nodes":[{"at":1,"event":"update","id":0,"last":"Running","running":true,"state":"running since tick 1, 1 update"},{"at":1,"event":"update","id":1,"last":"Running","running":true,"state":"running since tick 1, 1 update"}],"source":"events","status":"Running","tick":1,"type":"agent","version":0}"#
+        r#"{"agent":0,"dropped":0,"events":[{"event":"enter","id":0,"status":null,"tick":1},{"event":"enter","id":1,"status":null,"tick":1},{"event":"update","id":1,"status":"Running","tick":1},{"event":"update","id":0,"status":"Running","tick":1},{"event":"tick","id":null,"status":"Running","tick":1}],"lod":null,"nodes":[{"at":1,"event":"update","id":0,"last":"Running","running":true,"state":"running since tick 1, 1 update"},{"at":1,"event":"update","id":1,"last":"Running","running":true,"state":"running since tick 1, 1 update"}],"source":"events","status":"Running","tick":1,"ticked":1,"type":"agent","version":0}"#
     );
 
     agent.reload(&old, &new, &mut (), &());
@@ -388,12 +388,12 @@ fn a_reloaded_tree_reaches_the_viewer_before_the_states_drawn_on_it() {
     assert_eq!(inspector.tree_version(), 1);
     assert_eq!(
         next_text(&mut socket, "hello"),
-        r#"{"legend":[],"mode":"live","shape":{"nodes":[{"children":[1,2],"name":"day","params":[],"type":"Sequence"},{"children":[],"name":"wake","params":[["statuses","[Success]"],["clock","install"]],"type":"Script"},{"children":[],"name":"sleep","params":[["statuses","[Running]"],["clock","install"]],"type":"Script"}]},"title":"canopy inspector","type":"hello","version":1}"#
+        r#"{"classes":[],"legend":[],"mode":"live","shape":{"nodes":[{"children":[1,2],"name":"day","params":[],"type":"Sequence"},{"children":[],"name":"wake","params":[["statuses","[Success]"],["clock","install"]],"type":"Script"},{"children":[],"name":"sleep","params":[["statuses","[Running]"],["clock","install"]],"type":"Script"}]},"title":"canopy inspector","type":"hello","version":1}"#
     );
     // Until the next step, the watched agent on the new boxes: nothing known.
     assert_eq!(
         next_text(&mut socket, "agent"),
-        r#"{"agent":0,"dropped":0,"events":[],"nodes":[],"source":"events","status":null,"tick":1,"type":"agent","version":1}"#
+        r#"{"agent":0,"dropped":0,"events":[],"lod":null,"nodes":[],"source":"events","status":null,"tick":1,"ticked":null,"type":"agent","version":1}"#
     );
     // The next step: "sleep" runs on, on its new box (2, not 1).
     let probe = inspector.probe();
@@ -405,7 +405,7 @@ fn a_reloaded_tree_reaches_the_viewer_before_the_states_drawn_on_it() {
     inspector.publish_with(&frame(2, 1), Some(&view));
     assert_eq!(
         next_text(&mut socket, "agent"),
-        r#"{"agent":0,"dropped":0,"events":[{"event":"update","id":2,"status":"Running","tick":2},{"event":"update","id":0,"status":"Running","tick":2},{"event":"tick","id":null,"status":"Running","tick":2}],"nodes":[{"at":2,"event":"update","id":0,"last":"Running","running":true,"state":"running child 2 of 2"},{"at":2,"event":"update","id":2,"last":"Running","running":true,"state":null}],"source":"engine","status":"Running","tick":2,"type":"agent","version":1}"#
+        r#"{"agent":0,"dropped":0,"events":[{"event":"update","id":2,"status":"Running","tick":2},{"event":"update","id":0,"status":"Running","tick":2},{"event":"tick","id":null,"status":"Running","tick":2}],"lod":null,"nodes":[{"at":2,"event":"update","id":0,"last":"Running","running":true,"state":"running child 2 of 2"},{"at":2,"event":"update","id":2,"last":"Running","running":true,"state":null}],"source":"engine","status":"Running","tick":2,"ticked":2,"type":"agent","version":1}"#
     );
 }
 
@@ -458,4 +458,71 @@ fn after_a_reload_states_derived_from_events_start_afresh_on_the_new_ids() {
         3,
         "tick 2's alone"
     );
+}
+
+#[test]
+fn the_watched_agent_shows_its_level_of_detail_class_and_its_last_tick() {
+    let b = Builder::<(), ()>::new();
+    let tree = b.build(b.wait("nap", 100)).unwrap();
+    let options = Options {
+        classes: vec![
+            ClassLabel::new("every step", 1.0),
+            ClassLabel::new("1 step in 4\u{202e}", 0.5),
+        ],
+        ..options()
+    };
+    let inspector = Inspector::start(&tree, options).unwrap();
+    let mut socket = viewer(&inspector);
+    let hello = next_json(&mut socket, "hello", |_| true);
+    assert_eq!(
+        hello["classes"],
+        serde_json::json!([
+            {"name": "every step", "opacity": 1.0},
+            {"name": "1 step in 4\\u{202e}", "opacity": 0.5}
+        ]),
+        "names escaped as a terminal shows them"
+    );
+    inspector.watch(Some(1));
+    // Agent 0 every world tick; agent 1, of the far class, every 4th.
+    let mut agents: Vec<Agent> = (0..2).map(|i| Agent::with_id(&tree, i)).collect();
+    for tick in 1..=6u32 {
+        let probe = inspector.probe();
+        probe.tick_elapsed(&mut agents[0], &tree, &mut (), &(), 1);
+        if tick % 4 == 0 {
+            probe.tick_elapsed(&mut agents[1], &tree, &mut (), &(), 4);
+        }
+        let mut frame = Frame::new();
+        frame.begin(tick, [0.0; 2], [1.0; 2]);
+        frame.push(0, 0);
+        frame.push(1, 0);
+        frame.set_class(1);
+        let view = EngineView {
+            agent: &agents[1],
+            tree: &tree,
+        };
+        inspector.publish_with(&frame, Some(&view));
+    }
+    // Its view from world tick 4 on: its last tick is 4.
+    let view = next_json(&mut socket, "agent", |v| v["ticked"] == 4);
+    assert_eq!(
+        (view["agent"].as_u64(), view["tick"].as_u64()),
+        (Some(1), Some(4))
+    );
+    assert_eq!(
+        view["lod"],
+        serde_json::json!({"class": 1, "name": "1 step in 4\\u{202e}"})
+    );
+    assert_eq!(view["ticked"], 4, "last ticked at world tick 4");
+    // Without classes in the frame, no class; the events still tell the
+    // last tick.
+    let probe = inspector.probe();
+    probe.tick_elapsed(&mut agents[1], &tree, &mut (), &(), 3);
+    let mut frame = Frame::new();
+    frame.begin(7, [0.0; 2], [1.0; 2]);
+    frame.push(0, 0);
+    frame.push(1, 0);
+    inspector.publish(&frame);
+    let view = next_json(&mut socket, "agent", |v| v["tick"] == 7);
+    assert_eq!(view["lod"], serde_json::Value::Null);
+    assert_eq!(view["ticked"], 7);
 }

@@ -21,6 +21,7 @@
     version: 0, // of the tree drawn
     pending: null, // a view of a tree not drawn yet
     legend: [],
+    classes: [], // level-of-detail classes: [{name, opacity}], nearest first
     frame: null,
     watched: null,
     view: null,
@@ -66,7 +67,9 @@
     if (flags & 2) { ids = new Uint32Array(buffer, offset, n); offset += 4 * n; }
     if (flags & 1) { pos = new Uint16Array(buffer, offset, 2 * n); offset += 4 * n; }
     const labels = new Uint8Array(buffer, offset, n);
-    return { tick, n, ids, pos, labels, bounds };
+    offset += n;
+    const classes = flags & 4 ? new Uint8Array(buffer, offset, n) : null;
+    return { tick, n, ids, pos, labels, classes, bounds };
   }
 
   const idOf = (frame, i) => (frame.ids ? frame.ids[i] : i);
@@ -138,10 +141,17 @@
       const area = (w * h) / Math.max(frame.n, 1);
       const size = Math.max(1, Math.min(5, Math.floor(Math.sqrt(area) / 2.2)));
       const half = Math.floor(size / 2);
+      // Agents ticked less often are paler, as in the crowd's picture:
+      // their colour blended into the background by their class's opacity.
+      const alphas = state.classes.map((c) => (typeof c.opacity === 'number' ? c.opacity : 1));
       for (let i = 0; i < frame.n; i++) {
         const p = place(i);
         if (!p) continue;
-        const c = colours[frame.labels[i]] || [120, 120, 120];
+        let c = colours[frame.labels[i]] || [120, 120, 120];
+        if (frame.classes) {
+          const a = alphas[frame.classes[i]] ?? 1;
+          if (a < 1) c = c.map((v) => Math.round(v * a + 251 * (1 - a)));
+        }
         const x0 = Math.round(p[0]) - half;
         const y0 = Math.round(p[1]) - half;
         for (let dy = 0; dy < size; dy++) {
@@ -232,7 +242,44 @@
     state.frame = frame;
     $('agents').textContent = frame.n + (frame.n === 1 ? ' agent' : ' agents');
     $('agents').dataset.count = String(frame.n);
+    showClasses(frame);
+    if (state.view) showLod(state.view);
     scheduleDraw();
+  }
+
+  // The level-of-detail classes under the legend, each with its count in
+  // the frame; hidden when the frame has none.
+  function showClasses(frame) {
+    const list = $('classes');
+    list.hidden = !frame.classes || state.classes.length === 0;
+    if (list.hidden) return;
+    const counts = new Array(state.classes.length).fill(0);
+    for (let i = 0; i < frame.n; i++) {
+      const c = frame.classes[i];
+      if (c < counts.length) counts[c]++;
+    }
+    list.replaceChildren(...state.classes.map((c, k) => {
+      const item = el('li', null, c.name + ' — ' + counts[k]);
+      item.style.setProperty('--opacity', String(c.opacity));
+      item.dataset.count = String(counts[k]);
+      return item;
+    }));
+  }
+
+  // The watched agent's class and when it was last ticked.
+  function showLod(view) {
+    const line = $('agent-lod');
+    line.hidden = !view.lod;
+    if (!view.lod) return;
+    const name = view.lod.name || 'class ' + view.lod.class;
+    let text = 'level of detail: ' + name;
+    if (typeof view.ticked === 'number') {
+      text += ' · last ticked at tick ' + view.ticked;
+      const now = state.frame ? state.frame.tick : null;
+      if (now !== null && now >= view.ticked) text += ' (' + (now - view.ticked) + ' ago)';
+    }
+    line.textContent = text;
+    line.dataset.class = String(view.lod.class);
   }
 
   // ---- the tree ---------------------------------------------------------------
@@ -312,6 +359,7 @@
         div.querySelector('.state').textContent = n && n.state ? n.state : '';
       }
     }
+    showLod(view);
     followPath(view);
     showLog(view);
   }
@@ -489,6 +537,7 @@
     state.shape = hello.shape;
     state.version = hello.version || 0;
     state.legend = hello.legend || [];
+    state.classes = hello.classes || [];
     $('title').textContent = hello.title || 'canopy inspector';
     document.title = hello.title || 'canopy inspector';
     $('mode').textContent = hello.mode;

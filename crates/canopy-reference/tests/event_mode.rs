@@ -183,6 +183,7 @@ fn skippable(tree: &Tree<Probe, ()>, e: &Event) -> bool {
             | "Repeat"
             | "Retry"
             | "Timeout"
+            | "Utility"
             | "Wait"
             | "Async"
             | "AlwaysRunning"

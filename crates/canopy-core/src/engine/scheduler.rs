@@ -11,6 +11,7 @@
 //! |---|---|
 //! | Sequence, Selector, Parallel, Inverter, Force*, Guard, Cooldown, Repeat/Retry with its child running | never on its own: only when a child finishes |
 //! | Timeout | at its deadline; before that it only reacts to its child |
+//! | Utility | when its next scoring is due (every `every` ticks; never with 0); before that it only reacts to its child |
 //! | Wait | at the tick it ends |
 //! | async leaf | after its [`Ticket`](crate::Ticket) is completed |
 //! | AlwaysRunning | never |

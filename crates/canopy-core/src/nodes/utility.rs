@@ -25,14 +25,23 @@
 //! Task state: the running child + 1 (2 bytes, 0: none), the tick of the
 //! last evaluation (4 bytes), then the last score of each child as an
 //! `f32` (4 bytes each), which inspectors show.
+//!
+//! In event mode a running Utility is woken only when its next scoring is
+//! due (a deadline `every` ticks after the last one, as a Timeout's) or
+//! when its running child finishes; in between its child's subtree is
+//! scheduled on its own. So the scorers run on exactly the ticks they run
+//! in tick mode. Updating it every tick with its subtree run from the
+//! root, as a reactive node is, was rejected: between scorings it has
+//! nothing to check, and that would run every running leaf below it every
+//! tick.
 
 use std::fmt;
 use std::sync::Arc;
 
 use super::Code;
 use crate::ParamEnum;
-use crate::def::exec::{Exec, Visit, Wake, bytes};
-use crate::def::kind::{Carry, Facts, Kind, Sched};
+use crate::def::exec::{Exec, Visit, Wake, bytes, visit_child};
+use crate::def::kind::{Carry, Facts, Kind};
 use crate::util::context::Ctx;
 use crate::util::hash::{agent_tick, unit};
 use crate::util::primitives::Arity;
@@ -517,7 +526,6 @@ impl<A, W> Kind<A, W> for Utility<A, W> {
     fn facts(&self, children: usize) -> Facts {
         Facts {
             own: (SCORES + 4 * children) as u32,
-            sched: Sched::EveryTick,
             ..Facts::COMPOSITE
         }
     }
@@ -553,9 +561,12 @@ impl<A, W> Kind<A, W> for Utility<A, W> {
             true => None,
             false => running(t.state()),
         };
-        let due = match current {
-            None => true,
-            Some(_) => {
+        let due = match (current, visit) {
+            (None, _) => true,
+            // Event mode telling it its child finished: a scoring due this
+            // tick was done before the child ran (frames go in tree order).
+            (Some(_), Visit::ChildDone { .. }) => false,
+            (Some(_), _) => {
                 let last = bytes::u32_at(t.state(), 2);
                 self.every > 0 && cx.tick.wrapping_sub(last) >= self.every
             }
@@ -577,7 +588,7 @@ impl<A, W> Kind<A, W> for Utility<A, W> {
                 }
             }
         };
-        let status = t.run(child, 0, fresh, cx);
+        let status = visit_child(t, visit, child, 0, fresh, cx);
         set_running(t.state(), (status == Status::Running).then_some(child));
         status
     }
@@ -592,8 +603,11 @@ impl<A, W> Kind<A, W> for Utility<A, W> {
         running(state).is_none_or(|child| child < children)
     }
 
-    fn wake<E: Exec<A, W>>(&self, _t: &mut E) -> Wake {
-        Wake::Always
+    fn wake<E: Exec<A, W>>(&self, t: &mut E) -> Wake {
+        match self.every {
+            0 => Wake::Pass,
+            every => Wake::Deadline(bytes::u32_at(t.state(), 2).wrapping_add(every)),
+        }
     }
 
     fn carry(&self, old: &[u8], new: &mut [u8], carry: &Carry<'_>) -> bool {
