@@ -130,8 +130,10 @@ fn bench_splits_the_bytes_per_agent() {
         &[
             "bench",
             &tree(),
+            // Enough agents that the test harness freeing another test's
+            // output meanwhile (a few KB) cannot hide an agent's data.
             "--agents",
-            "200",
+            "5000",
             "--ticks",
             "20",
             "--json",
