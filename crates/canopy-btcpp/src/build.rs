@@ -586,7 +586,9 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
         (format!("case_{}", i + 1), code.as_str(), *column)
     } else if list_item("items[").is_some() {
         ("queue".to_string(), code.as_str(), *column)
-    } else if id == "Precondition" && crate::standard::condition_script_attr(param).is_some() {
+    } else if id == "Precondition"
+        && (crate::standard::condition_script_attr(param).is_some() || param == "running_if")
+    {
         // The condition as written, without the `!(…)` around it; past
         // its end the parser met that `)`, which the file does not have.
         let inner = code.strip_prefix("!(")?.strip_suffix(')')?;

@@ -5,7 +5,11 @@
 //!
 //! - `Precondition(if, else)` is `EvalAround` with the negated `if` as the
 //!   condition for `else`: both test it once, on entry, and otherwise run
-//!   the child.
+//!   the child. `else="RUNNING"` is `running_if`, tested again at each
+//!   tick until it lets the child run, as BehaviorTree.CPP's node, left
+//!   RUNNING with its child idle, tests again; SKIPPED is read as the
+//!   parent reads it, as for `RunOnce`. BehaviorTree.CPP throws on
+//!   `else="IDLE"` when the condition is false; canopy refuses it at load.
 //! - `SwitchN(variable, case_1…case_N)` is `EvalSwitch` with the case
 //!   scripts `key == value`: a number compared as a number, other text as
 //!   a string. BehaviorTree.CPP compares the texts at run time (as numbers
@@ -48,7 +52,7 @@ pub(crate) fn lower(
         return Err(format!("{id} needs exactly 1 child, got {children}"));
     }
     match loop_type(id) {
-        Some(item) => lower_loop(id, item, ports),
+        Some(item) => lower_loop(id, item, ports, parent),
         None => precondition(ports, parent),
     }
 }
@@ -116,10 +120,17 @@ fn precondition(
         "FAILURE" => "failure_if",
         "SUCCESS" => "success_if",
         "SKIPPED" => "skip_if",
+        "RUNNING" => "running_if",
+        "IDLE" => {
+            return Err(
+                "else=\"IDLE\": a node may not return IDLE (BehaviorTree.CPP \
+                 throws when the condition is false); write SUCCESS, FAILURE, RUNNING or SKIPPED"
+                    .to_string(),
+            );
+        }
         other => {
             return Err(format!(
-                "else={} is not imported: canopy's Precondition returns SUCCESS, FAILURE or \
-                 SKIPPED when the condition is false",
+                "else={} is not a status; write SUCCESS, FAILURE, RUNNING or SKIPPED",
                 quote(other)
             ));
         }
@@ -127,21 +138,23 @@ fn precondition(
     let mut params = Map::new();
     params.insert(param.to_string(), Value::from(format!("!({condition})")));
     if param == "skip_if" {
-        let skipped = match parent {
-            Some(Std::Fallback | Std::ReactiveFallback) => "failure",
-            Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => "success",
-            _ => {
-                return Err(
-                    "else=\"SKIPPED\" returns SKIPPED, a status canopy does not have; \
-                     canopy reads it as a Sequence or a Fallback does, so put the Precondition \
-                     directly under one"
-                        .to_string(),
-                );
-            }
-        };
+        let skipped = skip_as(parent, "else=\"SKIPPED\"", "Precondition")?;
         params.insert("skipped".to_string(), Value::from(skipped));
     }
     Ok(("EvalAround", params))
+}
+
+/// The status canopy returns for a SKIPPED that `what` (an attribute of
+/// a `node`) gives under `parent`: the one the parent reads as a skip.
+fn skip_as(parent: Option<Std>, what: &str, node: &str) -> Result<&'static str, String> {
+    match parent {
+        Some(Std::Fallback | Std::ReactiveFallback) => Ok("failure"),
+        Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => Ok("success"),
+        _ => Err(format!(
+            "{what} returns SKIPPED, a status canopy does not have; canopy reads it as a \
+             Sequence or a Fallback does, so put the {node} directly under one"
+        )),
+    }
 }
 
 fn switch(
@@ -182,6 +195,7 @@ fn lower_loop(
     id: &str,
     item: Item,
     ports: &[(String, String)],
+    parent: Option<Std>,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let queue = port(ports, "queue").ok_or_else(|| format!("{id} needs the port queue"))?;
     if key_of(queue).is_some() {
@@ -195,10 +209,12 @@ fn lower_loop(
     let if_empty = match port(ports, "if_empty").unwrap_or("SUCCESS") {
         "SUCCESS" => "success",
         "FAILURE" => "failure",
+        "SKIPPED" => skip_as(parent, "if_empty=\"SKIPPED\"", id)?,
+        "RUNNING" => "running",
         other => {
             return Err(format!(
-                "if_empty={} is not imported: canopy's loops return SUCCESS or FAILURE once \
-                 the queue is empty",
+                "if_empty={} is not a status a loop returns; write SUCCESS, FAILURE, RUNNING \
+                 or SKIPPED",
                 quote(other)
             ));
         }

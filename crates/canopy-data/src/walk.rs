@@ -460,6 +460,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 params.text(eval_loop::IF_EMPTY).map(|if_empty| {
                     let if_empty = match if_empty {
                         "failure" => Status::Failure,
+                        "running" => Status::Running,
                         _ => Status::Success,
                     };
                     eval_loop::node(cells, shown, if_empty)
@@ -737,7 +738,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         path: &Spot,
         name: &str,
     ) -> Result<NodeKind<A, W>, ParamError> {
-        let mut cells: [Option<Cell>; 8] = Default::default();
+        let mut cells: [Option<Cell>; 9] = Default::default();
         let mut sources = Vec::new();
         for (i, &param) in eval_around::SCRIPTS.iter().enumerate() {
             let Ok(code) = params.text(param) else {

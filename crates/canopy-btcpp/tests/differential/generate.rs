@@ -3,8 +3,9 @@
 //! `L0`, `L1`… so both engines can report per leaf, and the blackboard
 //! nodes: scripts over the keys `a`, `b`, `c` (written first, as
 //! BehaviorTree.CPP throws on a key nothing wrote), pre- and
-//! post-condition attributes, `Precondition`, `Switch2`, `LoopInt`, and a
-//! `<SubTree>` remapping or sharing those keys.
+//! post-condition attributes, `Precondition` (`else` any status but
+//! IDLE), `Switch2`, `LoopInt` (`if_empty` likewise), and a `<SubTree>`
+//! remapping or sharing those keys.
 
 /// A small deterministic generator (SplitMix64): the same seed gives the
 /// same trees on every machine.
@@ -241,15 +242,17 @@ impl Writer<'_> {
                 self.skips |= skip;
                 format!(" then_skip=\"{skip}\"")
             }
-            "Precondition" => format!(
-                " if=\"{}\" else=\"{}\"",
-                self.rng.pick(CONDITIONS),
-                self.rng.pick(&["SUCCESS", "FAILURE"])
-            ),
-            "LoopInt" => format!(
-                " queue=\"{}\" value=\"{{d}}\"",
-                self.rng.pick(&["1;2", "3", "1;2;3"])
-            ),
+            "Precondition" => {
+                let otherwise = self.status_port(parent, &["SUCCESS", "FAILURE", "RUNNING"]);
+                format!(" if=\"{}\" else=\"{otherwise}\"", self.rng.pick(CONDITIONS))
+            }
+            "LoopInt" => {
+                let if_empty = self.status_port(parent, &["SUCCESS", "FAILURE", "RUNNING"]);
+                format!(
+                    " queue=\"{}\" value=\"{{d}}\" if_empty=\"{if_empty}\"",
+                    self.rng.pick(&["1;2", "3", "1;2;3"])
+                )
+            }
             _ => String::new(),
         };
         let attrs = self.attributes(parent);
@@ -258,6 +261,17 @@ impl Writer<'_> {
         self.node(depth + 1, Some(id));
         self.out.push_str(&format!("{indent}</{id}>\n"));
         id == "LoopInt"
+    }
+
+    /// A status for a Precondition's `else` or a loop's `if_empty`: one of
+    /// `statuses`, or SKIPPED at times where the parent reads it.
+    fn status_port(&mut self, parent: Option<&str>, statuses: &[&'static str]) -> &'static str {
+        let reads_skipped = parent.is_some_and(|p| READS_SKIPPED.contains(&p));
+        if reads_skipped && self.rng.below(statuses.len() + 1) == 0 {
+            self.skips = true;
+            return "SKIPPED";
+        }
+        self.rng.pick(statuses)
     }
 
     /// A leaf; returns whether it can run.

@@ -2,14 +2,16 @@
 //! BehaviorTree.CPP's pre- and post-condition attributes (`_failureIf`,
 //! `_successIf`, `_skipIf`, `_while`, `_onSuccess`, `_onFailure`,
 //! `_onHalted`, `_post`), which its XML reader puts around the node that
-//! carries them.
+//! carries them, and its `Precondition` node.
 //!
 //! Each attribute is a parameter holding a script, compiled with the
 //! file's other scripts once the file is walked (see
 //! [`eval`](super::eval)). On entry (BehaviorTree.CPP's IDLE) the
 //! conditions are tested in BehaviorTree.CPP's order: `failure_if`,
 //! `success_if`, `skip_if` (true: Failure, Success, skipped without
-//! ticking the child), then `while` (false: skipped). While the child
+//! ticking the child), then `while` (false: skipped), then `running_if`
+//! (true: Running without ticking the child, tested again at the next
+//! tick: a `Precondition` with `else="RUNNING"`). While the child
 //! runs, only `while` is tested, and false aborts the child, runs
 //! `on_halted` and skips. A Success or Failure, the child's or a
 //! condition's, runs `on_success` or `on_failure` and then `post`; an
@@ -28,17 +30,19 @@ use super::eval::Cell;
 use crate::registry::{Build, NodeType, ScriptShape};
 
 /// The condition parameters, in the order BehaviorTree.CPP tests them.
-pub(crate) const CONDITIONS: [&str; 4] = ["failure_if", "success_if", "skip_if", "while"];
+pub(crate) const CONDITIONS: [&str; 5] =
+    ["failure_if", "success_if", "skip_if", "while", "running_if"];
 
 /// The parameters of scripts run after the child.
 pub(crate) const AFTER: [&str; 4] = ["on_success", "on_failure", "on_halted", "post"];
 
 /// Every script parameter, conditions first.
-pub(crate) const SCRIPTS: [&str; 8] = [
+pub(crate) const SCRIPTS: [&str; 9] = [
     CONDITIONS[0],
     CONDITIONS[1],
     CONDITIONS[2],
     CONDITIONS[3],
+    CONDITIONS[4],
     AFTER[0],
     AFTER[1],
     AFTER[2],
@@ -55,6 +59,7 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
         "script tested on entry: true succeeds without running the child",
         "script tested on entry: true skips the child",
         "script tested on entry and every tick while the child runs: false skips (and aborts) it",
+        "script tested on entry: true returns Running without the child, to be tested again",
         "script run when the node succeeds",
         "script run when the node fails",
         "script run when the running child is aborted",
@@ -84,7 +89,7 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
 
 /// The node: one cell per script parameter given (in [`SCRIPTS`] order).
 pub(crate) fn node<A: 'static, W: 'static>(
-    cells: [Option<Cell>; 8],
+    cells: [Option<Cell>; 9],
     sources: Vec<(String, String)>,
     skipped: Status,
 ) -> NodeKind<A, W> {
@@ -96,7 +101,7 @@ pub(crate) fn node<A: 'static, W: 'static>(
 }
 
 struct Around {
-    cells: [Option<Cell>; 8],
+    cells: [Option<Cell>; 9],
     /// The scripts given, as the node shows them.
     sources: Vec<(String, String)>,
     skipped: Status,
@@ -107,10 +112,11 @@ const FAILURE_IF: usize = 0;
 const SUCCESS_IF: usize = 1;
 const SKIP_IF: usize = 2;
 const WHILE: usize = 3;
-const ON_SUCCESS: usize = 4;
-const ON_FAILURE: usize = 5;
-const ON_HALTED: usize = 6;
-const POST: usize = 7;
+const RUNNING_IF: usize = 4;
+const ON_SUCCESS: usize = 5;
+const ON_FAILURE: usize = 6;
+const ON_HALTED: usize = 7;
+const POST: usize = 8;
 
 /// What the conditions decided: a status without the child, or a skip.
 enum Pre {
@@ -144,7 +150,11 @@ impl Around {
         if self.run(SKIP_IF, cx) {
             return Some(Pre::Skip);
         }
-        (self.has(WHILE) && !self.run(WHILE, cx)).then_some(Pre::Skip)
+        if self.has(WHILE) && !self.run(WHILE, cx) {
+            return Some(Pre::Skip);
+        }
+        self.run(RUNNING_IF, cx)
+            .then_some(Pre::Status(Status::Running))
     }
 
     /// The scripts run after a Success or Failure.

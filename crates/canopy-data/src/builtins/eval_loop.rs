@@ -7,7 +7,8 @@
 //! item; when the child is not running the next item is taken (its script
 //! run) and the child ticked; a child Failure fails the loop, anything
 //! else returns Running, and a tick that finds the queue empty returns
-//! `if_empty` without ticking the child. canopy's blackboard holds plain
+//! `if_empty` (Success, Failure or Running, which waits for ever) without
+//! ticking the child. canopy's blackboard holds plain
 //! values, not queues, so the queue is the node's list, not a key's —
 //! a queue read from the blackboard (`queue="{q}"`) is refused at import.
 //! Rejected: a SequenceWithMemory of assignments and the shared child,
@@ -40,7 +41,7 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     let if_empty = Param::choice(
         IF_EMPTY,
         "what a tick returns once every item has been taken",
-        &["success", "failure"],
+        &["success", "failure", "running"],
     )
     .default("success");
     NodeType::with_build(
@@ -92,8 +93,10 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
 
     fn params(&self) -> Vec<(String, String)> {
         let mut shown = vec![(ITEMS.to_string(), self.sources.clone())];
-        if self.if_empty == Status::Failure {
-            shown.push((IF_EMPTY.to_string(), "failure".to_string()));
+        match self.if_empty {
+            Status::Success => {}
+            Status::Failure => shown.push((IF_EMPTY.to_string(), "failure".to_string())),
+            Status::Running => shown.push((IF_EMPTY.to_string(), "running".to_string())),
         }
         shown
     }
