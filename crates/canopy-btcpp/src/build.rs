@@ -599,6 +599,8 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
             return Some(escape_controls(&text));
         }
         ("if".to_string(), inner, column)
+    } else if id.starts_with("Loop") && matches!(param.as_str(), "queue" | "value") {
+        (param.clone(), code.as_str(), *column)
     } else {
         let attr = crate::standard::condition_script_attr(param)?;
         (attr.to_string(), code.as_str(), *column)

@@ -17,9 +17,13 @@
 //!   whose type is not the key's is refused at load instead of never
 //!   matching.
 //! - `LoopT(queue, value, if_empty)` is `EvalLoop` with the item scripts
-//!   `key := item`. canopy's blackboard holds no queues: the queue must be
-//!   written in the file (`queue="1;2;3"`), as BehaviorTree.CPP's static
-//!   queue, which it copies on entry as canopy starts the list over.
+//!   `key := item` for a queue written in the file (`queue="1;2;3"`,
+//!   BehaviorTree.CPP's static queue, which it copies on entry as canopy
+//!   starts the list over). A queue on the blackboard (`queue="{q}"`) is
+//!   `EvalLoop` over the string key `q`, consumed an item at a time as
+//!   BehaviorTree.CPP pops its shared queue (see canopy-data's `EvalLoop`
+//!   for why a string, and its bound), each item assigned by
+//!   `value := 0` (`false`, `''`) with the item's value.
 
 use serde_json::{Map, Value};
 
@@ -198,13 +202,6 @@ fn lower_loop(
     parent: Option<Std>,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let queue = port(ports, "queue").ok_or_else(|| format!("{id} needs the port queue"))?;
-    if key_of(queue).is_some() {
-        return Err(format!(
-            "queue={}: canopy's blackboard holds no queues; write the items in the file, \
-             separated by `;` (queue=\"1;2;3\")",
-            quote(queue)
-        ));
-    }
     let key = key_port(id, ports, "value")?;
     let if_empty = match port(ports, "if_empty").unwrap_or("SUCCESS") {
         "SUCCESS" => "success",
@@ -219,14 +216,27 @@ fn lower_loop(
             ));
         }
     };
+    let mut params = Map::new();
+    params.insert("if_empty".to_string(), Value::from(if_empty));
+    if let Some(queue_key) = key_of(queue) {
+        let queue_key = if queue_key == "=" { "queue" } else { queue_key };
+        let (item, zero) = match item {
+            Item::Int => ("whole", "0"),
+            Item::Double => ("number", "0"),
+            Item::Bool => ("bool", "false"),
+            Item::Text => ("string", "''"),
+        };
+        params.insert("queue".to_string(), Value::from(queue_key));
+        params.insert("value".to_string(), Value::from(format!("{key} := {zero}")));
+        params.insert("item".to_string(), Value::from(item));
+        return Ok(("EvalLoop", params));
+    }
     let mut items = Vec::new();
     for text in queue.split(';').map(str::trim).filter(|t| !t.is_empty()) {
         let value = literal(text, Some(item)).map_err(|p| format!("queue: {p}"))?;
         items.push(Value::from(format!("{key} := {value}")));
     }
-    let mut params = Map::new();
     params.insert("items".to_string(), Value::Array(items));
-    params.insert("if_empty".to_string(), Value::from(if_empty));
     Ok(("EvalLoop", params))
 }
 

@@ -339,7 +339,7 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
         ),
         (
             "<LoopString queue=\"{q}\" value=\"{x}\"><AlwaysSuccess/></LoopString>",
-            "<LoopString>: queue=\"{q}\": canopy's blackboard holds no queues; write the items in the file, separated by `;` (queue=\"1;2;3\")",
+            "<LoopString>: queue: script \"q\", column 1: unknown key \"q\"",
         ),
         (
             "<Precondition if=\"x &gt;\"><AlwaysSuccess/></Precondition>",
@@ -393,6 +393,30 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
         assert_eq!(
             error(&main_tree(&format!("<Inverter>{body}</Inverter>"))),
             format!("bad.xml:2:{}: {expected}", BODY + 10),
+            "{body}"
+        );
+    }
+    // A queue on the blackboard must be a string key, and the loop's value
+    // key must hold the loop's items; the Script before the loop is 33
+    // columns long.
+    let queue_cases = [
+        (
+            "<Script code=\"q := 3\"/>",
+            "<LoopInt>: queue: script \"q\", column 1: a queue is one key holding a string of items separated by `;`".to_string(),
+        ),
+        (
+            "<Script code=\"q := 'a'; x := 'a'\"/>",
+            format!("<LoopInt>: value: script \"x := 0\", column 1: cannot assign a number to key \"x\", which holds std::string since its first use at bad.xml:2:{}: <Script>", BODY + 10),
+        ),
+    ];
+    for (script, expected) in queue_cases {
+        let body = format!(
+            "<Sequence>{script}<LoopInt queue=\"{{q}}\" value=\"{{x}}\"><AlwaysSuccess/></LoopInt></Sequence>"
+        );
+        let column = BODY + "<Sequence>".len() + script.len();
+        assert_eq!(
+            error(&main_tree(&body)),
+            format!("bad.xml:2:{column}: {expected}"),
             "{body}"
         );
     }
