@@ -28,7 +28,8 @@
 //! naming the key (checked at load to hold a string); `value` an
 //! assignment (`x := 0`) whose key each item is written to, of the
 //! `item` type. An item that does not read as that type (an empty one, a
-//! word where a number is wanted) fails the loop without ticking the child,
+//! word where a number is wanted) fails the loop without ticking the child
+//! and is left at the front of the queue,
 //! where BehaviorTree.CPP throws. Rejected: a queue slot type of fixed
 //! capacity (a new kind of slot for scripts, snapshots and the inspector
 //! to learn, where a string already is what BehaviorTree.CPP users write),
