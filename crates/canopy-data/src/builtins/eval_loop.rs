@@ -23,18 +23,19 @@
 //! queue is a string slot ([`Text`]) holding the items separated by `;`,
 //! and taking an item cuts it from the front of the string, in place: the
 //! same consumption, no allocation, the string's bound
-//! ([`TEXT_BYTES`](canopy_core::TEXT_BYTES),
-//! 31 bytes: sixteen one-digit items) the queue's. `queue` is a script
+//! ([`TEXT_BYTES`](canopy_core::TEXT_BYTES), 31 bytes: sixteen one-digit
+//! items) the queue's. `queue` is a script
 //! naming the key (checked at load to hold a string); `value` an
 //! assignment (`x := 0`) whose key each item is written to, of the
 //! `item` type. An item that does not read as that type (an empty one, a
 //! word where a number is wanted) fails the loop without ticking the child
-//! and is left at the front of the queue,
-//! where BehaviorTree.CPP throws. Rejected: a queue slot type of fixed
+//! and stays at the front of the queue, where BehaviorTree.CPP throws when
+//! the string is assigned. Rejected: a queue slot type of fixed
 //! capacity (a new kind of slot for scripts, snapshots and the inspector
 //! to learn, where a string already is what BehaviorTree.CPP users write),
 //! and parsing the string into the node's task on entry (a copy, which
-//! would not see the consumption another loop over the same key makes).
+//! would not be consumed: a halted loop would start over where
+//! BehaviorTree.CPP's goes on).
 
 use canopy_core::{
     Arity, Children, Ctx, CustomNode, Node, NodeKind, Param, ParamKind, ScriptValue, Status, Task,
