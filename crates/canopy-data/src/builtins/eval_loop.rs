@@ -97,7 +97,8 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     .default("success");
     NodeType::with_build(
         "EvalLoop",
-        "Runs an item's script, then the child, item after item; Running until the list is done.",
+        "Takes an item (its script, or the front of a queue string), then runs the child; \
+         Running until none is left.",
         Arity::Decorator,
         vec![items, queue, value, item, if_empty],
         Build::Script(ScriptShape::Loop),
