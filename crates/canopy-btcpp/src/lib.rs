@@ -106,7 +106,10 @@
 //!
 //! **Precondition, Switch, Loop.** `Precondition(if, else)` runs as an
 //! `EvalAround` whose condition for `else` is `!(if)`: tested once, on
-//! entry, as in BehaviorTree.CPP; `else="RUNNING"` returns Running and
+//! entry, as in BehaviorTree.CPP, and not again after a halt while the
+//! child ran until the child finishes (BehaviorTree.CPP's node keeps that
+//! decision; canopy keeps it in a bool key of the agent's blackboard,
+//! `__precondition_…`); `else="RUNNING"` returns Running and
 //! tests again at the next tick until the child may run, `else="SKIPPED"`
 //! is read as the parent reads SKIPPED, `else="IDLE"` (which
 //! BehaviorTree.CPP throws on) is refused. `Switch2`…`Switch6` run as canopy's
@@ -200,7 +203,7 @@
 //! are identical (1,977 and 1,980 of 2,000 with seeds 1 and 2). The test
 //! `parity` runs hand-written trees (a Precondition's `else`, a loop's
 //! `if_empty`, loops over a queue on the blackboard) whose traces were
-//! recorded from BehaviorTree.CPP 4.10. They agree except in three cases:
+//! recorded from BehaviorTree.CPP 4.10. They agree except in two cases:
 //! - SKIPPED. A RunOnce that skips, and a node whose `_skipIf` or `_while`
 //!   skips it, return SKIPPED, which canopy reads as the parent would
 //!   (above). BehaviorTree.CPP's Sequence (and the other
@@ -215,12 +218,7 @@
 //!   without running its code, and a `LoopInt` finds its queue empty and
 //!   returns `if_empty`; a synchronous leaf runs again, as every canopy
 //!   node does, and canopy's loop starts its list over.
-//! - A Precondition halted while its child runs. BehaviorTree.CPP's keeps
-//!   its decision through the halt: entered again, it runs the child
-//!   without testing `if` until the child finishes. canopy's tests `if`
-//!   again, as on any entry (a flag of its own per agent would need memory
-//!   that outlives the node's run, which canopy's script nodes do not
-//!   have).
+
 //!
 //! # Writing XML
 //!

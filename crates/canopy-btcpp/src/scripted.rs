@@ -5,7 +5,10 @@
 //!
 //! - `Precondition(if, else)` is `EvalAround` with the negated `if` as the
 //!   condition for `else`: both test it once, on entry, and otherwise run
-//!   the child. `else="RUNNING"` is `running_if`, tested again at each
+//!   the child. Its `latch`, a bool key of its own (`__precondition_…`),
+//!   is BehaviorTree.CPP's memory that the child was started, kept through
+//!   a halt: entered again, it runs the child without testing `if` until
+//!   the child finishes. `else="RUNNING"` is `running_if`, tested again at each
 //!   tick until it lets the child run, as BehaviorTree.CPP's node, left
 //!   RUNNING with its child idle, tests again; SKIPPED is read as the
 //!   parent reads it, as for `RunOnce`. BehaviorTree.CPP throws on
@@ -31,6 +34,11 @@ use crate::params::key_of;
 use crate::standard::Std;
 use crate::text::quote;
 
+/// The start of a Precondition's memory key, which the element's tag ends:
+/// `__` keeps it out of what the root blackboard shows, as a subtree's
+/// own keys are.
+const PRECONDITION_LATCH: &str = "__precondition_";
+
 /// Whether `id` is one of the controls this module imports.
 pub(crate) fn is_scripted_control(id: &str) -> bool {
     id == "Precondition" || switch_cases(id).is_some() || loop_type(id).is_some()
@@ -38,11 +46,14 @@ pub(crate) fn is_scripted_control(id: &str) -> bool {
 
 /// The canopy type and parameters of `id` with `ports` and `children`
 /// children under `parent`; the problem in words otherwise.
+/// `tag` is unique to the element in the files loaded (it names a
+/// Precondition's memory key).
 pub(crate) fn lower(
     id: &str,
     ports: &[(String, String)],
     children: usize,
     parent: Option<Std>,
+    tag: &str,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     if let Some(n) = switch_cases(id) {
         return switch(id, n, ports, children);
@@ -57,7 +68,7 @@ pub(crate) fn lower(
     }
     match loop_type(id) {
         Some(item) => lower_loop(id, item, ports, parent),
-        None => precondition(ports, parent),
+        None => precondition(ports, parent, tag),
     }
 }
 
@@ -118,6 +129,7 @@ fn key_port<'p>(id: &str, ports: &'p [(String, String)], name: &str) -> Result<&
 fn precondition(
     ports: &[(String, String)],
     parent: Option<Std>,
+    tag: &str,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let condition = port(ports, "if").ok_or("Precondition needs the port if")?;
     let param = match port(ports, "else").unwrap_or("FAILURE") {
@@ -141,6 +153,10 @@ fn precondition(
     };
     let mut params = Map::new();
     params.insert(param.to_string(), Value::from(format!("!({condition})")));
+    params.insert(
+        "latch".to_string(),
+        Value::from(format!("{PRECONDITION_LATCH}{tag}")),
+    );
     if param == "skip_if" {
         let skipped = skip_as(parent, "else=\"SKIPPED\"", "Precondition")?;
         params.insert("skipped".to_string(), Value::from(skipped));

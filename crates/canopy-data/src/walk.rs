@@ -757,7 +757,30 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         if skipped == Status::Failure {
             sources.push((eval_around::SKIPPED.to_string(), "failure".to_string()));
         }
-        Ok(eval_around::node(cells, sources, skipped))
+        let latch = params.text(eval_around::LATCH).ok().map(|key| {
+            sources.push((eval_around::LATCH.to_string(), key.to_string()));
+            let mut script = |code: String, shape: Shape| {
+                let cell = Cell::default();
+                self.scripts.push(PendingScript {
+                    cell: cell.clone(),
+                    param: eval_around::LATCH.to_string(),
+                    code,
+                    shape,
+                    node: value,
+                    path: path.path(),
+                    name: name.to_string(),
+                });
+                cell
+            };
+            // The key is made (`:=`) before it is read.
+            let write = script(
+                format!("{key} := false"),
+                Shape::Assign(canopy_core::ScriptType::Bool),
+            );
+            let read = script(key.to_string(), Shape::Condition);
+            eval_around::Latch { write, read }
+        });
+        Ok(eval_around::node(cells, sources, skipped, latch))
     }
 
     /// An `EvalLoop`: over its items' scripts, or over the queue string

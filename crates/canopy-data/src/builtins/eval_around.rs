@@ -17,6 +17,13 @@
 //! condition's, runs `on_success` or `on_failure` and then `post`; an
 //! abort from above runs `on_halted` after the child's own.
 //!
+//! A `latch` (a bool key of the blackboard, per agent) keeps
+//! BehaviorTree.CPP's Precondition's memory: set when the child is
+//! started, cleared when it finishes, kept through an abort — so a
+//! Precondition halted while its child runs, entered again, runs the child
+//! without testing its condition, as BehaviorTree.CPP's does. The node's
+//! own task cannot keep it: a task ends with the node's run.
+//!
 //! canopy has no SKIPPED status, so a skip returns `skipped` (Success or
 //! Failure), the status its parent reads as a skip — the XML reader picks
 //! it from the parent, as for `RunOnce`. Rejected: lowering each attribute
@@ -24,7 +31,9 @@
 //! tell entry from resumption (`_skipIf` is tested only on entry), and
 //! `_onHalted` needs the abort hook of one node.
 
-use canopy_core::{Arity, Children, Ctx, CustomNode, Exit, Node, NodeKind, Param, Status};
+use canopy_core::{
+    Arity, Children, Ctx, CustomNode, Exit, Node, NodeKind, Param, ScriptValue, Status,
+};
 
 use super::eval::Cell;
 use crate::registry::{Build, NodeType, ScriptShape};
@@ -52,6 +61,9 @@ pub(crate) const SCRIPTS: [&str; 9] = [
 /// The parameter saying what a skip returns.
 pub(crate) const SKIPPED: &str = "skipped";
 
+/// The parameter naming the bool key that keeps a Precondition's decision.
+pub(crate) const LATCH: &str = "latch";
+
 /// The node type.
 pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     let docs = [
@@ -78,6 +90,14 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
         )
         .default("success"),
     );
+    params.push(
+        Param::text(
+            LATCH,
+            "a bool key, set while the child runs and kept through an abort: while set, \
+             the node is entered without its conditions (BehaviorTree.CPP's Precondition)",
+        )
+        .optional(),
+    );
     NodeType::with_build(
         "EvalAround",
         "Runs scripts before and after its child: BehaviorTree.CPP's pre- and post-conditions.",
@@ -87,16 +107,26 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     )
 }
 
+/// The scripts of a latch: one that makes the key (`k := false`), whose
+/// target [`Script::assign`](canopy_core::Script::assign) writes, and one
+/// that reads it (`k`).
+pub(crate) struct Latch {
+    pub(crate) write: Cell,
+    pub(crate) read: Cell,
+}
+
 /// The node: one cell per script parameter given (in [`SCRIPTS`] order).
 pub(crate) fn node<A: 'static, W: 'static>(
     cells: [Option<Cell>; 9],
     sources: Vec<(String, String)>,
     skipped: Status,
+    latch: Option<Latch>,
 ) -> NodeKind<A, W> {
     NodeKind::Custom(CustomNode::new(Around {
         cells,
         sources,
         skipped,
+        latch,
     }))
 }
 
@@ -105,6 +135,7 @@ struct Around {
     /// The scripts given, as the node shows them.
     sources: Vec<(String, String)>,
     skipped: Status,
+    latch: Option<Latch>,
 }
 
 /// Indices into [`SCRIPTS`].
@@ -157,6 +188,20 @@ impl Around {
             .then_some(Pre::Status(Status::Running))
     }
 
+    /// Whether the latch is set (never, without one).
+    fn latched<A, W>(&self, cx: &Ctx<A, W>) -> bool {
+        let read = self.latch.as_ref().and_then(|l| l.read.get());
+        read.is_some_and(|script| script.test(&cx.board).unwrap_or(false))
+    }
+
+    /// Set or clear the latch, if there is one.
+    fn set_latch<A, W>(&self, cx: &mut Ctx<A, W>, on: bool) {
+        if let Some(write) = self.latch.as_ref().and_then(|l| l.write.get()) {
+            // A bool key the loader made: the write cannot fault.
+            let _ = write.assign(&mut cx.board, ScriptValue::Bool(on));
+        }
+    }
+
     /// The scripts run after a Success or Failure.
     fn after<A, W>(&self, status: Status, cx: &mut Ctx<A, W>) -> Status {
         match status {
@@ -188,17 +233,23 @@ impl<A: 'static, W: 'static> Node<A, W> for Around {
 
     fn update(&self, _task: &mut (), cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
         if !children.is_running(0) {
-            match self.on_entry(cx) {
-                Some(Pre::Status(status)) => return self.after(status, cx),
-                Some(Pre::Skip) => return self.skipped,
-                None => {}
+            if !self.latched(cx) {
+                match self.on_entry(cx) {
+                    Some(Pre::Status(status)) => return self.after(status, cx),
+                    Some(Pre::Skip) => return self.skipped,
+                    None => {}
+                }
             }
+            self.set_latch(cx, true);
         } else if self.has(WHILE) && !self.run(WHILE, cx) {
             children.abort(0, cx);
             self.run(ON_HALTED, cx);
             return self.skipped;
         }
         let status = children.update(0, cx);
+        if status != Status::Running {
+            self.set_latch(cx, false);
+        }
         self.after(status, cx)
     }
 
