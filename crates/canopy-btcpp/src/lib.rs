@@ -196,11 +196,12 @@
 //! **Checked against BehaviorTree.CPP.** The test `differential_btcpp` runs
 //! 1,000 random trees over every standard node above except the timed
 //! ones, with `Script`, `ScriptCondition`, the pre- and post-condition
-//! attributes, `Precondition`, `Switch2`, `LoopInt` and a remapped or
+//! attributes, `Precondition` (every `else`), `Switch2`, `LoopInt` (over a
+//! queue in the file or on the blackboard) and a remapped or
 //! autoremapped `<SubTree>`, on canopy and on BehaviorTree.CPP 4 (through
 //! `behaviortreepy`) and compares, tick by tick, the root's status, each
-//! leaf's ticks and halts and the root blackboard's values: 990 of 1,000
-//! are identical (1,977 and 1,980 of 2,000 with seeds 1 and 2). The test
+//! leaf's ticks and halts and the root blackboard's values: 993 of 1,000
+//! are identical (1,978 and 1,978 of 2,000 with seeds 1 and 2). The test
 //! `parity` runs hand-written trees (a Precondition's `else`, a loop's
 //! `if_empty`, loops over a queue on the blackboard) whose traces were
 //! recorded from BehaviorTree.CPP 4.10. They agree except in two cases:

@@ -4,8 +4,9 @@
 //! nodes: scripts over the keys `a`, `b`, `c` (written first, as
 //! BehaviorTree.CPP throws on a key nothing wrote), pre- and
 //! post-condition attributes, `Precondition` (`else` any status but
-//! IDLE), `Switch2`, `LoopInt` (`if_empty` likewise), and a `<SubTree>`
-//! remapping or sharing those keys.
+//! IDLE), `Switch2`, `LoopInt` (`if_empty` likewise; its queue in the file
+//! or the key `__q`, which scripts assign and loops consume), and a
+//! `<SubTree>` remapping or sharing those keys.
 
 /// A small deterministic generator (SplitMix64): the same seed gives the
 /// same trees on every machine.
@@ -92,6 +93,9 @@ struct Writer<'r> {
     /// The `<SubTree>` element written, if any (one per file: BehaviorTree.CPP's
     /// leaves are counted by name, and two copies would share one).
     subtree: bool,
+    /// Writing the subtree, where the queue key `__q` may be its own
+    /// (unwritten) key.
+    in_subtree: bool,
 }
 
 /// Scripts a `Script` leaf runs.
@@ -131,12 +135,15 @@ pub(crate) fn tree(rng: &mut Rng) -> Generated {
         skips: false,
         stale_condition: false,
         subtree: false,
+        in_subtree: false,
     };
-    w.out
-        .push_str("    <Sequence>\n      <Script code=\"a := 0; b := 0; c := 0; d := 0\"/>\n");
+    w.out.push_str(
+        "    <Sequence>\n      <Script code=\"a := 0; b := 0; c := 0; d := 0; __q := '1;2;3'\"/>\n",
+    );
     w.node(1, Some("Sequence"));
     w.out.push_str("    </Sequence>\n  </BehaviorTree>\n");
     if w.subtree {
+        w.in_subtree = true;
         w.out.push_str("  <BehaviorTree ID=\"Sub\">\n");
         w.node(1, None);
         w.out.push_str("  </BehaviorTree>\n");
@@ -248,9 +255,14 @@ impl Writer<'_> {
             }
             "LoopInt" => {
                 let if_empty = self.status_port(parent, &["SUCCESS", "FAILURE", "RUNNING"]);
+                let queues: &[&str] = if self.in_subtree {
+                    &["1;2", "3", "1;2;3"]
+                } else {
+                    &["1;2", "3", "1;2;3", "{__q}"]
+                };
                 format!(
                     " queue=\"{}\" value=\"{{d}}\" if_empty=\"{if_empty}\"",
-                    self.rng.pick(&["1;2", "3", "1;2;3"])
+                    self.rng.pick(queues)
                 )
             }
             _ => String::new(),
@@ -285,7 +297,10 @@ impl Writer<'_> {
                 .out
                 .push_str(&format!("{indent}<AlwaysFailure{attrs}/>\n")),
             12 | 13 => {
-                let code = self.rng.pick(SCRIPTS);
+                let code = match self.in_subtree {
+                    false if self.rng.below(6) == 0 => "__q := '4;5'",
+                    _ => self.rng.pick(SCRIPTS),
+                };
                 self.out
                     .push_str(&format!("{indent}<Script code=\"{code}\"{attrs}/>\n"));
             }
