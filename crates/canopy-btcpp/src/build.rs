@@ -610,7 +610,9 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
         (format!("case_{}", i + 1), code.as_str(), *column)
     } else if list_item("items[").is_some() {
         ("queue".to_string(), code.as_str(), *column)
-    } else if id == "Precondition" && crate::standard::condition_script_attr(param).is_some() {
+    } else if id == "Precondition"
+        && (crate::standard::condition_script_attr(param).is_some() || param == "running_if")
+    {
         // The condition as written, without the `!(…)` around it; past
         // its end the parser met that `)`, which the file does not have.
         let inner = code.strip_prefix("!(")?.strip_suffix(')')?;
@@ -621,6 +623,8 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
             return Some(escape_controls(&text));
         }
         ("if".to_string(), inner, column)
+    } else if id.starts_with("Loop") && matches!(param.as_str(), "queue" | "value") {
+        (param.clone(), code.as_str(), *column)
     } else {
         let attr = crate::standard::condition_script_attr(param)?;
         (attr.to_string(), code.as_str(), *column)

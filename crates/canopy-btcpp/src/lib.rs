@@ -106,20 +106,37 @@
 //!
 //! **Precondition, Switch, Loop.** `Precondition(if, else)` runs as an
 //! `EvalAround` whose condition for `else` is `!(if)`: tested once, on
-//! entry, as in BehaviorTree.CPP. `Switch2`…`Switch6` run as canopy's
+//! entry, as in BehaviorTree.CPP, and not again after a halt while the
+//! child ran until the child finishes (BehaviorTree.CPP's node keeps that
+//! decision; canopy keeps it in a bool key of the agent's blackboard,
+//! `__precondition_…`); `else="RUNNING"` returns Running and
+//! tests again at the next tick until the child may run, `else="SKIPPED"`
+//! is read as the parent reads SKIPPED, `else="IDLE"` (which
+//! BehaviorTree.CPP throws on) is refused. `Switch2`…`Switch6` run as canopy's
 //! `EvalSwitch` with the case scripts `variable == case_N` (a number
 //! compared as a number, other text as a string), deciding again every
 //! tick and aborting the running child when the case changes;
 //! BehaviorTree.CPP compares texts at run time, canopy typed values, so a
 //! case of another type than the variable's key is refused at load instead
 //! of never matching. `LoopInt`, `LoopDouble`, `LoopBool` and `LoopString`
-//! run as canopy's `EvalLoop` with the item scripts `value := item`:
-//! canopy's blackboard holds no queues, so the queue must be written in the
-//! file (`queue="1;2;3"`), which BehaviorTree.CPP copies on entry as canopy
-//! starts its list over; `queue="{key}"` is refused.
+//! run as canopy's `EvalLoop`. A queue written in the file
+//! (`queue="1;2;3"`), which BehaviorTree.CPP copies on entry, is a list of
+//! item scripts `value := item` started over on entry. A queue on the
+//! blackboard (`queue="{q}"`) is a string key holding the items separated
+//! by `;` — what a script assigns (`q := '1;2;3'`) and BehaviorTree.CPP
+//! converts to its shared queue — from whose front each item is cut as it
+//! is taken, as BehaviorTree.CPP pops the shared queue: a halted loop goes
+//! on with what is left, a loop entered again over a consumed queue
+//! returns `if_empty` at once, and a queue assigned again is started on.
+//! The queue is as long as a canopy string, 31 bytes (a longer literal is
+//! refused at load); an item that does not read as the loop's type fails
+//! the loop, where BehaviorTree.CPP throws when the string is assigned.
+//! `if_empty` is SUCCESS, FAILURE, RUNNING or SKIPPED (read as the parent
+//! reads it).
 //!
 //! The other blackboard nodes (`UnsetBlackboard`, `WasEntryUpdated`,
-//! `SkipUnlessUpdated`, `WaitValueUpdate`) are not imported: each is
+//! `SkipUnlessUpdated`, `WaitValueUpdate`, which need to know when an
+//! entry was last written) are not imported: each is
 //! refused with an error naming the file, line, column and element and
 //! saying what to write instead. So are `AsyncSequence` / `AsyncFallback`
 //! (they rely on BehaviorTree.CPP's wake-up signal) and a `RunOnce` whose
@@ -179,12 +196,15 @@
 //! **Checked against BehaviorTree.CPP.** The test `differential_btcpp` runs
 //! 1,000 random trees over every standard node above except the timed
 //! ones, with `Script`, `ScriptCondition`, the pre- and post-condition
-//! attributes, `Precondition`, `Switch2`, `LoopInt` and a remapped or
+//! attributes, `Precondition` (every `else`), `Switch2`, `LoopInt` (over a
+//! queue in the file or on the blackboard) and a remapped or
 //! autoremapped `<SubTree>`, on canopy and on BehaviorTree.CPP 4 (through
 //! `behaviortreepy`) and compares, tick by tick, the root's status, each
-//! leaf's ticks and halts and the root blackboard's values: 987 of 1,000
-//! are identical (1,980 and 1,978 of 2,000 with two other seeds). They
-//! agree except in two cases:
+//! leaf's ticks and halts and the root blackboard's values: 993 of 1,000
+//! are identical (1,978 and 1,978 of 2,000 with seeds 1 and 2). The test
+//! `parity` runs hand-written trees (a Precondition's `else`, a loop's
+//! `if_empty`, loops over a queue on the blackboard) whose traces were
+//! recorded from BehaviorTree.CPP 4.10. They agree except in two cases:
 //! - SKIPPED. A RunOnce that skips, and a node whose `_skipIf` or `_while`
 //!   skips it, return SKIPPED, which canopy reads as the parent would
 //!   (above). BehaviorTree.CPP's Sequence (and the other
@@ -199,6 +219,7 @@
 //!   without running its code, and a `LoopInt` finds its queue empty and
 //!   returns `if_empty`; a synchronous leaf runs again, as every canopy
 //!   node does, and canopy's loop starts its list over.
+
 //!
 //! # Writing XML
 //!

@@ -620,7 +620,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         children: usize,
         parent: Option<Std>,
     ) -> Result<What, XmlError> {
-        let (type_name, params) = crate::scripted::lower(id, ports, children, parent)
+        let tag = format!("{}_{}", place.file, place.element);
+        let (type_name, params) = crate::scripted::lower(id, ports, children, parent, &tag)
             .map_err(|problem| self.fail(place, problem))?;
         if self.registry.get(type_name).is_none() {
             return Err(self.fail(

@@ -266,7 +266,7 @@ fn is_script_type(type_name: &str) -> bool {
 
 /// Whether a string parameter of a script node type is a script.
 fn is_script_param(name: &str) -> bool {
-    !matches!(name, "skipped" | "if_empty" | "name" | "type")
+    !matches!(name, "skipped" | "if_empty" | "item" | "name" | "type")
 }
 
 #[cfg(test)]

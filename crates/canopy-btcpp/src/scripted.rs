@@ -5,7 +5,14 @@
 //!
 //! - `Precondition(if, else)` is `EvalAround` with the negated `if` as the
 //!   condition for `else`: both test it once, on entry, and otherwise run
-//!   the child.
+//!   the child. Its `latch`, a bool key of its own (`__precondition_…`),
+//!   is BehaviorTree.CPP's memory that the child was started, kept through
+//!   a halt: entered again, it runs the child without testing `if` until
+//!   the child finishes. `else="RUNNING"` is `running_if`, tested again at each
+//!   tick until it lets the child run, as BehaviorTree.CPP's node, left
+//!   RUNNING with its child idle, tests again; SKIPPED is read as the
+//!   parent reads it, as for `RunOnce`. BehaviorTree.CPP throws on
+//!   `else="IDLE"` when the condition is false; canopy refuses it at load.
 //! - `SwitchN(variable, case_1…case_N)` is `EvalSwitch` with the case
 //!   scripts `key == value`: a number compared as a number, other text as
 //!   a string. BehaviorTree.CPP compares the texts at run time (as numbers
@@ -13,15 +20,24 @@
 //!   whose type is not the key's is refused at load instead of never
 //!   matching.
 //! - `LoopT(queue, value, if_empty)` is `EvalLoop` with the item scripts
-//!   `key := item`. canopy's blackboard holds no queues: the queue must be
-//!   written in the file (`queue="1;2;3"`), as BehaviorTree.CPP's static
-//!   queue, which it copies on entry as canopy starts the list over.
+//!   `key := item` for a queue written in the file (`queue="1;2;3"`,
+//!   BehaviorTree.CPP's static queue, which it copies on entry as canopy
+//!   starts the list over). A queue on the blackboard (`queue="{q}"`) is
+//!   `EvalLoop` over the string key `q`, consumed an item at a time as
+//!   BehaviorTree.CPP pops its shared queue (see canopy-data's `EvalLoop`
+//!   for why a string, and its bound), each item assigned by
+//!   `value := 0` (`false`, `''`) with the item's value.
 
 use serde_json::{Map, Value};
 
 use crate::params::key_of;
 use crate::standard::Std;
 use crate::text::quote;
+
+/// The start of a Precondition's memory key, which the element's tag ends:
+/// `__` keeps it out of what the root blackboard shows, as a subtree's
+/// own keys are.
+const PRECONDITION_LATCH: &str = "__precondition_";
 
 /// Whether `id` is one of the controls this module imports.
 pub(crate) fn is_scripted_control(id: &str) -> bool {
@@ -30,11 +46,14 @@ pub(crate) fn is_scripted_control(id: &str) -> bool {
 
 /// The canopy type and parameters of `id` with `ports` and `children`
 /// children under `parent`; the problem in words otherwise.
+/// `tag` is unique to the element in the files loaded (it names a
+/// Precondition's memory key).
 pub(crate) fn lower(
     id: &str,
     ports: &[(String, String)],
     children: usize,
     parent: Option<Std>,
+    tag: &str,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     if let Some(n) = switch_cases(id) {
         return switch(id, n, ports, children);
@@ -48,8 +67,8 @@ pub(crate) fn lower(
         return Err(format!("{id} needs exactly 1 child, got {children}"));
     }
     match loop_type(id) {
-        Some(item) => lower_loop(id, item, ports),
-        None => precondition(ports, parent),
+        Some(item) => lower_loop(id, item, ports, parent),
+        None => precondition(ports, parent, tag),
     }
 }
 
@@ -110,38 +129,52 @@ fn key_port<'p>(id: &str, ports: &'p [(String, String)], name: &str) -> Result<&
 fn precondition(
     ports: &[(String, String)],
     parent: Option<Std>,
+    tag: &str,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let condition = port(ports, "if").ok_or("Precondition needs the port if")?;
     let param = match port(ports, "else").unwrap_or("FAILURE") {
         "FAILURE" => "failure_if",
         "SUCCESS" => "success_if",
         "SKIPPED" => "skip_if",
+        "RUNNING" => "running_if",
+        "IDLE" => {
+            return Err(
+                "else=\"IDLE\": a node may not return IDLE (BehaviorTree.CPP \
+                 throws when the condition is false); write SUCCESS, FAILURE, RUNNING or SKIPPED"
+                    .to_string(),
+            );
+        }
         other => {
             return Err(format!(
-                "else={} is not imported: canopy's Precondition returns SUCCESS, FAILURE or \
-                 SKIPPED when the condition is false",
+                "else={} is not a status; write SUCCESS, FAILURE, RUNNING or SKIPPED",
                 quote(other)
             ));
         }
     };
     let mut params = Map::new();
     params.insert(param.to_string(), Value::from(format!("!({condition})")));
+    params.insert(
+        "latch".to_string(),
+        Value::from(format!("{PRECONDITION_LATCH}{tag}")),
+    );
     if param == "skip_if" {
-        let skipped = match parent {
-            Some(Std::Fallback | Std::ReactiveFallback) => "failure",
-            Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => "success",
-            _ => {
-                return Err(
-                    "else=\"SKIPPED\" returns SKIPPED, a status canopy does not have; \
-                     canopy reads it as a Sequence or a Fallback does, so put the Precondition \
-                     directly under one"
-                        .to_string(),
-                );
-            }
-        };
+        let skipped = skip_as(parent, "else=\"SKIPPED\"", "Precondition")?;
         params.insert("skipped".to_string(), Value::from(skipped));
     }
     Ok(("EvalAround", params))
+}
+
+/// The status canopy returns for a SKIPPED that `what` (an attribute of
+/// a `node`) gives under `parent`: the one the parent reads as a skip.
+fn skip_as(parent: Option<Std>, what: &str, node: &str) -> Result<&'static str, String> {
+    match parent {
+        Some(Std::Fallback | Std::ReactiveFallback) => Ok("failure"),
+        Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => Ok("success"),
+        _ => Err(format!(
+            "{what} returns SKIPPED, a status canopy does not have; canopy reads it as a \
+             Sequence or a Fallback does, so put the {node} directly under one"
+        )),
+    }
 }
 
 fn switch(
@@ -182,35 +215,44 @@ fn lower_loop(
     id: &str,
     item: Item,
     ports: &[(String, String)],
+    parent: Option<Std>,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let queue = port(ports, "queue").ok_or_else(|| format!("{id} needs the port queue"))?;
-    if key_of(queue).is_some() {
-        return Err(format!(
-            "queue={}: canopy's blackboard holds no queues; write the items in the file, \
-             separated by `;` (queue=\"1;2;3\")",
-            quote(queue)
-        ));
-    }
     let key = key_port(id, ports, "value")?;
     let if_empty = match port(ports, "if_empty").unwrap_or("SUCCESS") {
         "SUCCESS" => "success",
         "FAILURE" => "failure",
+        "SKIPPED" => skip_as(parent, "if_empty=\"SKIPPED\"", id)?,
+        "RUNNING" => "running",
         other => {
             return Err(format!(
-                "if_empty={} is not imported: canopy's loops return SUCCESS or FAILURE once \
-                 the queue is empty",
+                "if_empty={} is not a status a loop returns; write SUCCESS, FAILURE, RUNNING \
+                 or SKIPPED",
                 quote(other)
             ));
         }
     };
+    let mut params = Map::new();
+    params.insert("if_empty".to_string(), Value::from(if_empty));
+    if let Some(queue_key) = key_of(queue) {
+        let queue_key = if queue_key == "=" { "queue" } else { queue_key };
+        let (item, zero) = match item {
+            Item::Int => ("whole", "0"),
+            Item::Double => ("number", "0"),
+            Item::Bool => ("bool", "false"),
+            Item::Text => ("string", "''"),
+        };
+        params.insert("queue".to_string(), Value::from(queue_key));
+        params.insert("value".to_string(), Value::from(format!("{key} := {zero}")));
+        params.insert("item".to_string(), Value::from(item));
+        return Ok(("EvalLoop", params));
+    }
     let mut items = Vec::new();
     for text in queue.split(';').map(str::trim).filter(|t| !t.is_empty()) {
         let value = literal(text, Some(item)).map_err(|p| format!("queue: {p}"))?;
         items.push(Value::from(format!("{key} := {value}")));
     }
-    let mut params = Map::new();
     params.insert("items".to_string(), Value::Array(items));
-    params.insert("if_empty".to_string(), Value::from(if_empty));
     Ok(("EvalLoop", params))
 }
 

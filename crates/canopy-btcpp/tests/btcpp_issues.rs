@@ -36,6 +36,13 @@ struct Takeoff {
     drone_id: Input<Text>,
 }
 
+/// Drives to a pose (x, y, heading).
+#[derive(Params)]
+struct MoveBase {
+    /// Where.
+    goal: Input<[f64; 3]>,
+}
+
 /// Reports a speed.
 #[derive(Params)]
 struct Speed {
@@ -82,6 +89,14 @@ fn registry() -> Registry<Seen, ()> {
         move |cx: &mut Ctx<Seen, ()>| {
             let id = cx.board.get(&p.drone_id);
             cx.agent.push(format!("takeoff {id}"));
+            Status::Success
+        }
+    })
+    .unwrap();
+    r.action("MoveBase", |p: MoveBase| {
+        move |cx: &mut Ctx<Seen, ()>| {
+            let goal = cx.board.get(&p.goal);
+            cx.agent.push(format!("move {goal:?}"));
             Status::Success
         }
     })
@@ -267,5 +282,60 @@ fn issue_737_a_host_value_reaches_every_subtree_through_the_root_key() {
         load(&trees(r#"Takeoff drone_id="{@server}""#)).unwrap_err(),
         "issue.xml:3:24: <Takeoff>: port \"drone_id\" wants key \"{server}\" to hold std::string, \
          but it holds int since its first use at issue.xml:2:35: <Count>"
+    );
+}
+
+#[test]
+fn issue_623_a_string_remapped_on_a_subtree_reaches_a_pose_port() {
+    // BehaviorTree.CPP kept "1;2;3" as a string entry and had to convert
+    // it when the Pose2D port read it; canopy types the constant by the
+    // port that reads it, at load.
+    let trees = |pose: &str| {
+        format!(
+            r#"<BehaviorTree ID="Main"><ReactiveSequence><SubTree ID="Visit2" tl1="{pose}"/></ReactiveSequence></BehaviorTree>
+<BehaviorTree ID="Visit2"><Sequence><Action ID="MoveBase" goal="{{tl1}}"/></Sequence></BehaviorTree>"#
+        )
+    };
+    let tree = load(&trees("1;2;3")).unwrap();
+    assert_eq!(
+        tick(&tree),
+        (Status::Success, vec!["move [1.0, 2.0, 3.0]".into()])
+    );
+    assert_eq!(
+        load(&trees("1;2")).unwrap_err(),
+        "issue.xml:3:37: <Action ID=\"MoveBase\">: parameter \"goal\" must be a point [x, y, z], \
+         got list [1,2]"
+    );
+}
+
+#[test]
+fn issue_1130_a_root_key_written_in_a_subtree_is_the_root_blackboards() {
+    // BehaviorTree.CPP kept `@` keys in a root blackboard of their own,
+    // which Groot2's dump of the subtree's blackboard left out; canopy has
+    // one blackboard per agent, where `{@count}` in a subtree is the root's
+    // `count` and shows under that name beside the subtree's own keys.
+    let trees = |reader: &str| {
+        format!(
+            r#"<BehaviorTree ID="Main"><Sequence><Script code="@count := 1"/><SubTree ID="Step"/><Count n="{{count}}"/></Sequence></BehaviorTree>
+<BehaviorTree ID="Step"><Sequence><Script code="@count += 1; mine := 5"/>{reader}</Sequence></BehaviorTree>"#
+        )
+    };
+    let tree = load(&trees(r#"<Count n="{@count}"/>"#)).unwrap();
+    let mut agent = Agent::new(&tree);
+    let mut seen = Seen::new();
+    assert_eq!(agent.tick(&tree, &mut seen, &()), Status::Success);
+    assert_eq!(seen, ["count 2", "count 2"]);
+    assert_eq!(
+        agent.board_values(&tree),
+        [
+            ("count".to_string(), "2".to_string()),
+            ("__Step_1__mine".to_string(), "5".to_string()),
+        ]
+    );
+    // The root key keeps one type through `@` in any subtree.
+    assert_eq!(
+        load(&trees(r#"<Takeoff drone_id="{@count}"/>"#)).unwrap_err(),
+        "issue.xml:2:83: <Count>: port \"n\" wants key \"{count}\" to hold int, but it holds \
+         std::string since its first use at issue.xml:3:74: <Takeoff>"
     );
 }

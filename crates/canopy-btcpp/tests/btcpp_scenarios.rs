@@ -17,18 +17,24 @@
 //! - gtest_if_then_else.cpp, gtest_while_do_else.cpp: a wrong number of
 //!   children.
 //!
+//! Blackboard, script, precondition, loop and switch scenarios are data
+//! too: `testdata/btcpp/scripts.toml` (SequenceWithMemoryTest.Issue_636,
+//! Reactive.Issue587, SubTree.SubtreeIssue592, SubTree.ScriptRemap),
+//! `preconditions.toml`, `loop.toml`, `switch.toml`; the subtree issues
+//! about types (Issue623_String_to_Pose2d, Issue653_SetBlackboard, …) are
+//! `btcpp_issues.rs`.
+//!
 //! Not covered anywhere, and why:
-//! - SequenceWithMemoryTest.Issue_636: it sets and reads blackboard entries with scripts.
 //! - Reactive.RunningChildren: AsyncSequence, which relies on BehaviorTree.CPP's wake-up
 //!   signal; refused at load.
-//! - Parallel.Issue593, Parallel.PauseWithRetry, Reactive.Issue587: `_skipIf`, `_while`,
-//!   `_onHalted`, `_onSuccess` and `Script` (scripting over the blackboard).
+//! - Parallel.Issue593: `_skipIf` on a child of a Parallel, refused at load (no Parallel
+//!   reads SKIPPED in canopy). Parallel.PauseWithRetry: it measures the wall-clock time
+//!   from a `_while` turning false to the `_onHalted` it causes.
 //! - Reactive.PreTickHooks: a C++ pre-tick callback replaces nodes' results.
 //! - gtest_subtree.cpp's other tests (SiblingPorts_Issue_72, GoodRemapping, BadRemapping,
-//!   SubtreePlus*, ScriptRemap, StringConversions_Issue530, SubtreeNav2_*, SubtreeIssue592,
-//!   Issue623_String_to_Pose2d, Issue653_SetBlackboard, SubtreeModels, RemappingIssue696,
-//!   PrivateAutoRemapping, LiteralNumericPortsPreserveType): blackboard port remapping and
-//!   scripts.
+//!   SubtreePlus*, StringConversions_Issue530, SubtreeNav2_*, SubtreeModels,
+//!   RemappingIssue696, PrivateAutoRemapping, LiteralNumericPortsPreserveType): C++ nodes
+//!   with ports of their own types, or entries written from C++.
 
 use canopy_btcpp::{XmlOptions, load_str};
 use canopy_core::{Ctx, Status};

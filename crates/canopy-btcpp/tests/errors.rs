@@ -339,15 +339,27 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
         ),
         (
             "<LoopString queue=\"{q}\" value=\"{x}\"><AlwaysSuccess/></LoopString>",
-            "<LoopString>: queue=\"{q}\": canopy's blackboard holds no queues; write the items in the file, separated by `;` (queue=\"1;2;3\")",
+            "<LoopString>: queue: script \"q\", column 1: unknown key \"q\"",
         ),
         (
             "<Precondition if=\"x &gt;\"><AlwaysSuccess/></Precondition>",
             "<Precondition>: if: script \"x >\", column 4: expected an expression after `>`",
         ),
         (
-            "<Precondition if=\"true\" else=\"RUNNING\"><AlwaysSuccess/></Precondition>",
-            "<Precondition>: else=\"RUNNING\" is not imported: canopy's Precondition returns SUCCESS, FAILURE or SKIPPED when the condition is false",
+            "<Precondition if=\"true\" else=\"IDLE\"><AlwaysSuccess/></Precondition>",
+            "<Precondition>: else=\"IDLE\": a node may not return IDLE (BehaviorTree.CPP throws when the condition is false); write SUCCESS, FAILURE, RUNNING or SKIPPED",
+        ),
+        (
+            "<Precondition if=\"true\" else=\"DONE\"><AlwaysSuccess/></Precondition>",
+            "<Precondition>: else=\"DONE\" is not a status; write SUCCESS, FAILURE, RUNNING or SKIPPED",
+        ),
+        (
+            "<Precondition if=\"x &gt;\" else=\"RUNNING\"><AlwaysSuccess/></Precondition>",
+            "<Precondition>: if: script \"x >\", column 4: expected an expression after `>`",
+        ),
+        (
+            "<LoopInt queue=\"1\" value=\"{x}\" if_empty=\"IDLE\"><AlwaysSuccess/></LoopInt>",
+            "<LoopInt>: if_empty=\"IDLE\" is not a status a loop returns; write SUCCESS, FAILURE, RUNNING or SKIPPED",
         ),
         (
             "<SetBlackboard value=\"1\" output_key=\"a b\"/>",
@@ -362,6 +374,49 @@ fn scripts_and_blackboard_nodes_are_refused_with_what_to_do() {
         assert_eq!(
             error(&main_tree(body)),
             format!("bad.xml:2:{BODY}: {expected}"),
+            "{body}"
+        );
+    }
+    // A SKIPPED under a parent that cannot read it; the element is the
+    // Inverter's child, 10 columns in.
+    let under_inverter = [
+        (
+            "<Precondition if=\"true\" else=\"SKIPPED\"><AlwaysSuccess/></Precondition>",
+            "<Precondition>: else=\"SKIPPED\" returns SKIPPED, a status canopy does not have; canopy reads it as a Sequence or a Fallback does, so put the Precondition directly under one",
+        ),
+        (
+            "<LoopInt queue=\"1\" value=\"{x}\" if_empty=\"SKIPPED\"><AlwaysSuccess/></LoopInt>",
+            "<LoopInt>: if_empty=\"SKIPPED\" returns SKIPPED, a status canopy does not have; canopy reads it as a Sequence or a Fallback does, so put the LoopInt directly under one",
+        ),
+    ];
+    for (body, expected) in under_inverter {
+        assert_eq!(
+            error(&main_tree(&format!("<Inverter>{body}</Inverter>"))),
+            format!("bad.xml:2:{}: {expected}", BODY + 10),
+            "{body}"
+        );
+    }
+    // A queue on the blackboard must be a string key, and the loop's value
+    // key must hold the loop's items; the Script before the loop is 33
+    // columns long.
+    let queue_cases = [
+        (
+            "<Script code=\"q := 3\"/>",
+            "<LoopInt>: queue: script \"q\", column 1: a queue is one key holding a string of items separated by `;`".to_string(),
+        ),
+        (
+            "<Script code=\"q := 'a'; x := 'a'\"/>",
+            format!("<LoopInt>: value: script \"x := 0\", column 1: cannot assign a number to key \"x\", which holds std::string since its first use at bad.xml:2:{}: <Script>", BODY + 10),
+        ),
+    ];
+    for (script, expected) in queue_cases {
+        let body = format!(
+            "<Sequence>{script}<LoopInt queue=\"{{q}}\" value=\"{{x}}\"><AlwaysSuccess/></LoopInt></Sequence>"
+        );
+        let column = BODY + "<Sequence>".len() + script.len();
+        assert_eq!(
+            error(&main_tree(&body)),
+            format!("bad.xml:2:{column}: {expected}"),
             "{body}"
         );
     }

@@ -58,6 +58,10 @@ pub(crate) enum ScriptShape {
     Switch,
     /// `EvalLoop`: an assignment script per item.
     Loop,
+    /// `EvalLoop`'s `queue`: a script that is one key, holding a string.
+    Queue,
+    /// `EvalLoop`'s `value`: an assignment of a value of this type.
+    Assign(canopy_core::ScriptType),
 }
 
 /// A registered node type: its name, what it does, how many children it

@@ -465,17 +465,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 );
                 Ok(eval_switch::node(cells, shown))
             }
-            Build::Script(Shape::Loop) => {
-                let (cells, shown) =
-                    self.script_list(&params, eval_loop::ITEMS, Shape::Leaf, value, path, name);
-                params.text(eval_loop::IF_EMPTY).map(|if_empty| {
-                    let if_empty = match if_empty {
-                        "failure" => Status::Failure,
-                        _ => Status::Success,
-                    };
-                    eval_loop::node(cells, shown, if_empty)
-                })
-            }
+            Build::Script(Shape::Loop) => self.eval_loop(&params, value, path, name),
             Build::Script(shape) => params.text(eval::CODE).map(|code| {
                 let cell = Cell::default();
                 self.scripts.push(PendingScript {
@@ -757,7 +747,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         path: &Spot,
         name: &str,
     ) -> Result<NodeKind<A, W>, ParamError> {
-        let mut cells: [Option<Cell>; 8] = Default::default();
+        let mut cells: [Option<Cell>; 9] = Default::default();
         let mut sources = Vec::new();
         for (i, &param) in eval_around::SCRIPTS.iter().enumerate() {
             let Ok(code) = params.text(param) else {
@@ -787,7 +777,80 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         if skipped == Status::Failure {
             sources.push((eval_around::SKIPPED.to_string(), "failure".to_string()));
         }
-        Ok(eval_around::node(cells, sources, skipped))
+        let latch = params.text(eval_around::LATCH).ok().map(|key| {
+            sources.push((eval_around::LATCH.to_string(), key.to_string()));
+            let mut script = |code: String, shape: Shape| {
+                let cell = Cell::default();
+                self.scripts.push(PendingScript {
+                    cell: cell.clone(),
+                    param: eval_around::LATCH.to_string(),
+                    code,
+                    shape,
+                    node: value,
+                    path: path.path(),
+                    name: name.to_string(),
+                });
+                cell
+            };
+            // The key is made (`:=`) before it is read.
+            let write = script(
+                format!("{key} := false"),
+                Shape::Assign(canopy_core::ScriptType::Bool),
+            );
+            let read = script(key.to_string(), Shape::Condition);
+            eval_around::Latch { write, read }
+        });
+        Ok(eval_around::node(cells, sources, skipped, latch))
+    }
+
+    /// An `EvalLoop`: over its items' scripts, or over the queue string
+    /// its `queue` script names, each item assigned by its `value` script.
+    fn eval_loop(
+        &mut self,
+        params: &Params,
+        value: &'d Value<'d>,
+        path: &Spot,
+        name: &str,
+    ) -> Result<NodeKind<A, W>, ParamError> {
+        let if_empty = match params.text(eval_loop::IF_EMPTY)? {
+            "failure" => Status::Failure,
+            "running" => Status::Running,
+            _ => Status::Success,
+        };
+        let Ok(queue) = params.text(eval_loop::QUEUE) else {
+            let (cells, shown) =
+                self.script_list(params, eval_loop::ITEMS, Shape::Leaf, value, path, name);
+            return Ok(eval_loop::node(cells, shown, if_empty));
+        };
+        let assign = params
+            .text(eval_loop::VALUE)
+            .map_err(|_| ParamError::Absent {
+                param: eval_loop::VALUE.to_string(),
+            })?;
+        let mut script = |param: &str, code: &str, shape: Shape| {
+            let cell = Cell::default();
+            self.scripts.push(PendingScript {
+                cell: cell.clone(),
+                param: param.to_string(),
+                code: code.to_string(),
+                shape,
+                node: value,
+                path: path.path(),
+                name: name.to_string(),
+            });
+            cell
+        };
+        let item = eval_loop::Item::from_word(params.text(eval_loop::ITEM)?);
+        let scripts = eval_loop::QueueScripts {
+            queue: script(eval_loop::QUEUE, queue, Shape::Queue),
+            value: script(eval_loop::VALUE, assign, Shape::Assign(item.script_type())),
+            item,
+            shown: vec![
+                (eval_loop::QUEUE.to_string(), queue.to_string()),
+                (eval_loop::VALUE.to_string(), assign.to_string()),
+            ],
+        };
+        Ok(eval_loop::queue_node(scripts, if_empty))
     }
 
     /// A cell for each script of the list parameter `param`, compiled

@@ -413,3 +413,59 @@ fn eval_loop_takes_one_item_per_run_of_its_child() {
         )
     );
 }
+
+#[test]
+fn eval_loop_cuts_each_item_from_a_queue_string_and_fails_on_an_unreadable_one() {
+    let tree = load(
+        r#"{"tree": {"type": "Sequence", "children": [
+            {"type": "Eval", "code": "q := '3;4;x;5'; n := 0; word := ''"},
+            {"type": "EvalLoop", "queue": "q", "value": "n := 0", "item": "whole", "children": [
+                {"type": "Eval", "code": "word = q"}]},
+            {"type": "Say", "line": "never"}]}}"#,
+    )
+    .unwrap();
+    let mut agent = Agent::new(&tree);
+    let mut me: Me = (0, Vec::new());
+    let statuses: Vec<Status> = (0..3).map(|_| agent.tick(&tree, &mut me, &())).collect();
+    assert_eq!(
+        statuses,
+        [Status::Running, Status::Running, Status::Failure]
+    );
+    // Each item taken is cut from the string; "x" is not a whole number,
+    // so the loop fails there without running the child, the queue left
+    // as it was (BehaviorTree.CPP throws when such a string is assigned).
+    let values = agent.board_values(&tree);
+    assert_eq!(
+        values,
+        [
+            ("q".to_string(), "\"x;5\"".to_string()),
+            ("n".to_string(), "4".to_string()),
+            ("word".to_string(), "\"x;5\"".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn eval_loop_over_a_queue_needs_a_string_key_and_a_value_of_its_items() {
+    let error = |queue: &str, value: &str, item: &str| {
+        load(&format!(
+            r#"{{"tree": {{"type": "Sequence", "children": [
+            {{"type": "Eval", "code": "q := '1'; n := 0; word := ''"}},
+            {{"type": "EvalLoop", "queue": "{queue}", "value": "{value}", "item": "{item}",
+              "children": [{{"type": "Wait", "ticks": 1}}]}}]}}}}"#
+        ))
+        .map(|_| ())
+        .unwrap_err()
+    };
+    assert_eq!(
+        error("n", "n := 0", "whole"),
+        "fight.json:3:15: tree/children[1] (name \"EvalLoop\"): parameter \"queue\": script \
+         \"n\", column 1: a queue is one key holding a string of items separated by `;`"
+    );
+    assert_eq!(
+        error("q", "word := ''", "bool"),
+        "fight.json:3:15: tree/children[1] (name \"EvalLoop\"): parameter \"value\": script \
+         \"word := ''\", column 1: each item is assigned to a key holding a bool, as `x := \
+         false` does"
+    );
+}

@@ -22,7 +22,8 @@ For each file the output is a header line, `== FILE`, then one line per tick
 those ticked or halted in that tick), with the status from
 `tick_exactly_once()`, then, when the root blackboard has keys, ` bb
 KEY=VALUE...` (keys in name order; numbers and booleans as numbers, whole
-ones without a fraction; `?` for an entry never written). A tree BehaviorTree.CPP refuses to load prints
+ones without a fraction; `?` for an entry never written; keys starting
+with `__` left out). A tree BehaviorTree.CPP refuses to load prints
 `load error: MESSAGE`; a tick that throws prints `tick T: error MESSAGE` and
 ends that tree's run. The Rust side (differential_btcpp.rs) prints the same
 format from canopy.
@@ -115,7 +116,9 @@ def board_text(tree):
     """The root blackboard's entries, ` bb KEY=VALUE...`, or nothing."""
     board = tree.root_blackboard()
     entries = []
-    for key in sorted(board.get_keys()):
+    # Keys starting with `__` are left out, as canopy leaves out the keys
+    # of a subtree's own scope (a queue entry cannot be read here anyway).
+    for key in sorted(k for k in board.get_keys() if not k.startswith("__")):
         try:
             value = number(board.get_double(key))
         except Exception:

@@ -3,7 +3,9 @@
 //! `L0`, `L1`… so both engines can report per leaf, and the blackboard
 //! nodes: scripts over the keys `a`, `b`, `c` (written first, as
 //! BehaviorTree.CPP throws on a key nothing wrote), pre- and
-//! post-condition attributes, `Precondition`, `Switch2`, `LoopInt`, and a
+//! post-condition attributes, `Precondition` (`else` any status but
+//! IDLE), `Switch2`, `LoopInt` (`if_empty` likewise; its queue in the file
+//! or the key `__q`, which scripts assign and loops consume), and a
 //! `<SubTree>` remapping or sharing those keys.
 
 /// A small deterministic generator (SplitMix64): the same seed gives the
@@ -91,6 +93,9 @@ struct Writer<'r> {
     /// The `<SubTree>` element written, if any (one per file: BehaviorTree.CPP's
     /// leaves are counted by name, and two copies would share one).
     subtree: bool,
+    /// Writing the subtree, where the queue key `__q` may be its own
+    /// (unwritten) key.
+    in_subtree: bool,
 }
 
 /// Scripts a `Script` leaf runs.
@@ -130,12 +135,15 @@ pub(crate) fn tree(rng: &mut Rng) -> Generated {
         skips: false,
         stale_condition: false,
         subtree: false,
+        in_subtree: false,
     };
-    w.out
-        .push_str("    <Sequence>\n      <Script code=\"a := 0; b := 0; c := 0; d := 0\"/>\n");
+    w.out.push_str(
+        "    <Sequence>\n      <Script code=\"a := 0; b := 0; c := 0; d := 0; __q := '1;2;3'\"/>\n",
+    );
     w.node(1, Some("Sequence"));
     w.out.push_str("    </Sequence>\n  </BehaviorTree>\n");
     if w.subtree {
+        w.in_subtree = true;
         w.out.push_str("  <BehaviorTree ID=\"Sub\">\n");
         w.node(1, None);
         w.out.push_str("  </BehaviorTree>\n");
@@ -241,15 +249,22 @@ impl Writer<'_> {
                 self.skips |= skip;
                 format!(" then_skip=\"{skip}\"")
             }
-            "Precondition" => format!(
-                " if=\"{}\" else=\"{}\"",
-                self.rng.pick(CONDITIONS),
-                self.rng.pick(&["SUCCESS", "FAILURE"])
-            ),
-            "LoopInt" => format!(
-                " queue=\"{}\" value=\"{{d}}\"",
-                self.rng.pick(&["1;2", "3", "1;2;3"])
-            ),
+            "Precondition" => {
+                let otherwise = self.status_port(parent, &["SUCCESS", "FAILURE", "RUNNING"]);
+                format!(" if=\"{}\" else=\"{otherwise}\"", self.rng.pick(CONDITIONS))
+            }
+            "LoopInt" => {
+                let if_empty = self.status_port(parent, &["SUCCESS", "FAILURE", "RUNNING"]);
+                let queues: &[&str] = if self.in_subtree {
+                    &["1;2", "3", "1;2;3"]
+                } else {
+                    &["1;2", "3", "1;2;3", "{__q}"]
+                };
+                format!(
+                    " queue=\"{}\" value=\"{{d}}\" if_empty=\"{if_empty}\"",
+                    self.rng.pick(queues)
+                )
+            }
             _ => String::new(),
         };
         let attrs = self.attributes(parent);
@@ -258,6 +273,17 @@ impl Writer<'_> {
         self.node(depth + 1, Some(id));
         self.out.push_str(&format!("{indent}</{id}>\n"));
         id == "LoopInt"
+    }
+
+    /// A status for a Precondition's `else` or a loop's `if_empty`: one of
+    /// `statuses`, or SKIPPED at times where the parent reads it.
+    fn status_port(&mut self, parent: Option<&str>, statuses: &[&'static str]) -> &'static str {
+        let reads_skipped = parent.is_some_and(|p| READS_SKIPPED.contains(&p));
+        if reads_skipped && self.rng.below(statuses.len() + 1) == 0 {
+            self.skips = true;
+            return "SKIPPED";
+        }
+        self.rng.pick(statuses)
     }
 
     /// A leaf; returns whether it can run.
@@ -271,7 +297,10 @@ impl Writer<'_> {
                 .out
                 .push_str(&format!("{indent}<AlwaysFailure{attrs}/>\n")),
             12 | 13 => {
-                let code = self.rng.pick(SCRIPTS);
+                let code = match self.in_subtree {
+                    false if self.rng.below(6) == 0 => "__q := '4;5'",
+                    _ => self.rng.pick(SCRIPTS),
+                };
                 self.out
                     .push_str(&format!("{indent}<Script code=\"{code}\"{attrs}/>\n"));
             }

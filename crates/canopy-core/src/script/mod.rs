@@ -344,6 +344,29 @@ impl Script {
         }
     }
 
+    /// Write `value` into the key the script names last — the key of a
+    /// script that is one key (`queue`), or the last key it assigns — as
+    /// `:=` writes it, range checks included: for a value made outside any
+    /// script, such as the item a loop takes from a queue string. A value
+    /// of another type than the key's, or a script naming no key, is
+    /// [`ScriptFault::Broken`].
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, ScriptFault, ScriptValue};
+    /// let b = Builder::<(), ()>::new();
+    /// let count = b.key::<i32>("count").unwrap();
+    /// let script = b.script("count").unwrap();
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// script.assign(&mut agent.board_mut(&tree), ScriptValue::Number(7.0)).unwrap();
+    /// assert_eq!(agent.board(&tree).read(count), 7);
+    /// let text = ScriptValue::Text(canopy_core::Text::new("7"));
+    /// assert_eq!(script.assign(&mut agent.board_mut(&tree), text), Err(ScriptFault::Broken));
+    /// ```
+    pub fn assign(&self, board: &mut Board, value: ScriptValue) -> Result<(), ScriptFault> {
+        program::assign(&self.ops, board, value)
+    }
+
     /// The script as a guard's condition ([`Predicate`]), labelled with
     /// its source: true when [`test`](Script::test) gives true (false
     /// when it faults, a script that assigns included).

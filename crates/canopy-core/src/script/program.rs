@@ -441,6 +441,32 @@ fn binary(op: Op, a: f64, b: f64) -> Result<f64, ScriptFault> {
     })
 }
 
+/// Write `value` into the key `ops` name last (read or assigned), as `:=`
+/// writes it; a value of another type than the key's, or `ops` naming no
+/// key, is [`ScriptFault::Broken`].
+pub(crate) fn assign(ops: &[Op], board: &mut Board, value: ScriptValue) -> Result<(), ScriptFault> {
+    let place = ops
+        .iter()
+        .rev()
+        .find_map(|op| match *op {
+            Op::Load(p) | Op::Store(p, _) | Op::StorePop(p, _) => Some(p),
+            _ => None,
+        })
+        .ok_or(ScriptFault::Broken)?;
+    let mut target = Target::Write(board);
+    match (value, place.store) {
+        (ScriptValue::Text(t), Store::Text) => {
+            crate::util::board::BoardValue::write(&t, writable(&mut target, place, 0)?);
+            Ok(())
+        }
+        (ScriptValue::Bool(b), Store::Bool) => store(&mut target, place, truth(b), 0),
+        (ScriptValue::Number(n), store_as) if !matches!(store_as, Store::Text | Store::Bool) => {
+            store(&mut target, place, n, 0)
+        }
+        _ => Err(ScriptFault::Broken),
+    }
+}
+
 /// Write `value` as a script shows it.
 pub(crate) fn show(value: &ScriptValue, out: &mut String) {
     let _ = match value {

@@ -14,8 +14,8 @@
 use std::sync::{Arc, OnceLock};
 
 use canopy_core::{
-    Arity, Ctx, Keys, NodeKind, Param, Predicate, Script, ScriptError, SlotRef, SlotType, Status,
-    nodes,
+    Arity, Ctx, Keys, NodeKind, Param, Predicate, Script, ScriptError, ScriptType, SlotRef,
+    SlotType, Status, nodes,
 };
 
 use crate::error::NodePath;
@@ -104,9 +104,35 @@ pub(crate) fn compile(
     keys: &mut impl Keys,
 ) -> Result<Script, ScriptError> {
     let script = match shape {
-        Shape::Leaf => Script::compile(code, keys)?,
+        Shape::Leaf | Shape::Queue | Shape::Assign(_) => Script::compile(code, keys)?,
         _ => Script::compile_condition(code, keys)?,
     };
+    let wrong = |problem: String| ScriptError {
+        offset: 0,
+        column: 1,
+        problem,
+    };
+    match shape {
+        // One key (a single load), holding a string: the loop reads it
+        // and writes back what is left.
+        Shape::Queue if script.len() != 1 || script.value_type() != ScriptType::Text => {
+            return Err(wrong(
+                "a queue is one key holding a string of items separated by `;`".to_string(),
+            ));
+        }
+        Shape::Assign(ty) if script.value_type() != ty || !script.writes() => {
+            return Err(wrong(format!(
+                "each item is assigned to a key holding a {}, as `x := {}` does",
+                ty.name(),
+                match ty {
+                    ScriptType::Number => "0",
+                    ScriptType::Bool => "false",
+                    ScriptType::Text => "''",
+                }
+            )));
+        }
+        _ => {}
+    }
     if matches!(shape, Shape::Guard { .. }) && script.writes() {
         return Err(ScriptError {
             offset: 0,

@@ -2,18 +2,27 @@
 //! BehaviorTree.CPP's pre- and post-condition attributes (`_failureIf`,
 //! `_successIf`, `_skipIf`, `_while`, `_onSuccess`, `_onFailure`,
 //! `_onHalted`, `_post`), which its XML reader puts around the node that
-//! carries them.
+//! carries them, and its `Precondition` node.
 //!
 //! Each attribute is a parameter holding a script, compiled with the
 //! file's other scripts once the file is walked (see
 //! [`eval`](super::eval)). On entry (BehaviorTree.CPP's IDLE) the
 //! conditions are tested in BehaviorTree.CPP's order: `failure_if`,
 //! `success_if`, `skip_if` (true: Failure, Success, skipped without
-//! ticking the child), then `while` (false: skipped). While the child
+//! ticking the child), then `while` (false: skipped), then `running_if`
+//! (true: Running without ticking the child, tested again at the next
+//! tick: a `Precondition` with `else="RUNNING"`). While the child
 //! runs, only `while` is tested, and false aborts the child, runs
 //! `on_halted` and skips. A Success or Failure, the child's or a
 //! condition's, runs `on_success` or `on_failure` and then `post`; an
 //! abort from above runs `on_halted` after the child's own.
+//!
+//! A `latch` (a bool key of the blackboard, per agent) keeps
+//! BehaviorTree.CPP's Precondition's memory: set when the child is
+//! started, cleared when it finishes, kept through an abort — so a
+//! Precondition halted while its child runs, entered again, runs the child
+//! without testing its condition, as BehaviorTree.CPP's does. The node's
+//! own task cannot keep it: a task ends with the node's run.
 //!
 //! canopy has no SKIPPED status, so a skip returns `skipped` (Success or
 //! Failure), the status its parent reads as a skip — the XML reader picks
@@ -22,23 +31,27 @@
 //! tell entry from resumption (`_skipIf` is tested only on entry), and
 //! `_onHalted` needs the abort hook of one node.
 
-use canopy_core::{Arity, Children, Ctx, CustomNode, Exit, Node, NodeKind, Param, Status};
+use canopy_core::{
+    Arity, Children, Ctx, CustomNode, Exit, Node, NodeKind, Param, ScriptValue, Status,
+};
 
 use super::eval::Cell;
 use crate::registry::{Build, NodeType, ScriptShape};
 
 /// The condition parameters, in the order BehaviorTree.CPP tests them.
-pub(crate) const CONDITIONS: [&str; 4] = ["failure_if", "success_if", "skip_if", "while"];
+pub(crate) const CONDITIONS: [&str; 5] =
+    ["failure_if", "success_if", "skip_if", "while", "running_if"];
 
 /// The parameters of scripts run after the child.
 pub(crate) const AFTER: [&str; 4] = ["on_success", "on_failure", "on_halted", "post"];
 
 /// Every script parameter, conditions first.
-pub(crate) const SCRIPTS: [&str; 8] = [
+pub(crate) const SCRIPTS: [&str; 9] = [
     CONDITIONS[0],
     CONDITIONS[1],
     CONDITIONS[2],
     CONDITIONS[3],
+    CONDITIONS[4],
     AFTER[0],
     AFTER[1],
     AFTER[2],
@@ -48,6 +61,9 @@ pub(crate) const SCRIPTS: [&str; 8] = [
 /// The parameter saying what a skip returns.
 pub(crate) const SKIPPED: &str = "skipped";
 
+/// The parameter naming the bool key that keeps a Precondition's decision.
+pub(crate) const LATCH: &str = "latch";
+
 /// The node type.
 pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     let docs = [
@@ -55,6 +71,7 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
         "script tested on entry: true succeeds without running the child",
         "script tested on entry: true skips the child",
         "script tested on entry and every tick while the child runs: false skips (and aborts) it",
+        "script tested on entry: true returns Running without the child, to be tested again",
         "script run when the node succeeds",
         "script run when the node fails",
         "script run when the running child is aborted",
@@ -73,6 +90,14 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
         )
         .default("success"),
     );
+    params.push(
+        Param::text(
+            LATCH,
+            "a bool key, set while the child runs and kept through an abort: while set, \
+             the node is entered without its conditions (BehaviorTree.CPP's Precondition)",
+        )
+        .optional(),
+    );
     NodeType::with_build(
         "EvalAround",
         "Runs scripts before and after its child: BehaviorTree.CPP's pre- and post-conditions.",
@@ -82,24 +107,35 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     )
 }
 
+/// The scripts of a latch: one that makes the key (`k := false`), whose
+/// target [`Script::assign`](canopy_core::Script::assign) writes, and one
+/// that reads it (`k`).
+pub(crate) struct Latch {
+    pub(crate) write: Cell,
+    pub(crate) read: Cell,
+}
+
 /// The node: one cell per script parameter given (in [`SCRIPTS`] order).
 pub(crate) fn node<A: 'static, W: 'static>(
-    cells: [Option<Cell>; 8],
+    cells: [Option<Cell>; 9],
     sources: Vec<(String, String)>,
     skipped: Status,
+    latch: Option<Latch>,
 ) -> NodeKind<A, W> {
     NodeKind::Custom(CustomNode::new(Around {
         cells,
         sources,
         skipped,
+        latch,
     }))
 }
 
 struct Around {
-    cells: [Option<Cell>; 8],
+    cells: [Option<Cell>; 9],
     /// The scripts given, as the node shows them.
     sources: Vec<(String, String)>,
     skipped: Status,
+    latch: Option<Latch>,
 }
 
 /// Indices into [`SCRIPTS`].
@@ -107,10 +143,11 @@ const FAILURE_IF: usize = 0;
 const SUCCESS_IF: usize = 1;
 const SKIP_IF: usize = 2;
 const WHILE: usize = 3;
-const ON_SUCCESS: usize = 4;
-const ON_FAILURE: usize = 5;
-const ON_HALTED: usize = 6;
-const POST: usize = 7;
+const RUNNING_IF: usize = 4;
+const ON_SUCCESS: usize = 5;
+const ON_FAILURE: usize = 6;
+const ON_HALTED: usize = 7;
+const POST: usize = 8;
 
 /// What the conditions decided: a status without the child, or a skip.
 enum Pre {
@@ -144,7 +181,25 @@ impl Around {
         if self.run(SKIP_IF, cx) {
             return Some(Pre::Skip);
         }
-        (self.has(WHILE) && !self.run(WHILE, cx)).then_some(Pre::Skip)
+        if self.has(WHILE) && !self.run(WHILE, cx) {
+            return Some(Pre::Skip);
+        }
+        self.run(RUNNING_IF, cx)
+            .then_some(Pre::Status(Status::Running))
+    }
+
+    /// Whether the latch is set (never, without one).
+    fn latched<A, W>(&self, cx: &Ctx<A, W>) -> bool {
+        let read = self.latch.as_ref().and_then(|l| l.read.get());
+        read.is_some_and(|script| script.test(&cx.board).unwrap_or(false))
+    }
+
+    /// Set or clear the latch, if there is one.
+    fn set_latch<A, W>(&self, cx: &mut Ctx<A, W>, on: bool) {
+        if let Some(write) = self.latch.as_ref().and_then(|l| l.write.get()) {
+            // A bool key the loader made: the write cannot fault.
+            let _ = write.assign(&mut cx.board, ScriptValue::Bool(on));
+        }
     }
 
     /// The scripts run after a Success or Failure.
@@ -178,17 +233,23 @@ impl<A: 'static, W: 'static> Node<A, W> for Around {
 
     fn update(&self, _task: &mut (), cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
         if !children.is_running(0) {
-            match self.on_entry(cx) {
-                Some(Pre::Status(status)) => return self.after(status, cx),
-                Some(Pre::Skip) => return self.skipped,
-                None => {}
+            if !self.latched(cx) {
+                match self.on_entry(cx) {
+                    Some(Pre::Status(status)) => return self.after(status, cx),
+                    Some(Pre::Skip) => return self.skipped,
+                    None => {}
+                }
             }
+            self.set_latch(cx, true);
         } else if self.has(WHILE) && !self.run(WHILE, cx) {
             children.abort(0, cx);
             self.run(ON_HALTED, cx);
             return self.skipped;
         }
         let status = children.update(0, cx);
+        if status != Status::Running {
+            self.set_latch(cx, false);
+        }
         self.after(status, cx)
     }
 

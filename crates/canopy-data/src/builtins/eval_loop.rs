@@ -7,14 +7,39 @@
 //! item; when the child is not running the next item is taken (its script
 //! run) and the child ticked; a child Failure fails the loop, anything
 //! else returns Running, and a tick that finds the queue empty returns
-//! `if_empty` without ticking the child. canopy's blackboard holds plain
+//! `if_empty` (Success, Failure or Running, which waits for ever) without
+//! ticking the child. canopy's blackboard holds plain
 //! values, not queues, so the queue is the node's list, not a key's —
 //! a queue read from the blackboard (`queue="{q}"`) is refused at import.
 //! Rejected: a SequenceWithMemory of assignments and the shared child,
 //! which after a failure goes on where it failed instead of starting over.
+//!
+//! **A queue on the blackboard** (`queue` and `value` instead of `items`):
+//! BehaviorTree.CPP keeps a shared queue in the blackboard entry, which a
+//! script fills by assigning a string (`q := '1;2;3'`, converted to the
+//! port's queue type) and the loop pops — so a halted loop, entered again,
+//! goes on with what is left, and a loop whose queue another node assigns
+//! again starts on the new one. canopy's blackboard has no queue type; the
+//! queue is a string slot ([`Text`]) holding the items separated by `;`,
+//! and taking an item cuts it from the front of the string, in place: the
+//! same consumption, no allocation, the string's bound
+//! ([`TEXT_BYTES`](canopy_core::TEXT_BYTES), 31 bytes: sixteen one-digit
+//! items) the queue's. `queue` is a script
+//! naming the key (checked at load to hold a string); `value` an
+//! assignment (`x := 0`) whose key each item is written to, of the
+//! `item` type. An item that does not read as that type (an empty one, a
+//! word where a number is wanted) fails the loop without ticking the child
+//! and stays at the front of the queue, where BehaviorTree.CPP throws when
+//! the string is assigned. Rejected: a queue slot type of fixed
+//! capacity (a new kind of slot for scripts, snapshots and the inspector
+//! to learn, where a string already is what BehaviorTree.CPP users write),
+//! and parsing the string into the node's task on entry (a copy, which
+//! would not be consumed: a halted loop would start over where
+//! BehaviorTree.CPP's goes on).
 
 use canopy_core::{
-    Arity, Children, Ctx, CustomNode, Node, NodeKind, Param, ParamKind, Status, Task,
+    Arity, Children, Ctx, CustomNode, Node, NodeKind, Param, ParamKind, ScriptValue, Status, Task,
+    Text,
 };
 
 use super::eval::Cell;
@@ -26,6 +51,15 @@ pub(crate) const ITEMS: &str = "items";
 /// The parameter saying what an empty queue returns.
 pub(crate) const IF_EMPTY: &str = "if_empty";
 
+/// The parameter naming the key that holds a queue string.
+pub(crate) const QUEUE: &str = "queue";
+
+/// The parameter assigning each item of a queue string.
+pub(crate) const VALUE: &str = "value";
+
+/// The parameter saying what the items of a queue string are.
+pub(crate) const ITEM: &str = "item";
+
 /// Most items a loop takes.
 pub(crate) const MAX_ITEMS: usize = 1024;
 
@@ -36,18 +70,37 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
         "scripts, one per item, each run before the child's run for that item",
         ParamKind::Text,
     )
-    .len(0, MAX_ITEMS);
+    .len(0, MAX_ITEMS)
+    .optional();
+    let queue = Param::text(
+        QUEUE,
+        "instead of items: a script naming a string key, the queue (`1;2;3`), an item cut \
+         from its front at each turn",
+    )
+    .optional();
+    let value = Param::text(
+        VALUE,
+        "with queue: an assignment (`x := 0`) whose key each item is written to",
+    )
+    .optional();
+    let item = Param::choice(
+        ITEM,
+        "with queue: what an item must read as",
+        &["whole", "number", "bool", "string"],
+    )
+    .default("number");
     let if_empty = Param::choice(
         IF_EMPTY,
         "what a tick returns once every item has been taken",
-        &["success", "failure"],
+        &["success", "failure", "running"],
     )
     .default("success");
     NodeType::with_build(
         "EvalLoop",
-        "Runs an item's script, then the child, item after item; Running until the list is done.",
+        "Takes an item (its script, or the front of a queue string), then runs the child; \
+         Running until none is left.",
         Arity::Decorator,
-        vec![items, if_empty],
+        vec![items, queue, value, item, if_empty],
         Build::Script(ScriptShape::Loop),
     )
 }
@@ -92,8 +145,10 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
 
     fn params(&self) -> Vec<(String, String)> {
         let mut shown = vec![(ITEMS.to_string(), self.sources.clone())];
-        if self.if_empty == Status::Failure {
-            shown.push((IF_EMPTY.to_string(), "failure".to_string()));
+        match self.if_empty {
+            Status::Success => {}
+            Status::Failure => shown.push((IF_EMPTY.to_string(), "failure".to_string())),
+            Status::Running => shown.push((IF_EMPTY.to_string(), "running".to_string())),
         }
         shown
     }
@@ -127,5 +182,163 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
 
     fn task_is_valid(&self, task: &Taken) -> bool {
         task.items as usize <= self.cells.len()
+    }
+}
+
+/// What the items of a queue string must read as: BehaviorTree.CPP's
+/// `LoopInt`, `LoopDouble`, `LoopBool`, `LoopString`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Item {
+    Whole,
+    Number,
+    Bool,
+    Text,
+}
+
+impl Item {
+    pub(crate) fn from_word(word: &str) -> Item {
+        match word {
+            "whole" => Item::Whole,
+            "bool" => Item::Bool,
+            "string" => Item::Text,
+            _ => Item::Number,
+        }
+    }
+
+    /// The type of a script value that is an item.
+    pub(crate) fn script_type(self) -> canopy_core::ScriptType {
+        match self {
+            Item::Whole | Item::Number => canopy_core::ScriptType::Number,
+            Item::Bool => canopy_core::ScriptType::Bool,
+            Item::Text => canopy_core::ScriptType::Text,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Item::Whole => "whole",
+            Item::Number => "number",
+            Item::Bool => "bool",
+            Item::Text => "string",
+        }
+    }
+
+    /// `text` as an item of this type, if it reads as one.
+    fn read(self, text: &str) -> Option<ScriptValue> {
+        match self {
+            Item::Whole => text
+                .parse::<i64>()
+                .ok()
+                .map(|n| ScriptValue::Number(n as f64)),
+            Item::Number => text
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .map(ScriptValue::Number),
+            Item::Bool => match text {
+                "true" | "True" | "TRUE" | "1" => Some(ScriptValue::Bool(true)),
+                "false" | "False" | "FALSE" | "0" => Some(ScriptValue::Bool(false)),
+                _ => None,
+            },
+            Item::Text => Some(ScriptValue::Text(Text::new(text))),
+        }
+    }
+}
+
+/// The scripts of a loop over a queue string: the key holding it, the
+/// assignment of each item.
+pub(crate) struct QueueScripts {
+    pub(crate) queue: Cell,
+    pub(crate) value: Cell,
+    pub(crate) item: Item,
+    /// The parameters as shown.
+    pub(crate) shown: Vec<(String, String)>,
+}
+
+/// The node looping over the queue string its `queue` script names.
+pub(crate) fn queue_node<A: 'static, W: 'static>(
+    scripts: QueueScripts,
+    if_empty: Status,
+) -> NodeKind<A, W> {
+    NodeKind::Custom(CustomNode::new(QueueLoop { scripts, if_empty }))
+}
+
+struct QueueLoop {
+    scripts: QueueScripts,
+    if_empty: Status,
+}
+
+/// What taking an item from the queue gave.
+enum Took {
+    Item,
+    Empty,
+    Unreadable,
+}
+
+impl QueueLoop {
+    /// Cut the first item from the queue string and assign it.
+    fn take<A, W>(&self, cx: &mut Ctx<A, W>) -> Took {
+        let (Some(queue), Some(value)) = (self.scripts.queue.get(), self.scripts.value.get())
+        else {
+            return Took::Unreadable;
+        };
+        let Ok(ScriptValue::Text(text)) = queue.run(&mut cx.board) else {
+            return Took::Unreadable;
+        };
+        let all = text.as_str();
+        if all.is_empty() {
+            return Took::Empty;
+        }
+        let (first, rest) = all.split_once(';').unwrap_or((all, ""));
+        let Some(item) = self.scripts.item.read(first) else {
+            return Took::Unreadable;
+        };
+        let rest = ScriptValue::Text(Text::new(rest));
+        if queue.assign(&mut cx.board, rest).is_err() || value.assign(&mut cx.board, item).is_err()
+        {
+            return Took::Unreadable;
+        }
+        Took::Item
+    }
+}
+
+impl<A: 'static, W: 'static> Node<A, W> for QueueLoop {
+    type Task = ();
+
+    fn type_name(&self) -> &str {
+        "EvalLoop"
+    }
+
+    fn arity(&self) -> Arity {
+        Arity::Decorator
+    }
+
+    fn params(&self) -> Vec<(String, String)> {
+        let mut shown = self.scripts.shown.clone();
+        if self.scripts.item != Item::Number {
+            shown.push((ITEM.to_string(), self.scripts.item.word().to_string()));
+        }
+        match self.if_empty {
+            Status::Success => {}
+            Status::Failure => shown.push((IF_EMPTY.to_string(), "failure".to_string())),
+            Status::Running => shown.push((IF_EMPTY.to_string(), "running".to_string())),
+        }
+        shown
+    }
+
+    fn create_task(&self, _cx: &mut Ctx<A, W>) {}
+
+    fn update(&self, _task: &mut (), cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
+        if !children.is_running(0) {
+            match self.take(cx) {
+                Took::Item => {}
+                Took::Empty => return self.if_empty,
+                Took::Unreadable => return Status::Failure,
+            }
+        }
+        match children.update(0, cx) {
+            Status::Failure => Status::Failure,
+            Status::Success | Status::Running => Status::Running,
+        }
     }
 }
