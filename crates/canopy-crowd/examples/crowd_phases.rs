@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use canopy_crowd::{Config, Crowd, Motion, load_default_tree};
+use canopy_crowd::{Config, Crowd, Motion, load_default_tree, state_hash_of};
 use glam::Vec2;
 use rayon::prelude::*;
 
@@ -104,4 +104,7 @@ fn main() {
         println!("| {name} | {w:.2} | {c:.2} |");
     }
     println!("| whole step | {:.2} | |", median(whole));
+    let active = agents.iter().map(|a| a.active_tasks(&tree) as u32);
+    let hash = state_hash_of(world.step, &world.threats, &walkers, active);
+    println!("state hash after {} steps: {hash:016x}", world.step);
 }
