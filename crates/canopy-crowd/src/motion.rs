@@ -89,7 +89,7 @@ impl Motion {
     }
 
     /// The movement phase: every walker's intent becomes a velocity that
-    /// avoids its nearest neighbours (ORCA, see [`orca`]), then it moves
+    /// avoids its nearest neighbours (ORCA, solved on the stack), then it moves
     /// and its needs change.
     pub fn move_walkers(&mut self, walkers: &mut [Walker], world: &World) {
         let grid = &world.grid;
