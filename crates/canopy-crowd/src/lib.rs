@@ -2,7 +2,7 @@
 //! would build one: agents with position, velocity, radius, goal and needs
 //! (hunger, fatigue, fear); a world with food, rest areas and roaming
 //! threats; neighbour queries through a spatial grid; ORCA collision
-//! avoidance from `dodgy_2d`; and one behavior tree, loaded from a file
+//! avoidance; and one behavior tree, loaded from a file
 //! through the registry, shared by every agent.
 //!
 //! ```
@@ -44,6 +44,7 @@
 mod leaves;
 mod lod;
 mod motion;
+mod orca;
 mod save;
 mod sim;
 mod svg;

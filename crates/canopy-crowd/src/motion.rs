@@ -9,26 +9,17 @@
 //! Every pass reads only the step's snapshot and writes only its own
 //! element, so the outcome does not depend on how rayon splits the work.
 //! Buffers are kept between steps: after the first step nothing here
-//! allocates (the avoidance solver's own scratch aside, see
-//! [`Motion::move_walkers`]).
-
-use std::borrow::Cow;
+//! allocates, and the avoidance solver works on the stack.
 
 use glam::Vec2;
 use rayon::prelude::*;
 
+use crate::orca::{self, Body, MAX_LINES};
 use crate::walker::Walker;
 use crate::world::{Grid, World};
 
 /// Most neighbours one agent avoids at a time: its nearest.
-const MAX_NEIGHBOURS: usize = 8;
-
-/// Avoidance settings shared by every agent.
-const AVOIDANCE: dodgy_2d::AvoidanceOptions = dodgy_2d::AvoidanceOptions {
-    obstacle_margin: 0.1,
-    time_horizon: 2.0,
-    obstacle_time_horizon: 1.0,
-};
+const MAX_NEIGHBOURS: usize = MAX_LINES;
 
 /// What one agent perceives of the others at the start of a step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -54,7 +45,7 @@ struct Near {
 #[derive(Clone, Debug, Default)]
 pub struct Motion {
     /// Everyone's position, velocity and radius at the start of the step.
-    bodies: Vec<dodgy_2d::Agent>,
+    bodies: Vec<Body>,
     /// What each agent perceives.
     near: Vec<Near>,
     /// Each agent's intent and top speed for this step.
@@ -70,13 +61,7 @@ impl Motion {
     pub fn sense(&mut self, walkers: &mut [Walker], world: &World) {
         let grid = &world.grid;
         let n = grid.len();
-        let idle = dodgy_2d::Agent {
-            position: Vec2::ZERO,
-            velocity: Vec2::ZERO,
-            radius: 0.0,
-            avoidance_responsibility: 1.0,
-        };
-        self.bodies.resize(n, idle);
+        self.bodies.resize(n, Body::default());
         self.near.resize(n, Near::default());
         let all = &*walkers;
         self.bodies
@@ -104,12 +89,8 @@ impl Motion {
     }
 
     /// The movement phase: every walker's intent becomes a velocity that
-    /// avoids its nearest neighbours (ORCA, `dodgy_2d`), then it moves and
-    /// its needs change.
-    ///
-    /// `dodgy_2d` collects its half-planes into a fresh `Vec` on every call
-    /// with at least one neighbour (and a few more when the constraints
-    /// conflict); its API takes no buffer, so those allocations remain.
+    /// avoids its nearest neighbours (ORCA, solved on the stack), then it moves
+    /// and its needs change.
     pub fn move_walkers(&mut self, walkers: &mut [Walker], world: &World) {
         let grid = &world.grid;
         let n = grid.len();
@@ -134,17 +115,11 @@ impl Motion {
             .for_each(|(slot, velocity)| {
                 let (intent, max_speed) = wants[slot];
                 let seen = &near[slot];
-                let others: [Cow<'_, dodgy_2d::Agent>; MAX_NEIGHBOURS] =
-                    std::array::from_fn(|k| Cow::Borrowed(&bodies[seen.slots[k] as usize]));
+                let others = seen.slots[..usize::from(seen.len)]
+                    .iter()
+                    .map(|&other| (bodies[other as usize], other as usize > slot));
                 let (intent, max_speed) = sane_want(intent, max_speed);
-                let chosen = bodies[slot].compute_avoiding_velocity(
-                    &others[..seen.len as usize],
-                    &[],
-                    intent,
-                    max_speed,
-                    horizon,
-                    &AVOIDANCE,
-                );
+                let chosen = orca::avoid(&bodies[slot], others, intent, max_speed, horizon);
                 *velocity = if chosen.is_finite() {
                     chosen
                 } else {
@@ -168,8 +143,8 @@ impl Motion {
 
 /// The shortest time step avoidance plans for, in seconds. ORCA divides
 /// the distance between overlapping agents by the step: below about a
-/// millisecond that overflows to infinity, and `dodgy_2d` then clamps with
-/// NaN bounds and panics. A shorter simulation step still moves agents by
+/// millisecond that overflows to infinity and the solver's answer to NaN
+/// (an agent then stands still for the step). A shorter simulation step still moves agents by
 /// its own length; only the avoidance's look-ahead is floored.
 pub(crate) const MIN_AVOIDANCE_STEP: f32 = 1.0e-3;
 

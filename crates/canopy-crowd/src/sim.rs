@@ -5,7 +5,7 @@
 //!    the same read-only [`World`]; each agent writes only its own
 //!    [`Walker`] (intent, goal, needs, activity). No locks.
 //! 2. **Movement**: intents become velocities through ORCA collision
-//!    avoidance (`dodgy_2d`) against a snapshot of everyone's position and
+//!    avoidance against a snapshot of everyone's position and
 //!    velocity; needs grow; positions advance by the fixed time step.
 //! 3. **World**: threats move, the neighbour grid is rebuilt, and every
 //!    agent perceives its neighbours once for the next step: how many there

@@ -114,3 +114,50 @@ fn a_bad_tree_file_is_reported_not_run() {
         "bad.json:1:12: tree (name \"MoveTo\"): parameter \"speed\" must be a number, got string \"fast\""
     );
 }
+
+/// Step by step, not only at the end: a crowd crowded enough that agents
+/// avoid full lists of neighbours every step is in the same state on one
+/// thread as on two; and saved halfway on one thread, then loaded and run
+/// on two, it goes on exactly as the crowd that was never saved.
+#[test]
+fn every_step_is_the_same_on_one_thread_and_two_and_after_a_save() {
+    let pool = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    };
+    let (one, two) = (pool(1), pool(2));
+    let config = Config {
+        agents: 3_000,
+        seed: 11,
+        ..Config::default()
+    };
+    let new = || Crowd::new(load_default_tree().unwrap(), &config);
+    let (mut single, mut double) = (new(), new());
+    let mut saved = None;
+    for step in 1..=60 {
+        one.install(|| single.step());
+        two.install(|| double.step());
+        assert_eq!(single.state_hash(), double.state_hash(), "step {step}");
+        let crowded = single.walkers.iter().filter(|w| w.neighbours >= 8).count();
+        assert!(crowded > 0, "step {step}: nobody had eight neighbours");
+        if step == 30 {
+            saved = Some(single.save());
+        }
+    }
+    let mut loaded = Crowd::load(load_default_tree().unwrap(), &saved.unwrap()).unwrap();
+    let mut unsaved = new();
+    one.install(|| {
+        for _ in 0..30 {
+            unsaved.step();
+        }
+    });
+    assert_eq!(loaded.state_hash(), unsaved.state_hash(), "on load");
+    for step in 31..=60 {
+        two.install(|| loaded.step());
+        one.install(|| unsaved.step());
+        assert_eq!(loaded.state_hash(), unsaved.state_hash(), "step {step}");
+    }
+    assert_eq!(loaded.state_hash(), single.state_hash());
+}
