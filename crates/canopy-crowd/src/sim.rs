@@ -105,6 +105,49 @@ impl Dice {
     }
 }
 
+impl Config {
+    /// This configuration with its defaults filled in as [`Crowd::new`]
+    /// fills them: the arena's side from the agent count, food and rest
+    /// areas in proportion to it.
+    pub fn resolved(&self) -> Config {
+        let agents = self.agents;
+        Config {
+            size: Some(
+                self.size
+                    .unwrap_or_else(|| (agents.max(100) as f32 * 6.0).sqrt()),
+            ),
+            food: Some(self.food.unwrap_or((agents / 1_250).max(6))),
+            rest: Some(self.rest.unwrap_or((agents / 2_000).max(4))),
+            ..self.clone()
+        }
+    }
+}
+
+impl Walker {
+    /// Agent `i`'s walker as [`Crowd::new`] scatters it over an arena of
+    /// side `size`: drawn from the seed and `i` alone, so a part of the
+    /// crowd (one MPI rank's) can be made without making the rest.
+    pub fn scattered(seed: u64, size: f32, i: usize) -> Walker {
+        let mut own = Dice(mix(seed ^ mix(i as u64 + 1)));
+        Walker {
+            pos: own.point(size, 1.0),
+            vel: Vec2::ZERO,
+            radius: 0.35 + own.roll() * 0.15,
+            max_speed: 3.0 + own.roll() * 1.5,
+            goal: Vec2::ZERO,
+            hunger: own.roll() * 0.75,
+            fatigue: own.roll() * 0.85,
+            fear: 0.0,
+            known_food: -1,
+            activity: Activity::Idle,
+            intent: Vec2::ZERO,
+            neighbours: 0,
+            nearest: None,
+            rng: (mix(seed ^ (i as u64).rotate_left(17)) as u32) | 1,
+        }
+    }
+}
+
 /// Time spent in the two phases of a step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepTimes {
@@ -160,12 +203,11 @@ impl Crowd {
     /// agents, trails, the neighbour grid) cannot be had: a crowd too large
     /// for the machine is an error, not an abort.
     pub fn try_new(tree: Tree<Walker, World>, config: &Config) -> Result<Crowd, TryReserveError> {
-        let size = config
-            .size
-            .unwrap_or_else(|| (config.agents.max(100) as f32 * 6.0).sqrt());
+        let resolved = config.resolved();
+        let size = resolved.size.unwrap_or_default();
         let mut dice = Dice(mix(config.seed));
-        let food_count = config.food.unwrap_or((config.agents / 1_250).max(6));
-        let rest_count = config.rest.unwrap_or((config.agents / 2_000).max(4));
+        let food_count = resolved.food.unwrap_or_default();
+        let rest_count = resolved.rest.unwrap_or_default();
         let food = collect_exact(
             food_count,
             (0..food_count).map(|_| dice.point(size, size * 0.08)),
@@ -201,25 +243,7 @@ impl Crowd {
         };
         let scattered = collect_exact(
             config.agents,
-            (0..config.agents).map(|i| {
-                let mut own = Dice(mix(config.seed ^ mix(i as u64 + 1)));
-                Walker {
-                    pos: own.point(size, 1.0),
-                    vel: Vec2::ZERO,
-                    radius: 0.35 + own.roll() * 0.15,
-                    max_speed: 3.0 + own.roll() * 1.5,
-                    goal: Vec2::ZERO,
-                    hunger: own.roll() * 0.75,
-                    fatigue: own.roll() * 0.85,
-                    fear: 0.0,
-                    known_food: -1,
-                    activity: Activity::Idle,
-                    intent: Vec2::ZERO,
-                    neighbours: 0,
-                    nearest: None,
-                    rng: (mix(config.seed ^ (i as u64).rotate_left(17)) as u32) | 1,
-                }
-            }),
+            (0..config.agents).map(|i| Walker::scattered(config.seed, size, i)),
         )?;
         // Number the agents in the grid's order, so that agents near in
         // space start near in memory: the movement phase works in grid order
@@ -256,12 +280,7 @@ impl Crowd {
             trail_len,
             trail_every: config.trail_every.max(1),
             trail_samples: 0,
-            config: Config {
-                size: Some(size),
-                food: Some(food_count),
-                rest: Some(rest_count),
-                ..config.clone()
-            },
+            config: resolved,
             lod: None,
         })
     }

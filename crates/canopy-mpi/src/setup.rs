@@ -14,34 +14,18 @@
 //! a column histogram, of four bytes an agent, and of one row histogram
 //! per strip; a rank's work and memory are its share of the crowd.
 //!
-//! The draws repeat those of `canopy-crowd`'s set-up, which keeps them
-//! private; every test compares the shards' hashes with a crowd made by
-//! [`Crowd::new`], so the two cannot drift apart unnoticed.
+//! The draws are `canopy-crowd`'s own ([`Walker::scattered`],
+//! [`Config::resolved`]); every test still compares the shards' hashes
+//! with a crowd made by [`Crowd::new`].
 //! Rejected: every rank drawing every agent's position, simpler but a
 //! pass over the whole crowd on every rank.
 
 use canopy_core::{Agent, Tree};
-use canopy_crowd::{Activity, Config, Crowd, Walker, World};
-use glam::Vec2;
+use canopy_crowd::{Config, Crowd, Walker, World};
 use rayon::prelude::*;
 
 use crate::strips::Strips;
 use crate::transport::{Transport, TransportError};
-
-/// `config` with its defaults resolved as [`Crowd::new`] resolves them.
-pub(crate) fn resolved(config: &Config) -> Config {
-    let agents = config.agents;
-    Config {
-        size: Some(
-            config
-                .size
-                .unwrap_or_else(|| (agents.max(100) as f32 * 6.0).sqrt()),
-        ),
-        food: Some(config.food.unwrap_or((agents / 1_250).max(6))),
-        rest: Some(config.rest.unwrap_or((agents / 2_000).max(4))),
-        ..config.clone()
-    }
-}
 
 /// The world of a crowd made with `config` (resolved), with no agents:
 /// food, rest areas and threats are drawn from the seed alone.
@@ -57,61 +41,10 @@ pub(crate) fn empty_world(
     Ok((world, tree))
 }
 
-/// splitmix64, as the crowd's set-up mixes.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
-/// Agent `i`'s set-up dice.
-struct Dice(u64);
-
-impl Dice {
-    fn of(seed: u64, i: usize) -> Dice {
-        Dice(mix(seed ^ mix(i as u64 + 1)))
-    }
-
-    fn roll(&mut self) -> f32 {
-        self.0 = mix(self.0);
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn point(&mut self, size: f32) -> Vec2 {
-        let margin = 1.0;
-        Vec2::new(
-            margin + self.roll() * (size - 2.0 * margin),
-            margin + self.roll() * (size - 2.0 * margin),
-        )
-    }
-}
-
-/// Agent `i`'s walker as the crowd's set-up makes it.
-fn walker(seed: u64, size: f32, i: usize) -> Walker {
-    let mut own = Dice::of(seed, i);
-    Walker {
-        pos: own.point(size),
-        vel: Vec2::ZERO,
-        radius: 0.35 + own.roll() * 0.15,
-        max_speed: 3.0 + own.roll() * 1.5,
-        goal: Vec2::ZERO,
-        hunger: own.roll() * 0.75,
-        fatigue: own.roll() * 0.85,
-        fear: 0.0,
-        known_food: -1,
-        activity: Activity::Idle,
-        intent: Vec2::ZERO,
-        neighbours: 0,
-        nearest: None,
-        rng: (mix(seed ^ (i as u64).rotate_left(17)) as u32) | 1,
-    }
-}
-
 /// Agent `i`'s cell, as (column, row).
 fn cell(config: &Config, world: &World, i: usize) -> (usize, usize) {
     let size = config.size.unwrap_or(world.size);
-    let p = Dice::of(config.seed, i).point(size);
+    let p = Walker::scattered(config.seed, size, i).pos;
     (world.grid.column(p.x), world.grid.column(p.y))
 }
 
@@ -204,7 +137,7 @@ pub(crate) fn rank_part(
         .map(|(&(_, _, i), id)| {
             let mut agent = Agent::with_id(tree, id);
             agent.set_mode(tree, config.mode);
-            (id, walker(config.seed, size, i as usize), agent)
+            (id, Walker::scattered(config.seed, size, i as usize), agent)
         })
         .collect();
     Ok((strips, agents))
@@ -220,7 +153,7 @@ mod tests {
 
     #[test]
     fn the_ranks_parts_together_are_the_whole_crowd_with_the_same_ids() {
-        let config = resolved(&Config {
+        let config = Config::resolved(&Config {
             agents: 2_000,
             seed: 3,
             ..Config::default()

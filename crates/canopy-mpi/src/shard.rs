@@ -221,7 +221,7 @@ impl Shard {
         t: &mut impl Transport,
     ) -> Result<Shard, ShardError> {
         let rank = t.rank();
-        let config = setup::resolved(config);
+        let config = config.resolved();
         let (world, tree) =
             setup::empty_world(tree, &config).map_err(|_| ShardError::OutOfMemory { rank })?;
         let (strips, owned) =
