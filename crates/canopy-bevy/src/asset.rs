@@ -20,9 +20,10 @@
 use std::sync::Arc;
 
 use bevy_asset::{
-    Asset, AssetLoader, AsyncReadExt, LoadContext, UntypedAssetId, VisitAssetDependencies,
+    Asset, AssetId, AssetLoader, AsyncReadExt, LoadContext, UntypedAssetId, VisitAssetDependencies,
     io::Reader,
 };
+use bevy_ecs::message::Message;
 use bevy_reflect::TypePath;
 use canopy_core::Tree;
 use canopy_data::{Format, LoadError, Location, MAX_FILE_BYTES, Problem, Registry};
@@ -185,4 +186,31 @@ fn load_bytes<A: 'static, W: 'static>(
     registry
         .load_bytes(bytes, format, path)
         .map_err(TreeLoadError)
+}
+
+/// Sent when a tree asset changed and running brains moved onto it:
+/// how many brains moved, and how many running tasks they kept and
+/// aborted in all (canopy's [`Reload`](canopy_core::Reload), summed).
+pub struct TreeReloaded<A: Send + Sync + 'static, W: Send + Sync + 'static> {
+    /// The tree asset that changed.
+    pub tree: AssetId<TreeAsset<A, W>>,
+    /// Brains that moved onto the new version.
+    pub brains: u32,
+    /// Running tasks that went on with their state.
+    pub kept: u32,
+    /// Running tasks that were aborted.
+    pub aborted: u32,
+}
+
+impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Message for TreeReloaded<A, W> {}
+
+impl<A: Send + Sync + 'static, W: Send + Sync + 'static> std::fmt::Debug for TreeReloaded<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeReloaded")
+            .field("tree", &self.tree)
+            .field("brains", &self.brains)
+            .field("kept", &self.kept)
+            .field("aborted", &self.aborted)
+            .finish()
+    }
 }

@@ -33,9 +33,8 @@ use bevy_ecs::system::{Query, Res, ResMut};
 use canopy_core::Tree;
 use canopy_inspector::{EngineView, Frame, Inspector, Options};
 
-use crate::asset::TreeAsset;
+use crate::asset::{TreeAsset, TreeReloaded};
 use crate::brain::Brain;
-use crate::plugin::TreeReloaded;
 
 /// Where an entity's dot is drawn, and its label (an index into the
 /// legend of [`Options::legend`]).

@@ -103,13 +103,11 @@ pub mod plugin;
 pub mod save;
 pub mod watch;
 
-pub use asset::{TreeAsset, TreeLoadError, TreeLoader};
+pub use asset::{TreeAsset, TreeLoadError, TreeLoader, TreeReloaded};
 pub use brain::{Brain, BrainRestoreError};
 #[cfg(feature = "inspector")]
 pub use inspect::BrainInspector;
-pub use plugin::{
-    BrainFinished, CanopyPlugin, CanopySystems, NodeTypes, TreeReloaded, tick_brains,
-};
+pub use plugin::{BrainFinished, CanopyPlugin, CanopySystems, NodeTypes, tick_brains};
 pub use save::{SaveError, SavedBrains, restore_brains, save_brains};
 pub use watch::{NodeChange, NodeEvent};
 

@@ -26,7 +26,7 @@
 use std::sync::Arc;
 
 use bevy_app::{App, Plugin, Update};
-use bevy_asset::{AssetApp, AssetEvent, AssetId, Assets};
+use bevy_asset::{AssetApp, AssetEvent, Assets};
 use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::message::{Message, MessageReader, MessageWriter};
@@ -36,7 +36,7 @@ use bevy_ecs::system::{Query, Res};
 use canopy_core::Status;
 use canopy_data::Registry;
 
-use crate::asset::{TreeAsset, TreeLoader};
+use crate::asset::{TreeAsset, TreeLoader, TreeReloaded};
 use crate::brain::Brain;
 use crate::watch::NodeEvent;
 
@@ -113,33 +113,6 @@ pub enum CanopySystems {
     Tick,
     /// Finished roots are reported (when asked for).
     Report,
-}
-
-/// Sent when a tree asset changed and running brains moved onto it:
-/// how many brains moved, and how many running tasks they kept and
-/// aborted in all (canopy's [`Reload`](canopy_core::Reload), summed).
-pub struct TreeReloaded<A: Send + Sync + 'static, W: Send + Sync + 'static> {
-    /// The tree asset that changed.
-    pub tree: AssetId<TreeAsset<A, W>>,
-    /// Brains that moved onto the new version.
-    pub brains: u32,
-    /// Running tasks that went on with their state.
-    pub kept: u32,
-    /// Running tasks that were aborted.
-    pub aborted: u32,
-}
-
-impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Message for TreeReloaded<A, W> {}
-
-impl<A: Send + Sync + 'static, W: Send + Sync + 'static> std::fmt::Debug for TreeReloaded<A, W> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TreeReloaded")
-            .field("tree", &self.tree)
-            .field("brains", &self.brains)
-            .field("kept", &self.kept)
-            .field("aborted", &self.aborted)
-            .finish()
-    }
 }
 
 /// Sent (with [`CanopyPlugin::report_finished`]) when an entity's root

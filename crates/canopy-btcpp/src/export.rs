@@ -18,7 +18,8 @@ use serde_json::{Map, Value};
 use crate::XmlOptions;
 use crate::error::ExportError;
 use crate::params::to_text;
-use crate::standard::{CANOPY_PREFIX, Category, Std, bad_model_name, is_port_name, is_reserved};
+use crate::scripted::is_reserved;
+use crate::standard::{CANOPY_PREFIX, Category, Std, bad_model_name, is_port_name};
 use crate::text::quote;
 
 /// Why a parameter's value has no XML text that reads back the same, and

@@ -14,10 +14,11 @@ use crate::XmlOptions;
 use crate::dom::{Element, Reread};
 use crate::error::XmlError;
 use crate::params::{key_of, to_value};
+use crate::scripted::is_reserved;
 use crate::sources::{File, Kept, Places};
 use crate::standard::{
     AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
-    is_reserved, is_scripting, refused,
+    is_scripting, refused,
 };
 use crate::text::{did_you_mean, quote};
 

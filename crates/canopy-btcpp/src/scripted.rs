@@ -31,7 +31,7 @@
 use serde_json::{Map, Value};
 
 use crate::params::key_of;
-use crate::standard::Std;
+use crate::standard::{CANOPY_PREFIX, Std, is_scripting, refused};
 use crate::text::quote;
 
 /// The start of a Precondition's memory key, which the element's tag ends:
@@ -42,6 +42,30 @@ const PRECONDITION_LATCH: &str = "__precondition_";
 /// Whether `id` is one of the controls this module imports.
 pub(crate) fn is_scripted_control(id: &str) -> bool {
     id == "Precondition" || switch_cases(id).is_some() || loop_type(id).is_some()
+}
+
+/// Names that never name a registered canopy type in XML: the standard
+/// IDs (supported or refused) and the format's own element names. A canopy
+/// type with one of these names is written `canopy_Name`.
+pub(crate) fn is_reserved(name: &str) -> bool {
+    Std::from_id(name).is_some()
+        || refused(name).is_some()
+        || is_scripting(name)
+        || is_scripted_control(name)
+        || matches!(
+            name,
+            "Action"
+                | "Condition"
+                | "Control"
+                | "Decorator"
+                | "SubTree"
+                | "BehaviorTree"
+                | "TreeNodesModel"
+                | "include"
+                | "root"
+                | "Root"
+        )
+        || name.starts_with(CANOPY_PREFIX)
 }
 
 /// The canopy type and parameters of `id` with `ports` and `children`

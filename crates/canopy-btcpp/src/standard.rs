@@ -261,30 +261,6 @@ pub(crate) fn is_scripting(id: &str) -> bool {
     matches!(id, "Script" | "ScriptCondition" | "SetBlackboard")
 }
 
-/// Names that never name a registered canopy type in XML: the standard
-/// IDs (supported or refused) and the format's own element names. A canopy
-/// type with one of these names is written `canopy_Name`.
-pub(crate) fn is_reserved(name: &str) -> bool {
-    Std::from_id(name).is_some()
-        || refused(name).is_some()
-        || is_scripting(name)
-        || crate::scripted::is_scripted_control(name)
-        || matches!(
-            name,
-            "Action"
-                | "Condition"
-                | "Control"
-                | "Decorator"
-                | "SubTree"
-                | "BehaviorTree"
-                | "TreeNodesModel"
-                | "include"
-                | "root"
-                | "Root"
-        )
-        || name.starts_with(CANOPY_PREFIX)
-}
-
 /// Prefix that marks a registered canopy type whose own name is reserved.
 pub(crate) const CANOPY_PREFIX: &str = "canopy_";
 
