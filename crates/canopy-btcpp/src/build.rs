@@ -292,7 +292,7 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
         if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
             return Err(model.fail(x.place, crate::model::too_deep()));
         }
-        if x.name != type_name {
+        if *x.name != *type_name {
             fields.push((Key::Str("name"), lowered::Value::Str(&x.name)));
         }
         fields.push((Key::Str("type"), lowered::Value::Str(type_name)));
