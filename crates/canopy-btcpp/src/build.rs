@@ -9,6 +9,16 @@
 //! value tree here, a search tree and a heap string per field, was the
 //! largest thing a large XML file became.)
 //!
+//! The model and the document live only until the registry has drafted
+//! the nodes (see [`Lowering`]): building the tree is the larger part of a
+//! load, and it needs the drafts alone. The files' texts are kept; an
+//! error found while building, rare, reads the model again from them and
+//! lowers it again to say which element it is about. Rejected: letting the
+//! model go before drafting (the registry names a key's first use through
+//! the model while it drafts, and a document owning its strings would copy
+//! every name); lowering nodes straight into drafts (the registry checks
+//! fields and parameters on a document, as it does a JSON file's).
+//!
 //! This crate's own nodes (BehaviorTree.CPP nodes whose semantics no
 //! registered type has) go in as node objects of types of this crate's
 //! own, which the registry's loader finds before its own types and builds
