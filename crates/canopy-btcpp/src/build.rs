@@ -9,6 +9,16 @@
 //! value tree here, a search tree and a heap string per field, was the
 //! largest thing a large XML file became.)
 //!
+//! The model and the document live only until the registry has drafted
+//! the nodes (see [`Lowering`]): building the tree is the larger part of a
+//! load, and it needs the drafts alone. The files' texts are kept; an
+//! error found while building, rare, reads the model again from them and
+//! lowers it again to say which element it is about. Rejected: letting the
+//! model go before drafting (the registry names a key's first use through
+//! the model while it drafts, and a document owning its strings would copy
+//! every name); lowering nodes straight into drafts (the registry checks
+//! fields and parameters on a document, as it does a JSON file's).
+//!
 //! This crate's own nodes (BehaviorTree.CPP nodes whose semantics no
 //! registered type has) go in as node objects of types of this crate's
 //! own, which the registry's loader finds before its own types and builds
@@ -21,33 +31,113 @@
 //! every such tree twice, needs a registry with types fit to stand in,
 //! and the copy must keep shared nodes shared and slots in place by hand.
 
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashSet;
 
 use canopy_core::{Arity, CustomNode, NodeKind, Param, ParamError, Params, Tree};
 use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
-use canopy_data::{LoadError, Location, NodePath, NodeType, PathRoot, PathStep, Problem, Registry};
+use canopy_data::{
+    LoadError, Location, Lowering, NodePath, NodeType, PathRoot, PathStep, Problem, Registry,
+};
 use serde_json::Value;
 
+use crate::XmlOptions;
 use crate::error::XmlError;
 use crate::model::{Model, Own, Place, What};
 use crate::nodes;
 use crate::scope::{Resolved, Scope};
+use crate::sources::{self, Kept};
 use crate::text::{escape_controls, quote};
 
-/// The tree to run.
+/// The tree to run. The model is let go of once the registry has drafted
+/// its nodes (the files' texts kept): it was, with the document, more than
+/// the tree being built, and only an error found while building it needs
+/// the model again, read anew from the texts.
 pub(crate) fn build<A: 'static, W: 'static>(
-    model: &Model,
+    model: Model,
     registry: &Registry<A, W>,
+    options: &XmlOptions,
 ) -> Result<Tree<A, W>, XmlError> {
-    let (document, remaps) = document(model, registry)?;
-    let main = &model.files[0].path;
-    // Positions come from the model, not from sources: errors are placed
-    // by `load_error`, a key's first use in a message by `first_use`.
-    let places = |path: &NodePath| first_use(model, path);
+    let main = model.files[0].path.clone();
+    let mut lowering = Lowered {
+        registry,
+        options,
+        model: OnceCell::from(model),
+        kept: RefCell::new(Vec::new()),
+        remaps: RefCell::new(Vec::new()),
+        failed: RefCell::new(None),
+    };
     registry
-        .load_lowered(&document, &[], Format::Json, main, &places, &own_types())
-        .map_err(|e| load_error(model, &remaps, e))
+        .load_lowered(&mut lowering, Format::Json, &main, &own_types())
+        .map_err(|e| lowering.error(&main, e))
+}
+
+/// The model as the registry's loader takes it: the document made on
+/// demand, positions named from the model.
+struct Lowered<'r, A, W> {
+    registry: &'r Registry<A, W>,
+    options: &'r XmlOptions,
+    /// Empty once the nodes are drafted, until an error needs it again.
+    model: OnceCell<Model>,
+    /// The files' texts while the model is let go of.
+    kept: RefCell<Vec<Kept>>,
+    /// The keys the last document made renamed.
+    remaps: RefCell<Vec<Remap>>,
+    /// Why the document could not be made.
+    failed: RefCell<Option<XmlError>>,
+}
+
+impl<A: 'static, W: 'static> Lowered<'_, A, W> {
+    /// The model, read again from the texts kept if it was let go of
+    /// (`None` if that fails, which reading it the first time did not).
+    fn model(&self) -> Option<&Model> {
+        if self.model.get().is_none() {
+            let kept = std::mem::take(&mut *self.kept.borrow_mut());
+            let files = sources::reread(kept).ok()?;
+            let model = crate::model::read(files, self.registry, self.options).ok()?;
+            let _ = self.model.set(model);
+        }
+        self.model.get()
+    }
+
+    /// The registry's error as this file's, at the element it is about.
+    fn error(&self, main: &str, e: LoadError) -> XmlError {
+        if let Some(failed) = self.failed.borrow_mut().take() {
+            return failed;
+        }
+        match self.model() {
+            Some(model) => load_error(model, &self.remaps.borrow(), e),
+            None => XmlError::whole(main, escape_controls(&e.problem().to_string())),
+        }
+    }
+}
+
+impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
+    fn document(&self) -> Option<lowered::Value<'_>> {
+        match document(self.model()?, self.registry) {
+            Ok((document, remaps)) => {
+                *self.remaps.borrow_mut() = remaps;
+                Some(document)
+            }
+            Err(e) => {
+                *self.failed.borrow_mut() = Some(e);
+                None
+            }
+        }
+    }
+
+    /// Positions come from the model, not from sources: errors are placed
+    /// by `load_error`, a key's first use in a message here.
+    fn place(&self, path: &NodePath) -> Option<String> {
+        first_use(self.model.get()?, path)
+    }
+
+    fn drafted(&mut self) {
+        if let Some(model) = self.model.take() {
+            *self.kept.get_mut() = model.files;
+        }
+    }
 }
 
 /// The JSON document of every tree: the one to run as `tree`; under
@@ -212,7 +302,7 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
         if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
             return Err(model.fail(x.place, crate::model::too_deep()));
         }
-        if x.name != type_name {
+        if *x.name != *type_name {
             fields.push((Key::Str("name"), lowered::Value::Str(&x.name)));
         }
         fields.push((Key::Str("type"), lowered::Value::Str(type_name)));

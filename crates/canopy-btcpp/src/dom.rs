@@ -155,6 +155,11 @@ pub(crate) struct Outline {
 }
 
 impl Outline {
+    /// The text, to read its elements again.
+    pub(crate) fn into_text(self) -> String {
+        self.text
+    }
+
     /// 1-based line and column of the element at `index`.
     pub(crate) fn line_column(&self, index: usize) -> (usize, usize) {
         line_column(&self.text, self.offset(index))

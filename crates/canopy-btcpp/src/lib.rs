@@ -368,7 +368,7 @@ fn load<A: 'static, W: 'static>(
     let files = sources::gather(text, source, base, canonical, options.includes_outside)?;
     let model = model::read(files, registry, options)?;
     check::check(&model, options)?;
-    build::build(&model, registry)
+    build::build(model, registry, options)
 }
 
 /// Load any tree file canopy reads: `.xml` with this crate, `.json` and

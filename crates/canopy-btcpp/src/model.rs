@@ -91,7 +91,9 @@ pub(crate) enum What {
 
 pub(crate) struct XNode {
     pub(crate) place: Place,
-    pub(crate) name: String,
+    /// Boxed: a list's spare room and capacity, per node, for a name never
+    /// grown.
+    pub(crate) name: Box<str>,
     pub(crate) what: What,
     /// Without a list's spare room: most nodes are leaves, and a large
     /// file has hundreds of thousands.
@@ -437,11 +439,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         // Unnamed, a node is named after its type, as written (BehaviorTree.CPP's
         // rule) but without the prefix that marks a canopy type.
         let default = id.strip_prefix(CANOPY_PREFIX).unwrap_or(&id);
-        let name = self
-            .element(place)
-            .attr("name")
-            .unwrap_or(default)
-            .to_string();
+        let name = self.element(place).attr("name").unwrap_or(default).into();
         let child_elements = self.element(place).children().to_vec();
         let std = Std::from_id(&id);
         let what = if self.element(place).tag() == "SubTree" {
@@ -524,7 +522,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
         self.nodes.push(XNode {
             place,
-            name: AROUND.to_string(),
+            name: AROUND.into(),
             what: What::Registered {
                 type_name: self.type_name(AROUND),
                 params: params

@@ -50,6 +50,18 @@ pub(crate) struct Kept {
     pub(crate) outline: Outline,
 }
 
+/// The files as they were before their elements were read into nodes,
+/// read again from the texts kept: the same files, the same elements.
+pub(crate) fn reread(kept: Vec<Kept>) -> Result<Vec<File>, XmlError> {
+    let mut budget = MAX_ELEMENTS;
+    kept.into_iter()
+        .map(|k| {
+            let dom = dom::parse(k.outline.into_text(), &k.path, &mut budget)?;
+            Ok(File { path: k.path, dom })
+        })
+        .collect()
+}
+
 /// A file as messages place an element in it: path, line and column, and
 /// the element as `<Tag ID="…" name="…">`.
 pub(crate) trait Places {

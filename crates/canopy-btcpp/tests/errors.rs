@@ -909,3 +909,34 @@ fn subtrees_copied_for_their_keys_are_bounded() {
         "{error}"
     );
 }
+
+#[test]
+fn a_tree_too_large_once_built_is_blamed_on_the_element_of_the_first_subtree_too_large() {
+    // S_k is a Sequence over two uses of S_(k+1), each on line k + 2, so
+    // S_k expands to 2^(41-k) − 1 nodes. The error comes from building the
+    // tree, once the model of the file was let go of: it is read again to
+    // place the error.
+    let mut trees = String::new();
+    for k in 0..40 {
+        let next = k + 1;
+        trees.push_str(&format!(
+            "<BehaviorTree ID=\"S{k}\"><Sequence><SubTree ID=\"S{next}\"/><SubTree ID=\"S{next}\"/></Sequence></BehaviorTree>\n"
+        ));
+    }
+    trees.push_str("<BehaviorTree ID=\"S40\"><AlwaysSuccess/></BehaviorTree>");
+    let xml = format!("<root BTCPP_format=\"4\" main_tree_to_execute=\"S0\">\n{trees}\n</root>");
+    let column = 1 + "<BehaviorTree ID=\"S21\">".len();
+    // Past the updates a tick may make, which the checks before building
+    // refuse.
+    let options = XmlOptions {
+        max_updates_per_tick: u64::MAX,
+        ..XmlOptions::default()
+    };
+    assert_eq!(
+        error_with(&Registry::new(), &xml, &options),
+        format!(
+            "bad.xml:23:{column}: <Sequence>: this subtree expands to 1048575 nodes when shared \
+             subtrees are counted at every use, more than the limit of 1000000"
+        )
+    );
+}

@@ -192,9 +192,9 @@ pub use error::{
     KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem,
 };
 pub use format::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
-pub use load::{parse, parse_document, read_file, read_file_up_to};
+pub use load::{Lowering, parse, parse_document, read_file, read_file_up_to};
 pub use registry::{NodeType, Registry, RegistryError};
-pub use walk::{MAX_ERRORS, PlaceNamer};
+pub use walk::MAX_ERRORS;
 
 /// The typed parameters node types declare, defined by the engine (which
 /// declares its own kinds' parameters the same way) and re-exported here

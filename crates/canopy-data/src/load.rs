@@ -21,7 +21,7 @@ use crate::document::{Reader, Refused, Source, Value};
 use crate::error::{LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem};
 use crate::format::{Format, MAX_FILE_BYTES, MAX_NESTING};
 use crate::registry::{NodeType, Registry};
-use crate::walk::{Drafts, Loader, PlaceNamer, Subtrees, node_error};
+use crate::walk::{Drafts, Loader, Subtrees, node_error};
 
 /// An error about the file as a whole.
 fn whole(file: &str, problem: Problem) -> LoadError {
@@ -222,12 +222,20 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     }
 
     /// [`load_document`](Self::load_document) for a loader that lowered
-    /// another syntax, which takes part in the load two ways.
+    /// another syntax, which takes part in the load three ways.
+    ///
+    /// It makes the document on demand ([`Lowering::document`]) and may
+    /// let go of what it made it from once the nodes are drafted
+    /// ([`Lowering::drafted`]): building the tree is the costly part, and
+    /// it needs the drafts alone, so neither the document nor the
+    /// lowering's own model of its file is held beside the tree being
+    /// built. A build error, rare, asks for the document again to say
+    /// which node it is about.
     ///
     /// It shows places its own way: a message naming the place of a
     /// blackboard key's first use (a key used as two types, a script
-    /// reading it) names it through `places`, so the message never needs
-    /// rewriting.
+    /// reading it) names it through [`Lowering::place`], so the message
+    /// never needs rewriting.
     ///
     /// It may have node kinds of its own, which no registered type builds
     /// (BehaviorTree.CPP's `Repeat` loops differently from canopy's):
@@ -240,23 +248,37 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// ```
     /// use canopy_core::{Arity, NodeKind, Param, nodes::Repeat};
     /// use canopy_data::document::{Key, Value};
-    /// use canopy_data::{Format, NodeType, Registry};
+    /// use canopy_data::{Format, Lowering, NodePath, NodeType, Registry};
     ///
-    /// let field = |k: &'static str, v: Value<'static>| (Key::Str(k), v);
-    /// let node = |t: &'static str, port: &'static str, v: &'static str| {
+    /// /// A document made by a function, its places named by depth.
+    /// struct Made(fn() -> Value<'static>);
+    /// impl Lowering for Made {
+    ///     fn document(&self) -> Option<Value<'_>> {
+    ///         Some((self.0)())
+    ///     }
+    ///     fn place(&self, path: &NodePath) -> Option<String> {
+    ///         Some(format!("node {}", path.steps.len()))
+    ///     }
+    /// }
+    ///
+    /// fn field(k: &'static str, v: Value<'static>) -> (Key<'static>, Value<'static>) {
+    ///     (Key::Str(k), v)
+    /// }
+    /// fn node(t: &'static str, port: &'static str, v: &'static str) -> Value<'static> {
     ///     Value::Object(vec![field("type", Value::Str(t)), field(port, Value::Str(v))].into())
-    /// };
-    /// let tree = Value::Object(vec![
-    ///     field("type", Value::Str("Sequence")),
-    ///     field("children", Value::List(vec![
-    ///         node("Eval", "code", "n := 1"),
-    ///         node("Eval", "code", "n := 'one'"),
-    ///     ].into())),
-    /// ].into());
-    /// let document = Value::Object(vec![field("tree", tree)].into());
-    /// let places = |path: &canopy_data::NodePath| Some(format!("node {}", path.steps.len()));
+    /// }
+    /// fn two_scripts() -> Value<'static> {
+    ///     let tree = Value::Object(vec![
+    ///         field("type", Value::Str("Sequence")),
+    ///         field("children", Value::List(vec![
+    ///             node("Eval", "code", "n := 1"),
+    ///             node("Eval", "code", "n := 'one'"),
+    ///         ].into())),
+    ///     ].into());
+    ///     Value::Object(vec![field("tree", tree)].into())
+    /// }
     /// let registry = Registry::<(), ()>::new();
-    /// let err = registry.load_lowered(&document, &[], Format::Json, "made", &places, &[])
+    /// let err = registry.load_lowered(&mut Made(two_scripts), Format::Json, "made", &[])
     ///     .unwrap_err();
     /// assert!(err.to_string().contains("since its first use at node 1"), "{err}");
     ///
@@ -264,34 +286,42 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// let twice = NodeType::new("made:Twice", "its child two times", Arity::Decorator,
     ///     vec![Param::count("times", "how many")],
     ///     |p| Ok(NodeKind::from(Repeat { times: p.u32("times")? })));
-    /// let leaf = Value::Object(vec![field("type", Value::Str("AlwaysSuccess"))].into());
-    /// let tree = Value::Object(vec![
-    ///     field("type", Value::Str("made:Twice")),
-    ///     field("name", Value::Str("twice")),
-    ///     field("times", Value::Int(2)),
-    ///     field("children", Value::List(vec![leaf].into())),
-    /// ].into());
-    /// let document = Value::Object(vec![field("tree", tree)].into());
-    /// let tree = registry.load_lowered(&document, &[], Format::Json, "made", &places, &[twice])
+    /// fn twice_over_success() -> Value<'static> {
+    ///     let leaf = Value::Object(vec![field("type", Value::Str("AlwaysSuccess"))].into());
+    ///     let tree = Value::Object(vec![
+    ///         field("type", Value::Str("made:Twice")),
+    ///         field("name", Value::Str("twice")),
+    ///         field("times", Value::Int(2)),
+    ///         field("children", Value::List(vec![leaf].into())),
+    ///     ].into());
+    ///     Value::Object(vec![field("tree", tree)].into())
+    /// }
+    /// let tree = registry
+    ///     .load_lowered(&mut Made(twice_over_success), Format::Json, "made", &[twice])
     ///     .unwrap();
     /// assert_eq!(tree.display().to_string(), "twice  Repeat(times=2)\n└── AlwaysSuccess\n");
     /// ```
-    pub fn load_lowered<'d>(
+    pub fn load_lowered(
         &self,
-        document: &'d Value<'d>,
-        sources: &[Source<'d>],
+        lowering: &mut dyn Lowering,
         format: Format,
         file: &str,
-        places: &PlaceNamer<'_>,
         own_types: &[NodeType<A, W>],
     ) -> Result<Tree<A, W>, LoadError> {
         let builder = Builder::new();
-        let drafts = Loader::new(self, &builder, file, sources, format)
-            .places(places)
-            .own_types(own_types)
-            .document(document)?;
-        build(&builder, &drafts)
-            .map_err(|(start, e)| self.locate(document, sources, start, e, file))
+        let drafts = {
+            let document = lowering.document().ok_or_else(|| unlowered(file))?;
+            let places = |path: &NodePath| lowering.place(path);
+            Loader::new(self, &builder, file, &[], format)
+                .places(&places)
+                .own_types(own_types)
+                .document(&document)?
+        };
+        lowering.drafted();
+        build(&builder, &drafts).map_err(|(start, e)| match lowering.document() {
+            Some(document) => self.locate(&document, &[], start, e, file),
+            None => unlowered(file),
+        })
     }
 
     /// Load a tree from a JSON value, checked exactly as a file's: the
@@ -358,6 +388,38 @@ impl<A: 'static, W: 'static> Registry<A, W> {
             }
         }
     }
+}
+
+/// A document lowered from another syntax (BehaviorTree.CPP XML), as
+/// [`Registry::load_lowered`] takes it: made on demand from what the
+/// lowering owns, so that the lowering can let go of its model of the
+/// file while the tree is built.
+pub trait Lowering {
+    /// The document: asked for once to draft the nodes, and again only
+    /// when building them fails, to find the node the error is about (it
+    /// must then be the same document). `None` when it cannot be made;
+    /// the lowering keeps its own reason, and the load fails.
+    fn document(&self) -> Option<Value<'_>>;
+
+    /// The place of the node at a path as the lowered file shows places
+    /// (BehaviorTree.CPP XML: line, column and element), for a key's first
+    /// use in messages; `None` (the default) where it cannot, and the
+    /// message names the path.
+    fn place(&self, path: &NodePath) -> Option<String> {
+        let _ = path;
+        None
+    }
+
+    /// The nodes are drafted and the document dropped: let go of what
+    /// only making the document needs while the tree is built. Nothing, by
+    /// default.
+    fn drafted(&mut self) {}
+}
+
+/// The error of a load whose lowering could not make its document.
+fn unlowered(file: &str) -> LoadError {
+    let problem = "the lowered document could not be made".to_string();
+    whole(file, Problem::Reported { problem })
 }
 
 /// Where the builder started when it failed: at the tree's root, or at an

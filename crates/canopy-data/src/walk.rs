@@ -264,7 +264,7 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
 /// Names the place of the node at a path as the file it was lowered from
 /// shows places (BehaviorTree.CPP XML: line, column and element), for a
 /// key's first use in messages; `None` where it cannot.
-pub type PlaceNamer<'a> = dyn Fn(&NodePath) -> Option<String> + 'a;
+pub(crate) type PlaceNamer<'a> = dyn Fn(&NodePath) -> Option<String> + 'a;
 
 impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     pub(crate) fn new(
@@ -494,10 +494,14 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         .map_err(|e| self.fail(path, name, Problem::Param(e)))?;
         // Guards show their condition through the kind; every other type
         // shows the parameters it was given.
-        let shown = match node_type.build {
+        let mut shown = match node_type.build {
             Build::Guard { .. } => kind.params(),
             _ => params.shown(),
         };
+        // Kept by the draft until the tree is built: without the spare
+        // room a list grows by, which was a large part of a large file's
+        // drafts (most nodes show one parameter or none).
+        shown.shrink_to_fit();
         let mut drafts = Vec::with_capacity(children.len());
         for (i, child) in children.iter().enumerate() {
             drafts.push(self.node(child, &path.child(i, child), depth + 1)?);

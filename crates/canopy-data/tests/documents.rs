@@ -161,9 +161,17 @@ fn rounds() -> canopy_data::NodeType<(), ()> {
     )
 }
 
+/// A lowering whose document is a JSON value's.
+struct Lowered<'a>(&'a Value);
+
+impl canopy_data::Lowering for Lowered<'_> {
+    fn document(&self) -> Option<canopy_data::document::Value<'_>> {
+        Some(canopy_data::document::from_json_owned(self.0.clone()))
+    }
+}
+
 fn load_lowered(document: &Value) -> Result<canopy_core::Tree<(), ()>, LoadError> {
-    let document = canopy_data::document::from_json_owned(document.clone());
-    registry().load_lowered(&document, &[], Format::Json, "made", &|_| None, &[rounds()])
+    registry().load_lowered(&mut Lowered(document), Format::Json, "made", &[rounds()])
 }
 
 #[test]
