@@ -39,6 +39,10 @@ pub struct Grid {
     cell: f32,
     /// `1 / cell`: finding a cell multiplies instead of dividing.
     per_cell: f32,
+    /// The chord half-width [`Grid::runs_near`] finds in a query's own
+    /// row, computed once by the same formula (it does not depend on the
+    /// query): one square root a query fewer.
+    own_row_half: f32,
     cols: usize,
     /// `start[c]..start[c + 1]` are the slots of cell `c`.
     start: Vec<u32>,
@@ -76,6 +80,7 @@ impl Grid {
         Ok(Grid {
             cell,
             per_cell: 1.0 / cell,
+            own_row_half: chord_half(cell, 0.0),
             cols,
             start: zeroed(cells.and_then(|c| c.checked_add(1)))?,
             fill: zeroed(cells)?,
@@ -91,13 +96,8 @@ impl Grid {
         index(self.per_cell, self.cols, v)
     }
 
-    /// Re-sort the walkers into cells. Every pass runs in parallel and
-    /// gives the same result however it is split: counting and placing
-    /// split the *cells* among the threads (each reads every agent's cell
-    /// and handles only its own cells, so no two write the same memory),
-    /// and each agent then finds its slot in its cell's short, sorted run.
-    /// A sequential counting sort would leave all but one thread idle for
-    /// about a millisecond at 100,000 agents.
+    /// Re-sort the walkers into cells. Finding each walker's cell runs in
+    /// parallel; the counting sort itself is one sequential pass.
     pub fn rebuild(&mut self, walkers: &[Walker]) {
         let n = walkers.len();
         self.cells.resize(n, 0);
@@ -105,41 +105,33 @@ impl Grid {
         self.slots.resize(n, 0);
         self.positions.resize(n, Vec2::ZERO);
         let (per_cell, cols) = (self.per_cell, self.cols);
-        self.cells.par_iter_mut().zip(walkers).for_each(|(c, w)| {
+        let mut cells = std::mem::take(&mut self.cells);
+        cells.par_iter_mut().zip(walkers).for_each(|(c, w)| {
             let (x, y) = (
                 index(per_cell, cols, w.pos.x),
                 index(per_cell, cols, w.pos.y),
             );
             *c = (y * cols + x) as u32;
         });
-        let parts = rayon::current_num_threads().max(1);
-        self.start[0] = 0;
-        count(&self.cells, 0, &mut self.start[1..], parts);
+        self.start.fill(0);
+        for &c in &cells {
+            self.start[c as usize + 1] += 1;
+        }
         for c in 1..self.start.len() {
             self.start[c] += self.start[c - 1];
         }
-        let sorted = Sorted {
-            start: &self.start,
-            cells: &self.cells,
-            walkers,
-        };
-        sorted.place(
-            0,
-            &mut self.fill,
-            &mut self.agents,
-            &mut self.positions,
-            parts,
-        );
-        let (start, agents) = (&self.start, &self.agents);
-        self.slots
+        self.fill.copy_from_slice(&self.start[..cols * cols]);
+        for (i, &c) in cells.iter().enumerate() {
+            let slot = &mut self.fill[c as usize];
+            self.agents[*slot as usize] = i as u32;
+            self.slots[i] = *slot;
+            *slot += 1;
+        }
+        self.cells = cells;
+        self.positions
             .par_iter_mut()
-            .zip(&self.cells)
-            .enumerate()
-            .for_each(|(i, (slot, &c))| {
-                let first = start[c as usize];
-                let run = &agents[first as usize..start[c as usize + 1] as usize];
-                *slot = first + run.partition_point(|&a| (a as usize) < i) as u32;
-            });
+            .zip(&self.agents)
+            .for_each(|(p, &i)| *p = walkers[i as usize].pos);
     }
 
     /// Number of agents sorted in.
@@ -192,20 +184,23 @@ impl Grid {
         // A row `dy` away from `p` vertically holds the circle's chord of
         // half-width `half`, which decides whether the cells left and right
         // are reached (no branch: which way it goes is a coin toss).
-        let run = |row: usize, dy: f32| {
-            let half = (self.cell * self.cell - dy * dy).max(0.0).sqrt();
+        let run = |row: usize, half: f32| {
             let first = x - usize::from((x > 0) & (p.x - half < left));
             let last = x + usize::from((x + 1 < self.cols) & (p.x + half >= left + self.cell));
             let row = row * self.cols;
             self.start[row + first] as usize..self.start[row + last + 1] as usize
         };
-        let above = if y > 0 { run(y - 1, p.y - top) } else { 0..0 };
-        let below = if y + 1 < self.cols {
-            run(y + 1, top + self.cell - p.y)
+        let above = if y > 0 {
+            run(y - 1, chord_half(self.cell, p.y - top))
         } else {
             0..0
         };
-        [above, run(y, 0.0), below]
+        let below = if y + 1 < self.cols {
+            run(y + 1, chord_half(self.cell, top + self.cell - p.y))
+        } else {
+            0..0
+        };
+        [above, run(y, self.own_row_half), below]
     }
 
     /// How far neighbour queries reach: the cells' side.
@@ -226,76 +221,10 @@ impl Grid {
     }
 }
 
-/// Count into `counts[k]` the agents in cell `first + k`, reading every
-/// agent's cell from `cells`; split into `parts` ranges of cells counted
-/// in parallel.
-fn count(cells: &[u32], first: usize, counts: &mut [u32], parts: usize) {
-    if parts > 1 && counts.len() > 1 {
-        let mid = counts.len() * (parts / 2) / parts;
-        let (low, high) = counts.split_at_mut(mid);
-        rayon::join(
-            || count(cells, first, low, parts / 2),
-            || count(cells, first + mid, high, parts - parts / 2),
-        );
-        return;
-    }
-    counts.fill(0);
-    for &c in cells {
-        if let Some(k) = (c as usize).checked_sub(first).and_then(|k| counts.get_mut(k)) {
-            *k += 1;
-        }
-    }
-}
-
-/// What placing agents into their slots reads: where each cell's slots
-/// start, each agent's cell, and the walkers.
-struct Sorted<'a> {
-    start: &'a [u32],
-    cells: &'a [u32],
-    walkers: &'a [Walker],
-}
-
-impl Sorted<'_> {
-    /// Place the agents of cells `first..first + fill.len()` into their
-    /// slots (`agents` and `positions` begin at cell `first`'s first slot),
-    /// in agent order within a cell; `fill` is scratch. Split into `parts`
-    /// ranges holding about as many agents each, placed in parallel.
-    fn place(
-        &self,
-        first: usize,
-        fill: &mut [u32],
-        agents: &mut [u32],
-        positions: &mut [Vec2],
-        parts: usize,
-    ) {
-        let base = self.start[first] as usize;
-        if parts > 1 && fill.len() > 1 {
-            let target = base + agents.len() * (parts / 2) / parts;
-            let cells = &self.start[first..first + fill.len()];
-            let mid = cells.partition_point(|&s| (s as usize) < target);
-            let split = self.start[first + mid] as usize - base;
-            let (fill_low, fill_high) = fill.split_at_mut(mid);
-            let (agents_low, agents_high) = agents.split_at_mut(split);
-            let (positions_low, positions_high) = positions.split_at_mut(split);
-            rayon::join(
-                || self.place(first, fill_low, agents_low, positions_low, parts / 2),
-                || {
-                    let rest = parts - parts / 2;
-                    self.place(first + mid, fill_high, agents_high, positions_high, rest)
-                },
-            );
-            return;
-        }
-        fill.copy_from_slice(&self.start[first..first + fill.len()]);
-        for (i, &c) in self.cells.iter().enumerate() {
-            if let Some(next) = (c as usize).checked_sub(first).and_then(|k| fill.get_mut(k)) {
-                let slot = *next as usize - base;
-                agents[slot] = i as u32;
-                positions[slot] = self.walkers[i].pos;
-                *next += 1;
-            }
-        }
-    }
+/// Half the chord a circle of radius `cell` cuts from a line `dy` from its
+/// centre (0 when the line misses it).
+fn chord_half(cell: f32, dy: f32) -> f32 {
+    (cell * cell - dy * dy).max(0.0).sqrt()
 }
 
 /// `n` zeros, if the memory can be had; `None` (a count that overflowed)
