@@ -178,6 +178,10 @@ impl Grid {
     /// `p` (and some a little farther): one run per row of cells — the
     /// circle spans at most three — covering only the cells the circle
     /// reaches in that row. Rows come in order, so the slots do too.
+    ///
+    /// Inlined: a neighbour query then reads the runs from registers
+    /// instead of a returned array.
+    #[inline]
     pub fn runs_near(&self, p: Vec2) -> [Range<usize>; 3] {
         let (x, y) = (self.index(p.x), self.index(p.y));
         let (left, top) = (x as f32 * self.cell, y as f32 * self.cell);
