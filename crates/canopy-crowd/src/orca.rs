@@ -130,25 +130,31 @@ fn half_plane(me: &Body, other: &Body, after: bool, step: f32) -> Line {
         let from_centre = closing - centre;
         let from_centre2 = from_centre.length_squared();
         let along = from_centre.dot(offset);
-        if along < 0.0 && along * along > reach2 * from_centre2 {
-            let radius = reach / TIME_HORIZON;
-            let normal = from_centre.normalize_or_zero();
-            (
-                normal,
-                normal * radius + centre,
-                from_centre2 < radius * radius,
-            )
+        // Both parts are worked out and one is picked, without a branch:
+        // which part applies is close to a coin toss from one neighbour to
+        // the next, and a mispredicted branch costs more than the other
+        // part's arithmetic.
+        let radius = reach / TIME_HORIZON;
+        let normal = from_centre.normalize_or_zero();
+        let circle = (
+            normal,
+            normal * radius + centre,
+            from_centre2 < radius * radius,
+        );
+        // The cone's side (left or right of the centre line), through the
+        // tangent points of the circle.
+        let leg = (d2 - reach2).sqrt();
+        let side = cross(offset, from_centre).signum();
+        let side_dir = (offset * leg * side + offset.perp() * reach) / d2;
+        let cone = (
+            side_dir.perp(),
+            closing.project_onto_normalized(side_dir),
+            cross(closing, side_dir) >= 0.0,
+        );
+        if (along < 0.0) & (along * along > reach2 * from_centre2) {
+            circle
         } else {
-            // The cone's side (left or right of the centre line), through
-            // the tangent points of the circle.
-            let leg = (d2 - reach2).sqrt();
-            let side = cross(offset, from_centre).signum();
-            let side_dir = (offset * leg * side + offset.perp() * reach) / d2;
-            (
-                side_dir.perp(),
-                closing.project_onto_normalized(side_dir),
-                cross(closing, side_dir) >= 0.0,
-            )
+            cone
         }
     } else {
         // Overlapping: get apart within the step.
@@ -178,6 +184,10 @@ fn half_plane(me: &Body, other: &Body, after: bool, step: f32) -> Line {
 /// The value of `aim` among those allowed by every line, within `radius`
 /// of the origin; or the first line that leaves nothing, with the value
 /// found before it (which all earlier lines allow).
+///
+/// Always inlined, with [`on_line`]: each caller passes one kind of
+/// [`Aim`], so every test of its kind is folded away.
+#[inline(always)]
 fn solve_2d(lines: &[Line], radius: f32, aim: Aim) -> Result<Vec2, (usize, Vec2)> {
     let mut best = match aim {
         Aim::Farthest(direction) => direction * radius,
@@ -195,6 +205,7 @@ fn solve_2d(lines: &[Line], radius: f32, aim: Aim) -> Result<Vec2, (usize, Vec2)
 
 /// The value of `aim` on `line`, within `radius`, allowed by `earlier`;
 /// `None` when there is none.
+#[inline(always)]
 fn on_line(line: &Line, earlier: &[Line], radius: f32, aim: Aim) -> Option<Vec2> {
     // Where the line crosses the circle: t² + 2bt + c = 0 along direction.
     let b = line.point.dot(line.direction);
