@@ -216,6 +216,14 @@ fn perceive(grid: &Grid, slot: usize) -> Near {
     if len > MAX_NEIGHBOURS {
         found[..len].select_nth_unstable(MAX_NEIGHBOURS - 1);
     }
+    if dropped + len > MAX_NEIGHBOURS {
+        // The selection leaves the kept ones in an order of the standard
+        // library's choosing, and avoidance reads them in order: sorting the
+        // few kept (unique keys: distance, then slot) keeps the result a
+        // function of the crowd alone, whatever the toolchain. Where nobody
+        // was dropped the order is the grid's scan order, already fixed.
+        found[..MAX_NEIGHBOURS].sort_unstable();
+    }
     let kept = &found[..near.len as usize];
     for (k, &other) in kept.iter().enumerate() {
         near.slots[k] = other as u32;
