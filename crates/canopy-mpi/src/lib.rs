@@ -107,8 +107,9 @@
 //!
 //! A second set of the same runs (load average 14 to 15, with
 //! `--hash-every 30`) gave processor times within 4 % of these, and the
-//! same hash after step 30 on 1 and 2 ranks (`0xe8e352cb64c9e3ec` for
-//! 1,000,000 agents, `0x2fcc8b6528649005` for 500,000).
+//! same hash after step 30 on 1 and 2 ranks (`0x4ad874db8fe0c6d9` for
+//! 1,000,000 agents, `0x0cb6204ea8e0bd7d` for 500,000, with the crowd's
+//! current avoidance and neighbour order).
 //!
 //! - **Strong scaling** (the same crowd on 1 and 2 ranks): each of two
 //!   ranks used 63 % of the one rank's processor time, at 500,000 and at
