@@ -263,7 +263,7 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
                 ),
             ));
         }
-        let mut fields = Vec::new();
+        let mut fields = Vec::with_capacity(field_count(x));
         let mut deepest = depth;
         let type_name: &'m str = match &x.what {
             What::Registered { type_name, params } => {
@@ -275,10 +275,7 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
                 };
                 for (name, value) in scope.params(type_name, params, &typed) {
                     deepest = deepest.max(depth + brackets(&value));
-                    fields.push((
-                        Key::Owned(name.into_boxed_str()),
-                        lowered::from_json_owned(value),
-                    ));
+                    fields.push((Key::Str(name), lowered::from_json_owned(value)));
                 }
                 type_name
             }
@@ -395,6 +392,23 @@ impl Model {
         }
         false
     }
+}
+
+/// How many fields a node's object has: made with room for exactly
+/// these, its boxed slice needs no second allocation (hundreds of
+/// thousands of nodes in a large file).
+fn field_count(x: &crate::model::XNode) -> usize {
+    let (type_name, params) = match &x.what {
+        What::Registered { type_name, params } => (&**type_name, params.len()),
+        What::SubTree(_) => ("SubTree", 1),
+        What::Own(own) => {
+            let own_type = &OWN_TYPES[own.lowered().0];
+            (own_type.key, own_type.params.len())
+        }
+    };
+    let name = usize::from(*x.name != *type_name);
+    let children = usize::from(!x.children.is_empty());
+    params + name + 1 + children
 }
 
 /// One kind of this crate's own nodes as the registry's loader takes it:

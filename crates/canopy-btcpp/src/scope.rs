@@ -147,12 +147,14 @@ impl Scope {
     /// A node's parameters with their keys resolved: ports' `{key}` text,
     /// and the scripts of canopy's script nodes. A port whose key stands
     /// for a constant takes the constant, as `typed` reads it for the port.
-    pub(crate) fn params(
+    /// Names are borrowed: a copy per node of each was a large part of
+    /// what the document of a large file became.
+    pub(crate) fn params<'p>(
         &self,
         type_name: &str,
-        params: &[(Rc<str>, Value)],
+        params: &'p [(Rc<str>, Value)],
         typed: &dyn Fn(&str, &str) -> Value,
-    ) -> Vec<(String, Value)> {
+    ) -> Vec<(&'p str, Value)> {
         let scripts = is_script_type(type_name);
         params
             .iter()
@@ -173,7 +175,7 @@ impl Scope {
                     Value::String(text) => self.port(name, text, typed),
                     other => other.clone(),
                 };
-                (name.to_string(), value)
+                (&**name, value)
             })
             .collect()
     }

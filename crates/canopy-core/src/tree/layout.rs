@@ -370,7 +370,7 @@ fn flatten<A, W>(
     id: TreeId,
 ) -> Tree<A, W> {
     let mut nodes = Vec::with_capacity(plan.nodes.len());
-    let mut labels = Labels::default();
+    let mut labels = Labels::for_plan(&plan);
     for (node, info) in plan.nodes.iter().zip(&mut info) {
         let f = nodes::facts(node.kind, node.count as usize);
         nodes.push(NodeDef {
@@ -500,6 +500,22 @@ struct Labels {
 }
 
 impl Labels {
+    /// Room for exactly the plan's distinct labels, counted first: grown
+    /// by doubling, the table and its index left each old copy behind as
+    /// a hole the allocator could not give back, tens of megabytes for a
+    /// tree of hundreds of thousands of named nodes.
+    fn for_plan<A, W>(plan: &Plan<'_, A, W>) -> Self {
+        let mut addresses: Vec<*const Label> =
+            plan.nodes.iter().map(|n| n.label as *const Label).collect();
+        addresses.sort_unstable();
+        addresses.dedup();
+        let distinct = addresses.len();
+        Labels {
+            list: Vec::with_capacity(distinct),
+            index: HashMap::with_capacity(distinct),
+        }
+    }
+
     /// The index in the tree's table of `label`, copied there if new.
     fn of(&mut self, label: &Label) -> u32 {
         let list = &mut self.list;
