@@ -136,6 +136,11 @@ fn bench_splits_the_bytes_per_agent() {
             "5000",
             "--ticks",
             "20",
+            // An explicit pool is started before the heap is read; the
+            // global one would start its threads (and their buffers)
+            // while the crowd is being measured.
+            "--threads",
+            "1",
             "--json",
         ],
     );
