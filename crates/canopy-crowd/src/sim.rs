@@ -362,16 +362,9 @@ impl Crowd {
     /// level of detail counts as tree time). Runs on the current rayon
     /// pool (wrap in `ThreadPool::install` to choose threads).
     pub fn step(&mut self) -> StepTimes {
-        let start = Instant::now();
-        if let Some(lod) = self.lod.as_mut() {
-            lod.plan(self.world.step + 1, &self.walkers);
-        }
-        if self.lod.is_some() {
-            self.tick_planned(start);
-        } else {
-            self.tick_trees_with(&|agent, tree, walker, world| agent.tick(tree, walker, world));
-        }
-        self.finish_step(start)
+        self.step_elapsed_with(|agent, tree, walker, world, elapsed| {
+            agent.tick_elapsed(tree, walker, world, elapsed)
+        })
     }
 
     /// [`Crowd::step`] with `tick` ticking each agent's tree in place of
@@ -417,6 +410,7 @@ impl Crowd {
                 walker.intent = Vec2::ZERO;
                 tick(agent, tree, walker, world, e);
             });
+        // Planning counts as tree time: budget mode measures from `start`.
         lod.lod.report(start.elapsed());
         self.finish_step(start)
     }
@@ -454,26 +448,6 @@ impl Crowd {
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         self.tree = new;
         (kept, aborted)
-    }
-
-    /// The behavior phase with level of detail: the agents due this step
-    /// tick, in parallel, with the steps since their last tick; the time
-    /// since `start` (planning included) is budget mode's measure.
-    fn tick_planned(&mut self, start: Instant) {
-        let Some(lod) = self.lod.as_mut() else {
-            return;
-        };
-        let (tree, world) = (&self.tree, &self.world);
-        self.agents
-            .par_iter_mut()
-            .zip(self.walkers.par_iter_mut())
-            .zip(lod.lod.elapsed())
-            .filter(|(_, e)| **e > 0)
-            .for_each(|((agent, walker), &e)| {
-                walker.intent = Vec2::ZERO;
-                agent.tick_elapsed(tree, walker, world, e);
-            });
-        lod.lod.report(start.elapsed());
     }
 
     /// The behavior phase alone: every agent's tree ticks once, in parallel.
