@@ -34,6 +34,11 @@ pub struct Threat {
 /// to every candidate — at 100,000 agents that, not the arithmetic, is what
 /// a neighbour query costs. Within a cell, slots follow agent indices, so
 /// the order is fixed by the positions alone. Rebuilding reuses its buffers.
+///
+/// The coordinates are kept as two lists, x and y, each followed by
+/// [`Grid::PADDING`] far-away entries: a query then reads
+/// [`Grid::PADDING`] candidates at a time as whole vectors, also at the end
+/// of the last run, without a bounds check per candidate.
 #[derive(Clone, Debug)]
 pub struct Grid {
     cell: f32,
@@ -54,11 +59,17 @@ pub struct Grid {
     agents: Vec<u32>,
     /// Each agent's slot, by agent index.
     slots: Vec<u32>,
-    /// The position in each slot.
-    positions: Vec<Vec2>,
+    /// The x coordinate in each slot, then [`Grid::PADDING`] infinities.
+    xs: Vec<f32>,
+    /// The y coordinate in each slot, then [`Grid::PADDING`] infinities.
+    ys: Vec<f32>,
 }
 
 impl Grid {
+    /// Entries past the last slot in [`Grid::xs`] and [`Grid::ys`], all
+    /// infinitely far from any point.
+    pub const PADDING: usize = 8;
+
     /// A grid over a `size × size` arena for neighbour queries that reach
     /// `reach` units: its cells are that wide.
     ///
@@ -87,7 +98,8 @@ impl Grid {
             cells: Vec::new(),
             agents: Vec::new(),
             slots: Vec::new(),
-            positions: Vec::new(),
+            xs: Vec::new(),
+            ys: Vec::new(),
         })
     }
 
@@ -103,7 +115,10 @@ impl Grid {
         self.cells.resize(n, 0);
         self.agents.resize(n, 0);
         self.slots.resize(n, 0);
-        self.positions.resize(n, Vec2::ZERO);
+        self.xs.resize(n + Grid::PADDING, f32::INFINITY);
+        self.ys.resize(n + Grid::PADDING, f32::INFINITY);
+        self.xs[n..].fill(f32::INFINITY);
+        self.ys[n..].fill(f32::INFINITY);
         let (per_cell, cols) = (self.per_cell, self.cols);
         let mut cells = std::mem::take(&mut self.cells);
         cells.par_iter_mut().zip(walkers).for_each(|(c, w)| {
@@ -128,10 +143,11 @@ impl Grid {
             *slot += 1;
         }
         self.cells = cells;
-        self.positions
+        self.xs[..n]
             .par_iter_mut()
+            .zip(&mut self.ys[..n])
             .zip(&self.agents)
-            .for_each(|(p, &i)| *p = walkers[i as usize].pos);
+            .for_each(|((x, y), &i)| (*x, *y) = walkers[i as usize].pos.into());
     }
 
     /// Number of agents sorted in.
@@ -165,13 +181,31 @@ impl Grid {
     }
 
     /// The position in `slot` at the last rebuild.
+    ///
+    /// # Panics
+    /// If there is no agent in `slot`.
     pub fn position(&self, slot: usize) -> Vec2 {
-        self.positions[slot]
+        assert!(slot < self.len(), "no agent in slot {slot}");
+        Vec2::new(self.xs[slot], self.ys[slot])
     }
 
-    /// Everyone's position, in slot order.
-    pub fn positions(&self) -> &[Vec2] {
-        &self.positions
+    /// Everyone's x coordinate in slot order, then [`Grid::PADDING`]
+    /// infinities.
+    pub fn xs(&self) -> &[f32] {
+        &self.xs
+    }
+
+    /// Everyone's y coordinate in slot order, then [`Grid::PADDING`]
+    /// infinities.
+    pub fn ys(&self) -> &[f32] {
+        &self.ys
+    }
+
+    /// How many agents are in the cell holding `p`: how crowded it is
+    /// around `p`, at no cost.
+    pub fn cell_count(&self, p: Vec2) -> usize {
+        let c = self.index(p.y) * self.cols + self.index(p.x);
+        (self.start[c + 1] - self.start[c]) as usize
     }
 
     /// The runs of slots that hold every agent within [`Grid::reach`] of
