@@ -467,16 +467,8 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             }
             Build::Script(Shape::Loop) => self.eval_loop(&params, value, path, name),
             Build::Script(shape) => params.text(eval::CODE).map(|code| {
-                let cell = Cell::default();
-                self.scripts.push(PendingScript {
-                    cell: cell.clone(),
-                    param: eval::CODE.to_string(),
-                    code: code.to_string(),
-                    shape: *shape,
-                    node: value,
-                    path: path.path(),
-                    name: name.to_string(),
-                });
+                let at = (value, path, name);
+                let cell = self.defer_script(eval::CODE.to_string(), code.to_string(), *shape, at);
                 eval::node(cell, *shape, code)
             }),
             Build::Condition(factory) => factory(&params).map(|f| nodes::Condition(f).into()),
@@ -757,21 +749,12 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             let Ok(code) = params.text(param) else {
                 continue;
             };
-            let cell = Cell::default();
             let shape = match eval_around::CONDITIONS.contains(&param) {
                 true => Shape::Condition,
                 false => Shape::Leaf,
             };
-            self.scripts.push(PendingScript {
-                cell: cell.clone(),
-                param: param.to_string(),
-                code: code.to_string(),
-                shape,
-                node: value,
-                path: path.path(),
-                name: name.to_string(),
-            });
-            cells[i] = Some(cell);
+            let at = (value, path, name);
+            cells[i] = Some(self.defer_script(param.to_string(), code.to_string(), shape, at));
             sources.push((param.to_string(), code.to_string()));
         }
         let skipped = match params.text(eval_around::SKIPPED)? {
@@ -784,17 +767,8 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         let latch = params.text(eval_around::LATCH).ok().map(|key| {
             sources.push((eval_around::LATCH.to_string(), key.to_string()));
             let mut script = |code: String, shape: Shape| {
-                let cell = Cell::default();
-                self.scripts.push(PendingScript {
-                    cell: cell.clone(),
-                    param: eval_around::LATCH.to_string(),
-                    code,
-                    shape,
-                    node: value,
-                    path: path.path(),
-                    name: name.to_string(),
-                });
-                cell
+                let at = (value, path, name);
+                self.defer_script(eval_around::LATCH.to_string(), code, shape, at)
             };
             // The key is made (`:=`) before it is read.
             let write = script(
@@ -832,17 +806,8 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 param: eval_loop::VALUE.to_string(),
             })?;
         let mut script = |param: &str, code: &str, shape: Shape| {
-            let cell = Cell::default();
-            self.scripts.push(PendingScript {
-                cell: cell.clone(),
-                param: param.to_string(),
-                code: code.to_string(),
-                shape,
-                node: value,
-                path: path.path(),
-                name: name.to_string(),
-            });
-            cell
+            let at = (value, path, name);
+            self.defer_script(param.to_string(), code.to_string(), shape, at)
         };
         let item = eval_loop::Item::from_word(params.text(eval_loop::ITEM)?);
         let scripts = eval_loop::QueueScripts {
@@ -855,6 +820,29 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             ],
         };
         Ok(eval_loop::queue_node(scripts, if_empty))
+    }
+
+    /// A cell for the script `code` in parameter `param` of the node at
+    /// `at` (its value, place and name), filled when the file's scripts are
+    /// compiled together once the walk is over.
+    fn defer_script(
+        &mut self,
+        param: String,
+        code: String,
+        shape: Shape,
+        (node, path, name): (&'d Value<'d>, &Spot, &str),
+    ) -> Cell {
+        let cell = Cell::default();
+        self.scripts.push(PendingScript {
+            cell: cell.clone(),
+            param,
+            code,
+            shape,
+            node,
+            path: path.path(),
+            name: name.to_string(),
+        });
+        cell
     }
 
     /// A cell for each script of the list parameter `param`, compiled
@@ -880,17 +868,8 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         let mut shown = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
             let code = item.as_str().unwrap_or_default();
-            let cell = Cell::default();
-            self.scripts.push(PendingScript {
-                cell: cell.clone(),
-                param: format!("{param}[{i}]"),
-                code: code.to_string(),
-                shape,
-                node: value,
-                path: path.path(),
-                name: name.to_string(),
-            });
-            cells.push(cell);
+            let at = (value, path, name);
+            cells.push(self.defer_script(format!("{param}[{i}]"), code.to_string(), shape, at));
             shown.push(code);
         }
         (cells, shown.join("; "))
