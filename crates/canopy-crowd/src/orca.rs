@@ -48,32 +48,63 @@ struct Line {
     direction: Vec2,
 }
 
-/// Up to [`MAX_LINES`] lines, in order.
+/// Up to [`MAX_LINES`] lines, in order, as a structure of arrays (one
+/// array per coordinate), so that four lines load straight into the lanes
+/// of a [`Vec4`]. Entries from `len` on are not lines and never read.
 #[derive(Clone, Copy, Debug)]
 struct Lines {
     len: usize,
-    lines: [Line; MAX_LINES],
+    px: [f32; MAX_LINES],
+    py: [f32; MAX_LINES],
+    dx: [f32; MAX_LINES],
+    dy: [f32; MAX_LINES],
 }
 
 impl Lines {
     fn new() -> Lines {
         Lines {
             len: 0,
-            lines: [Line::default(); MAX_LINES],
+            px: [0.0; MAX_LINES],
+            py: [0.0; MAX_LINES],
+            dx: [0.0; MAX_LINES],
+            dy: [0.0; MAX_LINES],
         }
     }
 
     /// Add `line`; past [`MAX_LINES`] it is left out (the callers never
     /// pass more).
     fn push(&mut self, line: Line) {
-        if let Some(free) = self.lines.get_mut(self.len) {
-            *free = line;
+        if self.len < MAX_LINES {
+            self.set(self.len, line);
             self.len += 1;
         }
     }
 
-    fn as_slice(&self) -> &[Line] {
-        &self.lines[..self.len]
+    fn set(&mut self, k: usize, line: Line) {
+        self.px[k] = line.point.x;
+        self.py[k] = line.point.y;
+        self.dx[k] = line.direction.x;
+        self.dy[k] = line.direction.y;
+    }
+
+    /// Line `k` (below `len`).
+    fn get(&self, k: usize) -> Line {
+        Line {
+            point: Vec2::new(self.px[k], self.py[k]),
+            direction: Vec2::new(self.dx[k], self.dy[k]),
+        }
+    }
+
+    /// Lines `from..from + 4`, one per lane (`from` at most
+    /// `MAX_LINES - 4`).
+    fn lanes(&self, from: usize) -> Lines4 {
+        let at = |field: &[f32; MAX_LINES]| Vec4::from_slice(&field[from..from + LANES]);
+        Lines4 {
+            px: at(&self.px),
+            py: at(&self.py),
+            dx: at(&self.dx),
+            dy: at(&self.dy),
+        }
     }
 }
 
@@ -103,15 +134,17 @@ pub(crate) fn avoid(
     step: f32,
 ) -> Vec2 {
     let lines = half_planes(me, &Neighbours::gather(others), step);
-    let lines = lines.as_slice();
-    match solve_2d(lines, max_speed, Aim::Nearest(preferred)) {
+    match solve_2d(&lines, max_speed, Aim::Nearest(preferred)) {
         Ok(v) => v,
-        Err((failed, partial)) => solve_3d(lines, max_speed, failed, partial),
+        Err((failed, partial)) => solve_3d(&lines, max_speed, failed, partial),
     }
 }
 
 /// Lanes in one batch of [`half_planes_4`].
 const LANES: usize = 4;
+
+// A full neighbour list is exactly two batches.
+const _: () = assert!(MAX_LINES == 2 * LANES);
 
 /// Up to [`MAX_LINES`] neighbours, each with whether its slot comes after
 /// the agent's. Entries from `len` on are zero and ignored.
@@ -175,19 +208,22 @@ struct Lines4 {
 /// The half-planes of [`half_plane`] for every neighbour in `others`, four
 /// at a time.
 fn half_planes(me: &Body, others: &Neighbours, step: f32) -> Lines {
+    // Both batches are always worked out (lanes past the end hold zeros
+    // and are never read), with no branch between them: the processor
+    // then overlaps their long chains of divisions and square roots.
+    let (first, second) = (
+        half_planes_4(me, &others.batch(0), step),
+        half_planes_4(me, &others.batch(LANES), step),
+    );
     let mut lines = Lines::new();
-    for from in (0..others.len).step_by(LANES) {
-        let batch = half_planes_4(me, &others.batch(from), step);
-        // Transposed, each lane's line is one column.
-        let columns = Mat4::from_cols(batch.px, batch.py, batch.dx, batch.dy).transpose();
-        for column in columns.to_cols_array_2d().iter().take(others.len - from) {
-            let [px, py, dx, dy] = *column;
-            lines.push(Line {
-                point: Vec2::new(px, py),
-                direction: Vec2::new(dx, dy),
-            });
-        }
+    for (from, batch) in [(0, first), (LANES, second)] {
+        let to = from..from + LANES;
+        batch.px.write_to_slice(&mut lines.px[to.clone()]);
+        batch.py.write_to_slice(&mut lines.py[to.clone()]);
+        batch.dx.write_to_slice(&mut lines.dx[to.clone()]);
+        batch.dy.write_to_slice(&mut lines.dy[to]);
     }
+    lines.len = others.len;
     lines
 }
 
@@ -227,7 +263,6 @@ fn half_planes_4(me: &Body, o: &Bodies4, step: f32) -> Lines4 {
     let d2 = ox * ox + oy * oy;
     let reach = Vec4::splat(me.radius) + o.radius;
     let reach2 = reach * reach;
-    let apart = d2.cmpgt(reach2);
     let apart = d2.cmpgt(reach2);
 
     // Apart: the circle.
@@ -356,25 +391,26 @@ fn half_plane(me: &Body, other: &Body, after: bool, step: f32) -> Line {
 /// Always inlined, with [`on_line`]: each caller passes one kind of
 /// [`Aim`], so every test of its kind is folded away.
 #[inline(always)]
-fn solve_2d(lines: &[Line], radius: f32, aim: Aim) -> Result<Vec2, (usize, Vec2)> {
+fn solve_2d(lines: &Lines, radius: f32, aim: Aim) -> Result<Vec2, (usize, Vec2)> {
     let mut best = match aim {
         Aim::Farthest(direction) => direction * radius,
         Aim::Nearest(p) if p.length_squared() > radius * radius => p.normalize() * radius,
         Aim::Nearest(p) => p,
     };
-    for (k, line) in lines.iter().enumerate() {
+    for k in 0..lines.len {
+        let line = lines.get(k);
         if cross(line.direction, best - line.point) > 0.0 {
             continue;
         }
-        best = on_line(line, &lines[..k], radius, aim).ok_or((k, best))?;
+        best = on_line(line, lines, k, radius, aim).ok_or((k, best))?;
     }
     Ok(best)
 }
 
-/// The value of `aim` on `line`, within `radius`, allowed by `earlier`;
-/// `None` when there is none.
+/// The value of `aim` on `line`, within `radius`, allowed by the first
+/// `count` of `lines`; `None` when there is none.
 #[inline(always)]
-fn on_line(line: &Line, earlier: &[Line], radius: f32, aim: Aim) -> Option<Vec2> {
+fn on_line(line: Line, lines: &Lines, count: usize, radius: f32, aim: Aim) -> Option<Vec2> {
     // Where the line crosses the circle: t² + 2bt + c = 0 along direction.
     let b = line.point.dot(line.direction);
     let discriminant = b * b + radius * radius - line.point.dot(line.point);
@@ -383,7 +419,8 @@ fn on_line(line: &Line, earlier: &[Line], radius: f32, aim: Aim) -> Option<Vec2>
     }
     let root = discriminant.sqrt();
     let (mut left, mut right) = (-b - root, -b + root);
-    for other in earlier {
+    for k in 0..count {
+        let other = lines.get(k);
         let denominator = cross(line.direction, other.direction);
         let numerator = cross(other.direction, line.point - other.point);
         if denominator.abs() <= EPSILON {
@@ -415,36 +452,19 @@ fn on_line(line: &Line, earlier: &[Line], radius: f32, aim: Aim) -> Option<Vec2>
 /// When the lines from `failed` on leave nothing: the value within
 /// `radius` that intrudes least into the worst of them, starting from
 /// `partial` (allowed by every line before `failed`).
-fn solve_3d(lines: &[Line], radius: f32, failed: usize, partial: Vec2) -> Vec2 {
+fn solve_3d(lines: &Lines, radius: f32, failed: usize, partial: Vec2) -> Vec2 {
     let mut depth = 0.0;
     let mut best = partial;
-    for (k, line) in lines.iter().enumerate().skip(failed) {
+    for k in failed..lines.len {
+        let line = lines.get(k);
         if cross(line.direction, line.point - best) <= depth {
             continue;
         }
-        // Each earlier line becomes the line where it and this one are
-        // intruded into equally; then push as far out of this one as
-        // those allow.
-        let mut equal = Lines::new();
-        for earlier in &lines[..k] {
-            let denominator = cross(line.direction, earlier.direction);
-            let point = if denominator.abs() <= EPSILON {
-                if line.direction.dot(earlier.direction) > 0.0 {
-                    continue;
-                }
-                (line.point + earlier.point) * 0.5
-            } else {
-                let t = cross(earlier.direction, line.point - earlier.point) / denominator;
-                line.point + t * line.direction
-            };
-            equal.push(Line {
-                direction: (earlier.direction - line.direction).normalize(),
-                point,
-            });
-        }
+        // Push as far out of this line as the lines of equal intrusion
+        // allow.
         // Failing here is rounding: the current value is kept.
         if let Ok(v) = solve_2d(
-            equal.as_slice(),
+            &equal_lines(line, lines, k),
             radius,
             Aim::Farthest(line.direction.perp()),
         ) {
@@ -453,6 +473,32 @@ fn solve_3d(lines: &[Line], radius: f32, failed: usize, partial: Vec2) -> Vec2 {
         }
     }
     best
+}
+
+/// Each of the first `count` of `lines` becomes the line where it and
+/// `line` are intruded into equally; one parallel to `line` and facing the
+/// same way is left out. (Worked out four at a time like the half-planes,
+/// this measured no faster: a solve builds these for few lines.)
+fn equal_lines(line: Line, lines: &Lines, count: usize) -> Lines {
+    let mut equal = Lines::new();
+    for k in 0..count {
+        let earlier = lines.get(k);
+        let denominator = cross(line.direction, earlier.direction);
+        let point = if denominator.abs() <= EPSILON {
+            if line.direction.dot(earlier.direction) > 0.0 {
+                continue;
+            }
+            (line.point + earlier.point) * 0.5
+        } else {
+            let t = cross(earlier.direction, line.point - earlier.point) / denominator;
+            line.point + t * line.direction
+        };
+        equal.push(Line {
+            direction: (earlier.direction - line.direction).normalize(),
+            point,
+        });
+    }
+    equal
 }
 
 #[cfg(test)]
@@ -555,9 +601,9 @@ mod tests {
         ) {
             let lanes = half_planes(&me, &Neighbours::gather(others.iter().copied()), step);
             prop_assert_eq!(lanes.len, others.len());
-            for (line, (other, after)) in lanes.as_slice().iter().zip(&others) {
-                let scalar = half_plane(&me, other, *after, step);
-                prop_assert_eq!(bits(line), bits(&scalar), "lanes {:?}, scalar {:?}", line, scalar);
+            for (k, (other, after)) in others.iter().enumerate() {
+                let (line, scalar) = (lanes.get(k), half_plane(&me, other, *after, step));
+                prop_assert_eq!(bits(&line), bits(&scalar), "lanes {:?}, scalar {:?}", line, scalar);
             }
         }
     }
