@@ -31,10 +31,17 @@
 //! no reciprocal estimates), so the lines are bit for bit the scalar
 //! ones; a test compares them with the scalar version kept for it. The
 //! lines are then kept as a structure of arrays too, so the lanes are
-//! stored as they come. Rejected after measuring: the linear programs'
-//! crossings and the 3D program's equal-intrusion lines in lanes (no
-//! faster: a solve builds them for few lines), and an `on_line` without
-//! early exits (slower).
+//! stored as they come. With
+//! `cargo run --release -p canopy-crowd --example crowd_phases -- 100000 2 1000`
+//! (two threads, 1,000 steps into the crush), the avoidance + integration
+//! phase takes 20.9 ms of processor time a step, 27.0 ms with the
+//! half-planes one by one; the crowd's state hash is unchanged.
+//!
+//! Rejected after measuring: the linear programs' crossings and the 3D
+//! program's equal-intrusion lines in lanes (no faster: a solve builds
+//! them for few lines); an `on_line` without early exits (slower); one
+//! division or root serving both cases of a half-plane, each lane picking
+//! its operands (slower: the cases' chains no longer overlap).
 
 use glam::{BVec4A, Mat4, Vec2, Vec4};
 
