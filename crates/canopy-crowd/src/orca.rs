@@ -74,8 +74,9 @@ struct Line {
 }
 
 /// Up to [`MAX_LINES`] lines, in order, as a structure of arrays (one
-/// array per coordinate), so that four lines load straight into the lanes
-/// of a [`Vec4`]. Entries from `len` on are not lines and never read.
+/// array per coordinate), so that four lanes of half-planes are stored
+/// into it as they come. Entries from `len` on are not lines and never
+/// read.
 #[derive(Clone, Copy, Debug)]
 struct Lines {
     len: usize,
@@ -99,17 +100,14 @@ impl Lines {
     /// Add `line`; past [`MAX_LINES`] it is left out (the callers never
     /// pass more).
     fn push(&mut self, line: Line) {
-        if self.len < MAX_LINES {
-            self.set(self.len, line);
+        let k = self.len;
+        if k < MAX_LINES {
+            self.px[k] = line.point.x;
+            self.py[k] = line.point.y;
+            self.dx[k] = line.direction.x;
+            self.dy[k] = line.direction.y;
             self.len += 1;
         }
-    }
-
-    fn set(&mut self, k: usize, line: Line) {
-        self.px[k] = line.point.x;
-        self.py[k] = line.point.y;
-        self.dx[k] = line.direction.x;
-        self.dy[k] = line.direction.y;
     }
 
     /// Line `k` (below `len`).
@@ -241,8 +239,8 @@ fn half_planes(me: &Body, others: &Neighbours, step: f32) -> Lines {
 }
 
 /// Square roots of each lane, correctly rounded like [`f32::sqrt`].
-/// Written lane by lane (glam has no such method and the intrinsic is
-/// not safe to call), which the compiler turns into one `sqrtps`.
+/// Written lane by lane (glam has no such method, and calling the SSE
+/// intrinsic takes `unsafe`); the compiler makes it one `sqrtps`.
 fn sqrt_4(v: Vec4) -> Vec4 {
     Vec4::new(v.x.sqrt(), v.y.sqrt(), v.z.sqrt(), v.w.sqrt())
 }
