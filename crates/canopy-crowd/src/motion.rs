@@ -11,6 +11,8 @@
 //! Buffers are kept between steps: after the first step nothing here
 //! allocates, and the avoidance solver works on the stack.
 
+use std::ops::Range;
+
 use glam::{Vec2, Vec4};
 use rayon::prelude::*;
 
@@ -177,10 +179,6 @@ fn sane_want(intent: Vec2, max_speed: f32) -> (Vec2, f32) {
 /// [`MAX_NEIGHBOURS`].
 const CANDIDATES: usize = 64;
 
-/// Candidates a neighbour query looks at together: [`Grid::PADDING`],
-/// as two vectors of four.
-const LANES: usize = Grid::PADDING;
-
 /// For each 4-bit mask, the lanes whose bits are set, in order (the rest
 /// repeat lane 0, and are written but not counted).
 const LEFT_PACK: [[u32; 4]; 16] = {
@@ -200,18 +198,10 @@ const LEFT_PACK: [[u32; 4]; 16] = {
     table
 };
 
-/// How many bits each byte has set: the processors this builds for by
-/// default have no instruction for it, and the loop a compiler writes in
-/// its place costs more than the lookup.
-const ONES: [u8; 256] = {
-    let mut table = [0; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        table[byte] = (byte as u32).count_ones() as u8;
-        byte += 1;
-    }
-    table
-};
+/// How many bits each 4-bit mask has set: the processors this builds for
+/// by default have no instruction for it, and the loop a compiler writes
+/// in its place costs more than the lookup.
+const ONES: [u8; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
 
 /// Who the agent in `slot` perceives within the grid's reach: how many,
 /// where the nearest is, and the nearest [`MAX_NEIGHBOURS`] — by distance,
@@ -221,22 +211,26 @@ const ONES: [u8; 256] = {
 /// Most of the crowd stands in a crush of thirty or more within reach, and
 /// only the nearest eight matter to avoidance. So the pass over the cells
 /// keeps only candidates within a *guess* of the eighth's distance, made
-/// from how many share the agent's cell (at that density about fourteen
-/// are that close): in a crush about a dozen, not thirty, are ordered at
-/// the end. The answer never depends on the guess: if fewer than eight
-/// (or fewer than all there are) were within it, the pass runs again with
-/// no guess, which measured runs do for about one agent in two hundred.
+/// from how many share the agent's row of cells (at that density about
+/// twelve are that close): in a crush about a dozen, not thirty, are
+/// ordered at the end. The answer never depends on the guess: if fewer
+/// than eight (or fewer than all there are) were within it, the pass runs
+/// again with no guess. Measured 700 to 1,000 steps into the demo's
+/// crush: 11.8 kept a query and one pass in ninety run again (a guess of
+/// fourteen: 13.8 and one in four hundred; ten: 9.5 and one in nine; the
+/// agent's own cell alone as the density: a little worse each time).
 fn perceive(grid: &Grid, slot: usize, scan: &mut Scan) -> Near {
+    const GUESS: f32 = 12.0;
     let here = grid.position(slot);
     let r2 = grid.reach() * grid.reach();
-    // About `GUESS` others expected within `guess2` at the density of the
-    // agent's own cell (whose count includes the agent).
-    const GUESS: f32 = 14.0;
-    let others = grid.cell_count(here).saturating_sub(1).max(1) as f32;
-    let guess2 = GUESS * r2 / (std::f32::consts::PI * others);
-    scan_near(grid, slot, here, guess2.min(r2), scan);
+    let runs = grid.runs_near(here);
+    // The own row's run is three cells wide (fewer at the arena's edge,
+    // which only makes the guess wider) and counts the agent itself.
+    let per_cell = runs[1].len().saturating_sub(1).max(1) as f32 / 3.0;
+    let guess2 = GUESS * r2 / (std::f32::consts::PI * per_cell);
+    scan_near(grid, &runs, slot, here, guess2.min(r2), scan);
     if scan.passed < scan.count.min(MAX_NEIGHBOURS) {
-        scan_near(grid, slot, here, r2, scan);
+        scan_near(grid, &runs, slot, here, r2, scan);
     }
     let mut near = Near {
         count: scan.count.min(255) as u8,
@@ -247,14 +241,21 @@ fn perceive(grid: &Grid, slot: usize, scan: &mut Scan) -> Near {
     if scan.count > MAX_NEIGHBOURS {
         // The nearest first. Where nobody was dropped the order is the
         // grid's scan order, already fixed.
-        let nearest = nearest_keys(grid, here, found);
+        let nearest = nearest_keys(grid, here, slot as u32, found);
         for (slot, key) in near.slots.iter_mut().zip(nearest) {
             *slot = key as u32;
         }
         near.nearest = grid.position(near.slots[0] as usize);
     } else {
-        near.slots[..found.len()].copy_from_slice(found);
-        if let Some(closest) = found.iter().map(|&other| key_of(grid, here, other)).min() {
+        // Everyone within reach, in scan order, but the agent itself.
+        let mut closest = u64::MAX;
+        let mut k = 0;
+        for &other in found.iter().filter(|&&other| other as usize != slot) {
+            near.slots[k] = other;
+            closest = closest.min(key_of(grid, here, other));
+            k += 1;
+        }
+        if k > 0 {
             near.nearest = grid.position(closest as u32 as usize);
         }
     }
@@ -276,7 +277,7 @@ fn key_of(grid: &Grid, here: Vec2, other: u32) -> u64 {
 #[derive(Clone, Debug)]
 struct Scan {
     /// Slots of the candidates kept, in scan order (unless some were
-    /// dropped).
+    /// dropped); the agent's own among them.
     found: [u32; CANDIDATES],
     /// How many of `found` are in use.
     len: usize,
@@ -298,70 +299,69 @@ impl Default for Scan {
     }
 }
 
-/// One pass over the cells near the agent in `slot` (at `here`): counts
-/// everyone within reach, and keeps in scan order those within `limit2`
-/// (a squared distance) — all of them, or once the buffer fills, the
-/// nearest [`MAX_NEIGHBOURS`] and, from then on, only those no farther
-/// than the farthest of those.
+/// One pass over `runs`, the cells near the agent in `slot` (at `here`):
+/// counts everyone else within reach, and keeps in scan order those within
+/// `limit2` (a squared distance) — all of them, or once the buffer fills,
+/// the nearest [`MAX_NEIGHBOURS`] and, from then on, only those no farther
+/// than the farthest of those. The agent itself may be among those kept.
 ///
 /// Distances are worked out four at a time from the grid's coordinate
-/// lists, as whole vectors, with a bit mask of who is within reach and
-/// within the limit; the slots of those within the limit are packed into
-/// the buffer by table, four at a time: no branch per candidate.
-fn scan_near(grid: &Grid, slot: usize, here: Vec2, limit2: f32, scan: &mut Scan) {
+/// lists, as whole vectors; who is within reach is summed in the lanes,
+/// and the slots of those within the limit are packed into the buffer by
+/// table: no branch per candidate, and nothing per candidate to exclude
+/// the agent itself, which is taken out of the sums at the end.
+fn scan_near(
+    grid: &Grid,
+    runs: &[Range<usize>; 3],
+    slot: usize,
+    here: Vec2,
+    limit2: f32,
+    scan: &mut Scan,
+) {
     let (xs, ys) = (grid.xs(), grid.ys());
     let (hx, hy) = (Vec4::splat(here.x), Vec4::splat(here.y));
-    let reach2 = Vec4::splat(grid.reach() * grid.reach());
-    let mut limit2 = Vec4::splat(limit2);
-    (scan.len, scan.count, scan.passed) = (0, 0, 0);
-    for run in grid.runs_near(here) {
-        for from in run.clone().step_by(LANES) {
-            if scan.len > CANDIDATES - LANES {
-                limit2 = Vec4::splat(keep_nearest(grid, here, scan));
+    let r2 = grid.reach() * grid.reach();
+    let (reach2, mut limit) = (Vec4::splat(r2), Vec4::splat(limit2));
+    let lanes = Vec4::new(0.0, 1.0, 2.0, 3.0);
+    let mut within = Vec4::ZERO;
+    (scan.len, scan.passed) = (0, 0);
+    for run in runs {
+        for from in run.clone().step_by(4) {
+            if scan.len > CANDIDATES - 4 {
+                limit = Vec4::splat(keep_nearest(grid, here, slot as u32, scan));
             }
-            let (Some(x), Some(y)) = (xs.get(from..from + LANES), ys.get(from..from + LANES))
-            else {
+            let (Some(x), Some(y)) = (xs.get(from..from + 4), ys.get(from..from + 4)) else {
                 // The grid pads its lists: a run never reads past them.
                 break;
             };
-            let valid = (1u32 << (run.end - from).min(LANES)) - 1;
-            // Not the agent itself (a shift past the lanes clears nothing).
-            let me = (u32::try_from(slot.wrapping_sub(from)).ok())
-                .and_then(|lane| 1u32.checked_shl(lane))
-                .unwrap_or(0);
-            let (mut within, mut pass) = (0, 0);
-            for at in [0, 4] {
-                let (dx, dy) = (
-                    Vec4::from_slice(&x[at..]) - hx,
-                    Vec4::from_slice(&y[at..]) - hy,
-                );
-                // `Vec2::distance_squared`'s own arithmetic, lane by lane.
-                let d2 = dx * dx + dy * dy;
-                within |= d2.cmple(reach2).bitmask() << at;
-                pass |= d2.cmple(limit2).bitmask() << at;
+            let (dx, dy) = (Vec4::from_slice(x) - hx, Vec4::from_slice(y) - hy);
+            // `Vec2::distance_squared`'s own arithmetic, lane by lane.
+            let d2 = dx * dx + dy * dy;
+            // Lanes past the run's end hold agents of other cells.
+            let valid = lanes.cmplt(Vec4::splat((run.end - from) as f32));
+            within += Vec4::select(d2.cmple(reach2) & valid, Vec4::ONE, Vec4::ZERO);
+            let bits = (d2.cmple(limit) & valid).bitmask() as usize;
+            let to = &mut scan.found[scan.len..scan.len + 4];
+            for (to, lane) in to.iter_mut().zip(LEFT_PACK[bits]) {
+                *to = from as u32 + lane;
             }
-            within &= valid & !me;
-            pass &= within;
-            scan.count += usize::from(ONES[within as usize]);
-            scan.passed += usize::from(ONES[pass as usize]);
-            for at in [0, 4] {
-                let bits = ((pass >> at) & 0xf) as usize;
-                let to = &mut scan.found[scan.len..scan.len + 4];
-                for (to, lane) in to.iter_mut().zip(LEFT_PACK[bits]) {
-                    *to = (from + at) as u32 + lane;
-                }
-                scan.len += usize::from(ONES[bits]);
-            }
+            scan.len += usize::from(ONES[bits]);
+            scan.passed += usize::from(ONES[bits]);
         }
     }
+    // The agent's own lane (its own run always holds it) worked out this
+    // distance: zero, or NaN where it stands nowhere.
+    let own = here.distance_squared(here);
+    scan.count = (within.element_sum() as usize).saturating_sub(usize::from(own <= r2));
+    scan.passed = scan.passed.saturating_sub(usize::from(own <= limit2));
 }
 
-/// Keep only the nearest [`MAX_NEIGHBOURS`] of a full buffer; returns the
-/// squared distance of the farthest kept: nobody found later but farther
-/// can be among the nearest.
+/// Keep only the nearest [`MAX_NEIGHBOURS`] others (not `me`) of a full
+/// buffer; returns the squared distance of the farthest kept: nobody
+/// found later but farther can be among the nearest.
 #[cold]
-fn keep_nearest(grid: &Grid, here: Vec2, scan: &mut Scan) -> f32 {
-    let nearest = nearest_keys(grid, here, &scan.found[..scan.len]);
+fn keep_nearest(grid: &Grid, here: Vec2, me: u32, scan: &mut Scan) -> f32 {
+    let nearest = nearest_keys(grid, here, me, &scan.found[..scan.len]);
     for (slot, key) in scan.found.iter_mut().zip(nearest) {
         *slot = key as u32;
     }
@@ -370,14 +370,19 @@ fn keep_nearest(grid: &Grid, here: Vec2, scan: &mut Scan) -> f32 {
 }
 
 /// The [`MAX_NEIGHBOURS`] nearest to `here` of the agents in slots
-/// `found` (at least that many), as [`key_of`]s, in order: each key passes
-/// down a sorted row, a compare-exchange per place, without a branch.
-/// Sorting a dozen keys the usual way mispredicts a branch for nearly
-/// every one; sorting networks over blocks of eight measured slower still.
-fn nearest_keys(grid: &Grid, here: Vec2, found: &[u32]) -> [u64; MAX_NEIGHBOURS] {
+/// `found` (at least that many besides `me`, who is passed over), as
+/// [`key_of`]s, in order: each key passes down a sorted row, a
+/// compare-exchange per place, without a branch. Sorting a dozen keys the
+/// usual way mispredicts a branch for nearly every one. Measured no
+/// faster: a sorting network for the first eight (more values than
+/// registers), skipping keys beyond the eighth (a branch again), and the
+/// row kept in the lanes of two vectors (each insertion still waits on
+/// the one before).
+fn nearest_keys(grid: &Grid, here: Vec2, me: u32, found: &[u32]) -> [u64; MAX_NEIGHBOURS] {
     let mut best = [u64::MAX; MAX_NEIGHBOURS];
     for &other in found {
-        let mut carry = key_of(grid, here, other);
+        let key = key_of(grid, here, other);
+        let mut carry = if other == me { u64::MAX } else { key };
         for place in &mut best {
             let low = (*place).min(carry);
             carry = (*place).max(carry);

@@ -201,13 +201,6 @@ impl Grid {
         &self.ys
     }
 
-    /// How many agents are in the cell holding `p`: how crowded it is
-    /// around `p`, at no cost.
-    pub fn cell_count(&self, p: Vec2) -> usize {
-        let c = self.index(p.y) * self.cols + self.index(p.x);
-        (self.start[c + 1] - self.start[c]) as usize
-    }
-
     /// The runs of slots that hold every agent within [`Grid::reach`] of
     /// `p` (and some a little farther): one run per row of cells — the
     /// circle spans at most three — covering only the cells the circle
