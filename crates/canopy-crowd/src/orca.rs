@@ -267,6 +267,10 @@ fn scale_or(x: Vec4, y: Vec4, recip: Vec4, fallback: (Vec4, Vec4)) -> (Vec4, Vec
 /// its own, so a lane does exactly the scalar operations, in the same
 /// order, and rounds exactly the same (`+`, `−`, `×`, `÷` and `√` are
 /// correctly rounded in every lane; nothing is fused).
+///
+/// Always inlined into [`half_planes`]: called, each batch's bodies went
+/// to memory and its lines came back through memory.
+#[inline(always)]
 fn half_planes_4(me: &Body, o: &Bodies4, step: f32) -> Lines4 {
     let (mvx, mvy) = (Vec4::splat(me.velocity.x), Vec4::splat(me.velocity.y));
     let (ox, oy) = (o.x - me.position.x, o.y - me.position.y);
