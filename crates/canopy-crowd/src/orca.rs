@@ -34,14 +34,40 @@
 //! stored as they come. With
 //! `cargo run --release -p canopy-crowd --example crowd_phases -- 100000 2 1000`
 //! (two threads, 1,000 steps into the crush), the avoidance + integration
-//! phase takes 20.9 ms of processor time a step, 27.0 ms with the
-//! half-planes one by one; the crowd's state hash is unchanged.
+//! phase took 20.9 ms of processor time a step, 27.0 ms with the
+//! half-planes one by one; the crowd's state hash is unchanged. With
+//! [`half_planes_4`] inlined rather than called, 20.2 to 20.4 ms against
+//! 20.7 to 21.0 (runs back to back, on a machine busy with other work).
+//!
+//! Where a solve's time goes, timed on one thread over the inputs of all
+//! 100,000 agents after those 1,100 steps (every agent has eight
+//! neighbours): about 187 ns an agent, of which gathering the neighbours
+//! and their half-planes take about 58, the 2D program about 72 and the
+//! 3D one about 58. The programs are bound by their branches (does a line
+//! allow the current value? does a line's interval close?), whose
+//! outcomes follow the crowd, not a pattern. `on_line` does not depend on
+//! the current value, so while those branches are guessed right the
+//! processor works on several line solves at once; what takes that away
+//! costs more than the branches it saves.
 //!
 //! Rejected after measuring: the linear programs' crossings and the 3D
 //! program's equal-intrusion lines in lanes (no faster: a solve builds
 //! them for few lines); an `on_line` without early exits (slower); one
 //! division or root serving both cases of a half-plane, each lane picking
-//! its operands (slower: the cases' chains no longer overlap).
+//! its operands (slower: the cases' chains no longer overlap). On one
+//! thread, per agent: testing every line against the current value in
+//! lanes and visiting only the failing ones (218 ns against 189 in the 2D
+//! program, 204 in the 3D program's outer loop: the next line solve waits
+//! for the previous one's value instead of starting on a guess); the
+//! interval update in `on_line` without a branch (202 against 189); every
+//! line's crossings with the speed circle worked out in lanes beforehand
+//! (191 against 187); one buffer of equal-intrusion lines for all of a 3D
+//! program's rebuilds (194 against 189); `solve_3d` inlined (192 against
+//! 187); loops capped at [`MAX_LINES`] to drop the bounds checks (192
+//! against 187: the loops are unrolled); skipping the overlapping case
+//! where no lane of a batch overlaps (at most 5 ns gained, and 45 % of
+//! batches in the crush have an overlapping lane, so the branch is a coin
+//! toss).
 
 use glam::{BVec4A, Mat4, Vec2, Vec4};
 
@@ -267,6 +293,10 @@ fn scale_or(x: Vec4, y: Vec4, recip: Vec4, fallback: (Vec4, Vec4)) -> (Vec4, Vec
 /// its own, so a lane does exactly the scalar operations, in the same
 /// order, and rounds exactly the same (`+`, `−`, `×`, `÷` and `√` are
 /// correctly rounded in every lane; nothing is fused).
+///
+/// Always inlined into [`half_planes`]: called, each batch's bodies went
+/// to memory and its lines came back through memory.
+#[inline(always)]
 fn half_planes_4(me: &Body, o: &Bodies4, step: f32) -> Lines4 {
     let (mvx, mvy) = (Vec4::splat(me.velocity.x), Vec4::splat(me.velocity.y));
     let (ox, oy) = (o.x - me.position.x, o.y - me.position.y);
