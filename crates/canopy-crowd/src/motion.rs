@@ -179,6 +179,11 @@ fn sane_want(intent: Vec2, max_speed: f32) -> (Vec2, f32) {
 /// [`MAX_NEIGHBOURS`].
 const CANDIDATES: usize = 64;
 
+/// Candidates a neighbour query looks at together, one per lane of a
+/// [`Vec4`]: the grid pads its coordinate lists with as many.
+const LANES: usize = Grid::PADDING;
+const _: () = assert!(LANES == 4, "a query's masks and tables are four lanes wide");
+
 /// For each 4-bit mask, the lanes whose bits are set, in order (the rest
 /// repeat lane 0, and are written but not counted).
 const LEFT_PACK: [[u32; 4]; 16] = {
@@ -272,8 +277,8 @@ fn key_of(grid: &Grid, here: Vec2, other: u32) -> u64 {
 }
 
 /// What one pass over the cells near an agent found: a buffer each thread
-/// reuses from query to query (returned by value, its copy cost as much as
-/// a quarter of the pass).
+/// reuses from query to query (returned by value, its copy cost as much
+/// as a quarter of the pass).
 #[derive(Clone, Debug)]
 struct Scan {
     /// Slots of the candidates kept, in scan order (unless some were
@@ -326,11 +331,12 @@ fn scan_near(
     let mut within = Vec4::ZERO;
     (scan.len, scan.passed) = (0, 0);
     for run in runs {
-        for from in run.clone().step_by(4) {
-            if scan.len > CANDIDATES - 4 {
+        for from in run.clone().step_by(LANES) {
+            if scan.len > CANDIDATES - LANES {
                 limit = Vec4::splat(keep_nearest(grid, here, slot as u32, scan));
             }
-            let (Some(x), Some(y)) = (xs.get(from..from + 4), ys.get(from..from + 4)) else {
+            let (Some(x), Some(y)) = (xs.get(from..from + LANES), ys.get(from..from + LANES))
+            else {
                 // The grid pads its lists: a run never reads past them.
                 break;
             };
@@ -341,7 +347,7 @@ fn scan_near(
             let valid = lanes.cmplt(Vec4::splat((run.end - from) as f32));
             within += Vec4::select(d2.cmple(reach2) & valid, Vec4::ONE, Vec4::ZERO);
             let bits = (d2.cmple(limit) & valid).bitmask() as usize;
-            let to = &mut scan.found[scan.len..scan.len + 4];
+            let to = &mut scan.found[scan.len..scan.len + LANES];
             for (to, lane) in to.iter_mut().zip(LEFT_PACK[bits]) {
                 *to = from as u32 + lane;
             }

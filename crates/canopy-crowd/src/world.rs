@@ -68,7 +68,7 @@ pub struct Grid {
 impl Grid {
     /// Entries past the last slot in [`Grid::xs`] and [`Grid::ys`], all
     /// infinitely far from any point.
-    pub const PADDING: usize = 8;
+    pub const PADDING: usize = 4;
 
     /// A grid over a `size × size` arena for neighbour queries that reach
     /// `reach` units: its cells are that wide.
