@@ -36,12 +36,24 @@ fn ticking_a_thousand_brains_allocates_nothing_after_the_first_tick() {
     let mut tick = tick_schedule();
     let world = app.world_mut();
     tick.run(world); // warm-up: every agent is made
-    let before = canopy_counting::stats().allocations;
-    for _ in 0..100 {
-        tick.run(world);
-    }
-    let allocations = canopy_counting::stats().allocations - before;
-    assert_eq!(allocations, 0);
+    // The counters are the whole process's, and Bevy's pool threads start
+    // on their own time, allocating as they do (22 allocations fell into
+    // the ticks once, on a loaded machine): they get a moment to start,
+    // and a first window of ticks that may still see them. A tick that
+    // allocates shows in every window.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let windows: [u64; 4] = std::array::from_fn(|_| {
+        let before = canopy_counting::stats().allocations;
+        for _ in 0..25 {
+            tick.run(world);
+        }
+        canopy_counting::stats().allocations - before
+    });
+    assert_eq!(
+        windows[1..],
+        [0, 0, 0],
+        "allocations in each window of 25 ticks: {windows:?}"
+    );
     // The guards within 50 of the intruder (at 0) chase it; the one
     // standing on it keeps its heading.
     let mut headings: Vec<(f32, f32)> = world
