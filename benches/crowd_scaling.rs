@@ -5,8 +5,9 @@
 //!
 //! At 100k agents the crowd also runs with level of detail (`--lod` in the
 //! demo: agents ticked every step near a moving focus, 1 step in 2, 4 or 8
-//! farther out), so the tree's cost per frame with and without it stands
-//! side by side.
+//! farther out, and perceiving and steered on the steps they are ticked),
+//! so the tree's cost per frame and the whole step with and without it
+//! stand side by side.
 //!
 //! After criterion's own lines, a table puts them side by side: the
 //! median tree tick and whole step (ms) over every step the benches ran,

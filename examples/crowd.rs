@@ -14,7 +14,8 @@
 //!
 //! `--lod` ticks agents by their distance to a focus point circling the
 //! arena — near ones every step, farther ones 1 step in 2, 4 or 8 — and
-//! their trees count the steps they missed; the picture draws the bands
+//! their trees count the steps they missed; an agent is steered (its
+//! avoidance) when it is ticked and keeps its velocity between; the picture draws the bands
 //! and the classes, and with `--serve` the inspector draws slower agents
 //! paler, counts each class and shows the watched agent's class and last
 //! tick.
@@ -91,8 +92,8 @@ struct Args {
     /// Reload `--tree` whenever the file changes, while the crowd runs.
     #[arg(long, requires = "tree")]
     watch: bool,
-    /// Level of detail: tick agents by their band round a moving focus
-    /// (every step near it, 1 step in 2, 4 or 8 farther out).
+    /// Level of detail: tick and steer agents by their band round a moving
+    /// focus (every step near it, 1 step in 2, 4 or 8 farther out).
     #[arg(long)]
     lod: bool,
     /// With `--lod`: tick as many agents each step as fit in this many µs

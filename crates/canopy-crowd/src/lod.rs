@@ -7,8 +7,10 @@
 //! the rest every 8th. Classes are reassigned every 4th step (distances
 //! change slowly next to the bands' widths, and hysteresis of 1% of the
 //! side keeps agents on an edge from flipping); the plan itself is made
-//! every step by [`Lod::next_frame`]. The scheduler is the engine's
-//! ([`canopy_core::Lod`]); this module only says what distance means here.
+//! every step by [`Lod::next_frame`]. Movement follows the plan too: an
+//! agent's avoidance runs on the steps its tree is ticked. The scheduler
+//! is the engine's ([`canopy_core::Lod`]); this module only says what
+//! distance means here.
 
 use canopy_core::{Lod, LodError, RateClass};
 use glam::Vec2;

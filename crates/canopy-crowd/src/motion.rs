@@ -37,6 +37,17 @@ struct Near {
     nearest: Vec2,
 }
 
+/// What one agent wants of a step's movement, fetched in slot order.
+#[derive(Clone, Copy, Debug, Default)]
+struct Want {
+    /// The intent, when `avoid`; else the velocity the agent keeps.
+    velocity: Vec2,
+    /// Top speed.
+    max_speed: f32,
+    /// Whether avoidance chooses this step's velocity.
+    avoid: bool,
+}
+
 /// The per-step buffers of perception and movement, in slot order.
 ///
 /// [`Crowd::step`](crate::Crowd::step) runs these for the whole crowd; a
@@ -50,8 +61,8 @@ pub struct Motion {
     bodies: Vec<Body>,
     /// What each agent perceives.
     near: Vec<Near>,
-    /// Each agent's intent and top speed for this step.
-    wants: Vec<(Vec2, f32)>,
+    /// What each agent wants of this step's movement.
+    wants: Vec<Want>,
     /// The velocities avoidance chose.
     velocities: Vec<Vec2>,
 }
@@ -61,6 +72,19 @@ impl Motion {
     /// agent's neighbours, and tell every walker how many there are and
     /// where the nearest is.
     pub fn sense(&mut self, walkers: &mut [Walker], world: &World) {
+        self.sense_some(walkers, world, None);
+    }
+
+    /// [`Motion::sense`] for the agents whose `elapsed` is not 0 (and
+    /// those past its end): everyone's body is taken, but only these
+    /// perceive, and only their walkers are told. Pass the same `elapsed`
+    /// to [`Motion::move_walkers_due`]: the others have no neighbours to
+    /// avoid, and their walkers keep what they perceived last.
+    pub fn sense_due(&mut self, walkers: &mut [Walker], world: &World, elapsed: &[u32]) {
+        self.sense_some(walkers, world, Some(elapsed));
+    }
+
+    fn sense_some(&mut self, walkers: &mut [Walker], world: &World, elapsed: Option<&[u32]>) {
         let grid = &world.grid;
         let n = grid.len();
         self.bodies.resize(n, Body::default());
@@ -77,15 +101,22 @@ impl Motion {
             });
         self.near
             .par_iter_mut()
+            .zip(grid.agents())
             .enumerate()
-            .for_each_init(Scan::default, |scan, (slot, near)| {
-                *near = perceive(grid, slot, scan);
+            .for_each_init(Scan::default, |scan, (slot, (near, &i))| {
+                *near = if is_due(elapsed, i as usize) {
+                    perceive(grid, slot, scan)
+                } else {
+                    Near::default()
+                };
             });
         let near = &self.near;
         walkers
             .par_iter_mut()
             .zip(grid.slots())
-            .for_each(|(w, &slot)| {
+            .enumerate()
+            .filter(|(i, _)| is_due(elapsed, *i))
+            .for_each(|(_, (w, &slot))| {
                 let seen = &near[slot as usize];
                 w.neighbours = seen.count;
                 w.nearest = (seen.len > 0).then_some(seen.nearest);
@@ -96,9 +127,24 @@ impl Motion {
     /// avoids its nearest neighbours (ORCA, solved on the stack), then it moves
     /// and its needs change.
     pub fn move_walkers(&mut self, walkers: &mut [Walker], world: &World) {
+        self.move_some(walkers, world, None);
+    }
+
+    /// [`Motion::move_walkers`] with *movement level of detail*: only the
+    /// agents whose `elapsed` is not 0 (those whose trees were ticked this
+    /// step, see [`canopy_core::Lod::elapsed`]) choose a new velocity;
+    /// the rest keep the one they last chose and move on with it. As in
+    /// Unreal's Mass, an agent far from the camera is steered, like it is
+    /// decided, only every few steps. Agents past the end of `elapsed`
+    /// count as due.
+    pub fn move_walkers_due(&mut self, walkers: &mut [Walker], world: &World, elapsed: &[u32]) {
+        self.move_some(walkers, world, Some(elapsed));
+    }
+
+    fn move_some(&mut self, walkers: &mut [Walker], world: &World, elapsed: Option<&[u32]>) {
         let grid = &world.grid;
         let n = grid.len();
-        self.wants.resize(n, (Vec2::ZERO, 0.0));
+        self.wants.resize(n, Want::default());
         self.velocities.resize(n, Vec2::ZERO);
         // Fetch the intents in slot order first, in a pass short enough
         // for the processor to overlap its cache misses; inside the long
@@ -109,7 +155,13 @@ impl Motion {
             .zip(grid.agents())
             .for_each(|(want, &i)| {
                 let w = &all[i as usize];
-                *want = (w.intent, w.max_speed);
+                let avoid = is_due(elapsed, i as usize);
+                let velocity = if avoid { w.intent } else { w.vel };
+                *want = Want {
+                    velocity,
+                    max_speed: w.max_speed,
+                    avoid,
+                };
             });
         let (bodies, near, wants) = (&self.bodies, &self.near, &self.wants);
         let horizon = avoidance_step(world.dt);
@@ -117,12 +169,16 @@ impl Motion {
             .par_iter_mut()
             .enumerate()
             .for_each(|(slot, velocity)| {
-                let (intent, max_speed) = wants[slot];
+                let want = wants[slot];
+                if !want.avoid {
+                    *velocity = want.velocity;
+                    return;
+                }
                 let seen = &near[slot];
                 let others = seen.slots[..usize::from(seen.len)]
                     .iter()
                     .map(|&other| (bodies[other as usize], other as usize > slot));
-                let (intent, max_speed) = sane_want(intent, max_speed);
+                let (intent, max_speed) = sane_want(want.velocity, want.max_speed);
                 let chosen = orca::avoid(&bodies[slot], others, intent, max_speed, horizon);
                 *velocity = if chosen.is_finite() {
                     chosen
@@ -143,6 +199,12 @@ impl Motion {
                 update_needs(w, world);
             });
     }
+}
+
+/// Whether agent `i` is due by `elapsed` (everyone without a plan, and
+/// agents past its end).
+fn is_due(elapsed: Option<&[u32]>, i: usize) -> bool {
+    elapsed.is_none_or(|e| e.get(i).is_none_or(|&e| e > 0))
 }
 
 /// The shortest time step avoidance plans for, in seconds. ORCA divides
@@ -449,6 +511,58 @@ mod tests {
                 prop_assert_eq!(kept, expected);
                 if let Some(&(_, closest)) = within.first() {
                     prop_assert_eq!(seen.nearest, grid.position(closest));
+                }
+            }
+        }
+
+        /// With level of detail, an agent that is due perceives and moves
+        /// exactly as it would with everyone due, and one that is not
+        /// keeps its velocity and moves on with it, and its walker keeps
+        /// what it perceived last; agents past the end of the list count
+        /// as due.
+        #[test]
+        fn agents_not_due_keep_their_velocity_and_the_rest_avoid_as_usual(
+            positions in crowd(),
+            due in prop::collection::vec(any::<bool>(), 0..200),
+        ) {
+            let walkers: Vec<Walker> = positions
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| Walker {
+                    vel: Vec2::from_angle(i as f32).clamp_length_max(1.0),
+                    intent: Vec2::from_angle(i as f32 * 0.7) * 2.0,
+                    neighbours: 77,
+                    nearest: Some(Vec2::NEG_ONE),
+                    ..walker_at(p)
+                })
+                .collect();
+            let mut world = World {
+                size: 40.0,
+                dt: 0.1,
+                step: 0,
+                food: Vec::new(),
+                rest: Vec::new(),
+                threats: Vec::new(),
+                social_radius: 3.0,
+                grid: Grid::new(40.0, 3.0),
+            };
+            world.grid.rebuild(&walkers);
+            let elapsed: Vec<u32> = due.iter().map(|&d| u32::from(d)).collect();
+            let (mut everyone, mut some) = (walkers.clone(), walkers.clone());
+            let mut motion = Motion::default();
+            motion.sense(&mut everyone, &world);
+            motion.move_walkers(&mut everyone, &world);
+            let mut motion = Motion::default();
+            motion.sense_due(&mut some, &world, &elapsed);
+            motion.move_walkers_due(&mut some, &world, &elapsed);
+            for (i, ((some, all), before)) in some.iter().zip(&everyone).zip(&walkers).enumerate() {
+                if due.get(i).is_none_or(|&d| d) {
+                    prop_assert_eq!(some, all, "agent {} is due", i);
+                } else {
+                    prop_assert_eq!(some.vel, before.vel, "agent {} keeps its velocity", i);
+                    let moved = (before.pos + before.vel * 0.1).max(Vec2::ZERO).min(Vec2::splat(40.0));
+                    prop_assert_eq!(some.pos, moved);
+                    prop_assert_eq!((some.neighbours, some.nearest), (77, Some(Vec2::NEG_ONE)));
                 }
             }
         }

@@ -12,6 +12,10 @@
 //!    are and where the nearest is (for the tree), the closest few (for
 //!    avoidance). Trails are sampled.
 //!
+//! With level of detail, only the agents due in a step decide and steer;
+//! they perceive at its start, when the plan says who they are, and the
+//! others keep their velocity.
+//!
 //! Every per-agent computation reads only the snapshot and writes only its
 //! agent, and the grid lists neighbours in a fixed order, so the result is
 //! the same with one thread or many; the seed fixes everything else.
@@ -153,7 +157,7 @@ impl Walker {
 pub struct StepTimes {
     /// The behavior phase: every agent's tree tick.
     pub tree: Duration,
-    /// Movement, needs, and the world update.
+    /// Perception, movement, needs, and the world update.
     pub movement: Duration,
 }
 
@@ -178,6 +182,10 @@ pub struct Crowd {
     pub(crate) config: Config,
     /// Level of detail, when on.
     lod: Option<CrowdLod>,
+    /// Whether some walkers have not perceived where everyone is now: with
+    /// level of detail only the agents due perceive, at the start of the
+    /// step (see [`Motion::sense_due`]).
+    perception_stale: bool,
 }
 
 impl std::fmt::Debug for Crowd {
@@ -282,6 +290,7 @@ impl Crowd {
             trail_samples: 0,
             config: resolved,
             lod: None,
+            perception_stale: false,
         })
     }
 
@@ -293,6 +302,7 @@ impl Crowd {
         self.agents = agents;
         self.world.grid.rebuild(&self.walkers);
         self.motion.sense(&mut self.walkers, &self.world);
+        self.perception_stale = false;
         let n = self.walkers.len();
         for (k, t) in self.trails.iter_mut().enumerate() {
             *t = self.walkers[k % n].pos;
@@ -321,8 +331,10 @@ impl Crowd {
     /// Level of detail on or off. On, agents are ticked by distance to a
     /// focus point circling the arena: near ones every step, farther ones
     /// every 2nd, 4th or 8th step, and their trees count the steps they
-    /// missed ([`Agent::tick_elapsed`]); an agent not ticked keeps walking
-    /// where it was going. Off, every agent is ticked every step. An error
+    /// missed ([`Agent::tick_elapsed`]); an agent is steered when it is
+    /// ticked and otherwise keeps the velocity it last chose
+    /// ([`Motion::move_walkers_due`]). Off, every agent is ticked and
+    /// steered every step. An error
     /// only for an arena whose side is not a positive number.
     pub fn set_lod(&mut self, on: bool) -> Result<(), LodError> {
         self.lod = if on {
@@ -379,9 +391,10 @@ impl Crowd {
         F: Fn(&mut Agent, &Tree<Walker, World>, &mut Walker, &World) -> Status + Sync,
     {
         self.lod = None;
+        let sensed = self.perceive_if_stale();
         let start = Instant::now();
         self.tick_trees_with(&tick);
-        self.finish_step(start)
+        self.finish_step(start.elapsed(), sensed)
     }
 
     /// [`Crowd::step_with`] keeping level of detail: `tick` ticks each
@@ -394,39 +407,74 @@ impl Crowd {
     where
         F: Fn(&mut Agent, &Tree<Walker, World>, &mut Walker, &World, u32) -> Status + Sync,
     {
-        let start = Instant::now();
         let Some(lod) = self.lod.as_mut() else {
+            let sensed = self.perceive_if_stale();
+            let start = Instant::now();
             self.tick_trees_with(&|agent, tree, walker, world| tick(agent, tree, walker, world, 1));
-            return self.finish_step(start);
+            return self.finish_step(start.elapsed(), sensed);
         };
+        let start = Instant::now();
         lod.plan(self.world.step + 1, &self.walkers);
+        let planned = start.elapsed();
+        // Only the agents due perceive: the others neither decide nor
+        // steer this step.
+        let sensing = Instant::now();
+        let elapsed = lod.lod.elapsed();
+        self.motion
+            .sense_due(&mut self.walkers, &self.world, elapsed);
+        let sensed = sensing.elapsed();
+        let ticking = Instant::now();
         let (tree, world) = (&self.tree, &self.world);
         self.agents
             .par_iter_mut()
             .zip(self.walkers.par_iter_mut())
-            .zip(lod.lod.elapsed())
+            .zip(elapsed)
             .filter(|(_, e)| **e > 0)
             .for_each(|((agent, walker), &e)| {
                 walker.intent = Vec2::ZERO;
                 tick(agent, tree, walker, world, e);
             });
-        // Planning counts as tree time: budget mode measures from `start`.
-        lod.lod.report(start.elapsed());
-        self.finish_step(start)
+        // Planning counts as tree time: budget mode measures it.
+        let ticked = planned + ticking.elapsed();
+        lod.lod.report(ticked);
+        self.finish_step(ticked, sensed)
     }
 
-    /// Movement and the world's update, after the trees ticked (from
-    /// `start`).
-    fn finish_step(&mut self, start: Instant) -> StepTimes {
-        let ticked = Instant::now();
-        self.motion.move_walkers(&mut self.walkers, &self.world);
+    /// Perceive everyone if some walkers have not perceived where everyone
+    /// is now (level of detail was on); how long that took.
+    fn perceive_if_stale(&mut self) -> Duration {
+        let start = Instant::now();
+        if std::mem::take(&mut self.perception_stale) {
+            self.motion.sense(&mut self.walkers, &self.world);
+        }
+        start.elapsed()
+    }
+
+    /// Movement and the world's update, after the trees ticked (in
+    /// `tree`; perception before them took `sensed`).
+    fn finish_step(&mut self, tree: Duration, sensed: Duration) -> StepTimes {
+        let moving = Instant::now();
+        match &self.lod {
+            // Steered as often as decided: see `Motion::move_walkers_due`.
+            Some(lod) => {
+                let elapsed = lod.lod.elapsed();
+                self.motion
+                    .move_walkers_due(&mut self.walkers, &self.world, elapsed);
+            }
+            None => self.motion.move_walkers(&mut self.walkers, &self.world),
+        }
         self.world.advance();
         self.world.grid.rebuild(&self.walkers);
-        self.motion.sense(&mut self.walkers, &self.world);
+        // With level of detail, the agents due next step perceive when
+        // the step's plan is made.
+        self.perception_stale = self.lod.is_some();
+        if !self.perception_stale {
+            self.motion.sense(&mut self.walkers, &self.world);
+        }
         self.sample_trails();
         StepTimes {
-            tree: ticked - start,
-            movement: ticked.elapsed(),
+            tree,
+            movement: sensed + moving.elapsed(),
         }
     }
 
@@ -452,6 +500,7 @@ impl Crowd {
 
     /// The behavior phase alone: every agent's tree ticks once, in parallel.
     pub fn tick_trees(&mut self) {
+        self.perceive_if_stale();
         self.tick_trees_with(&|agent, tree, walker, world| agent.tick(tree, walker, world));
     }
 

@@ -1,6 +1,7 @@
-//! Level of detail in the crowd: agents are ticked by their band round the
-//! moving focus, their trees count the steps they missed, the result is the
-//! same on any number of threads, and the picture shows the classes.
+//! Level of detail in the crowd: agents are ticked and steered by their
+//! band round the moving focus, their trees count the steps they missed,
+//! the result is the same on any number of threads, and the picture shows
+//! the classes.
 
 use canopy_crowd::{Config, Crowd, Walker, World, load_default_tree, render_svg};
 
@@ -39,6 +40,47 @@ fn near_agents_are_ticked_every_step_and_none_is_left_8_steps() {
     assert_eq!(lod.counts().iter().sum::<u32>(), 2_000);
     assert!(lod.counts().iter().all(|&n| n > 0), "{:?}", lod.counts());
     assert!(ticked < 40 * 2_000 / 2, "{ticked} ticks in 40 steps");
+}
+
+#[test]
+fn far_agents_are_steered_only_when_their_trees_tick() {
+    let mut crowd = crowd(2_000);
+    let (mut kept, mut steered) = (0, 0);
+    for _ in 0..24 {
+        let before: Vec<_> = crowd.walkers.iter().map(|w| w.vel).collect();
+        crowd.step();
+        let elapsed = crowd.lod().unwrap().elapsed();
+        for (i, w) in crowd.walkers.iter().enumerate() {
+            if elapsed[i] == 0 {
+                assert_eq!(
+                    w.vel, before[i],
+                    "agent {i} is not due: it keeps its velocity"
+                );
+                kept += 1;
+            } else if w.vel != before[i] {
+                steered += 1;
+            }
+        }
+    }
+    // Most agents are far, and the near ones do turn.
+    assert!(kept > 24 * 2_000 / 2, "{kept} velocities kept");
+    assert!(steered > 24 * 50, "{steered} velocities changed");
+}
+
+#[test]
+fn turning_lod_off_lets_every_agent_perceive_before_it_is_ticked() {
+    let mut crowd = crowd(1_200);
+    for _ in 0..10 {
+        crowd.step();
+    }
+    // Only the agents due perceived; a loaded crowd perceives everyone.
+    crowd.set_lod(false).unwrap();
+    let mut loaded = Crowd::load(load_default_tree().unwrap(), &crowd.save()).unwrap();
+    for _ in 0..5 {
+        crowd.step();
+        loaded.step();
+    }
+    assert_eq!(crowd.state_hash(), loaded.state_hash());
 }
 
 #[test]
