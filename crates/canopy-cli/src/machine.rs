@@ -38,7 +38,7 @@ use crate::args::{Command, MAX_AGENTS, RunArgs};
 use crate::crowd::MAX_CROWD_BYTES;
 use crate::failure::Failure;
 use crate::files::{self, shown};
-use crate::game::Game;
+use crate::game::{Answer, Game};
 
 /// A machine file's bytes and syntax, and what its document names.
 pub(crate) struct Input {
@@ -583,7 +583,7 @@ fn summary<A: Send, W: Sync, T: Copy + Eq + Sync>(
                 "tick {tick:>tick_width$}: sent {name} to {agents} agents, {taken} took it"
             )?;
         }
-        let (counts, states) = crowd.update(machine, world);
+        let (counts, states) = crowd.update(machine, world, game.answer.as_ref());
         let [running, success, failure] = counts;
         write!(
             out,
@@ -760,12 +760,15 @@ impl<A: Send> Crowd<A> {
             .sum()
     }
 
-    /// Update every agent once: the statuses (running, success, failure)
-    /// and how many agents are in each innermost state, by index.
+    /// Update every agent once, then answer the async leaves waiting in
+    /// its tree states as the game would (`answer`): the statuses
+    /// (running, success, failure) and how many agents are in each
+    /// innermost state, by index.
     fn update<W: Sync, T: Copy + Eq + Sync>(
         &mut self,
         machine: &Machine<A, W, T>,
         world: &W,
+        answer: Option<&Answer<A, W>>,
     ) -> ([u64; 3], Vec<u64>) {
         let states = machine.len();
         let zero = || ([0u64; 3], vec![0u64; states]);
@@ -778,6 +781,9 @@ impl<A: Send> Crowd<A> {
                     Status::Success => 1,
                     Status::Failure => 2,
                 };
+                if let Some(answer) = answer {
+                    agent.complete_pending(|ticket, waited| answer(data, world, ticket, waited));
+                }
                 counts[slot] += 1;
                 if let Some(innermost) = agent.active().last() {
                     inside[innermost.index()] += 1;

@@ -100,7 +100,8 @@ impl<A: 'static, W: 'static> Types<A, W> {
     }
 
     /// Answer async leaves in `run` and `bench` as the game's services
-    /// would: after each agent's tick, `answer` is asked about each of its
+    /// would (in trees, and in the tree states of machine files): after
+    /// each agent's tick or update, `answer` is asked about each of its
     /// waiting async leaves (the agent's data, to write the result into;
     /// the world; the ticket; the ticks it has waited) and `Some(status)`
     /// completes the wait. Without

@@ -10,8 +10,8 @@
 mod common;
 
 use canopy_cli::Cli;
-use canopy_core::Ctx;
-use canopy_data::Registry;
+use canopy_core::{Ctx, Status, Ticket};
+use canopy_data::{Params, Registry};
 use canopy_fsm::Hooks;
 use common::{canopy, golden, root, stderr, stdout, success};
 
@@ -509,4 +509,58 @@ fn commands_that_read_only_trees_say_a_machine_file_is_one() {
             )
         );
     }
+}
+
+/// Asks the path service for a path; Success when it has answered.
+#[derive(Params)]
+struct FindPath {}
+
+/// A game whose tree states may ask its path service (`FindPath`, an
+/// async leaf, counting the requests in the agent's data).
+fn pathing_game() -> Cli<u32, ()> {
+    let mut trees = Registry::new();
+    trees
+        .async_action("FindPath", |_: FindPath| {
+            |cx: &mut Ctx<u32, ()>, _: Ticket| {
+                *cx.agent += 1;
+                Status::Running
+            }
+        })
+        .unwrap();
+    Cli::new(trees).agent(|_| 0).world(()).machines(|m| {
+        m.state_type("Printing", |_| Ok(Hooks::new()));
+        m.trigger("Found", ());
+    })
+}
+
+#[test]
+fn run_answers_the_async_leaves_of_tree_states_as_the_game_does() {
+    let file = format!("{FIXTURES}/pathing.json");
+    let run = |cli: Cli<u32, ()>| {
+        let path = root().join(&file).display().to_string();
+        let args = ["game", "run", &path, "--ticks", "6"].map(String::from);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = cli.run_with(args, &mut out, &mut err);
+        assert_eq!((code, String::from_utf8(err).unwrap()), (0, String::new()));
+        String::from_utf8(out).unwrap()
+    };
+    // The service answers a request that has waited 2 ticks: asked at
+    // tick 1, answered after tick 3; the path is read on tick 4 and 5
+    // (a wait of one tick), and the tree's success moves the agent on.
+    assert_eq!(
+        run(pathing_game().complete_after(2, Status::Success)),
+        "tick 1: 1 running, 0 success, 0 failure  [Plan: 1]\n\
+         tick 2: 1 running, 0 success, 0 failure  [Plan: 1]\n\
+         tick 3: 1 running, 0 success, 0 failure  [Plan: 1]\n\
+         tick 4: 1 running, 0 success, 0 failure  [Plan: 1]\n\
+         tick 5: 0 running, 1 success, 0 failure  [Go: 1]\n\
+         tick 6: 0 running, 1 success, 0 failure  [Go: 1]\n\
+         total over 6 ticks × 1 agent: 4 running, 2 success, 0 failure\n"
+    );
+    // Unanswered, the request is waited for as long as the run lasts.
+    let unanswered = run(pathing_game());
+    assert!(
+        unanswered.ends_with("total over 6 ticks × 1 agent: 6 running, 0 success, 0 failure\n")
+    );
+    assert_eq!(unanswered.matches("[Plan: 1]").count(), 6);
 }

@@ -8,7 +8,7 @@
 //! reference to the machine, the agent data or the world: they are lent to
 //! each call, so agents sit in a `Vec` and update from any thread.
 
-use canopy_core::{Agent, Ctx, MAX_ELAPSED, Status};
+use canopy_core::{Agent, Completion, Ctx, MAX_ELAPSED, Status, Ticket};
 
 use crate::machine::{Body, Machine, StateId};
 use crate::runtime::Run;
@@ -294,6 +294,87 @@ impl FsmAgent {
     /// The agent's id.
     pub fn id(&self) -> u32 {
         self.id
+    }
+
+    /// Complete the wait of an async leaf in one of this agent's tree
+    /// states, with the ticket the leaf handed out, as
+    /// [`Agent::complete`] does for a tree: the leaf reports `status` on
+    /// its state's next update. Each tree state has a runtime of its own,
+    /// and the ticket finds the one that issued it. A ticket none of them
+    /// issued is [`Completion::OtherAgent`], or [`Completion::OtherCopy`]
+    /// when it is a copy's (a clone, a restored agent: trade it in with
+    /// [`pending_tickets`](FsmAgent::pending_tickets)); a wait whose state
+    /// was left since is [`Completion::Aborted`].
+    ///
+    /// A guard's path request, answered by the game's service:
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use canopy_core::{Builder, Completion, Status, Ticket};
+    /// use canopy_fsm::{FsmAgent, Hooks, MachineBuilder, TreeState};
+    ///
+    /// let b = Builder::<Option<Ticket>, ()>::new();
+    /// let ask = b.async_action("find path", |cx, ticket| {
+    ///     *cx.agent = Some(ticket); // sent to the path service
+    ///     Status::Running
+    /// });
+    /// let mut m = MachineBuilder::new();
+    /// let plan = TreeState::new(Arc::new(b.build(ask).unwrap())).on_success("found");
+    /// m.tree_state("Plan", plan);
+    /// m.state("Go", Hooks::new());
+    /// m.transition("Plan", "found", "Go");
+    /// m.start("Plan");
+    /// let machine = m.build().unwrap();
+    ///
+    /// let (mut asked, mut agent) = (None, FsmAgent::new(&machine));
+    /// agent.update(&machine, &mut asked, &());
+    /// let ticket = asked.take().unwrap();
+    /// assert!(agent.complete(ticket, Status::Success).is_completed());
+    /// agent.update(&machine, &mut asked, &());
+    /// assert!(agent.is_in(&machine, "Go"));
+    /// assert_eq!(agent.complete(ticket, Status::Success), Completion::Ended);
+    /// ```
+    pub fn complete(&mut self, ticket: Ticket, status: Status) -> Completion {
+        if status == Status::Running {
+            return Completion::NotAResult;
+        }
+        // The answer when no runtime claims the ticket: a poisoned runtime
+        // may be its owner, then a copy's, then none of this agent's.
+        let mut unclaimed = Completion::OtherAgent;
+        for tree in &mut self.trees {
+            match tree.complete(ticket, status) {
+                Completion::OtherAgent => {}
+                Completion::OtherCopy if unclaimed == Completion::OtherAgent => {
+                    unclaimed = Completion::OtherCopy;
+                }
+                Completion::OtherCopy => {}
+                Completion::Poisoned => unclaimed = Completion::Poisoned,
+                claimed => return claimed,
+            }
+        }
+        unclaimed
+    }
+
+    /// Tickets for the async leaves waiting now in this agent's tree
+    /// states: a clone or a restored agent hands these out instead of the
+    /// original's ([`Agent::pending_tickets`]).
+    pub fn pending_tickets(&self) -> impl Iterator<Item = Ticket> + '_ {
+        self.trees.iter().flat_map(Agent::pending_tickets)
+    }
+
+    /// Answer the waiting async leaves of every tree state from one place,
+    /// as [`Agent::complete_pending`] does for a tree: `answer` gets each
+    /// waiting ticket and the ticks it has waited (updates of its state),
+    /// and completes it with the status it returns, if any. Returns how
+    /// many it completed; allocates nothing.
+    pub fn complete_pending(
+        &mut self,
+        mut answer: impl FnMut(Ticket, u32) -> Option<Status>,
+    ) -> u32 {
+        self.trees
+            .iter_mut()
+            .map(|tree| tree.complete_pending(&mut answer))
+            .sum()
     }
 
     /// Heap bytes this agent holds: its path, its data and its tree
