@@ -1,7 +1,8 @@
 //! Any bytes as a saved crowd (`canopy_crowd::Crowd::load`). Loading must
 //! give a crowd or an error — never a panic, a hang or an unbounded
 //! allocation — and a crowd that loads must step: every value a save may
-//! hold is one the simulation runs with. Half of the inputs are read as
+//! hold is one the simulation runs with, with level of detail and
+//! without. Half of the inputs are read as
 //! they are; the other half say how to damage a real save (after how many
 //! steps it is taken, then which bytes to flip), so the checks behind the
 //! header, the walkers and the agents' snapshots are reached too.
@@ -51,6 +52,15 @@ fuzz_target!(|data: &[u8]| {
 fn load_and_step(bytes: &[u8]) {
     if let Ok(mut crowd) = Crowd::load(load_default_tree().unwrap(), bytes) {
         for _ in 0..3 {
+            crowd.step();
+        }
+        // With level of detail (only the agents due perceive and steer),
+        // then without it again (everyone perceives before the tick).
+        if crowd.set_lod(true).is_ok() {
+            for _ in 0..3 {
+                crowd.step();
+            }
+            let _ = crowd.set_lod(false);
             crowd.step();
         }
         let _ = crowd.state_hash();
