@@ -118,7 +118,8 @@ pub use def::observer::{Event, EventKind, Observer};
 pub use nodes::NodeKind;
 pub use script::{
     Keys, MAX_SCRIPT_BYTES, MAX_SCRIPT_HEIGHT, MAX_SCRIPT_NESTING, MAX_SCRIPT_OPS,
-    MAX_SCRIPT_STACK, MAX_SCRIPT_TEXTS, Script, ScriptError, ScriptFault, ScriptType, ScriptValue,
+    MAX_SCRIPT_STACK, MAX_SCRIPT_TEXTS, Refusal, Script, ScriptError, ScriptFault, ScriptType,
+    ScriptValue, TextOrKey,
 };
 pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
 pub use tree::{NodeRef, Tree};
@@ -132,7 +133,8 @@ pub use util::params::value::{ParamValue, Params};
 pub use util::primitives::{Afterwards, Arity, MAX_TICKS, Mode, NodeId, ParseError, Policy};
 pub use util::status::{Exit, Status};
 pub use util::ticket::{Completion, Ticket};
-pub use util::{hash, text};
+pub use util::convert::ConvertError;
+pub use util::{convert, hash, text};
 
 /// `#[derive(Params)]`: a struct's fields as a node type's parameters
 /// ([`NodeParams`]). `#[derive(ParamEnum)]`: an enum's variants as the
