@@ -176,6 +176,15 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
         self.land();
     }
 
+    /// A warning: this point fails when the script runs, as
+    /// BehaviorTree.CPP throws there.
+    fn warn(&mut self, at: usize, problem: impl std::fmt::Display) {
+        let problem = format!(
+            "{problem}: BehaviorTree.CPP throws here when the script runs, and canopy fails the node"
+        );
+        self.warnings.push(self.error(at, problem));
+    }
+
     /// Fail here when the script runs, as BehaviorTree.CPP throws here:
     /// the operands (`dropped`) are left, a value of `ty` stands in for
     /// the result the compiler goes on with, and the load is warned.
@@ -186,10 +195,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
         dropped: &[Ty],
         ty: Ty,
     ) -> Result<Ty, ScriptError> {
-        let problem = format!(
-            "{why}: BehaviorTree.CPP throws here when the script runs, and canopy fails the node"
-        );
-        self.warnings.push(self.error(at, problem));
+        self.warn(at, why);
         self.emit(Op::Fail(why, at as u32), at)?;
         for &d in dropped {
             self.add(d, -1);
@@ -430,11 +436,26 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
     /// BehaviorTree.CPP).
     fn chain(&mut self, first: &Expr, rest: &[(Cmp, usize, Expr)]) -> Result<Ty, ScriptError> {
         let mut left = self.expr(first)?;
+        let mut left_expr = first;
         // Jumps out of the chain on a false comparison, each with the
         // kept operand's type, and the depth there.
         let mut out: Vec<(usize, Ty, (usize, usize))> = Vec::new();
         for (i, (cmp, at, operand)) in rest.iter().enumerate() {
             let right = self.expr(operand)?;
+            for (side, other) in [(left_expr, right), (operand, left)] {
+                if let ExprKind::Str(text) = side.kind
+                    && is_number(other)
+                    && crate::util::convert::script_text_to_f64(text, |w| self.keys.constant(w))
+                        .is_err()
+                {
+                    let problem = format!(
+                        "{} is compared with a number but is no number",
+                        quote(text)
+                    );
+                    self.warn(*at, problem);
+                }
+            }
+            left_expr = operand;
             let last = i + 1 == rest.len();
             self.relate(*cmp, left, right, !last, *at)?;
             if !last {
@@ -573,7 +594,35 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
                 .create(key, slot_type(ty))
                 .map_err(|problem| self.error(at, problem))?,
         };
+        if let ExprKind::Str(text) = value.kind {
+            self.check_conversion(&slot, text, at);
+        }
         self.store(&slot, ty, at)
+    }
+
+    /// Warn when a string written in the script is assigned to a key
+    /// whose type does not read it: the assignment always fails.
+    fn check_conversion(&mut self, slot: &SlotRef, text: &str, at: usize) {
+        let store = store_of(&slot.ty);
+        let converts = match store {
+            Store::Text => true,
+            _ if store != Store::Raw && self.keys.made_by_script(&slot.key) => {
+                crate::util::convert::script_text_to_f64(text, |w| self.keys.constant(w)).is_ok()
+            }
+            _ => {
+                let mut bytes = vec![0u8; slot.ty.size()];
+                slot.ty.parse(text, &mut bytes).is_ok()
+            }
+        };
+        if !converts {
+            let problem = format!(
+                "{} does not convert to {}, the type of key {}",
+                quote(text),
+                slot.ty,
+                quote(&slot.key)
+            );
+            self.warn(at, problem);
+        }
     }
 
     /// Store the value of `ty` on the stack into `slot`, converting it as

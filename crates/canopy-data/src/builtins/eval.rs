@@ -177,4 +177,12 @@ impl<K: Keys> Keys for LoadKeys<'_, K> {
     fn origin(&self, key: &str) -> Option<String> {
         self.first.borrow().get(key).map(|(place, _)| place.clone())
     }
+
+    fn constant(&self, name: &str) -> Option<f64> {
+        self.slots.constant(name)
+    }
+
+    fn made_by_script(&self, key: &str) -> bool {
+        self.slots.made_by_script(key)
+    }
 }
