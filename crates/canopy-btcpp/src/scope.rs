@@ -160,9 +160,28 @@ impl Scope {
             .iter()
             .map(|(name, value)| {
                 let value = match value {
-                    Value::String(text) if scripts && is_script_param(name) => {
+                    // The key an `Eval` assigns a value to.
+                    Value::String(text) if scripts && &**name == "assign" => {
+                        match self.resolve(text) {
+                            Resolved::Key(key) => Value::String(key),
+                            Resolved::Literal(_) => Value::String(text.clone()),
+                        }
+                    }
+                    Value::String(text) if scripts && is_script_param(type_name, name) => {
                         Value::String(self.script(text))
                     }
+                    // A Switch's values: texts or `{key}`s, never code.
+                    Value::Array(items) if scripts && &**name == "values" => Value::Array(
+                        items
+                            .iter()
+                            .map(|item| match item {
+                                Value::String(text) => self.port(name, text, &|_, t| {
+                                    Value::String(t.to_string())
+                                }),
+                                other => other.clone(),
+                            })
+                            .collect(),
+                    ),
                     Value::Array(items) if scripts => Value::Array(
                         items
                             .iter()
@@ -266,9 +285,20 @@ fn is_script_type(type_name: &str) -> bool {
     )
 }
 
-/// Whether a string parameter of a script node type is a script.
-fn is_script_param(name: &str) -> bool {
-    !matches!(name, "skipped" | "if_empty" | "item" | "name" | "type")
+/// Whether a string parameter of a script node type is a script: not
+/// the words, nor the values a file gives (an `Eval`'s `value`, a
+/// `Switch`'s `variable`), which are never code.
+fn is_script_param(type_name: &str, name: &str) -> bool {
+    let value = match type_name {
+        "Eval" => name == "value",
+        "EvalSwitch" => name == "variable",
+        _ => false,
+    };
+    !value
+        && !matches!(
+            name,
+            "skipped" | "if_empty" | "item" | "name" | "type" | "otherwise" | "assign"
+        )
 }
 
 #[cfg(test)]

@@ -39,6 +39,10 @@ use crate::text::quote;
 /// own keys are.
 const PRECONDITION_LATCH: &str = "__precondition_";
 
+/// A `case_N` the file leaves out, which never matches: a text no XML
+/// attribute can hold (`EvalSwitch` reads it as "no case").
+const NO_CASE: &str = "\u{0}";
+
 /// Whether `id` is one of the controls this module imports.
 pub(crate) fn is_scripted_control(id: &str) -> bool {
     id == "Precondition" || switch_cases(id).is_some() || loop_type(id).is_some()
@@ -157,10 +161,10 @@ fn precondition(
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let condition = port(ports, "if").ok_or("Precondition needs the port if")?;
     let param = match port(ports, "else").unwrap_or("FAILURE") {
-        "FAILURE" => "failure_if",
-        "SUCCESS" => "success_if",
-        "SKIPPED" => "skip_if",
-        "RUNNING" => "running_if",
+        "FAILURE" => "failure",
+        "SUCCESS" => "success",
+        "SKIPPED" => "skip",
+        "RUNNING" => "running",
         "IDLE" => {
             return Err(
                 "else=\"IDLE\": a node may not return IDLE (BehaviorTree.CPP \
@@ -176,12 +180,14 @@ fn precondition(
         }
     };
     let mut params = Map::new();
-    params.insert(param.to_string(), Value::from(format!("!({condition})")));
+    // The condition stays a script of its own, negated after compiling.
+    params.insert("precondition".to_string(), Value::from(condition));
+    params.insert("otherwise".to_string(), Value::from(param));
     params.insert(
         "latch".to_string(),
         Value::from(format!("{PRECONDITION_LATCH}{tag}")),
     );
-    if param == "skip_if" {
+    if param == "skip" {
         let skipped = skip_as(parent, "else=\"SKIPPED\"", "Precondition")?;
         params.insert("skipped".to_string(), Value::from(skipped));
     }
@@ -214,24 +220,16 @@ fn switch(
     if children != n + 1 {
         return Err(format!("{id} needs {} children, got {children}", n + 1));
     }
-    let key = key_port(id, ports, "variable")?;
-    let mut cases = Vec::with_capacity(n);
-    for name in &names {
-        let case = match port(ports, name) {
-            // BehaviorTree.CPP skips a case it cannot read.
-            None => "false".to_string(),
-            Some(text) => match key_of(text) {
-                Some(other) => format!("{key} == {other}"),
-                None => format!(
-                    "{key} == {}",
-                    literal(text, None).map_err(|p| format!("{name}: {p}"))?
-                ),
-            },
-        };
-        cases.push(Value::from(case));
-    }
+    let variable = port(ports, "variable").ok_or_else(|| format!("{id} needs the port variable"))?;
+    // Cases are texts (or `{key}`s), compared as BehaviorTree.CPP's Switch
+    // compares them: never script text. A case not given never matches.
+    let values = names
+        .iter()
+        .map(|name| Value::from(port(ports, name).unwrap_or(NO_CASE)))
+        .collect();
     let mut params = Map::new();
-    params.insert("cases".to_string(), Value::Array(cases));
+    params.insert("variable".to_string(), Value::from(variable));
+    params.insert("values".to_string(), Value::Array(values));
     Ok(("EvalSwitch", params))
 }
 

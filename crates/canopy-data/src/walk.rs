@@ -225,7 +225,7 @@ struct PendingScript<'d> {
     /// The parameter holding the script (with the item's index in a list:
     /// `cases[0]`).
     param: String,
-    code: String,
+    source: eval::Source,
     shape: Shape,
     node: &'d Value<'d>,
     path: NodePath,
@@ -454,23 +454,9 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             Build::Kind(factory) => factory(&params),
             Build::Sized(factory) => factory(&params, children.len()),
             Build::Script(Shape::Around) => self.around(&params, value, path, name),
-            Build::Script(Shape::Switch) => {
-                let (cells, shown) = self.script_list(
-                    &params,
-                    eval_switch::CASES,
-                    Shape::Condition,
-                    value,
-                    path,
-                    name,
-                );
-                Ok(eval_switch::node(cells, shown))
-            }
+            Build::Script(Shape::Switch) => self.switch(&params, value, path, name),
             Build::Script(Shape::Loop) => self.eval_loop(&params, value, path, name),
-            Build::Script(shape) => params.text(eval::CODE).map(|code| {
-                let at = (value, path, name);
-                let cell = self.defer_script(eval::CODE.to_string(), code.to_string(), *shape, at);
-                eval::node(cell, *shape, code)
-            }),
+            Build::Script(shape) => self.eval(&params, *shape, value, path, name),
             Build::Condition(factory) => factory(&params).map(|f| nodes::Condition(f).into()),
             Build::Utility => utility::build(&params, self.registry),
             Build::Guard { reactive } => {
@@ -715,12 +701,12 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                     script.path.clone(),
                 ),
             };
-            match eval::compile(&script.code, script.shape, &mut keys) {
+            match eval::compile(&script.source, script.shape, &mut keys) {
                 Ok(program) => drop(script.cell.set(program)),
                 Err(e) => {
                     let error = at(Problem::Script {
                         param: script.param.clone(),
-                        code: script.code.clone(),
+                        code: script.source.shown(),
                         column: e.column,
                         problem: e.problem,
                     });
@@ -732,6 +718,91 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             }
         }
         Ok(())
+    }
+
+    /// An `Eval`, `EvalCondition` or guard: its `code`; or, for `Eval`,
+    /// the assignment of `value` to the key `assign` (a `{key}` value
+    /// copies that key), which is never read as code.
+    fn eval(
+        &mut self,
+        params: &Params,
+        shape: Shape,
+        value: &'d Value<'d>,
+        path: &Spot,
+        name: &str,
+    ) -> Result<NodeKind<A, W>, ParamError> {
+        let at = (value, path, name);
+        let (param, source) = match params.text(eval::ASSIGN) {
+            Ok(key) => {
+                let given = params.text(eval::VALUE)?;
+                let source = match eval::Operand::of(given, eval::VALUE) {
+                    eval::Operand::Key(from) => eval::Source::SetKey {
+                        key: key.to_string(),
+                        from,
+                    },
+                    eval::Operand::Text(text) => eval::Source::SetText {
+                        key: key.to_string(),
+                        value: text,
+                    },
+                };
+                (eval::VALUE, source)
+            }
+            Err(_) => (eval::CODE, eval::Source::Code(params.text(eval::CODE)?.to_string())),
+        };
+        let shown = source.shown();
+        let cell = self.defer_script(param.to_string(), source, shape, at);
+        Ok(eval::node(cell, shape, &shown))
+    }
+
+    /// An `EvalSwitch`: its `cases` scripts, or its `variable` compared
+    /// with each of its `values` as BehaviorTree.CPP's `Switch` does.
+    fn switch(
+        &mut self,
+        params: &Params,
+        value: &'d Value<'d>,
+        path: &Spot,
+        name: &str,
+    ) -> Result<NodeKind<A, W>, ParamError> {
+        let Ok(variable) = params.text(eval_switch::VARIABLE) else {
+            let (cells, shown) = self.script_list(
+                params,
+                eval_switch::CASES,
+                Shape::Condition,
+                value,
+                path,
+                name,
+            );
+            return Ok(eval_switch::node(cells, shown));
+        };
+        let variable = eval::Operand::of(variable, eval_switch::VARIABLE);
+        let values = params
+            .values()
+            .iter()
+            .find(|(p, _)| p.name == eval_switch::VALUES)
+            .map(|(_, v)| v);
+        let Some(ParamValue::List(values)) = values else {
+            return Err(ParamError::Absent {
+                param: eval_switch::VALUES.to_string(),
+            });
+        };
+        let mut cells = Vec::with_capacity(values.len());
+        let mut shown = Vec::with_capacity(values.len());
+        for (i, case) in values.iter().enumerate() {
+            let at = (value, path, name);
+            let param = format!("{}[{i}]", eval_switch::VALUES);
+            // A case not given never matches, as BehaviorTree.CPP skips a
+            // case it cannot read.
+            let source = match case.as_str().filter(|c| *c != eval_switch::NO_CASE) {
+                Some(case) => eval::Source::Case {
+                    variable: variable.clone(),
+                    case: eval::Operand::of(case, eval_switch::VALUES),
+                },
+                None => eval::Source::Code("false".to_string()),
+            };
+            shown.push(source.shown());
+            cells.push(self.defer_script(param, source, Shape::Condition, at));
+        }
+        Ok(eval_switch::node(cells, shown.join("; ")))
     }
 
     /// An `EvalAround`: a cell for each script parameter given, compiled
@@ -754,8 +825,28 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 false => Shape::Leaf,
             };
             let at = (value, path, name);
-            cells[i] = Some(self.defer_script(param.to_string(), code.to_string(), shape, at));
+            let source = eval::Source::Code(code.to_string());
+            cells[i] = Some(self.defer_script(param.to_string(), source, shape, at));
             sources.push((param.to_string(), code.to_string()));
+        }
+        // A Precondition's `if`: compiled on its own and negated, in the
+        // place of the condition its `otherwise` names.
+        if let Ok(code) = params.text(eval_around::PRECONDITION) {
+            let otherwise = params.text(eval_around::OTHERWISE)?;
+            let i = eval_around::otherwise_index(otherwise);
+            if cells[i].is_some() {
+                return Err(ParamError::invalid(format!(
+                    "{} and {} both give the condition tested for {otherwise:?}; give one",
+                    eval_around::PRECONDITION,
+                    eval_around::SCRIPTS[i]
+                )));
+            }
+            let at = (value, path, name);
+            let source = eval::Source::Negated(code.to_string());
+            let param = eval_around::PRECONDITION.to_string();
+            cells[i] = Some(self.defer_script(param, source, Shape::Condition, at));
+            sources.push((eval_around::PRECONDITION.to_string(), code.to_string()));
+            sources.push((eval_around::OTHERWISE.to_string(), otherwise.to_string()));
         }
         let skipped = match params.text(eval_around::SKIPPED)? {
             "failure" => Status::Failure,
@@ -768,7 +859,8 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             sources.push((eval_around::LATCH.to_string(), key.to_string()));
             let mut script = |code: String, shape: Shape| {
                 let at = (value, path, name);
-                self.defer_script(eval_around::LATCH.to_string(), code, shape, at)
+                let source = eval::Source::Code(code);
+                self.defer_script(eval_around::LATCH.to_string(), source, shape, at)
             };
             // The key is made (`:=`) before it is read.
             let write = script(
@@ -807,7 +899,8 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             })?;
         let mut script = |param: &str, code: &str, shape: Shape| {
             let at = (value, path, name);
-            self.defer_script(param.to_string(), code.to_string(), shape, at)
+            let source = eval::Source::Code(code.to_string());
+            self.defer_script(param.to_string(), source, shape, at)
         };
         let item = eval_loop::Item::from_word(params.text(eval_loop::ITEM)?);
         let scripts = eval_loop::QueueScripts {
@@ -828,7 +921,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn defer_script(
         &mut self,
         param: String,
-        code: String,
+        source: eval::Source,
         shape: Shape,
         (node, path, name): (&'d Value<'d>, &Spot, &str),
     ) -> Cell {
@@ -836,7 +929,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         self.scripts.push(PendingScript {
             cell: cell.clone(),
             param,
-            code,
+            source,
             shape,
             node,
             path: path.path(),
@@ -869,7 +962,8 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         for (i, item) in items.iter().enumerate() {
             let code = item.as_str().unwrap_or_default();
             let at = (value, path, name);
-            cells.push(self.defer_script(format!("{param}[{i}]"), code.to_string(), shape, at));
+            let source = eval::Source::Code(code.to_string());
+            cells.push(self.defer_script(format!("{param}[{i}]"), source, shape, at));
             shown.push(code);
         }
         (cells, shown.join("; "))

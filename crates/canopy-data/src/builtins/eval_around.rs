@@ -64,6 +64,24 @@ pub(crate) const SKIPPED: &str = "skipped";
 /// The parameter naming the bool key that keeps a Precondition's decision.
 pub(crate) const LATCH: &str = "latch";
 
+/// A condition the child runs under: compiled on its own, and the node
+/// returns [`OTHERWISE`] when it is false (BehaviorTree.CPP's
+/// `Precondition if`, which is never pasted into `!(…)`).
+pub(crate) const PRECONDITION: &str = "precondition";
+
+/// What the node does when [`PRECONDITION`] is false.
+pub(crate) const OTHERWISE: &str = "otherwise";
+
+/// The condition a `precondition` stands in for, by its `otherwise`.
+pub(crate) fn otherwise_index(otherwise: &str) -> usize {
+    match otherwise {
+        "success" => SUCCESS_IF,
+        "skip" => SKIP_IF,
+        "running" => RUNNING_IF,
+        _ => FAILURE_IF,
+    }
+}
+
 /// The node type.
 pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     let docs = [
@@ -89,6 +107,23 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
             &["success", "failure"],
         )
         .default("success"),
+    );
+    params.push(
+        Param::text(
+            PRECONDITION,
+            "script tested on entry (BehaviorTree.CPP's Precondition `if`): false does what \
+             `otherwise` says instead of running the child",
+        )
+        .optional(),
+    );
+    params.push(
+        Param::choice(
+            OTHERWISE,
+            "what a false `precondition` does: fail, succeed, skip, or return Running and test \
+             again at the next tick",
+            &["failure", "success", "skip", "running"],
+        )
+        .default("failure"),
     );
     params.push(
         Param::text(
