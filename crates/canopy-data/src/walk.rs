@@ -654,7 +654,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             return check(value, given, &Place::Param(param))
                 .map_err(|e| self.fail(path, name, Problem::Param(e)));
         };
-        match self.builder.slot(key, ty.clone()) {
+        match self.builder.port_slot(key, ty.clone(), output) {
             Ok(slot) => {
                 let mut keys = self.keys.borrow_mut();
                 if !keys.contains_key(key) {

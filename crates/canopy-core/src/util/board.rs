@@ -573,9 +573,8 @@ impl<T: BoardValue> From<Key<T>> for Output<T> {
 /// ([`Ctx::board`](crate::Ctx::board)).
 pub struct Board<'a> {
     bytes: &'a mut [u8],
-    /// Set when a [`Input::Converted`] read failed since the last
-    /// [`Board::take_conversion_fault`].
-    fault: Cell<bool>,
+    /// How many [`Input::Converted`] reads failed in this tick.
+    faults: Cell<u32>,
 }
 
 impl<'a> Board<'a> {
@@ -583,7 +582,7 @@ impl<'a> Board<'a> {
     pub(crate) fn new(bytes: &'a mut [u8]) -> Board<'a> {
         Board {
             bytes,
-            fault: Cell::new(false),
+            faults: Cell::new(0),
         }
     }
 
@@ -594,9 +593,9 @@ impl<'a> Board<'a> {
 
     /// The value of an input port: its constant, or its key's value now.
     /// A [converted](Input::Converted) key whose text does not convert
-    /// reads as the type's zero value and marks the blackboard
-    /// ([`take_conversion_fault`](Board::take_conversion_fault)), so the
-    /// node reading it fails as BehaviorTree.CPP's would throw;
+    /// reads as the type's zero value and is counted
+    /// ([`conversion_faults`](Board::conversion_faults)), so the node
+    /// reading it fails as BehaviorTree.CPP's would throw;
     /// [`try_get`](Board::try_get) tells the node itself.
     #[inline]
     pub fn get<T: BoardValue>(&self, input: &Input<T>) -> T {
@@ -604,7 +603,7 @@ impl<'a> Board<'a> {
             Input::Value(v) => *v,
             Input::Key(key) => self.read(*key),
             Input::Converted(key) => self.converted(*key).unwrap_or_else(|_| {
-                self.fault.set(true);
+                self.faults.set(self.faults.get().wrapping_add(1));
                 T::zeroed()
             }),
         }
@@ -636,11 +635,11 @@ impl<'a> Board<'a> {
         T::parse(self.read(key).as_str())
     }
 
-    /// Whether a [converted](Input::Converted) read failed since the last
-    /// call; clears the mark. A loader wraps the nodes it gave converted
-    /// ports so that such a read fails the node.
-    pub fn take_conversion_fault(&self) -> bool {
-        self.fault.replace(false)
+    /// How many [converted](Input::Converted) reads have failed so far in
+    /// this tick: a loader wraps the nodes it gave converted ports, and a
+    /// node during whose update the count grew fails.
+    pub fn conversion_faults(&self) -> u32 {
+        self.faults.get()
     }
 
     /// Write an output port (nothing, if the tree left it unconnected).
