@@ -511,6 +511,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             }
         };
         params.insert("skipped".to_string(), Value::from(skipped));
+        // A node that returns SKIPPED of its own says so: then the
+        // post-condition scripts do not run, as in BehaviorTree.CPP.
+        if let What::Registered { params: inner, .. } = &self.nodes[node].what
+            && let Some((_, flag)) = inner
+                .iter()
+                .find(|(k, _)| &**k == crate::scripted::SKIPS_INTO)
+        {
+            params.insert(crate::scripted::SKIP_FROM.to_string(), flag.clone());
+        }
         if self.registry.get(AROUND).is_none() {
             return Err(self.fail(
                 place,

@@ -43,6 +43,19 @@ const PRECONDITION_LATCH: &str = "__precondition_";
 /// attribute can hold (`EvalSwitch` reads it as "no case").
 const NO_CASE: &str = "\u{0}";
 
+/// The parameter of canopy's `EvalAround` and `EvalLoop` naming the bool
+/// key a node sets when it returns its SKIPPED, and of `EvalAround` the
+/// one it reads from its child (after which its post-condition scripts
+/// do not run, as BehaviorTree.CPP runs none after a SKIPPED).
+pub(crate) const SKIPS_INTO: &str = "skips_into";
+pub(crate) const SKIP_FROM: &str = "skip_from";
+
+/// The skip flag of the element `tag`: `__` keeps it out of what the root
+/// blackboard shows.
+fn skip_flag(tag: &str) -> String {
+    format!("__skipped_{tag}")
+}
+
 /// Whether `id` is one of the controls this module imports.
 pub(crate) fn is_scripted_control(id: &str) -> bool {
     id == "Precondition" || switch_cases(id).is_some() || loop_type(id).is_some()
@@ -95,7 +108,7 @@ pub(crate) fn lower(
         return Err(format!("{id} needs exactly 1 child, got {children}"));
     }
     match loop_type(id) {
-        Some(item) => lower_loop(id, item, ports, parent),
+        Some(item) => lower_loop(id, item, ports, parent, tag),
         None => precondition(ports, parent, tag),
     }
 }
@@ -190,6 +203,7 @@ fn precondition(
     if param == "skip" {
         let skipped = skip_as(parent, "else=\"SKIPPED\"", "Precondition")?;
         params.insert("skipped".to_string(), Value::from(skipped));
+        params.insert(SKIPS_INTO.to_string(), Value::from(skip_flag(tag)));
     }
     Ok(("EvalAround", params))
 }
@@ -238,6 +252,7 @@ fn lower_loop(
     item: Item,
     ports: &[(String, String)],
     parent: Option<Std>,
+    tag: &str,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let queue = port(ports, "queue").ok_or_else(|| format!("{id} needs the port queue"))?;
     let key = key_port(id, ports, "value")?;
@@ -256,6 +271,9 @@ fn lower_loop(
     };
     let mut params = Map::new();
     params.insert("if_empty".to_string(), Value::from(if_empty));
+    if port(ports, "if_empty") == Some("SKIPPED") {
+        params.insert(SKIPS_INTO.to_string(), Value::from(skip_flag(tag)));
+    }
     if let Some(queue_key) = key_of(queue) {
         let queue_key = if queue_key == "=" { "queue" } else { queue_key };
         let (item, zero) = match item {

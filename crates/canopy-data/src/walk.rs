@@ -855,22 +855,54 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         if skipped == Status::Failure {
             sources.push((eval_around::SKIPPED.to_string(), "failure".to_string()));
         }
-        let latch = params.text(eval_around::LATCH).ok().map(|key| {
-            sources.push((eval_around::LATCH.to_string(), key.to_string()));
-            let mut script = |code: String, shape: Shape| {
-                let at = (value, path, name);
-                let source = eval::Source::Code(code);
-                self.defer_script(eval_around::LATCH.to_string(), source, shape, at)
-            };
-            // The key is made (`:=`) before it is read.
-            let write = script(
-                format!("{key} := false"),
-                Shape::Assign(canopy_core::ScriptType::Bool),
-            );
-            let read = script(key.to_string(), Shape::Condition);
-            eval_around::Latch { write, read }
-        });
-        Ok(eval_around::node(cells, sources, skipped, latch))
+        let at = (value, path, name);
+        let latch = self.flag(params, eval_around::LATCH, &mut sources, at)?;
+        let flags = eval_around::SkipFlags {
+            into: self.flag(params, eval_around::SKIPS_INTO, &mut sources, at)?,
+            from: self.flag(params, eval_around::SKIP_FROM, &mut sources, at)?,
+        };
+        Ok(eval_around::node(cells, sources, skipped, latch, flags))
+    }
+
+    /// The bool key a node keeps in parameter `param` (a latch, a skip
+    /// flag), if given: the scripts that make and set it (`k := false`)
+    /// and read it (`k`). The key must be a plain name, as it becomes
+    /// script text.
+    fn flag(
+        &mut self,
+        params: &Params,
+        param: &str,
+        sources: &mut Vec<(String, String)>,
+        at: (&'d Value<'d>, &Spot, &str),
+    ) -> Result<Option<eval_around::Latch>, ParamError> {
+        let Ok(key) = params.text(param) else {
+            return Ok(None);
+        };
+        let plain = key.strip_prefix('@').unwrap_or(key);
+        let name_like = plain.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && plain.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !name_like {
+            return Err(ParamError::WrongKind {
+                param: param.to_string(),
+                expected: "a key: letters, digits and _, not starting with a digit",
+                got: canopy_core::text::quote(key),
+            });
+        }
+        sources.push((param.to_string(), key.to_string()));
+        // The key is made (`:=`) before it is read.
+        let write = self.defer_script(
+            param.to_string(),
+            eval::Source::Code(format!("{key} := false")),
+            Shape::Assign(canopy_core::ScriptType::Bool),
+            at,
+        );
+        let read = self.defer_script(
+            param.to_string(),
+            eval::Source::Code(key.to_string()),
+            Shape::Condition,
+            at,
+        );
+        Ok(Some(eval_around::Latch { write, read }))
     }
 
     /// An `EvalLoop`: over its items' scripts, or over the queue string
@@ -890,7 +922,10 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         let Ok(queue) = params.text(eval_loop::QUEUE) else {
             let (cells, shown) =
                 self.script_list(params, eval_loop::ITEMS, Shape::Leaf, value, path, name);
-            return Ok(eval_loop::node(cells, shown, if_empty));
+            let mut sources = Vec::new();
+            let into = self.flag(params, eval_around::SKIPS_INTO, &mut sources, (value, path, name))?;
+            let flags = eval_around::SkipFlags { into, from: None };
+            return Ok(eval_loop::node(cells, shown, if_empty, flags));
         };
         let assign = params
             .text(eval_loop::VALUE)
@@ -912,7 +947,10 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 (eval_loop::VALUE.to_string(), assign.to_string()),
             ],
         };
-        Ok(eval_loop::queue_node(scripts, if_empty))
+        let mut sources = Vec::new();
+        let into = self.flag(params, eval_around::SKIPS_INTO, &mut sources, (value, path, name))?;
+        let flags = eval_around::SkipFlags { into, from: None };
+        Ok(eval_loop::queue_node(scripts, if_empty, flags))
     }
 
     /// A cell for the script `code` in parameter `param` of the node at
