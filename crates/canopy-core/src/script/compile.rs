@@ -27,12 +27,14 @@ use super::{
 use crate::util::board::{SlotRef, SlotType, TEXT_BYTES, Text};
 use crate::util::text::{did_you_mean, quote, suggest};
 
-/// The slot type a script gives a key it makes.
+/// The slot type a script gives a key it makes: BehaviorTree.CPP 4.10's
+/// (`int64_t` for a whole-number literal, `double` for other numbers and
+/// for `true`, `false` and every comparison, whose values it holds as
+/// the doubles 1 and 0, `std::string`).
 pub(crate) fn slot_type(ty: Ty) -> SlotType {
     match ty {
         Ty::Int => SlotType::of::<i64>(),
-        Ty::Double => SlotType::of::<f64>(),
-        Ty::Bool => SlotType::of::<bool>(),
+        Ty::Double | Ty::Bool => SlotType::of::<f64>(),
         Ty::Text => SlotType::of::<Text>(),
     }
 }
@@ -416,8 +418,11 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             (Binary::BitXor, l, r) if is_number(l) && is_number(r) => {
                 (Op::BitXor(at as u32), Ty::Double)
             }
-            (Binary::And, l, r) if is_number(l) && is_number(r) => (Op::And, Ty::Bool),
-            (Binary::Or, l, r) if is_number(l) && is_number(r) => (Op::Or, Ty::Bool),
+            (Binary::And | Binary::Or, l, r) if is_number(l) && is_number(r) => {
+                self.bools(l, r, at)?;
+                let op = if op == Binary::And { Op::And } else { Op::Or };
+                (op, Ty::Bool)
+            }
             _ => {
                 let ty = if op == Binary::Add && left == Ty::Text {
                     Ty::Text
@@ -429,6 +434,23 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
         };
         self.emit(emitted, at)?;
         Ok(ty)
+    }
+
+    /// Check the operands of `&&` or `||` (`left` below `right` on the
+    /// stack) read as bools: BehaviorTree.CPP refuses a whole number
+    /// other than 0 or 1 there (it casts an `int64_t` to `bool` checked).
+    fn bools(&mut self, left: Ty, right: Ty, at: usize) -> Result<(), ScriptError> {
+        if left == Ty::Int || right == Ty::Int {
+            self.emit(
+                Op::Bools {
+                    left: left == Ty::Int,
+                    right: right == Ty::Int,
+                    at: at as u32,
+                },
+                at,
+            )?;
+        }
+        Ok(())
     }
 
     /// `a op b op c …`: each comparison of neighbours, stopping at the
@@ -633,6 +655,13 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
         let a = at as u32;
         match (place.store, ty) {
             (Store::Text, Ty::Text) => self.emit(Op::StorePop(place, a), at)?,
+            // A script's string key holds a string, and BehaviorTree.CPP
+            // will not copy a number into it.
+            (Store::Text, _) if self.keys.made_by_script(&slot.key) => {
+                return self.refuse(Refusal::NumberIntoString, at, &[ty], Ty::Text);
+            }
+            // A string port's key: BehaviorTree.CPP stores the number, and
+            // the string ports reading it get its text, which canopy keeps.
             (Store::Text, _) => {
                 self.to_text(ty, at)?;
                 self.emit(Op::StorePop(place, a), at)?;

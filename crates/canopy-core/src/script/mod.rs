@@ -192,6 +192,11 @@ pub enum Refusal {
     UpdateTypes,
     /// A condition whose value is a string.
     TextCondition,
+    /// `&&` or `||` on a whole number other than 0 or 1, which
+    /// BehaviorTree.CPP does not read as a bool.
+    NotABool,
+    /// A number assigned to a string key a script made.
+    NumberIntoString,
 }
 
 impl fmt::Display for Refusal {
@@ -207,6 +212,12 @@ impl fmt::Display for Refusal {
                 "`+=` joins two strings, and `+=`, `-=`, `*=`, `/=` update numbers; not these"
             }
             Refusal::TextCondition => "a condition must give true or false, this gives a string",
+            Refusal::NumberIntoString => {
+                "a key a script made a string holds strings; a number cannot be assigned to it"
+            }
+            Refusal::NotABool => {
+                "`&&` and `||` read a whole number as a bool only when it is 0 or 1"
+            }
         })
     }
 }

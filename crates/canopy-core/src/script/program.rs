@@ -186,8 +186,9 @@ pub(crate) enum Op {
     TextToNumber(u32),
     /// Pop a number, push it as text: whole (`3`) or not (`3.000000`).
     NumberToText(bool),
-    /// Pop a string, push 1 if it is not empty; an empty one faults (as
-    /// BehaviorTree.CPP's `? :` does on one).
+    /// Pop a string, push whether the number it starts with is not 0: a
+    /// `? :` condition that is a string, which BehaviorTree.CPP 4.10
+    /// casts to a number (a text that is none faults).
     TextTest(u32),
     /// Apply the operation to the top number and the constant, in place
     /// (`x * 2` is one operation, not a push and a multiply: each
@@ -222,6 +223,9 @@ pub(crate) enum Op {
     /// text, or both whole numbers and equal, or both numbers within its
     /// tolerance.
     Equivalent,
+    /// Check that the whole-number operands of `&&` or `||` (the left
+    /// one below the top, the right one on top) are 0 or 1.
+    Bools { left: bool, right: bool, at: u32 },
     And,
     Or,
     BitAnd(u32),
@@ -260,6 +264,7 @@ impl Op {
             | Op::BitNot(_)
             | Op::Jump(_)
             | Op::SwapText
+            | Op::Bools { .. }
             | Op::Fail(..) => (0, 0),
             Op::PopNum | Op::JumpUnless(_) => (-1, 0),
             Op::PopText | Op::Join => (0, -1),
@@ -577,10 +582,9 @@ pub(crate) fn run(code: &Code, mut target: Target) -> Result<ScriptValue, Script
             }
             Op::TextTest(at) => {
                 let t = s.texts.pop()?;
-                if t.as_str().is_empty() {
-                    return Err(ScriptFault::NotANumber { at });
-                }
-                s.nums.push(1.0)?;
+                let v = convert::text_to_f64(t.as_str())
+                    .map_err(|_| ScriptFault::NotANumber { at })?;
+                s.nums.push(truth(v != 0.0))?;
             }
             Op::Immediate(arith, k) => {
                 let top = s.nums.top()?;
@@ -638,6 +642,16 @@ pub(crate) fn run(code: &Code, mut target: Target) -> Result<ScriptValue, Script
                 s.nums.push(truth(equivalent(a.as_str(), b.as_str())))?;
             }
             Op::Fail(why, at) => return Err(ScriptFault::Refused { at, why }),
+            Op::Bools { left, right, at } => {
+                let b = s.nums.pop()?;
+                let a = s.nums.peek()?;
+                s.nums.push(b)?;
+                let bool_like = |v: f64| v == 0.0 || v == 1.0;
+                if left && !bool_like(a) || right && !bool_like(b) {
+                    let why = Refusal::NotABool;
+                    return Err(ScriptFault::Refused { at, why });
+                }
+            }
             _ => {
                 let (b, a) = (s.nums.pop()?, s.nums.pop()?);
                 s.nums.push(binary(op, a, b)?)?;
@@ -697,7 +711,9 @@ pub(crate) fn assign(ops: &[Op], board: &mut Board, value: ScriptValue) -> Resul
     let mut target = Target::Write(board);
     match (value, place.store) {
         (ScriptValue::Text(t), Store::Text) => store_text(&mut target, place, &t, 0),
-        (ScriptValue::Bool(b), Store::Bool) => store(&mut target, place, truth(b), 0),
+        (ScriptValue::Bool(b), store_as) if !matches!(store_as, Store::Text | Store::Raw) => {
+            store(&mut target, place, truth(b), 0)
+        }
         (ScriptValue::Number(n), store_as)
             if !matches!(store_as, Store::Text | Store::Bool | Store::Raw) =>
         {

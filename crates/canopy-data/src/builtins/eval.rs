@@ -216,7 +216,12 @@ pub(crate) fn compile(
                 "a queue is one key holding a string of items separated by `;`".to_string(),
             ));
         }
-        Shape::Assign(ty) if script.value_type() != ty || !script.writes() => {
+        // A bool is a number to scripts (BehaviorTree.CPP's 1 and 0).
+        Shape::Assign(ty)
+            if !(script.value_type() == ty
+                || ty == ScriptType::Bool && script.value_type() == ScriptType::Number)
+                || !script.writes() =>
+        {
             return Err(wrong(format!(
                 "each item is assigned to a key holding a {}, as `x := {}` does",
                 ty.name(),
