@@ -77,7 +77,13 @@ fn comparisons_chain_and_numbers_are_equal_within_a_float_epsilon() {
     assert_eq!(value("!(1 != 1)"), bool_(true));
     assert_eq!(value("'abc' < 'abd'"), bool_(true));
     assert_eq!(value("true == false"), bool_(false));
-    assert_eq!(value("2 && 0"), bool_(false));
+    assert_eq!(value("2.5 && 0"), bool_(false));
+    // A whole number read as a bool must be 0 or 1, as BehaviorTree.CPP's
+    // checked cast has it.
+    assert_eq!(
+        error("2 && 0"),
+        "column 3: `&&` and `||` read a whole number as a bool only when it is 0 or 1"
+    );
     assert_eq!(value("1 < 3 < 5"), bool_(true));
     assert_eq!(value("1 < 7 < 5"), bool_(false));
     assert_eq!(value("5 > 3 > 1 == true"), bool_(true));
@@ -139,10 +145,12 @@ fn the_ternary_takes_only_its_branch() {
     assert_eq!(value("4 * (true ? 3 : 2)"), num(12.0));
     assert_eq!(value("(false ? 1 : 5) - 1"), num(4.0));
     assert_eq!(value("(true ? 1 : 5) - 1"), num(0.0));
-    // A string condition is true when it is not empty.
-    assert_eq!(value("'x' ? 1 : 2"), num(1.0));
+    // A string condition is read as a number (BehaviorTree.CPP 4.10
+    // casts it).
+    assert_eq!(value("'2.5' ? 1 : 2"), num(1.0));
+    assert_eq!(value("'0' ? 1 : 2"), num(2.0));
     assert_eq!(
-        error("'' ? 1 : 2"),
+        error("'x' ? 1 : 2"),
         "column 1: a string that is no number was read as one"
     );
 }
@@ -165,12 +173,13 @@ fn assignments_make_update_and_give_their_value() {
     let mut agent = Agent::new(&tree);
     agent.board_mut(&tree).write(hp, 10);
     let got = script.run(&mut agent.board_mut(&tree)).unwrap();
-    assert_eq!(got, ScriptValue::Bool(true));
+    // A comparison's value, kept as BehaviorTree.CPP keeps it: the double 1.
+    assert_eq!(got, num(1.0));
     assert_eq!(agent.board(&tree).read(hp), 30);
     let name = b.key::<Text>("name").unwrap();
     assert_eq!(agent.board(&tree).read(name).as_str(), "guard!");
-    let ok = b.key::<bool>("ok").unwrap();
-    assert!(agent.board(&tree).read(ok));
+    let ok = b.key::<f64>("ok").unwrap();
+    assert_eq!(agent.board(&tree).read(ok), 1.0);
 }
 
 #[test]
@@ -180,7 +189,8 @@ fn a_key_made_by_a_script_takes_the_type_of_its_value() {
     assert!(b.key::<i64>("n").is_ok());
     assert!(b.key::<f64>("d").is_ok());
     assert!(b.key::<Text>("s").is_ok());
-    assert!(b.key::<bool>("t").is_ok());
+    // BehaviorTree.CPP 4.10 holds `true` as the double 1.
+    assert!(b.key::<f64>("t").is_ok());
     assert_eq!(
         b.key::<i32>("n").unwrap_err().to_string(),
         "key \"n\" holds int64_t, not int"
