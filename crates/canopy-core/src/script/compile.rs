@@ -322,6 +322,14 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
     ) -> Result<(), ScriptError> {
         for operand in [variable, case] {
             let ty = match operand {
+                // A key nothing else uses is BehaviorTree.CPP's entry its
+                // port made, never written: it holds no text that matches.
+                TextOrKey::Key(key) if self.keys.find(key).is_none() => {
+                    self.keys
+                        .create(key, SlotType::any())
+                        .map_err(|problem| self.error(0, problem))?;
+                    self.load(key, 0)?
+                }
                 TextOrKey::Key(key) => self.load(key, 0)?,
                 TextOrKey::Text(text) => self.string(text, 0)?,
             };
