@@ -3,8 +3,10 @@
 //! as canopy's script nodes: each port becomes a script the registry
 //! compiles and type-checks with the file's others.
 //!
-//! - `Precondition(if, else)` is `EvalAround` with the negated `if` as the
-//!   condition for `else`: both test it once, on entry, and otherwise run
+//! - `Precondition(if, else)` is `EvalAround` with `if` as its
+//!   `precondition` (compiled on its own, negated after compiling) and
+//!   `else` as what to do when it is false: both test it once, on entry,
+//!   and otherwise run
 //!   the child. Its `latch`, a bool key of its own (`__precondition_…`),
 //!   is BehaviorTree.CPP's memory that the child was started, kept through
 //!   a halt: entered again, it runs the child without testing `if` until
@@ -13,12 +15,10 @@
 //!   RUNNING with its child idle, tests again; SKIPPED is read as the
 //!   parent reads it, as for `RunOnce`. BehaviorTree.CPP throws on
 //!   `else="IDLE"` when the condition is false; canopy refuses it at load.
-//! - `SwitchN(variable, case_1…case_N)` is `EvalSwitch` with the case
-//!   scripts `key == value`: a number compared as a number, other text as
-//!   a string. BehaviorTree.CPP compares the texts at run time (as numbers
-//!   when both read as numbers); canopy compares typed values, so a case
-//!   whose type is not the key's is refused at load instead of never
-//!   matching.
+//! - `SwitchN(variable, case_1…case_N)` is `EvalSwitch` with `variable`
+//!   and `values`, compared as BehaviorTree.CPP 4.10's Switch compares
+//!   texts (else whole numbers, else numbers): a case is a text or a
+//!   `{key}`, never pasted into a script.
 //! - `LoopT(queue, value, if_empty)` is `EvalLoop` with the item scripts
 //!   `key := item` for a queue written in the file (`queue="1;2;3"`,
 //!   BehaviorTree.CPP's static queue, which it copies on entry as canopy
