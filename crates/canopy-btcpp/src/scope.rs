@@ -175,9 +175,9 @@ impl Scope {
                         items
                             .iter()
                             .map(|item| match item {
-                                Value::String(text) => self.port(name, text, &|_, t| {
-                                    Value::String(t.to_string())
-                                }),
+                                Value::String(text) => {
+                                    self.port(name, text, &|_, t| Value::String(t.to_string()))
+                                }
                                 other => other.clone(),
                             })
                             .collect(),
@@ -266,10 +266,18 @@ fn literal(text: &str) -> String {
     let whole = !text.contains(['.', 'e', 'E'])
         && canopy_core::convert::prefix_i64(text).is_ok_and(|(_, n)| n == text.len());
     if whole && let Ok((n, _)) = canopy_core::convert::prefix_i64(text) {
-        return if n < 0 { format!("(0 - {})", n.unsigned_abs()) } else { n.to_string() };
+        return if n < 0 {
+            format!("(0 - {})", n.unsigned_abs())
+        } else {
+            n.to_string()
+        };
     }
     if let Some(x) = canopy_core::convert::whole_f64(text).filter(|x| x.is_finite()) {
-        return if x < 0.0 { format!("(0.0 - {:?})", -x) } else { format!("{x:?}") };
+        return if x < 0.0 {
+            format!("(0.0 - {:?})", -x)
+        } else {
+            format!("{x:?}")
+        };
     }
     let pieces: Vec<String> = text.split('\'').map(|p| format!("'{p}'")).collect();
     format!("({})", pieces.join(" .. \"'\" .. "))

@@ -234,7 +234,8 @@ fn switch(
     if children != n + 1 {
         return Err(format!("{id} needs {} children, got {children}", n + 1));
     }
-    let variable = port(ports, "variable").ok_or_else(|| format!("{id} needs the port variable"))?;
+    let variable =
+        port(ports, "variable").ok_or_else(|| format!("{id} needs the port variable"))?;
     // Cases are texts (or `{key}`s), compared as BehaviorTree.CPP's Switch
     // compares them: never script text. A case not given never matches.
     let values = names

@@ -330,10 +330,17 @@ fn issue_1130_a_root_key_written_in_a_subtree_is_the_root_blackboards() {
             ("__Step_1__mine".to_string(), "5".to_string()),
         ]
     );
-    // The root key keeps one type through `@` in any subtree.
+    // The root key keeps one type through `@` in any subtree: a string
+    // port made it first, so the int port reads it converted (as
+    // BehaviorTree.CPP lets it). The numbers the scripts assign are stored
+    // as their text, where BehaviorTree.CPP stores the numbers themselves,
+    // so `+=` on the string key fails the subtree's script (a documented
+    // difference).
+    let tree = load(&trees(r#"<Takeoff drone_id="{@count}"/>"#)).unwrap();
+    let mut seen = Seen::new();
     assert_eq!(
-        load(&trees(r#"<Takeoff drone_id="{@count}"/>"#)).unwrap_err(),
-        "issue.xml:2:83: <Count>: port \"n\" wants key \"{count}\" to hold int, but it holds \
-         std::string since its first use at issue.xml:3:74: <Takeoff>"
+        Agent::new(&tree).tick(&tree, &mut seen, &()),
+        Status::Failure
     );
+    assert!(seen.is_empty());
 }

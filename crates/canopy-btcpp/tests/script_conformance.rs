@@ -216,7 +216,9 @@ fn scripts_run_as_on_behaviortree_cpp_4_10() {
             wrong.push(format!("{script}\n  4.10:   {theirs}\n  canopy: {outcome}"));
         }
         if agree(&outcome, theirs) && explained.contains_key(script) {
-            wrong.push(format!("{script}\n  listed as a difference, but agrees: {outcome}"));
+            wrong.push(format!(
+                "{script}\n  listed as a difference, but agrees: {outcome}"
+            ));
         }
         ours.insert(script.clone(), outcome);
     }

@@ -747,7 +747,10 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 };
                 (eval::VALUE, source)
             }
-            Err(_) => (eval::CODE, eval::Source::Code(params.text(eval::CODE)?.to_string())),
+            Err(_) => (
+                eval::CODE,
+                eval::Source::Code(params.text(eval::CODE)?.to_string()),
+            ),
         };
         let shown = source.shown();
         let cell = self.defer_script(param.to_string(), source, shape, at);
@@ -923,7 +926,12 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             let (cells, shown) =
                 self.script_list(params, eval_loop::ITEMS, Shape::Leaf, value, path, name);
             let mut sources = Vec::new();
-            let into = self.flag(params, eval_around::SKIPS_INTO, &mut sources, (value, path, name))?;
+            let into = self.flag(
+                params,
+                eval_around::SKIPS_INTO,
+                &mut sources,
+                (value, path, name),
+            )?;
             let flags = eval_around::SkipFlags { into, from: None };
             return Ok(eval_loop::node(cells, shown, if_empty, flags));
         };
@@ -948,7 +956,12 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             ],
         };
         let mut sources = Vec::new();
-        let into = self.flag(params, eval_around::SKIPS_INTO, &mut sources, (value, path, name))?;
+        let into = self.flag(
+            params,
+            eval_around::SKIPS_INTO,
+            &mut sources,
+            (value, path, name),
+        )?;
         let flags = eval_around::SkipFlags { into, from: None };
         Ok(eval_loop::queue_node(scripts, if_empty, flags))
     }

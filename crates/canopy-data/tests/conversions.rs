@@ -153,8 +153,5 @@ fn an_eval_assigns_a_value_that_is_never_code() {
     };
     assert_eq!(run(&json("5;6")), (Status::Success, vec![[5.0, 6.0]]));
     // A quote in the value is part of the value: nothing runs.
-    assert_eq!(
-        run(&json("1;2' ; goal := '9;9")),
-        (Status::Failure, vec![])
-    );
+    assert_eq!(run(&json("1;2' ; goal := '9;9")), (Status::Failure, vec![]));
 }

@@ -197,8 +197,14 @@ fn a_condition_behaviortree_cpp_would_throw_on_loads_and_fails_when_it_runs() {
         ))
         .unwrap();
         let mut agent = Agent::new(&tree);
-        agent.board_mut(&tree).write(tree.key::<i32>("ammo").unwrap(), 5);
-        assert_eq!(agent.tick(&tree, &mut (0, Vec::new()), &()), Status::Failure, "{code}");
+        agent
+            .board_mut(&tree)
+            .write(tree.key::<i32>("ammo").unwrap(), 5);
+        assert_eq!(
+            agent.tick(&tree, &mut (0, Vec::new()), &()),
+            Status::Failure,
+            "{code}"
+        );
     }
 }
 

@@ -334,7 +334,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
                 TextOrKey::Text(text) => self.string(text, 0)?,
             };
             if ty != Ty::Text {
-                self.to_text(ty, 0)?;
+                self.print_number(ty, 0)?;
             }
         }
         self.emit(Op::Equivalent, 0)
@@ -371,7 +371,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
     }
 
     /// The number on the stack as text, as `std::to_string` prints it.
-    fn to_text(&mut self, ty: Ty, at: usize) -> Result<(), ScriptError> {
+    fn print_number(&mut self, ty: Ty, at: usize) -> Result<(), ScriptError> {
         self.emit(Op::NumberToText(ty == Ty::Int), at)
     }
 
@@ -400,7 +400,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             }
             // The number waits on its own stack under nothing: printed,
             // it lands above the string, and the two swap places.
-            self.to_text(left, at)?;
+            self.print_number(left, at)?;
             self.emit(Op::SwapText, at)?;
             self.emit(Op::Join, at)?;
             return Ok(Ty::Text);
@@ -414,7 +414,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             }
             (Binary::Add | Binary::Join, Ty::Text, Ty::Text) => (Op::Join, Ty::Text),
             (Binary::Join, Ty::Text, r) => {
-                self.to_text(r, at)?;
+                self.print_number(r, at)?;
                 (Op::Join, Ty::Text)
             }
             (Binary::BitAnd, l, r) if is_number(l) && is_number(r) => {
@@ -478,10 +478,8 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
                     && crate::util::convert::script_text_to_f64(text, |w| self.keys.constant(w))
                         .is_err()
                 {
-                    let problem = format!(
-                        "{} is compared with a number but is no number",
-                        quote(text)
-                    );
+                    let problem =
+                        format!("{} is compared with a number but is no number", quote(text));
                     self.warn(*at, problem);
                 }
             }
@@ -612,7 +610,10 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
         }
         // A key of a game's own type is only copied whole.
         if let ExprKind::Name(from) = value.kind
-            && let Some(source) = self.keys.find(from).filter(|s| store_of(&s.ty) == Store::Raw)
+            && let Some(source) = self
+                .keys
+                .find(from)
+                .filter(|s| store_of(&s.ty) == Store::Raw)
         {
             return self.copy(key, slot, &source, at);
         }
@@ -671,7 +672,7 @@ impl<'s, 'k, K: Keys + ?Sized> Compiler<'s, 'k, K> {
             // A string port's key: BehaviorTree.CPP stores the number, and
             // the string ports reading it get its text, which canopy keeps.
             (Store::Text, _) => {
-                self.to_text(ty, at)?;
+                self.print_number(ty, at)?;
                 self.emit(Op::StorePop(place, a), at)?;
             }
             (Store::Raw, Ty::Text) => {

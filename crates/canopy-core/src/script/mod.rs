@@ -429,12 +429,10 @@ impl Script {
     }
 
     fn finish<K: Keys + ?Sized>(source: &str, c: compile::Compiler<'_, '_, K>, ty: Ty) -> Script {
-        let writes = c.ops.iter().any(|op| {
-            matches!(
-                op,
-                Op::StorePop(..) | Op::Parse(..) | Op::Copy(..)
-            )
-        });
+        let writes = c
+            .ops
+            .iter()
+            .any(|op| matches!(op, Op::StorePop(..) | Op::Parse(..) | Op::Copy(..)));
         Script {
             source: Arc::from(source),
             ops: c.ops.into_boxed_slice(),
@@ -539,7 +537,10 @@ impl Script {
         let source = format!("{key} := {}", crate::util::text::quote(value));
         let target = Expr::new(0, ExprKind::Name(key));
         let value = Expr::new(0, ExprKind::Str(value));
-        let statement = Expr::new(0, ExprKind::Assign(Assign::Create, Box::new(target), Box::new(value)));
+        let statement = Expr::new(
+            0,
+            ExprKind::Assign(Assign::Create, Box::new(target), Box::new(value)),
+        );
         Script::from_statements(&source, &[statement], keys)
     }
 
@@ -555,7 +556,10 @@ impl Script {
         let source = format!("{key} := {from}");
         let target = Expr::new(0, ExprKind::Name(key));
         let value = Expr::new(key.len() + 4, ExprKind::Name(from));
-        let statement = Expr::new(0, ExprKind::Assign(Assign::Create, Box::new(target), Box::new(value)));
+        let statement = Expr::new(
+            0,
+            ExprKind::Assign(Assign::Create, Box::new(target), Box::new(value)),
+        );
         Script::from_statements(&source, &[statement], keys)
     }
 
@@ -752,7 +756,10 @@ impl Script {
                 key(k)
             ),
             ScriptFault::NotANumber { at } => {
-                format!("column {}: a string that is no number was read as one", column(at))
+                format!(
+                    "column {}: a string that is no number was read as one",
+                    column(at)
+                )
             }
             ScriptFault::Refused { at, why } => format!("column {}: {why}", column(at)),
             ScriptFault::OutsideBoard => {

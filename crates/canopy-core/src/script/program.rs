@@ -225,7 +225,11 @@ pub(crate) enum Op {
     Equivalent,
     /// Check that the whole-number operands of `&&` or `||` (the left
     /// one below the top, the right one on top) are 0 or 1.
-    Bools { left: bool, right: bool, at: u32 },
+    Bools {
+        left: bool,
+        right: bool,
+        at: u32,
+    },
     And,
     Or,
     BitAnd(u32),
@@ -564,7 +568,11 @@ pub(crate) fn run(code: &Code, mut target: Target) -> Result<ScriptValue, Script
                     })?;
             }
             Op::Copy(from, to, ty) => {
-                let len = code.types.get(ty as usize).ok_or(ScriptFault::Broken)?.size();
+                let len = code
+                    .types
+                    .get(ty as usize)
+                    .ok_or(ScriptFault::Broken)?
+                    .size();
                 let Target::Write(board) = &mut target else {
                     return Err(ScriptFault::ReadOnly { at: 0 });
                 };
@@ -582,8 +590,8 @@ pub(crate) fn run(code: &Code, mut target: Target) -> Result<ScriptValue, Script
             }
             Op::TextTest(at) => {
                 let t = s.texts.pop()?;
-                let v = convert::text_to_f64(t.as_str())
-                    .map_err(|_| ScriptFault::NotANumber { at })?;
+                let v =
+                    convert::text_to_f64(t.as_str()).map_err(|_| ScriptFault::NotANumber { at })?;
                 s.nums.push(truth(v != 0.0))?;
             }
             Op::Immediate(arith, k) => {

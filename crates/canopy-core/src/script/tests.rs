@@ -233,7 +233,10 @@ fn assignments_convert_between_strings_and_the_keys_types() {
     assert_eq!(run(int_key, "n := '12abc'"), Ok(num(12.0)));
     assert_eq!(
         run(int_key, "n := 'twelve'"),
-        Err("column 1: the string does not convert to the type of key \"n\": it is not a number".into())
+        Err(
+            "column 1: the string does not convert to the type of key \"n\": it is not a number"
+                .into()
+        )
     );
     let point = |b: &Builder<(), ()>| _ = b.key::<[f64; 2]>("goal").unwrap();
     assert_eq!(run(point, "goal := '-1;3'; 1"), Ok(num(1.0)));
@@ -268,15 +271,27 @@ fn what_behaviortree_cpp_throws_on_fails_when_run_and_warns_at_load() {
     let b = Builder::<(), ()>::new();
     let script = b.script("false ? -'a' : 1").unwrap();
     assert_eq!(
-        script.warnings().iter().map(|w| w.to_string()).collect::<Vec<_>>(),
-        ["column 9: `-`, `!` and `~` need a number, got a string: BehaviorTree.CPP throws \
-          here when the script runs, and canopy fails the node"]
+        script
+            .warnings()
+            .iter()
+            .map(|w| w.to_string())
+            .collect::<Vec<_>>(),
+        [
+            "column 9: `-`, `!` and `~` need a number, got a string: BehaviorTree.CPP throws \
+          here when the script runs, and canopy fails the node"
+        ]
     );
     let tree = b.build(b.always_success("s")).unwrap();
     let mut agent = Agent::new(&tree);
     assert_eq!(script.run(&mut agent.board_mut(&tree)), Ok(num(1.0)));
-    assert_eq!(error("-'a'"), "column 1: `-`, `!` and `~` need a number, got a string");
-    assert_eq!(error("!'a'"), "column 1: `-`, `!` and `~` need a number, got a string");
+    assert_eq!(
+        error("-'a'"),
+        "column 1: `-`, `!` and `~` need a number, got a string"
+    );
+    assert_eq!(
+        error("!'a'"),
+        "column 1: `-`, `!` and `~` need a number, got a string"
+    );
     let text_key = |b: &Builder<(), ()>| _ = b.key::<Text>("mode").unwrap();
     assert_eq!(
         run(text_key, "mode -= 'x'"),

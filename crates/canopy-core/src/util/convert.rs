@@ -53,7 +53,10 @@ impl fmt::Display for ConvertError {
                 f.write_str("a bool is written 0, 1, true, false, True, False, TRUE or FALSE")
             }
             ConvertError::WrongLength { want, got } => {
-                write!(f, "it has {got} parts separated by `;`, the type has {want}")
+                write!(
+                    f,
+                    "it has {got} parts separated by `;`, the type has {want}"
+                )
             }
             ConvertError::NoConversion => f.write_str("the type has no conversion from text"),
         }
@@ -136,7 +139,11 @@ pub fn prefix_f64(s: &str) -> Result<(f64, usize), ConvertError> {
 pub fn prefix_i64(s: &str) -> Result<(i64, usize), ConvertError> {
     let bytes = s.as_bytes();
     let start = usize::from(bytes.first() == Some(&b'-'));
-    let end = start + bytes[start..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let end = start
+        + bytes[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
     if end == start {
         return Err(ConvertError::NotANumber);
     }
@@ -162,7 +169,10 @@ pub fn prefix_u64(s: &str) -> Result<(u64, usize), ConvertError> {
 /// `s` read whole as a number (nothing may follow), as BehaviorTree.CPP's
 /// `Switch` compares cases.
 pub fn whole_f64(s: &str) -> Option<f64> {
-    prefix_f64(s).ok().filter(|(_, n)| *n == s.len()).map(|(v, _)| v)
+    prefix_f64(s)
+        .ok()
+        .filter(|(_, n)| *n == s.len())
+        .map(|(v, _)| v)
 }
 
 /// `s` read whole as a whole number that fits an `int`, as
@@ -254,7 +264,12 @@ pub fn number_text(value: f64, whole: bool) -> String {
         return format!("{}", value as i64);
     }
     if value.is_nan() {
-        return if value.is_sign_negative() { "-nan" } else { "nan" }.to_string();
+        return if value.is_sign_negative() {
+            "-nan"
+        } else {
+            "nan"
+        }
+        .to_string();
     }
     if value.is_infinite() {
         return if value < 0.0 { "-inf" } else { "inf" }.to_string();
@@ -279,12 +294,18 @@ mod tests {
         assert_eq!(prefix_f64("."), Err(ConvertError::NotANumber));
         assert_eq!(prefix_f64("0x10"), Ok((0.0, 1)));
         assert_eq!(prefix_f64("1e999"), Err(ConvertError::OutOfRange));
-        assert_eq!(prefix_f64("INF").map(|(v, n)| (v.is_infinite(), n)), Ok((true, 3)));
+        assert_eq!(
+            prefix_f64("INF").map(|(v, n)| (v.is_infinite(), n)),
+            Ok((true, 3))
+        );
         assert_eq!(prefix_f64("-Infinity!"), Ok((f64::NEG_INFINITY, 9)));
         assert!(prefix_f64("nan").is_ok_and(|(v, _)| v.is_nan()));
         assert_eq!(prefix_i64("-42x"), Ok((-42, 3)));
         assert_eq!(prefix_i64("4.9"), Ok((4, 1)));
-        assert_eq!(prefix_i64("99999999999999999999"), Err(ConvertError::OutOfRange));
+        assert_eq!(
+            prefix_i64("99999999999999999999"),
+            Err(ConvertError::OutOfRange)
+        );
         assert_eq!(prefix_u64("-1"), Err(ConvertError::NotANumber));
     }
 
@@ -310,7 +331,10 @@ mod tests {
             Err(ConvertError::WrongLength { want: 2, got: 3 })
         );
         assert_eq!(script_text_to_f64("true", |_| None), Ok(1.0));
-        assert_eq!(script_text_to_f64("RED", |w| (w == "RED").then_some(0.0)), Ok(0.0));
+        assert_eq!(
+            script_text_to_f64("RED", |w| (w == "RED").then_some(0.0)),
+            Ok(0.0)
+        );
         assert_eq!(script_text_to_f64("2.5m", |_| None), Ok(2.5));
     }
 
