@@ -16,7 +16,7 @@
 //! with an optional fraction and exponent, or `inf`/`infinity`/`nan` in
 //! any case; the longest such prefix is the number and the rest is
 //! ignored, except where BehaviorTree.CPP asks for the whole text
-//! ([`whole_f64`], [`whole_i64`], as its `Switch` does). Rejected: Rust's
+//! ([`whole_f64`], [`whole_i32`], as its `Switch` does). Rejected: Rust's
 //! `str::parse`, which accepts `+1` and refuses `12abc`, so the same file
 //! would read differently on the two engines.
 
