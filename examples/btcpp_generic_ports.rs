@@ -5,11 +5,13 @@
 //!
 //! A type of your own becomes a blackboard value with two small steps: it
 //! is plain bytes (`Pod`, so a slot holds it in place, with no allocation)
-//! and [`board_value!`](canopy::board_value) names it; to be written in a
-//! file it reads as one of the kinds files hold ([`FromParam`]), here a
-//! point `[f64; 2]`. BehaviorTree.CPP converts a port's string when the node
-//! reads it; canopy converts when the tree loads, so `target="1;2;3"` for a
-//! 2D position is an error before the first tick.
+//! and [`board_value!`](canopy::board_value) names it — with `from_text`,
+//! the counterpart of BehaviorTree.CPP's `convertFromString<Position2D>`, so
+//! that a script can assign it a string (`OtherGoal := '-1;3'`, as the
+//! tutorial's tree does). To be written in a file it reads as one of the
+//! kinds files hold ([`FromParam`]), here a point `[f64; 2]`: a value
+//! written in a port is converted when the tree loads, so
+//! `target="1;2;3"` for a 2D position is an error before the first tick.
 //!
 //! ```text
 //! cargo run --example btcpp_generic_ports
@@ -18,7 +20,9 @@
 use canopy::bytemuck::{Pod, Zeroable};
 use canopy::data::{Params, Registry};
 use canopy::xml::{XmlOptions, load_str};
-use canopy::{Agent, Ctx, FromParam, Input, Literal, Output, ParamKind, ParamValue, Status};
+use canopy::{
+    Agent, ConvertError, Ctx, FromParam, Input, Literal, Output, ParamKind, ParamValue, Status,
+};
 
 /// A position on the floor, in metres.
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
@@ -27,7 +31,12 @@ struct Position2D {
     x: f64,
     y: f64,
 }
-canopy::board_value!(Position2D);
+/// `x;y`, as BehaviorTree.CPP's tutorial converts a `Position2D`.
+fn position(text: &str) -> Result<Position2D, ConvertError> {
+    let [x, y] = canopy::convert::text_to_point::<2>(text)?;
+    Ok(Position2D { x, y })
+}
+canopy::board_value!(Position2D, from_text = position);
 
 /// Written in a file as a point: `[x, y]` in JSON, `x;y` in XML.
 impl FromParam for Position2D {
@@ -90,6 +99,8 @@ const GOALS: &str = r#"
       <CalculateGoal goal="{goal_position}"/>
       <PrintTarget target="{goal_position}"/>
       <PrintTarget target="-1;3"/>
+      <Script code="OtherGoal := '-1;3'"/>
+      <PrintTarget target="{OtherGoal}"/>
     </Sequence>
   </BehaviorTree>
 </root>
@@ -112,6 +123,7 @@ fn main() {
         seen,
         [
             Position2D { x: 1.5, y: 2.25 },
+            Position2D { x: -1.0, y: 3.0 },
             Position2D { x: -1.0, y: 3.0 }
         ]
     );

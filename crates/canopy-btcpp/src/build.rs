@@ -710,25 +710,16 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
         let index = param.strip_prefix(prefix)?.strip_suffix(']')?;
         index.parse::<usize>().ok()
     };
-    let (attr, code, column) = if let Some(i) = list_item("cases[") {
+    let (attr, code, column) = if let Some(i) = list_item("cases[").or(list_item("values[")) {
         (format!("case_{}", i + 1), code.as_str(), *column)
     } else if list_item("items[").is_some() {
         ("queue".to_string(), code.as_str(), *column)
-    } else if id == "Precondition"
-        && (crate::standard::condition_script_attr(param).is_some() || param == "running_if")
-    {
-        // The condition as written, without the `!(…)` around it; past
-        // its end the parser met that `)`, which the file does not have.
-        let inner = code.strip_prefix("!(")?.strip_suffix(')')?;
-        let column = column.saturating_sub(2).max(1);
-        if column > inner.chars().count() {
-            let problem = problem.strip_suffix(", found `)`").unwrap_or(problem);
-            let text = format!("if: script {}, column {column}: {problem}", quote(inner));
-            return Some(escape_controls(&text));
-        }
-        ("if".to_string(), inner, column)
+    } else if id == "Precondition" && param == "precondition" {
+        ("if".to_string(), code.as_str(), *column)
     } else if id.starts_with("Loop") && matches!(param.as_str(), "queue" | "value") {
         (param.clone(), code.as_str(), *column)
+    } else if id == "SetBlackboard" && param == "value" {
+        ("value".to_string(), code.as_str(), *column)
     } else {
         let attr = crate::standard::condition_script_attr(param)?;
         (attr.to_string(), code.as_str(), *column)

@@ -83,9 +83,10 @@
 //! value it cannot read — canopy decides when the tree is loaded.
 //!
 //! **Scripts.** `Script`, `ScriptCondition` and `SetBlackboard` run as
-//! canopy's script leaves (`Eval`, `EvalCondition`), their scripts
-//! compiled and type-checked against the blackboard when the tree is
-//! loaded.
+//! canopy's script leaves (`Eval`, `EvalCondition`), their scripts in
+//! BehaviorTree.CPP 4.10's language compiled against the blackboard when
+//! the tree is loaded; a `SetBlackboard` value is assigned as the value it
+//! is, never read as code.
 //!
 //! **Pre- and post-conditions.** The attributes `_failureIf`,
 //! `_successIf`, `_skipIf`, `_while`, `_onSuccess`, `_onFailure`,
@@ -105,7 +106,8 @@
 //! or reads the slot's initial value (0, false, the empty string).
 //!
 //! **Precondition, Switch, Loop.** `Precondition(if, else)` runs as an
-//! `EvalAround` whose condition for `else` is `!(if)`: tested once, on
+//! `EvalAround` whose `precondition` is `if`, compiled on its own and
+//! negated after compiling: tested once, on
 //! entry, as in BehaviorTree.CPP, and not again after a halt while the
 //! child ran until the child finishes (BehaviorTree.CPP's node keeps that
 //! decision; canopy keeps it in a bool key of the agent's blackboard,
@@ -113,12 +115,10 @@
 //! tests again at the next tick until the child may run, `else="SKIPPED"`
 //! is read as the parent reads SKIPPED, `else="IDLE"` (which
 //! BehaviorTree.CPP throws on) is refused. `Switch2`…`Switch6` run as canopy's
-//! `EvalSwitch` with the case scripts `variable == case_N` (a number
-//! compared as a number, other text as a string), deciding again every
-//! tick and aborting the running child when the case changes;
-//! BehaviorTree.CPP compares texts at run time, canopy typed values, so a
-//! case of another type than the variable's key is refused at load instead
-//! of never matching. `LoopInt`, `LoopDouble`, `LoopBool` and `LoopString`
+//! `EvalSwitch`, comparing `variable` with each `case_N` as texts (else as
+//! numbers) as BehaviorTree.CPP 4.10 does, deciding again every tick and
+//! aborting the running child when the case changes; a case is a text or
+//! a `{key}`, never code. `LoopInt`, `LoopDouble`, `LoopBool` and `LoopString`
 //! run as canopy's `EvalLoop`. A queue written in the file
 //! (`queue="1;2;3"`), which BehaviorTree.CPP copies on entry, is a list of
 //! item scripts `value := item` started over on entry. A queue on the

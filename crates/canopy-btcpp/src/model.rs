@@ -511,6 +511,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             }
         };
         params.insert("skipped".to_string(), Value::from(skipped));
+        // A node that returns SKIPPED of its own says so: then the
+        // post-condition scripts do not run, as in BehaviorTree.CPP.
+        if let What::Registered { params: inner, .. } = &self.nodes[node].what
+            && let Some((_, flag)) = inner
+                .iter()
+                .find(|(k, _)| &**k == crate::scripted::SKIPS_INTO)
+        {
+            params.insert(crate::scripted::SKIP_FROM.to_string(), flag.clone());
+        }
         if self.registry.get(AROUND).is_none() {
             return Err(self.fail(
                 place,
@@ -578,8 +587,22 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                         "SetBlackboard needs the ports value and output_key".to_string(),
                     ));
                 };
-                let code = assignment(key, value).map_err(|p| self.fail(place, p))?;
-                ("Eval", code)
+                // The value is a value, never script text: `Eval` assigns it.
+                let key = set_key(key).map_err(|p| self.fail(place, p))?;
+                let params = Box::new([
+                    (self.type_name("assign"), Value::String(key.to_string())),
+                    (self.type_name("value"), Value::String(value.to_string())),
+                ]);
+                if self.registry.get("Eval").is_none() {
+                    return Err(self.fail(
+                        place,
+                        format!("{id} runs as canopy's Eval, which this registry does not have"),
+                    ));
+                }
+                return Ok(What::Registered {
+                    type_name: self.type_name("Eval"),
+                    params,
+                });
             }
             _ => {
                 if let Some(problem) = unknown(&["code"]) {
@@ -1322,37 +1345,18 @@ fn port_type_fits(declared: &str, kind: &canopy_data::ParamKind) -> bool {
     }
 }
 
-/// `SetBlackboard`'s assignment as a script: `key := value`, the value a
-/// number, a bool, another key (`{other}`, copied) or a string, as
-/// BehaviorTree.CPP's text would read back in the key's type.
-fn assignment(key: &str, value: &str) -> Result<String, String> {
+/// `SetBlackboard`'s `output_key`: a key name (`{key}` read as `key`, as
+/// canopy has always read it), which a script could also name.
+fn set_key(key: &str) -> Result<&str, String> {
     let key = key_of(key).unwrap_or(key);
-    let plain = !key.is_empty()
-        && key.chars().all(|c| c.is_alphanumeric() || c == '_')
-        && !key.starts_with(|c: char| c.is_ascii_digit());
-    if !plain {
+    let name = key.strip_prefix('@').unwrap_or(key);
+    if !is_key_name(name) {
         return Err(format!(
-            "output_key {} is not a key a script can name (letters, digits and _)",
+            "output_key {} is not a key (letters, digits and _, not starting with a digit)",
             quote(key)
         ));
     }
-    let value = if let Some(other) = key_of(value) {
-        other.to_string()
-    } else if value == "true"
-        || value == "false"
-        || value.trim().parse::<f64>().is_ok_and(f64::is_finite)
-    {
-        value.trim().to_string()
-    } else if !value.contains('\'') {
-        format!("'{value}'")
-    } else if !value.contains('"') {
-        format!("\"{value}\"")
-    } else {
-        return Err(
-            "a value holding both kinds of quote cannot be written as a script string".to_string(),
-        );
-    };
-    Ok(format!("{key} := {value}"))
+    Ok(key)
 }
 
 /// Whether `key` can name a blackboard key in a script and a port: a

@@ -160,9 +160,28 @@ impl Scope {
             .iter()
             .map(|(name, value)| {
                 let value = match value {
-                    Value::String(text) if scripts && is_script_param(name) => {
+                    // The key an `Eval` assigns a value to.
+                    Value::String(text) if scripts && &**name == "assign" => {
+                        match self.resolve(text) {
+                            Resolved::Key(key) => Value::String(key),
+                            Resolved::Literal(_) => Value::String(text.clone()),
+                        }
+                    }
+                    Value::String(text) if scripts && is_script_param(type_name, name) => {
                         Value::String(self.script(text))
                     }
+                    // A Switch's values: texts or `{key}`s, never code.
+                    Value::Array(items) if scripts && &**name == "values" => Value::Array(
+                        items
+                            .iter()
+                            .map(|item| match item {
+                                Value::String(text) => {
+                                    self.port(name, text, &|_, t| Value::String(t.to_string()))
+                                }
+                                other => other.clone(),
+                            })
+                            .collect(),
+                    ),
                     Value::Array(items) if scripts => Value::Array(
                         items
                             .iter()
@@ -237,19 +256,31 @@ impl Scope {
     }
 }
 
-/// A constant as a script literal: a number, `true`/`false`, else a string.
+/// A constant a `<SubTree>` passes, as a script value: as
+/// BehaviorTree.CPP 4.10 stores it in the subtree's blackboard — a whole
+/// number (no `.`, `e` or `E`, read whole) as one, another number read
+/// whole as a double, anything else as the string it is. The string is
+/// written so that no character of it can end it: pieces without `'`,
+/// joined with `"'"` for each `'`, so the text never becomes code.
 fn literal(text: &str) -> String {
-    let number = text.parse::<f64>().is_ok_and(f64::is_finite)
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
-    if number || text == "true" || text == "false" {
-        text.to_string()
-    } else if !text.contains('\'') {
-        format!("'{text}'")
-    } else {
-        format!("\"{text}\"")
+    let whole = !text.contains(['.', 'e', 'E'])
+        && canopy_core::convert::prefix_i64(text).is_ok_and(|(_, n)| n == text.len());
+    if whole && let Ok((n, _)) = canopy_core::convert::prefix_i64(text) {
+        return if n < 0 {
+            format!("(0 - {})", n.unsigned_abs())
+        } else {
+            n.to_string()
+        };
     }
+    if let Some(x) = canopy_core::convert::whole_f64(text).filter(|x| x.is_finite()) {
+        return if x < 0.0 {
+            format!("(0.0 - {:?})", -x)
+        } else {
+            format!("{x:?}")
+        };
+    }
+    let pieces: Vec<String> = text.split('\'').map(|p| format!("'{p}'")).collect();
+    format!("({})", pieces.join(" .. \"'\" .. "))
 }
 
 /// canopy's node types whose parameters hold scripts.
@@ -266,9 +297,20 @@ fn is_script_type(type_name: &str) -> bool {
     )
 }
 
-/// Whether a string parameter of a script node type is a script.
-fn is_script_param(name: &str) -> bool {
-    !matches!(name, "skipped" | "if_empty" | "item" | "name" | "type")
+/// Whether a string parameter of a script node type is a script: not
+/// the words, nor the values a file gives (an `Eval`'s `value`, a
+/// `Switch`'s `variable`), which are never code.
+fn is_script_param(type_name: &str, name: &str) -> bool {
+    let value = match type_name {
+        "Eval" => name == "value",
+        "EvalSwitch" => name == "variable",
+        _ => false,
+    };
+    !value
+        && !matches!(
+            name,
+            "skipped" | "if_empty" | "item" | "name" | "type" | "otherwise" | "assign"
+        )
 }
 
 #[cfg(test)]
@@ -321,7 +363,25 @@ mod tests {
         );
         assert_eq!(
             scope.script("n += 1e3; m := 'n' .. word; ok := true && k > 1.5"),
-            "count += 1e3; __S_1__m := 'n' .. 'hi'; __S_1__ok := true && 2 > 1.5"
+            "count += 1e3; __S_1__m := 'n' .. ('hi'); __S_1__ok := true && 2 > 1.5"
+        );
+    }
+
+    #[test]
+    fn a_constant_passed_to_a_subtree_is_a_value_whatever_it_holds() {
+        let passed = |text: &str| {
+            Scope::root()
+                .child("S", 1, &ports(&[("v", text)]), false)
+                .script("w := v")
+        };
+        assert_eq!(passed("-2"), "__S_1__w := (0 - 2)");
+        assert_eq!(passed(".5"), "__S_1__w := 0.5");
+        assert_eq!(passed("true"), "__S_1__w := ('true')");
+        assert_eq!(passed("1;2"), "__S_1__w := ('1;2')");
+        // No quote in the text can end the string it becomes.
+        assert_eq!(
+            passed("a\" ; hp = 999 ; \"'"),
+            "__S_1__w := ('a\" ; hp = 999 ; \"' .. \"'\" .. '')"
         );
     }
 }

@@ -3,8 +3,10 @@
 //! as canopy's script nodes: each port becomes a script the registry
 //! compiles and type-checks with the file's others.
 //!
-//! - `Precondition(if, else)` is `EvalAround` with the negated `if` as the
-//!   condition for `else`: both test it once, on entry, and otherwise run
+//! - `Precondition(if, else)` is `EvalAround` with `if` as its
+//!   `precondition` (compiled on its own, negated after compiling) and
+//!   `else` as what to do when it is false: both test it once, on entry,
+//!   and otherwise run
 //!   the child. Its `latch`, a bool key of its own (`__precondition_…`),
 //!   is BehaviorTree.CPP's memory that the child was started, kept through
 //!   a halt: entered again, it runs the child without testing `if` until
@@ -13,12 +15,10 @@
 //!   RUNNING with its child idle, tests again; SKIPPED is read as the
 //!   parent reads it, as for `RunOnce`. BehaviorTree.CPP throws on
 //!   `else="IDLE"` when the condition is false; canopy refuses it at load.
-//! - `SwitchN(variable, case_1…case_N)` is `EvalSwitch` with the case
-//!   scripts `key == value`: a number compared as a number, other text as
-//!   a string. BehaviorTree.CPP compares the texts at run time (as numbers
-//!   when both read as numbers); canopy compares typed values, so a case
-//!   whose type is not the key's is refused at load instead of never
-//!   matching.
+//! - `SwitchN(variable, case_1…case_N)` is `EvalSwitch` with `variable`
+//!   and `values`, compared as BehaviorTree.CPP 4.10's Switch compares
+//!   texts (else whole numbers, else numbers): a case is a text or a
+//!   `{key}`, never pasted into a script.
 //! - `LoopT(queue, value, if_empty)` is `EvalLoop` with the item scripts
 //!   `key := item` for a queue written in the file (`queue="1;2;3"`,
 //!   BehaviorTree.CPP's static queue, which it copies on entry as canopy
@@ -38,6 +38,23 @@ use crate::text::quote;
 /// `__` keeps it out of what the root blackboard shows, as a subtree's
 /// own keys are.
 const PRECONDITION_LATCH: &str = "__precondition_";
+
+/// A `case_N` the file leaves out, which never matches: a text no XML
+/// attribute can hold (`EvalSwitch` reads it as "no case").
+const NO_CASE: &str = "\u{0}";
+
+/// The parameter of canopy's `EvalAround` and `EvalLoop` naming the bool
+/// key a node sets when it returns its SKIPPED, and of `EvalAround` the
+/// one it reads from its child (after which its post-condition scripts
+/// do not run, as BehaviorTree.CPP runs none after a SKIPPED).
+pub(crate) const SKIPS_INTO: &str = "skips_into";
+pub(crate) const SKIP_FROM: &str = "skip_from";
+
+/// The skip flag of the element `tag`: `__` keeps it out of what the root
+/// blackboard shows.
+fn skip_flag(tag: &str) -> String {
+    format!("__skipped_{tag}")
+}
 
 /// Whether `id` is one of the controls this module imports.
 pub(crate) fn is_scripted_control(id: &str) -> bool {
@@ -91,7 +108,7 @@ pub(crate) fn lower(
         return Err(format!("{id} needs exactly 1 child, got {children}"));
     }
     match loop_type(id) {
-        Some(item) => lower_loop(id, item, ports, parent),
+        Some(item) => lower_loop(id, item, ports, parent, tag),
         None => precondition(ports, parent, tag),
     }
 }
@@ -157,10 +174,10 @@ fn precondition(
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let condition = port(ports, "if").ok_or("Precondition needs the port if")?;
     let param = match port(ports, "else").unwrap_or("FAILURE") {
-        "FAILURE" => "failure_if",
-        "SUCCESS" => "success_if",
-        "SKIPPED" => "skip_if",
-        "RUNNING" => "running_if",
+        "FAILURE" => "failure",
+        "SUCCESS" => "success",
+        "SKIPPED" => "skip",
+        "RUNNING" => "running",
         "IDLE" => {
             return Err(
                 "else=\"IDLE\": a node may not return IDLE (BehaviorTree.CPP \
@@ -176,14 +193,17 @@ fn precondition(
         }
     };
     let mut params = Map::new();
-    params.insert(param.to_string(), Value::from(format!("!({condition})")));
+    // The condition stays a script of its own, negated after compiling.
+    params.insert("precondition".to_string(), Value::from(condition));
+    params.insert("otherwise".to_string(), Value::from(param));
     params.insert(
         "latch".to_string(),
         Value::from(format!("{PRECONDITION_LATCH}{tag}")),
     );
-    if param == "skip_if" {
+    if param == "skip" {
         let skipped = skip_as(parent, "else=\"SKIPPED\"", "Precondition")?;
         params.insert("skipped".to_string(), Value::from(skipped));
+        params.insert(SKIPS_INTO.to_string(), Value::from(skip_flag(tag)));
     }
     Ok(("EvalAround", params))
 }
@@ -214,24 +234,17 @@ fn switch(
     if children != n + 1 {
         return Err(format!("{id} needs {} children, got {children}", n + 1));
     }
-    let key = key_port(id, ports, "variable")?;
-    let mut cases = Vec::with_capacity(n);
-    for name in &names {
-        let case = match port(ports, name) {
-            // BehaviorTree.CPP skips a case it cannot read.
-            None => "false".to_string(),
-            Some(text) => match key_of(text) {
-                Some(other) => format!("{key} == {other}"),
-                None => format!(
-                    "{key} == {}",
-                    literal(text, None).map_err(|p| format!("{name}: {p}"))?
-                ),
-            },
-        };
-        cases.push(Value::from(case));
-    }
+    let variable =
+        port(ports, "variable").ok_or_else(|| format!("{id} needs the port variable"))?;
+    // Cases are texts (or `{key}`s), compared as BehaviorTree.CPP's Switch
+    // compares them: never script text. A case not given never matches.
+    let values = names
+        .iter()
+        .map(|name| Value::from(port(ports, name).unwrap_or(NO_CASE)))
+        .collect();
     let mut params = Map::new();
-    params.insert("cases".to_string(), Value::Array(cases));
+    params.insert("variable".to_string(), Value::from(variable));
+    params.insert("values".to_string(), Value::Array(values));
     Ok(("EvalSwitch", params))
 }
 
@@ -240,6 +253,7 @@ fn lower_loop(
     item: Item,
     ports: &[(String, String)],
     parent: Option<Std>,
+    tag: &str,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let queue = port(ports, "queue").ok_or_else(|| format!("{id} needs the port queue"))?;
     let key = key_port(id, ports, "value")?;
@@ -258,6 +272,9 @@ fn lower_loop(
     };
     let mut params = Map::new();
     params.insert("if_empty".to_string(), Value::from(if_empty));
+    if port(ports, "if_empty") == Some("SKIPPED") {
+        params.insert(SKIPS_INTO.to_string(), Value::from(skip_flag(tag)));
+    }
     if let Some(queue_key) = key_of(queue) {
         let queue_key = if queue_key == "=" { "queue" } else { queue_key };
         let (item, zero) = match item {

@@ -118,12 +118,14 @@ pub use def::observer::{Event, EventKind, Observer};
 pub use nodes::NodeKind;
 pub use script::{
     Keys, MAX_SCRIPT_BYTES, MAX_SCRIPT_HEIGHT, MAX_SCRIPT_NESTING, MAX_SCRIPT_OPS,
-    MAX_SCRIPT_STACK, MAX_SCRIPT_TEXTS, Script, ScriptError, ScriptFault, ScriptType, ScriptValue,
+    MAX_SCRIPT_STACK, MAX_SCRIPT_TEXTS, Refusal, Script, ScriptError, ScriptFault, ScriptType,
+    ScriptValue, TextOrKey,
 };
 pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
 pub use tree::{NodeRef, Tree};
 pub use util::board::{Board, BoardValue, Input, Key, Output, SlotRef, SlotType, TEXT_BYTES, Text};
 pub use util::context::{ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
+pub use util::convert::ConvertError;
 pub use util::params::declare::{Param, ParamKind};
 pub use util::params::error::ParamError;
 pub use util::params::literal::Literal;
@@ -132,7 +134,7 @@ pub use util::params::value::{ParamValue, Params};
 pub use util::primitives::{Afterwards, Arity, MAX_TICKS, Mode, NodeId, ParseError, Policy};
 pub use util::status::{Exit, Status};
 pub use util::ticket::{Completion, Ticket};
-pub use util::{hash, text};
+pub use util::{convert, hash, text};
 
 /// `#[derive(Params)]`: a struct's fields as a node type's parameters
 /// ([`NodeParams`]). `#[derive(ParamEnum)]`: an enum's variants as the

@@ -271,8 +271,8 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///     let tree = Value::Object(vec![
     ///         field("type", Value::Str("Sequence")),
     ///         field("children", Value::List(vec![
-    ///             node("Eval", "code", "n := 1"),
-    ///             node("Eval", "code", "n := 'one'"),
+    ///             node("Eval", "code", "count := 1"),
+    ///             node("Eval", "code", "cuont += 1"),
     ///         ].into())),
     ///     ].into());
     ///     Value::Object(vec![field("tree", tree)].into())
@@ -280,7 +280,8 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// let registry = Registry::<(), ()>::new();
     /// let err = registry.load_lowered(&mut Made(two_scripts), Format::Json, "made", &[])
     ///     .unwrap_err();
-    /// assert!(err.to_string().contains("since its first use at node 1"), "{err}");
+    /// assert_eq!(err.to_string(), "made: tree/children[1] (name \"Eval\"): parameter \"code\": \
+    ///     script \"cuont += 1\", column 1: unknown key \"cuont\" (did you mean \"count\"?)");
     ///
     /// // A kind of the lowering's own, under a name no registry holds.
     /// let twice = NodeType::new("made:Twice", "its child two times", Arity::Decorator,

@@ -64,6 +64,68 @@ pub(crate) enum ScriptShape {
     Assign(canopy_core::ScriptType),
 }
 
+/// Whether any input port of `p` reads a string key as another type
+/// ([`Input::Converted`](canopy_core::Input::Converted)): the node must
+/// fail when that text does not convert.
+fn converts(p: &Params) -> bool {
+    p.values().iter().any(|(param, value)| {
+        let canopy_core::ParamKind::Port { ty, output: false, .. } = &param.kind else {
+            return false;
+        };
+        matches!(value, canopy_core::ParamValue::Slot(slot) if slot.ty.holds_text() && !ty.holds_text())
+    })
+}
+
+/// A node of a game's own type whose ports read string keys as other
+/// types: an update during which such a read failed fails.
+struct Converting<N>(N);
+
+impl<A, W, N: Node<A, W>> Node<A, W> for Converting<N> {
+    type Task = N::Task;
+
+    fn type_name(&self) -> &str {
+        self.0.type_name()
+    }
+
+    fn arity(&self) -> Arity {
+        self.0.arity()
+    }
+
+    fn params(&self) -> Vec<(String, String)> {
+        self.0.params()
+    }
+
+    fn create_task(&self, cx: &mut Ctx<A, W>) -> N::Task {
+        self.0.create_task(cx)
+    }
+
+    fn update(
+        &self,
+        task: &mut N::Task,
+        cx: &mut Ctx<A, W>,
+        children: &mut canopy_core::Children<A, W>,
+    ) -> Status {
+        let before = cx.board.conversion_faults();
+        let status = self.0.update(task, cx, children);
+        match cx.board.conversion_faults() == before {
+            true => status,
+            false => Status::Failure,
+        }
+    }
+
+    fn terminate(&self, task: &mut N::Task, cx: &mut Ctx<A, W>, exit: canopy_core::Exit) {
+        self.0.terminate(task, cx, exit);
+    }
+
+    fn task_is_valid(&self, task: &N::Task) -> bool {
+        self.0.task_is_valid(task)
+    }
+
+    fn describe(&self, task: &N::Task) -> Option<String> {
+        self.0.describe(task)
+    }
+}
+
 /// A registered node type: its name, what it does, how many children it
 /// takes, its parameters, and its factory.
 pub struct NodeType<A, W> {
@@ -618,7 +680,20 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     {
         let build = move |p: &Params| {
             let leaf = factory(P::from_params(p)?);
-            Ok(nodes::Action(Arc::new(leaf)).into())
+            if !converts(p) {
+                return Ok(nodes::Action(Arc::new(leaf)).into());
+            }
+            // A string key read through a typed port that does not
+            // convert fails the leaf, as BehaviorTree.CPP's throws.
+            let checked = move |cx: &mut Ctx<A, W>| {
+                let before = cx.board.conversion_faults();
+                let status = leaf(cx);
+                match cx.board.conversion_faults() == before {
+                    true => status,
+                    false => Status::Failure,
+                }
+            };
+            Ok(nodes::Action(Arc::new(checked)).into())
         };
         let (description, params) = (P::description(), P::declare());
         self.register(NodeType::new(name, description, Arity::Leaf, params, build))
@@ -672,7 +747,18 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     {
         let build = move |p: &Params| {
             let start = factory(P::from_params(p)?);
-            Ok(nodes::Async(Arc::new(start)).into())
+            if !converts(p) {
+                return Ok(nodes::Async(Arc::new(start)).into());
+            }
+            let checked = move |cx: &mut Ctx<A, W>, ticket: Ticket| {
+                let before = cx.board.conversion_faults();
+                let status = start(cx, ticket);
+                match cx.board.conversion_faults() == before {
+                    true => status,
+                    false => Status::Failure,
+                }
+            };
+            Ok(nodes::Async(Arc::new(checked)).into())
         };
         let (description, params) = (P::description(), P::declare());
         let mut node_type = NodeType::new(name, description, Arity::Leaf, params, build);
@@ -720,7 +806,14 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         G: Fn(&Ctx<A, W>) -> bool + Send + Sync + 'static,
     {
         let build = move |p: &Params| -> Result<ConditionFn<A, W>, ParamError> {
-            Ok(Arc::new(factory(P::from_params(p)?)))
+            let test = factory(P::from_params(p)?);
+            if !converts(p) {
+                return Ok(Arc::new(test));
+            }
+            Ok(Arc::new(move |cx: &Ctx<A, W>| {
+                let before = cx.board.conversion_faults();
+                test(cx) && cx.board.conversion_faults() == before
+            }))
         };
         let (description, params) = (P::description(), P::declare());
         let node_type = NodeType::with_build(
@@ -838,6 +931,9 @@ impl<A: 'static, W: 'static> Registry<A, W> {
                     arity.describe(),
                     node.arity().describe()
                 )));
+            }
+            if converts(p) {
+                return Ok(CustomNode::new(Converting(node)).into());
             }
             Ok(CustomNode::new(node).into())
         };

@@ -225,7 +225,7 @@ struct PendingScript<'d> {
     /// The parameter holding the script (with the item's index in a list:
     /// `cases[0]`).
     param: String,
-    code: String,
+    source: eval::Source,
     shape: Shape,
     node: &'d Value<'d>,
     path: NodePath,
@@ -454,23 +454,9 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             Build::Kind(factory) => factory(&params),
             Build::Sized(factory) => factory(&params, children.len()),
             Build::Script(Shape::Around) => self.around(&params, value, path, name),
-            Build::Script(Shape::Switch) => {
-                let (cells, shown) = self.script_list(
-                    &params,
-                    eval_switch::CASES,
-                    Shape::Condition,
-                    value,
-                    path,
-                    name,
-                );
-                Ok(eval_switch::node(cells, shown))
-            }
+            Build::Script(Shape::Switch) => self.switch(&params, value, path, name),
             Build::Script(Shape::Loop) => self.eval_loop(&params, value, path, name),
-            Build::Script(shape) => params.text(eval::CODE).map(|code| {
-                let at = (value, path, name);
-                let cell = self.defer_script(eval::CODE.to_string(), code.to_string(), *shape, at);
-                eval::node(cell, *shape, code)
-            }),
+            Build::Script(shape) => self.eval(&params, *shape, value, path, name),
             Build::Condition(factory) => factory(&params).map(|f| nodes::Condition(f).into()),
             Build::Utility => utility::build(&params, self.registry),
             Build::Guard { reactive } => {
@@ -668,7 +654,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             return check(value, given, &Place::Param(param))
                 .map_err(|e| self.fail(path, name, Problem::Param(e)));
         };
-        match self.builder.slot(key, ty.clone()) {
+        match self.builder.port_slot(key, ty.clone(), output) {
             Ok(slot) => {
                 let mut keys = self.keys.borrow_mut();
                 if !keys.contains_key(key) {
@@ -715,12 +701,12 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                     script.path.clone(),
                 ),
             };
-            match eval::compile(&script.code, script.shape, &mut keys) {
+            match eval::compile(&script.source, script.shape, &mut keys) {
                 Ok(program) => drop(script.cell.set(program)),
                 Err(e) => {
                     let error = at(Problem::Script {
                         param: script.param.clone(),
-                        code: script.code.clone(),
+                        code: script.source.shown(),
                         column: e.column,
                         problem: e.problem,
                     });
@@ -732,6 +718,94 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             }
         }
         Ok(())
+    }
+
+    /// An `Eval`, `EvalCondition` or guard: its `code`; or, for `Eval`,
+    /// the assignment of `value` to the key `assign` (a `{key}` value
+    /// copies that key), which is never read as code.
+    fn eval(
+        &mut self,
+        params: &Params,
+        shape: Shape,
+        value: &'d Value<'d>,
+        path: &Spot,
+        name: &str,
+    ) -> Result<NodeKind<A, W>, ParamError> {
+        let at = (value, path, name);
+        let (param, source) = match params.text(eval::ASSIGN) {
+            Ok(key) => {
+                let given = params.text(eval::VALUE)?;
+                let source = match eval::Operand::of(given, eval::VALUE) {
+                    eval::Operand::Key(from) => eval::Source::SetKey {
+                        key: key.to_string(),
+                        from,
+                    },
+                    eval::Operand::Text(text) => eval::Source::SetText {
+                        key: key.to_string(),
+                        value: text,
+                    },
+                };
+                (eval::VALUE, source)
+            }
+            Err(_) => (
+                eval::CODE,
+                eval::Source::Code(params.text(eval::CODE)?.to_string()),
+            ),
+        };
+        let shown = source.shown();
+        let cell = self.defer_script(param.to_string(), source, shape, at);
+        Ok(eval::node(cell, shape, &shown))
+    }
+
+    /// An `EvalSwitch`: its `cases` scripts, or its `variable` compared
+    /// with each of its `values` as BehaviorTree.CPP's `Switch` does.
+    fn switch(
+        &mut self,
+        params: &Params,
+        value: &'d Value<'d>,
+        path: &Spot,
+        name: &str,
+    ) -> Result<NodeKind<A, W>, ParamError> {
+        let Ok(variable) = params.text(eval_switch::VARIABLE) else {
+            let (cells, shown) = self.script_list(
+                params,
+                eval_switch::CASES,
+                Shape::Condition,
+                value,
+                path,
+                name,
+            );
+            return Ok(eval_switch::node(cells, shown));
+        };
+        let variable = eval::Operand::of(variable, eval_switch::VARIABLE);
+        let values = params
+            .values()
+            .iter()
+            .find(|(p, _)| p.name == eval_switch::VALUES)
+            .map(|(_, v)| v);
+        let Some(ParamValue::List(values)) = values else {
+            return Err(ParamError::Absent {
+                param: eval_switch::VALUES.to_string(),
+            });
+        };
+        let mut cells = Vec::with_capacity(values.len());
+        let mut shown = Vec::with_capacity(values.len());
+        for (i, case) in values.iter().enumerate() {
+            let at = (value, path, name);
+            let param = format!("{}[{i}]", eval_switch::VALUES);
+            // A case not given never matches, as BehaviorTree.CPP skips a
+            // case it cannot read.
+            let source = match case.as_str().filter(|c| *c != eval_switch::NO_CASE) {
+                Some(case) => eval::Source::Case {
+                    variable: variable.clone(),
+                    case: eval::Operand::of(case, eval_switch::VALUES),
+                },
+                None => eval::Source::Code("false".to_string()),
+            };
+            shown.push(source.shown());
+            cells.push(self.defer_script(param, source, Shape::Condition, at));
+        }
+        Ok(eval_switch::node(cells, shown.join("; ")))
     }
 
     /// An `EvalAround`: a cell for each script parameter given, compiled
@@ -754,8 +828,28 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 false => Shape::Leaf,
             };
             let at = (value, path, name);
-            cells[i] = Some(self.defer_script(param.to_string(), code.to_string(), shape, at));
+            let source = eval::Source::Code(code.to_string());
+            cells[i] = Some(self.defer_script(param.to_string(), source, shape, at));
             sources.push((param.to_string(), code.to_string()));
+        }
+        // A Precondition's `if`: compiled on its own and negated, in the
+        // place of the condition its `otherwise` names.
+        if let Ok(code) = params.text(eval_around::PRECONDITION) {
+            let otherwise = params.text(eval_around::OTHERWISE)?;
+            let i = eval_around::otherwise_index(otherwise);
+            if cells[i].is_some() {
+                return Err(ParamError::invalid(format!(
+                    "{} and {} both give the condition tested for {otherwise:?}; give one",
+                    eval_around::PRECONDITION,
+                    eval_around::SCRIPTS[i]
+                )));
+            }
+            let at = (value, path, name);
+            let source = eval::Source::Negated(code.to_string());
+            let param = eval_around::PRECONDITION.to_string();
+            cells[i] = Some(self.defer_script(param, source, Shape::Condition, at));
+            sources.push((eval_around::PRECONDITION.to_string(), code.to_string()));
+            sources.push((eval_around::OTHERWISE.to_string(), otherwise.to_string()));
         }
         let skipped = match params.text(eval_around::SKIPPED)? {
             "failure" => Status::Failure,
@@ -764,21 +858,54 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         if skipped == Status::Failure {
             sources.push((eval_around::SKIPPED.to_string(), "failure".to_string()));
         }
-        let latch = params.text(eval_around::LATCH).ok().map(|key| {
-            sources.push((eval_around::LATCH.to_string(), key.to_string()));
-            let mut script = |code: String, shape: Shape| {
-                let at = (value, path, name);
-                self.defer_script(eval_around::LATCH.to_string(), code, shape, at)
-            };
-            // The key is made (`:=`) before it is read.
-            let write = script(
-                format!("{key} := false"),
-                Shape::Assign(canopy_core::ScriptType::Bool),
-            );
-            let read = script(key.to_string(), Shape::Condition);
-            eval_around::Latch { write, read }
-        });
-        Ok(eval_around::node(cells, sources, skipped, latch))
+        let at = (value, path, name);
+        let latch = self.flag(params, eval_around::LATCH, &mut sources, at)?;
+        let flags = eval_around::SkipFlags {
+            into: self.flag(params, eval_around::SKIPS_INTO, &mut sources, at)?,
+            from: self.flag(params, eval_around::SKIP_FROM, &mut sources, at)?,
+        };
+        Ok(eval_around::node(cells, sources, skipped, latch, flags))
+    }
+
+    /// The bool key a node keeps in parameter `param` (a latch, a skip
+    /// flag), if given: the scripts that make and set it (`k := false`)
+    /// and read it (`k`). The key must be a plain name, as it becomes
+    /// script text.
+    fn flag(
+        &mut self,
+        params: &Params,
+        param: &str,
+        sources: &mut Vec<(String, String)>,
+        at: (&'d Value<'d>, &Spot, &str),
+    ) -> Result<Option<eval_around::Latch>, ParamError> {
+        let Ok(key) = params.text(param) else {
+            return Ok(None);
+        };
+        let plain = key.strip_prefix('@').unwrap_or(key);
+        let name_like = plain.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && plain.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !name_like {
+            return Err(ParamError::WrongKind {
+                param: param.to_string(),
+                expected: "a key: letters, digits and _, not starting with a digit",
+                got: canopy_core::text::quote(key),
+            });
+        }
+        sources.push((param.to_string(), key.to_string()));
+        // The key is made (`:=`) before it is read.
+        let write = self.defer_script(
+            param.to_string(),
+            eval::Source::Code(format!("{key} := false")),
+            Shape::Assign(canopy_core::ScriptType::Bool),
+            at,
+        );
+        let read = self.defer_script(
+            param.to_string(),
+            eval::Source::Code(key.to_string()),
+            Shape::Condition,
+            at,
+        );
+        Ok(Some(eval_around::Latch { write, read }))
     }
 
     /// An `EvalLoop`: over its items' scripts, or over the queue string
@@ -798,7 +925,15 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         let Ok(queue) = params.text(eval_loop::QUEUE) else {
             let (cells, shown) =
                 self.script_list(params, eval_loop::ITEMS, Shape::Leaf, value, path, name);
-            return Ok(eval_loop::node(cells, shown, if_empty));
+            let mut sources = Vec::new();
+            let into = self.flag(
+                params,
+                eval_around::SKIPS_INTO,
+                &mut sources,
+                (value, path, name),
+            )?;
+            let flags = eval_around::SkipFlags { into, from: None };
+            return Ok(eval_loop::node(cells, shown, if_empty, flags));
         };
         let assign = params
             .text(eval_loop::VALUE)
@@ -807,7 +942,8 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             })?;
         let mut script = |param: &str, code: &str, shape: Shape| {
             let at = (value, path, name);
-            self.defer_script(param.to_string(), code.to_string(), shape, at)
+            let source = eval::Source::Code(code.to_string());
+            self.defer_script(param.to_string(), source, shape, at)
         };
         let item = eval_loop::Item::from_word(params.text(eval_loop::ITEM)?);
         let scripts = eval_loop::QueueScripts {
@@ -819,7 +955,15 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 (eval_loop::VALUE.to_string(), assign.to_string()),
             ],
         };
-        Ok(eval_loop::queue_node(scripts, if_empty))
+        let mut sources = Vec::new();
+        let into = self.flag(
+            params,
+            eval_around::SKIPS_INTO,
+            &mut sources,
+            (value, path, name),
+        )?;
+        let flags = eval_around::SkipFlags { into, from: None };
+        Ok(eval_loop::queue_node(scripts, if_empty, flags))
     }
 
     /// A cell for the script `code` in parameter `param` of the node at
@@ -828,7 +972,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn defer_script(
         &mut self,
         param: String,
-        code: String,
+        source: eval::Source,
         shape: Shape,
         (node, path, name): (&'d Value<'d>, &Spot, &str),
     ) -> Cell {
@@ -836,7 +980,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         self.scripts.push(PendingScript {
             cell: cell.clone(),
             param,
-            code,
+            source,
             shape,
             node,
             path: path.path(),
@@ -869,7 +1013,8 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         for (i, item) in items.iter().enumerate() {
             let code = item.as_str().unwrap_or_default();
             let at = (value, path, name);
-            cells.push(self.defer_script(format!("{param}[{i}]"), code.to_string(), shape, at));
+            let source = eval::Source::Code(code.to_string());
+            cells.push(self.defer_script(format!("{param}[{i}]"), source, shape, at));
             shown.push(code);
         }
         (cells, shown.join("; "))

@@ -609,7 +609,7 @@ impl Agent {
         self.check_tree(tree);
         let board = &self.mem[tree.board_start()..];
         tree.board
-            .slots
+            .slots()
             .iter()
             .map(|slot| {
                 let at = slot.offset as usize;

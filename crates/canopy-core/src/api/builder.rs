@@ -234,6 +234,9 @@ pub struct Builder<'b, A, W> {
     plain: RefCell<SharedKinds<'b, A, W>>,
     /// The blackboard's keys so far, and where each is.
     board: RefCell<BoardLayout>,
+    /// Keys a script's `:=` made (BehaviorTree.CPP converts strings into
+    /// them by its scripts' rules, not the key type's).
+    scripted: RefCell<std::collections::HashSet<Arc<str>>>,
     /// Drafts made so far: the next draft's number.
     drafts: Cell<usize>,
     /// Unique in the process (64 bits never wrap): tells its drafts apart
@@ -246,7 +249,7 @@ impl<A, W> fmt::Debug for Builder<'_, A, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
             .field("drafts", &self.drafts.get())
-            .field("keys", &self.board.borrow().slots.len())
+            .field("keys", &self.board.borrow().slots().len())
             .finish_non_exhaustive()
     }
 }
@@ -269,6 +272,7 @@ impl<'b, A, W> Builder<'b, A, W> {
             kinds: Arena::new(),
             plain: RefCell::new(HashMap::new()),
             board: RefCell::new(BoardLayout::default()),
+            scripted: RefCell::default(),
             drafts: Cell::new(0),
             id: NEXT.fetch_add(1, Ordering::Relaxed),
             _types: PhantomData,
@@ -407,30 +411,60 @@ impl<'b, A, W> Builder<'b, A, W> {
 
     /// The slot of key `name` with type `ty`, made on first use: what a
     /// loader calls for each `{key}` it reads. A key already of another
-    /// type is an error naming both types.
+    /// type is an error naming both types, except as
+    /// [`port_slot`](Builder::port_slot) allows for ports.
     pub fn slot(&self, name: &str, ty: SlotType) -> Result<SlotRef, KeyError> {
+        self.port_slot(name, ty, true)
+    }
+
+    /// The slot of key `name` for a port of type `ty` (an output port if
+    /// `output`), made on first use, with BehaviorTree.CPP's rules for a
+    /// key used as two types:
+    ///
+    /// - a port of any type ([`SlotType::any`]) takes the key's type; a
+    ///   key that only such ports used takes the type of its first other
+    ///   use (a typed port, a script's `:=`);
+    /// - a key first used as a string ([`Text`](crate::Text)) may be read
+    ///   by an input port of another type, which converts the text when
+    ///   it reads ([`Input::Converted`](crate::Input::Converted));
+    /// - a type known only by name ([`SlotType::named`]) may share a
+    ///   string key either way (its code, which would convert, is not
+    ///   here);
+    /// - any other difference is an error naming both types.
+    ///
+    /// ```
+    /// use canopy_core::{Builder, SlotType, Text};
+    /// let b = Builder::<(), ()>::new();
+    /// b.port_slot("goal", SlotType::any(), false).unwrap();
+    /// assert_eq!(b.port_slot("goal", SlotType::of::<[f64; 2]>(), false).unwrap().ty.name(), "canopy::Point2");
+    /// b.key::<Text>("name").unwrap();
+    /// assert!(b.port_slot("name", SlotType::of::<i32>(), false).is_ok());
+    /// assert_eq!(b.port_slot("name", SlotType::of::<i32>(), true).unwrap_err().to_string(),
+    ///     "key \"name\" holds std::string, not int");
+    /// ```
+    pub fn port_slot(&self, name: &str, ty: SlotType, output: bool) -> Result<SlotRef, KeyError> {
         let mut board = self.board.borrow_mut();
-        if let Some(slot) = board.find(name) {
-            return if slot.ty == ty {
-                Ok(slot.clone())
-            } else {
-                Err(KeyError {
-                    key: name.to_string(),
-                    holds: Box::new(slot.ty.clone()),
-                    wanted: Box::new(ty),
-                })
-            };
-        }
-        let offset = board.initial.len();
-        board.initial.resize(offset + ty.size(), 0);
-        let offset = offset as u32;
-        let slot = SlotRef {
-            key: Arc::from(name),
-            offset,
-            ty,
+        let Some(slot) = board.find(name) else {
+            return Ok(board.push(name, ty));
         };
-        board.slots.push(slot.clone());
-        Ok(slot)
+        let holds = &slot.ty;
+        if holds.is_any() && !ty.is_any() {
+            return board.retype(name, ty).ok_or_else(|| unreachable_key(name));
+        }
+        let text = holds.is::<crate::Text>();
+        let shares = holds == &ty
+            || ty.is_any()
+            || text && !output
+            || text && ty.is_named()
+            || holds.is_named() && ty.is::<crate::Text>();
+        if shares {
+            return Ok(slot.clone());
+        }
+        Err(KeyError {
+            key: name.to_string(),
+            holds: Box::new(holds.clone()),
+            wanted: Box::new(ty),
+        })
     }
 
     /// Compile a [`Script`] against this builder's keys: a key it reads
@@ -778,12 +812,28 @@ impl<A, W> Keys for &Builder<'_, A, W> {
     }
 
     fn create(&mut self, key: &str, ty: SlotType) -> Result<SlotRef, String> {
-        self.slot(key, ty).map_err(|e| e.to_string())
+        let slot = self.slot(key, ty).map_err(|e| e.to_string())?;
+        self.scripted.borrow_mut().insert(slot.key.clone());
+        Ok(slot)
+    }
+
+    fn made_by_script(&self, key: &str) -> bool {
+        self.scripted.borrow().contains(key)
     }
 
     fn known(&self) -> Vec<String> {
         let board = self.board.borrow();
-        board.slots.iter().map(|s| s.key.to_string()).collect()
+        board.slots().iter().map(|s| s.key.to_string()).collect()
+    }
+}
+
+/// A key found a moment ago and gone: cannot happen, but is an error
+/// rather than a panic.
+fn unreachable_key(name: &str) -> KeyError {
+    KeyError {
+        key: name.to_string(),
+        holds: Box::new(SlotType::any()),
+        wanted: Box::new(SlotType::any()),
     }
 }
 

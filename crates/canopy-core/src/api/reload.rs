@@ -348,7 +348,7 @@ fn carry_board<A, W>(old: &Tree<A, W>, new: &Tree<A, W>, old_mem: &[u8], new_mem
         &mut new_mem[new.board_start()..],
     );
     new_board.copy_from_slice(&new.board.initial);
-    for slot in &new.board.slots {
+    for slot in new.board.slots() {
         let Some(was) = old.board.find(&slot.key).filter(|was| was.ty == slot.ty) else {
             continue;
         };

@@ -5,8 +5,12 @@ use super::ScriptError;
 /// One token of a script.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Tok<'s> {
-    /// A number literal (finite).
-    Num(f64),
+    /// A whole-number literal: decimal digits or `0x` and hex digits
+    /// (BehaviorTree.CPP's `int64_t`; one too large for it reads as 0,
+    /// as BehaviorTree.CPP reads it).
+    Int(f64),
+    /// A number literal with a fraction or an exponent (finite).
+    Real(f64),
     /// A string literal's contents, without its quotes.
     Str(&'s str),
     /// A key or enum name.
@@ -45,9 +49,16 @@ pub(crate) fn tokens(source: &str) -> Result<Vec<Token<'_>>, ScriptError> {
         }
         let at = i;
         let tok = if c.is_ascii_digit() {
-            let (value, end) = number(source, i)?;
+            let (tok, end) = number(source, i)?;
+            if bytes
+                .get(end)
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_' || *b == b'@')
+            {
+                let problem = "a number cannot be followed by a letter (leave a space)";
+                return Err(ScriptError::new(source, end, problem));
+            }
             i = end;
-            Tok::Num(value)
+            tok
         } else if c == b'\'' || c == b'"' {
             let close = source[i + 1..]
                 .find(c as char)
@@ -88,7 +99,7 @@ pub(crate) fn tokens(source: &str) -> Result<Vec<Token<'_>>, ScriptError> {
 
 /// The number starting at byte `start`, and where it ends: decimal digits
 /// with an optional fraction and exponent, or `0x` and hex digits.
-fn number(source: &str, start: usize) -> Result<(f64, usize), ScriptError> {
+fn number(source: &str, start: usize) -> Result<(Tok<'_>, usize), ScriptError> {
     let bytes = source.as_bytes();
     let digits = |mut i: usize, hex: bool| {
         while i < bytes.len() && (bytes[i].is_ascii_digit() || hex && bytes[i].is_ascii_hexdigit())
@@ -98,30 +109,40 @@ fn number(source: &str, start: usize) -> Result<(f64, usize), ScriptError> {
         i
     };
     let rest = &source[start..];
-    let (value, end) = if rest.starts_with("0x") || rest.starts_with("0X") {
+    if rest.starts_with("0x") || rest.starts_with("0X") {
         let end = digits(start + 2, true);
-        let value = u64::from_str_radix(&source[start + 2..end], 16).map(|v| v as f64);
-        (value.ok(), end)
-    } else {
-        let mut end = digits(start, false);
-        // `1..2` is 1 joined with 2: a fraction needs a digit after its dot.
-        if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
-            end = digits(end + 1, false);
+        if end == start + 2 {
+            let problem = "`0x` needs hex digits after it";
+            return Err(ScriptError::new(source, start, problem));
         }
-        if matches!(bytes.get(end), Some(b'e' | b'E')) {
-            let sign = usize::from(matches!(bytes.get(end + 1), Some(b'+' | b'-')));
-            if bytes.get(end + 1 + sign).is_some_and(u8::is_ascii_digit) {
-                end = digits(end + 1 + sign, false);
-            }
+        // Too large for an `int64_t`: BehaviorTree.CPP's reading leaves 0.
+        let value = i64::from_str_radix(&source[start + 2..end], 16).unwrap_or(0);
+        return Ok((Tok::Int(value as f64), end));
+    }
+    let mut end = digits(start, false);
+    let mut real = false;
+    // `1..2` is 1 joined with 2: a fraction needs a digit after its dot.
+    if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+        end = digits(end + 1, false);
+        real = true;
+    }
+    if matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(bytes.get(end + 1), Some(b'+' | b'-')));
+        if bytes.get(end + 1 + sign).is_some_and(u8::is_ascii_digit) {
+            end = digits(end + 1 + sign, false);
+            real = true;
         }
-        (source[start..end].parse::<f64>().ok(), end)
-    };
-    match value {
-        Some(v) if v.is_finite() => Ok((v, end)),
+    }
+    let text = &source[start..end];
+    if !real {
+        return Ok((Tok::Int(text.parse::<i64>().unwrap_or(0) as f64), end));
+    }
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok((Tok::Real(v), end)),
         _ => {
             let problem = format!(
                 "number {} is not a finite number",
-                crate::util::text::quote(&source[start..end])
+                crate::util::text::quote(text)
             );
             Err(ScriptError::new(source, start, problem))
         }

@@ -1,14 +1,16 @@
 //! Scripts: BehaviorTree.CPP's small expression language, compiled when
 //! the tree is loaded into a program over the blackboard's slots.
 //!
-//! A script is statements separated by `;`: assignments (`key := value`
-//! makes the key if nothing in the tree made it, `key = value` sets a key
-//! that exists, `+= -= *= /=` update one) and expressions over number,
-//! string (`'text'` or `"text"`) and bool (`true`, `false`) literals and
-//! keys, with `+ - * /`, `..` (joins strings), `== != < <= > >=`,
-//! `&& || !`, `& | ^ ~` (on whole numbers), the ternary `c ? a : b` and
-//! parentheses, in C's order of precedence. Its value is its last
-//! statement's (an assignment's value is the value assigned).
+//! A script is statements, one after another (`;` between them is
+//! optional): assignments (`key := value` makes the key if nothing in the
+//! tree made it, `key = value` sets a key that exists, `+= -= *= /=`
+//! update one; an assignment is an expression whose value is what was
+//! stored) and expressions over number, string (`'text'`, or `"text"`)
+//! and bool (`true`, `false`) literals and keys, with `+ - * /`, `..`,
+//! `== != < <= > >=` (which chain: `1 < c < 5`), `&& || !`, `& | ^ ~`, the
+//! ternary `c ? a : b` and parentheses, in BehaviorTree.CPP 4.10's order
+//! of precedence (`c & 1 == 1` is `(c & 1) == 1`). Its value is its last
+//! statement's.
 //!
 //! ```
 //! use canopy_core::{Agent, Builder, Status, ScriptValue};
@@ -26,27 +28,33 @@
 //! assert_eq!((agent.board(&tree).read(hp), condition.test(&agent.board(&tree))), (-20, Ok(false)));
 //! ```
 //!
-//! # Types, decided at load
+//! # Values and conversions, as BehaviorTree.CPP's
 //!
-//! Values are numbers (`f64`), bools and [`Text`]s. A key keeps the type
-//! the tree gave it (a port, the builder, an earlier script); a key first
-//! made by a script's `:=` takes the type of the value assigned (a number
-//! makes a `double` slot). Integer and `f32` slots read as numbers; other
-//! slot types (points, a game's own) cannot be used. Every operator's
-//! operands are checked when the script is compiled, so these are load
-//! errors in canopy where BehaviorTree.CPP finds them only when the script
-//! runs: an unknown key; `=` or `+=` to a key nothing makes; assigning a
-//! value of another type to a key (BehaviorTree.CPP converts, or throws at
-//! run time); comparing, adding or joining values of two types (it tries
-//! to convert a string to a number when the script runs); `+` on strings
-//! (join them with `..`); a string literal longer than [`TEXT_BYTES`](crate::TEXT_BYTES).
+//! Values are numbers, bools and [`Text`]s. Every operator follows
+//! BehaviorTree.CPP 4.10: arithmetic is in `f64` (`7 / 2` is `3.5`), `==`
+//! between numbers allows a float's epsilon, `+` adds numbers or joins two
+//! strings, `..` joins strings and prints a number joined to one as
+//! `std::to_string` does (`'v' .. 3` is `v3`, `'v' .. 1.5` is
+//! `v1.500000`), a string compared with a number is read as one, bools are
+//! numbers (1 and 0) to every operator, and a condition that is a string is
+//! true when not empty. A key keeps the type the tree gave it (a port, the
+//! builder, an earlier script); a key first made by a script's `:=` takes
+//! the type of the value (a whole number makes an `int64_t` key, other
+//! numbers a `double`). Assigning converts as BehaviorTree.CPP does: a
+//! string into a key of another type through the type's conversion
+//! ([`BoardValue::parse`](crate::BoardValue::parse): `goal := '1;2'` for a
+//! point), a number into a string key as its text.
 //!
-//! Left to run time (the node fails, [`ScriptFault`]): writing a number
-//! that is not whole, or out of range, to an integer slot, and a bitwise
-//! operator on a number that is not whole. All arithmetic is in `f64`:
-//! `7 / 2` is `3.5` even between integer keys (BehaviorTree.CPP divides
-//! integers as integers), and a division by zero gives an infinity.
-//! `&&`, `||` evaluate both sides; `? :` only the branch taken.
+//! Decided when the tree loads, where BehaviorTree.CPP finds them when
+//! the script runs: an unknown key; `=` or `+=` to a key nothing makes;
+//! a key of a game's own type used other than copied or assigned a string;
+//! a `? :` giving a number on one branch and a string on the other; a
+//! string literal longer than [`TEXT_BYTES`](crate::TEXT_BYTES). What
+//! BehaviorTree.CPP throws on only when it runs (`-'a'`, `'a' + 1`, a
+//! string that is not a number compared with one) fails the node running
+//! the script there ([`ScriptFault`]), and [`Script::warnings`] says so
+//! when it loads. So do a fraction or an out-of-range number written to an
+//! integer key and a bitwise operator on a fraction.
 //!
 //! # Bounds
 //!
@@ -140,7 +148,79 @@ pub enum ScriptType {
     Text,
 }
 
-pub(crate) use ScriptType as Ty;
+/// A value's type as the compiler tracks it: numbers split into whole
+/// ones (BehaviorTree.CPP's `int64_t`, printed as digits) and others (its
+/// `double`, printed with six decimals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    Int,
+    Double,
+    Bool,
+    Text,
+}
+
+impl Ty {
+    pub(crate) fn name(self) -> &'static str {
+        self.public().name()
+    }
+
+    pub(crate) fn public(self) -> ScriptType {
+        match self {
+            Ty::Int | Ty::Double => ScriptType::Number,
+            Ty::Bool => ScriptType::Bool,
+            Ty::Text => ScriptType::Text,
+        }
+    }
+}
+
+/// What BehaviorTree.CPP throws on when a script runs: the script stops
+/// there and the node running it fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// An operator on operands it has no meaning for (`'a' + 1`,
+    /// `1 .. 2`, `'a' * 2`): BehaviorTree.CPP's "Operation not permitted".
+    NotPermitted,
+    /// `-`, `!` or `~` on a string.
+    StringOperand,
+    /// An assignment to something that is not a key (`(a + b) := 1`).
+    NotAKey,
+    /// A number assigned to a key of a game's own type (which converts
+    /// only from text).
+    NumberIntoType,
+    /// `+=` and friends on a key and a value they do not combine (only
+    /// `+=` on two strings, and all four on numbers).
+    UpdateTypes,
+    /// A condition whose value is a string.
+    TextCondition,
+    /// `&&` or `||` on a whole number other than 0 or 1, which
+    /// BehaviorTree.CPP does not read as a bool.
+    NotABool,
+    /// A number assigned to a string key a script made.
+    NumberIntoString,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::NotPermitted => "this operator has no meaning for these operands",
+            Refusal::StringOperand => "`-`, `!` and `~` need a number, got a string",
+            Refusal::NotAKey => "only a key can be assigned",
+            Refusal::NumberIntoType => {
+                "a key of this type takes a string (which its type converts), not a number"
+            }
+            Refusal::UpdateTypes => {
+                "`+=` joins two strings, and `+=`, `-=`, `*=`, `/=` update numbers; not these"
+            }
+            Refusal::TextCondition => "a condition must give true or false, this gives a string",
+            Refusal::NumberIntoString => {
+                "a key a script made a string holds strings; a number cannot be assigned to it"
+            }
+            Refusal::NotABool => {
+                "`&&` and `||` read a whole number as a bool only when it is 0 or 1"
+            }
+        })
+    }
+}
 
 impl ScriptType {
     /// As messages name it: `number`, `bool`, `string`.
@@ -153,9 +233,33 @@ impl ScriptType {
     }
 
     /// The slot type a script's `:=` gives a new key of this type:
-    /// `double`, `bool` or [`Text`].
+    /// `double`, `bool` or [`Text`] (a whole number makes `int64_t`).
     pub fn slot_type(self) -> SlotType {
-        compile::slot_type(self)
+        compile::slot_type(match self {
+            ScriptType::Number => Ty::Double,
+            ScriptType::Bool => Ty::Bool,
+            ScriptType::Text => Ty::Text,
+        })
+    }
+}
+
+/// A value written in a file for a node that compares texts (a
+/// `Switch`'s `variable` and cases): a text, or a key (`{key}`) read as
+/// text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextOrKey<'a> {
+    /// The text itself.
+    Text(&'a str),
+    /// The key's value, as text.
+    Key(&'a str),
+}
+
+impl fmt::Display for TextOrKey<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TextOrKey::Text(t) => f.write_str(&crate::util::text::quote(t)),
+            TextOrKey::Key(k) => write!(f, "{{{k}}}"),
+        }
     }
 }
 
@@ -175,9 +279,16 @@ pub trait Keys {
         None
     }
     /// The value of a name that is no key: an enum's word, as
-    /// BehaviorTree.CPP registers them (`RED` for 0, say).
+    /// BehaviorTree.CPP registers them (`RED` for 0, say). Looked up
+    /// before keys, as BehaviorTree.CPP does.
     fn constant(&self, _name: &str) -> Option<f64> {
         None
+    }
+    /// Whether a script's `:=` made `key` (rather than a port or code):
+    /// BehaviorTree.CPP converts a string assigned to such a number key
+    /// with its scripts' own rules (`true` is 1), not the key type's.
+    fn made_by_script(&self, _key: &str) -> bool {
+        false
     }
 }
 
@@ -227,6 +338,7 @@ impl std::error::Error for ScriptError {}
 /// Why a script stopped while running: the node running it fails.
 /// Made without allocating; [`Script::explain`] words it.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ScriptFault {
     /// A number that is not whole, for an integer key or a bitwise
     /// operator (`key` is the index of the key in the script, or
@@ -253,6 +365,28 @@ pub enum ScriptFault {
         /// Byte of the source where the assignment is.
         at: u32,
     },
+    /// A string assigned to a key whose type does not read it.
+    Convert {
+        /// Byte of the source where the assignment is.
+        at: u32,
+        /// Which of the script's keys.
+        key: u16,
+        /// Why the text does not convert.
+        error: crate::ConvertError,
+    },
+    /// A string read as a number (compared with one, or a condition)
+    /// that is none.
+    NotANumber {
+        /// Byte of the source where the operator is.
+        at: u32,
+    },
+    /// An operation BehaviorTree.CPP throws on.
+    Refused {
+        /// Byte of the source where the operation is.
+        at: u32,
+        /// What it is.
+        why: Refusal,
+    },
     /// The blackboard is not of the tree the script was compiled for.
     OutsideBoard,
     /// The program does not fit its own checks (it was not compiled by
@@ -267,7 +401,11 @@ pub struct Script {
     ops: Box<[Op]>,
     texts: Box<[Text]>,
     names: Box<[Arc<str>]>,
-    ty: ScriptType,
+    /// Slot types the program converts text into or copies.
+    types: Box<[SlotType]>,
+    /// Where BehaviorTree.CPP would throw when the script runs.
+    warnings: Box<[ScriptError]>,
+    ty: Ty,
     writes: bool,
 }
 
@@ -287,41 +425,190 @@ impl Script {
         let statements = parse::statements(source, &tokens)?;
         let mut c = compile::Compiler::new(source, keys);
         let ty = c.script(&statements)?;
+        Ok(Script::finish(source, c, ty))
+    }
+
+    fn finish<K: Keys + ?Sized>(source: &str, c: compile::Compiler<'_, '_, K>, ty: Ty) -> Script {
         let writes = c
             .ops
             .iter()
-            .any(|op| matches!(op, Op::Store(..) | Op::StorePop(..)));
-        Ok(Script {
+            .any(|op| matches!(op, Op::StorePop(..) | Op::Parse(..) | Op::Copy(..)));
+        Script {
             source: Arc::from(source),
             ops: c.ops.into_boxed_slice(),
             texts: c.texts.into_boxed_slice(),
             names: c.names.into_boxed_slice(),
+            types: c.types.into_boxed_slice(),
+            warnings: c.warnings.into_boxed_slice(),
             ty,
             writes,
-        })
+        }
     }
 
     /// Compile a script whose value is a condition (ScriptCondition,
-    /// `_skipIf`, `_while`): it must give a bool or a number (true when
-    /// not zero).
+    /// `_skipIf`, `_while`): a bool, or a number (true when not zero). One
+    /// giving a string fails when it runs, as BehaviorTree.CPP throws
+    /// reading it as a bool, and warns at load.
     ///
     /// ```
-    /// use canopy_core::{Builder, Script, Text};
+    /// use canopy_core::{Agent, Builder, Script, ScriptFault, Text};
     /// let b = Builder::<(), ()>::new();
-    /// let e = b.key::<Text>("x").map(|_| Script::compile_condition("x .. 'm'", &mut &b));
-    /// assert_eq!(e.unwrap().unwrap_err().to_string(),
-    ///     "column 1: a condition must give true or false, this script gives a string");
+    /// b.key::<Text>("x").unwrap();
+    /// let odd = Script::compile_condition("x .. 'm'", &mut &b).unwrap();
+    /// assert_eq!(odd.warnings()[0].to_string(),
+    ///     "column 1: a condition must give true or false, this gives a string: \
+    ///      BehaviorTree.CPP throws here when the script runs, and canopy fails the node");
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// assert!(matches!(odd.test(&agent.board(&tree)), Err(ScriptFault::Refused { .. })));
     /// ```
     pub fn compile_condition<K: Keys + ?Sized>(
         source: &str,
         keys: &mut K,
     ) -> Result<Script, ScriptError> {
-        let script = Script::compile(source, keys)?;
-        if script.ty == ScriptType::Text {
-            let problem = "a condition must give true or false, this script gives a string";
-            return Err(ScriptError::new(source, 0, problem));
+        let mut script = Script::compile(source, keys)?;
+        if script.ty == Ty::Text {
+            // BehaviorTree.CPP throws when it reads such a condition.
+            let why = Refusal::TextCondition;
+            let mut ops = script.ops.into_vec();
+            ops.extend([Op::PopText, Op::Num(0.0), Op::Fail(why, 0)]);
+            script.ops = ops.into_boxed_slice();
+            let mut warnings = script.warnings.into_vec();
+            let problem = format!(
+                "{why}: BehaviorTree.CPP throws here when the script runs, and canopy fails the node"
+            );
+            warnings.push(ScriptError::new(source, 0, problem));
+            script.warnings = warnings.into_boxed_slice();
+            script.ty = Ty::Bool;
         }
         Ok(script)
+    }
+
+    /// The condition that is true when this one is false (`!` applied to
+    /// its value, after it ran): a `Precondition`'s `if` compiled on its
+    /// own and negated, never pasted into `!(…)`.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Script};
+    /// let b = Builder::<(), ()>::new();
+    /// let ready = Script::compile_condition("a := 1; a == 1", &mut &b).unwrap().negated();
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// assert_eq!(ready.run(&mut agent.board_mut(&tree)).map(|v| v.is_true()), Ok(false));
+    /// assert_eq!(ready.source(), "a := 1; a == 1");
+    /// ```
+    pub fn negated(mut self) -> Script {
+        let mut ops = self.ops.into_vec();
+        if self.ty == Ty::Text {
+            ops.extend([Op::PopText, Op::Num(0.0)]);
+        }
+        ops.push(Op::Not);
+        self.ops = ops.into_boxed_slice();
+        self.ty = Ty::Bool;
+        self
+    }
+
+    /// The assignment `key := value` of a value written in a file — a
+    /// `SetBlackboard`'s `value`, a literal a `<SubTree>` passes — made
+    /// without reading `value` as code: it is the string it is, converted
+    /// into the key's type as BehaviorTree.CPP's assignment converts it
+    /// (a new key holds the string).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Script, Text};
+    /// let b = Builder::<(), ()>::new();
+    /// let hp = b.key::<i32>("hp").unwrap();
+    /// let set = Script::assign_text("hp", "42", &mut &b).unwrap();
+    /// let odd = Script::assign_text("note", "a' ; hp = 999 ; '", &mut &b).unwrap();
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// set.run(&mut agent.board_mut(&tree)).unwrap();
+    /// odd.run(&mut agent.board_mut(&tree)).unwrap();
+    /// assert_eq!(agent.board(&tree).read(hp), 42);
+    /// let note = tree.key::<Text>("note").unwrap();
+    /// assert_eq!(agent.board(&tree).read(note).as_str(), "a' ; hp = 999 ; '");
+    /// ```
+    pub fn assign_text<K: Keys + ?Sized>(
+        key: &str,
+        value: &str,
+        keys: &mut K,
+    ) -> Result<Script, ScriptError> {
+        use parse::{Assign, Expr, ExprKind};
+        let source = format!("{key} := {}", crate::util::text::quote(value));
+        let target = Expr::new(0, ExprKind::Name(key));
+        let value = Expr::new(0, ExprKind::Str(value));
+        let statement = Expr::new(
+            0,
+            ExprKind::Assign(Assign::Create, Box::new(target), Box::new(value)),
+        );
+        Script::from_statements(&source, &[statement], keys)
+    }
+
+    /// The assignment `key := from` of one key to another (a
+    /// `SetBlackboard` whose `value` is `{from}`): converted as a script's
+    /// assignment converts; a key of a game's own type is copied whole.
+    pub fn assign_key<K: Keys + ?Sized>(
+        key: &str,
+        from: &str,
+        keys: &mut K,
+    ) -> Result<Script, ScriptError> {
+        use parse::{Assign, Expr, ExprKind};
+        let source = format!("{key} := {from}");
+        let target = Expr::new(0, ExprKind::Name(key));
+        let value = Expr::new(key.len() + 4, ExprKind::Name(from));
+        let statement = Expr::new(
+            0,
+            ExprKind::Assign(Assign::Create, Box::new(target), Box::new(value)),
+        );
+        Script::from_statements(&source, &[statement], keys)
+    }
+
+    /// The test of BehaviorTree.CPP's `Switch`: whether key `variable`,
+    /// read as text (a number printed as `std::to_string` prints it), is
+    /// the same as `case` — equal texts, or equal whole numbers, or
+    /// numbers within a float's epsilon (`CheckStringEquality`, 4.10). A
+    /// case is a text, never code; `case` names a key instead when
+    /// `case_is_key`.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Script, TextOrKey};
+    /// let b = Builder::<(), ()>::new();
+    /// let mode = b.key::<f64>("mode").unwrap();
+    /// let one = Script::switch_case(TextOrKey::Key("mode"), TextOrKey::Text("1"), &mut &b).unwrap();
+    /// let code = Script::switch_case(TextOrKey::Key("mode"), TextOrKey::Text("{c || true}"), &mut &b).unwrap();
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.board_mut(&tree).write(mode, 1.0);
+    /// // 1.0 prints as "1.000000", which reads as the number 1.
+    /// assert_eq!(one.test(&agent.board(&tree)), Ok(true));
+    /// assert_eq!(code.test(&agent.board(&tree)), Ok(false));
+    /// ```
+    pub fn switch_case<K: Keys + ?Sized>(
+        variable: TextOrKey<'_>,
+        case: TextOrKey<'_>,
+        keys: &mut K,
+    ) -> Result<Script, ScriptError> {
+        let source = format!("{variable} == {case}");
+        let mut c = compile::Compiler::new(&source, keys);
+        c.switch_case(variable, case)?;
+        Ok(Script::finish(&source, c, Ty::Bool))
+    }
+
+    fn from_statements<K: Keys + ?Sized>(
+        source: &str,
+        statements: &[parse::Expr],
+        keys: &mut K,
+    ) -> Result<Script, ScriptError> {
+        let mut c = compile::Compiler::new(source, keys);
+        let ty = c.script(statements)?;
+        Ok(Script::finish(source, c, ty))
+    }
+
+    /// Where this script would make BehaviorTree.CPP throw when it runs:
+    /// canopy compiled an operation that fails the node there. A loader
+    /// reports them as warnings.
+    pub fn warnings(&self) -> &[ScriptError] {
+        &self.warnings
     }
 
     /// Run the script on `board`, writing what it assigns: its value.
@@ -340,6 +627,7 @@ impl Script {
         program::Code {
             ops: &self.ops,
             texts: &self.texts,
+            types: &self.types,
             ty: self.ty,
         }
     }
@@ -393,7 +681,7 @@ impl Script {
 
     /// The type of its value.
     pub fn value_type(&self) -> ScriptType {
-        self.ty
+        self.ty.public()
     }
 
     /// Whether it assigns any key.
@@ -462,6 +750,18 @@ impl Script {
             ScriptFault::ReadOnly { at } => {
                 format!("column {}: a condition cannot assign keys", column(at))
             }
+            ScriptFault::Convert { at, key: k, error } => format!(
+                "column {}: the string does not convert to the type of key {}: {error}",
+                column(at),
+                key(k)
+            ),
+            ScriptFault::NotANumber { at } => {
+                format!(
+                    "column {}: a string that is no number was read as one",
+                    column(at)
+                )
+            }
+            ScriptFault::Refused { at, why } => format!("column {}: {why}", column(at)),
             ScriptFault::OutsideBoard => {
                 "the blackboard is not of the tree the script was compiled for".to_string()
             }
@@ -482,6 +782,13 @@ impl fmt::Display for ScriptFault {
                 write!(f, "byte {at}: {} is out of the key's range", number(value))
             }
             ScriptFault::ReadOnly { at } => write!(f, "byte {at}: a condition cannot assign keys"),
+            ScriptFault::Convert { at, error, .. } => {
+                write!(f, "byte {at}: the string does not convert: {error}")
+            }
+            ScriptFault::NotANumber { at } => {
+                write!(f, "byte {at}: a string that is no number was read as one")
+            }
+            ScriptFault::Refused { at, why } => write!(f, "byte {at}: {why}"),
             ScriptFault::OutsideBoard => {
                 f.write_str("the blackboard is not of the tree the script was compiled for")
             }

@@ -1,8 +1,18 @@
-//! Tokens to a syntax tree, by precedence climbing, nested at most
-//! [`MAX_SCRIPT_NESTING`](super::MAX_SCRIPT_NESTING) deep so that a hostile script
-//! cannot overflow the stack.
+//! Tokens to a syntax tree, by BehaviorTree.CPP 4.10's precedence rules
+//! (a Pratt parser, as its own), nested at most
+//! [`MAX_SCRIPT_NESTING`](super::MAX_SCRIPT_NESTING) deep so that a hostile
+//! script cannot overflow the stack.
+//!
+//! Binding, loosest first: assignment (`:=`, `=`, `+=`…, its value a
+//! whole expression), `? :`, `||`, `&&`, comparisons (which chain:
+//! `1 < c < 5`), `|` and `^`, `&`, `+` `-` `..`, `*` `/`, then the prefix
+//! operators. So `c & 1 == 1` is `(c & 1) == 1` and `a | b ^ c` is
+//! `(a | b) ^ c`, as BehaviorTree.CPP reads them — not C's order, which
+//! an earlier version of this parser followed. Statements need no `;`
+//! between them (BehaviorTree.CPP reads `a := 1 b := 2` as two).
 
 use super::lex::{Tok, Token};
+use super::program::Cmp;
 use super::{MAX_SCRIPT_HEIGHT, MAX_SCRIPT_NESTING, ScriptError};
 
 /// An operator of one operand.
@@ -13,7 +23,7 @@ pub(crate) enum Unary {
     BitNot,
 }
 
-/// An operator of two operands.
+/// An operator of two operands (comparisons are [`ExprKind::Chain`]s).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Binary {
     Add,
@@ -21,17 +31,22 @@ pub(crate) enum Binary {
     Mul,
     Div,
     Join,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
     And,
     Or,
     BitAnd,
     BitOr,
     BitXor,
+}
+
+/// How an assignment assigns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Assign {
+    /// `:=`: the key, made if nothing made it.
+    Create,
+    /// `=`: a key something made.
+    Set,
+    /// `+=`, `-=`, `*=`, `/=`.
+    Update(Binary),
 }
 
 /// An expression and the byte where its operator (or itself) is.
@@ -44,12 +59,37 @@ pub(crate) struct Expr<'s> {
     pub(crate) kind: ExprKind<'s>,
 }
 
+#[derive(Debug)]
+pub(crate) enum ExprKind<'s> {
+    /// A whole-number literal (BehaviorTree.CPP's `int64_t`).
+    Int(f64),
+    /// A literal with a fraction or an exponent (its `double`).
+    Real(f64),
+    Str(&'s str),
+    Bool(bool),
+    Name(&'s str),
+    Unary(Unary, Box<Expr<'s>>),
+    Binary(Binary, Box<Expr<'s>>, Box<Expr<'s>>),
+    /// `a < b <= c …`: the first operand, then each comparison, where
+    /// it is written, and its right operand.
+    Chain(Box<Expr<'s>>, Vec<(Cmp, usize, Expr<'s>)>),
+    Choose(Box<Expr<'s>>, Box<Expr<'s>>, Box<Expr<'s>>),
+    /// `target op value`: an expression whose value is what was stored.
+    Assign(Assign, Box<Expr<'s>>, Box<Expr<'s>>),
+}
+
 impl<'s> Expr<'s> {
-    fn new(at: usize, kind: ExprKind<'s>) -> Expr<'s> {
+    pub(crate) fn new(at: usize, kind: ExprKind<'s>) -> Expr<'s> {
         let below = match &kind {
             ExprKind::Unary(_, e) => e.height,
-            ExprKind::Binary(_, a, b) => a.height.max(b.height),
+            ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => a.height.max(b.height),
             ExprKind::Choose(a, b, c) => a.height.max(b.height).max(c.height),
+            ExprKind::Chain(first, rest) => rest
+                .iter()
+                .map(|(_, _, e)| e.height)
+                .max()
+                .unwrap_or(0)
+                .max(first.height),
             _ => {
                 return Expr {
                     at,
@@ -66,45 +106,12 @@ impl<'s> Expr<'s> {
     }
 }
 
-#[derive(Debug)]
-pub(crate) enum ExprKind<'s> {
-    Num(f64),
-    Str(&'s str),
-    Bool(bool),
-    Name(&'s str),
-    Unary(Unary, Box<Expr<'s>>),
-    Binary(Binary, Box<Expr<'s>>, Box<Expr<'s>>),
-    Choose(Box<Expr<'s>>, Box<Expr<'s>>, Box<Expr<'s>>),
-}
-
-/// How a statement assigns.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Assign {
-    /// `:=`: the key, made if nothing made it.
-    Create,
-    /// `=`: a key something made.
-    Set,
-    /// `+=`, `-=`, `*=`, `/=`.
-    Update(Binary),
-}
-
-/// One statement: an assignment or an expression.
-#[derive(Debug)]
-pub(crate) enum Statement<'s> {
-    Assign {
-        key: &'s str,
-        at: usize,
-        how: Assign,
-        value: Expr<'s>,
-    },
-    Expr(Expr<'s>),
-}
-
-/// The statements of a script, from its tokens.
+/// The statements of a script, from its tokens: expressions, one after
+/// another, with or without `;` between them.
 pub(crate) fn statements<'s>(
     source: &'s str,
     tokens: &[Token<'s>],
-) -> Result<Vec<Statement<'s>>, ScriptError> {
+) -> Result<Vec<Expr<'s>>, ScriptError> {
     let mut p = Parser {
         source,
         tokens,
@@ -117,12 +124,7 @@ pub(crate) fn statements<'s>(
         if p.peek().tok == Tok::End {
             break;
         }
-        out.push(p.statement()?);
-        let t = p.peek();
-        if t.tok != Tok::End && !p.eat(";") {
-            let problem = format!("expected `;` or the end, found {}", shown(t.tok));
-            return Err(ScriptError::new(source, t.at, problem));
-        }
+        out.push(p.expr(0, None)?);
     }
     if out.is_empty() {
         return Err(ScriptError::new(source, 0, "the script is empty"));
@@ -133,7 +135,7 @@ pub(crate) fn statements<'s>(
 /// A token as messages name it.
 fn shown(tok: Tok) -> String {
     match tok {
-        Tok::Num(n) => format!("the number {}", crate::util::text::number(n)),
+        Tok::Int(n) | Tok::Real(n) => format!("the number {}", crate::util::text::number(n)),
         Tok::Str(s) => format!("the string {}", crate::util::text::quote(s)),
         Tok::Name(n) => format!("`{}`", crate::util::text::shorten(n)),
         Tok::Bool(b) => format!("`{b}`"),
@@ -142,34 +144,52 @@ fn shown(tok: Tok) -> String {
     }
 }
 
-/// Binding power of a binary operator (higher binds tighter) and the operator.
-fn binary(tok: Tok) -> Option<(u8, Binary)> {
+/// What an infix operator does.
+#[derive(Clone, Copy)]
+enum Infix {
+    Assign(Assign),
+    Choose,
+    Compare(Cmp),
+    Binary(Binary),
+}
+
+/// An infix operator's binding power (BehaviorTree.CPP 4.10's) and what
+/// it does.
+fn infix(tok: Tok) -> Option<(u8, Infix)> {
     let Tok::Punct(p) = tok else { return None };
     Some(match p {
-        "||" => (2, Binary::Or),
-        "&&" => (3, Binary::And),
-        "|" => (4, Binary::BitOr),
-        "^" => (5, Binary::BitXor),
-        "&" => (6, Binary::BitAnd),
-        "==" => (7, Binary::Eq),
-        "!=" => (7, Binary::Ne),
-        "<" => (8, Binary::Lt),
-        "<=" => (8, Binary::Le),
-        ">" => (8, Binary::Gt),
-        ">=" => (8, Binary::Ge),
-        "+" => (9, Binary::Add),
-        "-" => (9, Binary::Sub),
-        ".." => (9, Binary::Join),
-        "*" => (10, Binary::Mul),
-        "/" => (10, Binary::Div),
+        ":=" => (ASSIGN, Infix::Assign(Assign::Create)),
+        "=" => (ASSIGN, Infix::Assign(Assign::Set)),
+        "+=" => (ASSIGN, Infix::Assign(Assign::Update(Binary::Add))),
+        "-=" => (ASSIGN, Infix::Assign(Assign::Update(Binary::Sub))),
+        "*=" => (ASSIGN, Infix::Assign(Assign::Update(Binary::Mul))),
+        "/=" => (ASSIGN, Infix::Assign(Assign::Update(Binary::Div))),
+        "?" => (CHOOSE, Infix::Choose),
+        "||" => (6, Infix::Binary(Binary::Or)),
+        "&&" => (8, Infix::Binary(Binary::And)),
+        "==" => (COMPARE, Infix::Compare(Cmp::Eq)),
+        "!=" => (COMPARE, Infix::Compare(Cmp::Ne)),
+        "<" => (COMPARE, Infix::Compare(Cmp::Lt)),
+        "<=" => (COMPARE, Infix::Compare(Cmp::Le)),
+        ">" => (COMPARE, Infix::Compare(Cmp::Gt)),
+        ">=" => (COMPARE, Infix::Compare(Cmp::Ge)),
+        "|" => (12, Infix::Binary(Binary::BitOr)),
+        "^" => (12, Infix::Binary(Binary::BitXor)),
+        "&" => (14, Infix::Binary(Binary::BitAnd)),
+        "+" => (16, Infix::Binary(Binary::Add)),
+        "-" => (16, Infix::Binary(Binary::Sub)),
+        ".." => (16, Infix::Binary(Binary::Join)),
+        "*" => (18, Infix::Binary(Binary::Mul)),
+        "/" => (18, Infix::Binary(Binary::Div)),
         _ => return None,
     })
 }
 
-/// The power of `?:`, the loosest operator.
-const CHOOSE: u8 = 1;
-/// The power of a prefix operator's operand.
-const PREFIX: u8 = 11;
+const ASSIGN: u8 = 2;
+const CHOOSE: u8 = 4;
+const COMPARE: u8 = 10;
+/// The power of a prefix operator's operand: tighter than any infix.
+const PREFIX: u8 = 20;
 
 struct Parser<'t, 's> {
     source: &'s str,
@@ -204,37 +224,6 @@ impl<'s> Parser<'_, 's> {
         ScriptError::new(self.source, at, problem)
     }
 
-    fn statement(&mut self) -> Result<Statement<'s>, ScriptError> {
-        let key = self.peek();
-        let how = match (key.tok, self.tokens.get(self.next + 1).map(|t| t.tok)) {
-            (Tok::Name(_), Some(Tok::Punct(op))) => match op {
-                ":=" => Some(Assign::Create),
-                "=" => Some(Assign::Set),
-                "+=" => Some(Assign::Update(Binary::Add)),
-                "-=" => Some(Assign::Update(Binary::Sub)),
-                "*=" => Some(Assign::Update(Binary::Mul)),
-                "/=" => Some(Assign::Update(Binary::Div)),
-                _ => None,
-            },
-            _ => None,
-        };
-        let (Some(how), Tok::Name(name)) = (how, key.tok) else {
-            return Ok(Statement::Expr(self.expr(0, None)?));
-        };
-        self.next += 1;
-        let op = self.bump();
-        let Tok::Punct(op) = op.tok else {
-            unreachable!("the operator was matched above")
-        };
-        let value = self.expr(0, Some(op))?;
-        Ok(Statement::Assign {
-            key: name,
-            at: key.at,
-            how,
-            value,
-        })
-    }
-
     /// An expression of operators binding at least `min`; `after` is the
     /// operator before it, for messages.
     fn expr(&mut self, min: u8, after: Option<&str>) -> Result<Expr<'s>, ScriptError> {
@@ -247,30 +236,59 @@ impl<'s> Parser<'_, 's> {
         let mut left = self.operand(after)?;
         loop {
             let t = self.peek();
-            if t.tok == Tok::Punct("?") && min <= CHOOSE {
-                self.next += 1;
-                let then = self.expr(0, Some("?"))?;
-                if !self.eat(":") {
-                    let found = self.peek();
-                    let problem = format!("expected `:` of `? :`, found {}", shown(found.tok));
-                    return Err(self.error(found.at, problem));
-                }
-                let otherwise = self.expr(CHOOSE, Some(":"))?;
-                let kind = ExprKind::Choose(Box::new(left), Box::new(then), Box::new(otherwise));
-                left = self.grown(t.at, kind)?;
-                continue;
-            }
-            let Some((power, op)) = binary(t.tok).filter(|(p, _)| *p >= min.max(CHOOSE + 1)) else {
+            let Some((power, op)) = infix(t.tok).filter(|(p, _)| *p >= min) else {
                 break;
             };
             let Tok::Punct(written) = t.tok else { break };
-            self.next += 1;
-            let right = self.expr(power + 1, Some(written))?;
-            let kind = ExprKind::Binary(op, Box::new(left), Box::new(right));
-            left = self.grown(t.at, kind)?;
+            match op {
+                Infix::Assign(how) => {
+                    self.next += 1;
+                    let value = self.expr(0, Some(written))?;
+                    let kind = ExprKind::Assign(how, Box::new(left), Box::new(value));
+                    left = self.grown(t.at, kind)?;
+                    // Assignments do not chain to the left
+                    // (BehaviorTree.CPP stops after one).
+                    break;
+                }
+                Infix::Choose => {
+                    self.next += 1;
+                    let then = self.expr(0, Some("?"))?;
+                    if !self.eat(":") {
+                        let found = self.peek();
+                        let problem = format!("expected `:` of `? :`, found {}", shown(found.tok));
+                        return Err(self.error(found.at, problem));
+                    }
+                    let otherwise = self.expr(CHOOSE, Some(":"))?;
+                    let kind =
+                        ExprKind::Choose(Box::new(left), Box::new(then), Box::new(otherwise));
+                    left = self.grown(t.at, kind)?;
+                    break;
+                }
+                Infix::Compare(_) => left = self.chain(left)?,
+                Infix::Binary(op) => {
+                    self.next += 1;
+                    let right = self.expr(power + 1, Some(written))?;
+                    let kind = ExprKind::Binary(op, Box::new(left), Box::new(right));
+                    left = self.grown(t.at, kind)?;
+                }
+            }
         }
         self.depth -= 1;
         Ok(left)
+    }
+
+    /// Comparisons after `first`, as many as follow one another: each
+    /// compares its two neighbours.
+    fn chain(&mut self, first: Expr<'s>) -> Result<Expr<'s>, ScriptError> {
+        let at = self.peek().at;
+        let mut rest = Vec::new();
+        while let Some((_, Infix::Compare(cmp))) = infix(self.peek().tok) {
+            let t = self.bump();
+            let Tok::Punct(written) = t.tok else { break };
+            let operand = self.expr(COMPARE + 1, Some(written))?;
+            rest.push((cmp, t.at, operand));
+        }
+        self.grown(at, ExprKind::Chain(Box::new(first), rest))
     }
 
     /// A literal, a key, a parenthesised expression or a prefix operator
@@ -278,7 +296,8 @@ impl<'s> Parser<'_, 's> {
     fn operand(&mut self, after: Option<&str>) -> Result<Expr<'s>, ScriptError> {
         let t = self.bump();
         let kind = match t.tok {
-            Tok::Num(n) => ExprKind::Num(n),
+            Tok::Int(n) => ExprKind::Int(n),
+            Tok::Real(n) => ExprKind::Real(n),
             Tok::Str(s) => ExprKind::Str(s),
             Tok::Bool(b) => ExprKind::Bool(b),
             Tok::Name(n) => ExprKind::Name(n),

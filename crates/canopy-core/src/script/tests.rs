@@ -33,8 +33,12 @@ fn text(t: &str) -> ScriptValue {
     ScriptValue::Text(Text::new(t))
 }
 
+fn bool_(b: bool) -> ScriptValue {
+    ScriptValue::Bool(b)
+}
+
 #[test]
-fn arithmetic_follows_c_precedence() {
+fn arithmetic_is_in_doubles_with_behaviortree_cpp_precedence() {
     assert_eq!(value("1 + 2 * 3"), num(7.0));
     assert_eq!(value("(1 + 2) * 3"), num(9.0));
     assert_eq!(value("10 - 4 - 3"), num(3.0));
@@ -42,27 +46,24 @@ fn arithmetic_follows_c_precedence() {
     assert_eq!(value("-2 * -3"), num(6.0));
     assert_eq!(value("1.5e2 + 0x10"), num(166.0));
     assert_eq!(value("1 / 0"), num(f64::INFINITY));
+    // Bools are numbers to every operator.
+    assert_eq!(value("true + 1"), num(2.0));
+    // An integer literal too large for an int64_t reads as 0, as there.
+    assert_eq!(value("99999999999999999999 + 1"), num(1.0));
 }
 
 #[test]
-fn comparisons_and_logic_give_bools() {
-    assert_eq!(
-        value("1 < 2 && 2 <= 2 && 3 > 2 && 3 >= 4"),
-        ScriptValue::Bool(false)
-    );
-    assert_eq!(value("1 == 1 || false"), ScriptValue::Bool(true));
-    assert_eq!(value("!(1 != 1)"), ScriptValue::Bool(true));
-    assert_eq!(value("'abc' < 'abd'"), ScriptValue::Bool(true));
-    assert_eq!(value("true == false"), ScriptValue::Bool(false));
-    assert_eq!(value("2 && 0"), ScriptValue::Bool(false));
-}
-
-#[test]
-fn bitwise_operators_work_on_whole_numbers() {
+fn bitwise_operators_bind_tighter_than_comparisons() {
+    // 4.10: `c & 1 == 1` is `(c & 1) == 1`, and `|` and `^` share a level.
+    assert_eq!(value("3 & 1 == 1"), bool_(true));
+    assert_eq!(value("2 & 1 == 1"), bool_(false));
+    assert_eq!(value("1 | 2 ^ 3"), num(0.0));
     assert_eq!(value("6 & 3"), num(2.0));
     assert_eq!(value("6 | 3"), num(7.0));
     assert_eq!(value("6 ^ 3"), num(5.0));
     assert_eq!(value("~0"), num(-1.0));
+    // `~` truncates, as BehaviorTree.CPP's cast does; `&` refuses a fraction.
+    assert_eq!(value("~2.5"), num(-3.0));
     assert_eq!(
         error("1.5 & 1"),
         "column 5: a bitwise operator needs whole numbers, got 1.5"
@@ -70,11 +71,66 @@ fn bitwise_operators_work_on_whole_numbers() {
 }
 
 #[test]
-fn strings_join_with_two_dots() {
+fn comparisons_chain_and_numbers_are_equal_within_a_float_epsilon() {
+    assert_eq!(value("1 < 2 && 2 <= 2 && 3 > 2 && 3 >= 4"), bool_(false));
+    assert_eq!(value("1 == 1 || false"), bool_(true));
+    assert_eq!(value("!(1 != 1)"), bool_(true));
+    assert_eq!(value("'abc' < 'abd'"), bool_(true));
+    assert_eq!(value("true == false"), bool_(false));
+    assert_eq!(value("2.5 && 0"), bool_(false));
+    // A whole number read as a bool must be 0 or 1, as BehaviorTree.CPP's
+    // checked cast has it.
+    assert_eq!(
+        error("2 && 0"),
+        "column 3: `&&` and `||` read a whole number as a bool only when it is 0 or 1"
+    );
+    assert_eq!(value("1 < 3 < 5"), bool_(true));
+    assert_eq!(value("1 < 7 < 5"), bool_(false));
+    assert_eq!(value("5 > 3 > 1 == true"), bool_(true));
+    assert_eq!(value("0.1 + 0.2 == 0.3"), bool_(true));
+    assert_eq!(value("1 == 1.0000001"), bool_(true));
+    assert_eq!(value("1 == 1.001"), bool_(false));
+}
+
+#[test]
+fn a_chain_stops_at_its_first_false_comparison() {
+    let b = Builder::<(), ()>::new();
+    let n = b.key::<i32>("n").unwrap();
+    // The third operand assigns: it runs only when 5 < 3 is true.
+    let script = b.script("5 < 3 < (n := 9)").unwrap();
+    let tree = b.build(b.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    assert_eq!(script.run(&mut agent.board_mut(&tree)), Ok(bool_(false)));
+    assert_eq!(agent.board(&tree).read(n), 0);
+}
+
+#[test]
+fn strings_join_with_plus_and_with_two_dots_which_prints_numbers() {
     assert_eq!(value("'a' .. \"b\" .. 'c'"), text("abc"));
+    assert_eq!(value("'My name is ' + 'Bob'"), text("My name is Bob"));
+    assert_eq!(value("'v' .. 3"), text("v3"));
+    assert_eq!(value("3 .. 'v'"), text("3v"));
+    assert_eq!(value("'v' .. 1.5"), text("v1.500000"));
+    assert_eq!(value("'v' .. (1 + 2)"), text("v3.000000"));
     assert_eq!(
         error("1..2"),
-        "column 2: `..` joins two strings, got a number and a number"
+        "column 2: this operator has no meaning for these operands"
+    );
+    assert_eq!(
+        error("'a' + 1"),
+        "column 5: this operator has no meaning for these operands"
+    );
+}
+
+#[test]
+fn strings_compare_with_numbers_as_numbers() {
+    assert_eq!(value("'3' == 3"), bool_(true));
+    assert_eq!(value("2 < '10'"), bool_(true));
+    assert_eq!(value("'2.5m' > 2"), bool_(true));
+    assert_eq!(value("'true' == 1"), bool_(true));
+    assert_eq!(
+        error("'abc' == 1"),
+        "column 7: a string that is no number was read as one"
     );
 }
 
@@ -89,6 +145,21 @@ fn the_ternary_takes_only_its_branch() {
     assert_eq!(value("4 * (true ? 3 : 2)"), num(12.0));
     assert_eq!(value("(false ? 1 : 5) - 1"), num(4.0));
     assert_eq!(value("(true ? 1 : 5) - 1"), num(0.0));
+    // A string condition is read as a number (BehaviorTree.CPP 4.10
+    // casts it).
+    assert_eq!(value("'2.5' ? 1 : 2"), num(1.0));
+    assert_eq!(value("'0' ? 1 : 2"), num(2.0));
+    assert_eq!(
+        error("'x' ? 1 : 2"),
+        "column 1: a string that is no number was read as one"
+    );
+}
+
+#[test]
+fn statements_need_no_semicolons_and_assignments_are_expressions() {
+    assert_eq!(value("a := 1 b := a + 1 b"), num(2.0));
+    assert_eq!(value("a := b := 4; a * b"), num(16.0));
+    assert_eq!(value("(c := 2) + 1"), num(3.0));
 }
 
 #[test]
@@ -102,24 +173,27 @@ fn assignments_make_update_and_give_their_value() {
     let mut agent = Agent::new(&tree);
     agent.board_mut(&tree).write(hp, 10);
     let got = script.run(&mut agent.board_mut(&tree)).unwrap();
-    assert_eq!(got, ScriptValue::Bool(true));
+    // A comparison's value, kept as BehaviorTree.CPP keeps it: the double 1.
+    assert_eq!(got, num(1.0));
     assert_eq!(agent.board(&tree).read(hp), 30);
     let name = b.key::<Text>("name").unwrap();
     assert_eq!(agent.board(&tree).read(name).as_str(), "guard!");
-    let ok = b.key::<bool>("ok").unwrap();
-    assert!(agent.board(&tree).read(ok));
+    let ok = b.key::<f64>("ok").unwrap();
+    assert_eq!(agent.board(&tree).read(ok), 1.0);
 }
 
 #[test]
 fn a_key_made_by_a_script_takes_the_type_of_its_value() {
     let b = Builder::<(), ()>::new();
-    b.script("n := 1; s := 'x'; t := true").unwrap();
-    assert!(b.key::<f64>("n").is_ok());
+    b.script("n := 1; d := 1.5; s := 'x'; t := true").unwrap();
+    assert!(b.key::<i64>("n").is_ok());
+    assert!(b.key::<f64>("d").is_ok());
     assert!(b.key::<Text>("s").is_ok());
-    assert!(b.key::<bool>("t").is_ok());
+    // BehaviorTree.CPP 4.10 holds `true` as the double 1.
+    assert!(b.key::<f64>("t").is_ok());
     assert_eq!(
         b.key::<i32>("n").unwrap_err().to_string(),
-        "key \"n\" holds double, not int"
+        "key \"n\" holds int64_t, not int"
     );
 }
 
@@ -141,52 +215,96 @@ fn integer_keys_refuse_fractions_and_out_of_range_numbers_at_run_time() {
     );
     let f32_key = |b: &Builder<(), ()>| _ = b.key::<f32>("f").unwrap();
     assert_eq!(run(f32_key, "f := 0.5; f * 2"), Ok(num(1.0)));
+    // A key a script made of a whole number is an int64_t, as there.
+    assert_eq!(
+        error("n := 1; n += 0.5"),
+        "column 9: cannot store 1.5 in key \"n\": it holds whole numbers"
+    );
 }
 
 #[test]
-fn type_errors_are_found_at_load_with_their_column() {
+fn assignments_convert_between_strings_and_the_keys_types() {
+    let text_key = |b: &Builder<(), ()>| _ = b.key::<Text>("mode").unwrap();
+    // A number into a string key: its text, as std::to_string prints it.
+    assert_eq!(run(text_key, "mode := 42"), Ok(text("42")));
+    assert_eq!(run(text_key, "mode := 0.5"), Ok(text("0.500000")));
+    // A string into a typed key: the type's own conversion.
+    let int_key = |b: &Builder<(), ()>| _ = b.key::<i32>("n").unwrap();
+    assert_eq!(run(int_key, "n := '12abc'"), Ok(num(12.0)));
     assert_eq!(
-        error("1 == 'a'"),
-        "column 3: cannot compare a number with a string"
+        run(int_key, "n := 'twelve'"),
+        Err(
+            "column 1: the string does not convert to the type of key \"n\": it is not a number"
+                .into()
+        )
     );
+    let point = |b: &Builder<(), ()>| _ = b.key::<[f64; 2]>("goal").unwrap();
+    assert_eq!(run(point, "goal := '-1;3'; 1"), Ok(num(1.0)));
+    // A key a script made reads a string with the scripts' own rules.
+    assert_eq!(value("n := 1; n = 'true'; n"), num(1.0));
+}
+
+#[test]
+fn keys_of_a_games_own_type_are_copied_whole_or_assigned_text() {
+    let b = Builder::<(), ()>::new();
+    let goal = b.key::<[f32; 2]>("goal").unwrap();
+    let copy = b.script("goal := '3;4'; saved := goal").unwrap();
+    let tree = b.build(b.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    copy.run(&mut agent.board_mut(&tree)).unwrap();
+    let saved = tree.key::<[f32; 2]>("saved").unwrap();
+    assert_eq!(agent.board(&tree).read(goal), [3.0, 4.0]);
+    assert_eq!(agent.board(&tree).read(saved), [3.0, 4.0]);
+    let point = |b: &Builder<(), ()>| _ = b.key::<[f32; 2]>("goal").unwrap();
     assert_eq!(
-        error("'a' + 'b'"),
-        "column 5: `+` adds numbers; join strings with `..`"
+        run(point, "goal + 1"),
+        Err(
+            "column 1: key \"goal\" holds canopy::Point2f, which scripts can only copy to \
+             another key or assign a string to"
+                .into()
+        )
     );
+}
+
+#[test]
+fn what_behaviortree_cpp_throws_on_fails_when_run_and_warns_at_load() {
+    let b = Builder::<(), ()>::new();
+    let script = b.script("false ? -'a' : 1").unwrap();
     assert_eq!(
-        error("1 .. 'b'"),
-        "column 3: `..` joins two strings, got a number and a string"
+        script
+            .warnings()
+            .iter()
+            .map(|w| w.to_string())
+            .collect::<Vec<_>>(),
+        [
+            "column 9: `-`, `!` and `~` need a number, got a string: BehaviorTree.CPP throws \
+          here when the script runs, and canopy fails the node"
+        ]
     );
+    let tree = b.build(b.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    assert_eq!(script.run(&mut agent.board_mut(&tree)), Ok(num(1.0)));
     assert_eq!(
-        error("true < false"),
-        "column 6: `<` orders numbers or strings, not bools"
+        error("-'a'"),
+        "column 1: `-`, `!` and `~` need a number, got a string"
     );
-    assert_eq!(error("-'a'"), "column 1: `-` needs a number, got a string");
     assert_eq!(
         error("!'a'"),
-        "column 2: `!` needs true or false, got a string"
-    );
-    assert_eq!(
-        error("true ? 1 : 'a'"),
-        "column 6: the two branches of `? :` give a number and a string"
+        "column 1: `-`, `!` and `~` need a number, got a string"
     );
     let text_key = |b: &Builder<(), ()>| _ = b.key::<Text>("mode").unwrap();
     assert_eq!(
-        run(text_key, "mode := 3"),
-        Err("column 1: cannot assign a number to key \"mode\", which holds std::string".into())
-    );
-    assert_eq!(
         run(text_key, "mode -= 'x'"),
-        Err("column 1: `-=` cannot update key \"mode\" (a string) with a string".into())
+        Err("column 1: `+=` joins two strings, and `+=`, `-=`, `*=`, `/=` update numbers; not these".into())
     );
-    let point = |b: &Builder<(), ()>| _ = b.key::<[f32; 2]>("goal").unwrap();
+}
+
+#[test]
+fn a_ternary_giving_a_number_or_a_string_is_refused_at_load() {
     assert_eq!(
-        run(point, "goal"),
-        Err(
-            "column 1: key \"goal\" holds canopy::Point2f, which scripts cannot use \
-             (they use numbers, bool and strings)"
-                .into()
-        )
+        error("true ? 1 : 'a'"),
+        "column 6: the two branches of `? :` give a number and a string; canopy's scripts \
+         keep each value's type when they load, so both must give numbers or both strings"
     );
 }
 
@@ -216,8 +334,8 @@ fn syntax_errors_say_what_was_expected_where() {
         "column 5: expected an expression after `+`, found `)`"
     );
     assert_eq!(
-        error("1 2"),
-        "column 3: expected `;` or the end, found the number 2"
+        error("1 2abc"),
+        "column 4: a number cannot be followed by a letter (leave a space)"
     );
     assert_eq!(
         error("true ? 1"),

@@ -545,7 +545,7 @@ fn fingerprint<A, W>(tree: &Tree<A, W>) -> u64 {
     h.write(b"canopy tree v1");
     h.write(&tree.task_bytes.to_le_bytes());
     h.write(&tree.persist_bytes.to_le_bytes());
-    for slot in &tree.board.slots {
+    for slot in tree.board.slots() {
         text(&mut h, &slot.key);
         text(&mut h, slot.ty.name());
         h.write(&slot.offset.to_le_bytes());

@@ -15,12 +15,14 @@
 
 pub(crate) mod layout;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use crate::def::kind::{Sched, SlotPlan};
 use crate::nodes::NodeKind;
-use crate::util::board::{BoardValue, Key, SlotRef};
+use crate::util::board::{BoardValue, Key, SlotRef, SlotType};
 use crate::util::primitives::NodeId;
 
 /// A child reference: which node, where its task memory starts relative to
@@ -74,14 +76,60 @@ const _: () = assert!(size_of::<NodeDef<(), ()>>() == 64);
 /// blackboard starts with (each slot's initial value, zero by default).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BoardLayout {
-    pub(crate) slots: Vec<SlotRef>,
+    slots: Vec<SlotRef>,
     pub(crate) initial: Vec<u8>,
+    /// Each key's index in `slots`: a file of many keys looks each up in
+    /// constant time, not by a scan (which made loading quadratic).
+    index: HashMap<Arc<str>, usize>,
 }
 
 impl BoardLayout {
     /// The slot of `key`, if the tree has one.
     pub(crate) fn find(&self, key: &str) -> Option<&SlotRef> {
-        self.slots.iter().find(|s| &*s.key == key)
+        self.index.get(key).and_then(|&i| self.slots.get(i))
+    }
+
+    /// Every slot, in the order they were made.
+    pub(crate) fn slots(&self) -> &[SlotRef] {
+        &self.slots
+    }
+
+    /// A new slot for `key` (which has none) holding `ty`, its bytes
+    /// zero, after every other.
+    pub(crate) fn push(&mut self, key: &str, ty: SlotType) -> SlotRef {
+        let offset = self.initial.len();
+        self.initial.resize(offset + ty.size(), 0);
+        let slot = SlotRef {
+            key: Arc::from(key),
+            offset: offset as u32,
+            ty,
+        };
+        self.index.insert(slot.key.clone(), self.slots.len());
+        self.slots.push(slot.clone());
+        slot
+    }
+
+    /// Give `key`'s slot the type `ty` (a key of any type, typed by a
+    /// later use): in place when it fits, else in new bytes at the end.
+    pub(crate) fn retype(&mut self, key: &str, ty: SlotType) -> Option<SlotRef> {
+        let &i = self.index.get(key)?;
+        let old = self.slots.get(i)?.clone();
+        let offset = if ty.size() <= old.ty.size() {
+            let at = old.offset as usize;
+            self.initial.get_mut(at..at + old.ty.size())?.fill(0);
+            old.offset
+        } else {
+            let offset = self.initial.len();
+            self.initial.resize(offset + ty.size(), 0);
+            offset as u32
+        };
+        let slot = SlotRef {
+            key: old.key,
+            offset,
+            ty,
+        };
+        self.slots[i] = slot.clone();
+        Some(slot)
     }
 }
 
@@ -247,7 +295,7 @@ impl<A, W> Tree<A, W> {
     /// assert_eq!(tree.task_memory(), 4);
     /// ```
     pub fn slots(&self) -> &[SlotRef] {
-        &self.board.slots
+        self.board.slots()
     }
 
     /// The key `name` of this tree's blackboard, if it has one holding a

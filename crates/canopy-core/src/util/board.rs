@@ -29,11 +29,14 @@
 //! slot (every read a match, every slot as large as the largest type).
 
 use std::any::{TypeId, type_name};
+use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
+
+use crate::util::convert::{self, ConvertError};
 
 /// A type a blackboard slot can hold: plain bytes of a fixed size, copied
 /// in and out of an agent's memory.
@@ -41,7 +44,7 @@ use bytemuck::{Pod, Zeroable};
 /// Implemented for the integers, `f32`, `f64`, `bool`, points (`[f32; 2]`,
 /// `[f32; 3]`, `[f64; 2]`, `[f64; 3]`) and [`Text`]; for a plain-bytes type
 /// of your own, use [`board_value!`](crate::board_value).
-pub trait BoardValue: Copy + PartialEq + Send + Sync + 'static {
+pub trait BoardValue: Copy + PartialEq + Zeroable + Send + Sync + 'static {
     /// Bytes in an agent's memory.
     const SIZE: usize;
     /// The name tools and messages give the type (`double`, `bool`, as a
@@ -54,13 +57,26 @@ pub trait BoardValue: Copy + PartialEq + Send + Sync + 'static {
     fn write(&self, bytes: &mut [u8]);
     /// The value as an inspector shows it.
     fn show(&self) -> String;
+    /// The value a text stands for, as BehaviorTree.CPP's
+    /// `convertFromString` reads it: what a port of this type reads from
+    /// a string entry, and what a script's string assigned to a key of
+    /// this type becomes. A type without a conversion (the default) says
+    /// [`ConvertError::NoConversion`], as BehaviorTree.CPP throws for a
+    /// type without a `convertFromString` specialisation.
+    fn parse(_text: &str) -> Result<Self, ConvertError> {
+        Err(ConvertError::NoConversion)
+    }
 }
 
 /// Implements [`BoardValue`] for plain-bytes types (`bytemuck::Pod`): a
-/// game's own `Copy` types as blackboard values.
+/// game's own `Copy` types as blackboard values. With `from_text = F`
+/// (a `fn(&str) -> Result<T, ConvertError>`), the type also reads from
+/// text as BehaviorTree.CPP's `convertFromString<T>` specialisation does:
+/// a script assigning `'1;2'` to a key of the type, or a port of the type
+/// reading a string key, converts through it.
 ///
 /// ```
-/// use canopy_core::{BoardValue, board_value};
+/// use canopy_core::{BoardValue, ConvertError, board_value};
 /// use canopy_core::bytemuck::{Pod, Zeroable};
 ///
 /// #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
@@ -72,10 +88,30 @@ pub trait BoardValue: Copy + PartialEq + Send + Sync + 'static {
 /// Cell { x: 3, y: -1 }.write(&mut bytes);
 /// assert_eq!(Cell::read(&bytes), Cell { x: 3, y: -1 });
 /// assert_eq!(<Cell as BoardValue>::NAME, "Cell");
+/// assert_eq!(Cell::parse("3;-1"), Err(ConvertError::NoConversion));
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+/// #[repr(C)]
+/// struct Spot { x: f64, y: f64 }
+/// fn spot(text: &str) -> Result<Spot, ConvertError> {
+///     let [x, y] = canopy_core::convert::text_to_point::<2>(text)?;
+///     Ok(Spot { x, y })
+/// }
+/// board_value!(Spot, from_text = spot);
+/// assert_eq!(Spot::parse("-1;3"), Ok(Spot { x: -1.0, y: 3.0 }));
 /// ```
 #[macro_export]
 macro_rules! board_value {
+    ($t:ty, from_text = $parse:expr $(,)?) => {
+        $crate::board_value!(@impl $t, fn parse(text: &str) -> ::core::result::Result<Self, $crate::ConvertError> {
+            let parse: fn(&str) -> ::core::result::Result<$t, $crate::ConvertError> = $parse;
+            parse(text)
+        });
+    };
     ($($t:ty),* $(,)?) => {$(
+        $crate::board_value!(@impl $t,);
+    )*};
+    (@impl $t:ty, $($parse:item)?) => {
         impl $crate::BoardValue for $t {
             const SIZE: usize = ::core::mem::size_of::<$t>();
             const NAME: &'static str = stringify!($t);
@@ -88,12 +124,13 @@ macro_rules! board_value {
             fn show(&self) -> ::std::string::String {
                 ::std::format!("{:?}", self)
             }
+            $($parse)?
         }
-    )*};
+    };
 }
 
 macro_rules! numbers {
-    ($($t:ty => $name:literal),*) => {$(
+    ($($t:ty => $name:literal, $parse:expr;)*) => {$(
         impl BoardValue for $t {
             const SIZE: usize = size_of::<$t>();
             const NAME: &'static str = $name;
@@ -106,15 +143,35 @@ macro_rules! numbers {
             fn show(&self) -> String {
                 self.to_string()
             }
+            fn parse(text: &str) -> Result<Self, ConvertError> {
+                let parse: fn(&str) -> Result<$t, ConvertError> = $parse;
+                parse(text)
+            }
         }
     )*};
 }
 
-numbers!(
-    i8 => "int8_t", i16 => "int16_t", i32 => "int", i64 => "int64_t",
-    u8 => "uint8_t", u16 => "uint16_t", u32 => "unsigned int", u64 => "uint64_t",
-    f32 => "float", f64 => "double"
-);
+// BehaviorTree.CPP's `convertFromString` for each: the number at the
+// start of the text, checked against the type's range.
+numbers! {
+    i8 => "int8_t", |s| convert::text_to_int(s, i8::MIN.into(), i8::MAX.into()).map(|v| v as i8);
+    i16 => "int16_t", |s| convert::text_to_int(s, i16::MIN.into(), i16::MAX.into()).map(|v| v as i16);
+    i32 => "int", |s| convert::text_to_int(s, i32::MIN.into(), i32::MAX.into()).map(|v| v as i32);
+    i64 => "int64_t", |s| convert::text_to_int(s, i64::MIN, i64::MAX);
+    u8 => "uint8_t", |s| convert::text_to_uint(s, u8::MAX.into()).map(|v| v as u8);
+    u16 => "uint16_t", |s| convert::text_to_uint(s, u16::MAX.into()).map(|v| v as u16);
+    u32 => "unsigned int", |s| convert::text_to_uint(s, u32::MAX.into()).map(|v| v as u32);
+    u64 => "uint64_t", |s| convert::text_to_uint(s, u64::MAX);
+    f32 => "float", |s| {
+        let v = convert::text_to_f64(s)?;
+        // `from_chars` for a float: out of range when the value is not.
+        if v.is_finite() && (v as f32).is_infinite() {
+            return Err(ConvertError::OutOfRange);
+        }
+        Ok(v as f32)
+    };
+    f64 => "double", convert::text_to_f64;
+}
 
 impl BoardValue for bool {
     const SIZE: usize = 1;
@@ -127,6 +184,9 @@ impl BoardValue for bool {
     }
     fn show(&self) -> String {
         self.to_string()
+    }
+    fn parse(text: &str) -> Result<Self, ConvertError> {
+        convert::text_to_bool(text)
     }
 }
 
@@ -144,6 +204,11 @@ macro_rules! points {
             fn show(&self) -> String {
                 let shown: Vec<String> = self.iter().map(|c| c.to_string()).collect();
                 format!("[{}]", shown.join(", "))
+            }
+            /// `x;y` (or `x;y;z`), as BehaviorTree.CPP splits vectors.
+            fn parse(text: &str) -> Result<Self, ConvertError> {
+                let v = convert::text_to_point::<$n>(text)?;
+                Ok(v.map(|c| c as $t))
             }
         }
     )*};
@@ -239,6 +304,9 @@ impl BoardValue for Text {
     fn show(&self) -> String {
         crate::util::text::quote(self.as_str())
     }
+    fn parse(text: &str) -> Result<Self, ConvertError> {
+        Ok(Text::new(text))
+    }
 }
 
 /// The type of a blackboard slot, fixed when the tree is built: two ports
@@ -249,16 +317,34 @@ impl BoardValue for Text {
 /// assert_eq!(SlotType::of::<f64>().name(), "double");
 /// assert_eq!(SlotType::of::<Text>().size(), 32);
 /// assert_ne!(SlotType::of::<f32>(), SlotType::of::<f64>());
-/// // A type known only by name (a node model's port type): no value.
+/// // A type known only by name (a node model's port type) holds its
+/// // value as text, as BehaviorTree.CPP hands such values to the code
+/// // that converts them.
 /// let pose = SlotType::named("geometry_msgs::msg::PoseStamped");
-/// assert_eq!((pose.size(), pose.name()), (0, "geometry_msgs::msg::PoseStamped"));
+/// assert_eq!((pose.size(), pose.name(), pose.is_named()), (32, "geometry_msgs::msg::PoseStamped", true));
+/// // A port of any type (BehaviorTree.CPP's `AnyTypeAllowed`, `BT::Any`)
+/// // takes the type of the key's other uses.
+/// assert!(SlotType::any().is_any());
 /// ```
 #[derive(Clone)]
 pub struct SlotType {
     name: Arc<str>,
     size: u32,
     id: Option<TypeId>,
+    kind: SlotKind,
     show: fn(&[u8]) -> String,
+    parse: fn(&str, &mut [u8]) -> Result<(), ConvertError>,
+}
+
+/// What a slot type is made from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SlotKind {
+    /// A [`BoardValue`].
+    Value,
+    /// A type known by name only: its value as text.
+    Named,
+    /// Any type: a port that takes the key's type from its other uses.
+    Any,
 }
 
 impl SlotType {
@@ -268,19 +354,35 @@ impl SlotType {
             name: Arc::from(T::NAME),
             size: T::SIZE as u32,
             id: Some(TypeId::of::<T>()),
+            kind: SlotKind::Value,
             show: |bytes| T::read(bytes).show(),
+            parse: |text, bytes| {
+                T::parse(text)?.write(bytes);
+                Ok(())
+            },
         }
     }
 
     /// A type known only by its name, as a node model declares a port's
-    /// type for a node whose code is not here: it holds no value, and two
-    /// ports connect only if they name the same type.
+    /// type for a node whose code is not here: its value is held as
+    /// text (what BehaviorTree.CPP would hand the node's code to convert),
+    /// and two ports connect only if they name the same type.
     pub fn named(name: &str) -> SlotType {
         SlotType {
             name: Arc::from(name),
-            size: 0,
-            id: None,
-            show: |_| "(no value: a type known only by name)".to_string(),
+            kind: SlotKind::Named,
+            ..SlotType::of::<Text>()
+        }
+    }
+
+    /// Any type, as BehaviorTree.CPP's `AnyTypeAllowed` and `BT::Any`
+    /// ports are: a port of this type takes the type the key has from
+    /// its other uses, and a key only such ports use holds text.
+    pub fn any() -> SlotType {
+        SlotType {
+            name: Arc::from("AnyTypeAllowed"),
+            kind: SlotKind::Any,
+            ..SlotType::of::<Text>()
         }
     }
 
@@ -296,26 +398,61 @@ impl SlotType {
 
     /// Whether this is the type of `T`.
     pub fn is<T: BoardValue>(&self) -> bool {
-        self.id == Some(TypeId::of::<T>())
+        self.kind == SlotKind::Value && self.id == Some(TypeId::of::<T>())
+    }
+
+    /// Whether this is a type known only by name ([`SlotType::named`]).
+    pub fn is_named(&self) -> bool {
+        self.kind == SlotKind::Named
+    }
+
+    /// Whether this is any type ([`SlotType::any`]).
+    pub fn is_any(&self) -> bool {
+        self.kind == SlotKind::Any
+    }
+
+    /// Whether the slot's bytes are a [`Text`]: strings, and the types
+    /// known by name or not at all, which hold their value as text.
+    pub fn holds_text(&self) -> bool {
+        self.kind != SlotKind::Value || self.id == Some(TypeId::of::<Text>())
     }
 
     /// A slot's bytes as an inspector shows its value.
     pub fn show(&self, bytes: &[u8]) -> String {
-        if bytes.len() == self.size() && self.id.is_some() {
+        if bytes.len() == self.size() {
             (self.show)(bytes)
         } else {
-            (SlotType::named("").show)(bytes)
+            "(no value)".to_string()
         }
+    }
+
+    /// Write the value `text` stands for into a slot's `bytes`, as
+    /// BehaviorTree.CPP's `convertFromString` for the type reads it (a
+    /// type known by name, or any type, keeps the text itself).
+    ///
+    /// ```
+    /// use canopy_core::{ConvertError, SlotType};
+    /// let mut bytes = [0u8; 4];
+    /// SlotType::of::<i32>().parse("12abc", &mut bytes).unwrap();
+    /// assert_eq!(i32::from_le_bytes(bytes), 12);
+    /// assert_eq!(SlotType::of::<i32>().parse("x", &mut bytes), Err(ConvertError::NotANumber));
+    /// ```
+    pub fn parse(&self, text: &str, bytes: &mut [u8]) -> Result<(), ConvertError> {
+        if bytes.len() != self.size() {
+            return Err(ConvertError::NoConversion);
+        }
+        (self.parse)(text, bytes)
     }
 }
 
 impl PartialEq for SlotType {
     fn eq(&self, other: &Self) -> bool {
-        match (self.id, other.id) {
-            (Some(a), Some(b)) => a == b,
-            (None, None) => self.name == other.name,
-            _ => false,
-        }
+        self.kind == other.kind
+            && match self.kind {
+                SlotKind::Value => self.id == other.id,
+                SlotKind::Named => self.name == other.name,
+                SlotKind::Any => true,
+            }
     }
 }
 
@@ -405,6 +542,12 @@ pub enum Input<T> {
     Value(T),
     /// Read from the blackboard.
     Key(Key<T>),
+    /// A string key, converted to `T` each time it is read
+    /// ([`BoardValue::parse`]): BehaviorTree.CPP's reading of a string
+    /// entry by a port of another type. A loader makes it where a file
+    /// asks for it; a text that does not convert fails the node reading
+    /// it.
+    Converted(Key<Text>),
 }
 
 impl<T: BoardValue> From<Key<T>> for Input<T> {
@@ -430,26 +573,73 @@ impl<T: BoardValue> From<Key<T>> for Output<T> {
 /// ([`Ctx::board`](crate::Ctx::board)).
 pub struct Board<'a> {
     bytes: &'a mut [u8],
+    /// How many [`Input::Converted`] reads failed in this tick.
+    faults: Cell<u32>,
 }
 
 impl<'a> Board<'a> {
     /// A blackboard over these bytes.
     pub(crate) fn new(bytes: &'a mut [u8]) -> Board<'a> {
-        Board { bytes }
+        Board {
+            bytes,
+            faults: Cell::new(0),
+        }
     }
 
     /// A blackboard with no slots (for contexts of trees without keys).
     pub fn empty() -> Board<'a> {
-        Board { bytes: &mut [] }
+        Board::new(&mut [])
     }
 
     /// The value of an input port: its constant, or its key's value now.
+    /// A [converted](Input::Converted) key whose text does not convert
+    /// reads as the type's zero value and is counted
+    /// ([`conversion_faults`](Board::conversion_faults)), so the node
+    /// reading it fails as BehaviorTree.CPP's would throw;
+    /// [`try_get`](Board::try_get) tells the node itself.
     #[inline]
     pub fn get<T: BoardValue>(&self, input: &Input<T>) -> T {
         match input {
             Input::Value(v) => *v,
             Input::Key(key) => self.read(*key),
+            Input::Converted(key) => self.converted(*key).unwrap_or_else(|_| {
+                self.faults.set(self.faults.get().wrapping_add(1));
+                T::zeroed()
+            }),
         }
+    }
+
+    /// The value of an input port, or why its key's text does not
+    /// convert to `T` ([`Input::Converted`]).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, ConvertError, Input, Text};
+    /// let b = Builder::<(), ()>::new();
+    /// let goal = b.key::<Text>("goal").unwrap();
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// let mut board = agent.board_mut(&tree);
+    /// board.write(goal, Text::new("3;4"));
+    /// assert_eq!(board.try_get(&Input::<[f64; 2]>::Converted(goal)), Ok([3.0, 4.0]));
+    /// board.write(goal, Text::new("north"));
+    /// assert_eq!(board.try_get(&Input::<[f64; 2]>::Converted(goal)), Err(ConvertError::NotANumber));
+    /// ```
+    pub fn try_get<T: BoardValue>(&self, input: &Input<T>) -> Result<T, ConvertError> {
+        match input {
+            Input::Converted(key) => self.converted(*key),
+            other => Ok(self.get(other)),
+        }
+    }
+
+    fn converted<T: BoardValue>(&self, key: Key<Text>) -> Result<T, ConvertError> {
+        T::parse(self.read(key).as_str())
+    }
+
+    /// How many [converted](Input::Converted) reads have failed so far in
+    /// this tick: a loader wraps the nodes it gave converted ports, and a
+    /// node during whose update the count grew fails.
+    pub fn conversion_faults(&self) -> u32 {
+        self.faults.get()
     }
 
     /// Write an output port (nothing, if the tree left it unconnected).
@@ -484,6 +674,15 @@ impl<'a> Board<'a> {
     /// `len` bytes at `offset`, if the blackboard has them.
     pub(crate) fn raw(&self, offset: usize, len: usize) -> Option<&[u8]> {
         self.bytes.get(offset..offset.checked_add(len)?)
+    }
+
+    /// Copy `len` bytes at `from` to `to`, if the blackboard has both.
+    pub(crate) fn copy_within(&mut self, from: usize, to: usize, len: usize) -> Option<()> {
+        let end = |at: usize| at.checked_add(len).filter(|&e| e <= self.bytes.len());
+        end(from)?;
+        end(to)?;
+        self.bytes.copy_within(from..from + len, to);
+        Some(())
     }
 
     /// `len` bytes at `offset`, writable, if the blackboard has them.

@@ -11,6 +11,7 @@
 //!   mean");
 //! - [`params`]: typed parameters, declared once per node type;
 //! - [`hash`]: the hash behind every reproducible random draw;
+//! - [`convert`]: BehaviorTree.CPP's conversions between text and values;
 //! - [`board`]: the blackboard's slots, ports and value types.
 //!
 //! [`Status`]: status::Status
@@ -19,6 +20,7 @@
 
 pub(crate) mod board;
 pub(crate) mod context;
+pub mod convert;
 pub mod hash;
 pub(crate) mod params;
 pub(crate) mod primitives;

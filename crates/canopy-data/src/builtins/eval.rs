@@ -24,6 +24,13 @@ use crate::registry::{Build, NodeType, ScriptShape as Shape};
 /// The parameter holding the script.
 pub(crate) const CODE: &str = "code";
 
+/// `Eval` without code: the key `value` is assigned to.
+pub(crate) const ASSIGN: &str = "assign";
+
+/// `Eval` without code: what `assign` gets — a text, converted to the
+/// key's type, or `{key}`, that key's value. Never read as code.
+pub(crate) const VALUE: &str = "value";
+
 /// Every script node type.
 pub(crate) fn node_types<A, W>() -> [NodeType<A, W>; 4] {
     let guard = |reactive| Shape::Guard { reactive };
@@ -60,7 +67,27 @@ fn node_type<A, W>(name: &str, about: &str, shape: Shape) -> NodeType<A, W> {
         Shape::Guard { .. } => Arity::Decorator,
         _ => Arity::Leaf,
     };
-    NodeType::with_build(name, about, arity, vec![code], Build::Script(shape))
+    let mut params = vec![code];
+    if shape == Shape::Leaf {
+        // BehaviorTree.CPP's SetBlackboard: a value written in the file,
+        // assigned without becoming code.
+        params[0] = params[0].clone().optional();
+        params.push(
+            Param::text(
+                ASSIGN,
+                "instead of code: the key to set to `value` (BehaviorTree.CPP's SetBlackboard)",
+            )
+            .optional(),
+        );
+        params.push(
+            Param::text(
+                VALUE,
+                "with assign: a text, converted to the key's type, or {key} to copy that key",
+            )
+            .optional(),
+        );
+    }
+    NodeType::with_build(name, about, arity, params, Build::Script(shape))
 }
 
 /// The program a script leaf runs, filled once the file is walked.
@@ -95,14 +122,83 @@ pub(crate) fn node<A: 'static, W: 'static>(cell: Cell, shape: Shape, code: &str)
     NodeKind::from(nodes::Action(Arc::new(run)))
 }
 
-/// Compile `code` for a node of `shape`: a condition's must give a bool
+/// What a deferred script is made from: script text, or a value written
+/// in a file that must stay a value (never pasted into script text,
+/// where a quote in it would make code of the rest).
+#[derive(Clone, Debug)]
+pub(crate) enum Source {
+    /// Script text.
+    Code(String),
+    /// A condition, compiled on its own and negated (a `Precondition`'s
+    /// `if`, tested for its `else`).
+    Negated(String),
+    /// `key := 'value'`: the text, converted into the key's type.
+    SetText { key: String, value: String },
+    /// `key := from`: one key's value into another.
+    SetKey { key: String, from: String },
+    /// A `Switch` case: the variable and the case compared as texts.
+    Case { variable: Operand, case: Operand },
+}
+
+/// A text or a key read as text (`{key}`), as a `Switch` reads them.
+#[derive(Clone, Debug)]
+pub(crate) enum Operand {
+    Text(String),
+    Key(String),
+}
+
+impl Operand {
+    /// `{key}` is a key (with `{=}` the port's own name, `param`); anything
+    /// else is the text itself.
+    pub(crate) fn of(text: &str, param: &str) -> Operand {
+        match text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+            Some("=") => Operand::Key(param.to_string()),
+            Some(key) => Operand::Key(key.to_string()),
+            None => Operand::Text(text.to_string()),
+        }
+    }
+
+    fn get(&self) -> canopy_core::TextOrKey<'_> {
+        match self {
+            Operand::Text(t) => canopy_core::TextOrKey::Text(t),
+            Operand::Key(k) => canopy_core::TextOrKey::Key(k),
+        }
+    }
+}
+
+impl Source {
+    /// The source as messages and printed trees show it.
+    pub(crate) fn shown(&self) -> String {
+        match self {
+            Source::Code(code) => code.clone(),
+            // Its parameter says it is the condition to hold.
+            Source::Negated(code) => code.clone(),
+            Source::SetText { key, value } => {
+                format!("{key} := {}", canopy_core::text::quote(value))
+            }
+            Source::SetKey { key, from } => format!("{key} := {from}"),
+            Source::Case { variable, case } => format!("{} == {}", variable.get(), case.get()),
+        }
+    }
+}
+
+/// Compile `source` for a node of `shape`: a condition's must give a bool
 /// or a number, and a guard's, run where nothing may be written, must
 /// not assign.
 pub(crate) fn compile(
-    code: &str,
+    source: &Source,
     shape: Shape,
     keys: &mut impl Keys,
 ) -> Result<Script, ScriptError> {
+    let code = match source {
+        Source::Code(code) => code,
+        Source::Negated(code) => return Ok(Script::compile_condition(code, keys)?.negated()),
+        Source::SetText { key, value } => return Script::assign_text(key, value, keys),
+        Source::SetKey { key, from } => return Script::assign_key(key, from, keys),
+        Source::Case { variable, case } => {
+            return Script::switch_case(variable.get(), case.get(), keys);
+        }
+    };
     let script = match shape {
         Shape::Leaf | Shape::Queue | Shape::Assign(_) => Script::compile(code, keys)?,
         _ => Script::compile_condition(code, keys)?,
@@ -120,7 +216,12 @@ pub(crate) fn compile(
                 "a queue is one key holding a string of items separated by `;`".to_string(),
             ));
         }
-        Shape::Assign(ty) if script.value_type() != ty || !script.writes() => {
+        // A bool is a number to scripts (BehaviorTree.CPP's 1 and 0).
+        Shape::Assign(ty)
+            if !(script.value_type() == ty
+                || ty == ScriptType::Bool && script.value_type() == ScriptType::Number)
+                || !script.writes() =>
+        {
             return Err(wrong(format!(
                 "each item is assigned to a key holding a {}, as `x := {}` does",
                 ty.name(),
@@ -176,5 +277,13 @@ impl<K: Keys> Keys for LoadKeys<'_, K> {
 
     fn origin(&self, key: &str) -> Option<String> {
         self.first.borrow().get(key).map(|(place, _)| place.clone())
+    }
+
+    fn constant(&self, name: &str) -> Option<f64> {
+        self.slots.constant(name)
+    }
+
+    fn made_by_script(&self, key: &str) -> bool {
+        self.slots.made_by_script(key)
     }
 }

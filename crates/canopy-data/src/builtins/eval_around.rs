@@ -64,6 +64,34 @@ pub(crate) const SKIPPED: &str = "skipped";
 /// The parameter naming the bool key that keeps a Precondition's decision.
 pub(crate) const LATCH: &str = "latch";
 
+/// A bool key this node sets when it skips (returns `skipped`): the
+/// node around it, which runs the post-condition scripts of the same
+/// element, then runs none (BehaviorTree.CPP runs no `_onSuccess` or
+/// `_post` after a node's own SKIPPED).
+pub(crate) const SKIPS_INTO: &str = "skips_into";
+
+/// A bool key the child sets when it skips ([`SKIPS_INTO`]): this node
+/// then returns the child's status without its after-scripts.
+pub(crate) const SKIP_FROM: &str = "skip_from";
+
+/// A condition the child runs under: compiled on its own, and the node
+/// returns [`OTHERWISE`] when it is false (BehaviorTree.CPP's
+/// `Precondition if`, which is never pasted into `!(…)`).
+pub(crate) const PRECONDITION: &str = "precondition";
+
+/// What the node does when [`PRECONDITION`] is false.
+pub(crate) const OTHERWISE: &str = "otherwise";
+
+/// The condition a `precondition` stands in for, by its `otherwise`.
+pub(crate) fn otherwise_index(otherwise: &str) -> usize {
+    match otherwise {
+        "success" => SUCCESS_IF,
+        "skip" => SKIP_IF,
+        "running" => RUNNING_IF,
+        _ => FAILURE_IF,
+    }
+}
+
 /// The node type.
 pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     let docs = [
@@ -92,6 +120,37 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     );
     params.push(
         Param::text(
+            PRECONDITION,
+            "script tested on entry (BehaviorTree.CPP's Precondition `if`): false does what \
+             `otherwise` says instead of running the child",
+        )
+        .optional(),
+    );
+    params.push(
+        Param::choice(
+            OTHERWISE,
+            "what a false `precondition` does: fail, succeed, skip, or return Running and test \
+             again at the next tick",
+            &["failure", "success", "skip", "running"],
+        )
+        .default("failure"),
+    );
+    params.push(
+        Param::text(
+            SKIPS_INTO,
+            "a bool key set when the node skips, for the node around it (`skip_from`)",
+        )
+        .optional(),
+    );
+    params.push(
+        Param::text(
+            SKIP_FROM,
+            "a bool key the child sets when it skips: then no script runs after it",
+        )
+        .optional(),
+    );
+    params.push(
+        Param::text(
             LATCH,
             "a bool key, set while the child runs and kept through an abort: while set, \
              the node is entered without its conditions (BehaviorTree.CPP's Precondition)",
@@ -107,12 +166,58 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
     )
 }
 
-/// The scripts of a latch: one that makes the key (`k := false`), whose
-/// target [`Script::assign`](canopy_core::Script::assign) writes, and one
-/// that reads it (`k`).
+/// The scripts of a bool key a node keeps (a latch, a skip flag): one
+/// that makes the key (`k := false`), whose target
+/// [`Script::assign`](canopy_core::Script::assign) writes, and one that
+/// reads it (`k`).
 pub(crate) struct Latch {
     pub(crate) write: Cell,
     pub(crate) read: Cell,
+}
+
+impl Latch {
+    /// Whether the key is set.
+    pub(crate) fn get<A, W>(&self, cx: &Ctx<A, W>) -> bool {
+        let read = self.read.get();
+        read.is_some_and(|script| script.test(&cx.board).unwrap_or(false))
+    }
+
+    /// Set or clear the key.
+    pub(crate) fn set<A, W>(&self, cx: &mut Ctx<A, W>, on: bool) {
+        if let Some(write) = self.write.get() {
+            // A bool key the loader made: the write cannot fault.
+            let _ = write.assign(&mut cx.board, ScriptValue::Bool(on));
+        }
+    }
+}
+
+/// The skip flags of a node: the one it sets when it skips, and the one
+/// its child sets.
+#[derive(Default)]
+pub(crate) struct SkipFlags {
+    pub(crate) into: Option<Latch>,
+    pub(crate) from: Option<Latch>,
+}
+
+impl SkipFlags {
+    /// The node skips: mark it for the node around it.
+    pub(crate) fn skipping<A, W>(&self, cx: &mut Ctx<A, W>) {
+        if let Some(flag) = &self.into {
+            flag.set(cx, true);
+        }
+    }
+
+    /// Whether the child just skipped (clearing the mark).
+    fn child_skipped<A, W>(&self, cx: &mut Ctx<A, W>) -> bool {
+        let Some(flag) = &self.from else {
+            return false;
+        };
+        let skipped = flag.get(cx);
+        if skipped {
+            flag.set(cx, false);
+        }
+        skipped
+    }
 }
 
 /// The node: one cell per script parameter given (in [`SCRIPTS`] order).
@@ -121,12 +226,14 @@ pub(crate) fn node<A: 'static, W: 'static>(
     sources: Vec<(String, String)>,
     skipped: Status,
     latch: Option<Latch>,
+    flags: SkipFlags,
 ) -> NodeKind<A, W> {
     NodeKind::Custom(CustomNode::new(Around {
         cells,
         sources,
         skipped,
         latch,
+        flags,
     }))
 }
 
@@ -136,6 +243,7 @@ struct Around {
     sources: Vec<(String, String)>,
     skipped: Status,
     latch: Option<Latch>,
+    flags: SkipFlags,
 }
 
 /// Indices into [`SCRIPTS`].
@@ -190,16 +298,21 @@ impl Around {
 
     /// Whether the latch is set (never, without one).
     fn latched<A, W>(&self, cx: &Ctx<A, W>) -> bool {
-        let read = self.latch.as_ref().and_then(|l| l.read.get());
-        read.is_some_and(|script| script.test(&cx.board).unwrap_or(false))
+        self.latch.as_ref().is_some_and(|l| l.get(cx))
     }
 
     /// Set or clear the latch, if there is one.
     fn set_latch<A, W>(&self, cx: &mut Ctx<A, W>, on: bool) {
-        if let Some(write) = self.latch.as_ref().and_then(|l| l.write.get()) {
-            // A bool key the loader made: the write cannot fault.
-            let _ = write.assign(&mut cx.board, ScriptValue::Bool(on));
+        if let Some(latch) = &self.latch {
+            latch.set(cx, on);
         }
+    }
+
+    /// Skip: the status the parent reads as a skip, marked for the node
+    /// around this one.
+    fn skip<A, W>(&self, cx: &mut Ctx<A, W>) -> Status {
+        self.flags.skipping(cx);
+        self.skipped
     }
 
     /// The scripts run after a Success or Failure.
@@ -236,7 +349,7 @@ impl<A: 'static, W: 'static> Node<A, W> for Around {
             if !self.latched(cx) {
                 match self.on_entry(cx) {
                     Some(Pre::Status(status)) => return self.after(status, cx),
-                    Some(Pre::Skip) => return self.skipped,
+                    Some(Pre::Skip) => return self.skip(cx),
                     None => {}
                 }
             }
@@ -244,11 +357,15 @@ impl<A: 'static, W: 'static> Node<A, W> for Around {
         } else if self.has(WHILE) && !self.run(WHILE, cx) {
             children.abort(0, cx);
             self.run(ON_HALTED, cx);
-            return self.skipped;
+            return self.skip(cx);
         }
         let status = children.update(0, cx);
         if status != Status::Running {
             self.set_latch(cx, false);
+        }
+        if self.flags.child_skipped(cx) {
+            // The child's own SKIPPED: nothing runs after it.
+            return status;
         }
         self.after(status, cx)
     }

@@ -43,6 +43,7 @@ use canopy_core::{
 };
 
 use super::eval::Cell;
+use super::eval_around::SkipFlags;
 use crate::registry::{Build, NodeType, ScriptShape};
 
 /// The parameter holding the item scripts.
@@ -95,12 +96,17 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
         &["success", "failure", "running"],
     )
     .default("success");
+    let skips_into = Param::text(
+        super::eval_around::SKIPS_INTO,
+        "a bool key set when an empty queue's status is a skip, for the node around it",
+    )
+    .optional();
     NodeType::with_build(
         "EvalLoop",
         "Takes an item (its script, or the front of a queue string), then runs the child; \
          Running until none is left.",
         Arity::Decorator,
-        vec![items, queue, value, item, if_empty],
+        vec![items, queue, value, item, if_empty, skips_into],
         Build::Script(ScriptShape::Loop),
     )
 }
@@ -111,11 +117,13 @@ pub(crate) fn node<A: 'static, W: 'static>(
     cells: Vec<Cell>,
     sources: String,
     if_empty: Status,
+    flags: SkipFlags,
 ) -> NodeKind<A, W> {
     NodeKind::Custom(CustomNode::new(Loop {
         cells,
         sources,
         if_empty,
+        flags,
     }))
 }
 
@@ -123,6 +131,8 @@ struct Loop {
     cells: Vec<Cell>,
     sources: String,
     if_empty: Status,
+    /// Set when `if_empty` is a skip.
+    flags: SkipFlags,
 }
 
 /// Items taken since the loop was entered.
@@ -165,6 +175,7 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
     ) -> Status {
         if !children.is_running(0) {
             let Some(cell) = self.cells.get(task.items as usize) else {
+                self.flags.skipping(cx);
                 return self.if_empty;
             };
             task.items += 1;
@@ -259,13 +270,20 @@ pub(crate) struct QueueScripts {
 pub(crate) fn queue_node<A: 'static, W: 'static>(
     scripts: QueueScripts,
     if_empty: Status,
+    flags: SkipFlags,
 ) -> NodeKind<A, W> {
-    NodeKind::Custom(CustomNode::new(QueueLoop { scripts, if_empty }))
+    NodeKind::Custom(CustomNode::new(QueueLoop {
+        scripts,
+        if_empty,
+        flags,
+    }))
 }
 
 struct QueueLoop {
     scripts: QueueScripts,
     if_empty: Status,
+    /// Set when `if_empty` is a skip.
+    flags: SkipFlags,
 }
 
 /// What taking an item from the queue gave.
@@ -332,7 +350,10 @@ impl<A: 'static, W: 'static> Node<A, W> for QueueLoop {
         if !children.is_running(0) {
             match self.take(cx) {
                 Took::Item => {}
-                Took::Empty => return self.if_empty,
+                Took::Empty => {
+                    self.flags.skipping(cx);
+                    return self.if_empty;
+                }
                 Took::Unreadable => return Status::Failure,
             }
         }

@@ -21,6 +21,18 @@ use crate::registry::{Build, NodeType, ScriptShape};
 /// The parameter holding the case scripts.
 pub(crate) const CASES: &str = "cases";
 
+/// Instead of `cases`: the key (`{key}`) or text compared with each of
+/// [`VALUES`], as BehaviorTree.CPP's `Switch` compares its cases.
+pub(crate) const VARIABLE: &str = "variable";
+
+/// The values (texts, or `{key}`s) `variable` is compared with.
+pub(crate) const VALUES: &str = "values";
+
+/// A value that is no case and never matches: the NUL character, which no
+/// XML attribute holds (the XML reader writes it for a `case_N` left out,
+/// as BehaviorTree.CPP skips a case it cannot read).
+pub(crate) const NO_CASE: &str = "\u{0}";
+
 /// Most cases a switch takes.
 pub(crate) const MAX_CASES: usize = 64;
 
@@ -31,12 +43,26 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
         "condition scripts, one per child but the last, which runs when none is true",
         ParamKind::Text,
     )
-    .len(1, MAX_CASES);
+    .len(1, MAX_CASES)
+    .optional();
+    let variable = Param::text(
+        VARIABLE,
+        "instead of cases: a key ({key}) or a text, compared with each of values as \
+         BehaviorTree.CPP's Switch compares (as text, else as numbers)",
+    )
+    .optional();
+    let values = Param::list(
+        VALUES,
+        "with variable: one text or {key} per child but the last; never code (\\u0000: no case)",
+        ParamKind::Text,
+    )
+    .len(1, MAX_CASES)
+    .optional();
     NodeType::with_build(
         "EvalSwitch",
         "Runs the child of the first true case, else the last; decides again every tick.",
         Arity::Composite,
-        vec![cases],
+        vec![cases, variable, values],
         Build::Script(ScriptShape::Switch),
     )
 }

@@ -560,6 +560,10 @@ impl<T: BoardValue + FromParam> FromParam for Input<T> {
     fn from_value(value: &ParamValue<'_>) -> Option<Self> {
         match value {
             ParamValue::Slot(slot) if slot.ty.is::<T>() => Some(Input::Key(Key::at(slot.offset))),
+            // A string key a loader let this port read: converted when read.
+            ParamValue::Slot(slot) if slot.ty.holds_text() => {
+                Some(Input::Converted(Key::at(slot.offset)))
+            }
             ParamValue::Slot(_) => None,
             other => T::from_value(other).map(Input::Value),
         }
@@ -568,7 +572,7 @@ impl<T: BoardValue + FromParam> FromParam for Input<T> {
         match self {
             Input::Value(v) => v.to_literal(),
             // Keys are written by their name by whoever knows the tree.
-            Input::Key(_) => Literal::Null,
+            Input::Key(_) | Input::Converted(_) => Literal::Null,
         }
     }
     const OPTIONAL: bool = T::OPTIONAL;
