@@ -165,6 +165,11 @@ impl BoardLayout {
         let _ = rmp::encode::write_map_len(&mut out, found.len() as u32);
         for (name, entries) in found {
             let _ = rmp::encode::write_str(&mut out, name);
+            if entries.is_empty() {
+                // BehaviorTree.CPP exports an empty blackboard as null.
+                let _ = rmp::encode::write_nil(&mut out);
+                continue;
+            }
             let _ = rmp::encode::write_map_len(&mut out, entries.len() as u32);
             for (key, value) in entries {
                 let _ = rmp::encode::write_str(&mut out, key);

@@ -67,6 +67,17 @@ fn byte(status: Status) -> u8 {
     }
 }
 
+/// Each place's rank among its parent's children.
+fn ranks(align: &Alignment) -> Vec<u32> {
+    let mut rank = vec![0; align.insts.len()];
+    for inst in &align.insts {
+        for (r, &child) in inst.children.iter().enumerate() {
+            rank[child as usize] = r as u32;
+        }
+    }
+    rank
+}
+
 /// The model of one agent's node statuses: an [`Observer`] of its ticks.
 #[derive(Clone, Debug)]
 pub(crate) struct Mirror {
@@ -85,6 +96,10 @@ pub(crate) struct Mirror {
     /// By place: the status its last update finished with (0: none since
     /// it was entered), so that the exit after it changes nothing.
     finished: Vec<u8>,
+    /// By place: its rank among its parent's children, and the rank of
+    /// the child it entered last since it was entered (-1: none).
+    rank: Vec<u32>,
+    cursor: Vec<i64>,
     /// Places aborted since the last other event, deepest first.
     aborts: Vec<u32>,
     /// The changes since [`Mirror::take_transitions`] last took them.
@@ -105,6 +120,8 @@ impl Mirror {
                 .collect(),
             active: vec![false; align.insts.len()],
             finished: vec![IDLE; align.insts.len()],
+            rank: ranks(&align),
+            cursor: vec![-1; align.insts.len()],
             align,
             status: vec![IDLE; n],
             shown: vec![IDLE; n],
@@ -126,6 +143,7 @@ impl Mirror {
         self.shown.fill(IDLE);
         self.active.fill(false);
         self.finished.fill(IDLE);
+        self.cursor.fill(-1);
         self.aborts.clear();
         self.transitions.clear();
         let mut path: Vec<u32> = Vec::new();
@@ -253,7 +271,7 @@ impl Mirror {
                 self.set(s, RUNNING);
             }
         }
-        if self.class[usize::from(uid) - 1].is_parent() {
+        if self.class[usize::from(uid) - 1] != NodeClass::Leaf {
             self.set(uid, RUNNING);
         }
     }
@@ -329,24 +347,35 @@ impl Mirror {
         }
     }
 
-    /// The place of an event on `node`: the first consistent with what runs.
+    /// The place of an event on `node`: one consistent with what runs —
+    /// for an update, a place that runs; for an entry, one that does not
+    /// under a parent that does, the next after the sibling its parent
+    /// entered last if there is one (a sequence's next child), else the
+    /// first (a reactive parent starting over).
     fn pick(&self, node: canopy_core::NodeId, entering: bool) -> Option<u32> {
         let places = self.align.places(node);
         if places.len() <= 1 {
             return places.first().copied();
         }
         let runs = |p: u32| self.active[p as usize];
-        let fits = |p: u32| {
-            if entering {
-                !runs(p) && self.align.insts[p as usize].parent.is_none_or(&runs)
-            } else {
-                runs(p)
-            }
-        };
+        if !entering {
+            return places
+                .iter()
+                .copied()
+                .find(|&p| runs(p))
+                .or_else(|| places.first().copied());
+        }
         places
             .iter()
             .copied()
-            .find(|&p| fits(p))
+            .filter(|&p| !runs(p) && self.align.insts[p as usize].parent.is_none_or(&runs))
+            .min_by_key(|&p| {
+                let rank = i64::from(self.rank[p as usize]);
+                let after = self.align.insts[p as usize]
+                    .parent
+                    .is_none_or(|parent| rank > self.cursor[parent as usize]);
+                (!after, rank, p)
+            })
             .or_else(|| places.first().copied())
     }
 }
@@ -360,8 +389,11 @@ impl Observer for Mirror {
             }
             return;
         }
-        self.flush_aborts();
         let entering = event.kind == EventKind::Enter;
+        if entering {
+            // Halts seen before an entry came before it.
+            self.flush_aborts();
+        }
         let Some(place) = self.pick(event.node, entering) else {
             return;
         };
@@ -370,6 +402,10 @@ impl Observer for Mirror {
             EventKind::Enter => {
                 self.active[place as usize] = true;
                 self.finished[place as usize] = IDLE;
+                self.cursor[place as usize] = -1;
+                if let Some(parent) = self.align.insts[place as usize].parent {
+                    self.cursor[parent as usize] = i64::from(self.rank[place as usize]);
+                }
                 if let Some(uid) = uid {
                     self.enter(uid);
                 }
@@ -394,6 +430,11 @@ impl Observer for Mirror {
             }
             EventKind::Abort => {}
         }
+        // Halts seen before an update are the updated node's doing (a
+        // finished parent resetting its children, a reactive one halting
+        // a branch): made in its order by the update itself where they
+        // are its children's; the others now.
+        self.flush_aborts();
     }
 }
 

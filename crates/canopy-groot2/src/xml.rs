@@ -47,8 +47,13 @@ pub const MAX_NESTING: usize = 256;
 /// children's statuses are reset while it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeClass {
-    /// An action or a condition.
+    /// One of BehaviorTree.CPP's own leaves, or a condition: RUNNING only
+    /// if it returns RUNNING.
     Leaf,
+    /// An action of the game's own: RUNNING as soon as it is ticked, as
+    /// BehaviorTree.CPP's `SimpleActionNode` (what `registerSimpleAction`
+    /// makes) is, before its status.
+    Action,
     /// A control whose finished children keep their status until it
     /// finishes (Sequence, Fallback, Parallel, …).
     Control,
@@ -67,7 +72,7 @@ pub enum NodeClass {
 impl NodeClass {
     /// Whether the node has children of its own (is not a leaf).
     pub fn is_parent(self) -> bool {
-        self != NodeClass::Leaf
+        !matches!(self, NodeClass::Leaf | NodeClass::Action)
     }
 }
 
@@ -562,7 +567,9 @@ impl Maker<'_> {
                     "Control" => "Control",
                     _ => "Decorator",
                 },
-                (false, NodeClass::Leaf) => self.categories.get(&id).copied().unwrap_or("Action"),
+                (false, NodeClass::Leaf | NodeClass::Action) => {
+                    self.categories.get(&id).copied().unwrap_or("Action")
+                }
                 (false, NodeClass::Decorator) => "Decorator",
                 _ => "Control",
             };
@@ -617,9 +624,11 @@ impl Maker<'_> {
         match category {
             Some("Control") => NodeClass::Control,
             Some("Decorator") => NodeClass::Decorator,
-            Some(_) => NodeClass::Leaf,
+            Some("Condition") => NodeClass::Leaf,
+            _ if LEAVES.contains(&id) => NodeClass::Leaf,
+            Some(_) => NodeClass::Action,
             None => match el.children.len() {
-                0 => NodeClass::Leaf,
+                0 => NodeClass::Action,
                 1 => NodeClass::Decorator,
                 _ => NodeClass::Control,
             },
