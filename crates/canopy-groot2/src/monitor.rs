@@ -529,3 +529,94 @@ impl Probe<'_> {
         status
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_core::Builder;
+    use proptest::prelude::*;
+
+    fn monitor() -> Monitor {
+        let b = Builder::<(), ()>::new();
+        b.key::<i32>("n").unwrap();
+        let tree = b
+            .build(b.sequence("s", [b.always_success("a"), b.wait("w", 3)]))
+            .unwrap();
+        let groot = GrootTree::from_xml(
+            r#"<root><BehaviorTree ID="M"><Sequence name="s"><AlwaysSuccess name="a"/><Sleep name="w" msec="300"/></Sequence></BehaviorTree></root>"#,
+        )
+        .unwrap();
+        let monitor = Monitor::new(groot, &tree);
+        let mut agent = Agent::new(&tree);
+        monitor.probe().tick(&mut agent, &tree, &mut (), &());
+        monitor
+    }
+
+    #[test]
+    fn malformed_requests_get_behaviortree_cpps_error_replies() {
+        let m = monitor();
+        let error = |message: &str| vec![b"error".to_vec(), message.as_bytes().to_vec()];
+        assert_eq!(m.answer(&[]), error("wrong request header"));
+        assert_eq!(m.answer(&[b"ab"]), error("wrong request header"));
+        assert_eq!(
+            m.answer(&[&[2, b'B', 0, 0, 0, 0]]),
+            error("must be 2 parts message")
+        );
+        assert_eq!(
+            m.answer(&[&[2, b'Q', 0, 0, 0, 0]]),
+            error("Request not recognized")
+        );
+        assert_eq!(
+            m.answer(&[&[2, b'S', 0, 0, 0, 0], b"", b""]),
+            error("a request has at most 2 parts")
+        );
+        assert_eq!(
+            m.answer(&[&[2, b'R', 0, 0, 0, 0], b"{}"]),
+            error("Node ID not found")
+        );
+        let hooks = m.answer(&[&[2, b'D', 9, 0, 0, 0]]);
+        assert_eq!(
+            (hooks[0][..6].to_vec(), hooks[1].clone()),
+            (vec![2, b'D', 9, 0, 0, 0], b"[]".to_vec())
+        );
+        assert_eq!(
+            m.answer(&[&[2, b'A', 9, 0, 0, 0]]).len(),
+            1,
+            "removing no hooks succeeds"
+        );
+    }
+
+    #[test]
+    fn a_watch_request_switches_agents_within_the_crowd() {
+        let m = monitor();
+        m.set_agents(10);
+        let reply = m.answer(&[&[2, request::WATCH, 1, 0, 0, 0], b"7"]);
+        assert_eq!(reply[1], b"7");
+        assert_eq!(m.watched(), 7);
+        assert_eq!(m.answer(&[&[2, request::WATCH, 1, 0, 0, 0], b""])[1], b"7");
+        assert_eq!(
+            m.answer(&[&[2, request::WATCH, 1, 0, 0, 0], b"10"])[1],
+            b"no agent 10: the agents are 0 to 9"
+        );
+        assert_eq!(
+            m.answer(&[&[2, request::WATCH, 1, 0, 0, 0], b"x"])[1],
+            b"an agent is named by its id, a whole number"
+        );
+    }
+
+    proptest! {
+        /// Whatever a client sends, the answer is a reply or an error
+        /// reply, never a panic; a reply echoes the request's header.
+        #[test]
+        fn any_request_gets_an_answer(frames in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..4)) {
+            let m = monitor();
+            let parts: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
+            let reply = m.answer(&parts);
+            prop_assert!(!reply.is_empty());
+            if reply[0] != b"error" {
+                prop_assert_eq!(reply[0].len(), 22);
+                prop_assert_eq!(&reply[0][1..6], &frames[0][1..6]);
+            }
+        }
+    }
+}
