@@ -3,11 +3,8 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-
 use canopy_groot2::BtLogFile;
-use common::{canopy, command, stderr, success};
+use common::{canopy, stderr, success};
 
 /// A ReactiveSelector whose higher-priority branch ("alert") starts to run
 /// on tick 3, aborting the running "patrol" branch.
@@ -132,79 +129,87 @@ fn groot2_needs_the_feature() {
     );
 }
 
-/// Whether `btview` (PyPI, a Groot2 client) is here; `Err` says why not.
-fn btview() -> Result<(), String> {
-    match std::process::Command::new("btview")
-        .arg("--version")
-        .output()
-    {
-        Ok(out) if out.status.success() => Ok(()),
-        Ok(out) => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
-        Err(e) => Err(format!(
-            "btview cannot be run (pip install btview==0.2.0): {e}"
-        )),
-    }
-}
-
 #[cfg(feature = "groot2")]
-#[test]
-fn groot2_serves_the_watched_agent_while_the_crowd_runs() {
-    if let Err(why) = btview() {
-        let required = ["CI", "CANOPY_REQUIRE_BTCPP"]
-            .iter()
-            .any(|v| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0"));
-        assert!(!required, "btview is required here: {why}");
-        eprintln!("skipped: {why}");
-        return;
+mod served {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    use super::TAKEOVER;
+    use super::common::command;
+
+    /// Whether `btview` (PyPI, a Groot2 client) is here; `Err` says why not.
+    fn btview() -> Result<(), String> {
+        match std::process::Command::new("btview")
+            .arg("--version")
+            .output()
+        {
+            Ok(out) if out.status.success() => Ok(()),
+            Ok(out) => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+            Err(e) => Err(format!(
+                "btview cannot be run (pip install btview==0.2.0): {e}"
+            )),
+        }
     }
-    // 60 ticks of 50 ms: three seconds to ask in.
-    let mut child = command(&[
-        "run",
-        TAKEOVER,
-        "--ticks",
-        "60",
-        "--agents",
-        "4",
-        "--watch",
-        "1",
-        "--tick-ms",
-        "50",
-        "--groot2",
-        "0",
-    ])
-    .stdout(Stdio::piped())
-    .spawn()
-    .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
+
+    #[test]
+    fn groot2_serves_the_watched_agent_while_the_crowd_runs() {
+        if let Err(why) = btview() {
+            let required = ["CI", "CANOPY_REQUIRE_BTCPP"]
+                .iter()
+                .any(|v| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0"));
+            assert!(!required, "btview is required here: {why}");
+            eprintln!("skipped: {why}");
+            return;
+        }
+        // 60 ticks of 50 ms: three seconds to ask in.
+        let mut child = command(&[
+            "run",
+            TAKEOVER,
+            "--ticks",
+            "60",
+            "--agents",
+            "4",
+            "--watch",
+            "1",
+            "--tick-ms",
+            "50",
+            "--groot2",
+            "0",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
         .unwrap();
-    let port = first
-        .strip_prefix("groot2: agent 1 on 127.0.0.1:")
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("{first}"));
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    let drawn = std::process::Command::new("btview")
-        .args(["snapshot", "-p", port, "--uid", "--no-color", "--no-legend"])
-        .output()
-        .unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
-    let text = String::from_utf8_lossy(&drawn.stdout);
-    assert!(
-        drawn.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&drawn.stderr)
-    );
-    // From tick 3 on, the alert branch runs and patrol was halted.
-    for line in [
-        "root [ReactiveFallback] #1",
-        "alert [Sequence] #2",
-        "flee",
-        "#4",
-        "RUNNING",
-        "was RUNNING",
-    ] {
-        assert!(text.contains(line), "{line} in\n{text}");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let port = first
+            .strip_prefix("groot2: agent 1 on 127.0.0.1:")
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{first}"));
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let drawn = std::process::Command::new("btview")
+            .args(["snapshot", "-p", port, "--uid", "--no-color", "--no-legend"])
+            .output()
+            .unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        let text = String::from_utf8_lossy(&drawn.stdout);
+        assert!(
+            drawn.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&drawn.stderr)
+        );
+        // From tick 3 on, the alert branch runs and patrol was halted.
+        for line in [
+            "root [ReactiveFallback] #1",
+            "alert [Sequence] #2",
+            "flee",
+            "#4",
+            "RUNNING",
+            "was RUNNING",
+        ] {
+            assert!(text.contains(line), "{line} in\n{text}");
+        }
     }
 }
