@@ -267,6 +267,109 @@ impl GrootTree {
         docs.build()
     }
 
+    /// The tree of a canopy tree that has no XML (built in code, or from a
+    /// file BehaviorTree.CPP cannot read): every node as its canopy type,
+    /// numbered depth first, a shared subtree at each of its uses. It
+    /// aligns with `tree` node for node.
+    ///
+    /// # Errors
+    /// When the tree has more than [`MAX_GROOT_NODES`] nodes once shared
+    /// subtrees are expanded.
+    ///
+    /// ```
+    /// use canopy_groot2::GrootTree;
+    /// let b = canopy_core::Builder::<(), ()>::new();
+    /// let tree = b.build(b.sequence("day", [b.wait("nap", 3), b.always_success("eat")])).unwrap();
+    /// let groot = GrootTree::of_tree(&tree).unwrap();
+    /// assert!(groot.xml().contains(r#"<Wait name="nap" _uid="2" ticks="3"/>"#));
+    /// ```
+    pub fn of_tree<A, W>(tree: &canopy_core::Tree<A, W>) -> Result<GrootTree, Groot2Error> {
+        if tree.expanded_len() > MAX_GROOT_NODES as u64 {
+            return Err(Groot2Error::xml(format!(
+                "the tree has {} nodes once its shared subtrees are expanded; Groot2's \
+                 protocol numbers at most {MAX_GROOT_NODES}",
+                tree.expanded_len()
+            )));
+        }
+        let mut nodes: Vec<GrootNode> = Vec::new();
+        let mut models: Vec<Model> = Vec::new();
+        let mut stack = vec![(tree.node(tree.root()), None::<u16>)];
+        while let Some((node, parent)) = stack.pop() {
+            let uid = (nodes.len() + 1) as u16;
+            let tag: String = node
+                .type_name()
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let children = node.children().len();
+            let class = match (tag.as_str(), children) {
+                (_, 0) if tag.contains("Condition") => NodeClass::Leaf,
+                (_, 0) => NodeClass::Action,
+                ("ReactiveSequence" | "ReactiveSelector" | "ReactiveFallback", _) => {
+                    NodeClass::Reactive
+                }
+                (_, 1) => NodeClass::Decorator,
+                _ => NodeClass::Control,
+            };
+            let attrs: Vec<(String, String)> = node
+                .params()
+                .into_iter()
+                .filter(|(k, _)| !reserved(k) && !k.is_empty())
+                .collect();
+            if !builtin(&tag) {
+                models.push(Model {
+                    category: match class {
+                        NodeClass::Leaf => "Condition",
+                        NodeClass::Action => "Action",
+                        NodeClass::Decorator => "Decorator",
+                        _ => "Control",
+                    },
+                    id: tag.clone(),
+                    ports: attrs.iter().map(|(k, _)| k.clone()).collect(),
+                });
+            }
+            if let Some(p) = parent {
+                nodes[usize::from(p) - 1].children.push(uid);
+            }
+            nodes.push(GrootNode {
+                uid,
+                tag,
+                name: node.name().to_string(),
+                attrs,
+                class,
+                children: Vec::new(),
+                parent,
+            });
+            let kids: Vec<_> = node.children().collect();
+            for child in kids.into_iter().rev() {
+                stack.push((child, Some(uid)));
+            }
+        }
+        models.sort_by(|a, b| a.id.cmp(&b.id));
+        models.dedup_by(|a, b| a.id == b.id);
+        let sections = vec![Section {
+            id: "MainTree".to_string(),
+            fullpath: String::new(),
+            nodes: (1..=nodes.len() as u16).collect(),
+            subtree: None,
+            literals: Vec::new(),
+        }];
+        let mut groot = GrootTree {
+            nodes,
+            sections,
+            models,
+            xml: String::new(),
+        };
+        groot.xml = write(&groot);
+        Ok(groot)
+    }
+
     /// Every node, by UID (node `i` has UID `i + 1`).
     pub fn nodes(&self) -> &[GrootNode] {
         &self.nodes

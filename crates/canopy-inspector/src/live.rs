@@ -19,7 +19,7 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use canopy_core::{Agent, Status, Tree};
+use canopy_core::{Agent, Event, Observer, Status, Tree};
 
 use crate::control::{self, Command, Control};
 use crate::frame::{ClassLabel, Frame, Label};
@@ -508,9 +508,45 @@ impl Probe<'_> {
         status
     }
 
+    /// [`Probe::tick_elapsed`] with another observer beside the
+    /// inspector's (Groot2's monitor, say): `also` sees every event of this
+    /// agent's tick, whether or not the inspector watches it; `None` is
+    /// [`Probe::tick_elapsed`].
+    pub fn tick_elapsed_with<A, W>(
+        &self,
+        agent: &mut Agent,
+        tree: &Tree<A, W>,
+        data: &mut A,
+        world: &W,
+        elapsed: u32,
+        also: Option<&mut dyn Observer>,
+    ) -> Status {
+        let Some(also) = also else {
+            return self.tick_elapsed(agent, tree, data, world, elapsed);
+        };
+        if Some(agent.id()) != self.watched {
+            return agent.tick_elapsed_observed(tree, data, world, elapsed, also);
+        }
+        let mut log = lock(self.log);
+        let both = Both(&mut *log, also);
+        let status = agent.tick_elapsed_observed(tree, data, world, elapsed, both);
+        log.end_tick(agent.ticks(), agent.id(), status);
+        status
+    }
+
     /// The agent this probe observes.
     pub fn watched(&self) -> Option<u32> {
         self.watched
+    }
+}
+
+/// Two observers, each told every event.
+struct Both<'a>(&'a mut AgentLog, &'a mut dyn Observer);
+
+impl Observer for Both<'_> {
+    fn event(&mut self, event: Event) {
+        self.0.event(event);
+        self.1.event(event);
     }
 }
 
