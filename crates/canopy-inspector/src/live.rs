@@ -528,7 +528,7 @@ impl Probe<'_> {
             return agent.tick_elapsed_observed(tree, data, world, elapsed, also);
         }
         let mut log = lock(self.log);
-        let both = Both(&mut *log, also);
+        let both = Both(&mut log, also);
         let status = agent.tick_elapsed_observed(tree, data, world, elapsed, both);
         log.end_tick(agent.ticks(), agent.id(), status);
         status
