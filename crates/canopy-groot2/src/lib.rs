@@ -19,7 +19,7 @@
 //!   `mirror.rs`) — and blackboard, and the answer to each request.
 //!   Agents are ticked through its [`Probe`]; an agent that is not
 //!   watched costs one comparison.
-//! - [`Publisher`] (feature `zmq`): the monitor on a ZeroMQ socket, on
+//! - `Publisher` (feature `zmq`): the monitor on a ZeroMQ socket, on
 //!   its own thread, 127.0.0.1 by default.
 //! - [`BtLog`]: the watched agent's transitions in `FileLogger2`'s format;
 //!   [`BtLogFile`] reads one back.

@@ -119,7 +119,7 @@ struct Watching {
 
 /// Groot2's view of one agent of a crowd running one tree: the tree as
 /// Groot2 numbers it, the watched agent's statuses and blackboard, and the
-/// answers to Groot2's requests. [`Publisher`](crate::Publisher) serves it
+/// answers to Groot2's requests. `Publisher` (feature `zmq`) serves it
 /// over ZeroMQ; without a socket it still answers requests given as bytes
 /// and writes `.btlog` files.
 ///
