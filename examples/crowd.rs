@@ -10,7 +10,13 @@
 //! cargo run --release --example crowd -- --load crowd.save --steps 200  # same final state
 //! cargo run --release --example crowd -- --tree examples/trees/crowd.json --watch
 //! cargo run --release --example crowd -- --agents 100000 --steps 200 --threads 2 --lod
+//! cargo run --release --example crowd --features groot2 -- --serve --groot2 1667  # and in Groot2
 //! ```
+//!
+//! `--groot2 PORT` (with the feature `groot2`, which needs libzmq) also
+//! serves Groot2's monitor protocol for the agent the inspector watches
+//! (0 until one is clicked): Groot2's Monitor mode, or `btview`, attached
+//! to PORT shows that agent's tree, statuses and blackboard.
 //!
 //! `--lod` ticks agents by their distance to a focus point circling the
 //! arena — near ones every step, farther ones 1 step in 2, 4 or 8 — and
@@ -102,6 +108,10 @@ struct Args {
     #[arg(long, value_name = "MICROS", requires = "lod",
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     budget_us: Option<u64>,
+    /// With `--serve`: serve Groot2's monitor protocol for the watched agent
+    /// on PORT and PORT+1 (needs the feature `groot2`).
+    #[arg(long, value_name = "PORT", requires = "serve")]
+    groot2: Option<u16>,
 }
 
 /// Print an error and stop.
@@ -159,7 +169,7 @@ fn main() {
         Watch::start(path).unwrap_or_else(|e| fail(format!("cannot watch {}: {e}", path.display())))
     });
     if args.serve {
-        pool.install(|| serve(&mut crowd, args.addr, watcher.as_ref()));
+        pool.install(|| serve(&mut crowd, args.addr, watcher.as_ref(), args.groot2));
         return;
     }
     let bar = ProgressBar::new(args.steps as u64);
@@ -284,7 +294,7 @@ fn main() {
 }
 
 /// `--serve`: run the crowd under the inspector, at the pace of its clock.
-fn serve(crowd: &mut Crowd, addr: SocketAddr, watcher: Option<&Watch>) {
+fn serve(crowd: &mut Crowd, addr: SocketAddr, watcher: Option<&Watch>, groot2: Option<u16>) {
     let mut activities = Activity::ALL;
     activities.sort_by_key(|&a| a as u8); // a frame's label is `activity as u8`
     let options = Options {
@@ -306,6 +316,7 @@ fn serve(crowd: &mut Crowd, addr: SocketAddr, watcher: Option<&Watch>) {
         std::process::exit(1);
     });
     println!("inspector: {} (Ctrl-C to stop)", inspector.url());
+    let groot2 = groot2.map(|port| groot::start(crowd, port));
     let mut frame = Frame::new();
     let pace = Duration::from_secs_f32(crowd.world.dt);
     loop {
@@ -315,10 +326,15 @@ fn serve(crowd: &mut Crowd, addr: SocketAddr, watcher: Option<&Watch>) {
             && watcher.reload_if_changed(crowd, |line| println!("{line}"))
         {
             inspector.set_tree(crowd.tree());
+            groot::set_tree(groot2.as_ref(), crowd);
         }
         let probe = inspector.probe();
+        // Groot2 follows the agent the inspector watches.
+        let groot2 = groot::follow(groot2.as_ref(), inspector.watched());
         crowd.step_elapsed_with(|agent, tree, walker, world, elapsed| {
-            probe.tick_elapsed(agent, tree, walker, world, elapsed)
+            groot::tick(groot2.as_ref(), agent, tree, |agent, also| {
+                probe.tick_elapsed_with(agent, tree, walker, world, elapsed, also)
+            })
         });
         if inspector.frame_due() {
             let size = crowd.world.size;
@@ -413,5 +429,87 @@ impl Watch {
                 false
             }
         }
+    }
+}
+
+/// `--groot2`: Groot2's monitor protocol for the watched agent.
+#[cfg(feature = "groot2")]
+mod groot {
+    use canopy::groot2::{GrootTree, Monitor, Options, Probe, Publisher};
+    use canopy::{Agent, Observer, Status, Tree};
+    use canopy_crowd::{Crowd, Walker, World};
+
+    pub(crate) fn start(crowd: &Crowd, port: u16) -> Publisher {
+        let groot = GrootTree::of_tree(crowd.tree()).unwrap_or_else(|e| super::fail(e));
+        let monitor = Monitor::new(groot, crowd.tree());
+        monitor.set_agents(crowd.walkers.len() as u32);
+        let options = Options {
+            port,
+            ..Options::default()
+        };
+        let publisher = Publisher::start(monitor, options)
+            .unwrap_or_else(|e| super::fail(format!("cannot serve Groot2 on {port}: {e}")));
+        println!(
+            "groot2: {}:{} (Groot2: Monitor, connect to this port)",
+            publisher.addr(),
+            publisher.port()
+        );
+        publisher
+    }
+
+    pub(crate) fn set_tree(publisher: Option<&Publisher>, crowd: &Crowd) {
+        if let Some(p) = publisher {
+            let groot = GrootTree::of_tree(crowd.tree()).unwrap_or_else(|e| super::fail(e));
+            p.monitor().set_tree(groot, crowd.tree());
+        }
+    }
+
+    pub(crate) fn follow(publisher: Option<&Publisher>, watched: Option<u32>) -> Option<Probe<'_>> {
+        let monitor = publisher?.monitor();
+        monitor.watch(watched.unwrap_or(0));
+        Some(monitor.probe())
+    }
+
+    pub(crate) fn tick(
+        probe: Option<&Probe<'_>>,
+        agent: &mut Agent,
+        tree: &Tree<Walker, World>,
+        tick: impl FnOnce(&mut Agent, Option<&mut dyn Observer>) -> Status,
+    ) -> Status {
+        match probe {
+            Some(probe) => probe.tick_with(agent, tree, tick),
+            None => tick(agent, None),
+        }
+    }
+}
+
+/// Without the feature `groot2`, `--groot2` says how to get it.
+#[cfg(not(feature = "groot2"))]
+mod groot {
+    use canopy::{Agent, Observer, Status, Tree};
+    use canopy_crowd::{Crowd, Walker, World};
+
+    /// Never made: `start` stops the program.
+    pub(crate) enum Publisher {}
+
+    pub(crate) fn start(_: &Crowd, _: u16) -> Publisher {
+        super::fail(
+            "--groot2 needs the feature groot2 (and libzmq): cargo run --example crowd --features groot2",
+        )
+    }
+
+    pub(crate) fn set_tree(_: Option<&Publisher>, _: &Crowd) {}
+
+    pub(crate) fn follow(_: Option<&Publisher>, _: Option<u32>) -> Option<()> {
+        None
+    }
+
+    pub(crate) fn tick(
+        _: Option<&()>,
+        agent: &mut Agent,
+        _: &Tree<Walker, World>,
+        tick: impl FnOnce(&mut Agent, Option<&mut dyn Observer>) -> Status,
+    ) -> Status {
+        tick(agent, None)
     }
 }

@@ -74,6 +74,13 @@ pub mod crowd {
     pub use canopy_crowd::*;
 }
 
+/// Groot2 watches an agent — its monitor protocol, `.btlog` files:
+/// [`canopy_groot2`] (feature `groot2`).
+#[cfg(feature = "groot2")]
+pub mod groot2 {
+    pub use canopy_groot2::*;
+}
+
 /// A counting global allocator for memory tests: [`canopy_counting`]
 /// (feature `counting`).
 #[cfg(feature = "counting")]

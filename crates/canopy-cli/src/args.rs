@@ -170,6 +170,18 @@ pub(crate) struct RunArgs {
     /// new ones: the same agents, tick numbers continuing.
     #[arg(long, value_name = "FILE.snap")]
     pub(crate) restore: Option<PathBuf>,
+    /// The agent --groot2 and --btlog follow [default: 0].
+    #[arg(long, value_name = "ID")]
+    pub(crate) watch: Option<u32>,
+    /// Serve Groot2's monitor protocol (BehaviorTree.CPP's Groot2Publisher)
+    /// for the watched agent on PORT and PORT+1 of 127.0.0.1, one tick per
+    /// --tick-ms (0: free ports, printed).
+    #[arg(long, value_name = "PORT", conflicts_with = "trace")]
+    pub(crate) groot2: Option<u16>,
+    /// Write the watched agent's status changes to FILE.btlog, in the
+    /// format of BehaviorTree.CPP's FileLogger2, which Groot2 replays.
+    #[arg(long, value_name = "FILE.btlog", conflicts_with = "trace")]
+    pub(crate) btlog: Option<PathBuf>,
     /// State machine files: send TRIGGER to every agent at the start of
     /// tick TICK, before its update (repeatable).
     #[arg(long, value_name = "TICK:TRIGGER", value_parser = parse_send)]

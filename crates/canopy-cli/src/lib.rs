@@ -84,6 +84,7 @@ mod crowd;
 mod failure;
 mod files;
 mod game;
+mod groot;
 mod inspect;
 mod kit;
 mod machine;

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 
 use crate::crowd::Crowd;
 use crate::game::{self, Game};
+use crate::groot::Watch;
 
 /// Root statuses over the agents: running, success, failure.
 #[derive(Clone, Copy, Default)]
@@ -42,13 +43,14 @@ impl Counts {
 }
 
 /// Tick the crowd `ticks` times, printing one summary line per tick and a
-/// total.
+/// total; with `watch`, the watched agent through its monitor, at its pace.
 pub(crate) fn summary<A: Send, W: Sync>(
     tree: &Tree<A, W>,
     crowd: &mut Crowd<A>,
     world: &mut W,
     game: &mut Game<A, W>,
     ticks: u32,
+    mut watch: Option<&mut Watch>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let agents = crowd.agents.len() as u32;
@@ -58,14 +60,21 @@ pub(crate) fn summary<A: Send, W: Sync>(
     let agent_width = agents.to_string().len();
     let mut total = Counts::default();
     for tick in first as u64 + 1..=last {
+        if let Some(watch) = watch.as_deref_mut() {
+            watch.wait_turn();
+        }
         game.update(world, tick as u32);
         let (world, answers) = (&*world, game.answer.as_ref());
+        let probe = watch.as_deref().map(|w| w.monitor().probe());
         let counts = crowd
             .agents
             .par_iter_mut()
             .zip(crowd.data.par_iter_mut())
             .fold(Counts::default, |counts, (agent, data)| {
-                let status = agent.tick(tree, data, world);
+                let status = match &probe {
+                    Some(probe) => probe.tick(agent, tree, data, world),
+                    None => agent.tick(tree, data, world),
+                };
                 game::answer(answers, agent, data, world);
                 counts.add(status)
             })

@@ -238,6 +238,10 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
             if !self.runs() {
                 return Err(Failure::CannotRun("run"));
             }
+            if a.groot2.is_some() || a.btlog.is_some() {
+                let message = "--groot2 and --btlog show a tree; a state machine file has none";
+                return Err(Failure::Usage("run", message.to_string()));
+            }
             let registry = std::mem::replace(&mut self.registry, Registry::empty());
             self.registry = registry.with_seed(a.seed);
         }
@@ -407,11 +411,25 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
                 agent.set_mode(&tree, mode.into());
             }
         }
+        let agents = crowd.agents.len() as u32;
+        let mut watch = crate::groot::start(a, &self.registry, &tree, agents, out)?;
         let ran = if a.trace {
             trace::run(&tree, &mut crowd, world, &mut self.game, a.ticks, out)
         } else {
-            run::summary(&tree, &mut crowd, world, &mut self.game, a.ticks, out)
+            let watching = watch.as_mut();
+            run::summary(
+                &tree,
+                &mut crowd,
+                world,
+                &mut self.game,
+                a.ticks,
+                watching,
+                out,
+            )
         };
+        if let Some(watch) = watch {
+            watch.finish(out)?;
+        }
         match (&a.save, ran) {
             (Some(path), Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
                 Err(Failure::Message(format!(

@@ -15,6 +15,10 @@
 // before the running one, the page draws the new tree with the running
 // node on its new box, never a state on a box of the other tree; a long
 // parameter list wraps inside its box.
+// Blackboard, against a tree whose script counts on the blackboard
+// (`reload`): the watched agent's slots show with their types and values,
+// follow it live, and the values that changed since the frame before are
+// marked.
 // Replay, against a recording of a small tree whose names hold markup:
 // scrubbing the timeline moves the highlighted nodes exactly as the
 // recording says, and names are shown as text, never run as markup.
@@ -215,6 +219,84 @@ function writeTree(file, tree) {
   renameSync(file + '.new', file);
 }
 
+// A counter on the blackboard: `n` goes up by one every other tick (the
+// Repeat's cycle is `add`, then `wait` running for a tick), `word` stays.
+const COUNTER = {
+  tree: { type: 'Sequence', name: 'count', children: [
+    { type: 'Eval', name: 'init', code: "n := 0; word := '<b>counting</b>'" },
+    { type: 'Repeat', name: 'again', times: 1000, children: [
+      { type: 'Sequence', name: 'step', children: [
+        { type: 'Eval', name: 'add', code: 'n += 1' },
+        { type: 'Script', name: 'wait', statuses: ['Running', 'Success'] },
+      ] },
+    ] },
+  ] },
+};
+
+async function blackboard(browser) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'canopy-e2e-'));
+  const file = path.join(dir, 'count.json');
+  writeTree(file, COUNTER);
+  const url = await serve(bin('reload'), [file, '--agents', '3', '--addr', '127.0.0.1:0']);
+  const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url + '?agent=1');
+  const rows = () => page.$$eval('#board tbody tr', (trs) => trs.map((tr) => ({
+    key: tr.querySelector('.key').textContent,
+    type: tr.querySelector('.type').textContent,
+    value: tr.querySelector('.value').textContent,
+    changed: tr.classList.contains('changed'),
+  })));
+
+  await check('blackboard: the watched agent\'s slots show with their types and values', async () => {
+    await page.waitForSelector('#board tbody tr[data-key="n"]', WAIT);
+    const board = await rows();
+    assert.deepEqual(board.map((r) => r.key), ['n', 'word']);
+    // A number (the script decides int or double), and a string.
+    assert.ok(['int', 'double'].includes(board[0].type), board[0].type);
+    assert.ok(Number.isFinite(Number(board[0].value)), board[0].value);
+    assert.equal(board[1].type, 'std::string');
+    // Text from the tree is shown as text: the tags are not markup.
+    assert.equal(board[1].value, '"<b>counting</b>"');
+    assert.equal(await page.$$eval('#board b', (l) => l.length), 0);
+  });
+
+  await check('blackboard: values follow the agent live, changed ones marked', async () => {
+    const value = async () => Number((await rows()).find((r) => r.key === 'n').value);
+    const first = await value();
+    await page.waitForFunction((v) => {
+      const row = document.querySelector('#board tbody tr[data-key="n"]');
+      return row && Number(row.querySelector('.value').textContent) >= v + 2;
+    }, first, WAIT);
+    assert.ok(await value() >= first + 2, 'n went up');
+    // Every frame's view marks `n` exactly when it differs from the one before.
+    const marks = await page.evaluate(() => new Promise((resolve) => {
+      const seen = [];
+      const start = window.canopyInspector.state.view;
+      const poll = () => {
+        const v = window.canopyInspector.state.view;
+        if (v !== seen[seen.length - 1]?.view) seen.push({ view: v });
+        if (seen.length >= 8) {
+          resolve(seen.map(({ view }) => view.board.map((s) => [s.key, s.value, s.changed])));
+        } else setTimeout(poll, 20);
+      };
+      seen.push({ view: start });
+      poll();
+    }));
+    // `n` is marked in some frames (it changes every other tick); `word`
+    // never changes and is never marked. (Which frame marks it exactly is
+    // the server's unit test: the page may skip frames.)
+    assert.ok(marks.some((board) => board.some(([key, , changed]) => key === 'n' && changed)), 'n marked');
+    assert.ok(marks.some((board) => board.some(([key, , changed]) => key === 'n' && !changed)), 'n unmarked');
+    assert.ok(marks.every((board) => board.every(([key, , changed]) => key !== 'word' || !changed)), 'word unmarked');
+  });
+  assert.deepEqual(errors, [], 'no script errors, no refused loads');
+  await page.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
 async function hotReload(browser) {
   const dir = mkdtempSync(path.join(tmpdir(), 'canopy-e2e-'));
   const file = path.join(dir, 'day.json');
@@ -370,7 +452,7 @@ let failed = false;
 try {
   // E2E_ONLY=lod (or live, reload, replay) runs one part.
   const only = process.env.E2E_ONLY;
-  const parts = { live, reload: hotReload, lod: levelOfDetail, replay };
+  const parts = { live, reload: hotReload, lod: levelOfDetail, replay, blackboard };
   for (const [name, part] of Object.entries(parts)) {
     if (!only || only === name) await part(browser);
   }

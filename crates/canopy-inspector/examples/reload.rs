@@ -10,7 +10,8 @@
 //!
 //! The file is checked once a step by its modification time: no watcher
 //! thread, and a half-written file that does not load yet is simply tried
-//! again when it changes next.
+//! again when it changes next. The watched agent's blackboard is shown
+//! beside its tree (`Inspector::set_board`).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use canopy_core::{Agent, Status, Tree};
 use canopy_data::Registry;
-use canopy_inspector::{EngineView, Frame, Inspector, Label, Options};
+use canopy_inspector::{EngineView, Frame, Inspector, Label, Options, board_of};
 use clap::Parser;
 
 /// Run a tree file for a crowd under the inspector, reloading it on change.
@@ -112,9 +113,10 @@ fn main() -> ExitCode {
             for (id, &label) in labels.iter().enumerate() {
                 frame.push(id as u32, label);
             }
-            let watched = inspector.watched().and_then(|i| agents.get(i as usize));
+            let watched = inspector.watched().and_then(|i| agents.get_mut(i as usize));
             match watched {
                 Some(agent) => {
+                    inspector.set_board(board_of(agent, &tree));
                     let view = EngineView { agent, tree: &tree };
                     inspector.publish_with(&frame, Some(&view));
                 }

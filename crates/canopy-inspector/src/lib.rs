@@ -25,6 +25,12 @@
 //! states on another tree's boxes. `?agent=ID` in the page's address
 //! watches that agent.
 //!
+//! The watched agent's blackboard is shown beside its tree — each slot's
+//! key, type and value, those changed since the frame before marked —
+//! when the simulation hands it over before publishing
+//! ([`Inspector::set_board`], [`board_of`]); it costs one agent's slots
+//! per frame, nothing for the rest of the crowd.
+//!
 //! Which tasks of the watched agent run is derived from its events
 //! ([`AgentLog`]); an engine view of an agent plugs in through
 //! [`RunningSource`]. State machines are shown through one already:
@@ -91,6 +97,6 @@ pub use record::{RECORD_BYTES, Recorder, Selection};
 pub use server::Stats;
 pub use shape::{Shape, ShapeNode};
 pub use view::{
-    AgentLog, AgentView, EngineView, EventView, LodView, NodeState, NodeView, Ring, RunningSource,
-    RunningTask,
+    AgentLog, AgentView, BoardEntry, EngineView, EventView, LodView, NodeState, NodeView, Ring,
+    RunningSource, RunningTask, SlotView, board_of,
 };

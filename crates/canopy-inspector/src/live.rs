@@ -19,14 +19,14 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use canopy_core::{Agent, Status, Tree};
+use canopy_core::{Agent, Event, Observer, Status, Tree};
 
 use crate::control::{self, Command, Control};
 use crate::frame::{ClassLabel, Frame, Label};
 use crate::net::Limits;
 use crate::server::{self, Hub, NOBODY, Server, Stats};
 use crate::shape::Shape;
-use crate::view::{AgentLog, LodView, RunningSource};
+use crate::view::{AgentLog, BoardEntry, LodView, RunningSource, mark_changes};
 
 /// How the inspector serves.
 #[derive(Clone, Debug)]
@@ -123,6 +123,9 @@ pub struct Inspector {
     shown: AtomicBool,
     /// A step is under way only to show where a pause stopped.
     flushing: AtomicBool,
+    /// The watched agent's blackboard for the next publish, and the one
+    /// published last (with its agent and tree version), to mark changes.
+    board: Mutex<Boards>,
     server: Server,
     url: String,
 }
@@ -186,6 +189,7 @@ impl Inspector {
             min_interval,
             shown: AtomicBool::new(false),
             flushing: AtomicBool::new(false),
+            board: Mutex::new(Boards::default()),
             server,
             url,
         })
@@ -305,6 +309,16 @@ impl Inspector {
         if view.events.is_empty() {
             view.tick = frame.tick(); // nothing observed: the frame's tick
         }
+        {
+            let mut boards = lock(&self.board);
+            let next = std::mem::take(&mut boards.next);
+            let same = boards.agent == view.agent && boards.version == self.version;
+            let before = if same { &boards.last[..] } else { &[] };
+            view.board = mark_changes(next.clone(), before);
+            boards.last = next;
+            boards.agent = view.agent;
+            boards.version = self.version;
+        }
         view.lod = (view.agent)
             .and_then(|agent| frame.class_of(agent))
             .map(|class| LodView {
@@ -314,6 +328,13 @@ impl Inspector {
         let json = crate::json::for_page(&view);
         self.hub.agent.send_replace(Some(json.into()));
         self.hub.publish_status();
+    }
+
+    /// The watched agent's blackboard, for the next publish: give it each
+    /// frame (from [`board_of`](crate::board_of)) and the page shows it,
+    /// marking the slots whose value changed since the frame before.
+    pub fn set_board(&self, board: Vec<BoardEntry>) {
+        lock(&self.board).next = board;
     }
 
     /// What the server has sent so far.
@@ -393,6 +414,15 @@ impl Inspector {
         let view = crate::json::for_page(&view);
         self.hub.agent.send_replace(Some(view.into()));
     }
+}
+
+/// The watched agent's blackboards: the next to publish, the last one.
+#[derive(Debug, Default)]
+struct Boards {
+    next: Vec<BoardEntry>,
+    last: Vec<BoardEntry>,
+    agent: Option<u32>,
+    version: u32,
 }
 
 /// The first message a viewer gets, and the one it gets again when the
@@ -478,9 +508,45 @@ impl Probe<'_> {
         status
     }
 
+    /// [`Probe::tick_elapsed`] with another observer beside the
+    /// inspector's (Groot2's monitor, say): `also` sees every event of this
+    /// agent's tick, whether or not the inspector watches it; `None` is
+    /// [`Probe::tick_elapsed`].
+    pub fn tick_elapsed_with<A, W>(
+        &self,
+        agent: &mut Agent,
+        tree: &Tree<A, W>,
+        data: &mut A,
+        world: &W,
+        elapsed: u32,
+        also: Option<&mut dyn Observer>,
+    ) -> Status {
+        let Some(also) = also else {
+            return self.tick_elapsed(agent, tree, data, world, elapsed);
+        };
+        if Some(agent.id()) != self.watched {
+            return agent.tick_elapsed_observed(tree, data, world, elapsed, also);
+        }
+        let mut log = lock(self.log);
+        let both = Both(&mut log, also);
+        let status = agent.tick_elapsed_observed(tree, data, world, elapsed, both);
+        log.end_tick(agent.ticks(), agent.id(), status);
+        status
+    }
+
     /// The agent this probe observes.
     pub fn watched(&self) -> Option<u32> {
         self.watched
+    }
+}
+
+/// Two observers, each told every event.
+struct Both<'a>(&'a mut AgentLog, &'a mut dyn Observer);
+
+impl Observer for Both<'_> {
+    fn event(&mut self, event: Event) {
+        self.0.event(event);
+        self.1.event(event);
     }
 }
 

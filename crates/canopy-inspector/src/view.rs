@@ -296,6 +296,7 @@ impl AgentLog {
             nodes,
             events: self.events.records().map(EventView::from).collect(),
             dropped: self.events.dropped(),
+            board: Vec::new(),
         }
     }
 }
@@ -383,6 +384,79 @@ pub struct AgentView {
     pub events: Vec<EventView>,
     /// Events dropped from the log to bound it.
     pub dropped: u64,
+    /// Its blackboard, when the simulation gave it
+    /// ([`Inspector::set_board`](crate::Inspector::set_board)): every
+    /// slot in the tree's order, marked where its value changed since
+    /// the frame before.
+    pub board: Vec<SlotView>,
+}
+
+/// One blackboard slot of the watched agent: what a simulation gives the
+/// inspector ([`board_of`] reads an agent's).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BoardEntry {
+    /// The key.
+    pub key: String,
+    /// Its type's name (`int`, `double`, `std::string`, a game's own).
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// Its value in words, as canopy shows values.
+    pub value: String,
+}
+
+/// One slot as the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SlotView {
+    /// The slot.
+    #[serde(flatten)]
+    pub entry: BoardEntry,
+    /// Its value differs from the frame before's (for the same agent and
+    /// tree); false in the first frame of an agent.
+    pub changed: bool,
+}
+
+/// The blackboard of `agent` (running `tree`): each slot's key, type and
+/// value, in the tree's order.
+///
+/// ```
+/// use canopy_core::{Agent, Builder};
+/// use canopy_inspector::board_of;
+/// let b = Builder::<(), ()>::new();
+/// let ammo = b.key::<i32>("ammo").unwrap();
+/// b.set_initial(ammo, 30);
+/// let tree = b.build(b.always_success("ok")).unwrap();
+/// let board = board_of(&mut Agent::new(&tree), &tree);
+/// assert_eq!((board[0].key.as_str(), board[0].type_name.as_str(), board[0].value.as_str()), ("ammo", "int", "30"));
+/// ```
+pub fn board_of<A, W>(
+    agent: &mut canopy_core::Agent,
+    tree: &canopy_core::Tree<A, W>,
+) -> Vec<BoardEntry> {
+    let values = agent.board_values(tree);
+    tree.slots()
+        .iter()
+        .zip(values)
+        .map(|(slot, (key, value))| BoardEntry {
+            key,
+            type_name: slot.ty.name().to_string(),
+            value,
+        })
+        .collect()
+}
+
+/// `board`, each entry marked where it differs from `before` (by key).
+pub(crate) fn mark_changes(board: Vec<BoardEntry>, before: &[BoardEntry]) -> Vec<SlotView> {
+    board
+        .into_iter()
+        .map(|entry| {
+            let changed = !before.is_empty()
+                && before
+                    .iter()
+                    .find(|b| b.key == entry.key)
+                    .is_none_or(|b| b.value != entry.value || b.type_name != entry.type_name);
+            SlotView { entry, changed }
+        })
+        .collect()
 }
 
 impl AgentView {
@@ -490,5 +564,37 @@ impl From<&Record> for EventView {
             event,
             status,
         }
+    }
+}
+
+#[cfg(test)]
+mod board_tests {
+    use super::*;
+
+    fn entry(key: &str, value: &str) -> BoardEntry {
+        BoardEntry {
+            key: key.to_string(),
+            type_name: "int".to_string(),
+            value: value.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_slot_is_marked_when_its_value_differs_from_the_frame_before() {
+        let first = mark_changes(vec![entry("n", "1"), entry("m", "5")], &[]);
+        assert!(
+            first.iter().all(|s| !s.changed),
+            "nothing to compare the first frame with"
+        );
+        let before = [entry("n", "1"), entry("m", "5")];
+        let next = mark_changes(
+            vec![entry("n", "2"), entry("m", "5"), entry("k", "0")],
+            &before,
+        );
+        let marks: Vec<(&str, bool)> = next
+            .iter()
+            .map(|s| (s.entry.key.as_str(), s.changed))
+            .collect();
+        assert_eq!(marks, [("n", true), ("m", false), ("k", true)]);
     }
 }

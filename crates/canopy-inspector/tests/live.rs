@@ -380,7 +380,7 @@ fn a_reloaded_tree_reaches_the_viewer_before_the_states_drawn_on_it() {
     inspector.publish(&frame(1, 1));
     assert_eq!(
         next_text(&mut socket, "agent"),
-        r#"{"agent":0,"dropped":0,"events":[{"event":"enter","id":0,"status":null,"tick":1},{"event":"enter","id":1,"status":null,"tick":1},{"event":"update","id":1,"status":"Running","tick":1},{"event":"update","id":0,"status":"Running","tick":1},{"event":"tick","id":null,"status":"Running","tick":1}],"lod":null,"nodes":[{"at":1,"event":"update","id":0,"last":"Running","running":true,"state":"running since tick 1, 1 update"},{"at":1,"event":"update","id":1,"last":"Running","running":true,"state":"running since tick 1, 1 update"}],"source":"events","status":"Running","tick":1,"ticked":1,"type":"agent","version":0}"#
+        r#"{"agent":0,"board":[],"dropped":0,"events":[{"event":"enter","id":0,"status":null,"tick":1},{"event":"enter","id":1,"status":null,"tick":1},{"event":"update","id":1,"status":"Running","tick":1},{"event":"update","id":0,"status":"Running","tick":1},{"event":"tick","id":null,"status":"Running","tick":1}],"lod":null,"nodes":[{"at":1,"event":"update","id":0,"last":"Running","running":true,"state":"running since tick 1, 1 update"},{"at":1,"event":"update","id":1,"last":"Running","running":true,"state":"running since tick 1, 1 update"}],"source":"events","status":"Running","tick":1,"ticked":1,"type":"agent","version":0}"#
     );
 
     agent.reload(&old, &new, &mut (), &());
@@ -393,7 +393,7 @@ fn a_reloaded_tree_reaches_the_viewer_before_the_states_drawn_on_it() {
     // Until the next step, the watched agent on the new boxes: nothing known.
     assert_eq!(
         next_text(&mut socket, "agent"),
-        r#"{"agent":0,"dropped":0,"events":[],"lod":null,"nodes":[],"source":"events","status":null,"tick":1,"ticked":null,"type":"agent","version":1}"#
+        r#"{"agent":0,"board":[],"dropped":0,"events":[],"lod":null,"nodes":[],"source":"events","status":null,"tick":1,"ticked":null,"type":"agent","version":1}"#
     );
     // The next step: "sleep" runs on, on its new box (2, not 1).
     let probe = inspector.probe();
@@ -405,7 +405,7 @@ fn a_reloaded_tree_reaches_the_viewer_before_the_states_drawn_on_it() {
     inspector.publish_with(&frame(2, 1), Some(&view));
     assert_eq!(
         next_text(&mut socket, "agent"),
-        r#"{"agent":0,"dropped":0,"events":[{"event":"update","id":2,"status":"Running","tick":2},{"event":"update","id":0,"status":"Running","tick":2},{"event":"tick","id":null,"status":"Running","tick":2}],"lod":null,"nodes":[{"at":2,"event":"update","id":0,"last":"Running","running":true,"state":"running child 2 of 2"},{"at":2,"event":"update","id":2,"last":"Running","running":true,"state":null}],"source":"engine","status":"Running","tick":2,"ticked":2,"type":"agent","version":1}"#
+        r#"{"agent":0,"board":[],"dropped":0,"events":[{"event":"update","id":2,"status":"Running","tick":2},{"event":"update","id":0,"status":"Running","tick":2},{"event":"tick","id":null,"status":"Running","tick":2}],"lod":null,"nodes":[{"at":2,"event":"update","id":0,"last":"Running","running":true,"state":"running child 2 of 2"},{"at":2,"event":"update","id":2,"last":"Running","running":true,"state":null}],"source":"engine","status":"Running","tick":2,"ticked":2,"type":"agent","version":1}"#
     );
 }
 

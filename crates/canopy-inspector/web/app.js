@@ -361,7 +361,27 @@
     }
     showLod(view);
     followPath(view);
+    showBoard(view);
     showLog(view);
+  }
+
+  // The watched agent's blackboard: key, type, value; values changed since
+  // the frame before marked. Every text goes in as text, never markup.
+  function showBoard(view) {
+    const slots = view.board || [];
+    const rows = slots.map((slot) => {
+      const tr = el('tr', slot.changed ? 'changed' : null);
+      tr.dataset.key = slot.key;
+      tr.appendChild(el('td', 'key', slot.key));
+      tr.appendChild(el('td', 'type', slot.type));
+      tr.appendChild(el('td', 'value', slot.value));
+      return tr;
+    });
+    $('board').tBodies[0].replaceChildren(...rows);
+    const changed = slots.filter((s) => s.changed).length;
+    $('board-note').textContent = slots.length === 0
+      ? '(no slots given)'
+      : '(' + slots.length + (changed ? ', ' + changed + ' changed' : '') + ')';
   }
 
   // When the running path changes, bring its deepest node into view.
