@@ -123,14 +123,13 @@
 //! (`queue="1;2;3"`), which BehaviorTree.CPP copies on entry, is a list of
 //! item scripts `value := item` started over on entry. A queue on the
 //! blackboard (`queue="{q}"`) is a string key holding the items separated
-//! by `;` — what a script assigns (`q := '1;2;3'`) and BehaviorTree.CPP
-//! converts to its shared queue — from whose front each item is cut as it
-//! is taken, as BehaviorTree.CPP pops the shared queue: a halted loop goes
-//! on with what is left, a loop entered again over a consumed queue
-//! returns `if_empty` at once, and a queue assigned again is started on.
-//! The queue is as long as a canopy string, 31 bytes (a longer literal is
-//! refused at load); an item that does not read as the loop's type fails
-//! the loop, where BehaviorTree.CPP throws when the string is assigned.
+//! by `;`, what a script assigns (`q := '1;2;3'`): as BehaviorTree.CPP
+//! 4.10's loop converts such a string into a queue of its own on entry,
+//! canopy's copies it on entry and takes the items from its copy, leaving
+//! the key as it was (a loop entered again starts over on the string it
+//! finds). The queue is as long as a canopy string, 31 bytes (a longer
+//! literal is refused at load); an item that does not read as the loop's
+//! type fails the loop, where BehaviorTree.CPP throws on entry.
 //! `if_empty` is SUCCESS, FAILURE, RUNNING or SKIPPED (read as the parent
 //! reads it).
 //!

@@ -1348,7 +1348,7 @@ fn port_type_fits(declared: &str, kind: &canopy_data::ParamKind) -> bool {
 /// `SetBlackboard`'s `output_key`: a key name (`{key}` read as `key`, as
 /// canopy has always read it), which a script could also name.
 fn set_key(key: &str) -> Result<&str, String> {
-    let key = key_of(key).unwrap_or(key);
+    let key = crate::params::script_key_of(key).unwrap_or(key);
     let name = key.strip_prefix('@').unwrap_or(key);
     if !is_key_name(name) {
         return Err(format!(

@@ -85,6 +85,14 @@ pub(crate) fn key_of(text: &str) -> Option<&str> {
     (!key.is_empty()).then_some(key)
 }
 
+/// The key a port's text names as a script names it: `{key}` is `key`,
+/// `{@key}` is `@key` (the root scope's, which a subtree's scripts resolve
+/// as such), `{=}` is `=`.
+pub(crate) fn script_key_of(text: &str) -> Option<&str> {
+    let key = text.strip_prefix('{')?.strip_suffix('}')?;
+    (!key.is_empty() && key != "@").then_some(key)
+}
+
 /// The prefix of a value written as JSON (`json:[[0,0],[10,0]]`), as
 /// BehaviorTree.CPP 4 reads ports of types with a JSON converter.
 pub(crate) const JSON_PREFIX: &str = "json:";

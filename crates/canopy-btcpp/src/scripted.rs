@@ -23,14 +23,14 @@
 //!   `key := item` for a queue written in the file (`queue="1;2;3"`,
 //!   BehaviorTree.CPP's static queue, which it copies on entry as canopy
 //!   starts the list over). A queue on the blackboard (`queue="{q}"`) is
-//!   `EvalLoop` over the string key `q`, consumed an item at a time as
-//!   BehaviorTree.CPP pops its shared queue (see canopy-data's `EvalLoop`
-//!   for why a string, and its bound), each item assigned by
+//!   `EvalLoop` over the string key `q`, copied on entry as
+//!   BehaviorTree.CPP 4.10 copies a string queue (see canopy-data's
+//!   `EvalLoop` for why a string, and its bound), each item assigned by
 //!   `value := 0` (`false`, `''`) with the item's value.
 
 use serde_json::{Map, Value};
 
-use crate::params::key_of;
+use crate::params::script_key_of;
 use crate::standard::{CANOPY_PREFIX, Std, is_scripting, refused};
 use crate::text::quote;
 
@@ -159,7 +159,7 @@ fn unknown(id: &str, ports: &[(String, String)], takes: &[&str]) -> Result<(), S
 /// The key of a port that must name one.
 fn key_port<'p>(id: &str, ports: &'p [(String, String)], name: &str) -> Result<&'p str, String> {
     let text = port(ports, name).ok_or_else(|| format!("{id} needs the port {name}"))?;
-    key_of(text).filter(|k| *k != "=").ok_or_else(|| {
+    script_key_of(text).filter(|k| *k != "=").ok_or_else(|| {
         format!(
             "{name}={} must name a blackboard key, like {{{name}}}",
             quote(text)
@@ -275,7 +275,7 @@ fn lower_loop(
     if port(ports, "if_empty") == Some("SKIPPED") {
         params.insert(SKIPS_INTO.to_string(), Value::from(skip_flag(tag)));
     }
-    if let Some(queue_key) = key_of(queue) {
+    if let Some(queue_key) = script_key_of(queue) {
         let queue_key = if queue_key == "=" { "queue" } else { queue_key };
         let (item, zero) = match item {
             Item::Int => ("whole", "0"),

@@ -64,14 +64,24 @@ fn required() -> bool {
         .any(|v| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0"))
 }
 
-/// Each file's trace from BehaviorTree.CPP, in file order.
+/// Each file's trace from BehaviorTree.CPP, in file order: from
+/// behaviortreepy, or from the program `CANOPY_BTCPP_RUNNER` names (a
+/// runner of another build of BehaviorTree.CPP, such as 4.10, taking the
+/// same arguments and printing the same format).
 fn btcpp_traces(files: &[PathBuf]) -> Vec<String> {
-    let out = Command::new("python3")
-        .arg(script())
+    let mut command = match std::env::var_os("CANOPY_BTCPP_RUNNER") {
+        Some(runner) => Command::new(runner),
+        None => {
+            let mut python = Command::new("python3");
+            python.arg(script());
+            python
+        }
+    };
+    let out = command
         .args(["--ticks", &TICKS.to_string()])
         .args(files)
         .output()
-        .expect("python3 runs");
+        .expect("the runner runs");
     assert!(
         out.status.success(),
         "btcpp_run.py failed: {}",

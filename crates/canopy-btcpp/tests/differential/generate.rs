@@ -1,12 +1,17 @@
 //! Random BehaviorTree.CPP trees over every standard node canopy imports
 //! that does not measure time, with scripted leaves (`canopy_Script`) named
 //! `L0`, `L1`… so both engines can report per leaf, and the blackboard
-//! nodes: scripts over the keys `a`, `b`, `c` (written first, as
-//! BehaviorTree.CPP throws on a key nothing wrote), pre- and
-//! post-condition attributes, `Precondition` (`else` any status but
-//! IDLE), `Switch2`, `LoopInt` (`if_empty` likewise; its queue in the file
+//! nodes: scripts over the keys `a`, `b`, `c`, `d` (whole numbers), `e` (a
+//! string) and `f` (a double), all written first, as BehaviorTree.CPP
+//! throws on a key nothing wrote — with operators mixed without
+//! parentheses, strings joined with `+` and `..`, doubles compared within
+//! BehaviorTree.CPP's epsilon, strings assigned to number keys; pre- and
+//! post-condition attributes (beside nodes that return SKIPPED of their
+//! own too), `Precondition` (`else` any status but IDLE), `Switch2`,
+//! `SetBlackboard`, `LoopInt` (`if_empty` likewise; its queue in the file
 //! or the key `__q`, which scripts assign and loops consume), and a
-//! `<SubTree>` remapping or sharing those keys.
+//! `<SubTree>` remapping or sharing those keys, whose nodes name the main
+//! tree's keys with `{@key}` in every kind of port.
 
 /// A small deterministic generator (SplitMix64): the same seed gives the
 /// same trees on every machine.
@@ -98,11 +103,62 @@ struct Writer<'r> {
     in_subtree: bool,
 }
 
-/// Scripts a `Script` leaf runs.
-const SCRIPTS: &[&str] = &["a += 1", "b += 2", "a = 0", "c := a + b", "b = b + a"];
+/// Scripts a `Script` leaf runs (`d` stays a small whole number, `e` a
+/// string of at most 6 bytes, `f` a double).
+const SCRIPTS: &[&str] = &[
+    "a += 1",
+    "b += 2",
+    "a = 0",
+    "c := a + b",
+    "b = b + a",
+    "c := a + b * 2 - 1",
+    "e := a &gt; 1 ? 'hi' : 'lo'",
+    "e := 'v' .. a",
+    "e := e + '!'; e := e == 'hi!' ? 'x' : e",
+    "f := a / 4",
+    "f := f + 0.1",
+    "d := '2'",
+    "a := b &lt; 4 &amp;&amp; c != 1",
+];
 
 /// Scripts a `ScriptCondition` tests.
-const CONDITIONS: &[&str] = &["a &lt; 3", "b == 2", "a != b", "c &gt;= 2", "a + b &gt; 3"];
+const CONDITIONS: &[&str] = &[
+    "a &lt; 3",
+    "b == 2",
+    "a != b",
+    "c &gt;= 2",
+    "a + b &gt; 3",
+    "a + b * 2 &gt; c - 1 &amp;&amp; b != 0",
+    "e == 'hi'",
+    "e &lt; 'm'",
+    "f * 3 == 0.9",
+    "f == 0.3",
+    "1 &lt; a + 1 &lt; 4",
+    "a &amp; 1 == 1",
+];
+
+/// Scripts of the subtree's nodes: over `a`, `b`, `c` (which every
+/// `<SubTree>` call remaps) and the main tree's keys by `@`.
+const SUB_SCRIPTS: &[&str] = &[
+    "a += 1",
+    "b += 2",
+    "c := a + b * 2 - 1",
+    "@a += 1; @e := 'lo'",
+    "@e := a &gt; 1 ? 'hi' : 'lo'",
+    "@f := @f + 0.1",
+    "@e := 'v' .. a",
+    "@d := '2'",
+];
+
+/// Conditions of the subtree's nodes.
+const SUB_CONDITIONS: &[&str] = &[
+    "a &lt; 3",
+    "b == 2",
+    "a + b * 2 &gt; c - 1 &amp;&amp; b != 0",
+    "@a &lt; 3",
+    "@e == 'lo'",
+    "@f * 3 == 0.9",
+];
 
 /// Pre- and post-condition attributes; the first two can skip.
 const ATTRIBUTES: &[(&str, &str)] = &[
@@ -137,8 +193,10 @@ pub(crate) fn tree(rng: &mut Rng) -> Generated {
         subtree: false,
         in_subtree: false,
     };
+    // `g` and `h` are written by SetBlackboard from the start, as
+    // BehaviorTree.CPP shows no key before something writes it.
     w.out.push_str(
-        "    <Sequence>\n      <Script code=\"a := 0; b := 0; c := 0; d := 0; __q := '1;2;3'\"/>\n",
+        "    <Sequence>\n      <Script code=\"a := 0; b := 0; c := 0; d := 0; e := ''; f := 0.0; __q := '1;2;3'\"/>\n      <SetBlackboard output_key=\"g\" value=\"-\"/>\n      <SetBlackboard output_key=\"h\" value=\"{a}\"/>\n",
     );
     w.node(1, Some("Sequence"));
     w.out.push_str("    </Sequence>\n  </BehaviorTree>\n");
@@ -200,8 +258,19 @@ impl Writer<'_> {
         let id = self.rng.pick(CONTROLS);
         if id == "Switch2" {
             let attrs = self.attributes(parent);
+            let variable = match (self.in_subtree, self.rng.below(3)) {
+                (true, 0) => "{@a}",
+                (true, 1) => "{@e}",
+                (false, 1) => "{e}",
+                _ => "{a}",
+            };
+            let cases = if variable.contains('e') {
+                "case_1=\"hi\" case_2=\"v1\""
+            } else {
+                "case_1=\"1\" case_2=\"2.0\""
+            };
             self.out.push_str(&format!(
-                "{indent}<Switch2 variable=\"{{a}}\" case_1=\"1\" case_2=\"2\"{attrs}>\n"
+                "{indent}<Switch2 variable=\"{variable}\" {cases}{attrs}>\n"
             ));
             for _ in 0..3 {
                 self.node(depth + 1, Some(id));
@@ -251,17 +320,22 @@ impl Writer<'_> {
             }
             "Precondition" => {
                 let otherwise = self.status_port(parent, &["SUCCESS", "FAILURE", "RUNNING"]);
-                format!(" if=\"{}\" else=\"{otherwise}\"", self.rng.pick(CONDITIONS))
+                let condition = self.condition();
+                format!(" if=\"{condition}\" else=\"{otherwise}\"")
             }
             "LoopInt" => {
                 let if_empty = self.status_port(parent, &["SUCCESS", "FAILURE", "RUNNING"]);
                 let queues: &[&str] = if self.in_subtree {
-                    &["1;2", "3", "1;2;3"]
+                    &["1;2", "3", "1;2;3", "{@__q}"]
                 } else {
                     &["1;2", "3", "1;2;3", "{__q}"]
                 };
+                let value = match self.in_subtree && self.rng.below(2) == 0 {
+                    true => "{@d}",
+                    false => "{d}",
+                };
                 format!(
-                    " queue=\"{}\" value=\"{{d}}\" if_empty=\"{if_empty}\"",
+                    " queue=\"{}\" value=\"{value}\" if_empty=\"{if_empty}\"",
                     self.rng.pick(queues)
                 )
             }
@@ -273,6 +347,14 @@ impl Writer<'_> {
         self.node(depth + 1, Some(id));
         self.out.push_str(&format!("{indent}</{id}>\n"));
         id == "LoopInt"
+    }
+
+    /// A condition script for the tree being written.
+    fn condition(&mut self) -> &'static str {
+        match self.in_subtree {
+            true => self.rng.pick(SUB_CONDITIONS),
+            false => self.rng.pick(CONDITIONS),
+        }
     }
 
     /// A status for a Precondition's `else` or a loop's `if_empty`: one of
@@ -299,15 +381,31 @@ impl Writer<'_> {
             12 | 13 => {
                 let code = match self.in_subtree {
                     false if self.rng.below(6) == 0 => "__q := '4;5'",
-                    _ => self.rng.pick(SCRIPTS),
+                    true => self.rng.pick(SUB_SCRIPTS),
+                    false => self.rng.pick(SCRIPTS),
                 };
                 self.out
                     .push_str(&format!("{indent}<Script code=\"{code}\"{attrs}/>\n"));
             }
             14 => {
-                let code = self.rng.pick(CONDITIONS);
+                let code = self.condition();
                 self.out.push_str(&format!(
                     "{indent}<ScriptCondition code=\"{code}\"{attrs}/>\n"
+                ));
+            }
+            11 => {
+                // A value written in the file into a key of its own (`g`),
+                // or a number key copied into another (`h`), by `@` from
+                // the subtree. (Into a key a script made, BehaviorTree.CPP
+                // stores a value its own readers cannot read: not drawn.)
+                let at = if self.in_subtree { "@" } else { "" };
+                let (key, value) = match self.rng.below(3) {
+                    0 => (format!("{at}h"), format!("{{{at}a}}")),
+                    1 => (format!("{at}g"), "it's".to_string()),
+                    _ => (format!("{at}g"), "hi".to_string()),
+                };
+                self.out.push_str(&format!(
+                    "{indent}<SetBlackboard output_key=\"{key}\" value=\"{value}\"{attrs}/>\n"
                 ));
             }
             15 if !self.subtree && parent.is_some() => {

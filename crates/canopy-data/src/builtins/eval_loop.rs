@@ -15,31 +15,27 @@
 //! which after a failure goes on where it failed instead of starting over.
 //!
 //! **A queue on the blackboard** (`queue` and `value` instead of `items`):
-//! BehaviorTree.CPP keeps a shared queue in the blackboard entry, which a
-//! script fills by assigning a string (`q := '1;2;3'`, converted to the
-//! port's queue type) and the loop pops — so a halted loop, entered again,
-//! goes on with what is left, and a loop whose queue another node assigns
-//! again starts on the new one. canopy's blackboard has no queue type; the
-//! queue is a string slot ([`Text`]) holding the items separated by `;`,
-//! and taking an item cuts it from the front of the string, in place: the
-//! same consumption, no allocation, the string's bound
-//! ([`TEXT_BYTES`](canopy_core::TEXT_BYTES), 31 bytes: sixteen one-digit
-//! items) the queue's. `queue` is a script
-//! naming the key (checked at load to hold a string); `value` an
-//! assignment (`x := 0`) whose key each item is written to, of the
-//! `item` type. An item that does not read as that type (an empty one, a
-//! word where a number is wanted) fails the loop without ticking the child
-//! and stays at the front of the queue, where BehaviorTree.CPP throws when
-//! the string is assigned. Rejected: a queue slot type of fixed
-//! capacity (a new kind of slot for scripts, snapshots and the inspector
-//! to learn, where a string already is what BehaviorTree.CPP users write),
-//! and parsing the string into the node's task on entry (a copy, which
-//! would not be consumed: a halted loop would start over where
-//! BehaviorTree.CPP's goes on).
+//! a script fills the key by assigning a string (`q := '1;2;3'`), and
+//! BehaviorTree.CPP 4.10's loop, entered, converts that string into a
+//! queue of its own and pops that: the key keeps its string, a loop
+//! entered again (after it finished, or was halted) starts over on the
+//! string it finds then, and a string assigned while the loop runs is seen
+//! at its next entry. canopy does the same: `queue` is a script naming a
+//! string key (checked at load), whose string the node copies into its
+//! task on entry ([`Text`], 31 bytes: sixteen one-digit items), cutting
+//! each item from the front of its copy — no allocation. `value` is an
+//! assignment (`x := 0`) whose key each item is written to, of the `item`
+//! type, read as BehaviorTree.CPP's `convertFromString` reads it. An item
+//! that does not read as that type fails the loop without ticking the
+//! child, where BehaviorTree.CPP throws on entry. (BehaviorTree.CPP 4.8.2
+//! popped the entry itself, so a halted loop went on with what was left;
+//! 4.10, which canopy follows, does not.) Rejected: a queue slot type
+//! (a new kind of slot for scripts, snapshots and the inspector to learn,
+//! where a string already is what BehaviorTree.CPP users write).
 
 use canopy_core::{
     Arity, Children, Ctx, CustomNode, Node, NodeKind, Param, ParamKind, ScriptValue, Status, Task,
-    Text,
+    Text, convert,
 };
 
 use super::eval::Cell;
@@ -237,20 +233,16 @@ impl Item {
     /// `text` as an item of this type, if it reads as one.
     fn read(self, text: &str) -> Option<ScriptValue> {
         match self {
-            Item::Whole => text
-                .parse::<i64>()
+            // As BehaviorTree.CPP's convertFromString reads each item of a
+            // queue: an `int`, a `double`, a `bool`.
+            Item::Whole => convert::text_to_int(text, i32::MIN.into(), i32::MAX.into())
                 .ok()
                 .map(|n| ScriptValue::Number(n as f64)),
-            Item::Number => text
-                .parse::<f64>()
+            Item::Number => convert::text_to_f64(text)
                 .ok()
                 .filter(|x| x.is_finite())
                 .map(ScriptValue::Number),
-            Item::Bool => match text {
-                "true" | "True" | "TRUE" | "1" => Some(ScriptValue::Bool(true)),
-                "false" | "False" | "FALSE" | "0" => Some(ScriptValue::Bool(false)),
-                _ => None,
-            },
+            Item::Bool => convert::text_to_bool(text).ok().map(ScriptValue::Bool),
             Item::Text => Some(ScriptValue::Text(Text::new(text))),
         }
     }
@@ -293,17 +285,30 @@ enum Took {
     Unreadable,
 }
 
+/// The items not taken yet: a copy of the queue string, made when the loop
+/// is entered (BehaviorTree.CPP 4.10 converts a string entry into a queue
+/// of the loop's own on entry and pops that, leaving the entry as it was).
+#[derive(Clone, Copy, Task)]
+#[repr(C)]
+struct Left {
+    items: Text,
+}
+
 impl QueueLoop {
-    /// Cut the first item from the queue string and assign it.
-    fn take<A, W>(&self, cx: &mut Ctx<A, W>) -> Took {
-        let (Some(queue), Some(value)) = (self.scripts.queue.get(), self.scripts.value.get())
-        else {
+    /// The queue string, now.
+    fn queue<A, W>(&self, cx: &mut Ctx<A, W>) -> Option<Text> {
+        match self.scripts.queue.get()?.run(&mut cx.board) {
+            Ok(ScriptValue::Text(text)) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Cut the first item from the items left and assign it.
+    fn take<A, W>(&self, left: &mut Left, cx: &mut Ctx<A, W>) -> Took {
+        let Some(value) = self.scripts.value.get() else {
             return Took::Unreadable;
         };
-        let Ok(ScriptValue::Text(text)) = queue.run(&mut cx.board) else {
-            return Took::Unreadable;
-        };
-        let all = text.as_str();
+        let all = left.items.as_str();
         if all.is_empty() {
             return Took::Empty;
         }
@@ -311,17 +316,17 @@ impl QueueLoop {
         let Some(item) = self.scripts.item.read(first) else {
             return Took::Unreadable;
         };
-        let rest = ScriptValue::Text(Text::new(rest));
-        if queue.assign(&mut cx.board, rest).is_err() || value.assign(&mut cx.board, item).is_err()
-        {
+        let rest = Text::new(rest);
+        if value.assign(&mut cx.board, item).is_err() {
             return Took::Unreadable;
         }
+        left.items = rest;
         Took::Item
     }
 }
 
 impl<A: 'static, W: 'static> Node<A, W> for QueueLoop {
-    type Task = ();
+    type Task = Left;
 
     fn type_name(&self) -> &str {
         "EvalLoop"
@@ -344,11 +349,15 @@ impl<A: 'static, W: 'static> Node<A, W> for QueueLoop {
         shown
     }
 
-    fn create_task(&self, _cx: &mut Ctx<A, W>) {}
+    fn create_task(&self, cx: &mut Ctx<A, W>) -> Left {
+        Left {
+            items: self.queue(cx).unwrap_or_default(),
+        }
+    }
 
-    fn update(&self, _task: &mut (), cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
+    fn update(&self, left: &mut Left, cx: &mut Ctx<A, W>, children: &mut Children<A, W>) -> Status {
         if !children.is_running(0) {
-            match self.take(cx) {
+            match self.take(left, cx) {
                 Took::Item => {}
                 Took::Empty => {
                     self.flags.skipping(cx);
