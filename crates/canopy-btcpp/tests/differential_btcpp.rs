@@ -11,8 +11,10 @@
 //! 4 with Python bindings) and `differential/btcpp_run.py`, one
 //! `tick_exactly_once()` per tick. Without it the test is skipped with a
 //! reason, unless `CI` or `CANOPY_REQUIRE_BTCPP` is set, where it fails.
-//! `CANOPY_BTCPP_TREES` (default 1000) and `CANOPY_BTCPP_SEED` change the
-//! trees; `CANOPY_BTCPP_KEEP=DIR` keeps the files and both traces there.
+//! `CANOPY_BTCPP_TREES` (default 2000) and `CANOPY_BTCPP_SEED` change the
+//! trees; `CANOPY_BTCPP_KEEP=DIR` keeps the files and both traces there
+//! (with `CANOPY_BTCPP_ALL`, every differing tree, documented or not, in
+//! `all-differences.txt`).
 
 #[path = "differential/generate.rs"]
 mod generate;
@@ -108,7 +110,7 @@ fn random_trees_run_as_on_behaviortree_cpp() {
         eprintln!("skipped: {why}");
         return;
     }
-    let count = env_number("CANOPY_BTCPP_TREES", 1000);
+    let count = env_number("CANOPY_BTCPP_TREES", 2000);
     let seed = env_number("CANOPY_BTCPP_SEED", 20);
     let keep = std::env::var_os("CANOPY_BTCPP_KEEP").map(PathBuf::from);
     let dir = keep.clone().unwrap_or_else(|| {
@@ -125,8 +127,12 @@ fn random_trees_run_as_on_behaviortree_cpp() {
     }
     let theirs = btcpp_traces(&files);
     let registry = Registry::new();
-    let (mut identical, mut skipped, mut stale) = (0, 0, 0);
+    // behaviortreepy is BehaviorTree.CPP 4.8.2; a runner of another build
+    // (CANOPY_BTCPP_RUNNER) is taken to be 4.10's, which canopy follows.
+    let old_version = std::env::var_os("CANOPY_BTCPP_RUNNER").is_none();
+    let (mut identical, mut skipped, mut stale, mut versions) = (0, 0, 0, 0);
     let mut undocumented = Vec::new();
+    let mut documented = Vec::new();
     for ((file, tree), theirs) in files.iter().zip(&trees).zip(&theirs) {
         let path = file.display().to_string();
         let ours = trace::trace(&registry, &path, &tree.xml, TICKS, Mode::Tick);
@@ -136,12 +142,18 @@ fn random_trees_run_as_on_behaviortree_cpp() {
             "event mode differs from tick mode:\n{}",
             tree.xml
         );
+        if ours != *theirs && keep.is_some() && std::env::var_os("CANOPY_BTCPP_ALL").is_some() {
+            // Every difference kept, documented or not, to look into.
+            documented.push(format!("{}canopy:\n{ours}BehaviorTree.CPP:\n{theirs}", tree.xml));
+        }
         if ours == *theirs {
             identical += 1;
         } else if tree.skips {
             skipped += 1;
         } else if tree.stale_condition {
             stale += 1;
+        } else if tree.blackboard_queue && old_version {
+            versions += 1;
         } else {
             undocumented.push(format!(
                 "{}canopy:\n{ours}BehaviorTree.CPP:\n{theirs}",
@@ -151,14 +163,22 @@ fn random_trees_run_as_on_behaviortree_cpp() {
     }
     if let Some(keep) = &keep {
         std::fs::write(keep.join("differences.txt"), undocumented.join("\n")).expect("written");
+        std::fs::write(keep.join("all-differences.txt"), documented.join("\n")).expect("written");
     } else {
         std::fs::remove_dir_all(&dir).expect("the trees are removed");
     }
     eprintln!(
         "seed {seed}: {identical} of {count} trees identical; documented differences: \
          {skipped} with a node that can return SKIPPED (RunOnce, _skipIf, _while), {stale} \
-         with a stateful condition ticked again; {} other",
+         with a stateful condition ticked again, {versions} with a loop over a queue on the \
+         blackboard, which 4.8.2 pops and 4.10 copies; {} other",
         undocumented.len()
+    );
+    // Most trees run exactly as on BehaviorTree.CPP: the documented
+    // differences are corners, not the rule.
+    assert!(
+        identical * 1000 >= count * 995,
+        "only {identical} of {count} trees identical (at least 99.5% must be)"
     );
     assert!(
         undocumented.is_empty(),

@@ -86,6 +86,10 @@ pub(crate) struct Generated {
     /// BehaviorTree.CPP; a `LoopInt`, whose queue is then empty) again
     /// without resetting it.
     pub(crate) stale_condition: bool,
+    /// A loop takes its items from a queue on the blackboard, which
+    /// BehaviorTree.CPP 4.8.2 pops in place and 4.10 (and canopy) copy on
+    /// entry: a loop entered again differs between the two versions.
+    pub(crate) blackboard_queue: bool,
 }
 
 /// A tree being written.
@@ -95,6 +99,7 @@ struct Writer<'r> {
     leaves: usize,
     skips: bool,
     stale_condition: bool,
+    blackboard_queue: bool,
     /// The `<SubTree>` element written, if any (one per file: BehaviorTree.CPP's
     /// leaves are counted by name, and two copies would share one).
     subtree: bool,
@@ -190,6 +195,7 @@ pub(crate) fn tree(rng: &mut Rng) -> Generated {
         leaves: 0,
         skips: false,
         stale_condition: false,
+        blackboard_queue: false,
         subtree: false,
         in_subtree: false,
     };
@@ -211,6 +217,7 @@ pub(crate) fn tree(rng: &mut Rng) -> Generated {
         xml: w.out,
         skips: w.skips,
         stale_condition: w.stale_condition,
+        blackboard_queue: w.blackboard_queue,
     }
 }
 
@@ -295,10 +302,24 @@ impl Writer<'_> {
         let attrs = self.attributes(parent);
         self.out
             .push_str(&format!("{indent}<{id}{ports}{attrs}>\n"));
+        let re_ticked = id == "WhileDoElse" || (id == "IfThenElse" && n == 2);
         for i in 0..n {
+            // A condition first, as these nodes are written, three times
+            // in four; else any node, which BehaviorTree.CPP may tick
+            // again without resetting it (a documented difference).
+            if i == 0 && matches!(id, "IfThenElse" | "WhileDoElse") && self.rng.below(4) != 0 {
+                self.condition_leaf(&format!("{indent}  "));
+                continue;
+            }
+            let before = self.out.len();
             let can_run = self.node(depth + 1, Some(id));
-            let re_ticked = id == "WhileDoElse" || (id == "IfThenElse" && n == 2);
-            if i == 0 && can_run && re_ticked {
+            // A finished node ticked again without a reset keeps its
+            // status in BehaviorTree.CPP: a leaf that can run does not
+            // run, a node with pre-conditions does not test them.
+            let tests_on_entry = ["_skipIf", "_while", "_failureIf", "_successIf"]
+                .iter()
+                .any(|attr| self.out[before..].contains(attr));
+            if i == 0 && (can_run || tests_on_entry) && re_ticked {
                 self.stale_condition = true;
             }
         }
@@ -334,10 +355,9 @@ impl Writer<'_> {
                     true => "{@d}",
                     false => "{d}",
                 };
-                format!(
-                    " queue=\"{}\" value=\"{value}\" if_empty=\"{if_empty}\"",
-                    self.rng.pick(queues)
-                )
+                let queue = self.rng.pick(queues);
+                self.blackboard_queue |= queue.starts_with('{');
+                format!(" queue=\"{queue}\" value=\"{value}\" if_empty=\"{if_empty}\"")
             }
             _ => String::new(),
         };
@@ -347,6 +367,27 @@ impl Writer<'_> {
         self.node(depth + 1, Some(id));
         self.out.push_str(&format!("{indent}</{id}>\n"));
         id == "LoopInt"
+    }
+
+    /// A leaf that finishes at once, as conditions do: a script condition
+    /// or a scripted leaf of Success and Failure.
+    fn condition_leaf(&mut self, indent: &str) {
+        if self.rng.below(2) == 0 {
+            let code = self.condition();
+            self.out
+                .push_str(&format!("{indent}<ScriptCondition code=\"{code}\"/>\n"));
+            return;
+        }
+        let len = 1 + self.rng.below(3);
+        let statuses: Vec<&str> = (0..len)
+            .map(|_| self.rng.pick(&["Success", "Failure"]))
+            .collect();
+        self.out.push_str(&format!(
+            "{indent}<canopy_Script name=\"L{}\" statuses=\"{}\" clock=\"install\"/>\n",
+            self.leaves,
+            statuses.join(";")
+        ));
+        self.leaves += 1;
     }
 
     /// A condition script for the tree being written.
