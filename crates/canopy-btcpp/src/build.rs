@@ -331,11 +331,8 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
         };
         self.reached.insert(tree);
         let element = model.element(model.nodes[node].place);
-        let ports: Vec<(String, String)> = element
-            .attrs()
-            .filter(|(k, _)| !k.starts_with('_') && *k != "ID" && *k != "name")
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        // As written, and the defaults of its tree's model.
+        let ports = model.subtree_ports(node);
         let autoremap = element.attr("_autoremap") == Some("true");
         let child = scope.child(id, self.instances + 1, &ports, autoremap);
         if child.is_identity() || !model.uses_keys(tree) {

@@ -17,6 +17,8 @@ use serde_json::{Map, Value};
 
 use crate::XmlOptions;
 use crate::error::ExportError;
+use crate::names::attribute_name;
+use crate::palette::{category, port_type};
 use crate::params::to_text;
 use crate::scripted::is_reserved;
 use crate::standard::{CANOPY_PREFIX, Category, Std, bad_model_name, is_port_name};
@@ -354,7 +356,8 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         for param in node_type.params() {
             if let Some(value) = fields.get(&param.name) {
                 let text = self.param(path, node_type, &param.name, value)?;
-                attrs.push((param.name.clone(), text));
+                // `type_` goes out as BehaviorTree.CPP's port `type`.
+                attrs.push((attribute_name(&param.name).into_owned(), text));
             }
         }
         Ok(Element {
@@ -372,7 +375,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         key: &str,
         value: &Value,
     ) -> Result<String, ExportError> {
-        if !is_port_name(key) {
+        if !is_port_name(&attribute_name(key)) {
             return Err(self.fail(
                 path,
                 format!(
@@ -431,7 +434,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
                 let _ = write!(
                     out,
                     "      <{tag} name=\"{}\" type=\"{}\"",
-                    escape(&param.name),
+                    escape(&attribute_name(&param.name)),
                     escape(&port_type(&param.kind))
                 );
                 if let Some(default) = param
@@ -452,31 +455,5 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         }
         out.push_str("  </TreeNodesModel>\n");
         self.out.push_str(&out);
-    }
-}
-
-fn category<A, W>(node_type: &NodeType<A, W>) -> Category {
-    match node_type.arity() {
-        canopy_core::Arity::Composite => Category::Control,
-        canopy_core::Arity::Decorator => Category::Decorator,
-        canopy_core::Arity::Leaf if node_type.is_condition() => Category::Condition,
-        canopy_core::Arity::Leaf => Category::Action,
-    }
-}
-
-/// The port type BehaviorTree.CPP would declare for a parameter.
-fn port_type(kind: &ParamKind) -> String {
-    match kind {
-        ParamKind::Port { ty, .. } => ty.name().to_string(),
-        ParamKind::Int { .. } => "int".to_string(),
-        ParamKind::Float { .. } => "double".to_string(),
-        ParamKind::Bool => "bool".to_string(),
-        // The names canopy's point types have on a blackboard.
-        ParamKind::Point { dims, max, .. } => {
-            let single = if *max <= f64::from(f32::MAX) { "f" } else { "" };
-            format!("canopy::Point{dims}{single}")
-        }
-        ParamKind::List { item, .. } => format!("std::vector<{}>", port_type(item)),
-        _ => "std::string".to_string(),
     }
 }

@@ -38,15 +38,33 @@
 //! # Reading XML
 //!
 //! [`load_file`] reads `<root BTCPP_format="4">` files: any number of
-//! `<BehaviorTree ID="…">`, the one named by `main_tree_to_execute` (or
-//! the only one) run; `<SubTree ID="…"/>` for another tree, shared as
-//! canopy's subtrees are; `<include path="…"/>` relative to the including
-//! file, each file read once, cycles refused; a `<TreeNodesModel>` checked
-//! against the registry (every declared type registered, in the declared
-//! category, with the declared ports as parameters of fitting types).
-//! Nodes are written compact (`<Fallback>`, `<MoveTo speed="2"/>`) or
-//! explicit (`<Control ID="Fallback">`, `<Action ID="MoveTo" …/>`);
-//! `name` is optional (the type, as BehaviorTree.CPP does).
+//! `<BehaviorTree ID="…">`, the one chosen by [`XmlOptions::main_tree`]
+//! (as BehaviorTree.CPP's `createTree("ID")`), else the one named by
+//! `main_tree_to_execute`, else the only one, run; `<SubTree ID="…"/>`
+//! for another tree, shared as canopy's subtrees are; `<include
+//! path="…"/>` relative to the including file, each file read once,
+//! cycles refused; a `<TreeNodesModel>` read as BehaviorTree.CPP reads it
+//! (its `SubTree` models complete each `<SubTree>`'s remapping, below)
+//! and compared with the registry. Nodes are written compact
+//! (`<Fallback>`, `<MoveTo speed="2"/>`) or explicit (`<Control
+//! ID="Fallback">`, `<Action ID="MoveTo" …/>`); `name` is optional (the
+//! type, as BehaviorTree.CPP does). Names follow BehaviorTree.CPP 4.10's
+//! rules: a tree's ID is any model name that is not a node type's
+//! (`BehaviorTree` and `Action` are IDs), a port may be named `type` or
+//! `children` (canopy's parameters `type_` and `children_`, as those are
+//! fields of its tree files).
+//!
+//! **Warnings.** What BehaviorTree.CPP runs, canopy runs; where the file
+//! probably says something its author did not mean, the load warns
+//! ([`load_file_with_warnings`], [`XmlWarning`]), each warning placed at
+//! its element with what to write instead: an explicit element whose tag
+//! names another category than its type's (`<Condition ID="X"/>` for an
+//! action X: BehaviorTree.CPP does not look at the tag, and builds X as
+//! registered); a node model that disagrees with the registry (another
+//! category, a port the type lacks, another direction, a type that does
+//! not fit — BehaviorTree.CPP reads no model of a registered type, and
+//! builds it from its code); a `<SubTree>` remapping a port its tree's
+//! model lacks. [`XmlOptions::strict`] makes each an error.
 //!
 //! Types registered in the `Registry` of `canopy_data` are used by
 //! their registered name; their parameters are attributes, converted to the
@@ -77,8 +95,13 @@
 //! subtree whose keys all resolve to themselves is shared by its
 //! references; otherwise each reference gets a copy of it with its keys.
 //! Types are checked across a remapping as for any key, so a mismatch
-//! names both elements. A `<TreeNodesModel>`
-//! declares output ports as `<output_port>` with the slot's type. What
+//! names both elements. A `SubTree` model in the `<TreeNodesModel>`
+//! (`<SubTree ID="Go"><input_port name="goal" default="{home}"/></SubTree>`,
+//! as Groot2 writes it) completes each `<SubTree ID="Go">` as
+//! BehaviorTree.CPP does: a port it declares and the `<SubTree>` leaves out
+//! is remapped to its `default` (a key or a value), is an error without
+//! one, and is left to `_autoremap` when that is on; a remapped port it
+//! does not declare is a warning. What
 //! BehaviorTree.CPP decides at run time — a key's type, a port given a
 //! value it cannot read — canopy decides when the tree is loaded.
 //!
@@ -255,7 +278,9 @@ mod dom;
 mod error;
 mod export;
 mod model;
+mod names;
 mod nodes;
+mod palette;
 mod params;
 mod scope;
 mod scripted;
@@ -263,6 +288,7 @@ mod sources;
 mod stand_in;
 mod standard;
 mod text;
+mod warning;
 
 use std::path::Path;
 
@@ -274,6 +300,7 @@ pub use error::{ExportError, XmlError};
 pub use model::MAX_LEVELS;
 pub use sources::{MAX_FILES, MAX_INCLUDE_DEPTH, MAX_XML_BYTES};
 pub use stand_in::{NodeModel, StandIn, StandInRules};
+pub use warning::{MAX_WARNINGS, WarningKind, XmlWarning};
 
 /// How XML is read and written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -293,6 +320,11 @@ pub struct XmlOptions {
     /// canopy does not unless this is set, as a tree file may come from
     /// someone who should not make it read other files. Default `false`.
     pub includes_outside: bool,
+    /// Whether a warning ([`XmlWarning`]: what BehaviorTree.CPP runs but
+    /// is probably a mistake, such as an action written `<Condition>`) is
+    /// an error, at its place. Default `false`: warnings are returned
+    /// beside the tree ([`load_file_with_warnings`]).
+    pub strict: bool,
 }
 
 impl Default for XmlOptions {
@@ -302,8 +334,21 @@ impl Default for XmlOptions {
             main_tree: None,
             max_updates_per_tick: 1_000_000,
             includes_outside: false,
+            strict: false,
         }
     }
+}
+
+/// A tree loaded from XML, with what BehaviorTree.CPP accepts in it and
+/// canopy warns about.
+#[derive(Debug)]
+pub struct Loaded<A, W> {
+    /// The tree to run.
+    pub tree: Tree<A, W>,
+    /// The warnings, in the order found, at most [`MAX_WARNINGS`].
+    pub warnings: Vec<XmlWarning>,
+    /// How many more warnings there were past [`MAX_WARNINGS`].
+    pub more_warnings: usize,
 }
 
 /// Load the tree of a BehaviorTree.CPP XML file, its includes relative to it.
@@ -312,6 +357,16 @@ pub fn load_file<A: 'static, W: 'static>(
     path: impl AsRef<Path>,
     options: &XmlOptions,
 ) -> Result<Tree<A, W>, XmlError> {
+    load_file_with_warnings(registry, path, options).map(|loaded| loaded.tree)
+}
+
+/// [`load_file`], with the warnings (every one an error instead when
+/// [`XmlOptions::strict`]).
+pub fn load_file_with_warnings<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    options: &XmlOptions,
+) -> Result<Loaded<A, W>, XmlError> {
     let path = path.as_ref();
     let shown = path.display().to_string();
     let cannot = |e: std::io::Error| XmlError::whole(&shown, format!("cannot read: {e}"));
@@ -336,6 +391,18 @@ pub fn load_str<A: 'static, W: 'static>(
     load_bytes(registry, text.as_bytes(), source, base, options)
 }
 
+/// [`load_str`], with the warnings (every one an error instead when
+/// [`XmlOptions::strict`]).
+pub fn load_str_with_warnings<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: &str,
+    source: &str,
+    base: Option<&Path>,
+    options: &XmlOptions,
+) -> Result<Loaded<A, W>, XmlError> {
+    load_bytes_with_warnings(registry, text.as_bytes(), source, base, options)
+}
+
 /// Load a tree from XML bytes, which must be UTF-8.
 pub fn load_bytes<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
@@ -344,6 +411,17 @@ pub fn load_bytes<A: 'static, W: 'static>(
     base: Option<&Path>,
     options: &XmlOptions,
 ) -> Result<Tree<A, W>, XmlError> {
+    load_bytes_with_warnings(registry, bytes, source, base, options).map(|loaded| loaded.tree)
+}
+
+/// [`load_bytes`], with the warnings.
+pub fn load_bytes_with_warnings<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    bytes: &[u8],
+    source: &str,
+    base: Option<&Path>,
+    options: &XmlOptions,
+) -> Result<Loaded<A, W>, XmlError> {
     if bytes.len() as u64 > MAX_XML_BYTES {
         return Err(XmlError::whole(
             source,
@@ -364,11 +442,17 @@ fn load<A: 'static, W: 'static>(
     base: Option<&Path>,
     canonical: Option<std::path::PathBuf>,
     options: &XmlOptions,
-) -> Result<Tree<A, W>, XmlError> {
+) -> Result<Loaded<A, W>, XmlError> {
     let files = sources::gather(text, source, base, canonical, options.includes_outside)?;
     let model = model::read(files, registry, options)?;
     check::check(&model, options)?;
-    build::build(model, registry, options)
+    let (warnings, more_warnings) = model.warnings.take();
+    let tree = build::build(model, registry, options)?;
+    Ok(Loaded {
+        tree,
+        warnings,
+        more_warnings,
+    })
 }
 
 /// Load any tree file canopy reads: `.xml` with this crate, `.json` and

@@ -56,6 +56,20 @@ pub(crate) struct Load {
     /// (absolute paths, `..`, links out), as BehaviorTree.CPP does.
     #[arg(long)]
     pub(crate) includes_outside: bool,
+    /// Refuse what BehaviorTree.CPP runs but canopy warns about (an action
+    /// written `<Condition>`, a node model that disagrees with the code):
+    /// each warning is an error.
+    #[arg(long)]
+    pub(crate) strict: bool,
+}
+
+/// Which tree of an XML file to run.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct Choose {
+    /// The tree to run, by ID, of a BehaviorTree.CPP XML file that defines
+    /// several (in place of its `main_tree_to_execute`).
+    #[arg(long, value_name = "ID")]
+    pub(crate) tree: Option<String>,
 }
 
 /// A tree file and how to read it.
@@ -65,6 +79,8 @@ pub(crate) struct FileArgs {
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
+    #[command(flatten)]
+    pub(crate) choose: Choose,
 }
 
 #[derive(Subcommand, Debug)]
@@ -123,6 +139,16 @@ impl Command {
         }
     }
 
+    /// The tree of a multi-tree XML file the command runs, if chosen.
+    pub(crate) fn chosen_tree(&self) -> Option<&str> {
+        match self {
+            Command::Check(a) | Command::Print(a) | Command::Dot(a) => a.choose.tree.as_deref(),
+            Command::Run(a) => a.choose.tree.as_deref(),
+            Command::Bench(a) => a.choose.tree.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The tree file the command reads, and how, if it reads one.
     pub(crate) fn load(&self) -> Option<(&Path, &Load)> {
         Some(match self {
@@ -143,6 +169,8 @@ pub(crate) struct RunArgs {
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
+    #[command(flatten)]
+    pub(crate) choose: Choose,
     /// Ticks to run.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) ticks: u32,
@@ -206,6 +234,8 @@ pub(crate) struct BenchArgs {
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
+    #[command(flatten)]
+    pub(crate) choose: Choose,
     /// Agents, with ids 0 to N−1.
     #[arg(long, value_parser = agents_parser())]
     pub(crate) agents: u32,
@@ -239,7 +269,7 @@ pub(crate) struct ExportArgs {
 }
 
 /// `export --to`.
-#[derive(ValueEnum, Clone, Copy, Debug)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ExportFormat {
     /// BehaviorTree.CPP XML (format 4), which Groot2 opens.
     Btcpp,
