@@ -374,6 +374,8 @@ impl Model {
                         .iter()
                         .map(|(_, v)| v)
                         .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
+                    let canopy = crate::standard::CANOPY_PREFIX;
+                    let type_name = type_name.strip_prefix(canopy).unwrap_or(type_name);
                     if braces || type_name.starts_with("Eval") {
                         return true;
                     }

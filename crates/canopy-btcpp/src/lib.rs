@@ -289,6 +289,7 @@ mod stand_in;
 mod standard;
 mod text;
 mod warning;
+mod work;
 
 use std::path::Path;
 
@@ -301,6 +302,8 @@ pub use model::MAX_LEVELS;
 pub use sources::{MAX_FILES, MAX_INCLUDE_DEPTH, MAX_XML_BYTES};
 pub use stand_in::{NodeModel, StandIn, StandInRules};
 pub use warning::{MAX_WARNINGS, WarningKind, XmlWarning};
+#[doc(hidden)]
+pub use work::reader_work;
 
 /// How XML is read and written.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,6 +15,7 @@ use crate::error::XmlError;
 use crate::palette::{ParamIndex, SubtreeModel, builtin_category, category, category_warning};
 use crate::params::{key_of, to_value};
 use crate::sources::{File, Kept, Places};
+use crate::stand_in::same_type;
 use crate::standard::{
     AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
     is_scripting, refused,
@@ -632,7 +633,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             }
         };
         params.insert("skipped".to_string(), Value::from(skipped));
-        if self.registry.get(AROUND).is_none() {
+        let Some(type_name) = self.canopy_type(AROUND) else {
             return Err(self.fail(
                 place,
                 format!(
@@ -640,12 +641,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                      registry does not have"
                 ),
             ));
-        }
+        };
         self.nodes.push(XNode {
             place,
             name: AROUND.into(),
             what: What::Registered {
-                type_name: self.type_name(AROUND),
+                type_name,
                 params: params
                     .into_iter()
                     .map(|(k, v)| (self.type_name(&k), v))
@@ -717,15 +718,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 (type_name, code.to_string())
             }
         };
-        if self.registry.get(type_name).is_none() {
+        let Some(registered) = self.canopy_type(type_name) else {
             return Err(self.fail(
                 place,
                 format!("{id} runs as canopy's {type_name}, which this registry does not have"),
             ));
-        }
+        };
         let params = Box::new([(self.type_name("code"), Value::String(code))]);
         Ok(What::Registered {
-            type_name: self.type_name(type_name),
+            type_name: registered,
             params,
         })
     }
@@ -743,14 +744,14 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         let tag = format!("{}_{}", place.file, place.element);
         let (type_name, params) = crate::scripted::lower(id, ports, children, parent, &tag)
             .map_err(|problem| self.fail(place, problem))?;
-        if self.registry.get(type_name).is_none() {
+        let Some(registered) = self.canopy_type(type_name) else {
             return Err(self.fail(
                 place,
                 format!("{id} runs as canopy's {type_name}, which this registry does not have"),
             ));
-        }
+        };
         Ok(What::Registered {
-            type_name: self.type_name(type_name),
+            type_name: registered,
             params: params
                 .into_iter()
                 .map(|(k, v)| (self.type_name(&k), v))
@@ -887,6 +888,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// A registered type by the name written in XML: `canopy_Name` stands
     /// for `Name` (how a type whose name is reserved is written).
     pub(crate) fn lookup(&self, id: &str) -> Option<&NodeType<A, W>> {
+        // A built-in a node model's type displaced is held as `canopy_Name`.
+        if id.starts_with(CANOPY_PREFIX)
+            && let Some(aside) = self.registry.get(id)
+        {
+            return Some(aside);
+        }
         self.registry
             .get(id.strip_prefix(CANOPY_PREFIX).unwrap_or(id))
     }
@@ -1251,23 +1258,28 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// The canopy built-in that runs `std`, if the registry holds it.
     fn builtin(&self, place: Place, std: Std) -> Result<Rc<str>, XmlError> {
         let name = std.canopy_builtin().unwrap_or(std.id());
-        match (self.registry.get(name), self.builtins.get(name)) {
-            (Some(ours), Some(reference))
-                if ours.description() == reference.description()
-                    && ours.arity() == reference.arity()
-                    && ours.params() == reference.params() =>
-            {
-                Ok(self.type_name(name))
-            }
-            _ => Err(self.fail(
+        self.canopy_type(name).ok_or_else(|| {
+            self.fail(
                 place,
                 format!(
                     "BehaviorTree.CPP's {} runs as canopy's built-in {name}, which this registry \
                      does not hold (a registry from Registry::new() does)",
                     std.id()
                 ),
-            )),
-        }
+            )
+        })
+    }
+
+    /// The name the registry holds canopy's built-in `name` under: its
+    /// own, or `canopy_name` when a node model's type took its name (Nav2
+    /// declares `Wait`; see `NodeModel::stand_in`).
+    fn canopy_type(&self, name: &str) -> Option<Rc<str>> {
+        let reference = self.builtins.get(name)?;
+        let aside = format!("{CANOPY_PREFIX}{name}");
+        [name, aside.as_str()].into_iter().find_map(|held| {
+            let ours = self.registry.get(held)?;
+            same_type(ours, reference).then(|| self.type_name(held))
+        })
     }
 }
 

@@ -320,8 +320,15 @@ impl<'t> ParamIndex<'t> {
 
     pub(crate) fn get(&self, name: &str) -> Option<&'t canopy_core::Param> {
         match &self.by_name {
-            Some(map) => map.get(name).map(|&i| &self.params[i]),
-            None => self.params.iter().find(|p| p.name == name),
+            Some(map) => {
+                crate::work::step(1);
+                map.get(name).map(|&i| &self.params[i])
+            }
+            None => {
+                let found = self.params.iter().position(|p| p.name == name);
+                crate::work::step(found.map_or(self.params.len(), |i| i + 1) as u64);
+                found.map(|i| &self.params[i])
+            }
         }
     }
 }
@@ -335,6 +342,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         subtrees: &mut HashMap<String, SubtreeModel>,
     ) -> Result<(), XmlError> {
         for &child in self.element(place).children() {
+            crate::work::step(1);
             let model = Place {
                 file: place.file,
                 element: child,
@@ -386,6 +394,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 file: place.file,
                 element: child,
             };
+            crate::work::step(1);
             let p = self.element(at);
             if Direction::of_tag(p.tag()).is_none() {
                 continue;
@@ -456,6 +465,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 file: place.file,
                 element: child,
             };
+            crate::work::step(1);
             if let Some(direction) = Direction::of_tag(self.element(port).tag()) {
                 self.model_port(port, node_type, &params, direction)?;
             }
