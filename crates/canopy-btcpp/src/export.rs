@@ -425,35 +425,94 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             let Some(node_type) = self.registry.get(&model.type_name) else {
                 continue;
             };
-            let _ = writeln!(out, "    <{} ID=\"{}\">", model.category.tag(), escape(id));
-            for param in node_type.params() {
-                let tag = match param.kind {
-                    ParamKind::Port { output: true, .. } => "output_port",
-                    _ => "input_port",
-                };
-                let _ = write!(
-                    out,
-                    "      <{tag} name=\"{}\" type=\"{}\"",
-                    escape(&attribute_name(&param.name)),
-                    escape(&port_type(&param.kind))
-                );
-                if let Some(default) = param
-                    .default
-                    .as_ref()
-                    .and_then(|d| to_text(&canopy_data::literal_to_json(d)))
-                {
-                    let _ = write!(out, " default=\"{}\"", escape(&default));
-                }
-                let _ = writeln!(out, ">{}</{tag}>", escape_text(&param.doc));
-            }
-            let _ = writeln!(
-                out,
-                "      <description>{}</description>",
-                escape_text(node_type.description())
-            );
-            let _ = writeln!(out, "    </{}>", model.category.tag());
+            declaration(&mut out, id, model.category, node_type);
         }
         out.push_str("  </TreeNodesModel>\n");
         self.out.push_str(&out);
     }
+}
+
+/// A node type's model, as BehaviorTree.CPP's `writeTreeNodesModelXML`
+/// writes one: `<Action ID="…">`, each parameter an `<input_port>` (a
+/// port the node writes an `<output_port>`) with its type as
+/// BehaviorTree.CPP names it, its default and its documentation, then the
+/// type's description.
+fn declaration<A, W>(out: &mut String, id: &str, category: Category, node_type: &NodeType<A, W>) {
+    let _ = writeln!(out, "    <{} ID=\"{}\">", category.tag(), escape(id));
+    for param in node_type.params() {
+        let tag = match param.kind {
+            ParamKind::Port { output: true, .. } => "output_port",
+            _ => "input_port",
+        };
+        let _ = write!(
+            out,
+            "      <{tag} name=\"{}\" type=\"{}\"",
+            escape(&attribute_name(&param.name)),
+            escape(&port_type(&param.kind))
+        );
+        if let Some(default) = param
+            .default
+            .as_ref()
+            .and_then(|d| to_text(&canopy_data::literal_to_json(d)))
+        {
+            let _ = write!(out, " default=\"{}\"", escape(&default));
+        }
+        let _ = writeln!(out, ">{}</{tag}>", escape_text(&param.doc));
+    }
+    let _ = writeln!(
+        out,
+        "      <description>{}</description>",
+        escape_text(node_type.description())
+    );
+    let _ = writeln!(out, "    </{}>", category.tag());
+}
+
+/// The node types of `registry` as a BehaviorTree.CPP node model: a
+/// `<root BTCPP_format="4">` holding one `<TreeNodesModel>`, the palette
+/// Groot2 opens and [`NodeModel`](crate::NodeModel) reads back (see
+/// [`crate::write_model`]).
+pub(crate) fn write_model<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    builtins: bool,
+) -> String {
+    let reference = Registry::<A, W>::new();
+    // canopy's own types that BehaviorTree.CPP's standard nodes stand for
+    // (Selector is Fallback, Wait is Sleep): Groot2 knows those. A
+    // SequenceWithMemory without pauses and a RunOnce that skips go out
+    // as canopy's own, and are written.
+    let standard: Vec<&str> = Std::ALL
+        .iter()
+        .filter(|s| !matches!(s, Std::SequenceWithMemory | Std::RunOnce))
+        .filter_map(|s| s.canopy_builtin())
+        .chain(["SubTree"])
+        .collect();
+    let mut out = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<root BTCPP_format=\"4\">\n  <TreeNodesModel>\n",
+    );
+    let mut written = Vec::new();
+    for node_type in registry.types() {
+        let name = node_type.name();
+        let plain = name.strip_prefix(CANOPY_PREFIX).unwrap_or(name);
+        let builtin = reference
+            .get(plain)
+            .is_some_and(|r| crate::stand_in::same_type(node_type, r));
+        if builtin && (!builtins || standard.contains(&plain)) {
+            continue;
+        }
+        // As the tree files write it: a name BehaviorTree.CPP has, with
+        // canopy's prefix.
+        let id = if is_reserved(name) && !name.starts_with(CANOPY_PREFIX) {
+            format!("{CANOPY_PREFIX}{name}")
+        } else {
+            name.to_string()
+        };
+        written.push((id, node_type));
+    }
+    // By ID, as BehaviorTree.CPP orders them.
+    written.sort_by(|a, b| a.0.cmp(&b.0));
+    for (id, node_type) in written {
+        declaration(&mut out, &id, category(node_type), node_type);
+    }
+    out.push_str("  </TreeNodesModel>\n</root>\n");
+    out
 }

@@ -474,6 +474,51 @@ pub fn load_any<A: 'static, W: 'static>(
     }
 }
 
+/// The node types of `registry` as a BehaviorTree.CPP node model, as
+/// BehaviorTree.CPP's `writeTreeNodesModelXML` writes a factory's: a
+/// `<root BTCPP_format="4">` holding one `<TreeNodesModel>` with a model
+/// per type — its category, each parameter as an `<input_port>` (a port
+/// the node writes as an `<output_port>`) with its type as
+/// BehaviorTree.CPP names it, its default and documentation, and the
+/// type's description. Groot2 opens it as the palette of the game's
+/// nodes, and [`NodeModel`] reads it back to the same palette.
+///
+/// canopy's built-in types are left out unless `builtins` (as
+/// BehaviorTree.CPP leaves its own out by default); those that
+/// BehaviorTree.CPP's standard nodes stand for (`Selector` is `Fallback`,
+/// `Wait` is `Sleep`, the script nodes) are always left out, as Groot2
+/// knows them.
+///
+/// ```
+/// use canopy_btcpp::{NodeModel, StandInRules, write_model};
+/// use canopy_core::Status;
+/// use canopy_data::{Params, Registry};
+///
+/// /// Digs for `depth` metres.
+/// #[derive(Params)]
+/// struct Dig {
+///     /// How deep.
+///     #[param(default = 2.5)]
+///     depth: f64,
+/// }
+///
+/// let mut registry = Registry::<(), ()>::new();
+/// registry.action("Dig", |_: Dig| |_: &mut canopy_core::Ctx<(), ()>| Status::Success).unwrap();
+/// let xml = write_model(&registry, false);
+/// assert!(xml.contains(r#"<Action ID="Dig">"#));
+/// assert!(xml.contains(r#"<input_port name="depth" type="double" default="2.5">How deep.</input_port>"#));
+///
+/// // Read back, stood in and written again: the same palette.
+/// let model = NodeModel::read_str(&xml, "dig.xml").unwrap();
+/// let mut stand_ins = Registry::<(), ()>::new();
+/// model.stand_in(&mut stand_ins, &StandInRules::new()).unwrap();
+/// let again = NodeModel::read_str(&write_model(&stand_ins, false), "again.xml").unwrap();
+/// assert_eq!(again, model);
+/// ```
+pub fn write_model<A: 'static, W: 'static>(registry: &Registry<A, W>, builtins: bool) -> String {
+    export::write_model(registry, builtins)
+}
+
 /// Whether a path names an XML file (by its extension, in any case).
 pub fn is_xml(path: impl AsRef<Path>) -> bool {
     path.as_ref()

@@ -107,6 +107,10 @@ pub(crate) enum Command {
     Bench(BenchArgs),
     /// Write a JSON or RON tree file in another format (to standard output).
     Export(ExportArgs),
+    /// Write the node types as a BehaviorTree.CPP node model (a
+    /// `<TreeNodesModel>`): the palette Groot2 opens, which `--model` reads
+    /// back.
+    Model(ModelArgs),
     /// Replay a trace (`run --trace` output) in the browser inspector, with a
     /// timeline to scrub.
     View(ViewArgs),
@@ -120,6 +124,7 @@ impl Command {
     pub(crate) fn types(&self) -> Option<&str> {
         match self {
             Command::Nodes { types } => types.as_deref(),
+            Command::Model(a) => a.types.as_deref(),
             _ => self.load()?.1.types.as_deref(),
         }
     }
@@ -134,6 +139,7 @@ impl Command {
             Command::Run(_) => "run",
             Command::Bench(_) => "bench",
             Command::Export(_) => "export",
+            Command::Model(_) => "model",
             Command::View(_) => "view",
             Command::Snapshot(_) => "snapshot inspect",
         }
@@ -153,7 +159,7 @@ impl Command {
     pub(crate) fn load(&self) -> Option<(&Path, &Load)> {
         Some(match self {
             Command::Check(a) | Command::Print(a) | Command::Dot(a) => (&a.file, &a.load),
-            Command::Nodes { .. } => return None,
+            Command::Nodes { .. } | Command::Model(_) => return None,
             Command::Run(a) => (&a.file, &a.load),
             Command::Bench(a) => (&a.file, &a.load),
             Command::Export(a) => (&a.file, &a.load),
@@ -266,6 +272,21 @@ pub(crate) struct ExportArgs {
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ModelArgs {
+    /// Node types to write.
+    #[arg(long)]
+    pub(crate) types: Option<String>,
+    /// A node model: the types it declares that these node types lack are
+    /// written too, as their stand-ins have them.
+    #[arg(long, value_name = "MODEL.xml")]
+    pub(crate) model: Option<PathBuf>,
+    /// Also write canopy's own built-in node types (but not those
+    /// BehaviorTree.CPP's standard nodes stand for, which Groot2 knows).
+    #[arg(long)]
+    pub(crate) builtins: bool,
 }
 
 /// `export --to`.

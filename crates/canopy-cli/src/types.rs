@@ -15,8 +15,8 @@ use canopy_data::Registry;
 use canopy_fsm::MachineRegistry;
 
 use crate::args::{
-    BenchArgs, Command, ExportArgs, ExportFormat, InspectArgs, Load, RunArgs, SnapshotCommand,
-    ViewArgs,
+    BenchArgs, Command, ExportArgs, ExportFormat, InspectArgs, Load, ModelArgs, RunArgs,
+    SnapshotCommand, ViewArgs,
 };
 use crate::crowd::{self, Crowd};
 use crate::failure::Failure;
@@ -208,6 +208,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
             Command::Print(a) => show::indented(&self.load(&a.file, &options, err)?, out)?,
             Command::Dot(a) => show::dot(&self.load(&a.file, &options, err)?, out)?,
             Command::Nodes { .. } => catalog::write(out, &self.registry)?,
+            Command::Model(a) => self.model(a, out)?,
             Command::Export(a) => self.export(a, &options, out)?,
             Command::View(a) => self.view(a, &options, out, err)?,
             Command::Snapshot(SnapshotCommand::Inspect(a)) => {
@@ -398,6 +399,19 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         if !xml.ends_with('\n') {
             writeln!(out)?;
         }
+        Ok(())
+    }
+
+    /// `model`: the node types as a node model, with a model's stand-ins.
+    fn model(&mut self, a: &ModelArgs, out: &mut dyn Write) -> Result<(), Failure> {
+        if let Some(path) = &a.model {
+            let xml = |e: canopy_btcpp::XmlError| Failure::Load(e.into());
+            let model = canopy_btcpp::NodeModel::read_file(path).map_err(xml)?;
+            model
+                .stand_in(&mut self.registry, &canopy_btcpp::StandInRules::new())
+                .map_err(xml)?;
+        }
+        out.write_all(canopy_btcpp::write_model(&self.registry, a.builtins).as_bytes())?;
         Ok(())
     }
 

@@ -214,3 +214,31 @@ fn a_models_own_wait_leaves_sleep_running_as_canopys() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn model_writes_the_palette_that_model_reads_back() {
+    // The crowd demo's node types, as a node model.
+    let palette = success(&["model", "--types", "crowd"]);
+    assert!(palette.starts_with(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<root BTCPP_format=\"4\">\n  <TreeNodesModel>\n"
+    ));
+    assert!(
+        palette.contains("    <Condition ID=\"Crowded\">\n"),
+        "{palette}"
+    );
+    let dir = std::env::temp_dir().join(format!("canopy-palette-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("crowd_nodes.xml");
+    std::fs::write(&file, &palette).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    // Read back as stand-ins, it is the same palette.
+    let again = success(&["model", "--model", &file]);
+    let read = |text: &str| canopy_btcpp::NodeModel::read_str(text, "m.xml").unwrap();
+    assert_eq!(read(&again), read(&palette));
+    // The crowd's tree checks with the stand-ins, without the crowd's code.
+    assert_eq!(
+        success(&["check", "--model", &file, "examples/trees/crowd.json"]),
+        "ok\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
