@@ -140,6 +140,15 @@ impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
     }
 }
 
+/// The document of every tree, as [`document`] makes it, for the export
+/// to write as a canopy tree file.
+pub(crate) fn lowered<'m, A: 'static, W: 'static>(
+    model: &'m Model,
+    registry: &'m Registry<A, W>,
+) -> Result<lowered::Value<'m>, XmlError> {
+    document(model, registry).map(|(document, _)| document)
+}
+
 /// The JSON document of every tree: the one to run as `tree`; under
 /// `subtrees` the trees a `<SubTree>` shares (every key its own, see
 /// [`crate::scope`]), and those no `<SubTree>` reaches, each in a scope
@@ -499,7 +508,7 @@ const OWN_TYPES: [OwnType; 9] = [
 
 /// The node types the registry's loader builds this crate's own nodes
 /// with, found before its own (see [`Registry::load_lowered`]).
-fn own_types<A: 'static, W: 'static>() -> Vec<NodeType<A, W>> {
+pub(crate) fn own_types<A: 'static, W: 'static>() -> Vec<NodeType<A, W>> {
     OWN_TYPES
         .iter()
         .map(|own: &'static OwnType| {

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use canopy_data::{NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry};
+use canopy_data::{Format, NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
@@ -271,7 +271,18 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
                 .get("tree")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let _ = writeln!(self.out, "{indent}<SubTree ID=\"{}\"/>", escape(target));
+            // canopy's subtrees share the agent's one blackboard: in XML,
+            // a subtree whose keys are all its parent's, when it has any.
+            let shares = if uses_keys(self.document, target, &mut Vec::new()) {
+                " _autoremap=\"true\""
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                self.out,
+                "{indent}<SubTree ID=\"{}\"{shares}/>",
+                escape(target)
+            );
             return Ok(());
         }
         let Element { tag, id, attrs } = self.element(type_name, fields, path)?;
@@ -323,6 +334,9 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         fields: &Map<String, Value>,
         path: &NodePath,
     ) -> Result<Element, ExportError> {
+        if let Some(element) = own_element(type_name, fields) {
+            return Ok(element);
+        }
         let node_type = self
             .registry
             .get(type_name)
@@ -515,4 +529,295 @@ pub(crate) fn write_model<A: 'static, W: 'static>(
     }
     out.push_str("  </TreeNodesModel>\n</root>\n");
     out
+}
+
+/// Whether the subtree `id` of `document` (or one it refers to) names a
+/// blackboard key: a port's `{key}` or a script.
+fn uses_keys<'d>(document: &'d Value, id: &'d str, seen: &mut Vec<&'d str>) -> bool {
+    if seen.contains(&id) {
+        return false;
+    }
+    seen.push(id);
+    let Some(root) = document.get("subtrees").and_then(|s| s.get(id)) else {
+        return false;
+    };
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let Some(fields) = node.as_object() else {
+            continue;
+        };
+        let type_name = fields.get("type").and_then(Value::as_str).unwrap_or("");
+        if type_name.starts_with("Eval") {
+            return true;
+        }
+        if type_name == "SubTree"
+            && let Some(target) = fields.get("tree").and_then(Value::as_str)
+            && uses_keys(document, target, seen)
+        {
+            return true;
+        }
+        for (key, value) in fields {
+            match (key.as_str(), value) {
+                ("children", Value::Array(children)) => stack.extend(children),
+                (_, Value::String(s)) if s.starts_with('{') && s.ends_with('}') => return true,
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// The standard node one of this crate's own nodes (`btcpp:Repeat`, as a
+/// tree file written from XML names it) goes out as, with its ports.
+fn own_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> {
+    let std = Std::from_id(type_name.strip_prefix(OWN_PREFIX)?)?;
+    let mut attrs: Vec<(String, String)> = std
+        .ports()
+        .iter()
+        .filter_map(|p| Some((p.name.to_string(), fields.get(p.name)?.to_string())))
+        .collect();
+    if std == Std::Timeout {
+        // canopy's own Timeout is only BehaviorTree.CPP's with no limit.
+        attrs.push(("msec".to_string(), "0".to_string()));
+    }
+    Some(Element {
+        tag: std.id().to_string(),
+        id: std.id().to_string(),
+        attrs,
+    })
+}
+
+/// How this crate's own node types are named in tree documents.
+const OWN_PREFIX: &str = "btcpp:";
+
+/// A lowered document as the text of a canopy tree file: JSON or RON,
+/// a node's `type` and `name` first and its `children` last, two spaces
+/// an indent.
+pub(crate) fn tree_file(document: &Lowered<'_>, format: Format) -> String {
+    let mut out = String::new();
+    match format {
+        Format::Ron => ron(document, 0, &mut out),
+        // JSON, and any format to come until it has a writer.
+        _ => json(document, 0, &mut out),
+    }
+    out.push('\n');
+    out
+}
+
+/// A lowered document's value.
+type Lowered<'a> = canopy_data::document::Value<'a>;
+
+/// An object's fields in the order a reader wants them: `tree` before
+/// `subtrees`; a node's `type`, then `name`, its parameters, `children`.
+/// (The sort is stable: parameters keep their order.)
+fn ordered<'v, 'a>(
+    fields: &'v [canopy_data::document::Field<'a>],
+) -> Vec<&'v canopy_data::document::Field<'a>> {
+    let rank = |key: &str| match key {
+        "type" => 0,
+        "name" => 1,
+        "children" | "subtrees" => 3,
+        _ => 2,
+    };
+    let mut fields: Vec<_> = fields.iter().collect();
+    fields.sort_by_key(|(k, _)| rank(k.as_str()));
+    fields
+}
+
+/// Whether a value is written on one line: no object inside.
+fn flat(value: &Lowered<'_>) -> bool {
+    match value {
+        Lowered::Object(fields) => fields.is_empty(),
+        Lowered::List(items) => items.iter().all(flat),
+        _ => true,
+    }
+}
+
+/// A float as both formats write it: always with a fraction or an
+/// exponent, so that it reads back as a float.
+fn number(x: f64) -> String {
+    format!("{x:?}")
+}
+
+fn json(value: &Lowered<'_>, depth: usize, out: &mut String) {
+    let indent = |d: usize| "  ".repeat(d);
+    match value {
+        Lowered::Null => out.push_str("null"),
+        Lowered::Bool(b) => out.push_str(&b.to_string()),
+        Lowered::Int(n) => out.push_str(&n.to_string()),
+        Lowered::UInt(n) => out.push_str(&n.to_string()),
+        Lowered::Float(x) => out.push_str(&number(*x)),
+        Lowered::Str(_) | Lowered::Owned(_) => {
+            let text = value.as_str().unwrap_or_default();
+            out.push_str(&serde_json::to_string(text).unwrap_or_default());
+        }
+        Lowered::List(items) if flat(value) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                json(item, depth, out);
+            }
+            out.push(']');
+        }
+        Lowered::List(items) => {
+            out.push_str("[\n");
+            for (i, item) in items.iter().enumerate() {
+                out.push_str(&indent(depth + 1));
+                json(item, depth + 1, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&indent(depth));
+            out.push(']');
+        }
+        Lowered::Object(fields) => {
+            let fields = ordered(fields);
+            object(&fields, depth, out, &Syntax::Json);
+        }
+    }
+}
+
+/// How one of the two formats writes what differs between them.
+enum Syntax {
+    Json,
+    Ron,
+}
+
+impl Syntax {
+    fn value(&self, value: &Lowered<'_>, depth: usize, out: &mut String) {
+        match self {
+            Syntax::Json => json(value, depth, out),
+            Syntax::Ron => ron(value, depth, out),
+        }
+    }
+
+    fn string(&self, text: &str) -> String {
+        match self {
+            Syntax::Json => serde_json::to_string(text).unwrap_or_default(),
+            Syntax::Ron => ::ron::to_string(text).unwrap_or_default(),
+        }
+    }
+}
+
+/// An object: on one line when nothing in it is an object; a node with
+/// children as its fields on one line then its children a line each; else
+/// a field a line. RON writes it as a struct when every key is a name it
+/// writes bare (node objects), as a map otherwise (subtrees by ID).
+fn object(
+    fields: &[&canopy_data::document::Field<'_>],
+    depth: usize,
+    out: &mut String,
+    syntax: &Syntax,
+) {
+    let indent = |d: usize| "  ".repeat(d);
+    let named = matches!(syntax, Syntax::Ron) && fields.iter().all(|(k, _)| identifier(k.as_str()));
+    let (open, close) = match (syntax, named) {
+        (Syntax::Ron, true) => ('(', ')'),
+        _ => ('{', '}'),
+    };
+    let key = |k: &str| {
+        if named {
+            k.to_string()
+        } else {
+            syntax.string(k)
+        }
+    };
+    let split = fields
+        .split_last()
+        .filter(|(last, head)| last.0.as_str() == "children" && head.iter().all(|(_, v)| flat(v)));
+    out.push(open);
+    if fields.iter().all(|(_, v)| flat(v)) {
+        for (i, (k, v)) in fields.iter().enumerate() {
+            out.push_str(if i > 0 { ", " } else { "" });
+            out.push_str(&key(k.as_str()));
+            out.push_str(": ");
+            syntax.value(v, depth, out);
+        }
+    } else if let Some(((k, children), head)) = split {
+        for (name, v) in head {
+            out.push_str(&key(name.as_str()));
+            out.push_str(": ");
+            syntax.value(v, depth, out);
+            out.push_str(", ");
+        }
+        out.push_str(&key(k.as_str()));
+        out.push_str(": [\n");
+        let items = children.as_list().unwrap_or_default();
+        for (i, item) in items.iter().enumerate() {
+            out.push_str(&indent(depth + 1));
+            syntax.value(item, depth + 1, out);
+            let last = i + 1 == items.len();
+            out.push_str(if last && matches!(syntax, Syntax::Json) {
+                "\n"
+            } else {
+                ",\n"
+            });
+        }
+        out.push_str(&indent(depth));
+        out.push(']');
+    } else {
+        for (i, (k, v)) in fields.iter().enumerate() {
+            out.push_str(if i > 0 { ",\n" } else { "\n" });
+            out.push_str(&indent(depth + 1));
+            out.push_str(&key(k.as_str()));
+            out.push_str(": ");
+            syntax.value(v, depth + 1, out);
+        }
+        out.push_str(if matches!(syntax, Syntax::Ron) {
+            ",\n"
+        } else {
+            "\n"
+        });
+        out.push_str(&indent(depth));
+    }
+    out.push(close);
+}
+
+/// Whether RON can write `key` bare, as a struct's field.
+fn identifier(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn ron(value: &Lowered<'_>, depth: usize, out: &mut String) {
+    let indent = |d: usize| "  ".repeat(d);
+    match value {
+        Lowered::Null => out.push_str("()"),
+        Lowered::Bool(b) => out.push_str(&b.to_string()),
+        Lowered::Int(n) => out.push_str(&n.to_string()),
+        Lowered::UInt(n) => out.push_str(&n.to_string()),
+        Lowered::Float(x) => out.push_str(&number(*x)),
+        Lowered::Str(_) | Lowered::Owned(_) => {
+            let text = value.as_str().unwrap_or_default();
+            out.push_str(&::ron::to_string(text).unwrap_or_default());
+        }
+        Lowered::List(items) if flat(value) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                ron(item, depth, out);
+            }
+            out.push(']');
+        }
+        Lowered::List(items) => {
+            out.push_str("[\n");
+            for item in items.iter() {
+                out.push_str(&indent(depth + 1));
+                ron(item, depth + 1, out);
+                out.push_str(",\n");
+            }
+            out.push_str(&indent(depth));
+            out.push(']');
+        }
+        Lowered::Object(fields) => {
+            let fields = ordered(fields);
+            object(&fields, depth, out, &Syntax::Ron);
+        }
+    }
 }

@@ -438,6 +438,21 @@ pub fn load_bytes_with_warnings<A: 'static, W: 'static>(
     load(registry, text, source, base, None, options)
 }
 
+/// The files of a load (the first and its includes) read and checked.
+fn read_model<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: String,
+    source: &str,
+    base: Option<&Path>,
+    canonical: Option<std::path::PathBuf>,
+    options: &XmlOptions,
+) -> Result<model::Model, XmlError> {
+    let files = sources::gather(text, source, base, canonical, options.includes_outside)?;
+    let model = model::read(files, registry, options)?;
+    check::check(&model, options)?;
+    Ok(model)
+}
+
 fn load<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
     text: String,
@@ -446,9 +461,7 @@ fn load<A: 'static, W: 'static>(
     canonical: Option<std::path::PathBuf>,
     options: &XmlOptions,
 ) -> Result<Loaded<A, W>, XmlError> {
-    let files = sources::gather(text, source, base, canonical, options.includes_outside)?;
-    let model = model::read(files, registry, options)?;
-    check::check(&model, options)?;
+    let model = read_model(registry, text, source, base, canonical, options)?;
     let (warnings, more_warnings) = model.warnings.take();
     let tree = build::build(model, registry, options)?;
     Ok(Loaded {
@@ -468,10 +481,167 @@ pub fn load_any<A: 'static, W: 'static>(
 ) -> Result<Tree<A, W>, LoadError> {
     let path = path.as_ref();
     if is_xml(path) {
-        Ok(load_file(registry, path, options)?)
-    } else {
-        registry.load_file(path)
+        return Ok(load_file(registry, path, options)?);
     }
+    // A file written from XML may hold BehaviorTree.CPP's nodes that run
+    // as this crate's own (`btcpp:Repeat`, see `export_xml_file`).
+    let (bytes, format, file) = tree_file(path)?;
+    registry.load_bytes_with(&bytes, format, &file, &build::own_types())
+}
+
+/// Every error of a tree file of any format canopy reads, up to
+/// [`MAX_ERRORS`](canopy_data::MAX_ERRORS) for JSON and RON (as
+/// [`Registry::check_file`] finds them, with this crate's own node types
+/// known, as [`load_any`] knows them); an XML file's first.
+pub fn check_any<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    options: &XmlOptions,
+) -> Vec<LoadError> {
+    let path = path.as_ref();
+    if is_xml(path) {
+        return load_file(registry, path, options)
+            .err()
+            .map(LoadError::from)
+            .into_iter()
+            .collect();
+    }
+    match tree_file(path) {
+        Ok((bytes, format, file)) => {
+            registry.check_bytes_with(&bytes, format, &file, &build::own_types())
+        }
+        Err(e) => vec![e],
+    }
+}
+
+/// A JSON or RON tree file written again in `format` (JSON or RON), as
+/// [`export_xml_file`] writes them; refused, with the load's error, where
+/// it does not load.
+pub fn convert_file<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    format: Format,
+) -> Result<String, LoadError> {
+    let (bytes, from, file) = tree_file(path.as_ref())?;
+    registry.load_bytes_with(&bytes, from, &file, &build::own_types())?;
+    let text = std::str::from_utf8(&bytes).unwrap_or_default();
+    let document = canopy_data::parse(text, from, &file)?;
+    let document = canopy_data::document::from_json_owned(document);
+    Ok(export::tree_file(&document, format))
+}
+
+/// A JSON or RON tree file's bytes, format and name, read as the
+/// registry reads files (bounded, regular files only).
+fn tree_file(path: &Path) -> Result<(Vec<u8>, Format, String), LoadError> {
+    let file = path.display().to_string();
+    let whole = |problem: canopy_data::Problem| {
+        LoadError::new(file.clone(), canopy_data::Location::File, problem)
+    };
+    let format =
+        Format::from_path(path).ok_or_else(|| whole(canopy_data::Problem::UnknownExtension))?;
+    let bytes = canopy_data::read_file(path).map_err(whole)?;
+    Ok((bytes, format, file))
+}
+
+/// A BehaviorTree.CPP XML file (with its includes) as a canopy tree file
+/// in `format` (JSON or RON), which [`load_any`] loads into the same tree
+/// as the XML: the document the XML is loaded through, written out. Each
+/// `<SubTree>` with keys of its own is a copy with its keys renamed (as
+/// canopy runs it; JSON and RON subtrees share the one blackboard), the
+/// pre- and post-condition scripts an `EvalAround` around their node, the
+/// script nodes canopy's `Eval` family, and the standard nodes canopy runs
+/// as nodes of this crate's own (`Repeat`, `Parallel`, `IfThenElse`, …)
+/// `btcpp:Repeat` and so on, which [`load_any`] (not
+/// [`Registry::load_file`]) knows and [`export_file`] writes back as the
+/// standard nodes. Refused, with the load's error, where the XML does not
+/// load.
+///
+/// ```
+/// use canopy_btcpp::{XmlOptions, export_xml_str, load_str};
+/// use canopy_data::{Format, Registry};
+///
+/// let xml = r#"<root BTCPP_format="4"><BehaviorTree ID="Main">
+///   <Repeat num_cycles="2"><Sleep msec="100"/></Repeat>
+/// </BehaviorTree></root>"#;
+/// let registry = Registry::<(), ()>::new();
+/// let json = export_xml_str(&registry, xml, "main.xml", None, Format::Json, &XmlOptions::default())
+///     .unwrap();
+/// assert_eq!(json, r#"{
+///   "tree": {"type": "btcpp:Repeat", "name": "Repeat", "num_cycles": 2, "children": [
+///     {"type": "Wait", "name": "Sleep", "ticks": 1}
+///   ]}
+/// }
+/// "#);
+/// ```
+pub fn export_xml_file<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    format: Format,
+    options: &XmlOptions,
+) -> Result<String, XmlError> {
+    let path = path.as_ref();
+    let shown = path.display().to_string();
+    let cannot = |e: std::io::Error| XmlError::whole(&shown, format!("cannot read: {e}"));
+    let bytes = canopy_data::read_file(path).map_err(|p| XmlError::whole(&shown, p.to_string()))?;
+    let canonical = std::fs::canonicalize(path).map_err(cannot)?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    let text = sources::text_of(&bytes, &shown)?;
+    drop(bytes);
+    export_xml(
+        registry,
+        text,
+        &shown,
+        Some(base),
+        Some(canonical),
+        format,
+        options,
+    )
+}
+
+/// [`export_xml_file`] for XML text; `source` names it in errors, includes
+/// are resolved in `base`.
+pub fn export_xml_str<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: &str,
+    source: &str,
+    base: Option<&Path>,
+    format: Format,
+    options: &XmlOptions,
+) -> Result<String, XmlError> {
+    if text.len() as u64 > MAX_XML_BYTES {
+        return Err(XmlError::whole(
+            source,
+            format!(
+                "the input is {} bytes, more than the limit of {MAX_XML_BYTES}",
+                text.len()
+            ),
+        ));
+    }
+    let text = sources::text_of(text.as_bytes(), source)?;
+    export_xml(registry, text, source, base, None, format, options)
+}
+
+fn export_xml<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: String,
+    source: &str,
+    base: Option<&Path>,
+    canonical: Option<std::path::PathBuf>,
+    format: Format,
+    options: &XmlOptions,
+) -> Result<String, XmlError> {
+    // Loaded first, for the load's own errors (a tree that does not build).
+    load(
+        registry,
+        text.clone(),
+        source,
+        base,
+        canonical.clone(),
+        options,
+    )?;
+    let model = read_model(registry, text, source, base, canonical, options)?;
+    let document = build::lowered(&model, registry)?;
+    Ok(export::tree_file(&document, format))
 }
 
 /// The node types of `registry` as a BehaviorTree.CPP node model, as
@@ -535,7 +705,22 @@ pub fn export_value<A: 'static, W: 'static>(
     source: &str,
     options: &XmlOptions,
 ) -> Result<String, ExportError> {
-    registry.load_value(document, source)?;
+    // Checked as its JSON text is; places in that text, which the caller
+    // never saw, are left out (the node's path says where).
+    let text = serde_json::to_string(document).unwrap_or_default();
+    registry
+        .load_bytes_with(text.as_bytes(), Format::Json, source, &build::own_types())
+        .map_err(|e| {
+            let location = match e.location() {
+                canopy_data::Location::Node { path, name, .. } => canopy_data::Location::Node {
+                    path: path.clone(),
+                    name: name.clone(),
+                    at: None,
+                },
+                _ => canopy_data::Location::File,
+            };
+            LoadError::new(e.file(), location, e.problem().clone())
+        })?;
     export::export(registry, document, source, options)
 }
 
@@ -550,7 +735,7 @@ pub fn export_str<A: 'static, W: 'static>(
     // Read once, as strictly as the registry reads files (errors with
     // their positions, sizes and nesting bounded), then checked as a tree.
     let document = canopy_data::parse(text, format, source)?;
-    registry.load_value(&document, source)?;
+    registry.load_bytes_with(text.as_bytes(), format, source, &build::own_types())?;
     export::export(registry, &document, source, options)
 }
 

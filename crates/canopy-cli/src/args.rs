@@ -105,7 +105,8 @@ pub(crate) enum Command {
     /// Measure a tree's cost for a crowd: ns per agent-tick, heap bytes per
     /// agent, allocations per tick.
     Bench(BenchArgs),
-    /// Write a JSON or RON tree file in another format (to standard output).
+    /// Write a tree file in another format (to standard output): JSON or RON
+    /// as BehaviorTree.CPP XML or as each other; XML as JSON or RON.
     Export(ExportArgs),
     /// Write the node types as a BehaviorTree.CPP node model (a
     /// `<TreeNodesModel>`): the palette Groot2 opens, which `--model` reads
@@ -151,6 +152,7 @@ impl Command {
             Command::Check(a) | Command::Print(a) | Command::Dot(a) => a.choose.tree.as_deref(),
             Command::Run(a) => a.choose.tree.as_deref(),
             Command::Bench(a) => a.choose.tree.as_deref(),
+            Command::Export(a) => a.choose.tree.as_deref(),
             _ => None,
         }
     }
@@ -268,10 +270,12 @@ pub(crate) struct ExportArgs {
     /// The format to write.
     #[arg(long, value_enum)]
     pub(crate) to: ExportFormat,
-    /// Tree file (.json or .ron).
+    /// Tree file (.json, .ron or .xml).
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
+    #[command(flatten)]
+    pub(crate) choose: Choose,
 }
 
 #[derive(clap::Args, Debug)]
@@ -294,6 +298,10 @@ pub(crate) struct ModelArgs {
 pub(crate) enum ExportFormat {
     /// BehaviorTree.CPP XML (format 4), which Groot2 opens.
     Btcpp,
+    /// A canopy tree file in JSON.
+    Json,
+    /// A canopy tree file in RON.
+    Ron,
 }
 
 #[derive(clap::Args, Debug)]

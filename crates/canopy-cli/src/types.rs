@@ -307,7 +307,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         if canopy_btcpp::is_xml(file) {
             return self.load(file, options, err).map(drop);
         }
-        let errors = self.registry.check_file(file);
+        let errors = canopy_btcpp::check_any(&self.registry, file, options);
         if errors.is_empty() {
             Ok(())
         } else {
@@ -386,17 +386,37 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         })
     }
 
+    /// `export`: XML as JSON or RON, JSON or RON as XML or as each other.
     fn export(
         &self,
         a: &ExportArgs,
         options: &XmlOptions,
         out: &mut dyn Write,
     ) -> Result<(), Failure> {
-        let ExportFormat::Btcpp = a.to;
-        let xml = canopy_btcpp::export_file(&self.registry, &a.file, options)
-            .map_err(|e| Failure::Load(e.into()))?;
-        out.write_all(xml.as_bytes())?;
-        if !xml.ends_with('\n') {
+        let xml = canopy_btcpp::is_xml(&a.file);
+        let text = match (a.to, xml) {
+            (ExportFormat::Btcpp, true) => {
+                return Err(Failure::Usage(
+                    "export",
+                    format!(
+                        "{} is BehaviorTree.CPP XML already; export it --to json or --to ron",
+                        shown(&a.file)
+                    ),
+                ));
+            }
+            (ExportFormat::Btcpp, false) => {
+                canopy_btcpp::export_file(&self.registry, &a.file, options)
+                    .map_err(|e| Failure::Load(e.into()))?
+            }
+            (to, true) => {
+                canopy_btcpp::export_xml_file(&self.registry, &a.file, format(to), options)
+                    .map_err(|e| Failure::Load(e.into()))?
+            }
+            (to, false) => canopy_btcpp::convert_file(&self.registry, &a.file, format(to))
+                .map_err(Failure::Load)?,
+        };
+        out.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
             writeln!(out)?;
         }
         Ok(())
@@ -544,6 +564,14 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
     }
 }
 
+/// The tree-file format of `export --to` (JSON or RON).
+fn format(to: ExportFormat) -> canopy_data::Format {
+    match to {
+        ExportFormat::Ron => canopy_data::Format::Ron,
+        ExportFormat::Json | ExportFormat::Btcpp => canopy_data::Format::Json,
+    }
+}
+
 /// Load a tree file of any format canopy reads with `registry`; an XML
 /// file's warnings go to `err`.
 fn load_warned<A: 'static, W: 'static>(
@@ -553,7 +581,7 @@ fn load_warned<A: 'static, W: 'static>(
     err: &mut dyn Write,
 ) -> Result<Tree<A, W>, Failure> {
     if !canopy_btcpp::is_xml(file) {
-        return registry.load_file(file).map_err(Failure::Load);
+        return canopy_btcpp::load_any(registry, file, options).map_err(Failure::Load);
     }
     let loaded = canopy_btcpp::load_file_with_warnings(registry, file, options)
         .map_err(|e| Failure::Load(e.into()))?;

@@ -157,14 +157,20 @@ fn export_reports_bad_input() {
     assert!(xml.contains(r#"<NeedAbove name="afraid?""#), "{xml}");
     assert_invalid(
         &["export", "--to", "btcpp", crowd],
-        "examples/trees/crowd.json: tree/children[0]/children[0] (name \"afraid?\"): \
+        "examples/trees/crowd.json:5:11: tree/children[0]/children[0] (name \"afraid?\"): \
          unknown node type \"NeedAbove\"\n\
          hint: \"NeedAbove\" is one of the crowd demo's node types: add `--types crowd`",
     );
-    // XML is read, not exported.
+    // A file of another extension is no tree file.
     assert_invalid(
-        &["export", "--to", "btcpp", DOOR],
-        &format!("{DOOR}: unknown file extension: tree files end in .json or .ron"),
+        &[
+            "export",
+            "--to",
+            "json",
+            "crates/canopy-cli/tests/fixtures/bad/notes.txt",
+        ],
+        "crates/canopy-cli/tests/fixtures/bad/notes.txt: unknown file extension: tree files end \
+         in .json or .ron\nhint: `canopy` also reads BehaviorTree.CPP XML files (.xml)",
     );
     for args in [
         &["export", "examples/trees/pet.ron"][..],
@@ -243,4 +249,49 @@ fn a_tree_of_a_file_of_several_is_chosen_with_tree() {
              \"Flee\"?); the files define \"Patrol\", \"Flee\"\n"
         )
     );
+}
+
+#[test]
+fn export_goes_both_ways() {
+    let dir = std::env::temp_dir().join(format!("canopy-both-ways-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (to, name) in [("json", "door.json"), ("ron", "door.ron")] {
+        let text = success(&["export", "--to", to, DOOR]);
+        let file = dir.join(name);
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_string_lossy().into_owned();
+        // The same tree, printed and run alike.
+        assert_eq!(success(&["print", &file]), DOOR_PRINTED, "{text}");
+        assert_eq!(
+            success(&["run", &file, "--ticks", "6", "--agents", "2"]),
+            success(&["run", DOOR, "--ticks", "6", "--agents", "2"])
+        );
+        assert_eq!(success(&["check", &file]), "ok\n");
+        // And back to XML, for Groot2.
+        let back = success(&["export", "--to", "btcpp", &file]);
+        let back_file = dir.join(format!("{name}.xml"));
+        std::fs::write(&back_file, &back).unwrap();
+        assert_eq!(
+            success(&["print", &back_file.to_string_lossy()]),
+            DOOR_PRINTED
+        );
+    }
+    // JSON and RON into each other.
+    let ron = success(&[
+        "export",
+        "--to",
+        "ron",
+        &dir.join("door.json").to_string_lossy(),
+    ]);
+    assert_eq!(ron, success(&["export", "--to", "ron", DOOR]));
+    // XML is XML already.
+    let output = canopy(&["export", "--to", "btcpp", DOOR]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output)
+            .contains("is BehaviorTree.CPP XML already; export it --to json or --to ron"),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
