@@ -64,5 +64,8 @@ fn main() {
     let err = load_str(&registry, &missing, "t14.xml", None, &XmlOptions::default())
         .expect_err("sub_in_name must be remapped");
     println!("without sub_in_name: {err}");
-    assert!(err.problem.contains("declares the port \"sub_in_name\" without a default"));
+    assert!(
+        err.problem
+            .contains("declares the port \"sub_in_name\" without a default")
+    );
 }

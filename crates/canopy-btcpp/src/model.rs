@@ -200,6 +200,9 @@ pub(crate) struct Reader<'r, A, W> {
     subtree_models: HashMap<String, SubtreeModel>,
     /// What each `<SubTree>` node gets from its tree's model.
     subtree_defaults: HashMap<usize, Vec<(String, String)>>,
+    /// Bytes of remapping the models' defaults added so far: bounded, as
+    /// a model of many ports used by many `<SubTree>`s multiplies them.
+    default_bytes: usize,
 }
 
 /// Read every `<BehaviorTree>` of `files` into nodes.
@@ -222,6 +225,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
         warnings: Warnings::new(options.strict),
         subtree_models: HashMap::new(),
         subtree_defaults: HashMap::new(),
+        default_bytes: 0,
     };
     let tree_elements = reader.top_level()?;
     reader.tree_ids = reader.ids(&tree_elements)?;
@@ -832,7 +836,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// without one (unless `_autoremap` remaps every key); a remapped port
     /// the model does not declare is a warning.
     fn against_model(
-        &self,
+        &mut self,
         place: Place,
         id: &str,
         ports: &[(String, String)],
@@ -865,6 +869,18 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ));
             };
             self.remapping(place, &port.name, default)?;
+            self.default_bytes += port.name.len() + default.len();
+            if self.default_bytes as u64 > crate::MAX_XML_BYTES {
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "the defaults of the SubTree models add more than {} bytes of remapping \
+                         to the <SubTree> elements, more than the files may hold; remap the \
+                         ports on the <SubTree> elements",
+                        crate::MAX_XML_BYTES
+                    ),
+                ));
+            }
             defaults.push((port.name.clone(), default.clone()));
         }
         for (port, _) in ports {

@@ -835,3 +835,87 @@ fn a_tree_too_large_once_built_is_blamed_on_the_element_of_the_first_subtree_too
         )
     );
 }
+
+#[test]
+fn a_misplaced_tree_nodes_model_says_where_it_belongs() {
+    let model = "<TreeNodesModel><Action ID=\"Go\"/></TreeNodesModel>";
+    // Inside a tree, beside its root node or inside a node.
+    assert_eq!(
+        error(&tree(&format!(
+            "<BehaviorTree ID=\"Main\"><AlwaysSuccess/>{model}</BehaviorTree>"
+        ))),
+        "bad.xml:2:43: <TreeNodesModel>: <TreeNodesModel> belongs directly under <root>, beside \
+         the <BehaviorTree> elements, not inside a tree; move it out"
+    );
+    assert_eq!(
+        error(&main_tree(&format!(
+            "<Sequence><AlwaysSuccess/>{model}</Sequence>"
+        ))),
+        format!(
+            "bad.xml:2:{}: <TreeNodesModel>: <TreeNodesModel> belongs directly under <root>, \
+             beside the <BehaviorTree> elements, not inside a tree; move it out",
+            BODY + 26
+        )
+    );
+    // As the top element.
+    assert_eq!(
+        error(model),
+        "bad.xml:1:1: <TreeNodesModel>: the top element of a BehaviorTree.CPP file is <root \
+         BTCPP_format=\"4\">; a <TreeNodesModel> goes inside it, beside the <BehaviorTree> elements"
+    );
+    // Holding a tree, or another model.
+    assert_eq!(
+        error(&tree(
+            "<TreeNodesModel><BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree></TreeNodesModel>"
+        )),
+        "bad.xml:2:19: <BehaviorTree ID=\"Main\">: <BehaviorTree> belongs directly under <root>, \
+         not inside <TreeNodesModel>, which holds only node models (<Action ID=\"…\">, \
+         <Condition>, <Control>, <Decorator>, <SubTree>)"
+    );
+    // A tree inside a tree, written where a <SubTree> belongs.
+    assert_eq!(
+        error(&main_tree(
+            "<Sequence><BehaviorTree ID=\"Inner\"><AlwaysSuccess/></BehaviorTree></Sequence>"
+        )),
+        format!(
+            "bad.xml:2:{}: <BehaviorTree ID=\"Inner\">: <BehaviorTree> belongs directly under \
+             <root>, not inside another tree; to run one tree inside another, write <SubTree \
+             ID=\"…\"/> here",
+            BODY + 10
+        )
+    );
+    // A <SubTree> without its ID lists the trees there are.
+    assert_eq!(
+        error(&tree(
+            "<BehaviorTree ID=\"Main\"><SubTree/></BehaviorTree><BehaviorTree ID=\"Patrol\"><AlwaysSuccess/></BehaviorTree>"
+        )),
+        format!(
+            "bad.xml:2:{BODY}: <SubTree>: <SubTree> needs the ID of the tree it runs: <SubTree \
+             ID=\"…\"/>; the files define \"Main\", \"Patrol\""
+        )
+    );
+}
+
+#[test]
+fn subtree_model_defaults_are_bounded_by_what_they_add() {
+    // One model port with a 100 KB default, used by 200 <SubTree>s: 20 MB
+    // of remapping from a 110 KB file.
+    let default = "x".repeat(100_000);
+    let uses = "<SubTree ID=\"S\"/>".repeat(200);
+    let xml = format!(
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n\
+         <BehaviorTree ID=\"Main\"><Sequence>{uses}</Sequence></BehaviorTree>\n\
+         <BehaviorTree ID=\"S\"><AlwaysSuccess/></BehaviorTree>\n\
+         <TreeNodesModel><SubTree ID=\"S\"><input_port name=\"p\" default=\"{default}\"/></SubTree></TreeNodesModel>\n\
+         </root>"
+    );
+    let err = error(&xml);
+    assert!(
+        err.ends_with(
+            "the defaults of the SubTree models add more than 16777216 bytes of remapping to \
+             the <SubTree> elements, more than the files may hold; remap the ports on the \
+             <SubTree> elements"
+        ),
+        "{err}"
+    );
+}
