@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::XmlOptions;
 use crate::error::ExportError;
+use crate::model::is_key_name;
 use crate::names::attribute_name;
 use crate::palette::{category, port_type};
 use crate::params::to_text;
@@ -594,12 +595,13 @@ const OWN_PREFIX: &str = "btcpp:";
 /// a node's `type` and `name` first and its `children` last, two spaces
 /// an indent.
 pub(crate) fn tree_file(document: &Lowered<'_>, format: Format) -> String {
-    let mut out = String::new();
-    match format {
-        Format::Ron => ron(document, 0, &mut out),
+    let syntax = match format {
+        Format::Ron => Syntax::Ron,
         // JSON, and any format to come until it has a writer.
-        _ => json(document, 0, &mut out),
-    }
+        _ => Syntax::Json,
+    };
+    let mut out = String::new();
+    syntax.value(document, 0, &mut out);
     out.push('\n');
     out
 }
@@ -633,191 +635,112 @@ fn flat(value: &Lowered<'_>) -> bool {
     }
 }
 
-/// A float as both formats write it: always with a fraction or an
-/// exponent, so that it reads back as a float.
-fn number(x: f64) -> String {
-    format!("{x:?}")
+fn indent(depth: usize) -> String {
+    "  ".repeat(depth)
 }
 
-fn json(value: &Lowered<'_>, depth: usize, out: &mut String) {
-    let indent = |d: usize| "  ".repeat(d);
-    match value {
-        Lowered::Null => out.push_str("null"),
-        Lowered::Bool(b) => out.push_str(&b.to_string()),
-        Lowered::Int(n) => out.push_str(&n.to_string()),
-        Lowered::UInt(n) => out.push_str(&n.to_string()),
-        Lowered::Float(x) => out.push_str(&number(*x)),
-        Lowered::Str(_) | Lowered::Owned(_) => {
-            let text = value.as_str().unwrap_or_default();
-            out.push_str(&serde_json::to_string(text).unwrap_or_default());
-        }
-        Lowered::List(items) if flat(value) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                json(item, depth, out);
-            }
-            out.push(']');
-        }
-        Lowered::List(items) => {
-            out.push_str("[\n");
-            for (i, item) in items.iter().enumerate() {
-                out.push_str(&indent(depth + 1));
-                json(item, depth + 1, out);
-                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&indent(depth));
-            out.push(']');
-        }
-        Lowered::Object(fields) => {
-            let fields = ordered(fields);
-            object(&fields, depth, out, &Syntax::Json);
-        }
-    }
-}
-
-/// How one of the two formats writes what differs between them.
+/// One of the two tree-file formats, as far as they are written apart.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Syntax {
     Json,
     Ron,
 }
 
 impl Syntax {
-    fn value(&self, value: &Lowered<'_>, depth: usize, out: &mut String) {
-        match self {
-            Syntax::Json => json(value, depth, out),
-            Syntax::Ron => ron(value, depth, out),
-        }
-    }
-
-    fn string(&self, text: &str) -> String {
+    /// A string, quoted and escaped.
+    fn string(self, text: &str) -> String {
         match self {
             Syntax::Json => serde_json::to_string(text).unwrap_or_default(),
             Syntax::Ron => ::ron::to_string(text).unwrap_or_default(),
         }
     }
-}
 
-/// An object: on one line when nothing in it is an object; a node with
-/// children as its fields on one line then its children a line each; else
-/// a field a line. RON writes it as a struct when every key is a name it
-/// writes bare (node objects), as a map otherwise (subtrees by ID).
-fn object(
-    fields: &[&canopy_data::document::Field<'_>],
-    depth: usize,
-    out: &mut String,
-    syntax: &Syntax,
-) {
-    let indent = |d: usize| "  ".repeat(d);
-    let named = matches!(syntax, Syntax::Ron) && fields.iter().all(|(k, _)| identifier(k.as_str()));
-    let (open, close) = match (syntax, named) {
-        (Syntax::Ron, true) => ('(', ')'),
-        _ => ('{', '}'),
-    };
-    let key = |k: &str| {
-        if named {
-            k.to_string()
-        } else {
-            syntax.string(k)
+    /// What ends the last item of a list written a line each: RON takes
+    /// a trailing comma, JSON none.
+    fn last_separator(self) -> &'static str {
+        match self {
+            Syntax::Json => "\n",
+            Syntax::Ron => ",\n",
         }
-    };
-    let split = fields
-        .split_last()
-        .filter(|(last, head)| last.0.as_str() == "children" && head.iter().all(|(_, v)| flat(v)));
-    out.push(open);
-    if fields.iter().all(|(_, v)| flat(v)) {
-        for (i, (k, v)) in fields.iter().enumerate() {
-            out.push_str(if i > 0 { ", " } else { "" });
-            out.push_str(&key(k.as_str()));
-            out.push_str(": ");
-            syntax.value(v, depth, out);
+    }
+
+    fn value(self, value: &Lowered<'_>, depth: usize, out: &mut String) {
+        match value {
+            Lowered::Null => out.push_str(if self == Syntax::Ron { "()" } else { "null" }),
+            Lowered::Bool(b) => out.push_str(&b.to_string()),
+            Lowered::Int(n) => out.push_str(&n.to_string()),
+            Lowered::UInt(n) => out.push_str(&n.to_string()),
+            // With a fraction or an exponent, so that it reads back a float.
+            Lowered::Float(x) => out.push_str(&format!("{x:?}")),
+            Lowered::Str(_) | Lowered::Owned(_) => {
+                out.push_str(&self.string(value.as_str().unwrap_or_default()));
+            }
+            Lowered::List(items) if flat(value) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(if i > 0 { ", " } else { "" });
+                    self.value(item, depth, out);
+                }
+                out.push(']');
+            }
+            Lowered::List(items) => self.lines(items, depth, out),
+            Lowered::Object(fields) => self.object(&ordered(fields), depth, out),
         }
-    } else if let Some(((k, children), head)) = split {
-        for (name, v) in head {
-            out.push_str(&key(name.as_str()));
-            out.push_str(": ");
-            syntax.value(v, depth, out);
-            out.push_str(", ");
-        }
-        out.push_str(&key(k.as_str()));
-        out.push_str(": [\n");
-        let items = children.as_list().unwrap_or_default();
+    }
+
+    /// A list a line an item, closed at `depth`.
+    fn lines(self, items: &[Lowered<'_>], depth: usize, out: &mut String) {
+        out.push_str("[\n");
         for (i, item) in items.iter().enumerate() {
             out.push_str(&indent(depth + 1));
-            syntax.value(item, depth + 1, out);
+            self.value(item, depth + 1, out);
             let last = i + 1 == items.len();
-            out.push_str(if last && matches!(syntax, Syntax::Json) {
-                "\n"
-            } else {
-                ",\n"
-            });
+            out.push_str(if last { self.last_separator() } else { ",\n" });
         }
         out.push_str(&indent(depth));
         out.push(']');
-    } else {
-        for (i, (k, v)) in fields.iter().enumerate() {
-            out.push_str(if i > 0 { ",\n" } else { "\n" });
-            out.push_str(&indent(depth + 1));
+    }
+
+    /// An object: on one line when nothing in it is an object; a node with
+    /// children as its fields on one line then its children a line each;
+    /// else a field a line. RON writes it as a struct when every key is a
+    /// name it writes bare (node objects), as a map otherwise (subtrees by
+    /// ID).
+    fn object(self, fields: &[&canopy_data::document::Field<'_>], depth: usize, out: &mut String) {
+        let named = self == Syntax::Ron && fields.iter().all(|(k, _)| is_key_name(k.as_str()));
+        let (open, close) = if named { ('(', ')') } else { ('{', '}') };
+        let key = |k: &str| if named { k.to_string() } else { self.string(k) };
+        let field = |out: &mut String, k: &str, v: &Lowered<'_>, depth: usize| {
+            out.push_str(&key(k));
+            out.push_str(": ");
+            self.value(v, depth, out);
+        };
+        let children = fields.split_last().filter(|(last, head)| {
+            last.0.as_str() == "children" && head.iter().all(|(_, v)| flat(v))
+        });
+        out.push(open);
+        if fields.iter().all(|(_, v)| flat(v)) {
+            for (i, (k, v)) in fields.iter().enumerate() {
+                out.push_str(if i > 0 { ", " } else { "" });
+                field(out, k.as_str(), v, depth);
+            }
+        } else if let Some(((k, list), head)) = children {
+            for (name, v) in head {
+                field(out, name.as_str(), v, depth);
+                out.push_str(", ");
+            }
             out.push_str(&key(k.as_str()));
             out.push_str(": ");
-            syntax.value(v, depth + 1, out);
-        }
-        out.push_str(if matches!(syntax, Syntax::Ron) {
-            ",\n"
+            self.lines(list.as_list().unwrap_or_default(), depth, out);
         } else {
-            "\n"
-        });
-        out.push_str(&indent(depth));
-    }
-    out.push(close);
-}
-
-/// Whether RON can write `key` bare, as a struct's field.
-fn identifier(key: &str) -> bool {
-    let mut chars = key.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-fn ron(value: &Lowered<'_>, depth: usize, out: &mut String) {
-    let indent = |d: usize| "  ".repeat(d);
-    match value {
-        Lowered::Null => out.push_str("()"),
-        Lowered::Bool(b) => out.push_str(&b.to_string()),
-        Lowered::Int(n) => out.push_str(&n.to_string()),
-        Lowered::UInt(n) => out.push_str(&n.to_string()),
-        Lowered::Float(x) => out.push_str(&number(*x)),
-        Lowered::Str(_) | Lowered::Owned(_) => {
-            let text = value.as_str().unwrap_or_default();
-            out.push_str(&::ron::to_string(text).unwrap_or_default());
-        }
-        Lowered::List(items) if flat(value) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                ron(item, depth, out);
-            }
-            out.push(']');
-        }
-        Lowered::List(items) => {
-            out.push_str("[\n");
-            for item in items.iter() {
+            for (i, (k, v)) in fields.iter().enumerate() {
+                out.push_str(if i > 0 { ",\n" } else { "\n" });
                 out.push_str(&indent(depth + 1));
-                ron(item, depth + 1, out);
-                out.push_str(",\n");
+                field(out, k.as_str(), v, depth + 1);
             }
+            out.push_str(self.last_separator());
             out.push_str(&indent(depth));
-            out.push(']');
         }
-        Lowered::Object(fields) => {
-            let fields = ordered(fields);
-            object(&fields, depth, out, &Syntax::Ron);
-        }
+        out.push(close);
     }
 }

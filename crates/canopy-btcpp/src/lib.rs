@@ -371,15 +371,23 @@ pub fn load_file_with_warnings<A: 'static, W: 'static>(
     options: &XmlOptions,
 ) -> Result<Loaded<A, W>, XmlError> {
     let path = path.as_ref();
+    let (text, shown, canonical) = read_xml(path)?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    load(registry, text, &shown, Some(base), Some(canonical), options)
+}
+
+/// An XML file's text, as errors name the file, and its canonical path
+/// (where its includes may go).
+fn read_xml(path: &Path) -> Result<(String, String, std::path::PathBuf), XmlError> {
     let shown = path.display().to_string();
     let cannot = |e: std::io::Error| XmlError::whole(&shown, format!("cannot read: {e}"));
     // Bounded, and only regular files: a FIFO would block, /dev/zero never end.
     let bytes = canopy_data::read_file(path).map_err(|p| XmlError::whole(&shown, p.to_string()))?;
     let canonical = std::fs::canonicalize(path).map_err(cannot)?;
-    let base = path.parent().unwrap_or(Path::new(""));
+    // The bytes are dropped once read: not held beside the text while the
+    // tree is built.
     let text = sources::text_of(&bytes, &shown)?;
-    drop(bytes); // not held beside its text while the tree is built
-    load(registry, text, &shown, Some(base), Some(canonical), options)
+    Ok((text, shown, canonical))
 }
 
 /// Load a tree from XML text; `source` names it in errors. Includes are
@@ -580,13 +588,8 @@ pub fn export_xml_file<A: 'static, W: 'static>(
     options: &XmlOptions,
 ) -> Result<String, XmlError> {
     let path = path.as_ref();
-    let shown = path.display().to_string();
-    let cannot = |e: std::io::Error| XmlError::whole(&shown, format!("cannot read: {e}"));
-    let bytes = canopy_data::read_file(path).map_err(|p| XmlError::whole(&shown, p.to_string()))?;
-    let canonical = std::fs::canonicalize(path).map_err(cannot)?;
+    let (text, shown, canonical) = read_xml(path)?;
     let base = path.parent().unwrap_or(Path::new(""));
-    let text = sources::text_of(&bytes, &shown)?;
-    drop(bytes);
     export_xml(
         registry,
         text,

@@ -1406,8 +1406,9 @@ fn assignment(key: &str, value: &str) -> Result<String, String> {
 }
 
 /// Whether `key` can name a blackboard key in a script and a port: a
-/// letter or `_` first, then letters, digits and `_`.
-fn is_key_name(key: &str) -> bool {
+/// letter or `_` first, then letters, digits and `_` (as RON writes a
+/// field's name bare, too).
+pub(crate) fn is_key_name(key: &str) -> bool {
     let mut chars = key.chars();
     chars
         .next()

@@ -83,14 +83,15 @@ pub struct XmlWarning {
 
 impl fmt::Display for XmlWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:", self.file)?;
-        if self.line > 0 {
-            write!(f, "{}:{}:", self.line, self.column)?;
-        }
-        if let Some(element) = &self.element {
-            write!(f, " {element}:")?;
-        }
-        write!(f, " {}", self.problem)
+        let element = self.element.as_deref();
+        crate::error::placed(
+            f,
+            &self.file,
+            self.line,
+            self.column,
+            element,
+            &self.problem,
+        )
     }
 }
 

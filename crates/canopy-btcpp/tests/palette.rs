@@ -4,6 +4,8 @@
 //! file's `<TreeNodesModel>`, it agrees with the registry it came from;
 //! and BehaviorTree.CPP itself reads a file holding it.
 
+mod peer;
+
 use std::process::Command;
 
 use canopy_btcpp::{NodeModel, StandInRules, XmlOptions, load_str_with_warnings, write_model};
@@ -125,16 +127,7 @@ fn a_palette_agrees_with_its_registry_as_a_tree_files_model() {
 
 #[test]
 fn behaviortree_cpp_reads_a_file_holding_a_palette() {
-    let required = std::env::var_os("CANOPY_REQUIRE_BTCPP").is_some();
-    let available = Command::new("python3")
-        .args(["-c", "import behaviortreepy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        assert!(
-            !required,
-            "BehaviorTree.CPP (behaviortreepy) is required here"
-        );
+    if !peer::btcpp_available() {
         return;
     }
     let file = write_model(&Registry::<(), ()>::new(), true).replace(

@@ -10,6 +10,8 @@
 //! can be imported the test runs it again (`peer/statuses.py`);
 //! `CANOPY_REQUIRE_BTCPP=1` makes that required, as CI does.
 
+mod peer;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -77,16 +79,7 @@ fn canopy(xml: &str, tree: Option<&str>, ticks: usize) -> String {
 
 /// What BehaviorTree.CPP does with `xml`, if behaviortreepy can be run.
 fn btcpp(xml: &str, tree: Option<&str>, ticks: usize) -> Option<String> {
-    let required = std::env::var_os("CANOPY_REQUIRE_BTCPP").is_some();
-    let available = Command::new("python3")
-        .args(["-c", "import behaviortreepy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        assert!(
-            !required,
-            "BehaviorTree.CPP (behaviortreepy) is required here"
-        );
+    if !peer::btcpp_available() {
         return None;
     }
     let dir = std::env::temp_dir().join(format!("canopy-warnings-{}", std::process::id()));
