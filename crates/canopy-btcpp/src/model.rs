@@ -1333,8 +1333,16 @@ fn bad_point(kind: &ParamKind, text: &str) -> Option<String> {
         return None;
     }
     let parts: Vec<&str> = text.split(';').collect();
-    if parts.len() == dims && parts.iter().all(|p| p.trim().parse::<f64>().is_ok()) {
-        return None;
+    let shape = ["x", "y", "z"][..dims].join(";");
+    if parts.iter().all(|p| p.trim().parse::<f64>().is_ok()) {
+        if parts.len() == dims {
+            return None;
+        }
+        return Some(format!(
+            "a point has {dims} coordinates, written {shape}; {} has {}",
+            quote(text),
+            parts.len()
+        ));
     }
     let numbers: Vec<&str> = text
         .split(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
@@ -1345,7 +1353,6 @@ fn bad_point(kind: &ParamKind, text: &str) -> Option<String> {
     } else {
         ["3", "-4", "1"][..dims].join(";")
     };
-    let shape = ["x", "y", "z"][..dims].join(";");
     Some(format!(
         "a point is written {shape} in BehaviorTree.CPP XML, as its vectors are: write \
          {example}, not {}",
