@@ -64,6 +64,7 @@ fn reading_a_model_with_twice_the_ports_takes_twice_the_work() {
         })
     };
     let (small, large) = (read(5_000), read(10_000));
+    eprintln!("one type's ports: {small} steps for 5,000, {large} for 10,000");
     assert!(
         small >= 5_000 && large <= small * 5 / 2,
         "{small} steps for 5,000 ports, {large} for 10,000"
@@ -85,6 +86,7 @@ fn reading_a_model_with_twice_the_ports_takes_twice_the_work() {
         })
     };
     let (small, large) = (stand(5_000), stand(10_000));
+    eprintln!("types and rules: {small} steps for 5,000, {large} for 10,000");
     assert!(
         small >= 5_000 && large <= small * 5 / 2,
         "{small} steps for 5,000 types and rules, {large} for 10,000"
@@ -113,6 +115,7 @@ fn a_tree_files_model_is_checked_in_work_that_grows_with_it() {
         })
     };
     let (small, large) = (read(5_000), read(10_000));
+    eprintln!("a tree file's model: {small} steps for 5,000 ports, {large} for 10,000");
     assert!(
         small >= 5_000 && large <= small * 5 / 2,
         "{small} steps for 5,000 declared ports, {large} for 10,000"
