@@ -450,6 +450,15 @@ fn tree_ids_are_what_behaviortree_cpp_allows() {
         );
         runs_as_btcpp(&xml, None, 1, "Failure |");
     }
+    // BehaviorTree.CPP 4.10 refuses a space and `Root` in a tree ID
+    // (`validateModelName`, xml_parsing.cpp); 4.8.2, in behaviortreepy,
+    // does not check: canopy follows 4.10.
+    for id in ["Go Home", "Root", "a.b"] {
+        let xml = format!(
+            "<root BTCPP_format=\"4\"><BehaviorTree ID=\"{id}\"><Act/></BehaviorTree></root>"
+        );
+        assert!(canopy(&xml, None, 1).starts_with("load error"), "{id}");
+    }
     // A registered node type's name is not.
     for id in ["Sequence", "SubTree", "Act"] {
         let xml = format!(
