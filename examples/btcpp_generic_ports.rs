@@ -134,7 +134,7 @@ fn main() {
     println!("refused at load: {refused}");
     assert_eq!(
         refused.to_string(),
-        "goals.xml:7:7: <PrintTarget>: parameter \"target\" must be a point [x, y], \
-         got list [1,2,3]"
+        "goals.xml:7:7: <PrintTarget>: target: a point has 2 coordinates, written x;y; \
+         \"1;2;3\" has 3"
     );
 }

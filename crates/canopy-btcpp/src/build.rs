@@ -140,6 +140,15 @@ impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
     }
 }
 
+/// The document of every tree, as [`document`] makes it, for the export
+/// to write as a canopy tree file.
+pub(crate) fn lowered<'m, A: 'static, W: 'static>(
+    model: &'m Model,
+    registry: &'m Registry<A, W>,
+) -> Result<lowered::Value<'m>, XmlError> {
+    document(model, registry).map(|(document, _)| document)
+}
+
 /// The JSON document of every tree: the one to run as `tree`; under
 /// `subtrees` the trees a `<SubTree>` shares (every key its own, see
 /// [`crate::scope`]), and those no `<SubTree>` reaches, each in a scope
@@ -331,11 +340,8 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
         };
         self.reached.insert(tree);
         let element = model.element(model.nodes[node].place);
-        let ports: Vec<(String, String)> = element
-            .attrs()
-            .filter(|(k, _)| !k.starts_with('_') && *k != "ID" && *k != "name")
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        // As written, and the defaults of its tree's model.
+        let ports = model.subtree_ports(node);
         let autoremap = element.attr("_autoremap") == Some("true");
         let child = scope.child(id, self.instances + 1, &ports, autoremap);
         if child.is_identity() || !model.uses_keys(tree) {
@@ -377,6 +383,8 @@ impl Model {
                         .iter()
                         .map(|(_, v)| v)
                         .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
+                    let canopy = crate::standard::CANOPY_PREFIX;
+                    let type_name = type_name.strip_prefix(canopy).unwrap_or(type_name);
                     if braces || type_name.starts_with("Eval") {
                         return true;
                     }
@@ -500,7 +508,7 @@ const OWN_TYPES: [OwnType; 9] = [
 
 /// The node types the registry's loader builds this crate's own nodes
 /// with, found before its own (see [`Registry::load_lowered`]).
-fn own_types<A: 'static, W: 'static>() -> Vec<NodeType<A, W>> {
+pub(crate) fn own_types<A: 'static, W: 'static>() -> Vec<NodeType<A, W>> {
     OWN_TYPES
         .iter()
         .map(|own: &'static OwnType| {

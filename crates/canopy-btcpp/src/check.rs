@@ -40,9 +40,10 @@ impl Walk<'_> {
             model.fail(
                 model.nodes[node].place,
                 format!(
-                    "there is no <BehaviorTree> with ID {}{}",
+                    "there is no <BehaviorTree> with ID {}{}; the files define {}",
                     quote(id),
-                    did_you_mean(id, ids)
+                    did_you_mean(id, ids),
+                    model.tree_list()
                 ),
             )
         })

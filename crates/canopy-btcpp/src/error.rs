@@ -58,15 +58,36 @@ impl XmlError {
 
 impl fmt::Display for XmlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:", self.file)?;
-        if self.line > 0 {
-            write!(f, "{}:{}:", self.line, self.column)?;
-        }
-        if let Some(element) = &self.element {
-            write!(f, " {element}:")?;
-        }
-        write!(f, " {}", self.problem)
+        let element = self.element.as_deref();
+        placed(
+            f,
+            &self.file,
+            self.line,
+            self.column,
+            element,
+            &self.problem,
+        )
     }
+}
+
+/// `file:line:column: <element>: problem`, as errors and warnings are
+/// written (no line and column for the file as a whole).
+pub(crate) fn placed(
+    f: &mut fmt::Formatter<'_>,
+    file: &str,
+    line: usize,
+    column: usize,
+    element: Option<&str>,
+    problem: &str,
+) -> fmt::Result {
+    write!(f, "{file}:")?;
+    if line > 0 {
+        write!(f, "{line}:{column}:")?;
+    }
+    if let Some(element) = element {
+        write!(f, " {element}:")?;
+    }
+    write!(f, " {problem}")
 }
 
 impl std::error::Error for XmlError {}

@@ -12,11 +12,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use canopy_data::{NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry};
+use canopy_data::{Format, NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
 use crate::error::ExportError;
+use crate::model::is_key_name;
+use crate::names::attribute_name;
+use crate::palette::{category, port_type};
 use crate::params::to_text;
 use crate::scripted::is_reserved;
 use crate::standard::{CANOPY_PREFIX, Category, Std, bad_model_name, is_port_name};
@@ -269,7 +272,18 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
                 .get("tree")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let _ = writeln!(self.out, "{indent}<SubTree ID=\"{}\"/>", escape(target));
+            // canopy's subtrees share the agent's one blackboard: in XML,
+            // a subtree whose keys are all its parent's, when it has any.
+            let shares = if uses_keys(self.document, target, &mut Vec::new()) {
+                " _autoremap=\"true\""
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                self.out,
+                "{indent}<SubTree ID=\"{}\"{shares}/>",
+                escape(target)
+            );
             return Ok(());
         }
         let Element { tag, id, attrs } = self.element(type_name, fields, path)?;
@@ -321,6 +335,12 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         fields: &Map<String, Value>,
         path: &NodePath,
     ) -> Result<Element, ExportError> {
+        if let Some(element) = own_element(type_name, fields) {
+            return Ok(element);
+        }
+        if let Some(element) = scripted_element(type_name, fields) {
+            return Ok(element);
+        }
         let node_type = self
             .registry
             .get(type_name)
@@ -354,7 +374,8 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         for param in node_type.params() {
             if let Some(value) = fields.get(&param.name) {
                 let text = self.param(path, node_type, &param.name, value)?;
-                attrs.push((param.name.clone(), text));
+                // `type_` goes out as BehaviorTree.CPP's port `type`.
+                attrs.push((attribute_name(&param.name).into_owned(), text));
             }
         }
         Ok(Element {
@@ -372,7 +393,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         key: &str,
         value: &Value,
     ) -> Result<String, ExportError> {
-        if !is_port_name(key) {
+        if !is_port_name(&attribute_name(key)) {
             return Err(self.fail(
                 path,
                 format!(
@@ -422,61 +443,364 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             let Some(node_type) = self.registry.get(&model.type_name) else {
                 continue;
             };
-            let _ = writeln!(out, "    <{} ID=\"{}\">", model.category.tag(), escape(id));
-            for param in node_type.params() {
-                let tag = match param.kind {
-                    ParamKind::Port { output: true, .. } => "output_port",
-                    _ => "input_port",
-                };
-                let _ = write!(
-                    out,
-                    "      <{tag} name=\"{}\" type=\"{}\"",
-                    escape(&param.name),
-                    escape(&port_type(&param.kind))
-                );
-                if let Some(default) = param
-                    .default
-                    .as_ref()
-                    .and_then(|d| to_text(&canopy_data::literal_to_json(d)))
-                {
-                    let _ = write!(out, " default=\"{}\"", escape(&default));
-                }
-                let _ = writeln!(out, ">{}</{tag}>", escape_text(&param.doc));
-            }
-            let _ = writeln!(
-                out,
-                "      <description>{}</description>",
-                escape_text(node_type.description())
-            );
-            let _ = writeln!(out, "    </{}>", model.category.tag());
+            declaration(&mut out, id, model.category, node_type);
         }
         out.push_str("  </TreeNodesModel>\n");
         self.out.push_str(&out);
     }
 }
 
-fn category<A, W>(node_type: &NodeType<A, W>) -> Category {
-    match node_type.arity() {
-        canopy_core::Arity::Composite => Category::Control,
-        canopy_core::Arity::Decorator => Category::Decorator,
-        canopy_core::Arity::Leaf if node_type.is_condition() => Category::Condition,
-        canopy_core::Arity::Leaf => Category::Action,
+/// A node type's model, as BehaviorTree.CPP's `writeTreeNodesModelXML`
+/// writes one: `<Action ID="…">`, each parameter an `<input_port>` (a
+/// port the node writes an `<output_port>`) with its type as
+/// BehaviorTree.CPP names it, its default and its documentation, then the
+/// type's description.
+fn declaration<A, W>(out: &mut String, id: &str, category: Category, node_type: &NodeType<A, W>) {
+    let _ = writeln!(out, "    <{} ID=\"{}\">", category.tag(), escape(id));
+    for param in node_type.params() {
+        let tag = match param.kind {
+            ParamKind::Port { output: true, .. } => "output_port",
+            _ => "input_port",
+        };
+        let _ = write!(
+            out,
+            "      <{tag} name=\"{}\" type=\"{}\"",
+            escape(&attribute_name(&param.name)),
+            escape(&port_type(&param.kind))
+        );
+        if let Some(default) = param
+            .default
+            .as_ref()
+            .and_then(|d| to_text(&canopy_data::literal_to_json(d)))
+        {
+            let _ = write!(out, " default=\"{}\"", escape(&default));
+        }
+        let _ = writeln!(out, ">{}</{tag}>", escape_text(&param.doc));
+    }
+    let _ = writeln!(
+        out,
+        "      <description>{}</description>",
+        escape_text(node_type.description())
+    );
+    let _ = writeln!(out, "    </{}>", category.tag());
+}
+
+/// The node types of `registry` as a BehaviorTree.CPP node model: a
+/// `<root BTCPP_format="4">` holding one `<TreeNodesModel>`, the palette
+/// Groot2 opens and [`NodeModel`](crate::NodeModel) reads back (see
+/// [`crate::write_model`]).
+pub(crate) fn write_model<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    builtins: bool,
+) -> String {
+    let reference = Registry::<A, W>::new();
+    // canopy's own types that BehaviorTree.CPP's standard nodes stand for
+    // (Selector is Fallback, Wait is Sleep): Groot2 knows those. A
+    // SequenceWithMemory without pauses and a RunOnce that skips go out
+    // as canopy's own, and are written.
+    let standard: Vec<&str> = Std::ALL
+        .iter()
+        .filter(|s| !matches!(s, Std::SequenceWithMemory | Std::RunOnce))
+        .filter_map(|s| s.canopy_builtin())
+        .chain(["SubTree"])
+        .collect();
+    let mut out = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<root BTCPP_format=\"4\">\n  <TreeNodesModel>\n",
+    );
+    let mut written = Vec::new();
+    for node_type in registry.types() {
+        let name = node_type.name();
+        let plain = name.strip_prefix(CANOPY_PREFIX).unwrap_or(name);
+        let builtin = reference
+            .get(plain)
+            .is_some_and(|r| crate::stand_in::same_type(node_type, r));
+        if builtin && (!builtins || standard.contains(&plain)) {
+            continue;
+        }
+        // As the tree files write it: a name BehaviorTree.CPP has, with
+        // canopy's prefix.
+        let id = if is_reserved(name) && !name.starts_with(CANOPY_PREFIX) {
+            format!("{CANOPY_PREFIX}{name}")
+        } else {
+            name.to_string()
+        };
+        written.push((id, node_type));
+    }
+    // By ID, as BehaviorTree.CPP orders them.
+    written.sort_by(|a, b| a.0.cmp(&b.0));
+    for (id, node_type) in written {
+        declaration(&mut out, &id, category(node_type), node_type);
+    }
+    out.push_str("  </TreeNodesModel>\n</root>\n");
+    out
+}
+
+/// Whether the subtree `id` of `document` (or one it refers to) names a
+/// blackboard key: a port's `{key}` or a script.
+fn uses_keys<'d>(document: &'d Value, id: &'d str, seen: &mut Vec<&'d str>) -> bool {
+    if seen.contains(&id) {
+        return false;
+    }
+    seen.push(id);
+    let Some(root) = document.get("subtrees").and_then(|s| s.get(id)) else {
+        return false;
+    };
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let Some(fields) = node.as_object() else {
+            continue;
+        };
+        let type_name = fields.get("type").and_then(Value::as_str).unwrap_or("");
+        if type_name.starts_with("Eval") {
+            return true;
+        }
+        if type_name == "SubTree"
+            && let Some(target) = fields.get("tree").and_then(Value::as_str)
+            && uses_keys(document, target, seen)
+        {
+            return true;
+        }
+        for (key, value) in fields {
+            match (key.as_str(), value) {
+                ("children", Value::Array(children)) => stack.extend(children),
+                (_, Value::String(s)) if s.starts_with('{') && s.ends_with('}') => return true,
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// The standard node one of this crate's own nodes (`btcpp:Repeat`, as a
+/// tree file written from XML names it) goes out as, with its ports.
+fn own_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> {
+    let std = Std::from_id(type_name.strip_prefix(OWN_PREFIX)?)?;
+    let mut attrs: Vec<(String, String)> = std
+        .ports()
+        .iter()
+        .filter_map(|p| Some((p.name.to_string(), fields.get(p.name)?.to_string())))
+        .collect();
+    if std == Std::Timeout {
+        // canopy's own Timeout is only BehaviorTree.CPP's with no limit.
+        attrs.push(("msec".to_string(), "0".to_string()));
+    }
+    Some(Element {
+        tag: std.id().to_string(),
+        id: std.id().to_string(),
+        attrs,
+    })
+}
+
+/// The standard node a script node made from one goes out as: an `Eval`
+/// assigning a value is BehaviorTree.CPP's `SetBlackboard`, an
+/// `EvalSwitch` over a variable and 2 to 6 values its `SwitchN`. (Others
+/// go out as canopy's own nodes.)
+fn scripted_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> {
+    let text = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_string);
+    match type_name {
+        "Eval" if fields.get("code").is_none() && text("assign").is_some_and(|k| is_key(&k)) => {
+            let attrs = vec![
+                ("output_key".to_string(), text("assign")?),
+                ("value".to_string(), text("value")?),
+            ];
+            Some(Element {
+                tag: "SetBlackboard".to_string(),
+                id: "SetBlackboard".to_string(),
+                attrs,
+            })
+        }
+        "EvalSwitch" => {
+            let values = fields.get("values")?.as_array()?;
+            let children = fields
+                .get("children")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            let exact = fields.get("cases").is_none() && children == values.len() + 1;
+            if !exact || !(2..=6).contains(&values.len()) {
+                return None;
+            }
+            let mut attrs = vec![("variable".to_string(), text("variable")?)];
+            for (i, value) in values.iter().enumerate() {
+                let value = value.as_str()?;
+                // A case the file left out stays out.
+                if value != NO_CASE {
+                    attrs.push((format!("case_{}", i + 1), value.to_string()));
+                }
+            }
+            let id = format!("Switch{}", values.len());
+            Some(Element {
+                tag: id.clone(),
+                id,
+                attrs,
+            })
+        }
+        _ => None,
     }
 }
 
-/// The port type BehaviorTree.CPP would declare for a parameter.
-fn port_type(kind: &ParamKind) -> String {
-    match kind {
-        ParamKind::Port { ty, .. } => ty.name().to_string(),
-        ParamKind::Int { .. } => "int".to_string(),
-        ParamKind::Float { .. } => "double".to_string(),
-        ParamKind::Bool => "bool".to_string(),
-        // The names canopy's point types have on a blackboard.
-        ParamKind::Point { dims, max, .. } => {
-            let single = if *max <= f64::from(f32::MAX) { "f" } else { "" };
-            format!("canopy::Point{dims}{single}")
+/// Whether `key` is a key as `SetBlackboard`'s `output_key` names one.
+fn is_key(key: &str) -> bool {
+    let name = key.strip_prefix('@').unwrap_or(key);
+    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A `case_N` left out, as the XML reader writes it ([`crate::scripted`]).
+const NO_CASE: &str = "\u{0}";
+
+/// How this crate's own node types are named in tree documents.
+const OWN_PREFIX: &str = "btcpp:";
+
+/// A lowered document as the text of a canopy tree file: JSON or RON,
+/// a node's `type` and `name` first and its `children` last, two spaces
+/// an indent.
+pub(crate) fn tree_file(document: &Lowered<'_>, format: Format) -> String {
+    let syntax = match format {
+        Format::Ron => Syntax::Ron,
+        // JSON, and any format to come until it has a writer.
+        _ => Syntax::Json,
+    };
+    let mut out = String::new();
+    syntax.value(document, 0, &mut out);
+    out.push('\n');
+    out
+}
+
+/// A lowered document's value.
+type Lowered<'a> = canopy_data::document::Value<'a>;
+
+/// An object's fields in the order a reader wants them: `tree` before
+/// `subtrees`; a node's `type`, then `name`, its parameters, `children`.
+/// (The sort is stable: parameters keep their order.)
+fn ordered<'v, 'a>(
+    fields: &'v [canopy_data::document::Field<'a>],
+) -> Vec<&'v canopy_data::document::Field<'a>> {
+    let rank = |key: &str| match key {
+        "type" => 0,
+        "name" => 1,
+        "children" | "subtrees" => 3,
+        _ => 2,
+    };
+    let mut fields: Vec<_> = fields.iter().collect();
+    fields.sort_by_key(|(k, _)| rank(k.as_str()));
+    fields
+}
+
+/// Whether a value is written on one line: no object inside.
+fn flat(value: &Lowered<'_>) -> bool {
+    match value {
+        Lowered::Object(fields) => fields.is_empty(),
+        Lowered::List(items) => items.iter().all(flat),
+        _ => true,
+    }
+}
+
+fn indent(depth: usize) -> String {
+    "  ".repeat(depth)
+}
+
+/// One of the two tree-file formats, as far as they are written apart.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    Json,
+    Ron,
+}
+
+impl Syntax {
+    /// A string, quoted and escaped.
+    fn string(self, text: &str) -> String {
+        match self {
+            Syntax::Json => serde_json::to_string(text).unwrap_or_default(),
+            Syntax::Ron => ::ron::to_string(text).unwrap_or_default(),
         }
-        ParamKind::List { item, .. } => format!("std::vector<{}>", port_type(item)),
-        _ => "std::string".to_string(),
+    }
+
+    /// What ends the last item of a list written a line each: RON takes
+    /// a trailing comma, JSON none.
+    fn last_separator(self) -> &'static str {
+        match self {
+            Syntax::Json => "\n",
+            Syntax::Ron => ",\n",
+        }
+    }
+
+    fn value(self, value: &Lowered<'_>, depth: usize, out: &mut String) {
+        match value {
+            Lowered::Null => out.push_str(if self == Syntax::Ron { "()" } else { "null" }),
+            Lowered::Bool(b) => out.push_str(&b.to_string()),
+            Lowered::Int(n) => out.push_str(&n.to_string()),
+            Lowered::UInt(n) => out.push_str(&n.to_string()),
+            // With a fraction or an exponent, so that it reads back a float.
+            Lowered::Float(x) => out.push_str(&format!("{x:?}")),
+            Lowered::Str(_) | Lowered::Owned(_) => {
+                out.push_str(&self.string(value.as_str().unwrap_or_default()));
+            }
+            Lowered::List(items) if flat(value) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(if i > 0 { ", " } else { "" });
+                    self.value(item, depth, out);
+                }
+                out.push(']');
+            }
+            Lowered::List(items) => self.lines(items, depth, out),
+            Lowered::Object(fields) => self.object(&ordered(fields), depth, out),
+        }
+    }
+
+    /// A list a line an item, closed at `depth`.
+    fn lines(self, items: &[Lowered<'_>], depth: usize, out: &mut String) {
+        out.push_str("[\n");
+        for (i, item) in items.iter().enumerate() {
+            out.push_str(&indent(depth + 1));
+            self.value(item, depth + 1, out);
+            let last = i + 1 == items.len();
+            out.push_str(if last { self.last_separator() } else { ",\n" });
+        }
+        out.push_str(&indent(depth));
+        out.push(']');
+    }
+
+    /// An object: on one line when nothing in it is an object; a node with
+    /// children as its fields on one line then its children a line each;
+    /// else a field a line. RON writes it as a struct when every key is a
+    /// name it writes bare (node objects), as a map otherwise (subtrees by
+    /// ID).
+    fn object(self, fields: &[&canopy_data::document::Field<'_>], depth: usize, out: &mut String) {
+        let named = self == Syntax::Ron && fields.iter().all(|(k, _)| is_key_name(k.as_str()));
+        let (open, close) = if named { ('(', ')') } else { ('{', '}') };
+        let key = |k: &str| if named { k.to_string() } else { self.string(k) };
+        let field = |out: &mut String, k: &str, v: &Lowered<'_>, depth: usize| {
+            out.push_str(&key(k));
+            out.push_str(": ");
+            self.value(v, depth, out);
+        };
+        let children = fields.split_last().filter(|(last, head)| {
+            last.0.as_str() == "children" && head.iter().all(|(_, v)| flat(v))
+        });
+        out.push(open);
+        if fields.iter().all(|(_, v)| flat(v)) {
+            for (i, (k, v)) in fields.iter().enumerate() {
+                out.push_str(if i > 0 { ", " } else { "" });
+                field(out, k.as_str(), v, depth);
+            }
+        } else if let Some(((k, list), head)) = children {
+            for (name, v) in head {
+                field(out, name.as_str(), v, depth);
+                out.push_str(", ");
+            }
+            out.push_str(&key(k.as_str()));
+            out.push_str(": ");
+            self.lines(list.as_list().unwrap_or_default(), depth, out);
+        } else {
+            for (i, (k, v)) in fields.iter().enumerate() {
+                out.push_str(if i > 0 { ",\n" } else { "\n" });
+                out.push_str(&indent(depth + 1));
+                field(out, k.as_str(), v, depth + 1);
+            }
+            out.push_str(self.last_separator());
+            out.push_str(&indent(depth));
+        }
+        out.push(close);
     }
 }

@@ -38,15 +38,33 @@
 //! # Reading XML
 //!
 //! [`load_file`] reads `<root BTCPP_format="4">` files: any number of
-//! `<BehaviorTree ID="…">`, the one named by `main_tree_to_execute` (or
-//! the only one) run; `<SubTree ID="…"/>` for another tree, shared as
-//! canopy's subtrees are; `<include path="…"/>` relative to the including
-//! file, each file read once, cycles refused; a `<TreeNodesModel>` checked
-//! against the registry (every declared type registered, in the declared
-//! category, with the declared ports as parameters of fitting types).
-//! Nodes are written compact (`<Fallback>`, `<MoveTo speed="2"/>`) or
-//! explicit (`<Control ID="Fallback">`, `<Action ID="MoveTo" …/>`);
-//! `name` is optional (the type, as BehaviorTree.CPP does).
+//! `<BehaviorTree ID="…">`, the one chosen by [`XmlOptions::main_tree`]
+//! (as BehaviorTree.CPP's `createTree("ID")`), else the one named by
+//! `main_tree_to_execute`, else the only one, run; `<SubTree ID="…"/>`
+//! for another tree, shared as canopy's subtrees are; `<include
+//! path="…"/>` relative to the including file, each file read once,
+//! cycles refused; a `<TreeNodesModel>` read as BehaviorTree.CPP reads it
+//! (its `SubTree` models complete each `<SubTree>`'s remapping, below)
+//! and compared with the registry. Nodes are written compact
+//! (`<Fallback>`, `<MoveTo speed="2"/>`) or explicit (`<Control
+//! ID="Fallback">`, `<Action ID="MoveTo" …/>`); `name` is optional (the
+//! type, as BehaviorTree.CPP does). Names follow BehaviorTree.CPP 4.10's
+//! rules: a tree's ID is any model name that is not a node type's
+//! (`BehaviorTree` and `Action` are IDs), a port may be named `type` or
+//! `children` (canopy's parameters `type_` and `children_`, as those are
+//! fields of its tree files).
+//!
+//! **Warnings.** What BehaviorTree.CPP runs, canopy runs; where the file
+//! probably says something its author did not mean, the load warns
+//! ([`load_file_with_warnings`], [`XmlWarning`]), each warning placed at
+//! its element with what to write instead: an explicit element whose tag
+//! names another category than its type's (`<Condition ID="X"/>` for an
+//! action X: BehaviorTree.CPP does not look at the tag, and builds X as
+//! registered); a node model that disagrees with the registry (another
+//! category, a port the type lacks, another direction, a type that does
+//! not fit — BehaviorTree.CPP reads no model of a registered type, and
+//! builds it from its code); a `<SubTree>` remapping a port its tree's
+//! model lacks. [`XmlOptions::strict`] makes each an error.
 //!
 //! Types registered in the `Registry` of `canopy_data` are used by
 //! their registered name; their parameters are attributes, converted to the
@@ -77,8 +95,13 @@
 //! subtree whose keys all resolve to themselves is shared by its
 //! references; otherwise each reference gets a copy of it with its keys.
 //! Types are checked across a remapping as for any key, so a mismatch
-//! names both elements. A `<TreeNodesModel>`
-//! declares output ports as `<output_port>` with the slot's type. What
+//! names both elements. A `SubTree` model in the `<TreeNodesModel>`
+//! (`<SubTree ID="Go"><input_port name="goal" default="{home}"/></SubTree>`,
+//! as Groot2 writes it) completes each `<SubTree ID="Go">` as
+//! BehaviorTree.CPP does: a port it declares and the `<SubTree>` leaves out
+//! is remapped to its `default` (a key or a value), is an error without
+//! one, and is left to `_autoremap` when that is on; a remapped port it
+//! does not declare is a warning. What
 //! BehaviorTree.CPP decides at run time — a key's type, a port given a
 //! value it cannot read — canopy decides when the tree is loaded.
 //!
@@ -254,7 +277,9 @@ mod dom;
 mod error;
 mod export;
 mod model;
+mod names;
 mod nodes;
+mod palette;
 mod params;
 mod scope;
 mod scripted;
@@ -262,6 +287,8 @@ mod sources;
 mod stand_in;
 mod standard;
 mod text;
+mod warning;
+mod work;
 
 use std::path::Path;
 
@@ -273,6 +300,9 @@ pub use error::{ExportError, XmlError};
 pub use model::MAX_LEVELS;
 pub use sources::{MAX_FILES, MAX_INCLUDE_DEPTH, MAX_XML_BYTES};
 pub use stand_in::{NodeModel, StandIn, StandInRules};
+pub use warning::{MAX_WARNINGS, WarningKind, XmlWarning};
+#[doc(hidden)]
+pub use work::reader_work;
 
 /// How XML is read and written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -292,6 +322,11 @@ pub struct XmlOptions {
     /// canopy does not unless this is set, as a tree file may come from
     /// someone who should not make it read other files. Default `false`.
     pub includes_outside: bool,
+    /// Whether a warning ([`XmlWarning`]: what BehaviorTree.CPP runs but
+    /// is probably a mistake, such as an action written `<Condition>`) is
+    /// an error, at its place. Default `false`: warnings are returned
+    /// beside the tree ([`load_file_with_warnings`]).
+    pub strict: bool,
 }
 
 impl Default for XmlOptions {
@@ -301,8 +336,21 @@ impl Default for XmlOptions {
             main_tree: None,
             max_updates_per_tick: 1_000_000,
             includes_outside: false,
+            strict: false,
         }
     }
+}
+
+/// A tree loaded from XML, with what BehaviorTree.CPP accepts in it and
+/// canopy warns about.
+#[derive(Debug)]
+pub struct Loaded<A, W> {
+    /// The tree to run.
+    pub tree: Tree<A, W>,
+    /// The warnings, in the order found, at most [`MAX_WARNINGS`].
+    pub warnings: Vec<XmlWarning>,
+    /// How many more warnings there were past [`MAX_WARNINGS`].
+    pub more_warnings: usize,
 }
 
 /// Load the tree of a BehaviorTree.CPP XML file, its includes relative to it.
@@ -311,16 +359,34 @@ pub fn load_file<A: 'static, W: 'static>(
     path: impl AsRef<Path>,
     options: &XmlOptions,
 ) -> Result<Tree<A, W>, XmlError> {
+    load_file_with_warnings(registry, path, options).map(|loaded| loaded.tree)
+}
+
+/// [`load_file`], with the warnings (every one an error instead when
+/// [`XmlOptions::strict`]).
+pub fn load_file_with_warnings<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    options: &XmlOptions,
+) -> Result<Loaded<A, W>, XmlError> {
     let path = path.as_ref();
+    let (text, shown, canonical) = read_xml(path)?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    load(registry, text, &shown, Some(base), Some(canonical), options)
+}
+
+/// An XML file's text, as errors name the file, and its canonical path
+/// (where its includes may go).
+fn read_xml(path: &Path) -> Result<(String, String, std::path::PathBuf), XmlError> {
     let shown = path.display().to_string();
     let cannot = |e: std::io::Error| XmlError::whole(&shown, format!("cannot read: {e}"));
     // Bounded, and only regular files: a FIFO would block, /dev/zero never end.
     let bytes = canopy_data::read_file(path).map_err(|p| XmlError::whole(&shown, p.to_string()))?;
     let canonical = std::fs::canonicalize(path).map_err(cannot)?;
-    let base = path.parent().unwrap_or(Path::new(""));
+    // The bytes are dropped once read: not held beside the text while the
+    // tree is built.
     let text = sources::text_of(&bytes, &shown)?;
-    drop(bytes); // not held beside its text while the tree is built
-    load(registry, text, &shown, Some(base), Some(canonical), options)
+    Ok((text, shown, canonical))
 }
 
 /// Load a tree from XML text; `source` names it in errors. Includes are
@@ -335,6 +401,18 @@ pub fn load_str<A: 'static, W: 'static>(
     load_bytes(registry, text.as_bytes(), source, base, options)
 }
 
+/// [`load_str`], with the warnings (every one an error instead when
+/// [`XmlOptions::strict`]).
+pub fn load_str_with_warnings<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: &str,
+    source: &str,
+    base: Option<&Path>,
+    options: &XmlOptions,
+) -> Result<Loaded<A, W>, XmlError> {
+    load_bytes_with_warnings(registry, text.as_bytes(), source, base, options)
+}
+
 /// Load a tree from XML bytes, which must be UTF-8.
 pub fn load_bytes<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
@@ -343,6 +421,17 @@ pub fn load_bytes<A: 'static, W: 'static>(
     base: Option<&Path>,
     options: &XmlOptions,
 ) -> Result<Tree<A, W>, XmlError> {
+    load_bytes_with_warnings(registry, bytes, source, base, options).map(|loaded| loaded.tree)
+}
+
+/// [`load_bytes`], with the warnings.
+pub fn load_bytes_with_warnings<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    bytes: &[u8],
+    source: &str,
+    base: Option<&Path>,
+    options: &XmlOptions,
+) -> Result<Loaded<A, W>, XmlError> {
     if bytes.len() as u64 > MAX_XML_BYTES {
         return Err(XmlError::whole(
             source,
@@ -356,6 +445,21 @@ pub fn load_bytes<A: 'static, W: 'static>(
     load(registry, text, source, base, None, options)
 }
 
+/// The files of a load (the first and its includes) read and checked.
+fn read_model<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: String,
+    source: &str,
+    base: Option<&Path>,
+    canonical: Option<std::path::PathBuf>,
+    options: &XmlOptions,
+) -> Result<model::Model, XmlError> {
+    let files = sources::gather(text, source, base, canonical, options.includes_outside)?;
+    let model = model::read(files, registry, options)?;
+    check::check(&model, options)?;
+    Ok(model)
+}
+
 fn load<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
     text: String,
@@ -363,11 +467,15 @@ fn load<A: 'static, W: 'static>(
     base: Option<&Path>,
     canonical: Option<std::path::PathBuf>,
     options: &XmlOptions,
-) -> Result<Tree<A, W>, XmlError> {
-    let files = sources::gather(text, source, base, canonical, options.includes_outside)?;
-    let model = model::read(files, registry, options)?;
-    check::check(&model, options)?;
-    build::build(model, registry, options)
+) -> Result<Loaded<A, W>, XmlError> {
+    let model = read_model(registry, text, source, base, canonical, options)?;
+    let (warnings, more_warnings) = model.warnings.take();
+    let tree = build::build(model, registry, options)?;
+    Ok(Loaded {
+        tree,
+        warnings,
+        more_warnings,
+    })
 }
 
 /// Load any tree file canopy reads: `.xml` with this crate, `.json` and
@@ -380,10 +488,207 @@ pub fn load_any<A: 'static, W: 'static>(
 ) -> Result<Tree<A, W>, LoadError> {
     let path = path.as_ref();
     if is_xml(path) {
-        Ok(load_file(registry, path, options)?)
-    } else {
-        registry.load_file(path)
+        return Ok(load_file(registry, path, options)?);
     }
+    // A file written from XML may hold BehaviorTree.CPP's nodes that run
+    // as this crate's own (`btcpp:Repeat`, see `export_xml_file`).
+    let (bytes, format, file) = tree_file(path)?;
+    registry.load_bytes_with(&bytes, format, &file, &build::own_types())
+}
+
+/// Every error of a tree file of any format canopy reads, up to
+/// [`MAX_ERRORS`](canopy_data::MAX_ERRORS) for JSON and RON (as
+/// [`Registry::check_file`] finds them, with this crate's own node types
+/// known, as [`load_any`] knows them); an XML file's first.
+pub fn check_any<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    options: &XmlOptions,
+) -> Vec<LoadError> {
+    let path = path.as_ref();
+    if is_xml(path) {
+        return load_file(registry, path, options)
+            .err()
+            .map(LoadError::from)
+            .into_iter()
+            .collect();
+    }
+    match tree_file(path) {
+        Ok((bytes, format, file)) => {
+            registry.check_bytes_with(&bytes, format, &file, &build::own_types())
+        }
+        Err(e) => vec![e],
+    }
+}
+
+/// A JSON or RON tree file written again in `format` (JSON or RON), as
+/// [`export_xml_file`] writes them; refused, with the load's error, where
+/// it does not load.
+pub fn convert_file<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    format: Format,
+) -> Result<String, LoadError> {
+    let (bytes, from, file) = tree_file(path.as_ref())?;
+    registry.load_bytes_with(&bytes, from, &file, &build::own_types())?;
+    let text = std::str::from_utf8(&bytes).unwrap_or_default();
+    let document = canopy_data::parse(text, from, &file)?;
+    let document = canopy_data::document::from_json_owned(document);
+    Ok(export::tree_file(&document, format))
+}
+
+/// A JSON or RON tree file's bytes, format and name, read as the
+/// registry reads files (bounded, regular files only).
+fn tree_file(path: &Path) -> Result<(Vec<u8>, Format, String), LoadError> {
+    let file = path.display().to_string();
+    let whole = |problem: canopy_data::Problem| {
+        LoadError::new(file.clone(), canopy_data::Location::File, problem)
+    };
+    let format =
+        Format::from_path(path).ok_or_else(|| whole(canopy_data::Problem::UnknownExtension))?;
+    let bytes = canopy_data::read_file(path).map_err(whole)?;
+    Ok((bytes, format, file))
+}
+
+/// A BehaviorTree.CPP XML file (with its includes) as a canopy tree file
+/// in `format` (JSON or RON), which [`load_any`] loads into the same tree
+/// as the XML: the document the XML is loaded through, written out. Each
+/// `<SubTree>` with keys of its own is a copy with its keys renamed (as
+/// canopy runs it; JSON and RON subtrees share the one blackboard), the
+/// pre- and post-condition scripts an `EvalAround` around their node, the
+/// script nodes canopy's `Eval` family, and the standard nodes canopy runs
+/// as nodes of this crate's own (`Repeat`, `Parallel`, `IfThenElse`, …)
+/// `btcpp:Repeat` and so on, which [`load_any`] (not
+/// [`Registry::load_file`]) knows and [`export_file`] writes back as the
+/// standard nodes. Refused, with the load's error, where the XML does not
+/// load.
+///
+/// ```
+/// use canopy_btcpp::{XmlOptions, export_xml_str, load_str};
+/// use canopy_data::{Format, Registry};
+///
+/// let xml = r#"<root BTCPP_format="4"><BehaviorTree ID="Main">
+///   <Repeat num_cycles="2"><Sleep msec="100"/></Repeat>
+/// </BehaviorTree></root>"#;
+/// let registry = Registry::<(), ()>::new();
+/// let json = export_xml_str(&registry, xml, "main.xml", None, Format::Json, &XmlOptions::default())
+///     .unwrap();
+/// assert_eq!(json, r#"{
+///   "tree": {"type": "btcpp:Repeat", "name": "Repeat", "num_cycles": 2, "children": [
+///     {"type": "Wait", "name": "Sleep", "ticks": 1}
+///   ]}
+/// }
+/// "#);
+/// ```
+pub fn export_xml_file<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    path: impl AsRef<Path>,
+    format: Format,
+    options: &XmlOptions,
+) -> Result<String, XmlError> {
+    let path = path.as_ref();
+    let (text, shown, canonical) = read_xml(path)?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    export_xml(
+        registry,
+        text,
+        &shown,
+        Some(base),
+        Some(canonical),
+        format,
+        options,
+    )
+}
+
+/// [`export_xml_file`] for XML text; `source` names it in errors, includes
+/// are resolved in `base`.
+pub fn export_xml_str<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: &str,
+    source: &str,
+    base: Option<&Path>,
+    format: Format,
+    options: &XmlOptions,
+) -> Result<String, XmlError> {
+    if text.len() as u64 > MAX_XML_BYTES {
+        return Err(XmlError::whole(
+            source,
+            format!(
+                "the input is {} bytes, more than the limit of {MAX_XML_BYTES}",
+                text.len()
+            ),
+        ));
+    }
+    let text = sources::text_of(text.as_bytes(), source)?;
+    export_xml(registry, text, source, base, None, format, options)
+}
+
+fn export_xml<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    text: String,
+    source: &str,
+    base: Option<&Path>,
+    canonical: Option<std::path::PathBuf>,
+    format: Format,
+    options: &XmlOptions,
+) -> Result<String, XmlError> {
+    // Loaded first, for the load's own errors (a tree that does not build).
+    load(
+        registry,
+        text.clone(),
+        source,
+        base,
+        canonical.clone(),
+        options,
+    )?;
+    let model = read_model(registry, text, source, base, canonical, options)?;
+    let document = build::lowered(&model, registry)?;
+    Ok(export::tree_file(&document, format))
+}
+
+/// The node types of `registry` as a BehaviorTree.CPP node model, as
+/// BehaviorTree.CPP's `writeTreeNodesModelXML` writes a factory's: a
+/// `<root BTCPP_format="4">` holding one `<TreeNodesModel>` with a model
+/// per type — its category, each parameter as an `<input_port>` (a port
+/// the node writes as an `<output_port>`) with its type as
+/// BehaviorTree.CPP names it, its default and documentation, and the
+/// type's description. Groot2 opens it as the palette of the game's
+/// nodes, and [`NodeModel`] reads it back to the same palette.
+///
+/// canopy's built-in types are left out unless `builtins` (as
+/// BehaviorTree.CPP leaves its own out by default); those that
+/// BehaviorTree.CPP's standard nodes stand for (`Selector` is `Fallback`,
+/// `Wait` is `Sleep`, the script nodes) are always left out, as Groot2
+/// knows them.
+///
+/// ```
+/// use canopy_btcpp::{NodeModel, StandInRules, write_model};
+/// use canopy_core::Status;
+/// use canopy_data::{Params, Registry};
+///
+/// /// Digs for `depth` metres.
+/// #[derive(Params)]
+/// struct Dig {
+///     /// How deep.
+///     #[param(default = 2.5)]
+///     depth: f64,
+/// }
+///
+/// let mut registry = Registry::<(), ()>::new();
+/// registry.action("Dig", |_: Dig| |_: &mut canopy_core::Ctx<(), ()>| Status::Success).unwrap();
+/// let xml = write_model(&registry, false);
+/// assert!(xml.contains(r#"<Action ID="Dig">"#));
+/// assert!(xml.contains(r#"<input_port name="depth" type="double" default="2.5">How deep.</input_port>"#));
+///
+/// // Read back, stood in and written again: the same palette.
+/// let model = NodeModel::read_str(&xml, "dig.xml").unwrap();
+/// let mut stand_ins = Registry::<(), ()>::new();
+/// model.stand_in(&mut stand_ins, &StandInRules::new()).unwrap();
+/// let again = NodeModel::read_str(&write_model(&stand_ins, false), "again.xml").unwrap();
+/// assert_eq!(again, model);
+/// ```
+pub fn write_model<A: 'static, W: 'static>(registry: &Registry<A, W>, builtins: bool) -> String {
+    export::write_model(registry, builtins)
 }
 
 /// Whether a path names an XML file (by its extension, in any case).
@@ -402,7 +707,22 @@ pub fn export_value<A: 'static, W: 'static>(
     source: &str,
     options: &XmlOptions,
 ) -> Result<String, ExportError> {
-    registry.load_value(document, source)?;
+    // Checked as its JSON text is; places in that text, which the caller
+    // never saw, are left out (the node's path says where).
+    let text = serde_json::to_string(document).unwrap_or_default();
+    registry
+        .load_bytes_with(text.as_bytes(), Format::Json, source, &build::own_types())
+        .map_err(|e| {
+            let location = match e.location() {
+                canopy_data::Location::Node { path, name, .. } => canopy_data::Location::Node {
+                    path: path.clone(),
+                    name: name.clone(),
+                    at: None,
+                },
+                _ => canopy_data::Location::File,
+            };
+            LoadError::new(e.file(), location, e.problem().clone())
+        })?;
     export::export(registry, document, source, options)
 }
 
@@ -417,7 +737,7 @@ pub fn export_str<A: 'static, W: 'static>(
     // Read once, as strictly as the registry reads files (errors with
     // their positions, sizes and nesting bounded), then checked as a tree.
     let document = canopy_data::parse(text, format, source)?;
-    registry.load_value(&document, source)?;
+    registry.load_bytes_with(text.as_bytes(), format, source, &build::own_types())?;
     export::export(registry, &document, source, options)
 }
 

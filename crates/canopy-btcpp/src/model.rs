@@ -6,21 +6,22 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use canopy_core::Arity;
 use canopy_data::{NodeType, ParamKind, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
 use crate::dom::{Element, Reread};
 use crate::error::XmlError;
+use crate::palette::{ParamIndex, SubtreeModel, builtin_category, category, category_warning};
 use crate::params::{key_of, to_value};
-use crate::scripted::is_reserved;
 use crate::sources::{File, Kept, Places};
+use crate::stand_in::same_type;
 use crate::standard::{
     AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
     is_scripting, refused,
 };
 use crate::text::{did_you_mean, quote};
+use crate::warning::{WarningKind, Warnings};
 
 /// Most levels of nodes inside one `<BehaviorTree>`, as in a JSON tree
 /// file: the registry reads every tree through its JSON loader, whose
@@ -116,6 +117,11 @@ pub(crate) struct Model {
     pub(crate) main: usize,
     /// Index in `trees` of each ID.
     pub(crate) ids: HashMap<String, usize>,
+    /// What reading the files found odd, and what checking them finds.
+    pub(crate) warnings: Warnings,
+    /// The remappings a `SubTree` model adds to a `<SubTree>` (by node):
+    /// the defaults of the ports it leaves out.
+    pub(crate) subtree_defaults: HashMap<usize, Vec<(String, String)>>,
 }
 
 impl Model {
@@ -144,21 +150,59 @@ impl Model {
     pub(crate) fn tree(&self, id: &str) -> Option<&TreeDef> {
         self.ids.get(id).map(|&i| &self.trees[i])
     }
+
+    /// The remapping ports of the `<SubTree>` node `node`, as written,
+    /// then those its tree's model gives by default.
+    pub(crate) fn subtree_ports(&self, node: usize) -> Vec<(String, String)> {
+        let element = self.element(self.nodes[node].place);
+        let mut ports: Vec<(String, String)> = element
+            .attrs()
+            .filter(|(k, _)| !k.starts_with('_') && *k != "ID" && *k != "name")
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        if let Some(defaults) = self.subtree_defaults.get(&node) {
+            ports.extend(defaults.iter().cloned());
+        }
+        ports
+    }
+
+    /// The IDs of the trees, for messages: `"A", "B"`, at most ten.
+    pub(crate) fn tree_list(&self) -> String {
+        tree_list(self.trees.iter().map(|t| t.id.as_str()))
+    }
+}
+
+/// Tree IDs for a message: `"A", "B"`, the first ten and how many more.
+pub(crate) fn tree_list<'i>(ids: impl ExactSizeIterator<Item = &'i str>) -> String {
+    let total = ids.len();
+    let mut shown: Vec<String> = ids.take(10).map(quote).collect();
+    if total > 10 {
+        shown.push(format!("and {} more", total - 10));
+    }
+    shown.join(", ")
 }
 
 /// Reads the files' elements into a [`Model`].
-struct Reader<'r, A, W> {
-    registry: &'r Registry<A, W>,
+pub(crate) struct Reader<'r, A, W> {
+    pub(crate) registry: &'r Registry<A, W>,
     /// canopy's built-in types, to tell them from look-alikes.
     builtins: Registry<A, W>,
     options: &'r XmlOptions,
-    files: Vec<File>,
+    pub(crate) files: Vec<File>,
     nodes: Vec<XNode>,
     tree_ids: Vec<String>,
     /// `name`s of the `<SubTree>` elements of the tree being read.
     subtree_names: HashSet<String>,
     /// The type and parameter names of the nodes read so far, each once.
     type_names: RefCell<HashSet<Rc<str>>>,
+    pub(crate) warnings: Warnings,
+    /// The `SubTree` models of every file, by tree ID.
+    subtree_models: HashMap<String, SubtreeModel>,
+    /// What each `<SubTree>` node gets from its tree's model.
+    subtree_defaults: HashMap<usize, Vec<(String, String)>>,
+    /// Bytes of remapping the models' defaults added so far: bounded, as
+    /// a model of many ports used by many `<SubTree>`s multiplies them.
+    default_bytes: usize,
 }
 
 /// Read every `<BehaviorTree>` of `files` into nodes.
@@ -178,6 +222,10 @@ pub(crate) fn read<A: 'static, W: 'static>(
         tree_ids: Vec::new(),
         subtree_names: HashSet::new(),
         type_names: RefCell::new(HashSet::new()),
+        warnings: Warnings::new(options.strict),
+        subtree_models: HashMap::new(),
+        subtree_defaults: HashMap::new(),
+        default_bytes: 0,
     };
     let tree_elements = reader.top_level()?;
     reader.tree_ids = reader.ids(&tree_elements)?;
@@ -202,6 +250,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
         });
     }
     let main = reader.main(&trees)?;
+    reader.unused_subtree_models(&ids)?;
     let model = Model {
         // The elements are not needed any more: only the few that
         // messages quote, read again from the text.
@@ -210,16 +259,18 @@ pub(crate) fn read<A: 'static, W: 'static>(
         trees,
         main,
         ids,
+        warnings: reader.warnings,
+        subtree_defaults: reader.subtree_defaults,
     };
     Ok(model)
 }
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
-    fn fail(&self, place: Place, problem: String) -> XmlError {
+    pub(crate) fn fail(&self, place: Place, problem: String) -> XmlError {
         Model::fail_in(&self.files, place, problem)
     }
 
-    fn element(&self, place: Place) -> Element<'_> {
+    pub(crate) fn element(&self, place: Place) -> Element<'_> {
         self.files[place.file].dom.element(place.element)
     }
 
@@ -236,17 +287,20 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// Check each file's `<root>` and its children; the `<BehaviorTree>`
     /// elements, in order.
-    fn top_level(&self) -> Result<Vec<Place>, XmlError> {
+    fn top_level(&mut self) -> Result<Vec<Place>, XmlError> {
         let mut trees = Vec::new();
+        let mut subtree_models = HashMap::new();
         for file in 0..self.files.len() {
             let root = Place { file, element: 0 };
             let e = self.element(root);
             if e.tag() != "root" {
-                return Err(self.fail(
-                    root,
+                let problem = if e.tag() == "TreeNodesModel" {
+                    "the top element of a BehaviorTree.CPP file is <root BTCPP_format=\"4\">; a \
+                     <TreeNodesModel> goes inside it, beside the <BehaviorTree> elements"
+                } else {
                     "the top element of a BehaviorTree.CPP file is <root BTCPP_format=\"4\">"
-                        .to_string(),
-                ));
+                };
+                return Err(self.fail(root, problem.to_string()));
             }
             if let Some(format) = e.attr("BTCPP_format")
                 && format != "4"
@@ -273,10 +327,20 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                         if models > 1 {
                             return Err(self.fail(
                                 place,
-                                "a file holds at most one <TreeNodesModel>".to_string(),
+                                "a file holds at most one <TreeNodesModel>; put every node model \
+                                 in the first"
+                                    .to_string(),
                             ));
                         }
-                        self.models(place)?;
+                        self.models(place, &mut subtree_models)?;
+                    }
+                    tag if Category::from_tag(tag).is_some() || tag == "SubTree" => {
+                        self.warn(place, WarningKind::Model, || {
+                            format!(
+                                "a node model belongs inside <TreeNodesModel> (under <root>); \
+                                 BehaviorTree.CPP ignores a <{tag}> here, and so does canopy"
+                            )
+                        })?;
                     }
                     _ => {
                         return Err(self.fail(
@@ -289,7 +353,33 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 }
             }
         }
+        self.subtree_models = subtree_models;
         Ok(trees)
+    }
+
+    /// A warning for each `SubTree` model of a tree the files do not define.
+    fn unused_subtree_models(&self, ids: &HashMap<String, usize>) -> Result<(), XmlError> {
+        let mut models: Vec<(&String, &SubtreeModel)> = self
+            .subtree_models
+            .iter()
+            .filter(|(id, _)| !ids.contains_key(*id))
+            .collect();
+        // In file order, as a reader looks for them.
+        models.sort_by_key(|(_, m)| m.places.first().map(|p| (p.file, p.element)));
+        for (id, model) in models {
+            let Some(&place) = model.places.first() else {
+                continue;
+            };
+            self.warn(place, WarningKind::SubTree, || {
+                format!(
+                    "no <BehaviorTree> has the ID {}{}, so this model describes nothing \
+                     (BehaviorTree.CPP ignores it, and so does canopy)",
+                    quote(id),
+                    did_you_mean(id, ids.keys().map(String::as_str))
+                )
+            })?;
+        }
+        Ok(())
     }
 
     /// The ID of every tree, checked.
@@ -309,7 +399,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             if let Some(why) = bad_model_name(&id) {
                 return Err(self.fail(place, format!("the ID {} {why}", quote(&id))));
             }
-            if is_reserved(&id) || self.registry.get(&id).is_some() {
+            // BehaviorTree.CPP refuses the name of a registered node type
+            // (its own or the program's); element names (`BehaviorTree`,
+            // `Action`) are not node types.
+            if crate::palette::is_btcpp_builtin(&id) || self.lookup(&id).is_some() {
                 return Err(self.fail(
                     place,
                     format!(
@@ -341,11 +434,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 let problem = if trees.is_empty() {
                     "the file defines no <BehaviorTree>".to_string()
                 } else {
-                    let ids: Vec<String> = trees.iter().map(|t| quote(&t.id)).collect();
                     format!(
-                        "main_tree_to_execute is missing and the files define {} trees ({}); name the one to run",
+                        "the files define {} trees ({}) and no main_tree_to_execute, so which to \
+                         run is not said; name it in <root main_tree_to_execute=\"…\">, or choose \
+                         it when loading (`--tree ID`, XmlOptions::main_tree)",
                         trees.len(),
-                        ids.join(", ")
+                        tree_list(trees.iter().map(|t| t.id.as_str()))
                     )
                 };
                 return Err(self.fail(root, problem));
@@ -356,9 +450,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             self.fail(
                 root,
                 format!(
-                    "the tree to run, {}, is not defined{}",
+                    "the tree to run, {}, is not defined{}; the files define {}",
                     quote(wanted),
-                    did_you_mean(wanted, ids)
+                    did_you_mean(wanted, ids.clone()),
+                    tree_list(ids)
                 ),
             )
         })
@@ -367,6 +462,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// Read one `<BehaviorTree>`: its single child.
     fn tree(&mut self, place: Place, id: &str) -> Result<usize, XmlError> {
         let children = self.element(place).children();
+        for &child in children {
+            let at = Place {
+                file: place.file,
+                element: child,
+            };
+            if let Some(why) = misplaced(self.element(at).tag()) {
+                return Err(self.fail(at, why));
+            }
+        }
         if children.len() != 1 {
             return Err(self.fail(
                 place,
@@ -390,8 +494,19 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn type_id(&self, place: Place) -> Result<(String, Option<Category>), XmlError> {
         let e = self.element(place);
         let explicit = Category::from_tag(e.tag());
+        if let Some(why) = misplaced(e.tag()) {
+            return Err(self.fail(place, why));
+        }
         match (explicit.is_some() || e.tag() == "SubTree", e.attr("ID")) {
             (true, Some(id)) => Ok((id.to_string(), explicit)),
+            (true, None) if e.tag() == "SubTree" => Err(self.fail(
+                place,
+                format!(
+                    "<SubTree> needs the ID of the tree it runs: <SubTree ID=\"…\"/>; the files \
+                     define {}",
+                    tree_list(self.tree_ids.iter().map(String::as_str))
+                ),
+            )),
             (true, None) => Err(self.fail(
                 place,
                 format!("<{}> needs an ID attribute naming the node type", e.tag()),
@@ -441,12 +556,20 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         let default = id.strip_prefix(CANOPY_PREFIX).unwrap_or(&id);
         let name = self.element(place).attr("name").unwrap_or(default).into();
         let child_elements = self.element(place).children().to_vec();
+        if let (Some(written), Some(is)) = (explicit, builtin_category(&id))
+            && written != is
+        {
+            self.warn(place, WarningKind::Category, || {
+                category_warning(&id, written, is)
+            })?;
+        }
         let std = Std::from_id(&id);
+        let mut defaults = Vec::new();
         let what = if self.element(place).tag() == "SubTree" {
-            self.subtree(place, &id, &ports, child_elements.len())?
+            self.subtree(place, &id, &ports, child_elements.len(), &mut defaults)?
         } else if let Some(std) = std {
             let n = child_elements.len();
-            self.standard(place, std, explicit, &ports, n, parent)?
+            self.standard(place, std, &ports, n, parent)?
         } else if is_scripting(&id) {
             self.script(place, &id, &ports, child_elements.len())?
         } else if crate::scripted::is_scripted_control(&id) {
@@ -469,6 +592,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             children: children.into_boxed_slice(),
         });
         let node = self.nodes.len() - 1;
+        if !defaults.is_empty() {
+            self.subtree_defaults.insert(node, defaults);
+        }
         self.around(place, node, parent)
     }
 
@@ -520,7 +646,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         {
             params.insert(crate::scripted::SKIP_FROM.to_string(), flag.clone());
         }
-        if self.registry.get(AROUND).is_none() {
+        let Some(type_name) = self.canopy_type(AROUND) else {
             return Err(self.fail(
                 place,
                 format!(
@@ -528,12 +654,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                      registry does not have"
                 ),
             ));
-        }
+        };
         self.nodes.push(XNode {
             place,
             name: AROUND.into(),
             what: What::Registered {
-                type_name: self.type_name(AROUND),
+                type_name,
                 params: params
                     .into_iter()
                     .map(|(k, v)| (self.type_name(&k), v))
@@ -619,15 +745,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 (type_name, code.to_string())
             }
         };
-        if self.registry.get(type_name).is_none() {
+        let Some(registered) = self.canopy_type(type_name) else {
             return Err(self.fail(
                 place,
                 format!("{id} runs as canopy's {type_name}, which this registry does not have"),
             ));
-        }
+        };
         let params = Box::new([(self.type_name("code"), Value::String(code))]);
         Ok(What::Registered {
-            type_name: self.type_name(type_name),
+            type_name: registered,
             params,
         })
     }
@@ -645,14 +771,14 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         let tag = format!("{}_{}", place.file, place.element);
         let (type_name, params) = crate::scripted::lower(id, ports, children, parent, &tag)
             .map_err(|problem| self.fail(place, problem))?;
-        if self.registry.get(type_name).is_none() {
+        let Some(registered) = self.canopy_type(type_name) else {
             return Err(self.fail(
                 place,
                 format!("{id} runs as canopy's {type_name}, which this registry does not have"),
             ));
-        }
+        };
         Ok(What::Registered {
-            type_name: self.type_name(type_name),
+            type_name: registered,
             params: params
                 .into_iter()
                 .map(|(k, v)| (self.type_name(&k), v))
@@ -660,40 +786,19 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         })
     }
 
+    /// A `<SubTree>`: its remapping checked, and completed from its tree's
+    /// `SubTree` model as BehaviorTree.CPP does (`defaults`).
     fn subtree(
         &mut self,
         place: Place,
         id: &str,
         ports: &[(String, String)],
         children: usize,
+        defaults: &mut Vec<(String, String)>,
     ) -> Result<What, XmlError> {
         // Remapping ports: a key of the subtree each (see `crate::scope`).
         for (port, text) in ports {
-            if !is_key_name(port) {
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "{port}: a SubTree port names a key of the subtree's blackboard, which \
-                         holds letters, digits and _, not starting with a digit"
-                    ),
-                ));
-            }
-            if let Some(key) = text
-                .trim()
-                .strip_prefix('{')
-                .and_then(|t| t.strip_suffix('}'))
-            {
-                let key = key.strip_prefix('@').unwrap_or(key);
-                if key != "=" && !is_key_name(key) {
-                    return Err(self.fail(
-                        place,
-                        format!(
-                            "{port}={}: a key holds letters, digits and _, not starting with a digit",
-                            quote(text)
-                        ),
-                    ));
-                }
-            }
+            self.remapping(place, port, text)?;
         }
         if children > 0 {
             return Err(self.fail(place, "a <SubTree> has no child elements".to_string()));
@@ -714,12 +819,120 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ),
             ));
         }
+        self.against_model(place, id, ports, defaults)?;
         Ok(What::SubTree(id.to_string()))
+    }
+
+    /// One remapping of a `<SubTree>`, `port="text"`, checked.
+    fn remapping(&self, place: Place, port: &str, text: &str) -> Result<(), XmlError> {
+        if !is_key_name(port) {
+            return Err(self.fail(
+                place,
+                format!(
+                    "{port}: a SubTree port names a key of the subtree's blackboard, which \
+                     holds letters, digits and _, not starting with a digit"
+                ),
+            ));
+        }
+        if let Some(key) = text
+            .trim()
+            .strip_prefix('{')
+            .and_then(|t| t.strip_suffix('}'))
+        {
+            let key = key.strip_prefix('@').unwrap_or(key);
+            if key != "=" && !is_key_name(key) {
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "{port}={}: a key holds letters, digits and _, not starting with a digit",
+                        quote(text)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The `<SubTree>` at `place` against its tree's `SubTree` model, as
+    /// BehaviorTree.CPP 4 reads it: a port the model declares and the
+    /// `<SubTree>` does not remap takes the port's default, or is an error
+    /// without one (unless `_autoremap` remaps every key); a remapped port
+    /// the model does not declare is a warning.
+    fn against_model(
+        &mut self,
+        place: Place,
+        id: &str,
+        ports: &[(String, String)],
+        defaults: &mut Vec<(String, String)>,
+    ) -> Result<(), XmlError> {
+        let Some(model) = self.subtree_models.get(id) else {
+            return Ok(());
+        };
+        let remapped: HashSet<&str> = ports.iter().map(|(k, _)| k.as_str()).collect();
+        let autoremap = self.element(place).attr("_autoremap") == Some("true");
+        for port in &model.ports {
+            if autoremap || remapped.contains(port.name.as_str()) {
+                continue;
+            }
+            let Some(default) = &port.default else {
+                let declared = model.places.first().map_or(String::new(), |m| {
+                    let (line, column) = self.files[m.file].line_column(m.element);
+                    format!(" ({}:{line}:{column})", self.files[m.file].path)
+                });
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "the model of the tree {}{declared} declares the port {} without a \
+                         default, and this <SubTree> does not remap it; write {}=\"{{key}}\" (or \
+                         a value) here, or give the port a default in the model",
+                        quote(id),
+                        quote(&port.name),
+                        crate::text::bare(&port.name)
+                    ),
+                ));
+            };
+            self.remapping(place, &port.name, default)?;
+            self.default_bytes += port.name.len() + default.len();
+            if self.default_bytes as u64 > crate::MAX_XML_BYTES {
+                return Err(self.fail(
+                    place,
+                    format!(
+                        "the defaults of the SubTree models add more than {} bytes of remapping \
+                         to the <SubTree> elements, more than the files may hold; remap the \
+                         ports on the <SubTree> elements",
+                        crate::MAX_XML_BYTES
+                    ),
+                ));
+            }
+            defaults.push((port.name.clone(), default.clone()));
+        }
+        for (port, _) in ports {
+            if !model.has(port) {
+                self.warn(place, WarningKind::SubTree, || {
+                    format!(
+                        "the model of the tree {} declares no port {}{}; BehaviorTree.CPP remaps \
+                         it all the same, and so does canopy: declare it in the model \
+                         (<input_port name={}/>) or remove it",
+                        quote(id),
+                        quote(port),
+                        did_you_mean(port, model.names()),
+                        quote(port)
+                    )
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// A registered type by the name written in XML: `canopy_Name` stands
     /// for `Name` (how a type whose name is reserved is written).
-    fn lookup(&self, id: &str) -> Option<&NodeType<A, W>> {
+    pub(crate) fn lookup(&self, id: &str) -> Option<&NodeType<A, W>> {
+        // A built-in a node model's type displaced is held as `canopy_Name`.
+        if id.starts_with(CANOPY_PREFIX)
+            && let Some(aside) = self.registry.get(id)
+        {
+            return Some(aside);
+        }
         self.registry
             .get(id.strip_prefix(CANOPY_PREFIX).unwrap_or(id))
     }
@@ -752,12 +965,22 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ),
             ));
         }
-        if let Some(category) = explicit {
-            check_category(category, node_type, id).map_err(|p| self.fail(place, p))?;
+        if let Some(written) = explicit {
+            let is = category(node_type);
+            if written != is {
+                self.warn(place, WarningKind::Category, || {
+                    category_warning(id, written, is)
+                })?;
+            }
         }
-        let mut params = Vec::with_capacity(ports.len());
-        for (key, text) in ports {
-            let param = node_type.params().iter().find(|p| &p.name == key);
+        let declared = ParamIndex::new(node_type.params());
+        let mut params: Vec<(Rc<str>, Value)> = Vec::with_capacity(ports.len());
+        for (attr, text) in ports {
+            // `type` and `children`, fields of canopy's node objects, are
+            // the parameters `type_` and `children_`.
+            let key = crate::names::param_name(attr);
+            let key = key.as_ref();
+            let param = declared.get(key);
             let value = match (param, key_of(text)) {
                 // Written as it is: `{@key}` is resolved with the subtree
                 // scopes (`crate::scope`).
@@ -768,7 +991,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     return Err(self.fail(
                         place,
                         format!(
-                            "{key}={} reads the blackboard entry {}, but {key} is a parameter of \
+                            "{attr}={} reads the blackboard entry {}, but {attr} is a parameter of \
                              {}, not a port: it takes {}, fixed when the tree is built",
                             quote(text),
                             quote(entry),
@@ -777,8 +1000,13 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                         ),
                     ));
                 }
-                (Some(param), None) => to_value(self.registry, &param.kind, text)
-                    .map_err(|p| self.fail(place, format!("{key}: {p}")))?,
+                (Some(param), None) => {
+                    if let Some(problem) = bad_point(&param.kind, text) {
+                        return Err(self.fail(place, format!("{attr}: {problem}")));
+                    }
+                    to_value(self.registry, &param.kind, text)
+                        .map_err(|p| self.fail(place, format!("{attr}: {p}")))?
+                }
                 // The registry's check names what the type takes.
                 (None, _) => Value::String(text.clone()),
             };
@@ -786,6 +1014,18 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
         // In name order, as the loader has always been given them.
         params.sort_by(|a, b| a.0.cmp(&b.0));
+        if let Some(twice) = params.windows(2).find(|w| w[0].0 == w[1].0) {
+            let name = crate::names::attribute_name(&twice[0].0).into_owned();
+            return Err(self.fail(
+                place,
+                format!(
+                    "the attributes {0} and {0}_ are one parameter of {1} ({0}_, as canopy \
+                     spells BehaviorTree.CPP's port {0}); write one of them",
+                    crate::text::bare(&name),
+                    node_type.name()
+                ),
+            ));
+        }
         Ok(What::Registered {
             type_name: self.type_name(node_type.name()),
             params: params.into_boxed_slice(),
@@ -821,168 +1061,16 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         )
     }
 
-    /// Check and read a `<TreeNodesModel>`: every node type it declares must
-    /// be registered, with the declared category and ports.
-    fn models(&self, place: Place) -> Result<(), XmlError> {
-        for &child in self.element(place).children() {
-            let model = Place {
-                file: place.file,
-                element: child,
-            };
-            self.model(model)?;
-        }
-        Ok(())
-    }
-
-    fn model(&self, place: Place) -> Result<(), XmlError> {
-        let e = self.element(place);
-        let port_tags = ["input_port", "output_port", "inout_port"];
-        let ports = e.children().iter().map(|&c| Place {
-            file: place.file,
-            element: c,
-        });
-        let Some(id) = e.attr("ID") else {
-            return Err(self.fail(place, "a node model needs an ID".to_string()));
-        };
-        let category = match (e.tag(), Category::from_tag(e.tag())) {
-            ("SubTree", _) => {
-                for port in ports {
-                    if port_tags.contains(&self.element(port).tag()) {
-                        return Err(self.fail(
-                            port,
-                            "SubTree ports remap blackboard entries, which canopy does not \
-                             import (its subtrees share the tree's one blackboard)"
-                                .to_string(),
-                        ));
-                    }
-                }
-                return Ok(());
-            }
-            (_, Some(category)) => category,
-            _ => {
-                return Err(self.fail(
-                    place,
-                    "a <TreeNodesModel> holds <Action>, <Condition>, <Control>, <Decorator> and \
-                     <SubTree> models"
-                        .to_string(),
-                ));
-            }
-        };
-        if Std::from_id(id).is_some() || refused(id).is_some() || is_scripting(id) {
-            // BehaviorTree.CPP's own models, as Groot2 may list them.
-            return Ok(());
-        }
-        let Some(node_type) = self.lookup(id) else {
-            return Err(self.fail(
-                place,
-                format!(
-                    "the model declares {}, which is not a registered node type{}",
-                    quote(id),
-                    did_you_mean(id, self.registry.types().map(|t| t.name()))
-                ),
-            ));
-        };
-        check_category(category, node_type, id).map_err(|p| self.fail(place, p))?;
-        for port in ports {
-            let p = self.element(port);
-            if port_tags.contains(&p.tag()) {
-                self.model_port(port, node_type)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn model_port(&self, place: Place, node_type: &NodeType<A, W>) -> Result<(), XmlError> {
-        let e = self.element(place);
-        let Some(name) = e.attr("name") else {
-            return Err(self.fail(place, "a port needs a name".to_string()));
-        };
-        let Some(param) = node_type.params().iter().find(|p| p.name == name) else {
-            let names: Vec<&str> = node_type.params().iter().map(|p| p.name.as_str()).collect();
-            let takes = if names.is_empty() {
-                "it takes no parameters".to_string()
-            } else {
-                format!("it takes: {}", names.join(", "))
-            };
-            return Err(self.fail(
-                place,
-                format!(
-                    "{} has no parameter {}{}; {takes}",
-                    node_type.name(),
-                    quote(name),
-                    did_you_mean(name, names.iter().copied())
-                ),
-            ));
-        };
-        let writes = matches!(param.kind, ParamKind::Port { output: true, .. });
-        let direction = match (e.tag(), &param.kind) {
-            ("input_port", ParamKind::Port { output: true, .. }) => Some("an output port"),
-            ("output_port" | "inout_port", ParamKind::Port { output: false, .. }) => {
-                Some("an input port")
-            }
-            ("output_port" | "inout_port", _) if !writes => {
-                Some("a parameter, fixed when the tree is built")
-            }
-            _ => None,
-        };
-        if let Some(is) = direction {
-            return Err(self.fail(
-                place,
-                format!(
-                    "<{}> {}: {}'s {} is {is}",
-                    e.tag(),
-                    quote(name),
-                    node_type.name(),
-                    quote(name)
-                ),
-            ));
-        }
-        if let Some(declared) = e.attr("type")
-            && !port_type_fits(declared, &param.kind)
-        {
-            return Err(self.fail(
-                place,
-                format!(
-                    "port {} is declared as {}, but {}'s parameter is {}",
-                    quote(name),
-                    quote(declared),
-                    node_type.name(),
-                    param.describe()
-                ),
-            ));
-        }
-        Ok(())
-    }
-
     /// A standard node: ports, child count, and what canopy runs for it.
     fn standard(
         &self,
         place: Place,
         std: Std,
-        explicit: Option<Category>,
         ports: &[(String, String)],
         children: usize,
         parent: Option<Std>,
     ) -> Result<What, XmlError> {
         let id = std.id();
-        if let Some(category) = explicit {
-            let leaf = |c| matches!(c, Category::Action | Category::Condition);
-            if category != std.category() && !(leaf(category) && leaf(std.category())) {
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "{id} is one of BehaviorTree.CPP's standard nodes, a <{}>, not {} <{}>",
-                        std.category().tag(),
-                        if category == Category::Action {
-                            "an"
-                        } else {
-                            "a"
-                        },
-                        category.tag()
-                    ),
-                ));
-            }
-        }
         let (min, max) = std.children();
         if children < min || children > max {
             let needs = match (min, max) {
@@ -1209,23 +1297,28 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// The canopy built-in that runs `std`, if the registry holds it.
     fn builtin(&self, place: Place, std: Std) -> Result<Rc<str>, XmlError> {
         let name = std.canopy_builtin().unwrap_or(std.id());
-        match (self.registry.get(name), self.builtins.get(name)) {
-            (Some(ours), Some(reference))
-                if ours.description() == reference.description()
-                    && ours.arity() == reference.arity()
-                    && ours.params() == reference.params() =>
-            {
-                Ok(self.type_name(name))
-            }
-            _ => Err(self.fail(
+        self.canopy_type(name).ok_or_else(|| {
+            self.fail(
                 place,
                 format!(
                     "BehaviorTree.CPP's {} runs as canopy's built-in {name}, which this registry \
                      does not hold (a registry from Registry::new() does)",
                     std.id()
                 ),
-            )),
-        }
+            )
+        })
+    }
+
+    /// The name the registry holds canopy's built-in `name` under: its
+    /// own, or `canopy_name` when a node model's type took its name (Nav2
+    /// declares `Wait`; see `NodeModel::stand_in`).
+    fn canopy_type(&self, name: &str) -> Option<Rc<str>> {
+        let reference = self.builtins.get(name)?;
+        let aside = format!("{CANOPY_PREFIX}{name}");
+        [name, aside.as_str()].into_iter().find_map(|held| {
+            let ours = self.registry.get(held)?;
+            same_type(ours, reference).then(|| self.type_name(held))
+        })
     }
 }
 
@@ -1248,101 +1341,65 @@ fn parse_port(kind: PortType, text: &str) -> Result<i64, &'static str> {
     }
 }
 
-/// Whether an element's category fits a registered type's arity.
-fn check_category<A, W>(
-    category: Category,
-    node_type: &NodeType<A, W>,
-    id: &str,
-) -> Result<(), String> {
-    let arity = node_type.arity();
-    let condition = node_type.is_condition();
-    let fits = match category {
-        Category::Action => arity == Arity::Leaf && !condition,
-        Category::Condition => arity == Arity::Leaf && condition,
-        Category::Control => arity == Arity::Composite,
-        Category::Decorator => arity == Arity::Decorator,
+/// Why `text` is not a point of the dimensions `kind` wants, in
+/// BehaviorTree.CPP's spelling, with the spelling to write: `50;50`.
+fn bad_point(kind: &ParamKind, text: &str) -> Option<String> {
+    let dims = match kind {
+        ParamKind::Point { dims, .. } => *dims,
+        ParamKind::Port { value, .. } => match **value {
+            ParamKind::Point { dims, .. } => dims,
+            _ => return None,
+        },
+        _ => return None,
     };
-    if fits {
-        return Ok(());
+    if text.starts_with(crate::params::JSON_PREFIX) {
+        return None;
     }
-    let is = match arity {
-        Arity::Leaf if condition => "a condition (<Condition>)",
-        Arity::Leaf => "an action (<Action>)",
-        Arity::Decorator => "a decorator (<Decorator>)",
-        Arity::Composite => "a control (<Control>)",
-    };
-    let article = if category == Category::Action {
-        "an"
+    let parts: Vec<&str> = text.split(';').collect();
+    let shape = ["x", "y", "z"][..dims].join(";");
+    if parts.iter().all(|p| p.trim().parse::<f64>().is_ok()) {
+        if parts.len() == dims {
+            return None;
+        }
+        return Some(format!(
+            "a point has {dims} coordinates, written {shape}; {} has {}",
+            quote(text),
+            parts.len()
+        ));
+    }
+    let numbers: Vec<&str> = text
+        .split(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
+        .filter(|p| !p.is_empty() && p.parse::<f64>().is_ok())
+        .collect();
+    let example = if numbers.len() == dims {
+        numbers.join(";")
     } else {
-        "a"
+        ["3", "-4", "1"][..dims].join(";")
     };
-    Err(format!(
-        "{} is {is} in the registry, not {article} <{}>",
-        quote(id),
-        category.tag()
+    Some(format!(
+        "a point is written {shape} in BehaviorTree.CPP XML, as its vectors are: write \
+         {example}, not {}",
+        quote(text)
     ))
 }
 
-/// What a C++ type named as BehaviorTree.CPP writes it (`int`, `double`,
-/// `std::string`, …) holds, if it is one of the common ones.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Family {
-    Integer,
-    Decimal,
-    Boolean,
-    Text,
-}
-
-fn family(t: &str) -> Option<Family> {
-    let integer = matches!(
-        t.trim(),
-        "int"
-            | "unsigned"
-            | "unsigned int"
-            | "long"
-            | "unsigned long"
-            | "long long"
-            | "unsigned long long"
-            | "short"
-            | "unsigned short"
-            | "size_t"
-            | "int8_t"
-            | "int16_t"
-            | "int32_t"
-            | "int64_t"
-            | "uint8_t"
-            | "uint16_t"
-            | "uint32_t"
-            | "uint64_t"
-    );
-    Some(match t.trim() {
-        _ if integer => Family::Integer,
-        "double" | "float" => Family::Decimal,
-        "bool" => Family::Boolean,
-        "std::string" | "string" => Family::Text,
-        t if t.starts_with("std::__cxx11::basic_string") => Family::Text,
-        _ => return None,
-    })
-}
-
-/// Whether a port type as BehaviorTree.CPP writes it can hold a parameter
-/// of `kind`: a port's slot type by its name or its family, a value by its
-/// family. Types it does not know are let through.
-fn port_type_fits(declared: &str, kind: &canopy_data::ParamKind) -> bool {
-    use canopy_data::ParamKind as K;
-    let Some(f) = family(declared) else {
-        return true;
-    };
-    match kind {
-        K::Port { ty, .. } if declared.trim() == ty.name() => true,
-        K::Port { ty, .. } => {
-            family(ty.name()).is_none_or(|g| g == f || (f, g) == (Family::Integer, Family::Decimal))
+/// Why an element of the file's structure cannot stand where a node
+/// does, and where it belongs.
+fn misplaced(tag: &str) -> Option<String> {
+    let why = match tag {
+        "TreeNodesModel" => {
+            "<TreeNodesModel> belongs directly under <root>, beside the <BehaviorTree> \
+             elements, not inside a tree; move it out"
         }
-        K::Int { .. } => f == Family::Integer,
-        K::Float { .. } => matches!(f, Family::Integer | Family::Decimal),
-        K::Bool => f == Family::Boolean,
-        _ => f == Family::Text,
-    }
+        "BehaviorTree" => {
+            "<BehaviorTree> belongs directly under <root>, not inside another tree; to run one \
+             tree inside another, write <SubTree ID=\"…\"/> here"
+        }
+        "include" => "<include> belongs directly under <root>, not inside a tree",
+        "root" => "<root> is the file's top element, not a node",
+        _ => return None,
+    };
+    Some(why.to_string())
 }
 
 /// `SetBlackboard`'s `output_key`: a key name (`{key}` read as `key`, as
@@ -1360,8 +1417,9 @@ fn set_key(key: &str) -> Result<&str, String> {
 }
 
 /// Whether `key` can name a blackboard key in a script and a port: a
-/// letter or `_` first, then letters, digits and `_`.
-fn is_key_name(key: &str) -> bool {
+/// letter or `_` first, then letters, digits and `_` (as RON writes a
+/// field's name bare, too).
+pub(crate) fn is_key_name(key: &str) -> bool {
     let mut chars = key.chars();
     chars
         .next()

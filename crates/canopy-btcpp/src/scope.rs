@@ -283,8 +283,12 @@ fn literal(text: &str) -> String {
     format!("({})", pieces.join(" .. \"'\" .. "))
 }
 
-/// canopy's node types whose parameters hold scripts.
+/// canopy's node types whose parameters hold scripts (under their own
+/// names, or as `canopy_Eval` where a node model took the name).
 fn is_script_type(type_name: &str) -> bool {
+    let type_name = type_name
+        .strip_prefix(crate::standard::CANOPY_PREFIX)
+        .unwrap_or(type_name);
     matches!(
         type_name,
         "Eval"

@@ -6,23 +6,36 @@
 //! BehaviorTree.CPP does the same with its substitution rules and Groot2
 //! with its models. A stand-in has the declared ports as its parameters —
 //! inputs take a value or a `{key}`, outputs a key, and each key's type is
-//! the declared port type — so a tree's wiring is checked when it is loaded:
+//! the declared port type (BehaviorTree.CPP's names of canopy's blackboard
+//! types, `double` or `canopy::Point2f`, are those types; other names are
+//! types known by name) — so a tree's wiring is checked when it is loaded:
 //! a key read as a `nav_msgs::msg::Path` here and written as a `double`
-//! there is an error naming both elements. What a stand-in *does* is
-//! chosen per type by [`StandInRules`]: a leaf plays back statuses
-//! (default: Success at once), a control runs as one of canopy's controls
-//! (default: Sequence) and a decorator as one of its decorators (default:
-//! its child's status, unchanged). Defaults are reported, so a dry run
-//! never silently stands a `RecoveryNode` in for a `Sequence`.
+//! there is an error naming both elements. A declared `default` that is a
+//! value of the port's type is the parameter's default. What a stand-in
+//! *does* is chosen per type by [`StandInRules`]: a leaf plays back
+//! statuses (default: Success at once; a condition, declared
+//! `<Condition>` and registered as one, answers Success or Failure), a
+//! control runs as one of canopy's controls (default: Sequence) and a
+//! decorator as one of its decorators (default: its child's status,
+//! unchanged). Defaults are reported, so a dry run never silently stands a
+//! `RecoveryNode` in for a `Sequence`.
 //!
-//! Types the caller registered keep their own code; a declared type named
-//! like one of canopy's built-ins (Nav2's `Wait`) replaces it, as the
-//! model describes the tree's nodes; BehaviorTree.CPP's standard nodes are
-//! never stood in for. Rejected: reading ports' types
-//! loosely (BehaviorTree.CPP's `AnyTypeAllowed` everywhere) — it would let
-//! through exactly the wiring mistakes a model is there to catch.
+//! Types the caller registered keep their own code; BehaviorTree.CPP's
+//! standard nodes are never stood in for. A declared type named like one
+//! of canopy's built-ins (Nav2's `Wait`) is the model's, as the model
+//! describes the tree's nodes, and the built-in stays in the registry as
+//! `canopy_Wait`: the standard nodes that run as it (`<Sleep>`) go on
+//! doing so. Rejected: letting the model's type replace the built-in —
+//! every `<Sleep>` of a Nav2 tree became unloadable; and reading ports'
+//! types loosely (BehaviorTree.CPP's `AnyTypeAllowed` everywhere) — it
+//! would let through exactly the wiring mistakes a model is there to
+//! catch.
+//!
+//! Reading is linear in the model and the rules: declared types and ports
+//! are found through hash maps, and a declaration is placed (file, line,
+//! column) only when an error is about it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use canopy_core::{
@@ -30,17 +43,43 @@ use canopy_core::{
     Task, Text, nodes,
 };
 use canopy_data::{NodeType, Registry};
+use serde_json::Value;
 
 use crate::dom::{self, Element};
 use crate::error::XmlError;
+use crate::names::{bad_port_name, param_name};
+use crate::palette::{Direction, canonical, is_btcpp_builtin, noun};
 use crate::sources::{self, File};
-use crate::standard::{Category, Std, is_scripting, refused};
+use crate::standard::{CANOPY_PREFIX, Category, bad_model_name};
 use crate::text::{did_you_mean, quote};
 
 /// The node types a `<TreeNodesModel>` declares, with their ports.
-#[derive(Debug)]
+///
+/// Two models are equal when they declare the same palette: the same
+/// types, in the same categories, with the same ports (names, directions,
+/// types, defaults), in the same order.
 pub struct NodeModel {
+    /// The file read, kept for messages: a declaration is placed only
+    /// when a message needs it (placing one reads the file up to it).
+    file: File,
     types: Vec<Declared>,
+    /// Index in `types` of each ID.
+    by_id: HashMap<String, usize>,
+}
+
+impl std::fmt::Debug for NodeModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeModel")
+            .field("source", &self.file.path)
+            .field("types", &self.types)
+            .finish()
+    }
+}
+
+impl PartialEq for NodeModel {
+    fn eq(&self, other: &Self) -> bool {
+        self.types == other.types
+    }
 }
 
 /// One declared node type.
@@ -49,16 +88,36 @@ struct Declared {
     id: String,
     category: Category,
     ports: Vec<DeclaredPort>,
+    /// Its element in the file.
+    element: usize,
+}
+
+impl PartialEq for Declared {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.id, self.category, &self.ports) == (&other.id, other.category, &other.ports)
+    }
 }
 
 /// One declared port.
 #[derive(Debug)]
 struct DeclaredPort {
+    /// As BehaviorTree.CPP names it (`type`, not canopy's `type_`).
     name: String,
-    /// `<output_port>` or `<inout_port>`: the node writes it.
-    output: bool,
+    direction: Direction,
     /// The C++ type as written, if any.
     type_name: Option<String>,
+    /// Its `default`, if any.
+    default: Option<String>,
+}
+
+impl PartialEq for DeclaredPort {
+    fn eq(&self, other: &Self) -> bool {
+        // `inout_port` and `output_port` are one thing to a stand-in.
+        let writes = |p: &DeclaredPort| p.direction.writes();
+        let ty = |p: &DeclaredPort| p.type_name.as_deref().and_then(canonical);
+        (&self.name, writes(self), ty(self), &self.default)
+            == (&other.name, writes(other), ty(other), &other.default)
+    }
 }
 
 impl NodeModel {
@@ -87,23 +146,137 @@ impl NodeModel {
             path: source.to_string(),
             dom: dom::parse(text.to_string(), source, &mut budget)?,
         };
-        let root = file.dom.root();
-        let mut types = Vec::new();
-        for model in children(&file, root).filter(|e| e.1.tag() == "TreeNodesModel") {
-            for (at, e) in children(&file, model.1) {
-                if let Some(declared) = declared(&file, at, e)? {
-                    types.push(declared);
+        let mut model = NodeModel {
+            types: Vec::new(),
+            by_id: HashMap::new(),
+            file,
+        };
+        let root = model.file.dom.root();
+        let mut found = Vec::new();
+        if root.tag() == "root" {
+            for (_, e) in children(&model.file, root).filter(|e| e.1.tag() == "TreeNodesModel") {
+                for (at, e) in children(&model.file, e) {
+                    if let Some(declared) = model.declared(at, e)? {
+                        found.push(declared);
+                    }
                 }
             }
         }
-        if types.is_empty() {
-            return Err(XmlError::whole(
-                source,
+        for declared in found {
+            crate::work::step(1);
+            if let Some(&first) = model.by_id.get(&declared.id) {
+                let first = &model.types[first];
+                let (line, _) = model.file.line_column(first.element);
+                let problem = format!(
+                    "{} is declared twice; the first is at line {line}",
+                    quote(&declared.id)
+                );
+                return Err(model.fail(declared.element, problem));
+            }
+            model.by_id.insert(declared.id.clone(), model.types.len());
+            model.types.push(declared);
+        }
+        if model.types.is_empty() {
+            return Err(model.nothing_declared());
+        }
+        Ok(model)
+    }
+
+    /// Why a file declares no node types, and where its model belongs
+    /// when it has one in the wrong place.
+    fn nothing_declared(&self) -> XmlError {
+        let dom = &self.file.dom;
+        let misplaced = (0..dom.len()).find(|&i| {
+            let tag = dom.element(i).tag();
+            let at_top = dom.root().children().contains(&i);
+            (tag == "TreeNodesModel" && !at_top) || (i == 0 && tag != "root")
+        });
+        match misplaced {
+            Some(0) if dom.root().tag() == "TreeNodesModel" => self.fail(
+                0,
+                "a node model file is a <root BTCPP_format=\"4\"> holding the <TreeNodesModel>: \
+                 wrap it in one"
+                    .to_string(),
+            ),
+            Some(0) => self.fail(
+                0,
+                "the top element of a BehaviorTree.CPP file is <root BTCPP_format=\"4\">, with \
+                 the <TreeNodesModel> directly under it"
+                    .to_string(),
+            ),
+            Some(at) => self.fail(
+                at,
+                "<TreeNodesModel> belongs directly under <root>, beside the <BehaviorTree> \
+                 elements; move it there"
+                    .to_string(),
+            ),
+            None => XmlError::whole(
+                &self.file.path,
                 "declares no node types (no <TreeNodesModel> with <Action>, <Condition>, \
                  <Control> or <Decorator> models)",
-            ));
+            ),
         }
-        Ok(NodeModel { types })
+    }
+
+    /// An error at element `at` of the file.
+    fn fail(&self, at: usize, problem: String) -> XmlError {
+        let (line, column) = self.file.line_column(at);
+        let e = self.file.dom.element(at);
+        XmlError {
+            file: self.file.path.clone(),
+            line,
+            column,
+            element: Some(dom::describe(e.tag(), |key| e.attr(key))),
+            problem,
+            unknown_type: None,
+        }
+    }
+
+    /// A model element as a declared type; `None` for SubTree models and
+    /// other elements, which declare nothing to stand in for.
+    fn declared(&self, at: usize, e: Element<'_>) -> Result<Option<Declared>, XmlError> {
+        let Some(category) = Category::from_tag(e.tag()) else {
+            return Ok(None);
+        };
+        let Some(id) = e.attr("ID") else {
+            return Err(self.fail(at, "a node model needs an ID: ID=\"…\"".to_string()));
+        };
+        if let Some(why) = bad_model_name(id) {
+            return Err(self.fail(at, format!("the ID {} {why}", quote(id))));
+        }
+        let mut ports = Vec::new();
+        // By canopy's name: `type` and `type_` are one parameter.
+        let mut names = HashSet::new();
+        for (port_at, p) in children(&self.file, e) {
+            crate::work::step(1);
+            let Some(direction) = Direction::of_tag(p.tag()) else {
+                continue;
+            };
+            let Some(name) = p.attr("name") else {
+                return Err(self.fail(port_at, "a port needs a name: name=\"…\"".to_string()));
+            };
+            if let Some(why) = bad_port_name(name) {
+                return Err(self.fail(port_at, format!("the port name {} {why}", quote(name))));
+            }
+            if !names.insert(param_name(name).into_owned()) {
+                return Err(self.fail(
+                    port_at,
+                    format!("{id} declares the port {} twice", quote(name)),
+                ));
+            }
+            ports.push(DeclaredPort {
+                name: name.to_string(),
+                direction,
+                type_name: p.attr("type").map(str::to_string),
+                default: p.attr("default").map(str::to_string),
+            });
+        }
+        Ok(Some(Declared {
+            id: id.to_string(),
+            category,
+            ports,
+            element: at,
+        }))
     }
 
     /// The declared types' IDs, in file order.
@@ -114,6 +287,12 @@ impl NodeModel {
     /// Register a stand-in for every declared type `registry` does not
     /// have (and that is not one of BehaviorTree.CPP's standard nodes),
     /// run as `rules` say; what each runs as, in file order.
+    ///
+    /// A declared type named like one of canopy's built-ins (Nav2 declares
+    /// `Wait`) is the model's: it takes the name, and canopy's built-in
+    /// stays in the registry as `canopy_Wait`, which is what
+    /// BehaviorTree.CPP's standard nodes that run as it (`<Sleep>`) go on
+    /// running as. A type of the caller's own keeps its code.
     ///
     /// ```
     /// use canopy_btcpp::{NodeModel, StandInRules, XmlOptions, load_str};
@@ -148,27 +327,29 @@ impl NodeModel {
         let mut done = Vec::new();
         for declared in &self.types {
             let id = declared.id.as_str();
-            if Std::from_id(id).is_some() || refused(id).is_some() || is_scripting(id) {
+            if is_btcpp_builtin(id) {
                 continue;
             }
-            // The model's type wins over a canopy built-in of the same name
-            // (Nav2's `Wait` is not canopy's); a type of the caller's own
-            // keeps its code.
-            let registered = registry.get(id).map(|t| t.description().to_string());
-            let builtin = builtins.get(id).map(|t| t.description().to_string());
-            match (registered, builtin) {
-                (Some(ours), Some(theirs)) if ours == theirs => drop(registry.remove(id)),
-                (Some(_), _) => continue,
-                (None, _) => {}
+            let genuine = match (registry.get(id), builtins.get(id)) {
+                (Some(ours), Some(reference)) => same_type(ours, reference),
+                _ => false,
+            };
+            if genuine {
+                // canopy's built-in moves aside (see above).
+                let aside = format!("{CANOPY_PREFIX}{id}");
+                if let Some(builtin) = registry.remove(id)
+                    && registry.get(&aside).is_none()
+                {
+                    let _ = registry.register(builtin.renamed(&aside));
+                }
+            } else if registry.get(id).is_some() {
+                continue;
             }
             let (runs_as, defaulted) = match rules.rules.get(id) {
                 Some(rule) => (rule.clone(), false),
                 None => (Rule::default_for(declared.category), true),
             };
-            let node_type = stand_in_type(declared, &runs_as);
-            registry
-                .register(node_type)
-                .map_err(|e| XmlError::whole(&rules.source, e.to_string()))?;
+            self.register(registry, declared, &runs_as)?;
             done.push(StandIn {
                 type_name: id.to_string(),
                 category: declared.category,
@@ -178,63 +359,60 @@ impl NodeModel {
         }
         Ok(done)
     }
+
+    /// Register the stand-in for `declared`, running as `rule`; an error
+    /// at its element when the registry refuses it.
+    fn register<A: 'static, W: 'static>(
+        &self,
+        registry: &mut Registry<A, W>,
+        declared: &Declared,
+        rule: &Rule,
+    ) -> Result<(), XmlError> {
+        let params: Vec<Param> = declared
+            .ports
+            .iter()
+            .map(|p| port_param(registry, p))
+            .collect();
+        let about = format!("a stand-in for {}, declared in a node model", declared.id);
+        let registered = if declared.category == Category::Condition {
+            // A condition, as guards can use one: it plays back its one
+            // status (conditions finish at once, see `StandInRules`).
+            let answer = match rule {
+                Rule::Statuses(s) => s.first() != Some(&Status::Failure),
+                Rule::Kind(_) => true,
+            };
+            registry.register_condition(&declared.id, &about, params, move |_| {
+                Ok(move |_: &Ctx<A, W>| answer)
+            })
+        } else {
+            registry.register(stand_in_type(declared, &about, params, rule))
+        };
+        registered.map_err(|e| {
+            let problem = match e {
+                canopy_data::RegistryError::BadName(_) => format!(
+                    "the ID {} is not a canopy node type name (letters, digits and _); rename \
+                     the type",
+                    quote(&declared.id)
+                ),
+                e => e.to_string(),
+            };
+            self.fail(declared.element, problem)
+        })
+    }
+}
+
+/// Whether two registered types are the same type (a registry's and a
+/// reference registry's built-in).
+pub(crate) fn same_type<A, W>(ours: &NodeType<A, W>, reference: &NodeType<A, W>) -> bool {
+    ours.description() == reference.description()
+        && ours.arity() == reference.arity()
+        && ours.params() == reference.params()
+        && ours.is_condition() == reference.is_condition()
 }
 
 /// The child elements of `e`, with their indices.
 fn children<'f>(file: &'f File, e: Element<'f>) -> impl Iterator<Item = (usize, Element<'f>)> + 'f {
     e.children().iter().map(|&c| (c, file.dom.element(c)))
-}
-
-/// A model element as a declared type; `None` for SubTree models and
-/// other elements, which declare nothing to stand in for.
-fn declared(file: &File, at: usize, e: Element<'_>) -> Result<Option<Declared>, XmlError> {
-    let fail = |at: usize, problem: String| {
-        let (line, column) = file.line_column(at);
-        XmlError {
-            file: file.path.clone(),
-            line,
-            column,
-            element: Some(format!(
-                "<{}>",
-                crate::text::bare(file.dom.element(at).tag())
-            )),
-            problem,
-            unknown_type: None,
-        }
-    };
-    let Some(category) = Category::from_tag(e.tag()) else {
-        return Ok(None);
-    };
-    let Some(id) = e.attr("ID") else {
-        return Err(fail(at, "a node model needs an ID".to_string()));
-    };
-    let mut ports = Vec::new();
-    for (port_at, p) in children(file, e) {
-        let output = match p.tag() {
-            "input_port" => false,
-            "output_port" | "inout_port" => true,
-            _ => continue,
-        };
-        let Some(name) = p.attr("name") else {
-            return Err(fail(port_at, "a port needs a name".to_string()));
-        };
-        if ports.iter().any(|q: &DeclaredPort| q.name == name) {
-            return Err(fail(
-                port_at,
-                format!("{id} declares the port {} twice", quote(name)),
-            ));
-        }
-        ports.push(DeclaredPort {
-            name: name.to_string(),
-            output,
-            type_name: p.attr("type").map(str::to_string),
-        });
-    }
-    Ok(Some(Declared {
-        id: id.to_string(),
-        category,
-        ports,
-    }))
 }
 
 /// What a stand-in does, from [`StandInRules`] or the default.
@@ -271,18 +449,19 @@ impl Rule {
 type MakeKind<A, W> = fn(&Rule) -> NodeKind<A, W>;
 
 /// The node type standing in for `declared`.
-fn stand_in_type<A: 'static, W: 'static>(declared: &Declared, rule: &Rule) -> NodeType<A, W> {
-    let params: Vec<Param> = declared.ports.iter().map(port_param).collect();
-    let about = format!("a stand-in for {}, declared in a node model", declared.id);
+fn stand_in_type<A: 'static, W: 'static>(
+    declared: &Declared,
+    about: &str,
+    params: Vec<Param>,
+    rule: &Rule,
+) -> NodeType<A, W> {
     let (arity, kind): (Arity, MakeKind<A, W>) = match declared.category {
         Category::Action | Category::Condition => (Arity::Leaf, leaf),
         Category::Control => (Arity::Composite, control),
         Category::Decorator => (Arity::Decorator, decorator),
     };
     let rule = rule.clone();
-    NodeType::new(&declared.id, &about, arity, params, move |_| {
-        Ok(kind(&rule))
-    })
+    NodeType::new(&declared.id, about, arity, params, move |_| Ok(kind(&rule)))
 }
 
 fn leaf<A: 'static, W: 'static>(rule: &Rule) -> NodeKind<A, W> {
@@ -317,50 +496,114 @@ fn decorator<A: 'static, W: 'static>(rule: &Rule) -> NodeKind<A, W> {
 }
 
 /// A declared port as a parameter: a port whose slot holds the declared
-/// type (the matching canopy type for the common C++ names, a type known
-/// by name otherwise); optional, as BehaviorTree.CPP reads a port only
-/// when its node asks.
-fn port_param(port: &DeclaredPort) -> Param {
+/// type (the matching canopy type for BehaviorTree.CPP's names of
+/// canopy's blackboard types, a type known by name otherwise); optional,
+/// as BehaviorTree.CPP reads a port only when its node asks, with the
+/// declared default when it is a value of the port's type.
+fn port_param<A: 'static, W: 'static>(registry: &Registry<A, W>, port: &DeclaredPort) -> Param {
     let declared = port.type_name.as_deref().unwrap_or("AnyTypeAllowed");
     let (ty, value) = slot_type(declared);
+    let default = port
+        .default
+        .as_deref()
+        .filter(|_| !port.direction.writes())
+        .and_then(|text| default_literal(registry, &value, text))
+        .unwrap_or(Literal::Null);
     let kind = ParamKind::Port {
         value: Box::new(value),
         ty,
-        output: port.output,
+        output: port.direction.writes(),
     };
     Param {
-        name: port.name.clone(),
+        name: param_name(&port.name).into_owned(),
         kind,
-        default: Some(Literal::Null),
+        default: Some(default),
         doc: format!("declared as {declared}"),
     }
 }
 
-/// The slot type of a declared C++ type, and what a value in place may be.
+/// A port's declared default as a value of `kind`, if it is one.
+fn default_literal<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    kind: &ParamKind,
+    text: &str,
+) -> Option<Literal> {
+    if crate::params::key_of(text).is_some() {
+        return None;
+    }
+    let value = crate::params::to_value(registry, kind, text).ok()?;
+    let fits = match (kind, &value) {
+        (ParamKind::Int { min, max }, Value::Number(n)) => {
+            n.as_i64().is_some_and(|n| (*min..=*max).contains(&n))
+        }
+        (ParamKind::Float { .. }, Value::Number(_)) => true,
+        (ParamKind::Bool, Value::Bool(_)) => true,
+        (ParamKind::Text, Value::String(_)) => true,
+        (ParamKind::Point { dims, .. }, Value::Array(items)) => {
+            items.len() == *dims && items.iter().all(Value::is_number)
+        }
+        _ => false,
+    };
+    let float = |v: &Value| v.as_f64().map_or(Literal::Null, Literal::Float);
+    fits.then(|| match (kind, &value) {
+        (ParamKind::Float { .. }, v) => float(v),
+        (ParamKind::Point { .. }, Value::Array(items)) => {
+            Literal::List(items.iter().map(float).collect())
+        }
+        (_, v) => literal(v),
+    })
+}
+
+/// A JSON value as a literal.
+fn literal(value: &Value) -> Literal {
+    match value {
+        Value::Bool(b) => Literal::Bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => Literal::Int(i),
+            (None, Some(u), _) => Literal::UInt(u),
+            (_, _, Some(f)) => Literal::Float(f),
+            _ => Literal::Null,
+        },
+        Value::String(s) => Literal::Text(s.clone()),
+        Value::Array(items) => Literal::List(items.iter().map(literal).collect()),
+        _ => Literal::Null,
+    }
+}
+
+/// The slot type of a declared C++ type, and what a value in place may be:
+/// canopy's blackboard types by their BehaviorTree.CPP names (each
+/// spelling of one, see [`canonical`]), other types by name.
 fn slot_type(declared: &str) -> (SlotType, ParamKind) {
     let int = |min: i64, max: i64| ParamKind::Int { min, max };
     let float = ParamKind::Float {
         min: f64::MIN,
         max: f64::MAX,
     };
-    match declared.trim() {
+    let point = |dims: usize, max: f64| ParamKind::Point {
+        dims,
+        min: -max,
+        max,
+    };
+    let Some(name) = canonical(declared) else {
+        return (SlotType::named("AnyTypeAllowed"), ParamKind::Text);
+    };
+    match name.as_str() {
         "double" => (SlotType::of::<f64>(), float),
         "float" => (SlotType::of::<f32>(), float),
         "bool" => (SlotType::of::<bool>(), ParamKind::Bool),
-        "int" | "int32" | "int32_t" => {
-            (SlotType::of::<i32>(), int(i32::MIN.into(), i32::MAX.into()))
-        }
-        "unsigned int" | "unsigned" | "uint32" | "uint32_t" => {
-            (SlotType::of::<u32>(), int(0, u32::MAX.into()))
-        }
-        "uint16" | "uint16_t" | "unsigned short" => {
-            (SlotType::of::<u16>(), int(0, u16::MAX.into()))
-        }
-        "int64" | "int64_t" | "long" | "long long" => {
-            (SlotType::of::<i64>(), int(i64::MIN, i64::MAX))
-        }
-        "uint8" | "uint8_t" => (SlotType::of::<u8>(), int(0, u8::MAX.into())),
-        "string" | "std::string" => (SlotType::of::<Text>(), ParamKind::Text),
+        "int" => (SlotType::of::<i32>(), int(i32::MIN.into(), i32::MAX.into())),
+        "unsigned int" => (SlotType::of::<u32>(), int(0, u32::MAX.into())),
+        "int64_t" => (SlotType::of::<i64>(), int(i64::MIN, i64::MAX)),
+        "uint64_t" => (SlotType::of::<u64>(), int(0, i64::MAX)),
+        "int16_t" => (SlotType::of::<i16>(), int(i16::MIN.into(), i16::MAX.into())),
+        "uint16_t" => (SlotType::of::<u16>(), int(0, u16::MAX.into())),
+        "int8_t" => (SlotType::of::<i8>(), int(i8::MIN.into(), i8::MAX.into())),
+        "uint8_t" => (SlotType::of::<u8>(), int(0, u8::MAX.into())),
+        "std::string" => (SlotType::of::<Text>(), ParamKind::Text),
+        "canopy::Point2f" => (SlotType::of::<[f32; 2]>(), point(2, f32::MAX.into())),
+        "canopy::Point3f" => (SlotType::of::<[f32; 3]>(), point(3, f32::MAX.into())),
+        "canopy::Point2" => (SlotType::of::<[f64; 2]>(), point(2, f64::MAX)),
+        "canopy::Point3" => (SlotType::of::<[f64; 3]>(), point(3, f64::MAX)),
         other => (SlotType::named(other), ParamKind::Text),
     }
 }
@@ -464,6 +707,8 @@ impl std::fmt::Display for StandIn {
 pub struct StandInRules {
     rules: BTreeMap<String, Rule>,
     source: String,
+    /// The file's text, to place an error about a rule.
+    text: Box<str>,
 }
 
 impl StandInRules {
@@ -486,35 +731,52 @@ impl StandInRules {
     /// The rules in JSON text; `source` names it in errors.
     pub fn read_str(text: &str, source: &str) -> Result<StandInRules, XmlError> {
         let fail = |problem: String| XmlError::whole(source, problem);
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| fail(format!("not JSON: {e}")))?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            let message = e.to_string();
+            let position = format!(" at line {} column {}", e.line(), e.column());
+            XmlError {
+                line: e.line(),
+                column: e.column(),
+                ..fail(format!(
+                    "not JSON: {}",
+                    crate::text::sanitize(message.strip_suffix(&position).unwrap_or(&message))
+                ))
+            }
+        })?;
         let serde_json::Value::Object(fields) = value else {
             return Err(fail("must be a JSON object of node types".to_string()));
         };
-        let mut rules = BTreeMap::new();
-        for (id, value) in fields {
-            let rule = rule(&value).ok_or_else(|| {
-                fail(format!(
-                    "{}: must be a status, a list of statuses, or the name of a control or \
-                     decorator, got {}",
-                    quote(&id),
-                    quote(&value.to_string())
-                ))
-            })?;
-            rules.insert(id, rule);
-        }
-        Ok(StandInRules {
-            rules,
+        let mut rules = StandInRules {
+            rules: BTreeMap::new(),
             source: source.to_string(),
-        })
+            text: text.into(),
+        };
+        for (id, value) in fields {
+            let Some(rule) = rule(&value) else {
+                return Err(rules.fail(
+                    &id,
+                    format!(
+                        "{}: must be a status, a list of statuses, or the name of a control or \
+                         decorator, got {}",
+                        quote(&id),
+                        quote(&value.to_string())
+                    ),
+                ));
+            };
+            rules.rules.insert(id, rule);
+        }
+        Ok(rules)
     }
 
-    /// Every rule names a declared type, and suits its category.
+    /// Every rule names a declared type, and suits its category: found by
+    /// ID through the model's index, so that a large model with large
+    /// rules costs their sizes, not their product.
     fn check(&self, model: &NodeModel) -> Result<(), XmlError> {
         for (id, rule) in &self.rules {
-            let Some(declared) = model.types.iter().find(|t| &t.id == id) else {
-                return Err(XmlError::whole(
-                    &self.source,
+            crate::work::step(1);
+            let Some(&index) = model.by_id.get(id) else {
+                return Err(self.fail(
+                    id,
                     format!(
                         "{} is not declared in the node model{}",
                         quote(id),
@@ -522,36 +784,55 @@ impl StandInRules {
                     ),
                 ));
             };
+            let declared = &model.types[index];
             let fits = match (declared.category, rule) {
-                (Category::Action | Category::Condition, Rule::Statuses(_)) => true,
+                (Category::Action, Rule::Statuses(_)) => true,
+                (Category::Condition, Rule::Statuses(s)) => {
+                    matches!(s[..], [Status::Success] | [Status::Failure])
+                }
                 (Category::Control, Rule::Kind(k)) => CONTROLS.contains(&k.as_str()),
                 (Category::Decorator, Rule::Kind(k)) => DECORATORS.contains(&k.as_str()),
                 _ => false,
             };
             if !fits {
                 let takes = match declared.category {
-                    Category::Action | Category::Condition => {
-                        "a status or a list of statuses".to_string()
-                    }
+                    Category::Action => "a status or a list of statuses".to_string(),
+                    Category::Condition => "\"Success\" or \"Failure\" (a condition finishes \
+                                            each time it is ticked, as in BehaviorTree.CPP)"
+                        .to_string(),
                     Category::Control => format!("one of {}", CONTROLS.join(", ")),
                     Category::Decorator => format!("one of {}", DECORATORS.join(", ")),
                 };
-                return Err(XmlError::whole(
-                    &self.source,
+                return Err(self.fail(
+                    id,
                     format!(
                         "{} is {}, which takes {takes}",
                         quote(id),
-                        match declared.category {
-                            Category::Action => "an action",
-                            Category::Condition => "a condition",
-                            Category::Control => "a control",
-                            Category::Decorator => "a decorator",
-                        }
+                        noun(declared.category)
                     ),
                 ));
             }
         }
         Ok(())
+    }
+
+    /// An error about the rule for `id`, at its key in the file.
+    fn fail(&self, id: &str, problem: String) -> XmlError {
+        let key = serde_json::to_string(id).unwrap_or_default();
+        let at = self
+            .text
+            .match_indices(&key)
+            .map(|(i, _)| i)
+            .find(|&i| self.text[i + key.len()..].trim_start().starts_with(':'));
+        let (line, column) = at.map_or((0, 0), |i| dom::line_column(&self.text, i));
+        XmlError {
+            file: self.source.clone(),
+            line,
+            column,
+            element: None,
+            problem,
+            unknown_type: None,
+        }
     }
 }
 

@@ -144,7 +144,10 @@ fn random_trees_run_as_on_behaviortree_cpp() {
         );
         if ours != *theirs && keep.is_some() && std::env::var_os("CANOPY_BTCPP_ALL").is_some() {
             // Every difference kept, documented or not, to look into.
-            documented.push(format!("{}canopy:\n{ours}BehaviorTree.CPP:\n{theirs}", tree.xml));
+            documented.push(format!(
+                "{}canopy:\n{ours}BehaviorTree.CPP:\n{theirs}",
+                tree.xml
+            ));
         }
         if ours == *theirs {
             identical += 1;

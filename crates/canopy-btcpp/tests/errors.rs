@@ -93,13 +93,13 @@ fn document_structure() {
         error(&tree(
             "<BehaviorTree ID=\"A\"><AlwaysSuccess/></BehaviorTree><BehaviorTree ID=\"B\"><AlwaysSuccess/></BehaviorTree>"
         )),
-        "bad.xml:1:1: <root>: main_tree_to_execute is missing and the files define 2 trees (\"A\", \"B\"); name the one to run"
+        "bad.xml:1:1: <root>: the files define 2 trees (\"A\", \"B\") and no main_tree_to_execute, so which to run is not said; name it in <root main_tree_to_execute=\"…\">, or choose it when loading (`--tree ID`, XmlOptions::main_tree)"
     );
     assert_eq!(
         error(
             "<root BTCPP_format=\"4\" main_tree_to_execute=\"Mian\"><BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree></root>"
         ),
-        "bad.xml:1:1: <root>: the tree to run, \"Mian\", is not defined (did you mean \"Main\"?)"
+        "bad.xml:1:1: <root>: the tree to run, \"Mian\", is not defined (did you mean \"Main\"?); the files define \"Main\""
     );
     assert_eq!(
         error(&tree(
@@ -144,7 +144,7 @@ fn unknown_nodes() {
     assert_eq!(
         error(&main_tree("<SubTree ID=\"Nowhere\"/>")),
         format!(
-            "bad.xml:2:{BODY}: <SubTree ID=\"Nowhere\">: there is no <BehaviorTree> with ID \"Nowhere\""
+            "bad.xml:2:{BODY}: <SubTree ID=\"Nowhere\">: there is no <BehaviorTree> with ID \"Nowhere\"; the files define \"Main\""
         )
     );
     let long = "X".repeat(500);
@@ -165,18 +165,6 @@ fn unknown_nodes() {
         error(&main_tree("<Wait ID=\"Wait\" ticks=\"1\"/>")),
         format!(
             "bad.xml:2:{BODY}: <Wait ID=\"Wait\">: an ID attribute is not allowed here; write <Wait> or <Action ID=\"Wait\">"
-        )
-    );
-    assert_eq!(
-        error(&main_tree("<Action ID=\"Sequence\"/>")),
-        format!(
-            "bad.xml:2:{BODY}: <Action ID=\"Sequence\">: Sequence is one of BehaviorTree.CPP's standard nodes, a <Control>, not an <Action>"
-        )
-    );
-    assert_eq!(
-        error(&main_tree("<Control ID=\"Wait\" ticks=\"1\"/>")),
-        format!(
-            "bad.xml:2:{BODY}: <Control ID=\"Wait\">: \"Wait\" is an action (<Action>) in the registry, not a <Control>"
         )
     );
     let names = "<Sequence name=\"a&#10;b&#1;\"><Nope/></Sequence>";
@@ -556,85 +544,6 @@ fn work_per_tick_is_bounded() {
 }
 
 #[test]
-fn tree_nodes_models_are_checked() {
-    let with_model = |model: &str| {
-        error(&format!(
-            "<root BTCPP_format=\"4\">\n  <BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree>\n  <TreeNodesModel>{model}</TreeNodesModel>\n</root>"
-        ))
-    };
-    const AT: usize = 3 + "<TreeNodesModel>".len();
-    assert_eq!(
-        with_model("<Action ID=\"Fly\"/>"),
-        format!(
-            "bad.xml:3:{AT}: <Action ID=\"Fly\">: the model declares \"Fly\", which is not a registered node type"
-        )
-    );
-    // A condition declared as an action, and an action as a condition.
-    assert_eq!(
-        with_model("<Action ID=\"Chance\"/>"),
-        format!(
-            "bad.xml:3:{AT}: <Action ID=\"Chance\">: \"Chance\" is a condition (<Condition>) in the registry, not an <Action>"
-        )
-    );
-    assert_eq!(
-        with_model("<Condition ID=\"Wait\"/>"),
-        format!(
-            "bad.xml:3:{AT}: <Condition ID=\"Wait\">: \"Wait\" is an action (<Action>) in the registry, not a <Condition>"
-        )
-    );
-    assert_eq!(
-        with_model("<Decorator ID=\"Wait\"/>"),
-        format!(
-            "bad.xml:3:{AT}: <Decorator ID=\"Wait\">: \"Wait\" is an action (<Action>) in the registry, not a <Decorator>"
-        )
-    );
-    assert_eq!(
-        with_model("<Action ID=\"Wait\"><input_port name=\"tick\"/></Action>"),
-        format!(
-            "bad.xml:3:{}: <input_port name=\"tick\">: Wait has no parameter \"tick\" (did you mean \"ticks\"?); it takes: ticks",
-            AT + 18
-        )
-    );
-    assert_eq!(
-        with_model("<Action ID=\"Wait\"><input_port name=\"ticks\" type=\"double\"/></Action>"),
-        format!(
-            "bad.xml:3:{}: <input_port name=\"ticks\">: port \"ticks\" is declared as \"double\", but Wait's parameter is integer ≥ 0, required",
-            AT + 18
-        )
-    );
-    assert_eq!(
-        with_model("<Action ID=\"Wait\"><output_port name=\"ticks\"/></Action>"),
-        format!(
-            "bad.xml:3:{}: <output_port name=\"ticks\">: <output_port> \"ticks\": Wait's \"ticks\" is a parameter, fixed when the tree is built",
-            AT + 18
-        )
-    );
-    assert_eq!(
-        with_model("<SubTree ID=\"S\"><input_port name=\"goal\"/></SubTree>"),
-        format!(
-            "bad.xml:3:{}: <input_port name=\"goal\">: SubTree ports remap blackboard entries, which canopy does not import (its subtrees share the tree's one blackboard)",
-            AT + 16
-        )
-    );
-    // Declarations that fit pass, and BehaviorTree.CPP's own models are skipped.
-    let ok = "<root BTCPP_format=\"4\"><BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree><TreeNodesModel>\
-              <Action ID=\"Wait\"><input_port name=\"ticks\" type=\"unsigned int\" default=\"1\">how long</input_port><description>waits</description></Action>\
-              <Condition ID=\"Chance\"><input_port name=\"p\" type=\"double\"/></Condition>\
-              <Decorator ID=\"canopy_Repeat\"><input_port name=\"times\" type=\"int\"/></Decorator>\
-              <Action ID=\"Script\"/><SubTree ID=\"Other\" editable=\"true\"/></TreeNodesModel></root>";
-    assert!(
-        load_str(
-            &Registry::<(), ()>::new(),
-            ok,
-            "ok.xml",
-            None,
-            &XmlOptions::default()
-        )
-        .is_ok()
-    );
-}
-
-#[test]
 fn a_registry_without_the_builtins_says_so() {
     let err = error_with(
         &Registry::empty(),
@@ -877,20 +786,6 @@ fn includes_stay_inside_the_tree_files_directory() {
 }
 
 #[test]
-fn a_condition_written_as_an_action_in_a_tree_is_refused() {
-    assert_eq!(
-        error(&main_tree("<Action ID=\"Chance\" p=\"0.5\"/>")),
-        format!(
-            "bad.xml:2:{BODY}: <Action ID=\"Chance\">: \"Chance\" is a condition (<Condition>) in the registry, not an <Action>"
-        )
-    );
-    // Compact, it is whatever the registry says it is.
-    let compact = main_tree("<Chance p=\"0.5\"/>");
-    let registry = Registry::<(), ()>::new();
-    assert!(load_str(&registry, &compact, "ok.xml", None, &XmlOptions::default()).is_ok());
-}
-
-#[test]
 fn subtrees_copied_for_their_keys_are_bounded() {
     // Each tree calls the next twice with a remapping: 2^30 copies.
     let mut xml = String::from("<root BTCPP_format=\"4\" main_tree_to_execute=\"T0\">\n");
@@ -945,5 +840,89 @@ fn a_tree_too_large_once_built_is_blamed_on_the_element_of_the_first_subtree_too
             "bad.xml:23:{column}: <Sequence>: this subtree expands to 1048575 nodes when shared \
              subtrees are counted at every use, more than the limit of 1000000"
         )
+    );
+}
+
+#[test]
+fn a_misplaced_tree_nodes_model_says_where_it_belongs() {
+    let model = "<TreeNodesModel><Action ID=\"Go\"/></TreeNodesModel>";
+    // Inside a tree, beside its root node or inside a node.
+    assert_eq!(
+        error(&tree(&format!(
+            "<BehaviorTree ID=\"Main\"><AlwaysSuccess/>{model}</BehaviorTree>"
+        ))),
+        "bad.xml:2:43: <TreeNodesModel>: <TreeNodesModel> belongs directly under <root>, beside \
+         the <BehaviorTree> elements, not inside a tree; move it out"
+    );
+    assert_eq!(
+        error(&main_tree(&format!(
+            "<Sequence><AlwaysSuccess/>{model}</Sequence>"
+        ))),
+        format!(
+            "bad.xml:2:{}: <TreeNodesModel>: <TreeNodesModel> belongs directly under <root>, \
+             beside the <BehaviorTree> elements, not inside a tree; move it out",
+            BODY + 26
+        )
+    );
+    // As the top element.
+    assert_eq!(
+        error(model),
+        "bad.xml:1:1: <TreeNodesModel>: the top element of a BehaviorTree.CPP file is <root \
+         BTCPP_format=\"4\">; a <TreeNodesModel> goes inside it, beside the <BehaviorTree> elements"
+    );
+    // Holding a tree, or another model.
+    assert_eq!(
+        error(&tree(
+            "<TreeNodesModel><BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree></TreeNodesModel>"
+        )),
+        "bad.xml:2:19: <BehaviorTree ID=\"Main\">: <BehaviorTree> belongs directly under <root>, \
+         not inside <TreeNodesModel>, which holds only node models (<Action ID=\"…\">, \
+         <Condition>, <Control>, <Decorator>, <SubTree>)"
+    );
+    // A tree inside a tree, written where a <SubTree> belongs.
+    assert_eq!(
+        error(&main_tree(
+            "<Sequence><BehaviorTree ID=\"Inner\"><AlwaysSuccess/></BehaviorTree></Sequence>"
+        )),
+        format!(
+            "bad.xml:2:{}: <BehaviorTree ID=\"Inner\">: <BehaviorTree> belongs directly under \
+             <root>, not inside another tree; to run one tree inside another, write <SubTree \
+             ID=\"…\"/> here",
+            BODY + 10
+        )
+    );
+    // A <SubTree> without its ID lists the trees there are.
+    assert_eq!(
+        error(&tree(
+            "<BehaviorTree ID=\"Main\"><SubTree/></BehaviorTree><BehaviorTree ID=\"Patrol\"><AlwaysSuccess/></BehaviorTree>"
+        )),
+        format!(
+            "bad.xml:2:{BODY}: <SubTree>: <SubTree> needs the ID of the tree it runs: <SubTree \
+             ID=\"…\"/>; the files define \"Main\", \"Patrol\""
+        )
+    );
+}
+
+#[test]
+fn subtree_model_defaults_are_bounded_by_what_they_add() {
+    // One model port with a 100 KB default, used by 200 <SubTree>s: 20 MB
+    // of remapping from a 110 KB file.
+    let default = "x".repeat(100_000);
+    let uses = "<SubTree ID=\"S\"/>".repeat(200);
+    let xml = format!(
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"Main\">\n\
+         <BehaviorTree ID=\"Main\"><Sequence>{uses}</Sequence></BehaviorTree>\n\
+         <BehaviorTree ID=\"S\"><AlwaysSuccess/></BehaviorTree>\n\
+         <TreeNodesModel><SubTree ID=\"S\"><input_port name=\"p\" default=\"{default}\"/></SubTree></TreeNodesModel>\n\
+         </root>"
+    );
+    let err = error(&xml);
+    assert!(
+        err.ends_with(
+            "the defaults of the SubTree models add more than 16777216 bytes of remapping to \
+             the <SubTree> elements, more than the files may hold; remap the ports on the \
+             <SubTree> elements"
+        ),
+        "{err}"
     );
 }

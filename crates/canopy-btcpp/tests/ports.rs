@@ -3,7 +3,7 @@
 //! declared as such in the node model, points are written `x;y`, and keys
 //! cross a `<SubTree>` only as `_autoremap="true"` shares them.
 
-use canopy_btcpp::{XmlOptions, export_str, load_str};
+use canopy_btcpp::{XmlOptions, export_str, load_str, load_str_with_warnings};
 use canopy_core::{Agent, Ctx, Input, Output, Status, Text, Tree};
 use canopy_data::{Format, Params, Registry};
 
@@ -140,7 +140,13 @@ fn a_point_is_written_as_behaviortree_cpp_writes_vectors() {
     assert_eq!(me.0, [3.0, -4.0]);
     assert_eq!(
         load(&main_tree("<Walk goal=\"3,4\" arrived=\"{done}\"/>")).unwrap_err(),
-        "walk.xml:2:27: <Walk>: parameter \"goal\" must be a point [x, y], got string \"3,4\""
+        "walk.xml:2:27: <Walk>: goal: a point is written x;y in BehaviorTree.CPP XML, as its \
+         vectors are: write 3;4, not \"3,4\""
+    );
+    assert_eq!(
+        load(&main_tree("<Walk goal=\"[50, 50]\" arrived=\"{done}\"/>")).unwrap_err(),
+        "walk.xml:2:27: <Walk>: goal: a point is written x;y in BehaviorTree.CPP XML, as its \
+         vectors are: write 50;50, not \"[50, 50]\""
     );
 }
 
@@ -282,16 +288,55 @@ fn the_node_model_declares_ports_with_their_direction_and_type() {
              <TreeNodesModel><Action ID=\"Walk\">{port}</Action></TreeNodesModel>\n</root>\n"
         )
     };
-    assert!(load(&model("<output_port name=\"arrived\" type=\"bool\"/>")).is_ok());
+    // A model that disagrees with the code loads, as in BehaviorTree.CPP
+    // (which reads no model of a registered node), with a warning.
+    let warnings = |xml: &str| -> Vec<String> {
+        load_str_with_warnings(&registry(), xml, "walk.xml", None, &XmlOptions::default())
+            .unwrap()
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
     assert_eq!(
-        load(&model("<input_port name=\"arrived\"/>")).unwrap_err(),
-        "walk.xml:3:37: <input_port name=\"arrived\">: <input_port> \"arrived\": Walk's \
-         \"arrived\" is an output port"
+        warnings(&model("<output_port name=\"arrived\" type=\"bool\"/>")),
+        Vec::<String>::new()
     );
     assert_eq!(
-        load(&model("<output_port name=\"arrived\" type=\"double\"/>")).unwrap_err(),
-        "walk.xml:3:37: <output_port name=\"arrived\">: port \"arrived\" is declared as \
-         \"double\", but Walk's parameter is output port of bool: a blackboard key like \
-         \"{key}\", optional"
+        warnings(&model("<input_port name=\"arrived\"/>")),
+        [
+            "walk.xml:3:37: <input_port name=\"arrived\">: <input_port> \"arrived\": Walk's \
+          \"arrived\" is an output port; declare it as <output_port>"
+        ]
     );
+    assert_eq!(
+        warnings(&model("<output_port name=\"arrived\" type=\"double\"/>")),
+        [
+            "walk.xml:3:37: <output_port name=\"arrived\">: port \"arrived\" is declared as \
+          \"double\", but Walk's parameter is output port of bool: a blackboard key like \
+          \"{key}\", optional; declare type=\"bool\""
+        ]
+    );
+    // A blackboard port's type is checked as a parameter's is.
+    assert_eq!(
+        warnings(&model("<input_port name=\"goal\" type=\"double\"/>")),
+        [
+            "walk.xml:3:37: <input_port name=\"goal\">: port \"goal\" is declared as \"double\", \
+          but Walk's parameter is point [x, y], or a blackboard key of canopy::Point2f like \
+          \"{key}\", required; declare type=\"canopy::Point2f\""
+        ]
+    );
+    let strict = XmlOptions {
+        strict: true,
+        ..XmlOptions::default()
+    };
+    let err = load_str(
+        &registry(),
+        &model("<input_port name=\"goal\" type=\"double\"/>"),
+        "walk.xml",
+        None,
+        &strict,
+    )
+    .unwrap_err();
+    assert_eq!((err.line, err.column), (3, 37));
 }

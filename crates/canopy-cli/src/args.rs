@@ -56,6 +56,20 @@ pub(crate) struct Load {
     /// (absolute paths, `..`, links out), as BehaviorTree.CPP does.
     #[arg(long)]
     pub(crate) includes_outside: bool,
+    /// Refuse what BehaviorTree.CPP runs but canopy warns about (an action
+    /// written `<Condition>`, a node model that disagrees with the code):
+    /// each warning is an error.
+    #[arg(long)]
+    pub(crate) strict: bool,
+}
+
+/// Which tree of an XML file to run.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct Choose {
+    /// The tree to run, by ID, of a BehaviorTree.CPP XML file that defines
+    /// several (in place of its `main_tree_to_execute`).
+    #[arg(long, value_name = "ID")]
+    pub(crate) tree: Option<String>,
 }
 
 /// A tree file and how to read it.
@@ -65,6 +79,8 @@ pub(crate) struct FileArgs {
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
+    #[command(flatten)]
+    pub(crate) choose: Choose,
 }
 
 #[derive(Subcommand, Debug)]
@@ -89,8 +105,13 @@ pub(crate) enum Command {
     /// Measure a tree's cost for a crowd: ns per agent-tick, heap bytes per
     /// agent, allocations per tick.
     Bench(BenchArgs),
-    /// Write a JSON or RON tree file in another format (to standard output).
+    /// Write a tree file in another format (to standard output): JSON or RON
+    /// as BehaviorTree.CPP XML or as each other; XML as JSON or RON.
     Export(ExportArgs),
+    /// Write the node types as a BehaviorTree.CPP node model (a
+    /// `<TreeNodesModel>`): the palette Groot2 opens, which `--model` reads
+    /// back.
+    Model(ModelArgs),
     /// Replay a trace (`run --trace` output) in the browser inspector, with a
     /// timeline to scrub.
     View(ViewArgs),
@@ -104,6 +125,7 @@ impl Command {
     pub(crate) fn types(&self) -> Option<&str> {
         match self {
             Command::Nodes { types } => types.as_deref(),
+            Command::Model(a) => a.types.as_deref(),
             _ => self.load()?.1.types.as_deref(),
         }
     }
@@ -118,8 +140,20 @@ impl Command {
             Command::Run(_) => "run",
             Command::Bench(_) => "bench",
             Command::Export(_) => "export",
+            Command::Model(_) => "model",
             Command::View(_) => "view",
             Command::Snapshot(_) => "snapshot inspect",
+        }
+    }
+
+    /// The tree of a multi-tree XML file the command runs, if chosen.
+    pub(crate) fn chosen_tree(&self) -> Option<&str> {
+        match self {
+            Command::Check(a) | Command::Print(a) | Command::Dot(a) => a.choose.tree.as_deref(),
+            Command::Run(a) => a.choose.tree.as_deref(),
+            Command::Bench(a) => a.choose.tree.as_deref(),
+            Command::Export(a) => a.choose.tree.as_deref(),
+            _ => None,
         }
     }
 
@@ -127,7 +161,7 @@ impl Command {
     pub(crate) fn load(&self) -> Option<(&Path, &Load)> {
         Some(match self {
             Command::Check(a) | Command::Print(a) | Command::Dot(a) => (&a.file, &a.load),
-            Command::Nodes { .. } => return None,
+            Command::Nodes { .. } | Command::Model(_) => return None,
             Command::Run(a) => (&a.file, &a.load),
             Command::Bench(a) => (&a.file, &a.load),
             Command::Export(a) => (&a.file, &a.load),
@@ -143,6 +177,8 @@ pub(crate) struct RunArgs {
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
+    #[command(flatten)]
+    pub(crate) choose: Choose,
     /// Ticks to run.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) ticks: u32,
@@ -218,6 +254,8 @@ pub(crate) struct BenchArgs {
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
+    #[command(flatten)]
+    pub(crate) choose: Choose,
     /// Agents, with ids 0 to N−1.
     #[arg(long, value_parser = agents_parser())]
     pub(crate) agents: u32,
@@ -244,17 +282,38 @@ pub(crate) struct ExportArgs {
     /// The format to write.
     #[arg(long, value_enum)]
     pub(crate) to: ExportFormat,
-    /// Tree file (.json or .ron).
+    /// Tree file (.json, .ron or .xml).
     pub(crate) file: PathBuf,
     #[command(flatten)]
     pub(crate) load: Load,
+    #[command(flatten)]
+    pub(crate) choose: Choose,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ModelArgs {
+    /// Node types to write.
+    #[arg(long)]
+    pub(crate) types: Option<String>,
+    /// A node model: the types it declares that these node types lack are
+    /// written too, as their stand-ins have them.
+    #[arg(long, value_name = "MODEL.xml")]
+    pub(crate) model: Option<PathBuf>,
+    /// Also write canopy's own built-in node types (but not those
+    /// BehaviorTree.CPP's standard nodes stand for, which Groot2 knows).
+    #[arg(long)]
+    pub(crate) builtins: bool,
 }
 
 /// `export --to`.
-#[derive(ValueEnum, Clone, Copy, Debug)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ExportFormat {
     /// BehaviorTree.CPP XML (format 4), which Groot2 opens.
     Btcpp,
+    /// A canopy tree file in JSON.
+    Json,
+    /// A canopy tree file in RON.
+    Ron,
 }
 
 #[derive(clap::Args, Debug)]

@@ -305,6 +305,7 @@ where
             Command::Nodes { .. }
             | Command::Bench(_)
             | Command::Export(_)
+            | Command::Model(_)
             | Command::View(_)
             | Command::Snapshot(_) => Ok(()),
         }

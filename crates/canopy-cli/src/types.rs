@@ -15,8 +15,8 @@ use canopy_data::Registry;
 use canopy_fsm::MachineRegistry;
 
 use crate::args::{
-    BenchArgs, Command, ExportArgs, ExportFormat, InspectArgs, Load, RunArgs, SnapshotCommand,
-    ViewArgs,
+    BenchArgs, Command, ExportArgs, ExportFormat, InspectArgs, Load, ModelArgs, RunArgs,
+    SnapshotCommand, ViewArgs,
 };
 use crate::crowd::{self, Crowd};
 use crate::failure::Failure;
@@ -153,10 +153,11 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> Result<(), Failure> {
+        let chosen = command.chosen_tree();
         if let Some((file, load)) = command.load()
             && let Some(model) = &load.model
         {
-            self.stand_in(file, load, model, err)?;
+            self.stand_in(file, &xml_options(load, chosen), load, model, err)?;
         }
         if let Some(input) = machine_file(command) {
             return self.machine(command, &input, out);
@@ -167,7 +168,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {
             let message = "--send is for state machine files; a tree file takes no triggers";
             return Err(Failure::Usage("run", message.to_string()));
         }
-        self.tree_command(command, out)
+        self.tree_command(command, out, err)
             .map_err(|failure| match failure {
                 // A tree error on a machine file: say what the file is instead.
                 Failure::Load(e) => match command.load() {
@@ -187,21 +188,34 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Kit for Types<A, W> {
 }
 
 impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
-    /// Carry out `command` on a tree file.
-    fn tree_command(&mut self, command: &Command, out: &mut dyn Write) -> Result<(), Failure> {
+    /// Carry out `command` on a tree file; warnings about an XML file go
+    /// to `err`.
+    fn tree_command(
+        &mut self,
+        command: &Command,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), Failure> {
+        let options = command
+            .load()
+            .map(|(_, load)| xml_options(load, command.chosen_tree()))
+            .unwrap_or_default();
         match command {
             Command::Check(a) => {
-                self.check(&a.file, &a.load)?;
+                self.check(&a.file, &options, err)?;
                 writeln!(out, "ok")?;
             }
-            Command::Print(a) => show::indented(&self.load(&a.file, &a.load)?, out)?,
-            Command::Dot(a) => show::dot(&self.load(&a.file, &a.load)?, out)?,
+            Command::Print(a) => show::indented(&self.load(&a.file, &options, err)?, out)?,
+            Command::Dot(a) => show::dot(&self.load(&a.file, &options, err)?, out)?,
             Command::Nodes { .. } => catalog::write(out, &self.registry)?,
-            Command::Export(a) => self.export(a, out)?,
-            Command::View(a) => self.view(a, out)?,
-            Command::Snapshot(SnapshotCommand::Inspect(a)) => self.inspect(a, out)?,
-            Command::Run(a) => self.run(a, out)?,
-            Command::Bench(a) => self.bench(a, out)?,
+            Command::Model(a) => self.model(a, out)?,
+            Command::Export(a) => self.export(a, &options, out)?,
+            Command::View(a) => self.view(a, &options, out, err)?,
+            Command::Snapshot(SnapshotCommand::Inspect(a)) => {
+                self.inspect(a, &options, out, err)?
+            }
+            Command::Run(a) => self.run(a, &options, out, err)?,
+            Command::Bench(a) => self.bench(a, &options, out, err)?,
         }
         Ok(())
     }
@@ -217,13 +231,36 @@ fn machine_file(command: &Command) -> Option<machine::Input> {
     }
 }
 
-/// How XML files are read, from the command line.
-fn xml_options(load: &Load) -> XmlOptions {
+/// How XML files are read, from the command line: `tree` is the tree to
+/// run of a file of several (`--tree`).
+fn xml_options(load: &Load, tree: Option<&str>) -> XmlOptions {
     XmlOptions {
         tick_ms: load.tick_ms,
         includes_outside: load.includes_outside,
+        strict: load.strict,
+        main_tree: tree.map(str::to_string),
         ..XmlOptions::default()
     }
+}
+
+/// Write an XML load's warnings to `err`, one a line.
+fn warn(
+    warnings: &[canopy_btcpp::XmlWarning],
+    more: usize,
+    err: &mut dyn Write,
+) -> Result<(), Failure> {
+    for warning in warnings {
+        writeln!(err, "warning: {warning}")?;
+    }
+    if more > 0 {
+        writeln!(
+            err,
+            "warning: and {more} more warning{} (past the first {})",
+            if more == 1 { "" } else { "s" },
+            canopy_btcpp::MAX_WARNINGS
+        )?;
+    }
+    Ok(())
 }
 
 impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
@@ -256,18 +293,25 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         }
     }
 
-    /// Load a tree file of any format canopy reads.
-    fn load(&self, file: &Path, load: &Load) -> Result<Tree<A, W>, Failure> {
-        canopy_btcpp::load_any(&self.registry, file, &xml_options(load)).map_err(Failure::Load)
+    /// Load a tree file of any format canopy reads; an XML file's
+    /// warnings go to `err`.
+    fn load(
+        &self,
+        file: &Path,
+        options: &XmlOptions,
+        err: &mut dyn Write,
+    ) -> Result<Tree<A, W>, Failure> {
+        load_warned(&self.registry, file, options, err)
     }
 
     /// Check a tree file: every error of a JSON or RON file (up to
-    /// [`MAX_ERRORS`](canopy_data::MAX_ERRORS)); an XML file's first.
-    fn check(&self, file: &Path, load: &Load) -> Result<(), Failure> {
+    /// [`MAX_ERRORS`](canopy_data::MAX_ERRORS)); an XML file's first, and
+    /// its warnings.
+    fn check(&self, file: &Path, options: &XmlOptions, err: &mut dyn Write) -> Result<(), Failure> {
         if canopy_btcpp::is_xml(file) {
-            return self.load(file, load).map(drop);
+            return self.load(file, options, err).map(drop);
         }
-        let errors = self.registry.check_file(file);
+        let errors = canopy_btcpp::check_any(&self.registry, file, options);
         if errors.is_empty() {
             Ok(())
         } else {
@@ -281,6 +325,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
     fn stand_in(
         &mut self,
         file: &Path,
+        options: &XmlOptions,
         load: &Load,
         model: &Path,
         err: &mut dyn Write,
@@ -292,7 +337,8 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         };
         let model = canopy_btcpp::NodeModel::read_file(model).map_err(xml)?;
         let stand_ins = model.stand_in(&mut self.registry, &rules).map_err(xml)?;
-        let tree = self.load(file, load)?;
+        // The tree's warnings are the command's to show, when it loads it.
+        let tree = canopy_btcpp::load_any(&self.registry, file, options).map_err(Failure::Load)?;
         let mut used = std::collections::HashSet::new();
         let mut stack = vec![tree.node(tree.root())];
         while let Some(node) = stack.pop() {
@@ -312,11 +358,17 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
     }
 
     /// Load a tree file with `seed` for the random nodes.
-    fn load_seeded(&mut self, file: &Path, load: &Load, seed: u64) -> Result<Tree<A, W>, Failure> {
+    fn load_seeded(
+        &mut self,
+        file: &Path,
+        options: &XmlOptions,
+        seed: u64,
+        err: &mut dyn Write,
+    ) -> Result<Tree<A, W>, Failure> {
         let registry = std::mem::replace(&mut self.registry, Registry::empty()).with_seed(seed);
-        let tree = canopy_btcpp::load_any(&registry, file, &xml_options(load));
+        let tree = load_warned(&registry, file, options, err);
         self.registry = registry;
-        tree.map_err(Failure::Load)
+        tree
     }
 
     /// Agents saved in the snapshot file `path`, restored onto `tree`
@@ -338,19 +390,63 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         })
     }
 
-    fn export(&self, a: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
-        let ExportFormat::Btcpp = a.to;
-        let xml = canopy_btcpp::export_file(&self.registry, &a.file, &xml_options(&a.load))
-            .map_err(|e| Failure::Load(e.into()))?;
-        out.write_all(xml.as_bytes())?;
-        if !xml.ends_with('\n') {
+    /// `export`: XML as JSON or RON, JSON or RON as XML or as each other.
+    fn export(
+        &self,
+        a: &ExportArgs,
+        options: &XmlOptions,
+        out: &mut dyn Write,
+    ) -> Result<(), Failure> {
+        let xml = canopy_btcpp::is_xml(&a.file);
+        let text = match (a.to, xml) {
+            (ExportFormat::Btcpp, true) => {
+                return Err(Failure::Usage(
+                    "export",
+                    format!(
+                        "{} is BehaviorTree.CPP XML already; export it --to json or --to ron",
+                        shown(&a.file)
+                    ),
+                ));
+            }
+            (ExportFormat::Btcpp, false) => {
+                canopy_btcpp::export_file(&self.registry, &a.file, options)
+                    .map_err(|e| Failure::Load(e.into()))?
+            }
+            (to, true) => {
+                canopy_btcpp::export_xml_file(&self.registry, &a.file, format(to), options)
+                    .map_err(|e| Failure::Load(e.into()))?
+            }
+            (to, false) => canopy_btcpp::convert_file(&self.registry, &a.file, format(to))
+                .map_err(Failure::Load)?,
+        };
+        out.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
             writeln!(out)?;
         }
         Ok(())
     }
 
-    fn view(&self, a: &ViewArgs, out: &mut dyn Write) -> Result<(), Failure> {
-        let tree = self.load(&a.tree, &a.load)?;
+    /// `model`: the node types as a node model, with a model's stand-ins.
+    fn model(&mut self, a: &ModelArgs, out: &mut dyn Write) -> Result<(), Failure> {
+        if let Some(path) = &a.model {
+            let xml = |e: canopy_btcpp::XmlError| Failure::Load(e.into());
+            let model = canopy_btcpp::NodeModel::read_file(path).map_err(xml)?;
+            model
+                .stand_in(&mut self.registry, &canopy_btcpp::StandInRules::new())
+                .map_err(xml)?;
+        }
+        out.write_all(canopy_btcpp::write_model(&self.registry, a.builtins).as_bytes())?;
+        Ok(())
+    }
+
+    fn view(
+        &self,
+        a: &ViewArgs,
+        options: &XmlOptions,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), Failure> {
+        let tree = self.load(&a.tree, options, err)?;
         files::regular(&a.trace, "traces").map_err(Failure::Message)?;
         let replay = canopy_inspector::replay::serve(&a.trace, &tree, a.addr).map_err(|e| {
             Failure::Message(canopy_core::text::escape_again(&e.to_string()).into_owned())
@@ -361,8 +457,14 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         Ok(())
     }
 
-    fn inspect(&self, a: &InspectArgs, out: &mut dyn Write) -> Result<(), Failure> {
-        let tree = self.load(&a.tree, &a.load)?;
+    fn inspect(
+        &self,
+        a: &InspectArgs,
+        options: &XmlOptions,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), Failure> {
+        let tree = self.load(&a.tree, options, err)?;
         let mut agents = Self::restore(&tree, &a.snapshot, &a.tree)?;
         if let Some(id) = a.agent {
             let count = agents.len();
@@ -377,11 +479,17 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         Ok(inspect::write(&tree, &agents, out)?)
     }
 
-    fn run(&mut self, a: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    fn run(
+        &mut self,
+        a: &RunArgs,
+        options: &XmlOptions,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), Failure> {
         if !self.runs() {
             return Err(Failure::CannotRun("run"));
         }
-        let tree = self.load_seeded(&a.file, &a.load, a.seed)?;
+        let tree = self.load_seeded(&a.file, options, a.seed, err)?;
         let (Some(make), Some(world)) = (&self.agent, &mut self.world) else {
             return Err(Failure::CannotRun("run"));
         };
@@ -443,11 +551,17 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         }
     }
 
-    fn bench(&mut self, a: &BenchArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    fn bench(
+        &mut self,
+        a: &BenchArgs,
+        options: &XmlOptions,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), Failure> {
         if !self.runs() {
             return Err(Failure::CannotRun("bench"));
         }
-        let tree = self.load_seeded(&a.file, &a.load, a.seed)?;
+        let tree = self.load_seeded(&a.file, options, a.seed, err)?;
         let (Some(make), Some(world)) = (&self.agent, &mut self.world) else {
             return Err(Failure::CannotRun("bench"));
         };
@@ -466,6 +580,31 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
             &a.file, &tree, &config, &figures, a.json, out,
         )?)
     }
+}
+
+/// The tree-file format of `export --to` (JSON or RON).
+fn format(to: ExportFormat) -> canopy_data::Format {
+    match to {
+        ExportFormat::Ron => canopy_data::Format::Ron,
+        ExportFormat::Json | ExportFormat::Btcpp => canopy_data::Format::Json,
+    }
+}
+
+/// Load a tree file of any format canopy reads with `registry`; an XML
+/// file's warnings go to `err`.
+fn load_warned<A: 'static, W: 'static>(
+    registry: &Registry<A, W>,
+    file: &Path,
+    options: &XmlOptions,
+    err: &mut dyn Write,
+) -> Result<Tree<A, W>, Failure> {
+    if !canopy_btcpp::is_xml(file) {
+        return canopy_btcpp::load_any(registry, file, options).map_err(Failure::Load);
+    }
+    let loaded = canopy_btcpp::load_file_with_warnings(registry, file, options)
+        .map_err(|e| Failure::Load(e.into()))?;
+    warn(&loaded.warnings, loaded.more_warnings, err)?;
+    Ok(loaded.tree)
 }
 
 /// Write every agent of `crowd` to the snapshot file `path`; with `tell`,

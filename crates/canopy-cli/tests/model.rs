@@ -30,7 +30,7 @@ fn a_tree_of_declared_types_is_checked_and_printed_with_stand_ins() {
 Recovery(retries=3)
 ├── Sequence
 │   ├── Throttle(hz=1)
-│   │   └── PlanRoute(goal={goal}, route={route})
+│   │   └── PlanRoute(goal={goal}, planner=\"grid\", route={route})
 │   └── Drive(route={route}, speed=0.8, error_code={drive_error})
 └── Sequence
     ├── IsStuck(error_code={drive_error})
@@ -146,14 +146,16 @@ fn rules_must_name_declared_types_and_fit_them() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         stderr(&output),
-        format!("{typo}: \"Drvie\" is not declared in the node model (did you mean \"Drive\"?)\n")
+        format!(
+            "{typo}:1:2: \"Drvie\" is not declared in the node model (did you mean \"Drive\"?)\n"
+        )
     );
     let misfit = rules("misfit.json", r#"{"Throttle": "Fallback"}"#);
     let output = canopy(&["check", "--model", MODEL, "--stand-ins", &misfit, TREE]);
     assert_eq!(
         stderr(&output),
         format!(
-            "{misfit}: \"Throttle\" is a decorator, which takes one of PassThrough, \
+            "{misfit}:1:2: \"Throttle\" is a decorator, which takes one of PassThrough, \
              Inverter, ForceSuccess, ForceFailure\n"
         )
     );
@@ -180,6 +182,63 @@ fn the_models_own_wait_replaces_canopys() {
         format!(
             "{tree}:2:28: <Wait>: unknown parameter \"wait_duration\" for Wait; it takes: ticks\n"
         )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_models_own_wait_leaves_sleep_running_as_canopys() {
+    // The rover's model declares Wait, as Nav2's does: <Sleep> still runs
+    // as canopy's Wait (aside as canopy_Wait), <Wait> as the model's.
+    let dir = std::env::temp_dir().join(format!("canopy-sleep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tree = dir.join("nap.xml");
+    std::fs::write(
+        &tree,
+        "<root BTCPP_format=\"4\">\n  <BehaviorTree ID=\"Nap\">\n    <Sequence>\n      \
+         <Sleep msec=\"200\"/>\n      <Wait wait_duration=\"2.5\"/>\n    </Sequence>\n  \
+         </BehaviorTree>\n</root>\n",
+    )
+    .unwrap();
+    let tree = tree.to_string_lossy().into_owned();
+    assert_eq!(success(&["check", "--model", MODEL, &tree]), "ok\n");
+    assert_eq!(
+        success(&["print", "--model", MODEL, &tree]),
+        "Sequence\n├── Sleep  canopy_Wait(ticks=2)\n└── Wait(wait_duration=2.5)\n"
+    );
+    assert_eq!(
+        success(&["run", "--model", MODEL, &tree, "--ticks", "3"]),
+        "tick 1: 1 running, 0 success, 0 failure\ntick 2: 1 running, 0 success, 0 failure\n\
+         tick 3: 0 running, 1 success, 0 failure\ntotal over 3 ticks × 1 agent: 2 running, 1 \
+         success, 0 failure\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn model_writes_the_palette_that_model_reads_back() {
+    // The crowd demo's node types, as a node model.
+    let palette = success(&["model", "--types", "crowd"]);
+    assert!(palette.starts_with(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<root BTCPP_format=\"4\">\n  <TreeNodesModel>\n"
+    ));
+    assert!(
+        palette.contains("    <Condition ID=\"Crowded\">\n"),
+        "{palette}"
+    );
+    let dir = std::env::temp_dir().join(format!("canopy-palette-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("crowd_nodes.xml");
+    std::fs::write(&file, &palette).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    // Read back as stand-ins, it is the same palette.
+    let again = success(&["model", "--model", &file]);
+    let read = |text: &str| canopy_btcpp::NodeModel::read_str(text, "m.xml").unwrap();
+    assert_eq!(read(&again), read(&palette));
+    // The crowd's tree checks with the stand-ins, without the crowd's code.
+    assert_eq!(
+        success(&["check", "--model", &file, "examples/trees/crowd.json"]),
+        "ok\n"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

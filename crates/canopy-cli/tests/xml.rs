@@ -157,14 +157,20 @@ fn export_reports_bad_input() {
     assert!(xml.contains(r#"<NeedAbove name="afraid?""#), "{xml}");
     assert_invalid(
         &["export", "--to", "btcpp", crowd],
-        "examples/trees/crowd.json: tree/children[0]/children[0] (name \"afraid?\"): \
+        "examples/trees/crowd.json:5:11: tree/children[0]/children[0] (name \"afraid?\"): \
          unknown node type \"NeedAbove\"\n\
          hint: \"NeedAbove\" is one of the crowd demo's node types: add `--types crowd`",
     );
-    // XML is read, not exported.
+    // A file of another extension is no tree file.
     assert_invalid(
-        &["export", "--to", "btcpp", DOOR],
-        &format!("{DOOR}: unknown file extension: tree files end in .json or .ron"),
+        &[
+            "export",
+            "--to",
+            "json",
+            "crates/canopy-cli/tests/fixtures/bad/notes.txt",
+        ],
+        "crates/canopy-cli/tests/fixtures/bad/notes.txt: unknown file extension: tree files end \
+         in .json or .ron\nhint: `canopy` also reads BehaviorTree.CPP XML files (.xml)",
     );
     for args in [
         &["export", "examples/trees/pet.ron"][..],
@@ -174,4 +180,118 @@ fn export_reports_bad_input() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert_eq!(stdout(&output), "");
     }
+}
+
+/// A condition written `<Action>`: BehaviorTree.CPP runs it, and so does canopy.
+const SWAPPED: &str = "crates/canopy-cli/tests/fixtures/xml/swapped.xml";
+
+/// Two trees and no `main_tree_to_execute`.
+const TWO_TREES: &str = "crates/canopy-cli/tests/fixtures/xml/two_trees.xml";
+
+#[test]
+fn what_behaviortree_cpp_runs_loads_with_a_warning_unless_strict() {
+    let output = canopy(&["check", SWAPPED]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "ok\n");
+    let warning = format!(
+        "{SWAPPED}:6:7: <Action ID=\"Chance\">: \"Chance\" is a condition, not an action; \
+         BehaviorTree.CPP runs it as the condition it is, and so does canopy: write <Condition \
+         ID=\"Chance\"/> or <Chance/>"
+    );
+    assert_eq!(stderr(&output), format!("warning: {warning}\n"));
+    // It runs: the chance of 0 fails, the fallback succeeds.
+    let output = canopy(&["run", SWAPPED, "--ticks", "1"]);
+    assert_eq!(
+        stdout(&output),
+        "tick 1: 0 running, 1 success, 0 failure\ntotal over 1 tick × 1 agent: 0 running, 1 success, 0 failure\n"
+    );
+    assert_eq!(stderr(&output), format!("warning: {warning}\n"));
+    // Strict, it is refused.
+    let output = canopy(&["check", "--strict", SWAPPED]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        format!("{warning} (a warning: strict loading refuses it)\n")
+    );
+}
+
+#[test]
+fn a_tree_of_a_file_of_several_is_chosen_with_tree() {
+    let output = canopy(&["check", TWO_TREES]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "{TWO_TREES}:1:1: <root>: the files define 2 trees (\"Patrol\", \"Flee\") and no \
+             main_tree_to_execute, so which to run is not said; name it in <root \
+             main_tree_to_execute=\"…\">, or choose it when loading (`--tree ID`, \
+             XmlOptions::main_tree)\n"
+        )
+    );
+    assert_eq!(success(&["check", "--tree", "Flee", TWO_TREES]), "ok\n");
+    assert_eq!(
+        success(&["print", "--tree", "Patrol", TWO_TREES]),
+        "Sleep  Wait(ticks=2)\n"
+    );
+    assert_eq!(
+        success(&["run", "--tree", "Flee", TWO_TREES, "--ticks", "1"]),
+        "tick 1: 0 running, 0 success, 1 failure\ntotal over 1 tick × 1 agent: 0 running, 0 success, 1 failure\n"
+    );
+    let bench = success(&[
+        "bench", "--tree", "Patrol", TWO_TREES, "--agents", "2", "--ticks", "2",
+    ]);
+    assert!(bench.contains("2 agents"), "{bench}");
+    let output = canopy(&["run", "--tree", "Fleee", TWO_TREES, "--ticks", "1"]);
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "{TWO_TREES}:1:1: <root>: the tree to run, \"Fleee\", is not defined (did you mean \
+             \"Flee\"?); the files define \"Patrol\", \"Flee\"\n"
+        )
+    );
+}
+
+#[test]
+fn export_goes_both_ways() {
+    let dir = std::env::temp_dir().join(format!("canopy-both-ways-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (to, name) in [("json", "door.json"), ("ron", "door.ron")] {
+        let text = success(&["export", "--to", to, DOOR]);
+        let file = dir.join(name);
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_string_lossy().into_owned();
+        // The same tree, printed and run alike.
+        assert_eq!(success(&["print", &file]), DOOR_PRINTED, "{text}");
+        assert_eq!(
+            success(&["run", &file, "--ticks", "6", "--agents", "2"]),
+            success(&["run", DOOR, "--ticks", "6", "--agents", "2"])
+        );
+        assert_eq!(success(&["check", &file]), "ok\n");
+        // And back to XML, for Groot2.
+        let back = success(&["export", "--to", "btcpp", &file]);
+        let back_file = dir.join(format!("{name}.xml"));
+        std::fs::write(&back_file, &back).unwrap();
+        assert_eq!(
+            success(&["print", &back_file.to_string_lossy()]),
+            DOOR_PRINTED
+        );
+    }
+    // JSON and RON into each other.
+    let ron = success(&[
+        "export",
+        "--to",
+        "ron",
+        &dir.join("door.json").to_string_lossy(),
+    ]);
+    assert_eq!(ron, success(&["export", "--to", "ron", DOOR]));
+    // XML is XML already.
+    let output = canopy(&["export", "--to", "btcpp", DOOR]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output)
+            .contains("is BehaviorTree.CPP XML already; export it --to json or --to ron"),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -109,6 +109,21 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         format: Format,
         source: &str,
     ) -> Result<Tree<A, W>, LoadError> {
+        self.load_bytes_with(bytes, format, source, &[])
+    }
+
+    /// [`load_bytes`](Registry::load_bytes), with node kinds of the caller's
+    /// own found before the registry's types, as
+    /// [`load_lowered`](Registry::load_lowered) takes them: a file written
+    /// from another syntax may name them (canopy-btcpp's
+    /// BehaviorTree.CPP nodes, `btcpp:Repeat`).
+    pub fn load_bytes_with(
+        &self,
+        bytes: &[u8],
+        format: Format,
+        source: &str,
+        own_types: &[NodeType<A, W>],
+    ) -> Result<Tree<A, W>, LoadError> {
         let text = decode(bytes).map_err(|problem| whole(source, problem))?;
         let sources = [Source { name: source, text }];
         // The document lives only while drafts are made from it: building
@@ -117,7 +132,9 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         let builder = Builder::new();
         let drafts = {
             let document = parse_text(text, format, source)?;
-            Loader::new(self, &builder, source, &sources, format).document(&document)?
+            Loader::new(self, &builder, source, &sources, format)
+                .own_types(own_types)
+                .document(&document)?
         };
         build(&builder, &drafts).map_err(|(start, e)| match parse_text(text, format, source) {
             Ok(document) => self.locate(&document, &sources, start, e, source),
@@ -164,6 +181,18 @@ impl<A: 'static, W: 'static> Registry<A, W> {
 
     /// [`check_str`](Registry::check_str) for raw bytes (UTF-8 text).
     pub fn check_bytes(&self, bytes: &[u8], format: Format, source: &str) -> Vec<LoadError> {
+        self.check_bytes_with(bytes, format, source, &[])
+    }
+
+    /// [`check_bytes`](Registry::check_bytes), with node kinds of the
+    /// caller's own, as [`load_bytes_with`](Registry::load_bytes_with).
+    pub fn check_bytes_with(
+        &self,
+        bytes: &[u8],
+        format: Format,
+        source: &str,
+        own_types: &[NodeType<A, W>],
+    ) -> Vec<LoadError> {
         let text = match decode(bytes) {
             Ok(text) => text,
             Err(problem) => return vec![whole(source, problem)],
@@ -174,7 +203,9 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         };
         let sources = [Source { name: source, text }];
         let builder = Builder::new();
-        let mut loader = Loader::new(self, &builder, source, &sources, format).collect_errors();
+        let mut loader = Loader::new(self, &builder, source, &sources, format)
+            .own_types(own_types)
+            .collect_errors();
         let walked = loader.document(&document);
         let mut errors = loader.take_errors();
         match walked {

@@ -253,6 +253,22 @@ impl<A, W> NodeType<A, W> {
         &self.name
     }
 
+    /// The same type under another name: to keep a type within reach when
+    /// its name is given to another (a node model's own `Wait`, beside
+    /// canopy's).
+    ///
+    /// ```
+    /// # use canopy_data::Registry;
+    /// let mut registry = Registry::<(), ()>::new();
+    /// let wait = registry.remove("Wait").unwrap().renamed("canopy_Wait");
+    /// registry.register(wait).unwrap();
+    /// assert_eq!(registry.get("canopy_Wait").unwrap().params()[0].name, "ticks");
+    /// ```
+    pub fn renamed(mut self, name: &str) -> Self {
+        self.name = name.to_string();
+        self
+    }
+
     /// One line saying what the node does: the doc comment of a
     /// [`NodeParams`] struct, or the text given to [`NodeType::new`].
     ///
@@ -533,15 +549,17 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         if self.types.contains_key(name) {
             return Err(RegistryError::Duplicate(name.clone()));
         }
-        let mut seen = Vec::new();
+        // Hashed: a node model's stand-in may declare a hundred thousand.
+        let mut seen = std::collections::HashSet::with_capacity(node_type.params.len());
         for p in &node_type.params {
-            if seen.contains(&&p.name) || ["type", "name", "children"].contains(&p.name.as_str()) {
+            if !seen.insert(p.name.as_str())
+                || ["type", "name", "children"].contains(&p.name.as_str())
+            {
                 return Err(RegistryError::BadParam {
                     node_type: name.clone(),
                     param: p.name.clone(),
                 });
             }
-            seen.push(&p.name);
             check_default(name, p)?;
         }
         self.types.insert(name.clone(), node_type);

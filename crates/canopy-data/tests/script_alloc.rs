@@ -38,7 +38,11 @@ fn a_loop_over_a_queue_string_and_a_waiting_precondition_allocate_nothing_per_ti
     // Two ticks per item (the Wait), nine items, then the empty queue.
     assert_eq!(statuses[..17], [Status::Running; 17]);
     assert_eq!(statuses[17], Status::Success);
+    // The loop took its items from its own copy: the key keeps its string.
     let board = agent.board_values(&tree);
-    assert_eq!(board[0], ("q".to_string(), "\"\"".to_string()));
+    assert_eq!(
+        board[0],
+        ("q".to_string(), "\"1;2;3;4;5;6;7;8;9\"".to_string())
+    );
     assert_eq!(board[1], ("n".to_string(), "9".to_string()));
 }
