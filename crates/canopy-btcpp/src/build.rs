@@ -34,7 +34,7 @@
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashSet;
 
-use canopy_core::{Arity, CustomNode, NodeKind, Param, ParamError, Params, Tree};
+use canopy_core::{Arity, CustomNode, NodeKind, Param, ParamError, Params, ScriptError, Tree};
 use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
 use canopy_data::{
@@ -49,6 +49,7 @@ use crate::nodes;
 use crate::scope::{Resolved, Scope};
 use crate::sources::{self, Kept};
 use crate::text::{escape_controls, quote};
+use crate::warning::{WarningKind, Warnings};
 
 /// The tree to run. The model is let go of once the registry has drafted
 /// its nodes (the files' texts kept): it was, with the document, more than
@@ -58,6 +59,7 @@ pub(crate) fn build<A: 'static, W: 'static>(
     model: Model,
     registry: &Registry<A, W>,
     options: &XmlOptions,
+    warnings: &Warnings,
 ) -> Result<Tree<A, W>, XmlError> {
     let main = model.files[0].path.clone();
     let mut lowering = Lowered {
@@ -67,10 +69,16 @@ pub(crate) fn build<A: 'static, W: 'static>(
         kept: RefCell::new(Vec::new()),
         remaps: RefCell::new(Vec::new()),
         failed: RefCell::new(None),
+        warnings,
     };
-    registry
+    let tree = registry
         .load_lowered(&mut lowering, Format::Json, &main, &own_types())
-        .map_err(|e| lowering.error(&main, e))
+        .map_err(|e| lowering.error(&main, e))?;
+    // A script's warning, strict: the load fails at the script.
+    match lowering.failed.take() {
+        Some(e) => Err(e),
+        None => Ok(tree),
+    }
 }
 
 /// The model as the registry's loader takes it: the document made on
@@ -84,8 +92,10 @@ struct Lowered<'r, A, W> {
     kept: RefCell<Vec<Kept>>,
     /// The keys the last document made renamed.
     remaps: RefCell<Vec<Remap>>,
-    /// Why the document could not be made.
+    /// Why the document could not be made (or, strict, a script's warning).
     failed: RefCell<Option<XmlError>>,
+    /// Where the scripts' warnings go.
+    warnings: &'r Warnings,
 }
 
 impl<A: 'static, W: 'static> Lowered<'_, A, W> {
@@ -136,6 +146,33 @@ impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
     fn drafted(&mut self) {
         if let Some(model) = self.model.take() {
             *self.kept.get_mut() = model.files;
+        }
+    }
+
+    /// At the script's element, named by its attribute as written.
+    fn warn(&self, path: &NodePath, param: &str, code: &str, warning: &ScriptError) {
+        let Some(model) = self.model.get() else {
+            return;
+        };
+        let Some(place) = model
+            .locate(path)
+            .map(|n| model.nodes[model.resolve(n)].place)
+        else {
+            return;
+        };
+        let problem = Problem::Script {
+            param: param.to_string(),
+            code: code.to_string(),
+            column: warning.column,
+            problem: warning.problem.clone(),
+        };
+        let text = script_error(model, place, &problem)
+            .unwrap_or_else(|| escape_controls(&problem.to_string()));
+        let pushed = self
+            .warnings
+            .at(&model.files, place, WarningKind::Script, || text);
+        if let Err(e) = pushed {
+            self.failed.borrow_mut().get_or_insert(e);
         }
     }
 }

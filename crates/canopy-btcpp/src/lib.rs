@@ -469,8 +469,18 @@ fn load<A: 'static, W: 'static>(
     options: &XmlOptions,
 ) -> Result<Loaded<A, W>, XmlError> {
     let model = read_model(registry, text, source, base, canonical, options)?;
-    let (warnings, more_warnings) = model.warnings.take();
-    let tree = build::build(model, registry, options)?;
+    let (mut warnings, mut more_warnings) = model.warnings.take();
+    let scripts = warning::Warnings::new(options.strict);
+    let tree = build::build(model, registry, options, &scripts)?;
+    let (script_warnings, more) = scripts.take();
+    more_warnings += more;
+    for warning in script_warnings {
+        if warnings.len() < warning::MAX_WARNINGS {
+            warnings.push(warning);
+        } else {
+            more_warnings += 1;
+        }
+    }
     Ok(Loaded {
         tree,
         warnings,

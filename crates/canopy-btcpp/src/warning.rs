@@ -36,6 +36,10 @@ pub enum WarningKind {
     /// a model describes a tree the files do not define. BehaviorTree.CPP
     /// remaps it all the same, and so does canopy.
     SubTree,
+    /// A script does what BehaviorTree.CPP throws on when it runs (`-'a'`,
+    /// a string that is no number compared with a number): canopy fails
+    /// the node there, and says so when the tree loads.
+    Script,
 }
 
 /// Something a file does that BehaviorTree.CPP accepts and canopy runs as

@@ -467,3 +467,28 @@ fn tree_ids_are_what_behaviortree_cpp_allows() {
         runs_as_btcpp(&xml, None, 1, "load error");
     }
 }
+
+#[test]
+fn a_script_behaviortree_cpp_throws_on_loads_with_a_warning_at_its_attribute() {
+    let xml = file(
+        "<BehaviorTree ID=\"Main\"><Sequence>\n<Script code=\"x := 1\"/>\n<AlwaysSuccess _onSuccess=\"y := -'a'\"/>\n<ScriptCondition code=\"x == 'many'\"/>\n</Sequence></BehaviorTree>",
+    );
+    assert_eq!(
+        warnings(&xml),
+        [
+            "t.xml:4:1: <AlwaysSuccess>: _onSuccess: script \"y := -'a'\", column 6: `-`, `!` and \
+             `~` need a number, got a string: BehaviorTree.CPP throws here when the script runs, \
+             and canopy fails the node",
+            "t.xml:5:1: <ScriptCondition>: parameter \"code\": script \"x == 'many'\", column 3: \
+             \"many\" is compared with a number but is no number: BehaviorTree.CPP throws here \
+             when the script runs, and canopy fails the node",
+        ]
+    );
+    // The tree runs to the throwing point, which fails its node: the
+    // post-condition script fails after AlwaysSuccess, so the Sequence
+    // goes on, and the condition fails it.
+    let tree = load_str(&registry(), &xml, "t.xml", None, &XmlOptions::default()).unwrap();
+    assert_eq!(Agent::new(&tree).tick(&tree, &mut (), &()), Status::Failure);
+    assert!(strict_error(&xml).ends_with("(a warning: strict loading refuses it)"));
+    assert!(strict_error(&xml).starts_with("t.xml:4:1: <AlwaysSuccess>: _onSuccess: "));
+}

@@ -14,7 +14,7 @@ use std::fs::{self, File, FileType};
 use std::io::{ErrorKind, Read};
 use std::path::Path;
 
-use canopy_core::{BuildError, Builder, MAX_CHILDREN, Tree, TreePath};
+use canopy_core::{BuildError, Builder, MAX_CHILDREN, ScriptError, Tree, TreePath};
 use serde::de::DeserializeSeed;
 
 use crate::document::{Reader, Refused, Source, Value};
@@ -344,8 +344,12 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         let drafts = {
             let document = lowering.document().ok_or_else(|| unlowered(file))?;
             let places = |path: &NodePath| lowering.place(path);
+            let warn = |path: &NodePath, param: &str, code: &str, warning: &ScriptError| {
+                lowering.warn(path, param, code, warning);
+            };
             Loader::new(self, &builder, file, &[], format)
                 .places(&places)
+                .warnings(&warn)
                 .own_types(own_types)
                 .document(&document)?
         };
@@ -446,6 +450,15 @@ pub trait Lowering {
     /// only making the document needs while the tree is built. Nothing, by
     /// default.
     fn drafted(&mut self) {}
+
+    /// A script of the node at `path`, in its parameter `param`
+    /// (`code`, `cases[1]`), compiled with a warning: a point where
+    /// BehaviorTree.CPP throws when the script runs, and where canopy fails
+    /// the node ([`Script::warnings`](canopy_core::Script::warnings)).
+    /// Called before [`drafted`](Lowering::drafted); ignored by default.
+    fn warn(&self, path: &NodePath, param: &str, code: &str, warning: &ScriptError) {
+        let _ = (path, param, code, warning);
+    }
 }
 
 /// The error of a load whose lowering could not make its document.

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use canopy_core::text::{quote, suggest};
 use canopy_core::{
     Builder, Draft, MAX_DEPTH, NodeKind, ParamError, ParamKind, ParamValue, Params, Predicate,
-    SlotType, Status, nodes,
+    ScriptError, SlotType, Status, nodes,
 };
 
 use crate::builtins::eval::{self, Cell, LoadKeys};
@@ -257,9 +257,15 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     /// How a loader that lowered another syntax names a node's place in
     /// its own file (`None`: as this crate writes places).
     places: Option<&'r PlaceNamer<'r>>,
+    /// Where the warnings of the scripts compiled go, if anywhere.
+    warnings: Option<&'r ScriptWarner<'r>>,
     /// Node types of that loader's own, found before the registry's.
     own_types: &'r [NodeType<A, W>],
 }
+
+/// Takes a script's warning: the node's path, the parameter, the
+/// script as shown, the warning.
+pub(crate) type ScriptWarner<'a> = dyn Fn(&NodePath, &str, &str, &ScriptError) + 'a;
 
 /// Names the place of the node at a path as the file it was lowered from
 /// shows places (BehaviorTree.CPP XML: line, column and element), for a
@@ -289,8 +295,15 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             nodes: 0,
             scripts: Vec::new(),
             places: None,
+            warnings: None,
             own_types: &[],
         }
+    }
+
+    /// Where the warnings of the scripts compiled go.
+    pub(crate) fn warnings(mut self, warnings: &'r ScriptWarner<'r>) -> Self {
+        self.warnings = Some(warnings);
+        self
     }
 
     /// Places named by the loader that lowered the document.
@@ -702,7 +715,14 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 ),
             };
             match eval::compile(&script.source, script.shape, &mut keys) {
-                Ok(program) => drop(script.cell.set(program)),
+                Ok(program) => {
+                    if let Some(warn) = self.warnings {
+                        for warning in program.warnings() {
+                            warn(&script.path, &script.param, &script.source.shown(), warning);
+                        }
+                    }
+                    drop(script.cell.set(program));
+                }
                 Err(e) => {
                     let error = at(Problem::Script {
                         param: script.param.clone(),

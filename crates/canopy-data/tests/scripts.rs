@@ -427,7 +427,7 @@ fn eval_loop_takes_one_item_per_run_of_its_child() {
 }
 
 #[test]
-fn eval_loop_cuts_each_item_from_a_queue_string_and_fails_on_an_unreadable_one() {
+fn eval_loop_takes_each_item_of_its_copy_of_a_queue_string_and_fails_on_an_unreadable_one() {
     let tree = load(
         r#"{"tree": {"type": "Sequence", "children": [
             {"type": "Eval", "code": "q := '3;4;x;5'; n := 0; word := ''"},
@@ -443,16 +443,17 @@ fn eval_loop_cuts_each_item_from_a_queue_string_and_fails_on_an_unreadable_one()
         statuses,
         [Status::Running, Status::Running, Status::Failure]
     );
-    // Each item taken is cut from the string; "x" is not a whole number,
-    // so the loop fails there without running the child, the queue left
-    // as it was (BehaviorTree.CPP throws when such a string is assigned).
+    // The loop takes the items from its own copy of the string, leaving
+    // the key as it was (as BehaviorTree.CPP 4.10); "x" is not a whole
+    // number, so the loop fails there without running the child
+    // (BehaviorTree.CPP throws when it converts such a string on entry).
     let values = agent.board_values(&tree);
     assert_eq!(
         values,
         [
-            ("q".to_string(), "\"x;5\"".to_string()),
+            ("q".to_string(), "\"3;4;x;5\"".to_string()),
             ("n".to_string(), "4".to_string()),
-            ("word".to_string(), "\"x;5\"".to_string()),
+            ("word".to_string(), "\"3;4;x;5\"".to_string()),
         ]
     );
 }
