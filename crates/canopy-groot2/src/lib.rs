@@ -76,7 +76,8 @@
 //! let tree_reply = monitor.answer(&[&[2, request::FULLTREE, 1, 0, 0, 0]]);
 //! assert!(String::from_utf8_lossy(&tree_reply[1]).contains(r#"<Sleep name="Sleep" _uid="3" msec="300"/>"#));
 //! let board = monitor.answer(&[&[2, request::BLACKBOARD, 2, 0, 0, 0], b"Main"]);
-//! assert_eq!(board[1], [0x81, 0xa4, b'M', b'a', b'i', b'n', 0x81, 0xa1, b'n', 0xca, 0x3f, 0x80, 0, 0]); // {"Main": {"n": 1.0}}
+//! // `n := 1` makes a whole-number key, as BehaviorTree.CPP 4.10 does.
+//! assert_eq!(board[1], [0x81, 0xa4, b'M', b'a', b'i', b'n', 0x81, 0xa1, b'n', 0x01]); // {"Main": {"n": 1}}
 //! ```
 
 // Library code reports through return values, never the terminal.
