@@ -160,6 +160,21 @@ fn leaves() -> Vec<Case> {
             None,
         ),
         case(
+            "Action reading a port (a string key, converted)",
+            |b| {
+                // BehaviorTree.CPP's string entry read by a typed port: the
+                // text converted at each read.
+                let key = b.key::<canopy::Text>("step").unwrap();
+                b.set_initial(key, canopy::Text::new("7"));
+                let step = Input::<u64>::Converted(key);
+                b.action("bump", move |cx| {
+                    cx.agent.n += cx.board.get(&step);
+                    Status::Success
+                })
+            },
+            None,
+        ),
+        case(
             "Action writing a port (key)",
             |b| {
                 let seen = Output::from(b.key::<u64>("seen").unwrap());
