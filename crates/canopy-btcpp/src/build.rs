@@ -157,6 +157,8 @@ fn document<'m, A: 'static, W: 'static>(
         instances: 0,
         remaps: Vec::new(),
         written: 0,
+        text: 0,
+        uses_keys: None,
     };
     let root = doc.node(main.root, TREE_DEPTH, &Scope::root())?;
     let mut subtrees = Vec::new();
@@ -208,6 +210,34 @@ pub(crate) struct Remap {
     place: crate::model::Place,
 }
 
+/// Most bytes of parameters and scripts the trees of one load may hold
+/// once every `<SubTree>` with keys of its own is copied (twice the XML
+/// a load reads): a copy repeats its subtree's scripts, so a small file
+/// can stand for gigabytes of them.
+pub const MAX_PARAMETER_BYTES: u64 = 2 * crate::MAX_XML_BYTES;
+
+/// The bytes of text a parameter's value holds.
+fn text_bytes(value: &Value) -> u64 {
+    match value {
+        Value::String(text) => text.len() as u64,
+        Value::Array(items) => items.iter().map(text_bytes).sum(),
+        Value::Object(fields) => fields
+            .iter()
+            .map(|(k, v)| k.len() as u64 + text_bytes(v))
+            .sum(),
+        _ => 0,
+    }
+}
+
+/// A boolean as BehaviorTree.CPP's `convertFromString<bool>` reads one.
+fn btcpp_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "true" | "TRUE" | "True" => Some(true),
+        "0" | "false" | "FALSE" | "False" => Some(false),
+        _ => None,
+    }
+}
+
 /// Deepest bracket the registry's JSON parser reads (it refuses the 128th).
 const MAX_BRACKETS: usize = canopy_data::MAX_NESTING - 1;
 
@@ -239,6 +269,11 @@ struct Doc<'m, A, W> {
     /// Node objects written so far: copies of subtrees multiply them, so
     /// they are bounded as a file's nodes are.
     written: usize,
+    /// Bytes of parameters (scripts among them) written so far: copies
+    /// multiply them too, and a node may hold many.
+    text: u64,
+    /// Whether each tree names a key, once asked.
+    uses_keys: Option<Vec<bool>>,
 }
 
 impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
@@ -274,6 +309,7 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
                         .unwrap_or_else(|| Value::String(text.to_string()))
                 };
                 for (name, value) in scope.params(type_name, params, &typed) {
+                    self.spend(text_bytes(&value), x.place)?;
                     deepest = deepest.max(depth + brackets(&value));
                     fields.push((Key::Str(name), lowered::from_json_owned(value)));
                 }
@@ -330,15 +366,33 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
             return Ok(None);
         };
         self.reached.insert(tree);
-        let element = model.element(model.nodes[node].place);
+        let place = model.nodes[node].place;
+        let element = model.element(place);
         let ports: Vec<(String, String)> = element
             .attrs()
             .filter(|(k, _)| !k.starts_with('_') && *k != "ID" && *k != "name")
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let autoremap = element.attr("_autoremap") == Some("true");
+        let autoremap = match element.attr("_autoremap") {
+            None => false,
+            Some(text) => btcpp_bool(text).ok_or_else(|| {
+                model.fail(
+                    place,
+                    format!(
+                        "_autoremap={}: BehaviorTree.CPP reads a boolean as true, TRUE, True, \
+                         1, false, FALSE, False or 0",
+                        quote(text)
+                    ),
+                )
+            })?,
+        };
+        drop(element);
+        // A scope is made at each copy of the tree this <SubTree> is in:
+        // its remapping is paid for as the parameters written are.
+        let remapping = ports.iter().map(|(k, v)| (k.len() + v.len()) as u64);
+        self.spend(remapping.sum(), place)?;
         let child = scope.child(id, self.instances + 1, &ports, autoremap);
-        if child.is_identity() || !model.uses_keys(tree) {
+        if child.is_identity() || !self.uses_keys(tree) {
             if !self.shared.contains(&tree) {
                 self.shared.push(tree);
             }
@@ -352,45 +406,88 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
                 self.remaps.push(Remap {
                     resolved,
                     local: local.clone(),
-                    place: model.nodes[node].place,
+                    place,
                 });
             }
         }
+        drop(ports);
         self.node(model.trees[tree].root, depth, &child).map(Some)
+    }
+
+    /// Count `bytes` more of parameters, scripts and remappings written,
+    /// refused past [`MAX_PARAMETER_BYTES`] at the element at `place`.
+    fn spend(&mut self, bytes: u64, place: crate::model::Place) -> Result<(), XmlError> {
+        self.text += bytes;
+        if self.text <= MAX_PARAMETER_BYTES {
+            return Ok(());
+        }
+        Err(self.model.fail(
+            place,
+            format!(
+                "the trees hold more than {MAX_PARAMETER_BYTES} bytes of parameters and scripts \
+                 once each <SubTree> with keys of its own is copied; share keys with \
+                 _autoremap=\"true\" where the subtrees can"
+            ),
+        ))
+    }
+}
+
+impl<A, W> Doc<'_, A, W> {
+    /// Whether a tree names any blackboard key (a port's `{key}`, a
+    /// script), through its subtrees: found for every tree at the first
+    /// question, in one pass over the model (asking at each `<SubTree>`
+    /// with a walk of its own was the model's size per reference).
+    fn uses_keys(&mut self, tree: usize) -> bool {
+        let model = self.model;
+        self.uses_keys
+            .get_or_insert_with(|| model.trees_using_keys())
+            .get(tree)
+            .copied()
+            .unwrap_or(false)
     }
 }
 
 impl Model {
-    /// Whether a tree names any blackboard key (a port's `{key}`, a
-    /// script), through its subtrees. The checks ruled out cycles.
-    fn uses_keys(&self, tree: usize) -> bool {
-        let mut stack = vec![self.trees[tree].root];
-        let mut seen = HashSet::new();
-        while let Some(n) = stack.pop() {
-            if !seen.insert(n) {
-                continue;
-            }
-            let node = &self.nodes[n];
-            match &node.what {
-                What::Registered { type_name, params } => {
-                    let braces = params
-                        .iter()
-                        .map(|(_, v)| v)
-                        .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
-                    if braces || type_name.starts_with("Eval") {
-                        return true;
+    /// For each tree, whether it names a blackboard key, itself or through
+    /// the trees its `<SubTree>`s name: each tree's own nodes looked at
+    /// once, then the answer carried to every tree that refers to one that
+    /// does.
+    fn trees_using_keys(&self) -> Vec<bool> {
+        let mut uses = vec![false; self.trees.len()];
+        // Who refers to each tree.
+        let mut referrers: Vec<Vec<usize>> = vec![Vec::new(); self.trees.len()];
+        for (t, tree) in self.trees.iter().enumerate() {
+            let mut stack = vec![tree.root];
+            while let Some(n) = stack.pop() {
+                let node = &self.nodes[n];
+                match &node.what {
+                    What::Registered { type_name, params } => {
+                        let braces = params
+                            .iter()
+                            .map(|(_, v)| v)
+                            .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
+                        uses[t] |= braces || type_name.starts_with("Eval");
                     }
-                }
-                What::SubTree(id) => {
-                    if let Some(&t) = self.ids.get(id) {
-                        stack.push(self.trees[t].root);
+                    What::SubTree(id) => {
+                        if let Some(&to) = self.ids.get(id) {
+                            referrers[to].push(t);
+                        }
                     }
+                    What::Own(_) => {}
                 }
-                What::Own(_) => {}
+                stack.extend(node.children.iter());
             }
-            stack.extend(node.children.iter());
         }
-        false
+        let mut carry: Vec<usize> = (0..uses.len()).filter(|&t| uses[t]).collect();
+        while let Some(t) = carry.pop() {
+            for &by in &referrers[t] {
+                if !uses[by] {
+                    uses[by] = true;
+                    carry.push(by);
+                }
+            }
+        }
+        uses
     }
 }
 

@@ -71,7 +71,7 @@
 //! the tree is loaded: a key remapped by the `<SubTree>`
 //! (`goal="{target}"`, `goal="{=}"`) is the parent's key; with
 //! `_autoremap="true"`, so is every other; otherwise a key is the subtree
-//! instance's own, a slot named `__Tree_N__key` that nothing else names;
+//! instance's own, a slot named `@Tree_N__key` that nothing else names;
 //! `{@key}` is the main tree's key from anywhere. A key remapped to text
 //! (`goal="3;4"`) is that constant in the subtree's ports and scripts. A
 //! subtree whose keys all resolve to themselves is shared by its
@@ -270,6 +270,7 @@ use canopy_core::Tree;
 use canopy_data::{Format, LoadError, Registry};
 use serde_json::Value;
 
+pub use build::MAX_PARAMETER_BYTES;
 pub use error::{ExportError, XmlError};
 pub use model::MAX_LEVELS;
 pub use sources::{MAX_FILES, MAX_INCLUDE_DEPTH, MAX_XML_BYTES};
