@@ -46,7 +46,12 @@
 //! category, with the declared ports as parameters of fitting types).
 //! Nodes are written compact (`<Fallback>`, `<MoveTo speed="2"/>`) or
 //! explicit (`<Control ID="Fallback">`, `<Action ID="MoveTo" …/>`);
-//! `name` is optional (the type, as BehaviorTree.CPP does).
+//! `name` is optional (the type, as BehaviorTree.CPP does). Attribute
+//! values are read as BehaviorTree.CPP's XML parser (tinyxml2) reads them,
+//! which files written for it rely on: a bare `&` is itself
+//! (`code="a==42 && b=='john'"`), as is any `&` that does not start one of
+//! the five named references or a numeric one, and a line break in a
+//! value stays a line break.
 //!
 //! Types registered in the `Registry` of `canopy_data` are used by
 //! their registered name; their parameters are attributes, converted to the

@@ -311,3 +311,49 @@ fn switch_is_switch2_to_switch6_and_nothing_else() {
         );
     }
 }
+
+/// A main tree of a Sequence that sets `a := 1`, then `body`.
+fn after_a(body: &str) -> String {
+    format!(
+        "<root BTCPP_format=\"4\"><BehaviorTree ID=\"M\"><Sequence><Script code=\"a := 1\"/>\
+         {body}</Sequence></BehaviorTree></root>"
+    )
+}
+
+#[test]
+fn attribute_values_are_read_as_tinyxml2_reads_them() {
+    let _serial = serial();
+    // Each runs as it does on BehaviorTree.CPP (behaviortreepy): Success.
+    // A bare `&&`, as BehaviorTree.CPP's own t14_subtree_model writes it;
+    // `<` unescaped; a line break inside a script's string.
+    for body in [
+        "<ScriptCondition code=\"a==1 && a!=2\"/>",
+        "<ScriptCondition code=\"a==1 &amp;&amp; a!=2\"/>",
+        "<ScriptCondition code=\"a==1 &#38;&#x26; a!=2\"/>",
+        "<ScriptCondition code=\"a < 2\"/>",
+        "<Script code=\"s := 'x\ny'\"/><ScriptCondition code=\"s == 'x&#10;y'\"/>",
+        "<Script code=\"s := 'x\r\ny'\"/><ScriptCondition code=\"s == 'x&#10;y'\"/>",
+    ] {
+        assert_eq!(statuses(&after_a(body), 1), [Status::Success], "{body}");
+    }
+    // Any other `&` is text, so the script reads a key `foo`, which
+    // BehaviorTree.CPP does not find either ("Variable not found: foo").
+    let column = 1
+        + "<root BTCPP_format=\"4\"><BehaviorTree ID=\"M\"><Sequence><Script code=\"a := 1\"/>"
+            .len();
+    assert_eq!(
+        error(&after_a("<ScriptCondition code=\"a==1 &foo; a==1\"/>")),
+        format!(
+            "h.xml:1:{column}: <ScriptCondition>: parameter \"code\": script \"a==1 &foo; \
+             a==1\", column 7: unknown key \"foo\""
+        )
+    );
+    // A reference to NUL, which tinyxml2 would cut the value at, is refused.
+    assert_eq!(
+        error(&after_a("<ScriptCondition code=\"a==1&#0;\"/>")),
+        format!(
+            "h.xml:1:{column}: malformed value of the attribute \"code\": the character \
+             reference \"&#0;\" is not a character a value can hold"
+        )
+    );
+}
