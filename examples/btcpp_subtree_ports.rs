@@ -153,7 +153,7 @@ fn main() {
     .expect("the tree loads");
     let keys: Vec<&str> = own.slots().iter().map(|s| &*s.key).collect();
     println!("without remapping, the keys are {keys:?}");
-    assert_eq!(keys, ["__MoveRobot_1__result", "move_result"]);
+    assert_eq!(keys, ["@MoveRobot_1__result", "move_result"]);
     let mut robot = Said::new();
     assert_eq!(
         Agent::new(&own).tick(&own, &mut robot, &()),

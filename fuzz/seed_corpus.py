@@ -11,7 +11,11 @@ stays under 64 KiB, the `-max_len` the README's commands use.
 
 It also writes the inspector's control messages, the page's own and their
 near misses, to `fuzz/corpus/inspector_control/` (or the second argument),
-and seeds for saved crowds to `fuzz/corpus/crowd_save/` (or the third).
+seeds for saved crowds to `fuzz/corpus/crowd_save/` (or the third), node
+models with stand-in rules and trees to `fuzz/corpus/model/` (or the
+fourth; with the node models of `../shared/btcpp-corpus` when it is
+there, read in place), and scripts in XML attributes to
+`fuzz/corpus/xml_scripts/` (or the fifth).
 """
 
 import json
@@ -27,6 +31,82 @@ CONTROL_OUT = (
 )
 
 CROWD_OUT = pathlib.Path(sys.argv[3]) if len(sys.argv) > 3 else HERE / "corpus" / "crowd_save"
+MODEL_OUT = pathlib.Path(sys.argv[4]) if len(sys.argv) > 4 else HERE / "corpus" / "model"
+SCRIPTS_OUT = pathlib.Path(sys.argv[5]) if len(sys.argv) > 5 else HERE / "corpus" / "xml_scripts"
+# Real node models, read where they are when they are there (never copied
+# into the repository): the corpus of BehaviorTree.CPP trees beside it.
+BTCPP_CORPUS = HERE.parent.parent / "shared" / "btcpp-corpus"
+
+
+def model_seeds():
+    """Node-model seeds: `MODEL \0 RULES \0 TREE`, as the `model` target
+    splits its input (a missing part: the defaults; no tree: the model
+    file's own)."""
+    model = """<root BTCPP_format="4"><TreeNodesModel>
+  <Action ID="ComputePath"><input_port name="goal" type="Pose"/>
+    <output_port name="path" type="Path"/></Action>
+  <Action ID="FollowPath"><input_port name="path" type="Path" default="{path}"/>
+    <inout_port name="speed" type="double">how fast</inout_port></Action>
+  <Condition ID="IsBatteryLow"><input_port name="min" type="double" default="0.2"/></Condition>
+  <Control ID="RecoveryNode"><input_port name="number_of_retries" type="int"/></Control>
+  <Decorator ID="RateController"><input_port name="hz" type="double"/></Decorator>
+  <Action ID="Wait"><input_port name="wait_duration" type="double"/></Action>
+  <SubTree ID="Sub"><input_port name="goal"/></SubTree>
+</TreeNodesModel></root>"""
+    rules = """{"FollowPath": ["Running", "Success"], "IsBatteryLow": "Failure",
+  "RecoveryNode": "Selector", "RateController": "Inverter"}"""
+    tree = """<root BTCPP_format="4" main_tree_to_execute="Go"><BehaviorTree ID="Go">
+  <RecoveryNode number_of_retries="2"><Sequence>
+    <ComputePath goal="{goal}" path="{path}"/>
+    <RateController hz="1.0"><FollowPath path="{path}" speed="{speed}"/></RateController>
+    <Wait wait_duration="2"/><Sleep msec="100"/>
+  </Sequence><IsBatteryLow min="0.5"/></RecoveryNode>
+</BehaviorTree></root>"""
+    yield "model_alone.xml", model
+    yield "model_rules.bin", model + "\0" + rules
+    yield "model_rules_tree.bin", model + "\0" + rules + "\0" + tree
+    yield "model_no_rules_tree.bin", model + "\0{}\0" + tree
+    yield "model_in_tree_file.xml", tree.replace("</root>", model[model.index("<TreeNodesModel>"):])
+    ports = "".join(f'<input_port name="p{i}" type="int"/>' for i in range(500))
+    yield "many_ports.xml", f'<root BTCPP_format="4"><TreeNodesModel><Action ID="A">{ports}</Action></TreeNodesModel></root>'
+    yield "duplicate_port.xml", '<root BTCPP_format="4"><TreeNodesModel><Action ID="A"><input_port name="p"/><output_port name="p"/></Action></TreeNodesModel></root>'
+    many = "".join(f'<Action ID="T{i}"/>' for i in range(1000))
+    yield "many_types_rules.bin", f'<root BTCPP_format="4"><TreeNodesModel>{many}</TreeNodesModel></root>' + "\0" + json.dumps({f"T{i}": "Running" for i in range(1000)})
+    yield "nasty_names.bin", f'<root BTCPP_format="4"><TreeNodesModel><Action ID="{NASTY[:4]}x"><input_port name="a&#10;b" type="{NASTY[:3]}"/></Action></TreeNodesModel></root>' + "\0" + json.dumps({NASTY: "Success"})
+    yield "bad_rules.bin", model + "\0" + '{"FollowPath": "Sequence", "Nope": "Success", "RecoveryNode": ["Running"]}'
+    if BTCPP_CORPUS.is_dir():
+        for path in sorted(BTCPP_CORPUS.rglob("*.xml")):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if "TreeNodesModel" in text and len(text.encode("utf-8")) <= 65536:
+                yield "corpus_" + "_".join(path.relative_to(BTCPP_CORPUS).parts), text
+
+
+def script_seeds():
+    """Seeds for `xml_scripts`: a first byte picking the construct (bit 7:
+    the last part is the subtree's script), then its attributes split at
+    NUL bytes (see the target's `SHAPES`)."""
+    cases = [
+        (0, ["a := a + 1", "a > 1", "a < 0", "s := 'done'", "a += 1"]),
+        (0, ["a := 1 && a == 1", "a == 1 &amp;&amp; s == 'x'", "a &lt; 2", "s := 'x&#10;y'", "@a := 3"]),
+        (1, ["a == 2", "a < 5", "a := 0", "s := 'halted'"]),
+        (2, ["a == 1", "SKIPPED", "a := 2"]),
+        (2, ["a := 1; a == 1", "RUNNING", "a += 1"]),
+        (2, ["true) ; a = 2 ; (true", "FAILURE", "a := 3"]),
+        (3, ["{a}", "1", "2", "3"]),
+        (3, ["{s}", "x", "{c || true}", "'y'"]),
+        (4, ["1;2;3", "{v}", "SUCCESS", "v > 0"]),
+        (4, ["{q}", "{v}", "SKIPPED", "v == 2"]),
+        (5, ["a;b;c", "{w}", "w := w .. 'z'"]),
+        (6, ["42", "out"]),
+        (6, ["{a}", "@w"]),
+        (7, ["{a}", "3", "true"]),
+        (7, ["a&quot; ; hp = 999 ; &quot;'", "{s}", "maybe"]),
+        (8, ["{@a}", "7"]),
+        (0x80 | 7, ["{a}", "{s}", "false", "x := 1; @@y := 2"]),
+        (0x80 | 8, ["1.5", "'t'", "y := x; __Sub_1__w := 5"]),
+    ]
+    for i, (pick, parts) in enumerate(cases):
+        yield f"shape{pick & 0x7f}_{i:02}.bin", bytes([pick]) + "\0".join(parts).encode("utf-8")
 
 
 def crowd_seeds():
@@ -217,6 +297,18 @@ def main():
         (CROWD_OUT / name).write_bytes(data)
         count += 1
     print(f"{count} saved-crowd seeds written to {CROWD_OUT}")
+    for out, generated, what in [
+        (MODEL_OUT, model_seeds(), "node-model"),
+        (SCRIPTS_OUT, script_seeds(), "script"),
+    ]:
+        out.mkdir(parents=True, exist_ok=True)
+        count = 0
+        for name, content in generated:
+            data = content if isinstance(content, bytes) else content.encode("utf-8")
+            assert len(data) <= 65536, (name, len(data))
+            (out / name).write_bytes(data)
+            count += 1
+        print(f"{count} {what} seeds written to {out}")
 
 
 if __name__ == "__main__":

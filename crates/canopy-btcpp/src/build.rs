@@ -9,15 +9,18 @@
 //! value tree here, a search tree and a heap string per field, was the
 //! largest thing a large XML file became.)
 //!
-//! The model and the document live only until the registry has drafted
-//! the nodes (see [`Lowering`]): building the tree is the larger part of a
-//! load, and it needs the drafts alone. The files' texts are kept; an
-//! error found while building, rare, reads the model again from them and
-//! lowers it again to say which element it is about. Rejected: letting the
-//! model go before drafting (the registry names a key's first use through
-//! the model while it drafts, and a document owning its strings would copy
-//! every name); lowering nodes straight into drafts (the registry checks
-//! fields and parameters on a document, as it does a JSON file's).
+//! The model lives only until the document is made, and the document
+//! until the registry has drafted the nodes (see [`Lowering`]): the
+//! model, the document and the drafts side by side were the peak of a
+//! large file's load (14 times the file for 550,000 named nodes). The
+//! document borrows its strings from [`Names`] — each node's name, moved
+//! out of the model, and each distinct type name, parameter name and ID
+//! once — so letting the model go copies no name. The files' texts are
+//! kept; an error, rare, reads the model again from them (and lowers it
+//! again to say which element an error found while building is about),
+//! as does a message naming where a key was first used. Rejected:
+//! lowering nodes straight into drafts (the registry checks fields and
+//! parameters on a document, as it does a JSON file's).
 //!
 //! This crate's own nodes (BehaviorTree.CPP nodes whose semantics no
 //! registered type has) go in as node objects of types of this crate's
@@ -33,6 +36,7 @@
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use canopy_core::{Arity, CustomNode, NodeKind, Param, ParamError, Params, ScriptError, Tree};
 use canopy_data::Format;
@@ -51,10 +55,10 @@ use crate::sources::{self, Kept};
 use crate::text::{escape_controls, quote};
 use crate::warning::{WarningKind, Warnings};
 
-/// The tree to run. The model is let go of once the registry has drafted
-/// its nodes (the files' texts kept): it was, with the document, more than
-/// the tree being built, and only an error found while building it needs
-/// the model again, read anew from the texts.
+/// The tree to run. The model is let go of once the document is made
+/// from it (the files' texts kept): it was, with the document, more than
+/// the tree being built, and only an error needs the model again, read
+/// anew from the texts.
 pub(crate) fn build<A: 'static, W: 'static>(
     model: Model,
     registry: &Registry<A, W>,
@@ -65,7 +69,9 @@ pub(crate) fn build<A: 'static, W: 'static>(
     let mut lowering = Lowered {
         registry,
         options,
-        model: OnceCell::from(model),
+        first: RefCell::new(Some(model)),
+        names: OnceCell::new(),
+        model: OnceCell::new(),
         kept: RefCell::new(Vec::new()),
         remaps: RefCell::new(Vec::new()),
         failed: RefCell::new(None),
@@ -86,7 +92,11 @@ pub(crate) fn build<A: 'static, W: 'static>(
 struct Lowered<'r, A, W> {
     registry: &'r Registry<A, W>,
     options: &'r XmlOptions,
-    /// Empty once the nodes are drafted, until an error needs it again.
+    /// The model as read, until the document is made from it.
+    first: RefCell<Option<Model>>,
+    /// What every document borrows, taken from the first model.
+    names: OnceCell<Names>,
+    /// The model read again from the texts, when an error needs it.
     model: OnceCell<Model>,
     /// The files' texts while the model is let go of.
     kept: RefCell<Vec<Kept>>,
@@ -124,8 +134,25 @@ impl<A: 'static, W: 'static> Lowered<'_, A, W> {
 }
 
 impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
+    /// The first document is made from the model as read, which is then
+    /// let go of (its texts kept); another, asked for to place an error,
+    /// from the model read again.
     fn document(&self) -> Option<lowered::Value<'_>> {
-        match document(self.model()?, self.registry) {
+        let first = self.first.borrow_mut().take();
+        let made = match first {
+            Some(mut model) => {
+                let names = self.names.get_or_init(|| Names::take(&mut model));
+                let made = document(&model, names, self.registry);
+                *self.kept.borrow_mut() = model.files;
+                made
+            }
+            None => {
+                let model = self.model()?;
+                let names = self.names.get_or_init(|| Names::of(model));
+                document(model, names, self.registry)
+            }
+        };
+        match made {
             Ok((document, remaps)) => {
                 *self.remaps.borrow_mut() = remaps;
                 Some(document)
@@ -138,12 +165,16 @@ impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
     }
 
     /// Positions come from the model, not from sources: errors are placed
-    /// by `load_error`, a key's first use in a message here.
+    /// by `load_error`, a key's first use in a message here (the model
+    /// read again for it).
     fn place(&self, path: &NodePath) -> Option<String> {
-        first_use(self.model.get()?, path)
+        first_use(self.model()?, path)
     }
 
+    /// The names go with the document; the model too, if a message read
+    /// it again while drafting.
     fn drafted(&mut self) {
+        self.names.take();
         if let Some(model) = self.model.take() {
             *self.kept.get_mut() = model.files;
         }
@@ -151,7 +182,8 @@ impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
 
     /// At the script's element, named by its attribute as written.
     fn warn(&self, path: &NodePath, param: &str, code: &str, warning: &ScriptError) {
-        let Some(model) = self.model.get() else {
+        // The model read again from the texts (once), as for an error.
+        let Some(model) = self.model() else {
             return;
         };
         let Some(place) = model
@@ -177,13 +209,79 @@ impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
     }
 }
 
-/// The document of every tree, as [`document`] makes it, for the export
-/// to write as a canopy tree file.
-pub(crate) fn lowered<'m, A: 'static, W: 'static>(
-    model: &'m Model,
-    registry: &'m Registry<A, W>,
-) -> Result<lowered::Value<'m>, XmlError> {
-    document(model, registry).map(|(document, _)| document)
+/// The document of every tree, as [`document`] makes it, written out as
+/// a canopy tree file (JSON or RON) for the export.
+pub(crate) fn tree_file<A: 'static, W: 'static>(
+    model: &Model,
+    registry: &Registry<A, W>,
+    format: Format,
+) -> Result<String, XmlError> {
+    let names = Names::of(model);
+    let (document, _) = document(model, &names, registry)?;
+    Ok(crate::export::tree_file(&document, format))
+}
+
+/// The strings a document borrows, so that the model it is made from can
+/// be let go of: each node's name, moved out of the model (by the node's
+/// index), and every type name, parameter name and tree ID once.
+struct Names {
+    nodes: Vec<Box<str>>,
+    shared: HashSet<Rc<str>>,
+}
+
+impl Names {
+    /// The model's names, its nodes' moved out of it (the model's are then
+    /// empty: messages read elements again from the texts).
+    fn take(model: &mut Model) -> Names {
+        let nodes = model
+            .nodes
+            .iter_mut()
+            .map(|x| std::mem::take(&mut x.name))
+            .collect();
+        Names {
+            nodes,
+            shared: Names::shared_of(model),
+        }
+    }
+
+    /// The model's names, copied: for a document made again to place an
+    /// error, once the first names are gone.
+    fn of(model: &Model) -> Names {
+        Names {
+            nodes: model.nodes.iter().map(|x| x.name.clone()).collect(),
+            shared: Names::shared_of(model),
+        }
+    }
+
+    /// Every type name, parameter name and ID of the model, once.
+    fn shared_of(model: &Model) -> HashSet<Rc<str>> {
+        let mut shared: HashSet<Rc<str>> = HashSet::new();
+        for x in &model.nodes {
+            match &x.what {
+                What::Registered { type_name, params } => {
+                    shared.insert(type_name.clone());
+                    shared.extend(params.iter().map(|(name, _)| name.clone()));
+                }
+                What::SubTree(id) => {
+                    shared.insert(id.as_str().into());
+                }
+                What::Own(_) => {}
+            }
+        }
+        shared.extend(model.trees.iter().map(|t| Rc::from(t.id.as_str())));
+        shared
+    }
+
+    /// The name of node `node`.
+    fn node(&self, node: usize) -> &str {
+        self.nodes.get(node).map_or("", |name| name)
+    }
+
+    /// `text`, a type name, parameter name or ID of the model, as kept
+    /// here (every one was when the names were taken).
+    fn shared<'n>(&'n self, text: &str) -> &'n str {
+        self.shared.get(text).map_or("", |shared| shared)
+    }
 }
 
 /// The JSON document of every tree: the one to run as `tree`; under
@@ -191,18 +289,22 @@ pub(crate) fn lowered<'m, A: 'static, W: 'static>(
 /// [`crate::scope`]), and those no `<SubTree>` reaches, each in a scope
 /// of its own so that the file is checked whole.
 fn document<'m, A: 'static, W: 'static>(
-    model: &'m Model,
+    model: &Model,
+    names: &'m Names,
     registry: &'m Registry<A, W>,
 ) -> Result<(lowered::Value<'m>, Vec<Remap>), XmlError> {
     let main = &model.trees[model.main];
     let mut doc = Doc {
         model,
+        names,
         registry,
         shared: Vec::new(),
         reached: HashSet::new(),
         instances: 0,
         remaps: Vec::new(),
         written: 0,
+        text: 0,
+        uses_keys: None,
     };
     let root = doc.node(main.root, TREE_DEPTH, &Scope::root())?;
     let mut subtrees = Vec::new();
@@ -219,7 +321,7 @@ fn document<'m, A: 'static, W: 'static>(
             if written.insert(i) {
                 let tree = &model.trees[i];
                 let value = doc.node(tree.root, SUBTREE_DEPTH, &Scope::root())?;
-                subtrees.push((Key::Str(tree.id.as_str()), value));
+                subtrees.push((Key::Str(names.shared(&tree.id)), value));
             }
         }
         let Some(i) = unreached else { break };
@@ -228,7 +330,7 @@ fn document<'m, A: 'static, W: 'static>(
             doc.instances += 1;
             let scope = Scope::root().child(&tree.id, doc.instances, &[], false);
             let value = doc.node(tree.root, SUBTREE_DEPTH, &scope)?;
-            subtrees.push((Key::Str(tree.id.as_str()), value));
+            subtrees.push((Key::Str(names.shared(&tree.id)), value));
         }
     }
     // By ID, as a JSON object's fields were ordered here.
@@ -254,6 +356,34 @@ pub(crate) struct Remap {
     place: crate::model::Place,
 }
 
+/// Most bytes of parameters and scripts the trees of one load may hold
+/// once every `<SubTree>` with keys of its own is copied (twice the XML
+/// a load reads): a copy repeats its subtree's scripts, so a small file
+/// can stand for gigabytes of them.
+pub const MAX_PARAMETER_BYTES: u64 = 2 * crate::MAX_XML_BYTES;
+
+/// The bytes of text a parameter's value holds.
+fn text_bytes(value: &Value) -> u64 {
+    match value {
+        Value::String(text) => text.len() as u64,
+        Value::Array(items) => items.iter().map(text_bytes).sum(),
+        Value::Object(fields) => fields
+            .iter()
+            .map(|(k, v)| k.len() as u64 + text_bytes(v))
+            .sum(),
+        _ => 0,
+    }
+}
+
+/// A boolean as BehaviorTree.CPP's `convertFromString<bool>` reads one.
+fn btcpp_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "true" | "TRUE" | "True" => Some(true),
+        "0" | "false" | "FALSE" | "False" => Some(false),
+        _ => None,
+    }
+}
+
 /// Deepest bracket the registry's JSON parser reads (it refuses the 128th).
 const MAX_BRACKETS: usize = canopy_data::MAX_NESTING - 1;
 
@@ -271,8 +401,9 @@ fn brackets(value: &Value) -> usize {
 }
 
 /// The document being written.
-struct Doc<'m, A, W> {
-    model: &'m Model,
+struct Doc<'x, 'm, A, W> {
+    model: &'x Model,
+    names: &'m Names,
     registry: &'m Registry<A, W>,
     /// Trees a `<SubTree>` shares, in the order first met.
     shared: Vec<usize>,
@@ -285,9 +416,14 @@ struct Doc<'m, A, W> {
     /// Node objects written so far: copies of subtrees multiply them, so
     /// they are bounded as a file's nodes are.
     written: usize,
+    /// Bytes of parameters (scripts among them) written so far: copies
+    /// multiply them too, and a node may hold many.
+    text: u64,
+    /// Whether each tree names a key, once asked.
+    uses_keys: Option<Vec<bool>>,
 }
 
-impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
+impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
     /// One node object, at bracket depth `depth`, its keys resolved in
     /// `scope`; its name is left out when it is the type's.
     fn node(
@@ -309,7 +445,9 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
                 ),
             ));
         }
-        let mut fields = Vec::with_capacity(field_count(x));
+        let names = self.names;
+        let name = names.node(node);
+        let mut fields = Vec::with_capacity(field_count(x, name));
         let mut deepest = depth;
         let type_name: &'m str = match &x.what {
             What::Registered { type_name, params } => {
@@ -319,17 +457,19 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
                     kind.and_then(|p| crate::params::to_value(self.registry, &p.kind, text).ok())
                         .unwrap_or_else(|| Value::String(text.to_string()))
                 };
-                for (name, value) in scope.params(type_name, params, &typed) {
+                for (param, value) in scope.params(type_name, params, &typed) {
+                    self.spend(text_bytes(&value), x.place)?;
                     deepest = deepest.max(depth + brackets(&value));
-                    fields.push((Key::Str(name), lowered::from_json_owned(value)));
+                    let param = names.shared(param);
+                    fields.push((Key::Str(param), lowered::from_json_owned(value)));
                 }
-                type_name
+                names.shared(type_name)
             }
             What::SubTree(id) => {
                 if let Some(copy) = self.subtree(node, id, depth, scope)? {
                     return Ok(copy);
                 }
-                fields.push((Key::Str("tree"), lowered::Value::Str(id)));
+                fields.push((Key::Str("tree"), lowered::Value::Str(names.shared(id))));
                 "SubTree"
             }
             What::Own(own) => {
@@ -345,8 +485,8 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
         if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
             return Err(model.fail(x.place, crate::model::too_deep()));
         }
-        if *x.name != *type_name {
-            fields.push((Key::Str("name"), lowered::Value::Str(&x.name)));
+        if name != type_name {
+            fields.push((Key::Str("name"), lowered::Value::Str(name)));
         }
         fields.push((Key::Str("type"), lowered::Value::Str(type_name)));
         if !x.children.is_empty() {
@@ -376,12 +516,30 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
             return Ok(None);
         };
         self.reached.insert(tree);
-        let element = model.element(model.nodes[node].place);
+        let place = model.nodes[node].place;
+        let element = model.element(place);
         // As written, and the defaults of its tree's model.
         let ports = model.subtree_ports(node);
-        let autoremap = element.attr("_autoremap") == Some("true");
+        let autoremap = match element.attr("_autoremap") {
+            None => false,
+            Some(text) => btcpp_bool(text).ok_or_else(|| {
+                model.fail(
+                    place,
+                    format!(
+                        "_autoremap={}: BehaviorTree.CPP reads a boolean as true, TRUE, True, \
+                         1, false, FALSE, False or 0",
+                        quote(text)
+                    ),
+                )
+            })?,
+        };
+        drop(element);
+        // A scope is made at each copy of the tree this <SubTree> is in:
+        // its remapping is paid for as the parameters written are.
+        let remapping = ports.iter().map(|(k, v)| (k.len() + v.len()) as u64);
+        self.spend(remapping.sum(), place)?;
         let child = scope.child(id, self.instances + 1, &ports, autoremap);
-        if child.is_identity() || !model.uses_keys(tree) {
+        if child.is_identity() || !self.uses_keys(tree) {
             if !self.shared.contains(&tree) {
                 self.shared.push(tree);
             }
@@ -395,54 +553,97 @@ impl<'m, A: 'static, W: 'static> Doc<'m, A, W> {
                 self.remaps.push(Remap {
                     resolved,
                     local: local.clone(),
-                    place: model.nodes[node].place,
+                    place,
                 });
             }
         }
+        drop(ports);
         self.node(model.trees[tree].root, depth, &child).map(Some)
+    }
+
+    /// Count `bytes` more of parameters, scripts and remappings written,
+    /// refused past [`MAX_PARAMETER_BYTES`] at the element at `place`.
+    fn spend(&mut self, bytes: u64, place: crate::model::Place) -> Result<(), XmlError> {
+        self.text += bytes;
+        if self.text <= MAX_PARAMETER_BYTES {
+            return Ok(());
+        }
+        Err(self.model.fail(
+            place,
+            format!(
+                "the trees hold more than {MAX_PARAMETER_BYTES} bytes of parameters and scripts \
+                 once each <SubTree> with keys of its own is copied; share keys with \
+                 _autoremap=\"true\" where the subtrees can"
+            ),
+        ))
+    }
+}
+
+impl<A, W> Doc<'_, '_, A, W> {
+    /// Whether a tree names any blackboard key (a port's `{key}`, a
+    /// script), through its subtrees: found for every tree at the first
+    /// question, in one pass over the model (asking at each `<SubTree>`
+    /// with a walk of its own was the model's size per reference).
+    fn uses_keys(&mut self, tree: usize) -> bool {
+        let model = self.model;
+        self.uses_keys
+            .get_or_insert_with(|| model.trees_using_keys())
+            .get(tree)
+            .copied()
+            .unwrap_or(false)
     }
 }
 
 impl Model {
-    /// Whether a tree names any blackboard key (a port's `{key}`, a
-    /// script), through its subtrees. The checks ruled out cycles.
-    fn uses_keys(&self, tree: usize) -> bool {
-        let mut stack = vec![self.trees[tree].root];
-        let mut seen = HashSet::new();
-        while let Some(n) = stack.pop() {
-            if !seen.insert(n) {
-                continue;
-            }
-            let node = &self.nodes[n];
-            match &node.what {
-                What::Registered { type_name, params } => {
-                    let braces = params
-                        .iter()
-                        .map(|(_, v)| v)
-                        .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
-                    let canopy = crate::standard::CANOPY_PREFIX;
-                    let type_name = type_name.strip_prefix(canopy).unwrap_or(type_name);
-                    if braces || type_name.starts_with("Eval") {
-                        return true;
+    /// For each tree, whether it names a blackboard key, itself or through
+    /// the trees its `<SubTree>`s name: each tree's own nodes looked at
+    /// once, then the answer carried to every tree that refers to one that
+    /// does.
+    fn trees_using_keys(&self) -> Vec<bool> {
+        let mut uses = vec![false; self.trees.len()];
+        // Who refers to each tree.
+        let mut referrers: Vec<Vec<usize>> = vec![Vec::new(); self.trees.len()];
+        for (t, tree) in self.trees.iter().enumerate() {
+            let mut stack = vec![tree.root];
+            while let Some(n) = stack.pop() {
+                let node = &self.nodes[n];
+                match &node.what {
+                    What::Registered { type_name, params } => {
+                        let braces = params
+                            .iter()
+                            .map(|(_, v)| v)
+                            .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
+                        let canopy = crate::standard::CANOPY_PREFIX;
+                        let type_name = type_name.strip_prefix(canopy).unwrap_or(type_name);
+                        uses[t] |= braces || type_name.starts_with("Eval");
                     }
-                }
-                What::SubTree(id) => {
-                    if let Some(&t) = self.ids.get(id) {
-                        stack.push(self.trees[t].root);
+                    What::SubTree(id) => {
+                        if let Some(&to) = self.ids.get(id) {
+                            referrers[to].push(t);
+                        }
                     }
+                    What::Own(_) => {}
                 }
-                What::Own(_) => {}
+                stack.extend(node.children.iter());
             }
-            stack.extend(node.children.iter());
         }
-        false
+        let mut carry: Vec<usize> = (0..uses.len()).filter(|&t| uses[t]).collect();
+        while let Some(t) = carry.pop() {
+            for &by in &referrers[t] {
+                if !uses[by] {
+                    uses[by] = true;
+                    carry.push(by);
+                }
+            }
+        }
+        uses
     }
 }
 
 /// How many fields a node's object has: made with room for exactly
 /// these, its boxed slice needs no second allocation (hundreds of
 /// thousands of nodes in a large file).
-fn field_count(x: &crate::model::XNode) -> usize {
+fn field_count(x: &crate::model::XNode, name: &str) -> usize {
     let (type_name, params) = match &x.what {
         What::Registered { type_name, params } => (&**type_name, params.len()),
         What::SubTree(_) => ("SubTree", 1),
@@ -451,7 +652,7 @@ fn field_count(x: &crate::model::XNode) -> usize {
             (own_type.key, own_type.params.len())
         }
     };
-    let name = usize::from(*x.name != *type_name);
+    let name = usize::from(name != type_name);
     let children = usize::from(!x.children.is_empty());
     params + name + 1 + children
 }

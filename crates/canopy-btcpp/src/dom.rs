@@ -6,6 +6,17 @@
 //! with them entity expansion), encodings other than UTF-8. Text between
 //! elements is ignored, as BehaviorTree.CPP ignores it.
 //!
+//! Attribute values are read as tinyxml2, BehaviorTree.CPP's XML parser,
+//! reads them ([`attribute_value`]), not as the XML specification says:
+//! files written for BehaviorTree.CPP rely on it — its own examples write
+//! `code="a==42 && b=='john'"`, a bare `&` an XML parser refuses. The
+//! five named references and numeric ones are replaced; any other `&` is
+//! itself; line breaks stay line breaks (`\r\n` and `\r` become `\n`)
+//! where the specification turns them into spaces. Rejected: quick-xml's
+//! unescaping with a fallback for bare `&` — its normalisation turns line
+//! breaks and tabs into spaces, so a script string spanning lines would
+//! differ from BehaviorTree.CPP's.
+//!
 //! The tree is kept while a file's trees are read and built (errors quote
 //! elements), so it is compact: it owns the file's text, and tag names,
 //! attribute names and values are ranges of it — only a value that
@@ -18,7 +29,6 @@
 //! their own, accepts an empty document type declaration, and would
 //! change the messages and positions of malformed files.
 
-use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
@@ -184,7 +194,7 @@ impl Outline {
         };
         element.tag = start.name().into_inner().to_string();
         for attr in start.attributes().flatten() {
-            if let Ok(value) = attr.normalized_value(XmlVersion::Implicit1_0) {
+            if let Ok(value) = attribute_value(&attr.value) {
                 let key = attr.key.into_inner().to_string();
                 element.attrs.push((key, value.into_owned()));
             }
@@ -481,21 +491,109 @@ impl Parser<'_> {
             })?;
             let key = attr.key.into_inner();
             self.name(key, offset)?;
-            let value = attr
-                .normalized_value(XmlVersion::Implicit1_0)
-                .map_err(|err| {
-                    let problem = format!(
-                        "malformed value of the attribute {}: {}",
-                        quote(key),
-                        sanitize(&err.to_string())
-                    );
-                    self.fail(offset, problem)
-                })?;
+            let value = attribute_value(&attr.value).map_err(|err| {
+                let problem = format!("malformed value of the attribute {}: {err}", quote(key));
+                self.fail(offset, problem)
+            })?;
             let key = self.piece(key);
             let value = self.piece(&value);
             self.attrs.push(Attr { key, value });
         }
         Ok((first, self.attrs.len() as u32))
+    }
+}
+
+/// An attribute's value as tinyxml2 reads it (see the module docs): the
+/// references `&quot;`, `&amp;`, `&apos;`, `&lt;`, `&gt;`, `&#N;` and
+/// `&#xH;` replaced, any other `&` left as it is, `\r\n`, `\n\r` and `\r`
+/// made `\n`. A reference to NUL or to no character (a surrogate), which
+/// tinyxml2 would write into the value as broken text, is refused.
+/// Borrowed when nothing changes.
+pub(crate) fn attribute_value(raw: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+    use std::borrow::Cow;
+    if !raw.contains(['&', '\r']) {
+        return Ok(Cow::Borrowed(raw));
+    }
+    const NAMED: [(&str, char); 5] = [
+        ("quot;", '"'),
+        ("amp;", '&'),
+        ("apos;", '\''),
+        ("lt;", '<'),
+        ("gt;", '>'),
+    ];
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(at) = rest.find(['&', '\r', '\n']) {
+        out.push_str(&rest[..at]);
+        let here = &rest[at..];
+        let taken = match here.as_bytes()[0] {
+            b'&' => {
+                let after = &here[1..];
+                if let Some(&(name, c)) = NAMED.iter().find(|(name, _)| after.starts_with(name)) {
+                    out.push(c);
+                    1 + name.len()
+                } else if let Some((c, len)) = character_reference(here)? {
+                    out.push(c);
+                    len
+                } else {
+                    out.push('&');
+                    1
+                }
+            }
+            // A line break, of any kind, is one `\n`: the pairs as
+            // tinyxml2 pairs them.
+            first => {
+                out.push('\n');
+                let pair = if first == b'\r' { b'\n' } else { b'\r' };
+                if here.as_bytes().get(1) == Some(&pair) {
+                    2
+                } else {
+                    1
+                }
+            }
+        };
+        rest = &here[taken..];
+    }
+    out.push_str(rest);
+    Ok(Cow::Owned(out))
+}
+
+/// The character of a numeric reference at the start of `text`
+/// (`&#65;`, `&#x41;`) and the reference's length, as tinyxml2 reads one:
+/// digits up to the first `;`, a lowercase `x` for hexadecimal; `None`
+/// for anything else (left as text).
+fn character_reference(text: &str) -> Result<Option<(char, usize)>, String> {
+    let Some(body) = text.strip_prefix("&#") else {
+        return Ok(None);
+    };
+    let (digits, radix) = match body.strip_prefix('x') {
+        Some(hex) => (hex, 16),
+        None => (body, 10),
+    };
+    let Some(end) = digits.find(';') else {
+        return Ok(None);
+    };
+    let digits = &digits[..end];
+    if !digits.chars().all(|c| c.is_digit(radix)) {
+        return Ok(None);
+    }
+    // tinyxml2 reads leading zeros and an empty number (as 0).
+    let trimmed = digits.trim_start_matches('0');
+    let code = if trimmed.len() > 8 {
+        None
+    } else {
+        u32::from_str_radix(if trimmed.is_empty() { "0" } else { trimmed }, radix).ok()
+    };
+    let Some(code) = code.filter(|&c| c <= 0x10_FFFF) else {
+        return Ok(None);
+    };
+    let len = "&#".len() + usize::from(radix == 16) + digits.len() + ";".len();
+    match char::from_u32(code).filter(|&c| c != '\0') {
+        Some(c) => Ok(Some((c, len))),
+        None => Err(format!(
+            "the character reference {} is not a character a value can hold",
+            quote(&text[..len])
+        )),
     }
 }
 
@@ -548,28 +646,72 @@ mod tests {
 
     #[test]
     fn values_normalisation_changes_are_written_out_and_others_are_ranges_of_the_text() {
-        let dom = parse_ok("<r a=\"x&lt;y\" b=\"line\nbreak\" c=\"as is\"/>");
+        let dom = parse_ok("<r a=\"x&lt;y\" b=\"line\nbreak\" c=\"as is\" d=\"cr\r\nlf\"/>");
         assert_eq!(
             dom.root().attrs().collect::<Vec<_>>(),
-            [("a", "x<y"), ("b", "line break"), ("c", "as is")]
+            [
+                ("a", "x<y"),
+                ("b", "line\nbreak"),
+                ("c", "as is"),
+                ("d", "cr\nlf")
+            ]
         );
         assert_eq!(dom.written.len(), 2);
     }
 
     #[test]
+    fn values_read_as_tinyxml2_reads_them() {
+        let value = |raw: &str| attribute_value(raw).map(|v| v.into_owned());
+        // The five named references, and numeric ones.
+        assert_eq!(value("&quot;&amp;&apos;&lt;&gt;").unwrap(), "\"&'<>");
+        assert_eq!(value("&#65;&#x42;&#x0063;&#0068;").unwrap(), "ABcD");
+        // Any other `&` is itself (BehaviorTree.CPP's own examples write
+        // `a==42 && b=='john'`).
+        for raw in [
+            "a && b",
+            "&",
+            "a &amp b",
+            "&foo;",
+            "&#xZZ;",
+            "&#X41;",
+            "&#65",
+            "&#x110000;",
+            "&#99999999999;",
+            "&AMP;",
+        ] {
+            assert_eq!(value(raw).unwrap(), raw, "{raw}");
+        }
+        // Line breaks stay, each kind one `\n`; tabs stay.
+        assert_eq!(
+            value("a\r\nb\rc\n\rd\n\ne\tf").unwrap(),
+            "a\nb\nc\nd\n\ne\tf"
+        );
+        // Nothing a value cannot hold.
+        assert_eq!(
+            value("a&#0;b").unwrap_err(),
+            "the character reference \"&#0;\" is not a character a value can hold"
+        );
+        assert!(value("&#;").is_err() && value("&#xD800;").is_err());
+        assert!(matches!(
+            attribute_value("plain"),
+            Ok(std::borrow::Cow::Borrowed(_))
+        ));
+    }
+
+    #[test]
     fn an_outline_reads_an_element_again_from_the_text() {
-        let dom = parse_ok("<r>\n <A ID=\"x\" name=\"a &amp; b\" n='1'/>\n</r>");
+        let dom = parse_ok("<r>\n <A ID=\"x\" name=\"a &amp; b && c\" n='1'/>\n</r>");
         let outline = dom.into_outline();
         let a = outline.element(1);
         assert_eq!(a.tag(), "A");
         assert_eq!(
             a.attrs().collect::<Vec<_>>(),
-            [("ID", "x"), ("name", "a & b"), ("n", "1")]
+            [("ID", "x"), ("name", "a & b && c"), ("n", "1")]
         );
         assert_eq!(outline.line_column(1), (2, 2));
         assert_eq!(
             describe(a.tag(), |k| a.attr(k)),
-            "<A ID=\"x\" name=\"a & b\">"
+            "<A ID=\"x\" name=\"a & b && c\">"
         );
     }
 
@@ -589,8 +731,9 @@ mod tests {
             "t.xml:1:1: document type declarations (<!DOCTYPE …>) are not supported"
         );
         assert_eq!(
-            parse_err("<a x=\"&lol;\"/>"),
-            "t.xml:1:1: malformed value of the attribute \"x\": at 1..4: unrecognized entity `lol`"
+            parse_err("<a x=\"&#x0;\"/>"),
+            "t.xml:1:1: malformed value of the attribute \"x\": the character reference \
+             \"&#x0;\" is not a character a value can hold"
         );
         assert_eq!(parse_err("   "), "t.xml: the file holds no XML element");
         assert_eq!(

@@ -52,7 +52,12 @@
 //! rules: a tree's ID is any model name that is not a node type's
 //! (`BehaviorTree` and `Action` are IDs), a port may be named `type` or
 //! `children` (canopy's parameters `type_` and `children_`, as those are
-//! fields of its tree files).
+//! fields of its tree files). Attribute values are read as
+//! BehaviorTree.CPP's XML parser (tinyxml2) reads them, which files
+//! written for it rely on: a bare `&` is itself (`code="a==42 &&
+//! b=='john'"`), as is any `&` that does not start one of the five named
+//! references or a numeric one, and a line break in a value stays a line
+//! break.
 //!
 //! **Warnings.** What BehaviorTree.CPP runs, canopy runs; where the file
 //! probably says something its author did not mean, the load warns
@@ -89,7 +94,7 @@
 //! the tree is loaded: a key remapped by the `<SubTree>`
 //! (`goal="{target}"`, `goal="{=}"`) is the parent's key; with
 //! `_autoremap="true"`, so is every other; otherwise a key is the subtree
-//! instance's own, a slot named `__Tree_N__key` that nothing else names;
+//! instance's own, a slot named `@Tree_N__key` that nothing else names;
 //! `{@key}` is the main tree's key from anywhere. A key remapped to text
 //! (`goal="3;4"`) is that constant in the subtree's ports and scripts. A
 //! subtree whose keys all resolve to themselves is shared by its
@@ -296,6 +301,7 @@ use canopy_core::Tree;
 use canopy_data::{Format, LoadError, Registry};
 use serde_json::Value;
 
+pub use build::MAX_PARAMETER_BYTES;
 pub use error::{ExportError, XmlError};
 pub use model::MAX_LEVELS;
 pub use sources::{MAX_FILES, MAX_INCLUDE_DEPTH, MAX_XML_BYTES};
@@ -652,8 +658,7 @@ fn export_xml<A: 'static, W: 'static>(
         options,
     )?;
     let model = read_model(registry, text, source, base, canonical, options)?;
-    let document = build::lowered(&model, registry)?;
-    Ok(export::tree_file(&document, format))
+    build::tree_file(&model, registry, format)
 }
 
 /// The node types of `registry` as a BehaviorTree.CPP node model, as

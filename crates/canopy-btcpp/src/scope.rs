@@ -12,7 +12,9 @@
 //! - otherwise, with `_autoremap="true"`, the parent scope's `k`;
 //! - otherwise the subtree instance's own: a key of its own in the agent's
 //!   blackboard, named after the subtree, the instance and `k`
-//!   ([`private_key`]), which no other scope can name.
+//!   ([`private_key`]: `@Move_2__k`), which nothing written in a file can
+//!   name: a key written `@k` (or `{@k}`) is the root's `k`, so no key a
+//!   file names starts with `@` once resolved.
 //!
 //! `{@k}` is the root scope's `k` from anywhere. A subtree whose every key
 //! resolves to the same key is shared between its references, as canopy
@@ -38,21 +40,28 @@ enum Target {
     Literal(String),
 }
 
-/// A scope: the root's, or a subtree instance's.
+/// A scope: the root's, or a subtree instance's. Cloning it is cheap: a
+/// scope refers to its parent rather than holding a copy of it, so a chain
+/// of `_autoremap` subtrees holds each one's remapping once. (A copy of
+/// the parent per level made a chain of 60 subtrees remapping 4,000 keys
+/// each — 3.7 MB of XML — take 1.35 GB.)
 #[derive(Clone, Debug)]
-pub(crate) struct Scope {
+pub(crate) struct Scope(Rc<Level>);
+
+#[derive(Debug)]
+struct Level {
     /// Keys remapped by the `<SubTree>`, and their targets, resolved.
     remapped: HashMap<String, Resolved>,
     /// Unremapped keys: the parent's (autoremap) or the instance's own.
     rest: Rest,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Rest {
     /// The root scope: a key is itself.
     Root,
     /// `_autoremap="true"` under a parent scope.
-    Parent(Box<Scope>),
+    Parent(Scope),
     /// The instance's own keys, named with this prefix.
     Own(String),
 }
@@ -65,32 +74,64 @@ pub(crate) enum Resolved {
     Literal(String),
 }
 
-/// The prefix of keys private to a subtree instance.
-pub(crate) const PRIVATE: &str = "__";
+/// The first character of every key private to a subtree instance: one
+/// that no key written in a file can start with once resolved — a
+/// script's `@k` and a port's `{@k}` are the root's `k` — though canopy's
+/// scripts read it, so the renamed scripts of a subtree compile as they
+/// are. Rejected: a prefix of letters and `_` (such as `__Tree_1__`),
+/// which a main-tree script could spell and so write a subtree's own key.
+pub(crate) const PRIVATE: char = '@';
 
-/// The key of the blackboard standing for `key` of the `n`-th copy of the
-/// subtree `tree`: `__Tree_2__key` (characters a key cannot hold as `_`).
+/// The blackboard key standing for `key` of a subtree instance, whose
+/// keys are named with `prefix` (see [`Scope::child`]).
 pub(crate) fn private_key(prefix: &str, key: &str) -> String {
     format!("{prefix}{key}")
+}
+
+/// The prefix of the keys of the `instance`-th subtree instance, a copy
+/// of the tree `tree`: `@Tree_2__` — the ID's letters and digits, each
+/// run of other characters one `_`, and no `_` before the number — so
+/// that the first `__` of a private key ends its prefix and the instance
+/// number, unique to the copy, tells every instance's keys apart.
+fn private_prefix(tree: &str, instance: usize) -> String {
+    let mut name = String::with_capacity(tree.len());
+    for c in tree.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c);
+        } else if !name.ends_with('_') {
+            name.push('_');
+        }
+    }
+    let name = name.trim_end_matches('_');
+    format!("{PRIVATE}{name}_{instance}__")
 }
 
 impl Scope {
     /// The root scope.
     pub(crate) fn root() -> Scope {
-        Scope {
+        Scope(Rc::new(Level {
             remapped: HashMap::new(),
             rest: Rest::Root,
-        }
+        }))
     }
 
     /// Whether every key is itself, as in the root scope.
     pub(crate) fn is_identity(&self) -> bool {
-        self.remapped.is_empty()
-            && match &self.rest {
-                Rest::Root => true,
-                Rest::Parent(parent) => parent.is_identity(),
-                Rest::Own(_) => false,
+        let mut level = &*self.0;
+        loop {
+            let same = level
+                .remapped
+                .iter()
+                .all(|(key, to)| matches!(to, Resolved::Key(k) if k == key));
+            if !same {
+                return false;
             }
+            match &level.rest {
+                Rest::Root => return true,
+                Rest::Parent(parent) => level = &parent.0,
+                Rest::Own(_) => return false,
+            }
+        }
     }
 
     /// The scope of a `<SubTree ID="tree">` under this one, with its
@@ -102,7 +143,7 @@ impl Scope {
         ports: &[(String, String)],
         autoremap: bool,
     ) -> Scope {
-        let mut remapped = HashMap::new();
+        let mut remapped = HashMap::with_capacity(ports.len());
         for (port, text) in ports {
             // Spaces around a remapping are BehaviorTree.CPP's to ignore too.
             let text = text.trim();
@@ -118,15 +159,11 @@ impl Scope {
             remapped.insert(port.clone(), resolved);
         }
         let rest = if autoremap {
-            Rest::Parent(Box::new(self.clone()))
+            Rest::Parent(self.clone())
         } else {
-            let name: String = tree
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
-            Rest::Own(format!("{PRIVATE}{name}_{instance}{PRIVATE}"))
+            Rest::Own(private_prefix(tree, instance))
         };
-        Scope { remapped, rest }
+        Scope(Rc::new(Level { remapped, rest }))
     }
 
     /// What `key` (as written in this scope, `@` for the root's) stands for.
@@ -134,13 +171,16 @@ impl Scope {
         if let Some(root) = key.strip_prefix('@') {
             return Resolved::Key(root.to_string());
         }
-        if let Some(resolved) = self.remapped.get(key) {
-            return resolved.clone();
-        }
-        match &self.rest {
-            Rest::Root => Resolved::Key(key.to_string()),
-            Rest::Parent(parent) => parent.resolve(key),
-            Rest::Own(prefix) => Resolved::Key(private_key(prefix, key)),
+        let mut level = &*self.0;
+        loop {
+            if let Some(resolved) = level.remapped.get(key) {
+                return resolved.clone();
+            }
+            match &level.rest {
+                Rest::Root => return Resolved::Key(key.to_string()),
+                Rest::Parent(parent) => level = &parent.0,
+                Rest::Own(prefix) => return Resolved::Key(private_key(prefix, key)),
+            }
         }
     }
 
@@ -240,7 +280,19 @@ impl Scope {
                     i += 1;
                 }
                 let word = &code[start..i];
-                if word != "true" && word != "false" {
+                if word == "@" {
+                    // `@` names the root's key once: `@@y` is two names
+                    // to BehaviorTree.CPP's parser, and goes to canopy's
+                    // as written, which refuses it too.
+                    if bytes.get(i) == Some(&b'@') {
+                        i += 1;
+                        while i < bytes.len()
+                            && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_')
+                        {
+                            i += 1;
+                        }
+                    }
+                } else if word != "true" && word != "false" {
                     match self.resolve(word) {
                         Resolved::Key(key) => out.push_str(&key),
                         Resolved::Literal(text) => out.push_str(&literal(&text)),
@@ -344,17 +396,37 @@ mod tests {
         assert_eq!(own.resolve("x"), Resolved::Key("x".into()));
         assert_eq!(
             own.resolve("speed"),
-            Resolved::Key("__Move_it_2__speed".into())
+            Resolved::Key("@Move_it_2__speed".into())
         );
         assert_eq!(own.resolve("@speed"), Resolved::Key("speed".into()));
         let inner = own.child("In", 3, &ports(&[("a", "{speed}")]), true);
         assert_eq!(
             inner.resolve("a"),
-            Resolved::Key("__Move_it_2__speed".into())
+            Resolved::Key("@Move_it_2__speed".into())
         );
         assert_eq!(inner.resolve("goal"), Resolved::Literal("3;4".into()));
         assert!(root.is_identity() && root.child("S", 1, &[], true).is_identity());
         assert!(!own.is_identity());
+        // Remapped each to itself under autoremap, every key is the parent's.
+        let same = root.child("S", 1, &ports(&[("a", "{a}"), ("b", "{=}")]), true);
+        assert!(same.is_identity());
+        assert!(
+            !root
+                .child("S", 1, &ports(&[("a", "{b}")]), true)
+                .is_identity()
+        );
+    }
+
+    #[test]
+    fn private_prefixes_of_different_instances_never_make_the_same_key() {
+        // Runs of other characters are one `_`, and none ends the name:
+        // the first `__` of a private key ends its prefix.
+        assert_eq!(private_prefix("Move-it", 2), "@Move_it_2__");
+        assert_eq!(private_prefix("A--1__B_", 3), "@A_1_B_3__");
+        assert_eq!(private_prefix("__", 4), "@_4__");
+        let one = Scope::root().child("A", 1, &[], false);
+        let other = Scope::root().child("A_1__B", 3, &[], false);
+        assert_ne!(one.resolve("B_3__x"), other.resolve("x"));
     }
 
     #[test]
@@ -367,7 +439,7 @@ mod tests {
         );
         assert_eq!(
             scope.script("n += 1e3; m := 'n' .. word; ok := true && k > 1.5"),
-            "count += 1e3; __S_1__m := 'n' .. ('hi'); __S_1__ok := true && 2 > 1.5"
+            "count += 1e3; @S_1__m := 'n' .. ('hi'); @S_1__ok := true && 2 > 1.5"
         );
     }
 
@@ -378,14 +450,24 @@ mod tests {
                 .child("S", 1, &ports(&[("v", text)]), false)
                 .script("w := v")
         };
-        assert_eq!(passed("-2"), "__S_1__w := (0 - 2)");
-        assert_eq!(passed(".5"), "__S_1__w := 0.5");
-        assert_eq!(passed("true"), "__S_1__w := ('true')");
-        assert_eq!(passed("1;2"), "__S_1__w := ('1;2')");
+        assert_eq!(passed("-2"), "@S_1__w := (0 - 2)");
+        assert_eq!(passed(".5"), "@S_1__w := 0.5");
+        assert_eq!(passed("true"), "@S_1__w := ('true')");
+        assert_eq!(passed("1;2"), "@S_1__w := ('1;2')");
         // No quote in the text can end the string it becomes.
         assert_eq!(
             passed("a\" ; hp = 999 ; \"'"),
-            "__S_1__w := ('a\" ; hp = 999 ; \"' .. \"'\" .. '')"
+            "@S_1__w := ('a\" ; hp = 999 ; \"' .. \"'\" .. '')"
         );
+    }
+
+    #[test]
+    fn at_names_the_root_once() {
+        let scope = Scope::root().child("S", 1, &[], false);
+        assert_eq!(scope.script("@y := y"), "y := @S_1__y");
+        // Left as written, for the compiler to refuse as BehaviorTree.CPP's
+        // parser does (two names in a row); what follows is still renamed.
+        assert_eq!(scope.script("@@y := 1; w := 2"), "@@y := 1; @S_1__w := 2");
+        assert_eq!(scope.script("@ := 1"), "@ := 1");
     }
 }

@@ -113,10 +113,13 @@ pub(crate) fn lower(
     }
 }
 
-/// The number of cases of `SwitchN`.
+/// The number of cases of `SwitchN`: BehaviorTree.CPP registers exactly
+/// `Switch2` to `Switch6` (`Switch02` and `Switch+2` are other names).
 fn switch_cases(id: &str) -> Option<usize> {
-    let n: usize = id.strip_prefix("Switch")?.parse().ok()?;
-    (2..=6).contains(&n).then_some(n)
+    match id.strip_prefix("Switch")?.as_bytes() {
+        &[n @ b'2'..=b'6'] => Some(usize::from(n - b'0')),
+        _ => None,
+    }
 }
 
 /// What a `LoopT` iterates over.

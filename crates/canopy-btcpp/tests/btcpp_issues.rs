@@ -327,7 +327,7 @@ fn issue_1130_a_root_key_written_in_a_subtree_is_the_root_blackboards() {
         agent.board_values(&tree),
         [
             ("count".to_string(), "2".to_string()),
-            ("__Step_1__mine".to_string(), "5".to_string()),
+            ("@Step_1__mine".to_string(), "5".to_string()),
         ]
     );
     // The root key keeps one type through `@` in any subtree: a string

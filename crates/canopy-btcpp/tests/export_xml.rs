@@ -53,13 +53,20 @@ fn run(tree: &Tree<(), ()>, mode: Mode, ticks: usize) -> Vec<String> {
 
 /// `a` and `b` are the same tree: printed alike, running alike.
 fn same(a: &Tree<(), ()>, b: &Tree<(), ()>, context: &str) {
+    same_keys_as(a, b, context, &|shown| shown.to_string());
+}
+
+/// `a` and `b` are the same tree once `keys` renames the keys each shows.
+fn same_keys_as(a: &Tree<(), ()>, b: &Tree<(), ()>, context: &str, keys: &dyn Fn(&str) -> String) {
     assert_eq!(
-        a.display().to_string(),
-        b.display().to_string(),
+        keys(&a.display().to_string()),
+        keys(&b.display().to_string()),
         "{context}"
     );
     for mode in [Mode::Tick, Mode::Event] {
-        assert_eq!(run(a, mode, 12), run(b, mode, 12), "{mode:?}: {context}");
+        let renamed =
+            |tree| -> Vec<String> { run(tree, mode, 12).iter().map(|t| keys(t)).collect() };
+        assert_eq!(renamed(a), renamed(b), "{mode:?}: {context}");
     }
 }
 
@@ -90,7 +97,16 @@ fn round_trip(registry: &Registry<(), ()>, xml: &str, dir: &Scratch, ron: bool) 
         };
         let from_back = load_str(registry, &back, "back.xml", None, &unbounded)
             .unwrap_or_else(|e| panic!("{e}\n{back}\nfrom\n{text}"));
-        same(&from_xml, &from_back, &format!("{back}\nfrom\n{text}"));
+        // XML has no spelling for a subtree's own key (`@Sub_1__k` in a
+        // tree file): in the one tree the export writes, it is the root's
+        // `Sub_1__k`, the same key under another name.
+        let root_keys = |shown: &str| shown.replace('@', "");
+        same_keys_as(
+            &from_xml,
+            &from_back,
+            &format!("{back}\nfrom\n{text}"),
+            &root_keys,
+        );
     }
 }
 

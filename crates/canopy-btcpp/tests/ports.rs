@@ -186,7 +186,7 @@ fn a_subtrees_keys_are_its_own_unless_remapped_or_autoremapped() {
     };
     // BehaviorTree.CPP's default: the subtree's keys are its own.
     let tree = load(&file("<SubTree ID=\"Go\" goal=\"2;0\"/>")).unwrap();
-    assert_eq!(keys(&tree), ["__Go_1__done", "greeting"]);
+    assert_eq!(keys(&tree), ["@Go_1__done", "greeting"]);
     let mut me: Me = ([0.0, 0.0], Vec::new());
     assert_eq!(
         run(&tree, &mut Agent::new(&tree), &mut me),
@@ -208,7 +208,7 @@ fn a_subtrees_keys_are_its_own_unless_remapped_or_autoremapped() {
     let twice = "<SubTree ID=\"Go\" goal=\"1;0\"/><SubTree ID=\"Go\" goal=\"{=}\"/>";
     assert_eq!(
         keys(&load(&file(twice)).unwrap()),
-        ["__Go_1__done", "goal", "__Go_2__done", "greeting"]
+        ["@Go_1__done", "goal", "@Go_2__done", "greeting"]
     );
     // A remapping is type-checked like any key: both places named.
     assert_eq!(

@@ -52,8 +52,9 @@ pub(crate) struct Load {
     /// others. [default: Success; Sequence; the child's status]
     #[arg(long, value_name = "RULES.json", requires = "model")]
     pub(crate) stand_ins: Option<PathBuf>,
-    /// Let an XML file's `<include>` read files outside its directory
-    /// (absolute paths, `..`, links out), as BehaviorTree.CPP does.
+    /// Let an XML file's `<include>`, and a machine file's states' tree
+    /// files, read files outside its directory (absolute paths, `..`,
+    /// links out), as BehaviorTree.CPP does for includes.
     #[arg(long)]
     pub(crate) includes_outside: bool,
     /// Refuse what BehaviorTree.CPP runs but canopy warns about (an action

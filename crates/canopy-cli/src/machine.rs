@@ -154,6 +154,13 @@ impl Outline {
     }
 }
 
+/// `print`'s output so far, and the state each tree was printed under.
+struct Outlining<'t> {
+    text: &'t mut String,
+    /// By the tree's address (states naming one file share its tree).
+    printed: &'t mut HashMap<usize, StateId>,
+}
+
 /// A stand-in trigger: its index in [`Outline::triggers`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StandIn(usize);
@@ -198,6 +205,7 @@ where
         out: &mut dyn Write,
     ) -> Result<(), Failure> {
         std::mem::swap(self.0.trees_mut(), trees);
+        self.0.trees_outside(trees_outside(command));
         let job = Job {
             registry: &self.0,
             input,
@@ -237,6 +245,7 @@ pub(crate) fn with_stand_ins<A: Send + 'static, W: Sync + 'static>(
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
     let mut registry = MachineRegistry::new(std::mem::replace(trees, Registry::empty()));
+    registry.trees_outside(trees_outside(command));
     for type_name in &input.outline.types {
         registry.state_type(type_name, |_| Ok(Hooks::<A, W, StandIn>::new()));
     }
@@ -261,6 +270,14 @@ pub(crate) fn with_stand_ins<A: Send + 'static, W: Sync + 'static>(
     let done = job.execute(command, setup, out);
     *trees = std::mem::replace(registry.trees_mut(), Registry::empty());
     done
+}
+
+/// Whether the command lets tree files be read outside the machine
+/// file's directory: `--includes-outside`, as for XML includes.
+fn trees_outside(command: &Command) -> bool {
+    command
+        .load()
+        .is_some_and(|(_, load)| load.includes_outside)
 }
 
 /// One command on one machine file, with its registry.
@@ -420,11 +437,19 @@ where
     }
 
     /// `print`: one state per line, children under their parent, a tree
-    /// state's tree set in under it.
+    /// state's tree set in under it — under the first state that runs it:
+    /// a tree file named by several states is one tree, printed once and
+    /// referred to by the others (printed under each, 3,000 states naming
+    /// one 900 KB tree wrote 2.7 GB).
     fn outline(&self, machine: &Machine<A, W, T>) -> String {
         let mut text = String::new();
         let top: Vec<StateId> = machine.top_level().collect();
-        self.level(machine, &top, machine.start(), "", true, &mut text);
+        let mut printed = HashMap::new();
+        let mut out = Outlining {
+            text: &mut text,
+            printed: &mut printed,
+        };
+        self.level(machine, &top, machine.start(), "", true, &mut out);
         text
     }
 
@@ -435,7 +460,7 @@ where
         start: StateId,
         prefix: &str,
         top: bool,
-        text: &mut String,
+        out: &mut Outlining<'_>,
     ) {
         for (i, &id) in states.iter().enumerate() {
             let (branch, indent) = match (top, i + 1 == states.len()) {
@@ -443,26 +468,38 @@ where
                 (false, true) => ("└── ", "    "),
                 (false, false) => ("├── ", "│   "),
             };
-            text.push_str(&format!("{prefix}{branch}{}", escape(machine.name(id))));
+            out.text
+                .push_str(&format!("{prefix}{branch}{}", escape(machine.name(id))));
             let marks = self.marks(machine, id, id == start);
             if !marks.is_empty() {
-                text.push_str(&format!("  [{}]", marks.join(", ")));
+                out.text.push_str(&format!("  [{}]", marks.join(", ")));
             }
             let arrows = self.arrows(machine, id);
             if !arrows.is_empty() {
-                text.push_str(&format!("  {}", arrows.join(", ")));
+                out.text.push_str(&format!("  {}", arrows.join(", ")));
             }
-            text.push('\n');
+            out.text.push('\n');
             if let Some(tree) = machine.tree(id) {
-                // The tree's own view, set in under its state.
-                for line in tree.display_escaped(escape).to_string().lines() {
-                    text.push_str(&format!("{prefix}{indent}    {line}\n"));
+                let first = out
+                    .printed
+                    .entry(std::ptr::from_ref(tree).addr())
+                    .or_insert(id);
+                if *first == id {
+                    // The tree's own view, set in under its state.
+                    for line in tree.display_escaped(escape).to_string().lines() {
+                        out.text.push_str(&format!("{prefix}{indent}    {line}\n"));
+                    }
+                } else {
+                    let first = escape(machine.name(*first));
+                    out.text.push_str(&format!(
+                        "{prefix}{indent}    (the tree printed under {first})\n"
+                    ));
                 }
             }
             let children: Vec<StateId> = machine.children(id).collect();
             if let Some(initial) = machine.initial(id) {
                 let prefix = format!("{prefix}{indent}");
-                self.level(machine, &children, initial, &prefix, false, text);
+                self.level(machine, &children, initial, &prefix, false, out);
             }
         }
     }

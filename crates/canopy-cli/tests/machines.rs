@@ -168,7 +168,8 @@ fn bad_machine_files_name_the_file_the_place_and_the_problem() {
         (
             "outside.json",
             "outside.json:1:36: machine/states[0] (name \"Patrol\"): a tree file must be \
-             named by a relative path that stays beside the machine file (no \"..\")",
+             named by a relative path that stays beside the machine file (no \"..\"); allow \
+             others with MachineRegistry::trees_outside, or --includes-outside",
         ),
         (
             "bad_tree.json",
@@ -260,6 +261,125 @@ fn states_nested_past_the_limit_are_refused_before_anything_is_built() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fresh directory for one test's files.
+fn scratch(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("canopy-machines-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A machine of `states` states, each running the tree file `tree.json`.
+fn states_naming_one_tree(states: usize) -> String {
+    let list: Vec<String> = (0..states)
+        .map(|i| format!("{{\"name\": \"S{i}\", \"tree\": \"tree.json\"}}"))
+        .collect();
+    format!("{{\"initial\": \"S0\", \"states\": [{}]}}", list.join(", "))
+}
+
+/// A tree file of a Sequence over `leaves` Waits.
+fn tree_of(leaves: usize) -> String {
+    let list: Vec<String> = (0..leaves)
+        .map(|i| format!("{{\"type\": \"Wait\", \"name\": \"w{i}\", \"ticks\": 1}}"))
+        .collect();
+    format!(
+        "{{\"tree\": {{\"type\": \"Sequence\", \"children\": [{}]}}}}",
+        list.join(", ")
+    )
+}
+
+#[test]
+fn print_shows_a_tree_named_by_several_states_once_and_refers_to_it() {
+    let dir = scratch("shared-tree");
+    std::fs::write(dir.join("tree.json"), tree_of(2)).unwrap();
+    let machine = dir.join("m.json");
+    std::fs::write(&machine, states_naming_one_tree(3)).unwrap();
+    assert_eq!(
+        success(&["print", &machine.display().to_string()]),
+        "S0  [start, tree tree.json]\n\
+         \x20   Sequence\n\
+         \x20   ├── w0  Wait(ticks=1)\n\
+         \x20   └── w1  Wait(ticks=1)\n\
+         S1  [tree tree.json]\n\
+         \x20   (the tree printed under S0)\n\
+         S2  [tree tree.json]\n\
+         \x20   (the tree printed under S0)\n"
+    );
+    // Twice the states naming a tree twice the size: twice the output
+    // (printed under each state, it was four times).
+    let printed = |states: usize, leaves: usize| {
+        std::fs::write(dir.join("tree.json"), tree_of(leaves)).unwrap();
+        std::fs::write(&machine, states_naming_one_tree(states)).unwrap();
+        let input = states_naming_one_tree(states).len() + tree_of(leaves).len();
+        let output = success(&["print", &machine.display().to_string()]).len();
+        (input, output)
+    };
+    let (small_in, small_out) = printed(500, 500);
+    let (large_in, large_out) = printed(1000, 1000);
+    let input = large_in as f64 / small_in as f64;
+    let output = large_out as f64 / small_out as f64;
+    assert!((1.9..2.1).contains(&input), "{input}");
+    assert!(
+        output < 2.1,
+        "{small_out} → {large_out} bytes printed ({output:.2}×)"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_states_tree_file_may_leave_the_machines_directory_only_when_allowed() {
+    let dir = scratch("confined");
+    std::fs::create_dir_all(dir.join("machines")).unwrap();
+    std::fs::write(dir.join("secret.json"), tree_of(1)).unwrap();
+    // A link inside the directory that points out of it.
+    std::os::unix::fs::symlink(dir.join("secret.json"), dir.join("machines/link.json")).unwrap();
+    let machine = dir.join("machines/m.json");
+    let shown = machine.display().to_string();
+    std::fs::write(
+        &machine,
+        "{\"initial\": \"S\", \"states\": [{\"name\": \"S\", \"tree\": \"link.json\"}]}",
+    )
+    .unwrap();
+    let expected = format!(
+        "{shown}:1:31: machine/states[0] (name \"S\"): the tree file \"link.json\" leaves the \
+         directory of the machine file through a symbolic link; canopy reads tree files only \
+         inside it (allow others with MachineRegistry::trees_outside, or --includes-outside)\n"
+    );
+    for command in ["check", "print", "dot"] {
+        let (out, err) = failing(&[command, &shown], 1);
+        assert_eq!(
+            (out.as_str(), err.as_str()),
+            ("", expected.as_str()),
+            "{command}"
+        );
+    }
+    let (_, err) = failing(&["run", &shown, "--ticks", "1"], 1);
+    assert_eq!(err, expected);
+    // The same opt-in as XML includes lets it, and `..`, through.
+    let print = success(&["print", &shown, "--includes-outside"]);
+    assert_eq!(
+        print,
+        "S  [start, tree link.json]\n    Sequence\n    └── w0  Wait(ticks=1)\n"
+    );
+    std::fs::write(
+        &machine,
+        "{\"initial\": \"S\", \"states\": [{\"name\": \"S\", \"tree\": \"../secret.json\"}]}",
+    )
+    .unwrap();
+    assert!(success(&["check", &shown, "--includes-outside"]).starts_with("ok"));
+    // A link that stays inside is read, without the opt-in.
+    std::fs::write(dir.join("machines/real.json"), tree_of(1)).unwrap();
+    std::os::unix::fs::symlink("real.json", dir.join("machines/inside.json")).unwrap();
+    std::fs::write(
+        &machine,
+        "{\"initial\": \"S\", \"states\": [{\"name\": \"S\", \"tree\": \"inside.json\"}]}",
+    )
+    .unwrap();
+    assert!(success(&["check", &shown]).starts_with("ok"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -22,7 +22,7 @@
 //! drop(data);
 //! ```
 //!
-//! Counting costs three relaxed atomic operations per allocation. The
+//! Counting costs four relaxed atomic operations per allocation. The
 //! figures are requested sizes (`Layout::size`), not what the system
 //! allocator rounds them up to. The counters are global: they see every
 //! thread's allocations, so a measurement is exact only while nothing else
@@ -41,6 +41,8 @@ static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static LIVE: AtomicU64 = AtomicU64::new(0);
 /// The most heap bytes live at once since the start or [`reset_peak`].
 static PEAK: AtomicU64 = AtomicU64::new(0);
+/// Heap bytes allocated so far, freed or not.
+static ALLOCATED: AtomicU64 = AtomicU64::new(0);
 
 /// The system allocator, counting. Install it with `#[global_allocator]`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -56,6 +58,11 @@ pub struct HeapStats {
     /// The most heap bytes live at once since the program started or
     /// [`reset_peak`] was last called.
     pub peak_bytes: u64,
+    /// Heap bytes allocated so far, freed since or not (a `realloc` counts
+    /// its new size): the work a piece of code did in memory, which a
+    /// loop that copies what it already has makes grow faster than its
+    /// input.
+    pub allocated_bytes: u64,
 }
 
 /// The counters now.
@@ -64,6 +71,7 @@ pub fn stats() -> HeapStats {
         allocations: ALLOCATIONS.load(Relaxed),
         live_bytes: LIVE.load(Relaxed),
         peak_bytes: PEAK.load(Relaxed),
+        allocated_bytes: ALLOCATED.load(Relaxed),
     }
 }
 
@@ -74,6 +82,7 @@ pub fn reset_peak() {
 }
 
 fn grew(bytes: usize) {
+    ALLOCATED.fetch_add(bytes as u64, Relaxed);
     let live = LIVE.fetch_add(bytes as u64, Relaxed) + bytes as u64;
     PEAK.fetch_max(live, Relaxed);
 }

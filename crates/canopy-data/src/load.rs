@@ -129,13 +129,12 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         // The document lives only while drafts are made from it: building
         // the tree is the costly part, and it needs the drafts alone. A
         // build error, rare, reads the text again to say where the node is.
-        let builder = Builder::new();
-        let drafts = {
-            let document = parse_text(text, format, source)?;
-            Loader::new(self, &builder, source, &sources, format)
-                .own_types(own_types)
-                .document(&document)?
-        };
+        let document = parse_text(text, format, source)?;
+        let builder = Builder::with_capacity(objects(&document));
+        let drafts = Loader::new(self, &builder, source, &sources, format)
+            .own_types(own_types)
+            .document(&document)?;
+        drop(document);
         build(&builder, &drafts).map_err(|(start, e)| match parse_text(text, format, source) {
             Ok(document) => self.locate(&document, &sources, start, e, source),
             Err(read_error) => read_error,
@@ -202,17 +201,24 @@ impl<A: 'static, W: 'static> Registry<A, W> {
             Err(e) => return vec![e],
         };
         let sources = [Source { name: source, text }];
-        let builder = Builder::new();
+        let builder = Builder::with_capacity(objects(&document));
         let mut loader = Loader::new(self, &builder, source, &sources, format)
             .own_types(own_types)
             .collect_errors();
         let walked = loader.document(&document);
         let mut errors = loader.take_errors();
+        // As for a load, the document is let go of while the tree is
+        // built, and read again to place an error found building it.
+        drop(loader);
+        drop(document);
         match walked {
             Err(e) => errors.push(e),
             Ok(drafts) if errors.is_empty() => {
                 if let Err((start, e)) = build(&builder, &drafts) {
-                    errors.push(self.locate(&document, &sources, start, e, source));
+                    errors.push(match parse_text(text, format, source) {
+                        Ok(document) => self.locate(&document, &sources, start, e, source),
+                        Err(read_error) => read_error,
+                    });
                 }
             }
             Ok(_) => {}
@@ -340,9 +346,9 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         file: &str,
         own_types: &[NodeType<A, W>],
     ) -> Result<Tree<A, W>, LoadError> {
-        let builder = Builder::new();
+        let document = lowering.document().ok_or_else(|| unlowered(file))?;
+        let builder = Builder::with_capacity(objects(&document));
         let drafts = {
-            let document = lowering.document().ok_or_else(|| unlowered(file))?;
             let places = |path: &NodePath| lowering.place(path);
             let warn = |path: &NodePath, param: &str, code: &str, warning: &ScriptError| {
                 lowering.warn(path, param, code, warning);
@@ -353,6 +359,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
                 .own_types(own_types)
                 .document(&document)?
         };
+        drop(document);
         lowering.drafted();
         build(&builder, &drafts).map_err(|(start, e)| match lowering.document() {
             Some(document) => self.locate(&document, &[], start, e, file),
@@ -459,6 +466,25 @@ pub trait Lowering {
     fn warn(&self, path: &NodePath, param: &str, code: &str, warning: &ScriptError) {
         let _ = (path, param, code, warning);
     }
+}
+
+/// How many objects a document holds below its top: at least as many as
+/// the drafts it makes (every node is an object; a Guard's condition is
+/// one too), so the builder is made with room for them all.
+fn objects(document: &Value) -> usize {
+    let mut count: usize = 0;
+    let mut stack: Vec<&Value> = vec![document];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(fields) => {
+                count += 1;
+                stack.extend(fields.iter().map(|(_, v)| v));
+            }
+            Value::List(items) => stack.extend(items.iter()),
+            _ => {}
+        }
+    }
+    count.saturating_sub(1)
 }
 
 /// The error of a load whose lowering could not make its document.

@@ -247,8 +247,8 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
     in_progress: Vec<&'d str>,
     /// Subtrees some reference names.
     referenced: HashSet<&'d str>,
-    /// Where each blackboard key was first used, as messages write a place.
-    keys: RefCell<HashMap<String, (String, NodePath)>>,
+    /// Where each blackboard key was first used.
+    keys: RefCell<HashMap<String, First<'d>>>,
     /// When every error is wanted ([`Loader::collect_errors`]): those so far.
     errors: Option<Vec<LoadError>>,
     nodes: usize,
@@ -266,6 +266,41 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
 /// Takes a script's warning: the node's path, the parameter, the
 /// script as shown, the warning.
 pub(crate) type ScriptWarner<'a> = dyn Fn(&NodePath, &str, &str, &ScriptError) + 'a;
+
+/// Where a blackboard key was first used: the node, by its path, name and
+/// value. Its place as a message writes it is made only when a message
+/// needs it — for a lowered file, naming a place reads the lowering
+/// loader's model of its file again, which it lets go of while drafting.
+#[derive(Clone)]
+pub(crate) struct First<'d> {
+    pub(crate) path: NodePath,
+    node: &'d Value<'d>,
+    name: String,
+}
+
+/// A node's place as messages write it: through the lowering loader's
+/// namer where there is one (and it can), else as this crate writes it
+/// (`file:line:column: path (name "…")`).
+fn place_text(
+    places: Option<&PlaceNamer<'_>>,
+    sources: &[Source],
+    file: &str,
+    first: &First,
+) -> String {
+    places
+        .and_then(|places| places(&first.path))
+        .unwrap_or_else(|| {
+            node_error(
+                sources,
+                file,
+                first.node,
+                first.path.clone(),
+                &first.name,
+                Problem::MissingTree,
+            )
+            .place()
+        })
+}
 
 /// Names the place of the node at a path as the file it was lowered from
 /// shows places (BehaviorTree.CPP XML: line, column and element), for a
@@ -401,7 +436,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn type_and_name(
         &self,
         fields: &'d [Field<'d>],
-        path: &Spot,
+        path: &Spot<'_, 'd>,
     ) -> Result<(&'d str, &'d str), LoadError> {
         let wrong = |field: &'static str, got: &Value| Problem::WrongField {
             field,
@@ -428,7 +463,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn node(
         &mut self,
         value: &'d Value<'d>,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {
         let draft = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
@@ -447,7 +482,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn node_here(
         &mut self,
         value: &'d Value<'d>,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {
         let Some(fields) = value.as_object() else {
@@ -514,7 +549,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &mut self,
         type_name: &str,
         name: &str,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         depth: usize,
     ) -> Result<(&'r NodeType<A, W>, u64, bool), LoadError> {
         if depth > MAX_DEPTH {
@@ -544,7 +579,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &self,
         fields: &'d [Field<'d>],
         node_type: &NodeType<A, W>,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         name: &str,
     ) -> Result<&'d [Value<'d>], LoadError> {
         let children: &[Value] = match field(fields, "children") {
@@ -576,7 +611,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &self,
         node_type: &'p NodeType<A, W>,
         fields: &'p [Field<'p>],
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         name: &str,
         index: u64,
     ) -> Result<Params<'p>, LoadError> {
@@ -648,7 +683,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         value: &ParamKind,
         ty: &SlotType,
         output: bool,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         name: &str,
     ) -> Result<ParamValue<'p>, LoadError> {
         let key = given
@@ -671,13 +706,21 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             Ok(slot) => {
                 let mut keys = self.keys.borrow_mut();
                 if !keys.contains_key(key) {
-                    let first = (self.place_text(path, name), path.path());
+                    let first = First {
+                        path: path.path(),
+                        node: path.node,
+                        name: name.to_string(),
+                    };
                     keys.insert(key.to_string(), first);
                 }
                 Ok(ParamValue::Slot(slot))
             }
             Err(conflict) => {
-                let (first, first_node) = self.keys.borrow().get(key).cloned().unwrap_or_default();
+                let first = self.keys.borrow().get(key).cloned();
+                let (first, first_node) = match first {
+                    Some(first) => (self.first_text(&first), first.path),
+                    None => Default::default(),
+                };
                 let problem = Problem::KeyType(Box::new(KeyConflict {
                     port: param.to_string(),
                     key: key.to_string(),
@@ -706,13 +749,17 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                     problem,
                 )
             };
+            let (places, sources, file) = (self.places, self.sources, self.file);
+            let place = move |first: &First<'d>| place_text(places, sources, file, first);
             let mut keys = LoadKeys {
                 slots: self.builder,
                 first: &self.keys,
-                here: (
-                    self.place_of(&script.path, || at(Problem::MissingTree).place()),
-                    script.path.clone(),
-                ),
+                here: First {
+                    path: script.path.clone(),
+                    node: script.node,
+                    name: script.name.clone(),
+                },
+                place: &place,
             };
             match eval::compile(&script.source, script.shape, &mut keys) {
                 Ok(program) => {
@@ -748,7 +795,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         params: &Params,
         shape: Shape,
         value: &'d Value<'d>,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         name: &str,
     ) -> Result<NodeKind<A, W>, ParamError> {
         let at = (value, path, name);
@@ -783,7 +830,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &mut self,
         params: &Params,
         value: &'d Value<'d>,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         name: &str,
     ) -> Result<NodeKind<A, W>, ParamError> {
         let Ok(variable) = params.text(eval_switch::VARIABLE) else {
@@ -834,7 +881,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &mut self,
         params: &Params,
         value: &'d Value<'d>,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         name: &str,
     ) -> Result<NodeKind<A, W>, ParamError> {
         let mut cells: [Option<Cell>; 9] = Default::default();
@@ -896,7 +943,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         params: &Params,
         param: &str,
         sources: &mut Vec<(String, String)>,
-        at: (&'d Value<'d>, &Spot, &str),
+        at: (&'d Value<'d>, &Spot<'_, 'd>, &str),
     ) -> Result<Option<eval_around::Latch>, ParamError> {
         let Ok(key) = params.text(param) else {
             return Ok(None);
@@ -934,7 +981,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &mut self,
         params: &Params,
         value: &'d Value<'d>,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         name: &str,
     ) -> Result<NodeKind<A, W>, ParamError> {
         let if_empty = match params.text(eval_loop::IF_EMPTY)? {
@@ -1017,7 +1064,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         param: &str,
         shape: Shape,
         value: &'d Value<'d>,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         name: &str,
     ) -> (Vec<Cell>, String) {
         let items = params
@@ -1040,27 +1087,9 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         (cells, shown.join("; "))
     }
 
-    /// A node's place as messages write it: `file:line:column: path (name "…")`.
-    fn place_text(&self, spot: &Spot, name: &str) -> String {
-        self.place_of(&spot.path(), || {
-            node_error(
-                self.sources,
-                self.file,
-                spot.node,
-                spot.path(),
-                name,
-                Problem::MissingTree,
-            )
-            .place()
-        })
-    }
-
-    /// A node's place as messages write it: through the lowering loader's
-    /// namer where there is one, else as `ours` writes it.
-    fn place_of(&self, path: &NodePath, ours: impl FnOnce() -> String) -> String {
-        self.places
-            .and_then(|places| places(path))
-            .unwrap_or_else(ours)
+    /// A key's first use, as messages write its place.
+    fn first_text(&self, first: &First) -> String {
+        place_text(self.places, self.sources, self.file, first)
     }
 
     /// The registered condition types, for errors.
@@ -1076,7 +1105,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn condition(
         &mut self,
         value: &'d Value<'d>,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
     ) -> Result<Predicate<A, W>, LoadError> {
         let Some(fields) = value.as_object() else {
             let problem = Problem::ConditionNotAnObject {
@@ -1117,7 +1146,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn subtree(
         &mut self,
         target: &'d str,
-        path: &Spot,
+        path: &Spot<'_, 'd>,
         name: &str,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {

@@ -7,7 +7,10 @@
 //! nothing), a child machine (`states` and `initial` of its own), `final`
 //! (`"success"` or `"failure"`), or a `tree` to run while it is active —
 //! a tree document inline (`{"tree": …, "subtrees": …}`) or the path of a
-//! tree file, relative to the machine file and inside its directory — with
+//! tree file, relative to the machine file and inside its directory (no
+//! absolute path, no `..`, no symbolic link out of it, unless
+//! [`MachineRegistry::trees_outside`] allows it, as BehaviorTree.CPP XML's
+//! includes are confined) — with
 //! optional `on_success` and `on_failure` triggers. Names are global, as in
 //! [`MachineBuilder`], so transitions sit at the top and may cross levels:
 //!
@@ -89,6 +92,9 @@ pub struct MachineRegistry<A, W, T> {
     trees: Registry<A, W>,
     states: BTreeMap<String, StateFactory<A, W, T>>,
     triggers: BTreeMap<String, TriggerFactory<T>>,
+    /// Whether a state's tree file may be outside the machine file's
+    /// directory.
+    trees_outside: bool,
 }
 
 impl<A, W, T> fmt::Debug for MachineRegistry<A, W, T> {
@@ -108,7 +114,20 @@ impl<A: 'static, W: 'static, T: 'static> MachineRegistry<A, W, T> {
             trees,
             states: BTreeMap::new(),
             triggers: BTreeMap::new(),
+            trees_outside: false,
         }
+    }
+
+    /// Whether a state's `tree` file may be outside the machine file's
+    /// directory: an absolute path, `..` past it, a symbolic link out of
+    /// it. A machine file may come from someone who should not make the
+    /// game read other files, so by default (`false`) such a state is
+    /// refused, whether or not a file is there; the counterpart of
+    /// BehaviorTree.CPP XML's `XmlOptions::includes_outside`
+    /// (`--includes-outside` on the command line allows both).
+    pub fn trees_outside(&mut self, allow: bool) -> &mut Self {
+        self.trees_outside = allow;
+        self
     }
 
     /// The tree registry.
@@ -216,6 +235,7 @@ impl<A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> MachineRegistr
             source: Source { name: source, text },
             format,
             base,
+            root: None,
             tree_files: HashMap::new(),
             names: HashMap::new(),
             count: 0,
@@ -231,6 +251,9 @@ struct Walk<'r, 'd, A, W, T> {
     source: Source<'d>,
     format: Format,
     base: &'r Path,
+    /// The machine file's directory with symbolic links resolved, found
+    /// at the first tree file.
+    root: Option<PathBuf>,
     tree_files: HashMap<PathBuf, Arc<Tree<A, W>>>,
     /// Each state's name and path, for duplicates and transitions.
     names: HashMap<&'d str, String>,
@@ -426,19 +449,25 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
         path: &str,
         name: &str,
     ) -> Result<TreeState<A, W, T>, MachineLoadError> {
+        let outside = self.registry.trees_outside;
         if let Some(file) = tree.as_str()
+            && !outside
             && !inside(Path::new(file))
         {
-            let what = "a tree file must be named by a relative path that stays beside the machine file (no \"..\")";
+            let what = "a tree file must be named by a relative path that stays beside the machine file (no \"..\"); allow others with MachineRegistry::trees_outside, or --includes-outside";
             return Err(self.error(state, path, Some(name), MachineProblem::Shape(what.into())));
         }
-        let loaded = match tree {
-            Value::Str(file) => self.tree_file(file),
-            Value::Owned(file) => self.tree_file(file),
-            document => self
+        let loaded = match tree.as_str() {
+            Some(file) => {
+                let (shown, read) = self.confined(file).map_err(|problem| {
+                    self.error(state, path, Some(name), MachineProblem::Shape(problem))
+                })?;
+                self.tree_file(&shown, read)
+            }
+            None => self
                 .registry
                 .trees
-                .load_document(document, &[self.source], self.format, self.source.name)
+                .load_document(tree, &[self.source], self.format, self.source.name)
                 .map(Arc::new),
         };
         let tree =
@@ -453,14 +482,54 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
         Ok(tree_state)
     }
 
-    /// A tree file, read once however many states name it.
-    fn tree_file(&mut self, file: &str) -> Result<Arc<Tree<A, W>>, LoadError> {
+    /// A state's tree file: the path messages show, and the path to read
+    /// — with symbolic links resolved, so that what was checked is what
+    /// is read. Refused when it resolves outside the machine file's
+    /// directory and [`MachineRegistry::trees_outside`] does not allow it.
+    /// A file that cannot be resolved is left to the reader to report.
+    fn confined(&mut self, file: &str) -> Result<(PathBuf, PathBuf), String> {
         let path = self.base.join(file);
-        if let Some(tree) = self.tree_files.get(&path) {
+        if self.registry.trees_outside {
+            return Ok((path.clone(), path));
+        }
+        let root = match &self.root {
+            Some(root) => root.clone(),
+            None => {
+                let dir = if self.base.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    self.base
+                };
+                let root = std::fs::canonicalize(dir)
+                    .map_err(|e| format!("cannot resolve the machine file's directory: {e}"))?;
+                self.root = Some(root.clone());
+                root
+            }
+        };
+        match std::fs::canonicalize(&path) {
+            Ok(canonical) if canonical.starts_with(&root) => Ok((path, canonical)),
+            Ok(_) => Err(format!(
+                "the tree file {} leaves the directory of the machine file through a symbolic \
+                 link; canopy reads tree files only inside it (allow others with \
+                 MachineRegistry::trees_outside, or --includes-outside)",
+                quote(file)
+            )),
+            Err(_) => Ok((path.clone(), path)),
+        }
+    }
+
+    /// A tree file, read once however many states name it (by the path
+    /// read, so that two spellings of one file are one tree too).
+    fn tree_file(&mut self, shown: &Path, read: PathBuf) -> Result<Arc<Tree<A, W>>, LoadError> {
+        if let Some(tree) = self.tree_files.get(&read) {
             return Ok(tree.clone());
         }
-        let tree = Arc::new(self.registry.trees.load_file(&path)?);
-        self.tree_files.insert(path, tree.clone());
+        let file = shown.display().to_string();
+        let whole = |problem| LoadError::new(&file, Location::File, problem);
+        let format = Format::from_path(shown).ok_or_else(|| whole(Problem::UnknownExtension))?;
+        let bytes = canopy_data::read_file(&read).map_err(whole)?;
+        let tree = Arc::new(self.registry.trees.load_bytes(&bytes, format, &file)?);
+        self.tree_files.insert(read, tree.clone());
         Ok(tree)
     }
 

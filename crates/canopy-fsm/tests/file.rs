@@ -590,7 +590,7 @@ fn a_tree_file_outside_the_machine_files_directory_is_refused() {
         let text = format!(r#"{{"initial": "P", "states": [{{"name": "P", "tree": "{file}"}}]}}"#);
         assert_eq!(
             load_error(&text),
-            "m.json:1:31: machine/states[0] (name \"P\"): a tree file must be named by a relative path that stays beside the machine file (no \"..\")"
+            "m.json:1:31: machine/states[0] (name \"P\"): a tree file must be named by a relative path that stays beside the machine file (no \"..\"); allow others with MachineRegistry::trees_outside, or --includes-outside"
         );
     }
 }

@@ -46,12 +46,13 @@ fn status_name(status: Status) -> &'static str {
 /// `btcpp_run.py` prints them (booleans and numbers as numbers, whole ones
 /// without a fraction); nothing without keys.
 fn board_text(tree: &Tree<(), ()>, agent: &mut Agent) -> String {
-    // Keys of a subtree's own scope are not the root blackboard's, which
-    // is all BehaviorTree.CPP shows.
+    // Keys of a subtree's own scope (`@Tree_N__key`) are not the root
+    // blackboard's, which is all BehaviorTree.CPP shows; keys starting
+    // with `__` (a Precondition's latch) are left out on both sides.
     let mut slots: Vec<_> = tree
         .slots()
         .iter()
-        .filter(|slot| !slot.key.starts_with("__"))
+        .filter(|slot| !slot.key.starts_with("__") && !slot.key.starts_with('@'))
         .cloned()
         .collect();
     if slots.is_empty() {

@@ -67,6 +67,14 @@ pub(crate) fn tokens(source: &str) -> Result<Vec<Token<'_>>, ScriptError> {
             i += close + 2;
             Tok::Str(text)
         } else if c.is_ascii_alphabetic() || c == b'_' || c == b'@' {
+            // `@` names the root's key: once, and before a name.
+            let named = bytes
+                .get(i + 1)
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+            if c == b'@' && !named {
+                let problem = "`@` is followed by a key name (the root's key)";
+                return Err(ScriptError::new(source, at, problem));
+            }
             let end = source[i + 1..]
                 .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
                 .map_or(source.len(), |n| i + 1 + n);

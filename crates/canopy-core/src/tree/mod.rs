@@ -136,15 +136,31 @@ impl BoardLayout {
 /// A node's names: what printing, inspecting and hashing show of it.
 /// Nodes that look the same share one: a wide tree of identical leaves
 /// stores their names once, in the builder and in the tree, rather than
-/// once per node.
+/// once per node. What a registered type shows besides the name is
+/// shared further, by every node of that type and those parameters
+/// ([`Shown`]): in a tree of named nodes each label is distinct, and
+/// holding the type name and parameters in each made a label 56 bytes
+/// and an allocation more, twice over while the tree is built (the
+/// builder's copy and the tree's). The name is shared between the two
+/// copies as well: most names are a few bytes, for which an allocation of
+/// its own costs the allocator 32.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Label {
-    pub(crate) name: Box<str>,
-    /// A registered type name overriding the kind's, if any.
-    pub(crate) type_name: Option<Box<str>>,
-    /// The registered type's parameters, shown instead of the kind's.
-    pub(crate) params: Option<Vec<(String, String)>>,
+    pub(crate) name: Arc<str>,
+    /// A registered type's name and parameters, shown instead of the
+    /// kind's, if the node came from a registry.
+    pub(crate) shown: Option<Arc<Shown>>,
 }
+
+/// A registered type's name and the parameters a node of it was given.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Shown {
+    pub(crate) type_name: Box<str>,
+    pub(crate) params: Vec<(String, String)>,
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(size_of::<Label>() == 24);
 
 /// The rest of a node's definition: its label and sizes, for printing,
 /// inspecting, hashing and checking the layout. Kept to 16 bytes: it is
@@ -441,17 +457,17 @@ impl<'t, A, W> NodeRef<'t, A, W> {
     /// The type name, as in tree files and traces: the registered type
     /// when the node came from a registry, else the kind's.
     pub fn type_name(&self) -> &'t str {
-        self.label()
-            .type_name
-            .as_deref()
-            .unwrap_or_else(|| self.def().kind.type_name())
+        match &self.label().shown {
+            Some(shown) => &shown.type_name,
+            None => self.def().kind.type_name(),
+        }
     }
 
     /// The parameters as `(name, value)` pairs: the registered type's when
     /// the node came from a registry, else the kind's.
     pub fn params(&self) -> Vec<(String, String)> {
-        match &self.label().params {
-            Some(params) => params.clone(),
+        match &self.label().shown {
+            Some(shown) => shown.params.clone(),
             None => self.def().kind.params(),
         }
     }

@@ -18,8 +18,8 @@ use canopy_core::{
     SlotType, Status, nodes,
 };
 
-use crate::error::NodePath;
 use crate::registry::{Build, NodeType, ScriptShape as Shape};
+use crate::walk::First;
 
 /// The parameter holding the script.
 pub(crate) const CODE: &str = "code";
@@ -247,17 +247,18 @@ pub(crate) fn compile(
 /// The builder's keys as a loader's scripts see them: each key's first
 /// use is remembered (a script's `:=` is the first use of a key it
 /// makes), so that a type error names where a key came from.
-pub(crate) struct LoadKeys<'x, K> {
+pub(crate) struct LoadKeys<'x, 'd, K> {
     /// The builder's keys.
     pub(crate) slots: K,
-    /// Where each key was first used, as messages write a place, and the
-    /// node's path.
-    pub(crate) first: &'x std::cell::RefCell<std::collections::HashMap<String, (String, NodePath)>>,
-    /// The script's node, as messages write a place, and its path.
-    pub(crate) here: (String, NodePath),
+    /// Where each key was first used.
+    pub(crate) first: &'x std::cell::RefCell<std::collections::HashMap<String, First<'d>>>,
+    /// The script's node.
+    pub(crate) here: First<'d>,
+    /// A first use's place as messages write it.
+    pub(crate) place: &'x dyn Fn(&First<'d>) -> String,
 }
 
-impl<K: Keys> Keys for LoadKeys<'_, K> {
+impl<K: Keys> Keys for LoadKeys<'_, '_, K> {
     fn find(&mut self, key: &str) -> Option<SlotRef> {
         self.slots.find(key)
     }
@@ -276,7 +277,10 @@ impl<K: Keys> Keys for LoadKeys<'_, K> {
     }
 
     fn origin(&self, key: &str) -> Option<String> {
-        self.first.borrow().get(key).map(|(place, _)| place.clone())
+        self.first
+            .borrow()
+            .get(key)
+            .map(|first| (self.place)(first))
     }
 
     fn constant(&self, name: &str) -> Option<f64> {
