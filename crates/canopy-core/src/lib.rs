@@ -123,8 +123,11 @@ pub use script::{
 };
 pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
 pub use tree::{NodeRef, Tree};
-pub use util::board::{Board, BoardValue, Input, Key, Output, SlotRef, SlotType, TEXT_BYTES, Text};
+pub use util::board::{
+    Board, BoardValue, Input, Key, Output, SlotRef, SlotType, TEXT_BYTES, Text, Updates,
+};
 pub use util::context::{ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
+pub use util::convert::ConvertError;
 pub use util::params::declare::{Param, ParamKind};
 pub use util::params::error::ParamError;
 pub use util::params::literal::Literal;
@@ -133,7 +136,6 @@ pub use util::params::value::{ParamValue, Params};
 pub use util::primitives::{Afterwards, Arity, MAX_TICKS, Mode, NodeId, ParseError, Policy};
 pub use util::status::{Exit, Status};
 pub use util::ticket::{Completion, Ticket};
-pub use util::convert::ConvertError;
 pub use util::{convert, hash, text};
 
 /// `#[derive(Params)]`: a struct's fields as a node type's parameters
