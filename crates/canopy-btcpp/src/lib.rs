@@ -257,6 +257,7 @@ mod export;
 mod model;
 mod nodes;
 mod params;
+mod ported;
 mod scope;
 mod scripted;
 mod sources;
