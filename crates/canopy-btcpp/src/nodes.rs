@@ -762,3 +762,100 @@ impl<A: 'static, W: 'static> Node<A, W> for UnsetBlackboard {
         Status::Success
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use canopy_core::{Agent, Builder, Draft, Text};
+
+    use super::*;
+
+    /// A leaf that runs for `n` updates, then succeeds.
+    fn busy<'b>(b: &'b Builder<'b, (), ()>, n: u32) -> &'b Draft<'b, (), ()> {
+        let left = std::sync::atomic::AtomicU32::new(n);
+        b.action("busy", move |_| {
+            match left.fetch_update(
+                std::sync::atomic::Ordering::Relaxed,
+                std::sync::atomic::Ordering::Relaxed,
+                |l| l.checked_sub(1),
+            ) {
+                Ok(1) | Err(_) => Status::Success,
+                Ok(_) => Status::Running,
+            }
+        })
+    }
+
+    #[test]
+    fn milliseconds_read_at_run_time_become_ticks_by_the_same_rule() {
+        let ticks: Vec<u32> = [0, 1, 99, 100, 101, 250, u32::MAX]
+            .iter()
+            .map(|&ms| ms_to_ticks(ms, 100))
+            .collect();
+        assert_eq!(ticks, [0, 1, 1, 1, 2, 3, 42_949_673]);
+        assert_eq!(ms_to_ticks(u32::MAX, 1), MAX_TICKS);
+        assert_eq!(ms_to_ticks(7, 0), 7);
+    }
+
+    #[test]
+    fn a_string_key_that_does_not_convert_fails_the_loop_and_aborts_its_child() {
+        let b = Builder::<(), ()>::new();
+        let n = b.key::<Text>("n").unwrap();
+        let repeat = Loop {
+            type_name: "Repeat",
+            count: Input::Converted(n),
+            until: Status::Success,
+            shown: Vec::new(),
+        };
+        let tree = b
+            .build(b.custom("repeat", repeat, [busy(&b, 100)]))
+            .unwrap();
+        let mut agent = Agent::new(&tree);
+        agent.board_mut(&tree).write(n, Text::new("2"));
+        assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running);
+        assert_eq!(agent.active_tasks(&tree), 2);
+        agent.board_mut(&tree).write(n, Text::new("two"));
+        assert_eq!(agent.tick(&tree, &mut (), &()), Status::Failure);
+        assert_eq!(agent.active_tasks(&tree), 0);
+    }
+
+    #[test]
+    fn a_parallel_whose_thresholds_exceed_its_children_fails() {
+        let b = Builder::<(), ()>::new();
+        let s = b.key::<i32>("s").unwrap();
+        let parallel = Parallel {
+            success_count: Input::Key(s),
+            failure_count: Input::Value(1),
+            shown: Vec::new(),
+        };
+        let tree = b
+            .build(b.custom("parallel", parallel, [busy(&b, 3), busy(&b, 3)]))
+            .unwrap();
+        let mut agent = Agent::new(&tree);
+        agent.board_mut(&tree).write(s, 2);
+        assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running);
+        agent.board_mut(&tree).write(s, 3);
+        assert_eq!(agent.tick(&tree, &mut (), &()), Status::Failure);
+        assert_eq!(agent.active_tasks(&tree), 0);
+    }
+
+    #[test]
+    fn run_once_takes_then_skip_as_true_when_it_cannot_read_it() {
+        let b = Builder::<(), ()>::new();
+        let skip = b.key::<Text>("skip").unwrap();
+        let memory = b.key::<u32>("__runonce").unwrap();
+        let once = RunOnce {
+            then_skip: Input::Converted(skip),
+            skipped: Status::Success,
+            memory,
+            shown: Vec::new(),
+        };
+        let tree = b
+            .build(b.custom("once", once, [b.always_failure("no")]))
+            .unwrap();
+        let mut agent = Agent::new(&tree);
+        agent.board_mut(&tree).write(skip, Text::new("false"));
+        assert_eq!(agent.tick(&tree, &mut (), &()), Status::Failure);
+        assert_eq!(agent.tick(&tree, &mut (), &()), Status::Failure);
+        agent.board_mut(&tree).write(skip, Text::new("maybe"));
+        assert_eq!(agent.tick(&tree, &mut (), &()), Status::Success);
+    }
+}
