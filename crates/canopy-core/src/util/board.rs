@@ -751,15 +751,27 @@ impl<'a> Board<'a> {
     /// If the key is not of this agent's tree.
     #[inline]
     pub fn write<T: BoardValue>(&mut self, key: Key<T>, value: T) {
+        // A tree without counters pays this test; one with them writes out
+        // of line, so that this path saves no registers for it.
+        if !self.watches.is_empty() {
+            return self.write_counted(key, value);
+        }
         let at = key.offset();
         value.write(&mut self.bytes[at..at + T::SIZE]);
-        if !self.watches.is_empty() {
-            self.count(at);
-        }
     }
 
-    /// One more write of the slot at `offset`, if it is counted.
+    /// [`write`](Board::write) in a tree with counters.
+    #[cold]
     #[inline(never)]
+    fn write_counted<T: BoardValue>(&mut self, key: Key<T>, value: T) {
+        let at = key.offset();
+        self.count(at);
+        value.write(&mut self.bytes[at..at + T::SIZE]);
+    }
+
+    /// One more write of the slot at `offset`, if it is counted: out of
+    /// the way of the writes of trees without counters.
+    #[cold]
     fn count(&mut self, offset: usize) {
         let Some(w) = self.watches.iter().find(|w| w.offset as usize == offset) else {
             return;
@@ -838,11 +850,11 @@ impl<'a> Board<'a> {
     /// `len` bytes at `offset`, to be written, if the blackboard has them:
     /// a write of the slot there.
     pub(crate) fn raw_mut(&mut self, offset: usize, len: usize) -> Option<&mut [u8]> {
-        offset.checked_add(len).filter(|&e| e <= self.bytes.len())?;
+        let end = offset.checked_add(len).filter(|&e| e <= self.bytes.len())?;
         if !self.watches.is_empty() {
             self.count(offset);
         }
-        self.bytes.get_mut(offset..offset + len)
+        Some(&mut self.bytes[offset..end])
     }
 
     /// The raw bytes of slot `slot` (for scripts and tools that hold a
