@@ -124,6 +124,11 @@ fn updates(model: &Model, node: usize, memo: &mut [Option<u64>]) -> u64 {
             let root = model.tree(id).map_or(node, |t| t.root);
             updates(model, root, memo)
         }
+        // A loop whose count is read from the blackboard may run for ever.
+        What::Registered { type_name, .. } if crate::build::LOOPS.contains(&&**type_name) => {
+            let child = x.children.first().map_or(0, |&c| updates(model, c, memo));
+            LOOPS_PER_TICK.saturating_mul(child).saturating_add(1)
+        }
         What::Own(Own::Repeat(count)) | What::Own(Own::Retry(count)) => {
             let loops = if *count == -1 {
                 LOOPS_PER_TICK

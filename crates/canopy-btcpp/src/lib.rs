@@ -161,13 +161,35 @@
 //! `if_empty` is SUCCESS, FAILURE, RUNNING or SKIPPED (read as the parent
 //! reads it).
 //!
-//! The other blackboard nodes (`UnsetBlackboard`, `WasEntryUpdated`,
-//! `SkipUnlessUpdated`, `WaitValueUpdate`, which need to know when an
-//! entry was last written) are not imported: each is
-//! refused with an error naming the file, line, column and element and
-//! saying what to write instead. So are `AsyncSequence` / `AsyncFallback`
-//! (they rely on BehaviorTree.CPP's wake-up signal) and a `RunOnce` whose
-//! SKIPPED no parent can read (below).
+//! **Standard ports on the blackboard.** A standard node's port may be a
+//! key (`<Repeat num_cycles="{n}">`), read when BehaviorTree.CPP's
+//! `getInput` reads it: every tick for Repeat, Parallel, ParallelAll,
+//! Timeout, Delay and RunOnce, and for RetryUntilSuccessful again after
+//! each failed attempt; on entry for Sleep. Milliseconds read from a key
+//! become ticks when read, by the rule under **Time**; a string key
+//! converts on each read, as in BehaviorTree.CPP. Where BehaviorTree.CPP
+//! throws out of the tick (a string that is not a number; a Parallel's
+//! thresholds beyond its children) the node fails, aborting its running
+//! children; a key nothing wrote reads as 0, as every port's does. Ports
+//! written as values keep the lowering of the table below. The module
+//! `ported` says how.
+//!
+//! **Entry updates.** `WasEntryUpdated`, `SkipUnlessUpdated` and
+//! `WaitValueUpdate` compare a key's update counter
+//! ([`Updates`](canopy_core::Updates)) with the one they saw last;
+//! only the keys they, or `UnsetBlackboard`, name are counted, every write
+//! counting (ports, scripts, the game's), in the agent's memory. Unset
+//! sets a key to its type's zero and marks it unset: the entry-update
+//! nodes see it missing as BehaviorTree.CPP's do, and its next write
+//! counts from 1, but a read gets the zero where BehaviorTree.CPP, which
+//! removes the entry, throws. `UnsetBlackboard key="{k}"` (the entry whose
+//! name `k` holds at run time) is refused, saying to name the entry.
+//!
+//! Refused, each with an error naming the file, line, column and element
+//! and saying what to write instead: `AsyncSequence` / `AsyncFallback`
+//! (they rely on BehaviorTree.CPP's wake-up signal), a `RunOnce` or
+//! `SkipUnlessUpdated` whose SKIPPED no parent can read (below), and
+//! `UnsetBlackboard key="{k}"`.
 //!
 //! # The standard nodes
 //!
@@ -203,6 +225,11 @@
 //! | `Timeout(msec)` | canopy `Timeout(ticks)` | the child is aborted and the node fails on the first tick at least `msec` after entry; `msec="0"`: no timeout (custom) |
 //! | `Delay(delay_msec)` | custom | Running, the child untouched, until the first tick at least `delay_msec` after entry (and never on the entry tick); then the child's status |
 //! | `Sleep(msec)` | canopy `Wait(ticks)` | Success on the first tick at least `msec` after entry; `msec="0"`: at once |
+//! | any of these with a port read from a key | custom | as above, the port read when BehaviorTree.CPP reads it (above) |
+//! | `WasEntryUpdated(entry)` | custom | Success if the entry was written since the node last looked, else Failure |
+//! | `SkipUnlessUpdated(entry)` | custom | a running child is resumed; else the child if the entry was written since the node last looked, else SKIPPED, read as its parent reads it (as for RunOnce) |
+//! | `WaitValueUpdate(entry)` | custom | as SkipUnlessUpdated, Running where it would skip |
+//! | `UnsetBlackboard(key)` | custom | the key set to its type's zero and marked unset; Success |
 //! | `AlwaysSuccess`, `AlwaysFailure` | canopy's | as canopy |
 //! | `SubTree ID` | the tree itself, shared | transparent, as in BehaviorTree.CPP |
 //!
@@ -230,8 +257,12 @@
 //! leaf's ticks and halts and the root blackboard's values: 993 of 1,000
 //! are identical (1,978 and 1,978 of 2,000 with seeds 1 and 2). The test
 //! `parity` runs hand-written trees (a Precondition's `else`, a loop's
-//! `if_empty`, loops over a queue on the blackboard) whose traces were
-//! recorded from BehaviorTree.CPP 4.10. They agree except in two cases:
+//! `if_empty`, loops over a queue on the blackboard, standard ports read
+//! from keys, the entry-update nodes) whose traces were recorded from
+//! BehaviorTree.CPP; two keep canopy's own trace beside it, where canopy
+//! keeps an unset key's slot (its zero shows in the blackboard) and where
+//! it follows 4.10 over the 4.8.2 that recorded (a halted
+//! SkipUnlessUpdated halts its child). They agree except in two cases:
 //! - SKIPPED. A RunOnce that skips, and a node whose `_skipIf` or `_while`
 //!   skips it, return SKIPPED, which canopy reads as the parent would
 //!   (above). BehaviorTree.CPP's Sequence (and the other
@@ -286,6 +317,7 @@ mod names;
 mod nodes;
 mod palette;
 mod params;
+mod ported;
 mod scope;
 mod scripted;
 mod sources;

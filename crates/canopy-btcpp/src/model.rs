@@ -1083,7 +1083,17 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             };
             return Err(self.fail(place, format!("{id} needs {needs}, got {children}")));
         }
+        // Ports that read or name the blackboard: one of this crate's own
+        // types, by name (crate::ported).
+        let tag = format!("{}_{}", place.file, place.element);
+        if let Some(lowered) = crate::ported::entry_update(std, ports, parent, &tag) {
+            return self.ported(place, lowered);
+        }
         let values = self.port_values(place, std, ports)?;
+        let tick_ms = self.options.tick_ms;
+        if let Some(lowered) = crate::ported::keyed(std, ports, &values, parent, &tag, tick_ms) {
+            return self.ported(place, lowered);
+        }
         let get = |name: &str| {
             values
                 .iter()
@@ -1094,6 +1104,22 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             return self.run_once(place, get("then_skip") != 0, parent);
         }
         self.meaning(place, std, children, &get)
+    }
+
+    /// A node [`crate::ported`] lowered, or why it could not.
+    fn ported(
+        &self,
+        place: Place,
+        lowered: Result<crate::ported::Lowered, String>,
+    ) -> Result<What, XmlError> {
+        let (type_name, params) = lowered.map_err(|problem| self.fail(place, problem))?;
+        Ok(What::Registered {
+            type_name: self.type_name(type_name),
+            params: params
+                .into_iter()
+                .map(|(k, v)| (self.type_name(k), v))
+                .collect(),
+        })
     }
 
     /// RunOnce: canopy's RunOnce, whose `then` stands for `then_skip`.
@@ -1167,18 +1193,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         for port in declared {
             let text = ports.iter().find(|(k, _)| k == port.name).map(|(_, v)| v);
             let value = match (text, port.default) {
-                (Some(text), _) if key_of(text).is_some() => {
-                    return Err(self.fail(
-                        place,
-                        format!(
-                            "port {}={} reads a blackboard entry; canopy fixes the ports of \
-                             BehaviorTree.CPP's standard nodes when the tree is built: write the \
-                             value itself",
-                            port.name,
-                            quote(text)
-                        ),
-                    ));
-                }
+                // Read when the node runs (crate::ported).
+                (Some(text), _) if key_of(text.trim()).is_some() => port.default.unwrap_or(0),
                 (Some(text), _) => parse_port(port.kind, text).map_err(|what| {
                     self.fail(
                         place,

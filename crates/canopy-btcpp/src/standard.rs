@@ -56,6 +56,10 @@ pub(crate) enum Std {
     Sleep,
     AlwaysSuccess,
     AlwaysFailure,
+    UnsetBlackboard,
+    WasEntryUpdated,
+    SkipUnlessUpdated,
+    WaitValueUpdate,
 }
 
 /// The type of a standard node's port.
@@ -85,7 +89,7 @@ const fn port(name: &'static str, kind: PortType, default: Option<i64>) -> Port 
 }
 
 impl Std {
-    pub(crate) const ALL: [Std; 21] = [
+    pub(crate) const ALL: [Std; 25] = [
         Std::Sequence,
         Std::SequenceWithMemory,
         Std::Fallback,
@@ -107,6 +111,10 @@ impl Std {
         Std::Sleep,
         Std::AlwaysSuccess,
         Std::AlwaysFailure,
+        Std::UnsetBlackboard,
+        Std::WasEntryUpdated,
+        Std::SkipUnlessUpdated,
+        Std::WaitValueUpdate,
     ];
 
     pub(crate) fn id(self) -> &'static str {
@@ -132,6 +140,10 @@ impl Std {
             Std::Sleep => "Sleep",
             Std::AlwaysSuccess => "AlwaysSuccess",
             Std::AlwaysFailure => "AlwaysFailure",
+            Std::UnsetBlackboard => "UnsetBlackboard",
+            Std::WasEntryUpdated => "WasEntryUpdated",
+            Std::SkipUnlessUpdated => "SkipUnlessUpdated",
+            Std::WaitValueUpdate => "WaitValueUpdate",
         }
     }
 
@@ -158,9 +170,28 @@ impl Std {
             | Std::Repeat
             | Std::RunOnce
             | Std::Timeout
-            | Std::Delay => Category::Decorator,
-            Std::Sleep | Std::AlwaysSuccess | Std::AlwaysFailure => Category::Action,
+            | Std::Delay
+            | Std::SkipUnlessUpdated
+            | Std::WaitValueUpdate => Category::Decorator,
+            Std::Sleep
+            | Std::AlwaysSuccess
+            | Std::AlwaysFailure
+            | Std::UnsetBlackboard
+            | Std::WasEntryUpdated => Category::Action,
         }
+    }
+
+    /// Whether it is one of the nodes that name a blackboard entry rather
+    /// than read it: `UnsetBlackboard` and the entry-update nodes, whose
+    /// ports [`crate::ported::entry_update`] reads.
+    pub(crate) fn names_an_entry(self) -> bool {
+        matches!(
+            self,
+            Std::UnsetBlackboard
+                | Std::WasEntryUpdated
+                | Std::SkipUnlessUpdated
+                | Std::WaitValueUpdate
+        )
     }
 
     pub(crate) fn ports(self) -> &'static [Port] {
@@ -228,15 +259,9 @@ impl Std {
     }
 }
 
-const NO_BLACKBOARD: &str = "canopy reads and writes its blackboard through the ports of \
-     registered nodes, like goal=\"{goal}\"";
-
 /// Standard IDs canopy refuses, with what to write instead.
 pub(crate) fn refused(id: &str) -> Option<String> {
     let why = match id {
-        "UnsetBlackboard" | "WasEntryUpdated" | "SkipUnlessUpdated" | "WaitValueUpdate" => {
-            format!("{id} is not imported: {NO_BLACKBOARD}")
-        }
         "SequenceStar" => "SequenceStar is the name of BehaviorTree.CPP 3; format 4 calls it \
              SequenceWithMemory, which canopy runs: write that"
             .to_string(),

@@ -14,7 +14,9 @@
 //!
 //! Where canopy differs on purpose, for a reason the crate docs give, its
 //! own trace is recorded beside BehaviorTree.CPP's as `NAME.canopy.trace`,
-//! so the difference is exact and visible.
+//! so the difference is exact and visible. So it is where BehaviorTree.CPP
+//! 4.10 differs from the 4.8.2 that `behaviortreepy` embeds: canopy's trace
+//! is then 4.10's, and the tree's first line names the 4.10 change.
 
 #[path = "differential/trace.rs"]
 mod trace;

@@ -9,7 +9,8 @@
 //! agent, so sequences re-enter, priorities take over, parallels finish,
 //! cooldowns expire and utilities switch throughout the measured window;
 //! and a leaf reads and writes blackboard ports, a number and a string, on
-//! every tick, and a script reads them and writes keys of its own.
+//! every tick, and a script reads them and writes keys of its own; two of
+//! the keys have update counters, which every write bumps.
 
 use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::nodes::{Choice, Consideration, Curve, Pick, Scorer, Utility};
@@ -184,6 +185,9 @@ fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
         b.key::<u64>("count").unwrap(),
         b.key::<Text>("name").unwrap(),
     );
+    // The writes of `count` and of the script's `label` are counted, as an
+    // entry-update node counts them.
+    let (counted, labelled) = (b.updates("count"), b.updates("label"));
     let (count_in, count_out) = (Input::from(count), Output::from(count));
     let (name_in, name_out) = (Input::from(name), Output::from(name));
     let tally = b.action("tally", move |cx| {
@@ -194,6 +198,8 @@ fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
             cx.board.set(&name_out, Text::new(word));
         }
         cx.agent.sum = cx.agent.sum.wrapping_add(n);
+        let seen = cx.board.updates(counted).unwrap_or(0) ^ cx.board.updates(labelled).unwrap_or(0);
+        cx.agent.sum = cx.agent.sum.wrapping_add(u64::from(seen));
         Status::Success
     });
     // A script over the same keys and one of its own, every tick.

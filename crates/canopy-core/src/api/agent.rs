@@ -476,7 +476,7 @@ impl Agent {
             world,
             tick: self.tick,
             id: self.id,
-            board: Board::new(board),
+            board: Board::new(board, tree.board.watches()),
         };
         let mut runner = Runner::new(tree, mem, Some(&mut extra.waits), observer);
         let schedule = extra.schedule.as_deref_mut();
@@ -508,7 +508,7 @@ impl Agent {
             world,
             tick: self.tick,
             id: self.id,
-            board: Board::new(board),
+            board: Board::new(board, tree.board.watches()),
         };
         // Taking the fields' addresses reads nothing: an agent that does
         // not use them never touches their cache line.
@@ -579,7 +579,7 @@ impl Agent {
     ///
     /// # Panics
     /// With another tree than the agent's (see [`WRONG_TREE`]).
-    pub fn board<A, W>(&mut self, tree: &Tree<A, W>) -> Board<'_> {
+    pub fn board<'a, A, W>(&'a mut self, tree: &'a Tree<A, W>) -> Board<'a> {
         self.board_mut(tree)
     }
 
@@ -588,9 +588,9 @@ impl Agent {
     ///
     /// # Panics
     /// With another tree than the agent's (see [`WRONG_TREE`]).
-    pub fn board_mut<A, W>(&mut self, tree: &Tree<A, W>) -> Board<'_> {
+    pub fn board_mut<'a, A, W>(&'a mut self, tree: &'a Tree<A, W>) -> Board<'a> {
         self.check_tree(tree);
-        Board::new(&mut self.mem[tree.board_start()..])
+        Board::new(&mut self.mem[tree.board_start()..], tree.board.watches())
     }
 
     /// The blackboard's values as an inspector shows them: each key with

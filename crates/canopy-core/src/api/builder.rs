@@ -460,7 +460,9 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// - a type known only by name ([`SlotType::named`]) may share a
     ///   string key either way (its code, which would convert, is not
     ///   here);
-    /// - any other difference is an error naming both types.
+    /// - any other difference is an error naming both types;
+    /// - [`SlotType::updates`] asks for the key's update counter
+    ///   ([`Updates`](crate::Updates)) and leaves its type alone.
     ///
     /// ```
     /// use canopy_core::{Builder, SlotType, Text};
@@ -474,6 +476,9 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// ```
     pub fn port_slot(&self, name: &str, ty: SlotType, output: bool) -> Result<SlotRef, KeyError> {
         let mut board = self.board.borrow_mut();
+        if ty.is_updates() {
+            return Ok(board.watch(name));
+        }
         let Some(slot) = board.find(name) else {
             return Ok(board.push(name, ty));
         };
@@ -495,6 +500,25 @@ impl<'b, A, W> Builder<'b, A, W> {
             holds: Box::new(holds.clone()),
             wanted: Box::new(ty),
         })
+    }
+
+    /// The update counter of key `name` ([`Updates`](crate::Updates)): from
+    /// now on every write of the key is counted. The key is made, of any
+    /// type, if nothing made it yet.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder};
+    /// let b = Builder::<(), ()>::new();
+    /// let hp = b.key::<i32>("hp").unwrap();
+    /// let updates = b.updates("hp");
+    /// let tree = b.build(b.eval("heal", "hp += 5").unwrap()).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.tick(&tree, &mut (), &());
+    /// agent.board_mut(&tree).write(hp, 1);
+    /// assert_eq!(agent.board(&tree).updates(updates), Some(2));
+    /// ```
+    pub fn updates(&self, name: &str) -> crate::Updates {
+        crate::Updates::at(self.board.borrow_mut().watch(name).offset)
     }
 
     /// Compile a [`Script`] against this builder's keys: a key it reads

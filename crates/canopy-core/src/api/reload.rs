@@ -247,7 +247,7 @@ impl Agent {
             world,
             tick,
             id,
-            board: crate::Board::new(board),
+            board: crate::Board::new(board, old.board.watches()),
         };
         let waits = self.extra.as_deref_mut().map(|e| &mut e.waits);
         let mut runner = Runner::new(old, mem, waits, obs);
@@ -340,8 +340,8 @@ fn decide_and_carry<A, W>(
 }
 
 /// The blackboard: each key of the new tree that the old one had with the
-/// same type keeps its value; the others start at their initial values,
-/// as in a new agent.
+/// same type keeps its value (and its update counter, where both count
+/// it); the others start at their initial values, as in a new agent.
 fn carry_board<A, W>(old: &Tree<A, W>, new: &Tree<A, W>, old_mem: &[u8], new_mem: &mut [u8]) {
     let (old_board, new_board) = (
         &old_mem[old.board_start()..],
@@ -354,6 +354,18 @@ fn carry_board<A, W>(old: &Tree<A, W>, new: &Tree<A, W>, old_mem: &[u8], new_mem
         };
         let (from, to, size) = (was.offset as usize, slot.offset as usize, slot.ty.size());
         new_board[to..to + size].copy_from_slice(&old_board[from..from + size]);
+    }
+    // An update counter goes with its key's value, where both trees count it.
+    for watch in new.board.watches() {
+        let kept = |w: &&crate::util::board::Watch| {
+            w.key == watch.key
+                && old.board.find(&w.key).map(|s| &s.ty) == new.board.find(&w.key).map(|s| &s.ty)
+        };
+        let Some(was) = old.board.watches().iter().find(kept) else {
+            continue;
+        };
+        let (from, to) = (was.counter as usize, watch.counter as usize);
+        new_board[to..to + 4].copy_from_slice(&old_board[from..from + 4]);
     }
 }
 

@@ -550,6 +550,11 @@ fn fingerprint<A, W>(tree: &Tree<A, W>) -> u64 {
         text(&mut h, slot.ty.name());
         h.write(&slot.offset.to_le_bytes());
     }
+    // Nothing for a tree without counted keys: its fingerprint is as before.
+    for watch in tree.board.watches() {
+        text(&mut h, &watch.key);
+        h.write(&watch.counter.to_le_bytes());
+    }
     for node in tree.nodes() {
         text(&mut h, node.name());
         text(&mut h, node.type_name());

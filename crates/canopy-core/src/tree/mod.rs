@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use crate::def::kind::{Sched, SlotPlan};
 use crate::nodes::NodeKind;
-use crate::util::board::{BoardValue, Key, SlotRef, SlotType};
+use crate::util::board::{BoardValue, Key, SlotRef, SlotType, Watch};
 use crate::util::primitives::NodeId;
 
 /// A child reference: which node, where its task memory starts relative to
@@ -81,6 +81,9 @@ pub(crate) struct BoardLayout {
     /// Each key's index in `slots`: a file of many keys looks each up in
     /// constant time, not by a scan (which made loading quadratic).
     index: HashMap<Arc<str>, usize>,
+    /// The keys whose writes are counted, each with its counter's place
+    /// in `initial` (see [`crate::Updates`]).
+    watches: Vec<Watch>,
 }
 
 impl BoardLayout {
@@ -109,6 +112,40 @@ impl BoardLayout {
         slot
     }
 
+    /// The keys whose writes are counted.
+    pub(crate) fn watches(&self) -> &[Watch] {
+        &self.watches
+    }
+
+    /// The update counter of `key` (its slot made, of any type, if it has
+    /// none), after every other byte when it is new: what a port of type
+    /// [`SlotType::updates`] resolves to.
+    pub(crate) fn watch(&mut self, key: &str) -> SlotRef {
+        let slot = match self.find(key) {
+            Some(slot) => slot.clone(),
+            None => self.push(key, SlotType::any()),
+        };
+        let counter = match self.watches.iter().find(|w| *w.key == *key) {
+            Some(w) => w.counter,
+            None => {
+                let counter = self.initial.len() as u32;
+                self.initial.resize(counter as usize + 4, 0);
+                self.watches.push(Watch {
+                    key: slot.key.clone(),
+                    offset: slot.offset,
+                    size: slot.ty.size() as u32,
+                    counter,
+                });
+                counter
+            }
+        };
+        SlotRef {
+            key: slot.key,
+            offset: counter,
+            ty: SlotType::updates(),
+        }
+    }
+
     /// Give `key`'s slot the type `ty` (a key of any type, typed by a
     /// later use): in place when it fits, else in new bytes at the end.
     pub(crate) fn retype(&mut self, key: &str, ty: SlotType) -> Option<SlotRef> {
@@ -128,6 +165,9 @@ impl BoardLayout {
             offset,
             ty,
         };
+        if let Some(w) = self.watches.iter_mut().find(|w| w.key == slot.key) {
+            (w.offset, w.size) = (slot.offset, slot.ty.size() as u32);
+        }
         self.slots[i] = slot.clone();
         Some(slot)
     }

@@ -23,6 +23,19 @@
 //! place, so copying one allocates nothing), and plain-bytes types of a
 //! game's own.
 //!
+//! **Update counters.** BehaviorTree.CPP counts the writes of each entry
+//! (its `sequence_id`), which its entry-update nodes compare. canopy
+//! counts only the keys such a node names, known when the tree is built
+//! ([`Updates`]): each gets a `u32` counter in the agent's blackboard bytes,
+//! so snapshots carry it and hot reload keeps it with its key. Every write
+//! of a counted key — a port, a script, [`Board::write`] from the game —
+//! adds one to its counter; [`Board::unset`] empties it. A tree without
+//! counted keys pays one test of an empty list per write and nothing per
+//! read; a tree with them looks the written offset up among its few
+//! counted keys. Rejected: a counter for every key (every write of every
+//! tree pays it), and counters kept outside the agent's memory (snapshots
+//! and reloads would have to carry them separately).
+//!
 //! Considered and rejected: a per-agent `HashMap<String, Box<dyn Any>>`
 //! (BehaviorTree.CPP's shape: an allocation per write of a new key, a hash
 //! per read, types found wrong at run time), and one `enum Value` per
@@ -345,6 +358,8 @@ enum SlotKind {
     Named,
     /// Any type: a port that takes the key's type from its other uses.
     Any,
+    /// A key's update counter ([`Updates`]).
+    Updates,
 }
 
 impl SlotType {
@@ -386,6 +401,31 @@ impl SlotType {
         }
     }
 
+    /// The update counter of a key, as a port of type [`Updates`] asks for
+    /// it: a loader resolving such a port to key `k` gets `k`'s counter
+    /// (made on first use), not `k`'s slot, and `k` keeps its own type.
+    ///
+    /// ```
+    /// use canopy_core::{Builder, SlotType};
+    /// let b = Builder::<(), ()>::new();
+    /// b.key::<i32>("n").unwrap();
+    /// let counter = b.port_slot("n", SlotType::updates(), false).unwrap();
+    /// assert!(counter.ty.is_updates());
+    /// assert_eq!((counter.offset, b.key::<i32>("n").unwrap().offset()), (4, 0));
+    /// ```
+    pub fn updates() -> SlotType {
+        SlotType {
+            name: Arc::from("update counter"),
+            kind: SlotKind::Updates,
+            ..SlotType::of::<u32>()
+        }
+    }
+
+    /// Whether this is a key's update counter ([`SlotType::updates`]).
+    pub fn is_updates(&self) -> bool {
+        self.kind == SlotKind::Updates
+    }
+
     /// The type's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -414,7 +454,8 @@ impl SlotType {
     /// Whether the slot's bytes are a [`Text`]: strings, and the types
     /// known by name or not at all, which hold their value as text.
     pub fn holds_text(&self) -> bool {
-        self.kind != SlotKind::Value || self.id == Some(TypeId::of::<Text>())
+        matches!(self.kind, SlotKind::Named | SlotKind::Any)
+            || self.kind == SlotKind::Value && self.id == Some(TypeId::of::<Text>())
     }
 
     /// A slot's bytes as an inspector shows its value.
@@ -451,7 +492,7 @@ impl PartialEq for SlotType {
             && match self.kind {
                 SlotKind::Value => self.id == other.id,
                 SlotKind::Named => self.name == other.name,
-                SlotKind::Any => true,
+                SlotKind::Any | SlotKind::Updates => true,
             }
     }
 }
@@ -569,26 +610,67 @@ impl<T: BoardValue> From<Key<T>> for Output<T> {
     }
 }
 
+/// The update counter of a key: how many times the key was written since
+/// the agent started (BehaviorTree.CPP's `sequence_id` of an entry), read
+/// with [`Board::updates`]; and the handle [`Board::unset`] empties the key
+/// with. Code asks the builder for one ([`Builder::updates`](crate::Builder::updates)); a node type
+/// declares it as a parameter, which in a tree file names the key in
+/// braces (`"entry": "{goal}"`), and the loader gives that key a counter
+/// ([`SlotType::updates`]). Only such keys are counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Updates {
+    counter: u32,
+}
+
+impl Updates {
+    /// The counter at `offset` of the blackboard (a loader's).
+    pub(crate) fn at(offset: u32) -> Updates {
+        Updates { counter: offset }
+    }
+}
+
+/// A counted key: its slot, and where its counter is in the blackboard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Watch {
+    pub(crate) key: Arc<str>,
+    /// The slot's place and size, in bytes.
+    pub(crate) offset: u32,
+    pub(crate) size: u32,
+    /// The counter's place: a `u32` ([`COUNT`] bits of writes, and
+    /// [`UNSET`]).
+    pub(crate) counter: u32,
+}
+
+/// The bit of a counter that says its key was unset and not written since.
+const UNSET: u32 = 1 << 31;
+
+/// The bits of a counter that count writes (wrapping).
+const COUNT: u32 = UNSET - 1;
+
 /// One agent's blackboard, as leaves and nodes see it during a tick
 /// ([`Ctx::board`](crate::Ctx::board)).
 pub struct Board<'a> {
     bytes: &'a mut [u8],
     /// How many [`Input::Converted`] reads failed in this tick.
     faults: Cell<u32>,
+    /// The keys whose writes are counted ([`Updates`]): empty in most
+    /// trees.
+    watches: &'a [Watch],
 }
 
 impl<'a> Board<'a> {
-    /// A blackboard over these bytes.
-    pub(crate) fn new(bytes: &'a mut [u8]) -> Board<'a> {
+    /// A blackboard over these bytes, counting the writes of `watches`.
+    pub(crate) fn new(bytes: &'a mut [u8], watches: &'a [Watch]) -> Board<'a> {
         Board {
             bytes,
             faults: Cell::new(0),
+            watches,
         }
     }
 
     /// A blackboard with no slots (for contexts of trees without keys).
     pub fn empty() -> Board<'a> {
-        Board::new(&mut [])
+        Board::new(&mut [], &[])
     }
 
     /// The value of an input port: its constant, or its key's value now.
@@ -661,14 +743,89 @@ impl<'a> Board<'a> {
         T::read(&self.bytes[at..at + T::SIZE])
     }
 
-    /// Write a key.
+    /// Write a key (a write its [update counter](Updates) counts, if it has
+    /// one).
     ///
     /// # Panics
     /// If the key is not of this agent's tree.
     #[inline]
     pub fn write<T: BoardValue>(&mut self, key: Key<T>, value: T) {
+        // A tree without counters pays this test; one with them writes out
+        // of line, so that this path saves no registers for it.
+        if !self.watches.is_empty() {
+            return self.write_counted(key, value);
+        }
         let at = key.offset();
         value.write(&mut self.bytes[at..at + T::SIZE]);
+    }
+
+    /// [`write`](Board::write) in a tree with counters.
+    #[cold]
+    #[inline(never)]
+    fn write_counted<T: BoardValue>(&mut self, key: Key<T>, value: T) {
+        let at = key.offset();
+        self.count(at);
+        value.write(&mut self.bytes[at..at + T::SIZE]);
+    }
+
+    /// One more write of the slot at `offset`, if it is counted: out of
+    /// the way of the writes of trees without counters.
+    #[cold]
+    fn count(&mut self, offset: usize) {
+        let Some(w) = self.watches.iter().find(|w| w.offset as usize == offset) else {
+            return;
+        };
+        let at = w.counter as usize;
+        if let Some(bytes) = self.bytes.get_mut(at..at + 4) {
+            let n = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            bytes.copy_from_slice(&((n & COUNT).wrapping_add(1) & COUNT).to_le_bytes());
+        }
+    }
+
+    /// How many times the counted key was written since the agent started
+    /// (wrapping at 2³¹), or `None` while it is [unset](Board::unset).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder};
+    /// let b = Builder::<(), ()>::new();
+    /// let hp = b.key::<i32>("hp").unwrap();
+    /// let updates = b.updates("hp");
+    /// let tree = b.build(b.always_success("ok")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// let mut board = agent.board_mut(&tree);
+    /// assert_eq!(board.updates(updates), Some(0));
+    /// board.write(hp, 7);
+    /// board.write(hp, 7);
+    /// assert_eq!(board.updates(updates), Some(2));
+    /// board.unset(updates);
+    /// assert_eq!((board.updates(updates), board.read(hp)), (None, 0));
+    /// board.write(hp, 3);
+    /// assert_eq!(board.updates(updates), Some(1));
+    /// ```
+    pub fn updates(&self, updates: Updates) -> Option<u32> {
+        let at = updates.counter as usize;
+        let bytes = self.bytes.get(at..at + 4)?;
+        let n = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        (n & UNSET == 0).then_some(n)
+    }
+
+    /// Empty a counted key, as BehaviorTree.CPP's `unset` removes an
+    /// entry: its value becomes its type's zero (0, false, the empty
+    /// string) and its counter reads `None` until the next write, which
+    /// counts from 1 again, as a new entry's would. (A slot always holds a
+    /// value: where BehaviorTree.CPP throws on reading a removed entry, a
+    /// read here gets the zero.)
+    pub fn unset(&mut self, updates: Updates) {
+        let Some(w) = self.watches.iter().find(|w| w.counter == updates.counter) else {
+            return;
+        };
+        let (at, len, counter) = (w.offset as usize, w.size as usize, w.counter as usize);
+        if let Some(bytes) = self.bytes.get_mut(at..at + len) {
+            bytes.fill(0);
+        }
+        if let Some(bytes) = self.bytes.get_mut(counter..counter + 4) {
+            bytes.copy_from_slice(&UNSET.to_le_bytes());
+        }
     }
 
     /// `len` bytes at `offset`, if the blackboard has them.
@@ -676,22 +833,32 @@ impl<'a> Board<'a> {
         self.bytes.get(offset..offset.checked_add(len)?)
     }
 
-    /// Copy `len` bytes at `from` to `to`, if the blackboard has both.
+    /// Copy `len` bytes at `from` to `to`, if the blackboard has both: a
+    /// write of the slot at `to`.
     pub(crate) fn copy_within(&mut self, from: usize, to: usize, len: usize) -> Option<()> {
         let end = |at: usize| at.checked_add(len).filter(|&e| e <= self.bytes.len());
         end(from)?;
         end(to)?;
         self.bytes.copy_within(from..from + len, to);
+        if !self.watches.is_empty() {
+            self.count(to);
+        }
         Some(())
     }
 
-    /// `len` bytes at `offset`, writable, if the blackboard has them.
+    /// `len` bytes at `offset`, to be written, if the blackboard has them:
+    /// a write of the slot there.
     pub(crate) fn raw_mut(&mut self, offset: usize, len: usize) -> Option<&mut [u8]> {
-        self.bytes.get_mut(offset..offset.checked_add(len)?)
+        let end = offset.checked_add(len).filter(|&e| e <= self.bytes.len())?;
+        if !self.watches.is_empty() {
+            self.count(offset);
+        }
+        Some(&mut self.bytes[offset..end])
     }
 
     /// The raw bytes of slot `slot` (for scripts and tools that hold a
-    /// [`SlotRef`]).
+    /// [`SlotRef`]). What is written through them is not counted
+    /// ([`Updates`]): a game writes with [`write`](Board::write).
     pub fn slot_bytes(&mut self, slot: &SlotRef) -> &mut [u8] {
         let at = slot.offset as usize;
         &mut self.bytes[at..at + slot.ty.size()]

@@ -3,7 +3,7 @@
 //! once ([`NodeParams`], with `#[derive(Params)]`), enums of words
 //! ([`ParamEnum`], with `#[derive(ParamEnum)]`), and durations ([`Ticks`]).
 
-use crate::util::board::{BoardValue, Input, Key, Output, SlotType, Text};
+use crate::util::board::{BoardValue, Input, Key, Output, SlotType, Text, Updates};
 use crate::util::params::declare::{F32_MAX, Param, ParamKind};
 use crate::util::params::error::ParamError;
 use crate::util::params::literal::Literal;
@@ -598,4 +598,23 @@ impl<T: BoardValue> FromParam for Output<T> {
         Literal::Null
     }
     const OPTIONAL: bool = true;
+}
+
+impl FromParam for Updates {
+    fn kind() -> ParamKind {
+        ParamKind::Port {
+            value: Box::new(ParamKind::Text),
+            ty: SlotType::updates(),
+            output: false,
+        }
+    }
+    fn from_value(value: &ParamValue<'_>) -> Option<Self> {
+        match value {
+            ParamValue::Slot(slot) if slot.ty.is_updates() => Some(Updates::at(slot.offset)),
+            _ => None,
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        Literal::Null
+    }
 }

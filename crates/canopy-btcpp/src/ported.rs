@@ -1,0 +1,381 @@
+//! BehaviorTree.CPP's standard nodes whose ports read the blackboard
+//! (`<Repeat num_cycles="{n}">`), and the nodes that name an entry
+//! (`UnsetBlackboard`, `WasEntryUpdated`, `SkipUnlessUpdated`,
+//! `WaitValueUpdate`), lowered to this crate's own node types
+//! ([`crate::nodes`]) by name, with their keys in braces: the registry
+//! resolves those as any port's, in the subtree's scope, so a string key
+//! read by a number port converts as BehaviorTree.CPP converts it.
+//!
+//! A standard node whose ports the file gives as values keeps its faster
+//! lowering (a canopy built-in where one is exact, the durations turned
+//! into ticks at load); only a port written as a key makes it one of
+//! these, every port of it then given to the node, values and keys alike.
+//!
+//! The entry-update nodes and a RunOnce reading `then_skip` remember
+//! something across activations, which BehaviorTree.CPP keeps in the node
+//! object: here a key of the blackboard named after the element
+//! (`__updated_…`, `__runonce_…`), in braces too, so that each copy of a
+//! subtree with keys of its own has its own, as each BehaviorTree.CPP
+//! instance of a subtree has its own nodes.
+
+use serde_json::Value;
+
+use crate::params::key_of;
+use crate::standard::{PortType, Std};
+use crate::text::quote;
+
+/// An own node type and its parameters, as the lowered document takes them.
+pub(crate) type Lowered = (&'static str, Vec<(&'static str, Value)>);
+
+/// The start of the key holding a RunOnce's memory (`__` keeps it out of
+/// what the root blackboard shows, as a subtree's own keys are).
+const RUN_ONCE_MEMORY: &str = "__runonce_";
+
+/// The start of the key holding the update an entry-update node saw last.
+const SEEN: &str = "__updated_";
+
+/// The port's text if it reads the blackboard (`{key}`).
+fn key_text<'p>(ports: &'p [(String, String)], name: &str) -> Option<&'p str> {
+    ports
+        .iter()
+        .find(|(k, v)| k == name && key_of(v.trim()).is_some())
+        .map(|(_, v)| v.trim())
+}
+
+/// A standard node with a port read from the blackboard, given the values
+/// of its ports as checked from the file (`values`, in the order of
+/// [`Std::ports`], whatever for the ports that are keys); `None` when no
+/// port is a key. `tag` is unique to the element in the files loaded.
+pub(crate) fn keyed(
+    std: Std,
+    ports: &[(String, String)],
+    values: &[(&'static str, i64)],
+    parent: Option<Std>,
+    tag: &str,
+    tick_ms: u32,
+) -> Option<Result<Lowered, String>> {
+    let declared = std.ports();
+    if !declared.iter().any(|p| key_text(ports, p.name).is_some()) {
+        return None;
+    }
+    let mut params: Vec<(&'static str, Value)> = declared
+        .iter()
+        .map(|port| {
+            let value = match key_text(ports, port.name) {
+                Some(key) => Value::from(key),
+                None => {
+                    let v = values
+                        .iter()
+                        .find(|(n, _)| *n == port.name)
+                        .map_or(0, |v| v.1);
+                    match port.kind {
+                        PortType::Bool => Value::Bool(v != 0),
+                        PortType::Int | PortType::Msec => Value::from(v),
+                    }
+                }
+            };
+            (port.name, value)
+        })
+        .collect();
+    let type_name = match std {
+        Std::Parallel => "btcpp:Parallel",
+        Std::ParallelAll => "btcpp:ParallelAll",
+        Std::Repeat => "btcpp:Repeat",
+        Std::RetryUntilSuccessful => "btcpp:RetryUntilSuccessful",
+        Std::Delay | Std::Timeout | Std::Sleep => {
+            params.push(("tick_ms", Value::from(tick_ms.max(1))));
+            match std {
+                Std::Delay => "btcpp:Delay",
+                Std::Timeout => "btcpp:Timeout",
+                _ => "btcpp:Sleep",
+            }
+        }
+        Std::RunOnce => {
+            let skipped = match skip_as(parent) {
+                Some(reading) => reading,
+                None => return Some(Err(run_once_nowhere(parent))),
+            };
+            params.push(("skipped", Value::from(skipped)));
+            params.push(("memory", memory(RUN_ONCE_MEMORY, tag)));
+            "btcpp:RunOnce"
+        }
+        _ => return None,
+    };
+    Some(Ok((type_name, params)))
+}
+
+/// The status canopy returns for a SKIPPED under `parent`: the one the
+/// parent reads as a skip; `None` for a parent that cannot read one.
+fn skip_as(parent: Option<Std>) -> Option<&'static str> {
+    match parent? {
+        Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence => Some("success"),
+        Std::Fallback | Std::ReactiveFallback => Some("failure"),
+        _ => None,
+    }
+}
+
+/// Where a node stands, for a message.
+fn standing(parent: Option<Std>) -> String {
+    match parent {
+        Some(std) => format!("its parent is <{}>", std.id()),
+        None => "it is not the child of a standard node".to_string(),
+    }
+}
+
+fn run_once_nowhere(parent: Option<Std>) -> String {
+    format!(
+        "RunOnce reads then_skip from the blackboard, and when it is true (its default) \
+         returns SKIPPED once its child has run, a status canopy does not have; canopy reads \
+         it as a Sequence or a Fallback does (as SUCCESS or FAILURE), but {}; put the RunOnce \
+         directly under a Sequence or a Fallback",
+        standing(parent)
+    )
+}
+
+/// The key a node's memory is kept in, in braces.
+fn memory(prefix: &str, tag: &str) -> Value {
+    Value::from(format!("{{{prefix}{tag}}}"))
+}
+
+/// The entry a port names, as BehaviorTree.CPP reads it: `{key}` and
+/// `key` alike name `key` (`@key` the root's), in braces for the
+/// registry to resolve; `None` for a name no key has (empty, `{}`,
+/// `{=}`), whose entry never exists.
+fn entry(text: &str) -> Option<Value> {
+    let text = text.trim();
+    let name = text
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .unwrap_or(text);
+    let bare = name.strip_prefix('@').unwrap_or(name);
+    if bare.is_empty() || name == "=" || name.contains(['{', '}']) {
+        return None;
+    }
+    Some(Value::from(format!("{{{name}}}")))
+}
+
+/// `UnsetBlackboard` and the entry-update nodes; `None` for other nodes.
+/// `tag` is unique to the element in the files loaded.
+pub(crate) fn entry_update(
+    std: Std,
+    ports: &[(String, String)],
+    parent: Option<Std>,
+    tag: &str,
+) -> Option<Result<Lowered, String>> {
+    if !std.names_an_entry() {
+        return None;
+    }
+    Some(lower_entry_update(std, ports, parent, tag))
+}
+
+fn lower_entry_update(
+    std: Std,
+    ports: &[(String, String)],
+    parent: Option<Std>,
+    tag: &str,
+) -> Result<Lowered, String> {
+    let id = std.id();
+    let port_name = if std == Std::UnsetBlackboard {
+        "key"
+    } else {
+        "entry"
+    };
+    if let Some((unknown, _)) = ports.iter().find(|(k, _)| k != port_name) {
+        return Err(format!(
+            "unknown port {} for {id}{}; it takes: {port_name}",
+            quote(unknown),
+            crate::text::did_you_mean(unknown, [port_name].into_iter())
+        ));
+    }
+    let Some((_, text)) = ports.first() else {
+        return Err(format!("{id} needs the port {port_name}"));
+    };
+    if std == Std::UnsetBlackboard {
+        return unset(text);
+    }
+    if text.trim().is_empty() {
+        // BehaviorTree.CPP's constructor refuses it too.
+        return Err(format!("{id} needs the port entry, naming a key"));
+    }
+    let mut params = Vec::with_capacity(5);
+    if let Some(entry) = entry(text) {
+        params.push(("entry", entry));
+    }
+    params.push(("seen", memory(SEEN, tag)));
+    let type_name = match std {
+        Std::WasEntryUpdated => "btcpp:WasEntryUpdated",
+        Std::WaitValueUpdate => {
+            params.push(("otherwise", Value::from("wait")));
+            "btcpp:EntryUpdated"
+        }
+        _ => {
+            let Some(skipped) = skip_as(parent) else {
+                return Err(format!(
+                    "SkipUnlessUpdated returns SKIPPED while its entry was not written, a status \
+                     canopy does not have; canopy reads it as a Sequence or a Fallback does (as \
+                     SUCCESS or FAILURE), but {}; put it directly under a Sequence or a \
+                     Fallback, or use WaitValueUpdate",
+                    standing(parent)
+                ));
+            };
+            params.push(("otherwise", Value::from("skip")));
+            params.push(("skipped", Value::from(skipped)));
+            "btcpp:EntryUpdated"
+        }
+    };
+    Ok((type_name, params))
+}
+
+/// `UnsetBlackboard key="name"`: the key to empty is named in the file.
+/// BehaviorTree.CPP reads the port as a string, so `key="{k}"` empties the
+/// entry whose name `k` holds at run time — a name canopy cannot look up
+/// in a blackboard laid out at load — and `key="@k"` names no entry its
+/// `unset` finds (it does not follow `@`), so it empties nothing.
+fn unset(text: &str) -> Result<Lowered, String> {
+    if let Some(k) = key_of(text.trim()) {
+        return Err(format!(
+            "UnsetBlackboard key={} empties the entry whose name the key {} holds when it runs; \
+             canopy resolves every key when the tree is loaded, so name the entry itself: \
+             key={}",
+            quote(text),
+            quote(k),
+            quote(k)
+        ));
+    }
+    let name = text.trim();
+    let mut params = Vec::with_capacity(1);
+    if !name.is_empty() && !name.starts_with('@') && !name.contains(['{', '}']) {
+        params.push(("key", Value::from(format!("{{{name}}}"))));
+    }
+    Ok(("btcpp:UnsetBlackboard", params))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ports(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_standard_node_becomes_an_own_type_only_when_a_port_is_a_key() {
+        let values = [("success_count", -1), ("failure_count", 2)];
+        let literal = ports(&[("failure_count", "2")]);
+        assert!(keyed(Std::Parallel, &literal, &values, None, "0_1", 100).is_none());
+        let keyed_ports = ports(&[("success_count", "{s}"), ("failure_count", "2")]);
+        let (type_name, params) = keyed(Std::Parallel, &keyed_ports, &values, None, "0_1", 100)
+            .unwrap()
+            .unwrap();
+        assert_eq!(type_name, "btcpp:Parallel");
+        assert_eq!(
+            params,
+            [
+                ("success_count", Value::from("{s}")),
+                ("failure_count", Value::from(2))
+            ]
+        );
+    }
+
+    #[test]
+    fn durations_carry_the_tick_length_and_run_once_its_memory_and_reading() {
+        let sleep = keyed(
+            Std::Sleep,
+            &ports(&[("msec", "{@t}")]),
+            &[("msec", 0)],
+            None,
+            "0_3",
+            40,
+        );
+        assert_eq!(
+            sleep.unwrap().unwrap(),
+            (
+                "btcpp:Sleep",
+                vec![("msec", Value::from("{@t}")), ("tick_ms", Value::from(40))]
+            )
+        );
+        let skip = ports(&[("then_skip", "{k}")]);
+        let under_fallback = keyed(
+            Std::RunOnce,
+            &skip,
+            &[("then_skip", 1)],
+            Some(Std::ReactiveFallback),
+            "1_9",
+            100,
+        );
+        assert_eq!(
+            under_fallback.unwrap().unwrap().1,
+            [
+                ("then_skip", Value::from("{k}")),
+                ("skipped", Value::from("failure")),
+                ("memory", Value::from("{__runonce_1_9}"))
+            ]
+        );
+        let nowhere = keyed(Std::RunOnce, &skip, &[("then_skip", 1)], None, "1_9", 100);
+        assert!(
+            nowhere
+                .unwrap()
+                .unwrap_err()
+                .contains("it is not the child of a standard node")
+        );
+    }
+
+    #[test]
+    fn an_entry_is_named_with_or_without_braces() {
+        assert_eq!(entry("{goal}"), Some(Value::from("{goal}")));
+        assert_eq!(entry("goal"), Some(Value::from("{goal}")));
+        assert_eq!(entry(" {@goal} "), Some(Value::from("{@goal}")));
+        assert_eq!((entry("{}"), entry("{=}"), entry("@")), (None, None, None));
+    }
+
+    #[test]
+    fn unset_names_its_key_in_the_file() {
+        assert_eq!(
+            unset("goal").unwrap(),
+            (
+                "btcpp:UnsetBlackboard",
+                vec![("key", Value::from("{goal}"))]
+            )
+        );
+        assert_eq!(unset("@goal").unwrap().1, []);
+        assert_eq!(
+            unset("{name}").unwrap_err(),
+            "UnsetBlackboard key=\"{name}\" empties the entry whose name the key \"name\" holds \
+             when it runs; canopy resolves every key when the tree is loaded, so name the entry \
+             itself: key=\"name\""
+        );
+    }
+
+    #[test]
+    fn skip_unless_updated_needs_a_parent_that_reads_skipped() {
+        let entry = ports(&[("entry", "{x}")]);
+        let seq = entry_update(Std::SkipUnlessUpdated, &entry, Some(Std::Sequence), "0_2");
+        assert_eq!(
+            seq.unwrap().unwrap(),
+            (
+                "btcpp:EntryUpdated",
+                vec![
+                    ("entry", Value::from("{x}")),
+                    ("seen", Value::from("{__updated_0_2}")),
+                    ("otherwise", Value::from("skip")),
+                    ("skipped", Value::from("success"))
+                ]
+            )
+        );
+        let lone = entry_update(Std::SkipUnlessUpdated, &entry, None, "0_2");
+        assert!(lone.unwrap().unwrap_err().contains("use WaitValueUpdate"));
+        let wait = entry_update(Std::WaitValueUpdate, &entry, None, "0_2");
+        assert_eq!(
+            wait.unwrap().unwrap().1[2],
+            ("otherwise", Value::from("wait"))
+        );
+        let typo = entry_update(Std::WasEntryUpdated, &ports(&[("entyr", "x")]), None, "0_2");
+        assert_eq!(
+            typo.unwrap().unwrap_err(),
+            "unknown port \"entyr\" for WasEntryUpdated (did you mean \"entry\"?); it takes: entry"
+        );
+    }
+}
