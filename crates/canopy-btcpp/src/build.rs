@@ -905,7 +905,16 @@ const OWN_TYPES: [OwnType; 13] = [
                 "how the parent reads SKIPPED",
                 &["success", "failure"],
             );
-            vec![port::<Input<bool>>("then_skip"), skipped, memory("memory")]
+            let skips_into = Param::of::<canopy_core::Output<bool>>(
+                "skips_into",
+                "a bool key set when the node skips, for the node around it",
+            );
+            vec![
+                port::<Input<bool>>("then_skip"),
+                skipped,
+                memory("memory"),
+                skips_into,
+            ]
         },
         lowered: &[],
         make: |p| {
@@ -913,6 +922,7 @@ const OWN_TYPES: [OwnType; 13] = [
                 then_skip: p.get("then_skip")?,
                 skipped: skipped(p)?,
                 memory: memory_key(p, "memory")?,
+                skips_into: p.get::<canopy_core::Output<bool>>("skips_into")?.0,
                 shown: shown(p),
             }))
         },

@@ -644,7 +644,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 .iter()
                 .find(|(k, _)| &**k == crate::scripted::SKIPS_INTO)
         {
-            params.insert(crate::scripted::SKIP_FROM.to_string(), flag.clone());
+            // The key as a script names it: a port's `{key}` is `key`.
+            let flag = match flag.as_str().and_then(crate::params::script_key_of) {
+                Some(key) => Value::from(key),
+                None => flag.clone(),
+            };
+            params.insert(crate::scripted::SKIP_FROM.to_string(), flag);
         }
         let Some(type_name) = self.canopy_type(AROUND) else {
             return Err(self.fail(
@@ -1091,7 +1096,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
         let values = self.port_values(place, std, ports)?;
         let tick_ms = self.options.tick_ms;
-        if let Some(lowered) = crate::ported::keyed(std, ports, &values, parent, &tag, tick_ms) {
+        let post = self
+            .element(place)
+            .attrs()
+            .any(|(attr, _)| condition_script_param(attr).is_some());
+        let timing = (tick_ms, post);
+        if let Some(lowered) = crate::ported::keyed(std, ports, &values, parent, &tag, timing) {
             return self.ported(place, lowered);
         }
         let get = |name: &str| {

@@ -617,6 +617,9 @@ pub(crate) struct RunOnce {
     pub(crate) then_skip: Input<bool>,
     pub(crate) skipped: Status,
     pub(crate) memory: Key<u32>,
+    /// Set when the node skips: its element's post-condition scripts do
+    /// not run then, as BehaviorTree.CPP runs none after a SKIPPED.
+    pub(crate) skips_into: Option<Key<bool>>,
     pub(crate) shown: Shown,
 }
 
@@ -641,7 +644,12 @@ impl<A: 'static, W: 'static> Node<A, W> for RunOnce {
         let skip = read(cx, &self.then_skip).unwrap_or(true);
         match cx.board.read(self.memory) {
             NOT_RUN => {}
-            _ if skip => return self.skipped,
+            _ if skip => {
+                if let Some(flag) = self.skips_into {
+                    cx.board.write(flag, true);
+                }
+                return self.skipped;
+            }
             RAN_SUCCESS => return Status::Success,
             _ => return Status::Failure,
         }

@@ -21,6 +21,7 @@
 use serde_json::Value;
 
 use crate::params::key_of;
+use crate::scripted::SKIPS_INTO;
 use crate::standard::{PortType, Std};
 use crate::text::quote;
 
@@ -30,6 +31,11 @@ pub(crate) type Lowered = (&'static str, Vec<(&'static str, Value)>);
 /// The start of the key holding a RunOnce's memory (`__` keeps it out of
 /// what the root blackboard shows, as a subtree's own keys are).
 const RUN_ONCE_MEMORY: &str = "__runonce_";
+
+/// The start of the bool key a RunOnce sets when it skips, which the
+/// node running its element's post-condition scripts reads
+/// ([`crate::scripted::SKIP_FROM`]).
+const SKIP_FLAG: &str = "__skipped_";
 
 /// The start of the key holding the update an entry-update node saw last.
 const SEEN: &str = "__updated_";
@@ -46,16 +52,23 @@ fn key_text<'p>(ports: &'p [(String, String)], name: &str) -> Option<&'p str> {
 /// of its ports as checked from the file (`values`, in the order of
 /// [`Std::ports`], whatever for the ports that are keys); `None` when no
 /// port is a key. `tag` is unique to the element in the files loaded.
+/// `post`: the element has post-condition scripts, which must not run
+/// after a SKIPPED — a RunOnce that skips is then this crate's own,
+/// whatever its ports, as it tells the scripts' node when it skips.
 pub(crate) fn keyed(
     std: Std,
     ports: &[(String, String)],
     values: &[(&'static str, i64)],
     parent: Option<Std>,
     tag: &str,
-    tick_ms: u32,
+    (tick_ms, post): (u32, bool),
 ) -> Option<Result<Lowered, String>> {
     let declared = std.ports();
-    if !declared.iter().any(|p| key_text(ports, p.name).is_some()) {
+    let skips = values
+        .iter()
+        .any(|&(name, v)| name == "then_skip" && v != 0);
+    let own_run_once = std == Std::RunOnce && post && skips;
+    if !own_run_once && !declared.iter().any(|p| key_text(ports, p.name).is_some()) {
         return None;
     }
     let mut params: Vec<(&'static str, Value)> = declared
@@ -97,6 +110,7 @@ pub(crate) fn keyed(
             };
             params.push(("skipped", Value::from(skipped)));
             params.push(("memory", memory(RUN_ONCE_MEMORY, tag)));
+            params.push((SKIPS_INTO, memory(SKIP_FLAG, tag)));
             "btcpp:RunOnce"
         }
         _ => return None,
