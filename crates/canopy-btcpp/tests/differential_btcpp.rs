@@ -178,10 +178,14 @@ fn random_trees_run_as_on_behaviortree_cpp() {
         undocumented.len()
     );
     // Most trees run exactly as on BehaviorTree.CPP: the documented
-    // differences are corners, not the rule.
+    // differences are corners, not the rule. A tree that differs only as
+    // 4.8.2 differs from 4.10 runs as 4.10 does, which canopy follows
+    // (checked with `CANOPY_BTCPP_RUNNER` on a 4.10 build): it counts as
+    // identical here.
+    let as_4_10 = identical + versions;
     assert!(
-        identical * 1000 >= count * 995,
-        "only {identical} of {count} trees identical (at least 99.5% must be)"
+        as_4_10 * 1000 >= count * 995,
+        "only {as_4_10} of {count} trees identical (at least 99.5% must be)"
     );
     assert!(
         undocumented.is_empty(),

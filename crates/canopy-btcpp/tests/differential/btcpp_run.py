@@ -47,7 +47,8 @@ def leaf_elements(root):
     """Every scripted leaf of the trees, compact or explicit."""
     for tree in root.iter("BehaviorTree"):
         for element in tree.iter():
-            if element.tag == LEAF or (element.tag == "Action" and element.get("ID") == LEAF):
+            explicit = element.tag in ("Action", "Condition") and element.get("ID") == LEAF
+            if element.tag == LEAF or explicit:
                 yield element
 
 

@@ -11,7 +11,12 @@
 //! `SetBlackboard`, `LoopInt` (`if_empty` likewise; its queue in the file
 //! or the key `__q`, which scripts assign and loops consume), and a
 //! `<SubTree>` remapping or sharing those keys, whose nodes name the main
-//! tree's keys with `{@key}` in every kind of port.
+//! tree's keys with `{@key}` in every kind of port, with Groot2's model of
+//! its ports at times. Counts of `Repeat` and `RetryUntilSuccessful` come
+//! from the blackboard at times (`n`, a string converted as the port reads
+//! it, or `d`); `WasEntryUpdated` and `SkipUnlessUpdated` watch keys the
+//! scripts write; scripted leaves are written as `<Condition ID=…>` or
+//! `<Action ID=…>` at times, whatever they are registered as.
 
 /// A small deterministic generator (SplitMix64): the same seed gives the
 /// same trees on every machine.
@@ -64,6 +69,7 @@ const DECORATORS: &[&str] = &[
     "RunOnce",
     "Precondition",
     "LoopInt",
+    "SkipUnlessUpdated",
 ];
 
 /// Parents under which canopy reads a RunOnce's SKIPPED.
@@ -107,6 +113,11 @@ struct Writer<'r> {
     /// (unwritten) key.
     in_subtree: bool,
 }
+
+/// The ports of the subtree `Sub`, as Groot2 writes them into the model.
+const SUBTREE_MODEL: &str = "  <TreeNodesModel>\n    <SubTree ID=\"Sub\">\n      \
+    <input_port name=\"a\"/>\n      <inout_port name=\"b\"/>\n      \
+    <input_port name=\"c\" type=\"int\"/>\n    </SubTree>\n  </TreeNodesModel>\n";
 
 /// Scripts a `Script` leaf runs (`d` stays a small whole number, `e` a
 /// string of at most 6 bytes, `f` a double).
@@ -202,7 +213,7 @@ pub(crate) fn tree(rng: &mut Rng) -> Generated {
     // `g` and `h` are written by SetBlackboard from the start, as
     // BehaviorTree.CPP shows no key before something writes it.
     w.out.push_str(
-        "    <Sequence>\n      <Script code=\"a := 0; b := 0; c := 0; d := 0; e := ''; f := 0.0; __q := '1;2;3'\"/>\n      <SetBlackboard output_key=\"g\" value=\"-\"/>\n      <SetBlackboard output_key=\"h\" value=\"{a}\"/>\n",
+        "    <Sequence>\n      <Script code=\"a := 0; b := 0; c := 0; d := 0; e := ''; f := 0.0; n := '2'; __q := '1;2;3'\"/>\n      <SetBlackboard output_key=\"g\" value=\"-\"/>\n      <SetBlackboard output_key=\"h\" value=\"{a}\"/>\n",
     );
     w.node(1, Some("Sequence"));
     w.out.push_str("    </Sequence>\n  </BehaviorTree>\n");
@@ -211,6 +222,9 @@ pub(crate) fn tree(rng: &mut Rng) -> Generated {
         w.out.push_str("  <BehaviorTree ID=\"Sub\">\n");
         w.node(1, None);
         w.out.push_str("  </BehaviorTree>\n");
+        if w.rng.below(2) == 0 {
+            w.out.push_str(SUBTREE_MODEL);
+        }
     }
     w.out.push_str("</root>\n");
     Generated {
@@ -328,8 +342,18 @@ impl Writer<'_> {
 
     /// A decorator; returns whether it is a `LoopInt`.
     fn decorator(&mut self, depth: usize, indent: &str, parent: Option<&str>) -> bool {
-        let id = self.rng.pick(DECORATORS);
-        let counts = ["-1", "0", "1", "2", "3"];
+        let mut id = self.rng.pick(DECORATORS);
+        let reads_skipped = parent.is_some_and(|p| READS_SKIPPED.contains(&p));
+        if id == "SkipUnlessUpdated" && !reads_skipped {
+            id = "Inverter";
+        }
+        // A count from the blackboard: `n`, a string BehaviorTree.CPP
+        // converts when the port reads it, or `d`, a whole number.
+        let (n, d) = match self.in_subtree {
+            true => ("{@n}", "{@d}"),
+            false => ("{n}", "{d}"),
+        };
+        let counts = ["-1", "0", "1", "2", "3", n, d];
         let ports = match id {
             "Repeat" => format!(" num_cycles=\"{}\"", self.rng.pick(&counts)),
             "RetryUntilSuccessful" => format!(" num_attempts=\"{}\"", self.rng.pick(&counts)),
@@ -358,6 +382,10 @@ impl Writer<'_> {
                 let queue = self.rng.pick(queues);
                 self.blackboard_queue |= queue.starts_with('{');
                 format!(" queue=\"{queue}\" value=\"{value}\" if_empty=\"{if_empty}\"")
+            }
+            "SkipUnlessUpdated" => {
+                self.skips = true;
+                format!(" entry=\"{}\"", self.entry())
             }
             _ => String::new(),
         };
@@ -390,6 +418,17 @@ impl Writer<'_> {
         self.leaves += 1;
     }
 
+    /// An entry whose updates a node watches: a whole-number key scripts
+    /// write. (On a string entry BehaviorTree.CPP 4.8.2 throws, "You
+    /// didn't implement the template specialization of convertFromString
+    /// for this type: BT::Any"; 4.10 does not.)
+    fn entry(&mut self) -> &'static str {
+        match self.in_subtree {
+            true => self.rng.pick(&["{a}", "{b}", "{@a}"]),
+            false => self.rng.pick(&["{a}", "{b}", "{c}"]),
+        }
+    }
+
     /// A condition script for the tree being written.
     fn condition(&mut self) -> &'static str {
         match self.in_subtree {
@@ -412,7 +451,7 @@ impl Writer<'_> {
     /// A leaf; returns whether it can run.
     fn leaf(&mut self, indent: &str, parent: Option<&str>) -> bool {
         let attrs = self.attributes(parent);
-        match self.rng.below(16) {
+        match self.rng.below(18) {
             0 => self
                 .out
                 .push_str(&format!("{indent}<AlwaysSuccess{attrs}/>\n")),
@@ -458,6 +497,12 @@ impl Writer<'_> {
             15 => self
                 .out
                 .push_str(&format!("{indent}<AlwaysSuccess{attrs}/>\n")),
+            16 => {
+                let entry = self.entry();
+                self.out.push_str(&format!(
+                    "{indent}<WasEntryUpdated entry=\"{entry}\"{attrs}/>\n"
+                ));
+            }
             _ => {
                 let len = 1 + self.rng.below(4);
                 let statuses: Vec<&str> = (0..len)
@@ -468,8 +513,18 @@ impl Writer<'_> {
                 } else {
                     "install"
                 };
+                // At times in the explicit form, as a <Condition> though
+                // it is registered as an action: BehaviorTree.CPP runs it.
+                // (Not under a ReactiveSequence or ReactiveFallback, whose
+                // children BehaviorTree.CPP refuses in the explicit form.)
+                let reactive = parent.is_some_and(|p| p.starts_with("Reactive"));
+                let open = match self.rng.below(6) {
+                    0 if !reactive => "Condition ID=\"canopy_Script\"",
+                    1 if !reactive => "Action ID=\"canopy_Script\"",
+                    _ => "canopy_Script",
+                };
                 self.out.push_str(&format!(
-                    "{indent}<canopy_Script name=\"L{}\" statuses=\"{}\" clock=\"{clock}\"{attrs}/>\n",
+                    "{indent}<{open} name=\"L{}\" statuses=\"{}\" clock=\"{clock}\"{attrs}/>\n",
                     self.leaves,
                     statuses.join(";")
                 ));
