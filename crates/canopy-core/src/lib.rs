@@ -124,7 +124,7 @@ pub use script::{
 pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
 pub use tree::{NodeRef, Tree};
 pub use util::board::{Board, BoardValue, Input, Key, Output, SlotRef, SlotType, TEXT_BYTES, Text};
-pub use util::context::{ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
+pub use util::context::{AbortFn, ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
 pub use util::convert::ConvertError;
 pub use util::params::declare::{Param, ParamKind};
 pub use util::params::error::ParamError;
