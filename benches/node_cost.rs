@@ -22,10 +22,15 @@
 //! cost with the cheapest node, so a kind's own cost is roughly its row
 //! minus the `AlwaysSuccess` row for each constant leaf under it.
 //!
-//! Two rows are not one-tick cycles: `AlwaysRunning` never finishes (after
-//! the first tick, an update without enter or exit), and `Cooldown(1)`
+//! Async leaves: one that finishes at once (a wait claimed and released
+//! every tick), and one that a `Timeout(1)` aborts while it waits, without
+//! and with abort code (`async_action_with_abort`).
+//!
+//! Three rows are not one-tick cycles: `AlwaysRunning` never finishes
+//! (after the first tick, an update without enter or exit), `Cooldown(1)`
 //! alternates between a tick that runs its child and a tick that refuses
-//! to enter (the row is their mean).
+//! to enter, and the `Timeout(1)` rows between a tick that starts the wait
+//! and one that aborts it (each row is their mean).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -201,6 +206,31 @@ fn leaves() -> Vec<Case> {
             Some(|| Def::condition("ok?", FlatBump)),
         ),
         case("Wait(0)", |b| b.wait("w", 0), Some(|| Def::wait("w", 0))),
+        case(
+            "Async finishing at once",
+            |b| b.async_action("ask", |_, _| Status::Success),
+            None,
+        ),
+        case(
+            "Timeout(1)(Async), aborted",
+            |b| b.timeout("t", 1, b.async_action("ask", |_, _| Status::Running)),
+            None,
+        ),
+        case(
+            "Timeout(1)(Async with abort code), aborted",
+            |b| {
+                b.timeout(
+                    "t",
+                    1,
+                    b.async_action_with_abort(
+                        "ask",
+                        |_, _| Status::Running,
+                        |cx, _| cx.agent.n += 1,
+                    ),
+                )
+            },
+            None,
+        ),
     ]
 }
 

@@ -20,8 +20,8 @@
 use std::sync::Arc;
 
 use bevy_asset::{
-    Asset, AssetId, AssetLoader, AsyncReadExt, LoadContext, UntypedAssetId, VisitAssetDependencies,
-    io::Reader,
+    Asset, AssetId, AssetLoadError, AssetLoader, AsyncReadExt, LoadContext, UntypedAssetId,
+    VisitAssetDependencies, io::Reader,
 };
 use bevy_ecs::message::Message;
 use bevy_reflect::TypePath;
@@ -212,5 +212,83 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> std::fmt::Debug for Tre
             .field("kept", &self.kept)
             .field("aborted", &self.aborted)
             .finish()
+    }
+}
+
+/// Sent when a tree file did not load (first load or reload): which
+/// asset, canopy's message, and how many brains it leaves waiting or on
+/// the version they had. Also logged as an `error` through `tracing`.
+pub struct TreeLoadFailed<A: Send + Sync + 'static, W: Send + Sync + 'static> {
+    /// The tree asset that did not load.
+    pub tree: AssetId<TreeAsset<A, W>>,
+    /// Its asset path, as given to the asset server.
+    pub path: String,
+    /// What went wrong, in one line: canopy's message (file:line:column,
+    /// node path, problem) when the file was read, else Bevy's (a missing
+    /// file, say); control characters escaped.
+    pub message: String,
+    /// canopy's error, when the file was read but is not a tree canopy
+    /// accepts: its location and problem as data.
+    pub error: Option<LoadError>,
+    /// Brains of this asset that have not started: they wait for a
+    /// version that loads.
+    pub waiting: u32,
+    /// Brains of this asset that run an earlier version and keep it.
+    pub running: u32,
+}
+
+impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Message for TreeLoadFailed<A, W> {}
+
+impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Clone for TreeLoadFailed<A, W> {
+    fn clone(&self) -> Self {
+        TreeLoadFailed {
+            tree: self.tree,
+            path: self.path.clone(),
+            message: self.message.clone(),
+            error: self.error.clone(),
+            waiting: self.waiting,
+            running: self.running,
+        }
+    }
+}
+
+impl<A: Send + Sync + 'static, W: Send + Sync + 'static> std::fmt::Debug for TreeLoadFailed<A, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeLoadFailed")
+            .field("tree", &self.tree)
+            .field("path", &self.path)
+            .field("message", &self.message)
+            .field("error", &self.error)
+            .field("waiting", &self.waiting)
+            .field("running", &self.running)
+            .finish()
+    }
+}
+
+impl<A: Send + Sync + 'static, W: Send + Sync + 'static> TreeLoadFailed<A, W> {
+    /// The report of Bevy's load error for the tree asset `tree` at
+    /// `path`, before the brains are counted.
+    pub(crate) fn new(
+        tree: AssetId<TreeAsset<A, W>>,
+        path: String,
+        error: &AssetLoadError,
+    ) -> Self {
+        let canopy = match error {
+            AssetLoadError::AssetLoaderError(e) => e.error().downcast_ref::<TreeLoadError>(),
+            _ => None,
+        };
+        // canopy's message escapes what it quotes already; Bevy's may not.
+        let message = match canopy {
+            Some(TreeLoadError(e)) => canopy_core::text::escape_again(&e.to_string()).into_owned(),
+            None => canopy_core::text::message(&error.to_string()),
+        };
+        TreeLoadFailed {
+            tree,
+            path,
+            message,
+            error: canopy.map(|e| e.0.clone()),
+            waiting: 0,
+            running: 0,
+        }
     }
 }

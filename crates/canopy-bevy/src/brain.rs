@@ -13,10 +13,12 @@ use std::sync::Arc;
 
 use bevy_asset::{Assets, Handle};
 use bevy_ecs::component::Component;
+use bevy_ecs::entity::Entity;
 use canopy_core::{
-    Agent, Completion, Mode, NodeId, Reload, RestoreError, Snapshot, Status, Ticket, Tree,
+    Agent, Completion, Mode, NodeId, Observer, Reload, RestoreError, Snapshot, Status, Ticket, Tree,
 };
 
+use crate::aborted::{AbortSink, Aborts};
 use crate::asset::TreeAsset;
 use crate::watch::{NodeChange, Watch};
 
@@ -106,37 +108,42 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
     }
 
     /// Tick once: start the agent if the tree has just become available,
-    /// then tick it. `None` (and nothing done) while the tree is not
-    /// loaded, or once a leaf's panic has poisoned the agent.
+    /// then tick it, adding the async leaves it aborts to `aborts`. `None`
+    /// (and nothing done) while the tree is not loaded, or once a leaf's
+    /// panic has poisoned the agent.
     pub(crate) fn tick(
         &mut self,
-        entity_index: u32,
+        entity: Entity,
         trees: &Assets<TreeAsset<A, W>>,
         data: &mut A,
         world: &W,
+        aborts: &Aborts,
     ) -> Option<Status> {
         self.tick_via(
-            entity_index,
+            entity,
             trees,
             data,
             world,
-            |agent, tree, data, world| agent.tick(tree, data, world),
+            aborts,
+            |agent, tree, data, world, sink| agent.tick_observed(tree, data, world, sink),
         )
     }
 
     /// [`tick`](Self::tick), with `plain` doing the tick of a brain that
-    /// watches no node (the inspector's probe, say).
+    /// watches no node (the inspector's probe, say), given the observer
+    /// that hears aborted waits.
     pub(crate) fn tick_via(
         &mut self,
-        entity_index: u32,
+        entity: Entity,
         trees: &Assets<TreeAsset<A, W>>,
         data: &mut A,
         world: &W,
-        plain: impl FnOnce(&mut Agent, &Tree<A, W>, &mut A, &W) -> Status,
+        aborts: &Aborts,
+        plain: impl FnOnce(&mut Agent, &Tree<A, W>, &mut A, &W, AbortSink<'_>) -> Status,
     ) -> Option<Status> {
         if self.running.is_none() {
             let tree = trees.get(&self.handle)?.tree().clone();
-            let agent = self.fresh_agent(&tree, entity_index);
+            let agent = self.fresh_agent(&tree, entity.index_u32());
             self.install(Running { tree, agent });
         }
         let running = self.running.as_mut()?;
@@ -146,11 +153,12 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
         if running.agent.is_poisoned() {
             return None;
         }
+        let sink = AbortSink { entity, aborts };
         let status = match self.watch.as_deref_mut() {
-            None => plain(&mut running.agent, &running.tree, data, world),
+            None => plain(&mut running.agent, &running.tree, data, world, sink),
             Some(watch) => {
                 watch.seen.clear();
-                let recorder = watch.recorder();
+                let recorder = watch.recorder(sink);
                 running
                     .agent
                     .tick_observed(&running.tree, data, world, recorder)
@@ -171,15 +179,31 @@ impl<A: Send + Sync + 'static, W: Send + Sync + 'static> Brain<A, W> {
     /// Move onto `new`, an edited version of the tree, with canopy's
     /// reload: what was kept and aborted, or `None` if the brain has not
     /// started, already runs `new`, or is poisoned (a leaf panicked).
+    /// (The plugin's reload also sends a [`WaitAborted`](crate::WaitAborted)
+    /// for each waiting async leaf it aborts; here, `Reload::aborted` lists
+    /// them, and their own abort code runs.)
     pub fn reload(&mut self, new: &Arc<Tree<A, W>>, data: &mut A, world: &W) -> Option<Reload> {
+        self.reload_with(new, data, world, ())
+    }
+
+    /// [`reload`](Self::reload), telling `aborted` of the aborted waits.
+    pub(crate) fn reload_with<O: Observer>(
+        &mut self,
+        new: &Arc<Tree<A, W>>,
+        data: &mut A,
+        world: &W,
+        aborted: O,
+    ) -> Option<Reload> {
         let running = self.running.as_mut()?;
         if Arc::ptr_eq(&running.tree, new) || running.agent.is_poisoned() {
             return None;
         }
         let report = match self.watch.as_deref_mut() {
-            None => running.agent.reload(&running.tree, new, data, world),
+            None => running
+                .agent
+                .reload_observed(&running.tree, new, data, world, aborted),
             Some(watch) => {
-                let recorder = watch.recorder();
+                let recorder = watch.recorder(aborted);
                 running
                     .agent
                     .reload_observed(&running.tree, new, data, world, recorder)

@@ -115,6 +115,7 @@ pub(crate) fn tick_inspected<A, W>(
     trees: &Assets<TreeAsset<A, W>>,
     world: &W,
     brains: &mut Query<(bevy_ecs::entity::Entity, &mut Brain<A, W>, &mut A)>,
+    aborts: &crate::aborted::Aborts,
 ) where
     A: Component<Mutability = Mutable>,
     W: Resource,
@@ -124,9 +125,20 @@ pub(crate) fn tick_inspected<A, W>(
     brains
         .par_iter_mut()
         .for_each(|(entity, mut brain, mut data)| {
-            brain.tick_via(entity.index_u32(), trees, &mut data, world, |a, t, d, w| {
-                probe.tick(a, t, d, w)
-            });
+            brain.tick_via(
+                entity,
+                trees,
+                &mut data,
+                world,
+                aborts,
+                |a, t, d, w, mut sink| {
+                    if Some(a.id()) == probe.watched() {
+                        probe.tick_elapsed_with(a, t, d, w, 1, Some(&mut sink))
+                    } else {
+                        a.tick_observed(t, d, w, sink)
+                    }
+                },
+            );
         });
 }
 

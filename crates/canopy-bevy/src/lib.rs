@@ -6,16 +6,20 @@
 //! [`CanopyPlugin`] ticks all brains in parallel on Bevy's task pool,
 //! without allocating. Edited tree files reload running entities in place
 //! (canopy's reload: what can go on keeps its state, the rest is aborted),
-//! and a broken file is a Bevy asset load error carrying canopy's message
-//! while the entities keep the tree they had.
+//! and a broken file is reported by the plugin ([`TreeLoadFailed`], and a
+//! `tracing` error line) while the entities keep the tree they had.
+//!
+//! A game depends on canopy's one crate (`canopy = { package = "canopy-bt" }`,
+//! library `canopy`) and on this one; the examples name canopy's types as
+//! it does.
 //!
 //! ```
 //! use bevy_app::{App, TaskPoolPlugin};
 //! use bevy_asset::{AssetPlugin, Assets};
 //! use bevy_ecs::prelude::*;
+//! use canopy::data::Registry;
+//! use canopy::{Builder, Status};
 //! use canopy_bevy::{Brain, CanopyPlugin, TreeAsset};
-//! use canopy_core::{Builder, Status};
-//! use canopy_data::Registry;
 //!
 //! /// The agent's data: what its leaves read and the intent they write.
 //! #[derive(Component, Default)]
@@ -83,18 +87,20 @@
 //! | [`CanopyPlugin`] | the tree asset, its loader, the reload, tick and report systems, in a schedule the game chooses |
 //! | [`Brain`] | the component: a tree handle and the entity's agent |
 //! | [`TreeAsset`], [`TreeLoader`] | `.json`, `.ron`, `.xml` tree files as assets, through the game's [`Registry`](canopy_data::Registry) ([`NodeTypes`]) |
-//! | [`TreeReloaded`], [`BrainFinished`], [`NodeEvent`] | messages: a tree changed (kept and aborted counts), a root finished, a watched node started, ended or was aborted |
+//! | [`TreeReloaded`], [`TreeLoadFailed`], [`WaitAborted`], [`BrainFinished`], [`NodeEvent`] | messages: a tree changed (kept and aborted counts), a tree file did not load, a waiting async leaf was aborted, a root finished, a watched node started, ended or was aborted |
 //! | [`save`] | every brain's state in canopy's snapshot format, restored with an entity mapping |
 //! | `inspect` (feature `inspector`) | canopy's browser inspector for the brains of one tree: the crowd live, one entity's running tasks |
 //!
 //! Async leaves: a leaf stores its [`Ticket`](canopy_core::Ticket) in the
 //! entity's `A` component; any system later calls [`Brain::complete`] with
-//! it, and the leaf reports the result on the next tick.
+//! it, and the leaf reports the result on the next tick. If the leaf is
+//! aborted while it waits, a [`WaitAborted`] message says so.
 
 #![forbid(unsafe_code)]
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
+pub mod aborted;
 pub mod asset;
 pub mod brain;
 #[cfg(feature = "inspector")]
@@ -103,7 +109,8 @@ pub mod plugin;
 pub mod save;
 pub mod watch;
 
-pub use asset::{TreeAsset, TreeLoadError, TreeLoader, TreeReloaded};
+pub use aborted::WaitAborted;
+pub use asset::{TreeAsset, TreeLoadError, TreeLoadFailed, TreeLoader, TreeReloaded};
 pub use brain::{Brain, BrainRestoreError};
 #[cfg(feature = "inspector")]
 pub use inspect::BrainInspector;

@@ -2,8 +2,11 @@
 //!
 //! Three system sets run in order in the schedule the game chooses
 //! ([`CanopySystems`]): `Reload` moves brains whose tree asset changed onto
-//! the new version and reports it ([`TreeReloaded`]); `Tick` ticks every
-//! brain once, in parallel on Bevy's compute task pool; `Report` (only when
+//! the new version and reports it ([`TreeReloaded`]), and reports tree
+//! files that did not load ([`TreeLoadFailed`]); `Tick` ticks every
+//! brain once, in parallel on Bevy's compute task pool, and reports the
+//! async leaves aborted while they waited ([`WaitAborted`], from the
+//! reload too); `Report` (only when
 //! asked for with [`CanopyPlugin::report_finished`]) sends a
 //! [`BrainFinished`] message for each root that finished this tick, and
 //! (with [`CanopyPlugin::report_node_events`]) a [`NodeEvent`] for each
@@ -26,17 +29,18 @@
 use std::sync::Arc;
 
 use bevy_app::{App, Plugin, Update};
-use bevy_asset::{AssetApp, AssetEvent, Assets};
+use bevy_asset::{AssetApp, AssetEvent, AssetId, AssetLoadFailedEvent, Assets};
 use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::message::{Message, MessageReader, MessageWriter};
 use bevy_ecs::resource::Resource;
 use bevy_ecs::schedule::{InternedScheduleLabel, IntoScheduleConfigs, ScheduleLabel, SystemSet};
-use bevy_ecs::system::{Query, Res};
+use bevy_ecs::system::{Local, Query, Res};
 use canopy_core::Status;
 use canopy_data::Registry;
 
-use crate::asset::{TreeAsset, TreeLoader, TreeReloaded};
+use crate::aborted::{AbortSink, Aborts, WaitAborted};
+use crate::asset::{TreeAsset, TreeLoadFailed, TreeLoader, TreeReloaded};
 use crate::brain::Brain;
 use crate::watch::NodeEvent;
 
@@ -136,6 +140,8 @@ where
             .register_asset_loader(TreeLoader::new(Arc::clone(&self.registry)))
             .insert_resource(NodeTypes(Arc::clone(&self.registry)))
             .add_message::<TreeReloaded<A, W>>()
+            .add_message::<TreeLoadFailed<A, W>>()
+            .add_message::<WaitAborted>()
             .configure_sets(
                 schedule,
                 (
@@ -147,7 +153,7 @@ where
             )
             .add_systems(
                 schedule,
-                reload_brains::<A, W>.in_set(CanopySystems::Reload),
+                (report_load_failures::<A, W>, reload_brains::<A, W>).in_set(CanopySystems::Reload),
             )
             .add_systems(schedule, tick_brains::<A, W>.in_set(CanopySystems::Tick));
         if self.report_finished {
@@ -174,37 +180,62 @@ where
 }
 
 /// Tick every brain once, in parallel, lending it its entity's `A` and the
-/// world view `W`. Allocates nothing once every brain has started.
+/// world view `W`, and send a [`WaitAborted`] for each async leaf a brain
+/// aborted while it waited. Allocates nothing once every brain has
+/// started (an abort adds to a list whose capacity is kept).
 pub fn tick_brains<A, W>(
     trees: Res<Assets<TreeAsset<A, W>>>,
     world: Res<W>,
     mut brains: Query<(Entity, &mut Brain<A, W>, &mut A)>,
+    mut aborts: Local<Aborts>,
+    mut aborted: MessageWriter<WaitAborted>,
     #[cfg(feature = "inspector")] inspector: Option<Res<crate::inspect::BrainInspector<A, W>>>,
 ) where
     A: Component<Mutability = Mutable>,
     W: Resource,
 {
     let (trees, world) = (&*trees, &*world);
+    let shared = &*aborts;
     #[cfg(feature = "inspector")]
-    if let Some(inspector) = inspector {
-        crate::inspect::tick_inspected(&inspector, trees, world, &mut brains);
-        return;
+    let inspected = match inspector {
+        Some(inspector) => {
+            crate::inspect::tick_inspected(&inspector, trees, world, &mut brains, shared);
+            true
+        }
+        None => false,
+    };
+    #[cfg(not(feature = "inspector"))]
+    let inspected = false;
+    if !inspected {
+        brains
+            .par_iter_mut()
+            .for_each(|(entity, mut brain, mut data)| {
+                brain.tick(entity, trees, &mut data, world, shared);
+            });
     }
-    brains
-        .par_iter_mut()
-        .for_each(|(entity, mut brain, mut data)| {
-            brain.tick(entity.index_u32(), trees, &mut data, world);
-        });
+    send_aborts(&mut aborts, &mut aborted);
+}
+
+/// Send the aborts the threads collected, keeping the lists' memory.
+fn send_aborts(aborts: &mut Aborts, out: &mut MessageWriter<WaitAborted>) {
+    for list in aborts.iter_mut() {
+        if !list.is_empty() {
+            out.write_batch(list.drain(..));
+        }
+    }
 }
 
 /// Move the brains of every modified tree asset onto its new version and
-/// report each asset's totals.
+/// report each asset's totals, and the async leaves aborted while they
+/// waited.
 fn reload_brains<A, W>(
     mut changes: MessageReader<AssetEvent<TreeAsset<A, W>>>,
     trees: Res<Assets<TreeAsset<A, W>>>,
     world: Res<W>,
-    mut brains: Query<(&mut Brain<A, W>, &mut A)>,
+    mut brains: Query<(Entity, &mut Brain<A, W>, &mut A)>,
     mut reports: MessageWriter<TreeReloaded<A, W>>,
+    mut aborts: Local<Aborts>,
+    mut aborted: MessageWriter<WaitAborted>,
 ) where
     A: Component<Mutability = Mutable>,
     W: Resource,
@@ -222,11 +253,15 @@ fn reload_brains<A, W>(
             kept: 0,
             aborted: 0,
         };
-        for (mut brain, mut data) in &mut brains {
+        for (entity, mut brain, mut data) in &mut brains {
             if brain.handle().id() != id {
                 continue;
             }
-            if let Some(moved) = brain.reload(asset.tree(), &mut data, &world) {
+            let sink = AbortSink {
+                entity,
+                aborts: &aborts,
+            };
+            if let Some(moved) = brain.reload_with(asset.tree(), &mut data, &world, sink) {
                 report.brains += 1;
                 report.kept += moved.kept.len() as u32;
                 report.aborted += moved.aborted.len() as u32;
@@ -235,6 +270,58 @@ fn reload_brains<A, W>(
         if report.brains > 0 {
             reports.write(report);
         }
+    }
+    send_aborts(&mut aborts, &mut aborted);
+}
+
+/// The failures reported since each asset last loaded: its id and message.
+type Reported<A, W> = Vec<(AssetId<TreeAsset<A, W>>, String)>;
+
+/// Report every tree file that did not load: a [`TreeLoadFailed`] message
+/// and an `error` log line, with the brains it concerns. Once per failure:
+/// the same error for the same asset again, before a version of it loads,
+/// is not news (Bevy tries a failed reload twice, typed then untyped).
+fn report_load_failures<A, W>(
+    mut failures: MessageReader<AssetLoadFailedEvent<TreeAsset<A, W>>>,
+    mut loads: MessageReader<AssetEvent<TreeAsset<A, W>>>,
+    brains: Query<&Brain<A, W>>,
+    mut reported: Local<Reported<A, W>>,
+    mut reports: MessageWriter<TreeLoadFailed<A, W>>,
+) where
+    A: Component<Mutability = Mutable>,
+    W: Resource,
+{
+    for load in loads.read() {
+        if let AssetEvent::Added { id } | AssetEvent::Modified { id } = *load {
+            reported.retain(|(seen, _)| *seen != id);
+        }
+    }
+    for failure in failures.read() {
+        let mut report = TreeLoadFailed::new(failure.id, failure.path.to_string(), &failure.error);
+        let known = (report.tree, report.message.clone());
+        if reported.contains(&known) {
+            continue;
+        }
+        reported.retain(|(seen, _)| *seen != report.tree);
+        reported.push(known);
+        for brain in &brains {
+            if brain.handle().id() != failure.id {
+                continue;
+            }
+            if brain.tree().is_some() {
+                report.running += 1;
+            } else {
+                report.waiting += 1;
+            }
+        }
+        tracing::error!(
+            "canopy: the tree {} did not load: {}; brains waiting for it: {}, keeping the version they run: {}",
+            canopy_core::text::quote(&report.path),
+            report.message,
+            report.waiting,
+            report.running
+        );
+        reports.write(report);
     }
 }
 

@@ -18,7 +18,7 @@
 
 use bevy_ecs::entity::Entity;
 use bevy_ecs::message::Message;
-use canopy_core::{Event, EventKind, NodeId, Observer, Status, Tree};
+use canopy_core::{Event, EventKind, NodeId, Observer, Status, Ticket, Tree};
 
 /// What happened to a watched node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,22 +72,29 @@ impl Watch {
     }
 
     /// An observer adding to the events seen (the tick clears them first,
-    /// so the list holds at most one reload's and one tick's).
-    pub(crate) fn recorder(&mut self) -> Recorder<'_> {
+    /// so the list holds at most one reload's and one tick's), and telling
+    /// `aborted` of aborted waits.
+    pub(crate) fn recorder<O: Observer>(&mut self, aborted: O) -> Recorder<'_, O> {
         Recorder {
             nodes: &self.nodes,
             seen: &mut self.seen,
+            aborted,
         }
     }
 }
 
 /// Keeps the events of the watched nodes.
-pub(crate) struct Recorder<'w> {
+pub(crate) struct Recorder<'w, O> {
     nodes: &'w [NodeId],
     seen: &'w mut Vec<(NodeId, NodeChange)>,
+    aborted: O,
 }
 
-impl Observer for Recorder<'_> {
+impl<O: Observer> Observer for Recorder<'_, O> {
+    fn wait_aborted(&mut self, node: NodeId, ticket: Ticket) {
+        self.aborted.wait_aborted(node, ticket);
+    }
+
     fn event(&mut self, event: Event) {
         if !self.nodes.contains(&event.node) {
             return;

@@ -13,7 +13,7 @@ use bevy_asset::{
 };
 use bevy_ecs::message::Messages;
 use bevy_ecs::prelude::*;
-use canopy_bevy::{Brain, CanopyPlugin, TreeAsset, TreeLoadError, TreeReloaded};
+use canopy_bevy::{Brain, CanopyPlugin, TreeAsset, TreeLoadError, TreeLoadFailed, TreeReloaded};
 use canopy_core::{Status, Tree};
 use canopy_data::{Format, Registry};
 
@@ -163,6 +163,67 @@ fn loader_error(app: &mut App, what: &str) -> TreeLoadError {
     TreeLoadError(canopy.0.clone())
 }
 
+/// canopy-bevy's reports of files that did not load, once one comes.
+fn load_failures(app: &mut App, what: &str) -> Vec<TreeLoadFailed<Sleeper, Night>> {
+    let mut failures = Vec::new();
+    update_until(app, what, |app| {
+        let mut messages = app
+            .world_mut()
+            .resource_mut::<Messages<TreeLoadFailed<Sleeper, Night>>>();
+        failures.extend(messages.drain());
+        !failures.is_empty()
+    });
+    failures
+}
+
+const BROKEN_MESSAGE: &str = "day.json:2:7: tree/children[0] (name \"sleep\"): missing parameter \"ticks\" (integer ≥ 0, required)";
+
+#[test]
+fn a_broken_tree_file_is_reported_by_canopy_bevy_in_an_app_without_a_log_plugin() {
+    let dir = asset_dir("first-broken");
+    std::fs::write(dir.join("day.json"), BROKEN).unwrap();
+    // The app has no LogPlugin, and nothing reads Bevy's own failure event.
+    let mut app = app(&dir);
+    let day = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<Day>("day.json".to_owned());
+    spawn(&mut app, &day, 4);
+    let failures = load_failures(&mut app, "the report of the broken file");
+    assert_eq!(failures.len(), 1);
+    let failure = &failures[0];
+    assert_eq!(failure.tree, day.id());
+    assert_eq!(failure.path, "day.json");
+    assert_eq!(failure.message, BROKEN_MESSAGE);
+    let expected = Registry::<Sleeper, Night>::new()
+        .load_str(BROKEN, Format::Json, "day.json")
+        .unwrap_err();
+    assert_eq!(failure.error, Some(expected));
+    assert_eq!((failure.waiting, failure.running), (4, 0));
+    assert_eq!(statuses_of(&mut app), [None; 4]);
+}
+
+#[test]
+fn a_missing_tree_file_is_reported_with_bevys_reason() {
+    let dir = asset_dir("missing");
+    let mut app = app(&dir);
+    let day = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<Day>("nowhere.json".to_owned());
+    spawn(&mut app, &day, 1);
+    let failures = load_failures(&mut app, "the report of the missing file");
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0].path, "nowhere.json");
+    assert_eq!(failures[0].error, None);
+    assert!(
+        failures[0].message.contains("nowhere.json"),
+        "{}",
+        failures[0].message
+    );
+    assert_eq!((failures[0].waiting, failures[0].running), (1, 0));
+}
+
 #[test]
 fn an_edited_tree_file_moves_running_brains_onto_it_and_reports_what_was_kept() {
     let dir = asset_dir("edit");
@@ -217,10 +278,20 @@ fn a_broken_tree_file_is_a_load_error_with_canopys_message_and_brains_keep_their
         .load_str(BROKEN, Format::Json, "day.json")
         .unwrap_err();
     assert_eq!(canopy.0, expected);
-    assert_eq!(
-        canopy.to_string(),
-        "day.json:2:7: tree/children[0] (name \"sleep\"): missing parameter \"ticks\" (integer ≥ 0, required)"
-    );
+    assert_eq!(canopy.to_string(), BROKEN_MESSAGE);
+    let mut reported = load_failures(&mut app, "canopy-bevy's report");
+    // Bevy tries a failed reload twice; canopy-bevy reports it once.
+    for _ in 0..20 {
+        app.update();
+        std::thread::sleep(Duration::from_millis(5));
+        let mut more = app
+            .world_mut()
+            .resource_mut::<Messages<TreeLoadFailed<Sleeper, Night>>>();
+        reported.extend(more.drain());
+    }
+    assert_eq!(reported.len(), 1);
+    assert_eq!(reported[0].message, BROKEN_MESSAGE);
+    assert_eq!((reported[0].waiting, reported[0].running), (0, 3));
 
     for _ in 0..3 {
         app.update();

@@ -8,6 +8,7 @@ use bevy_ecs::message::Messages;
 use bevy_ecs::prelude::*;
 use canopy_bevy::{
     Brain, BrainFinished, CanopyPlugin, CanopySystems, NodeChange, NodeEvent, TreeAsset,
+    WaitAborted,
 };
 use canopy_core::{Builder, Completion, Status, Ticket, Tree};
 use canopy_data::Registry;
@@ -19,6 +20,8 @@ struct Walker {
     x: i32,
     step: i32,
     request: Option<Ticket>,
+    /// The tickets its async leaves heard aborted (their own abort code).
+    heard: Vec<Ticket>,
 }
 
 /// The world view: where everyone walks to.
@@ -337,4 +340,113 @@ fn watched_nodes_report_when_they_start_and_end_and_unwatched_brains_say_nothing
             vec![event(walk, NodeChange::Started)],
         ]
     );
+}
+
+/// Walkers at the goal rest; the others ask for a route and wait for it,
+/// hearing (in their own data) when the wait is aborted.
+fn patient() -> Tree<Walker, Goal> {
+    let b = Builder::<Walker, Goal>::new();
+    b.build(b.reactive_selector(
+        "walk",
+        [
+            b.condition("at the goal?", |cx| cx.world.0 == cx.agent.x),
+            b.async_action_with_abort(
+                "ask for a route",
+                |cx, ticket| {
+                    cx.agent.request = Some(ticket);
+                    Status::Running
+                },
+                |cx, ticket| cx.agent.heard.push(ticket),
+            ),
+        ],
+    ))
+    .unwrap()
+}
+
+/// Half tick mode, half event mode: `n` walkers of each.
+fn spawn_patient(app: &mut App, tree: &Handle<TreeAsset<Walker, Goal>>, n: usize) -> Vec<Entity> {
+    (0..2 * n)
+        .map(|i| {
+            let mode = [canopy_core::Mode::Tick, canopy_core::Mode::Event][i % 2];
+            let brain = Brain::new(tree.clone()).with_mode(mode);
+            app.world_mut().spawn((Walker::default(), brain)).id()
+        })
+        .collect()
+}
+
+fn wait_aborted(app: &mut App) -> Vec<WaitAborted> {
+    let mut messages = app.world_mut().resource_mut::<Messages<WaitAborted>>();
+    messages.drain().collect()
+}
+
+#[test]
+fn each_aborted_wait_is_one_wait_aborted_message_with_its_entity_and_ticket_in_both_modes() {
+    let mut app = app(CanopyPlugin::new(Registry::new()));
+    let tree = add_tree(&mut app, patient());
+    let walkers = spawn_patient(&mut app, &tree, 100);
+    for _ in 0..3 {
+        app.update();
+    }
+    assert!(wait_aborted(&mut app).is_empty());
+    // The goal comes to them: the condition above the leaf now holds.
+    app.world_mut().resource_mut::<Goal>().0 = 0;
+    app.update();
+    let mut sent = wait_aborted(&mut app);
+    sent.sort_by_key(|m| m.entity.index_u32());
+    assert_eq!(sent.len(), walkers.len());
+    let leaf = patient().nodes().nth(2).unwrap().id();
+    for (message, &walker) in sent.iter().zip(&walkers) {
+        let data = app.world().get::<Walker>(walker).unwrap();
+        let asked = data.request.unwrap();
+        assert_eq!(
+            *message,
+            WaitAborted {
+                entity: walker,
+                node: leaf,
+                ticket: asked
+            }
+        );
+        assert_eq!(data.heard, [asked], "the leaf's own abort code ran once");
+    }
+    for _ in 0..3 {
+        app.update();
+    }
+    assert!(wait_aborted(&mut app).is_empty(), "an abort is sent once");
+}
+
+#[test]
+fn a_reload_that_removes_a_waiting_leaf_sends_wait_aborted_once_per_brain() {
+    let mut app = app(CanopyPlugin::new(Registry::new()));
+    let tree = add_tree(&mut app, patient());
+    let walkers = spawn_patient(&mut app, &tree, 50);
+    app.update();
+    app.update();
+    let b = Builder::<Walker, Goal>::new();
+    let idle = b
+        .build(b.reactive_selector(
+            "walk",
+            [
+                b.condition("at the goal?", |cx| cx.world.0 == cx.agent.x),
+                b.action("idle", |_| Status::Running),
+            ],
+        ))
+        .unwrap();
+    app.world_mut()
+        .resource_mut::<Trees>()
+        .insert(&tree, TreeAsset::new(idle))
+        .unwrap();
+    // The asset's change is seen by the next frame's reload.
+    app.update();
+    app.update();
+    let mut sent = wait_aborted(&mut app);
+    sent.sort_by_key(|m| m.entity.index_u32());
+    let entities: Vec<Entity> = sent.iter().map(|m| m.entity).collect();
+    assert_eq!(entities, walkers);
+    for message in &sent {
+        let data = app.world().get::<Walker>(message.entity).unwrap();
+        assert_eq!(message.ticket, data.request.unwrap());
+        assert_eq!(data.heard, [message.ticket]);
+    }
+    app.update();
+    assert!(wait_aborted(&mut app).is_empty());
 }

@@ -126,7 +126,7 @@ pub use tree::{NodeRef, Tree};
 pub use util::board::{
     Board, BoardValue, Input, Key, Output, SlotRef, SlotType, TEXT_BYTES, Text, Updates,
 };
-pub use util::context::{ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
+pub use util::context::{AbortFn, ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
 pub use util::convert::ConvertError;
 pub use util::params::declare::{Param, ParamKind};
 pub use util::params::error::ParamError;

@@ -763,20 +763,94 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         F: Fn(P) -> G + Send + Sync + 'static,
         G: Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync + 'static,
     {
+        self.add_async(name, move |p: P| {
+            (factory(p), None::<fn(&mut Ctx<A, W>, Ticket)>)
+        })
+    }
+
+    /// [`async_action`](Registry::async_action) for a leaf that hears its
+    /// abort: `factory` returns the start code and the code run whenever
+    /// the leaf is aborted while it waits — a higher-priority branch took
+    /// over, a timeout fired, the agent was reset, a reload removed it —
+    /// with the ticket the start code was given
+    /// ([`AbortFn`](canopy_core::AbortFn)), so the service can drop the
+    /// request. BehaviorTree.CPP's `StatefulActionNode::onHalted`.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Status, Ticket};
+    /// use canopy_data::{Format, Params, Registry};
+    ///
+    /// #[derive(Default)]
+    /// struct Traveller { asked: Vec<Ticket>, cancelled: Vec<Ticket> }
+    ///
+    /// /// Asks the path service for a path to `goal`.
+    /// #[derive(Params)]
+    /// struct FindPath {
+    ///     /// Where to.
+    ///     goal: [f32; 2],
+    /// }
+    ///
+    /// let mut registry = Registry::<Traveller, ()>::new();
+    /// registry.async_action_with_abort("FindPath", |_: FindPath| (
+    ///     |cx: &mut canopy_core::Ctx<Traveller, ()>, ticket| {
+    ///         cx.agent.asked.push(ticket);
+    ///         Status::Running
+    ///     },
+    ///     |cx: &mut canopy_core::Ctx<Traveller, ()>, ticket| cx.agent.cancelled.push(ticket),
+    /// )).unwrap();
+    /// let tree = registry.load_str(
+    ///     r#"{"tree": {"type": "Timeout", "ticks": 3, "children": [{"type": "FindPath", "goal": [3, 4]}]}}"#,
+    ///     Format::Json, "path.json").unwrap();
+    /// let (mut me, mut agent) = (Traveller::default(), Agent::new(&tree));
+    /// for _ in 0..4 {
+    ///     agent.tick(&tree, &mut me, &());
+    /// }
+    /// assert_eq!(me.cancelled, me.asked); // the timeout aborted the request
+    /// ```
+    pub fn async_action_with_abort<P, F, G, H>(
+        &mut self,
+        name: &str,
+        factory: F,
+    ) -> Result<(), RegistryError>
+    where
+        P: NodeParams,
+        F: Fn(P) -> (G, H) + Send + Sync + 'static,
+        G: Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync + 'static,
+        H: Fn(&mut Ctx<A, W>, Ticket) + Send + Sync + 'static,
+    {
+        self.add_async(name, move |p: P| {
+            let (start, aborted) = factory(p);
+            (start, Some(aborted))
+        })
+    }
+
+    /// Register an async leaf type from its start code and abort code.
+    fn add_async<P, F, G, H>(&mut self, name: &str, factory: F) -> Result<(), RegistryError>
+    where
+        P: NodeParams,
+        F: Fn(P) -> (G, Option<H>) + Send + Sync + 'static,
+        G: Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync + 'static,
+        H: Fn(&mut Ctx<A, W>, Ticket) + Send + Sync + 'static,
+    {
         let build = move |p: &Params| {
-            let start = factory(P::from_params(p)?);
-            if !converts(p) {
-                return Ok(nodes::Async(Arc::new(start)).into());
-            }
-            let checked = move |cx: &mut Ctx<A, W>, ticket: Ticket| {
-                let before = cx.board.conversion_faults();
-                let status = start(cx, ticket);
-                match cx.board.conversion_faults() == before {
-                    true => status,
-                    false => Status::Failure,
-                }
+            let (start, aborted) = factory(P::from_params(p)?);
+            let leaf = if !converts(p) {
+                nodes::Async::new(start)
+            } else {
+                nodes::Async::new(move |cx: &mut Ctx<A, W>, ticket: Ticket| {
+                    let before = cx.board.conversion_faults();
+                    let status = start(cx, ticket);
+                    match cx.board.conversion_faults() == before {
+                        true => status,
+                        false => Status::Failure,
+                    }
+                })
             };
-            Ok(nodes::Async(Arc::new(checked)).into())
+            Ok(match aborted {
+                Some(aborted) => leaf.on_abort(aborted),
+                None => leaf,
+            }
+            .into())
         };
         let (description, params) = (P::description(), P::declare());
         let mut node_type = NodeType::new(name, description, Arity::Leaf, params, build);

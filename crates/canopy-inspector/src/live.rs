@@ -546,7 +546,14 @@ struct Both<'a>(&'a mut AgentLog, &'a mut dyn Observer);
 impl Observer for Both<'_> {
     fn event(&mut self, event: Event) {
         self.0.event(event);
-        self.1.event(event);
+        // An observer saying `false` is never called.
+        if self.1.observes() {
+            self.1.event(event);
+        }
+    }
+
+    fn wait_aborted(&mut self, node: canopy_core::NodeId, ticket: canopy_core::Ticket) {
+        self.1.wait_aborted(node, ticket);
     }
 }
 

@@ -813,7 +813,47 @@ impl<'b, A, W> Builder<'b, A, W> {
     where
         F: Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync + 'static,
     {
-        self.node(name, nodes::Async(Arc::new(start)), [])
+        self.node(name, nodes::Async::new(start), [])
+    }
+
+    /// An [Async](crate::nodes#async) leaf that hears its abort: `start`
+    /// as in [`async_action`](Builder::async_action), and `aborted` run
+    /// whenever the leaf is aborted while it waits, with the ticket
+    /// `start` was given — so the service can drop the request (see
+    /// [`AbortFn`](crate::AbortFn) for when exactly).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Status, Ticket};
+    ///
+    /// #[derive(Default)]
+    /// struct Npc { asked: Vec<Ticket>, cancelled: Vec<Ticket>, hurt: bool }
+    ///
+    /// let b = Builder::<Npc, ()>::new();
+    /// let tree = b.build(b.reactive_selector("live", [
+    ///     b.condition("hurt?", |cx| cx.agent.hurt),
+    ///     b.async_action_with_abort(
+    ///         "find path",
+    ///         |cx, ticket| { cx.agent.asked.push(ticket); Status::Running },
+    ///         |cx, ticket| cx.agent.cancelled.push(ticket),
+    ///     ),
+    /// ])).unwrap();
+    /// let (mut npc, mut agent) = (Npc::default(), Agent::new(&tree));
+    /// agent.tick(&tree, &mut npc, &());
+    /// npc.hurt = true; // the higher-priority branch takes over
+    /// assert_eq!(agent.tick(&tree, &mut npc, &()), Status::Success);
+    /// assert_eq!(npc.cancelled, npc.asked); // the path service can drop it
+    /// ```
+    pub fn async_action_with_abort<F, G>(
+        &'b self,
+        name: &str,
+        start: F,
+        aborted: G,
+    ) -> &'b Draft<'b, A, W>
+    where
+        F: Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync + 'static,
+        G: Fn(&mut Ctx<A, W>, Ticket) + Send + Sync + 'static,
+    {
+        self.node(name, nodes::Async::new(start).on_abort(aborted), [])
     }
 
     /// A user-defined [`Node`] with its children (none for a leaf).

@@ -7,6 +7,7 @@ use crate::def::observer::{Event, EventKind, Observer};
 use crate::engine::runner::Runner;
 use crate::engine::walk::{self, Invalid, Running};
 use crate::nodes;
+use crate::state::waits::Waits;
 use crate::tree::layout::At;
 use crate::tree::{NodeDef, Tree};
 use crate::util::primitives::NodeId;
@@ -82,7 +83,14 @@ impl<O: Observer> Observer for Aborts<'_, O> {
         if event.kind == EventKind::Abort {
             self.aborted.push(event.node);
         }
-        self.inner.event(event);
+        // An observer saying `false` is never called.
+        if self.inner.observes() {
+            self.inner.event(event);
+        }
+    }
+
+    fn wait_aborted(&mut self, node: NodeId, ticket: crate::Ticket) {
+        self.inner.wait_aborted(node, ticket);
     }
 }
 
@@ -175,6 +183,9 @@ impl Agent {
         );
         carry_persist(old, new, &self.mem, &mut mem, self.tick);
         carry_board(old, new, &self.mem, &mut mem);
+        if let Some(extra) = self.extra.as_deref_mut() {
+            renumber_waits(&tasks, new, &mem, &mut extra.waits);
+        }
         report.kept = tasks
             .iter()
             .filter(|t| t.kept)
@@ -278,6 +289,27 @@ impl Agent {
         }
         let mode = self.mode();
         self.set_mode(new, mode);
+    }
+}
+
+/// A kept async leaf goes on waiting on the same wait, now as its node of
+/// the new tree: so its tickets name that node, and a snapshot of the
+/// agent (which checks that each waiting leaf holds a wait of its own
+/// node) restores. Tickets issued before still complete it: a wait is
+/// named by its table, index and generation.
+fn renumber_waits<A, W>(tasks: &[Task], new: &Tree<A, W>, new_mem: &[u8], waits: &mut Waits) {
+    for task in tasks.iter().filter(|t| t.kept) {
+        let Some((node, _, at)) = task.new else {
+            continue;
+        };
+        let def = new.def(node);
+        let from = at.loc() as usize;
+        let state = &new_mem[from..from + def.own as usize];
+        if let Some(index) = nodes::waits_on(&def.kind, state)
+            && let Some(entry) = waits.entries.get_mut(index as usize)
+        {
+            entry.node = node;
+        }
     }
 }
 

@@ -9,11 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::api::agent::Agent;
 use crate::engine::walk::{self, Invalid};
 use crate::nodes;
-use crate::state::waits::{Ended, Entry, Wait};
+use crate::state::waits::{Entry, Wait, Waits};
 use crate::tree::Tree;
 use crate::tree::layout::MAX_AGENT_BYTES;
 use crate::util::primitives::{Mode, NodeId};
-use crate::util::status::Status;
 
 /// The binary format's version; [`Snapshot::from_bytes`] reads only this one.
 pub const SNAPSHOT_VERSION: u16 = 1;
@@ -245,7 +244,7 @@ impl Agent {
     pub fn snapshot<A, W>(&self, tree: &Tree<A, W>) -> Snapshot {
         self.check_usable(tree);
         let waits = self.extra.as_ref().map_or(Vec::new(), |e| {
-            e.waits.entries.iter().map(save_wait).collect()
+            e.waits.used().iter().map(save_wait).collect()
         });
         Snapshot {
             fingerprint: tree.fingerprint,
@@ -281,10 +280,13 @@ impl Agent {
             let extra = agent
                 .extra
                 .get_or_insert_with(|| crate::state::Extra::new(tree.waits));
-            extra.waits.entries.clear();
-            for saved in &snapshot.waits {
-                extra.waits.entries.push(load_wait(saved, snapshot.tick)?);
-            }
+            let entries = snapshot
+                .waits
+                .iter()
+                .map(|saved| load_wait(saved, snapshot.tick))
+                .collect::<Result<Vec<Entry>, RestoreError>>()?;
+            let capacity = extra.waits.entries.len();
+            extra.waits = Waits::restored(&entries, capacity);
         }
         agent.set_root_running(tree, snapshot.running);
         check_tasks(tree, &agent)?;
@@ -301,42 +303,17 @@ impl Agent {
 }
 
 fn save_wait(entry: &Entry) -> SavedWait {
-    let state = match (entry.wait, entry.ended) {
-        (Wait::Free, Ended::Unknown) => 0,
-        (Wait::Pending, _) => 1,
-        (Wait::Done(Status::Success), _) => 2,
-        (Wait::Done(_), _) => 3,
-        (Wait::Free, Ended::Aborted) => 4,
-        (Wait::Free, Ended::Finished) => 5,
-    };
     SavedWait {
-        generation: entry.generation,
+        generation: entry.generation(),
         node: entry.node,
-        state,
+        state: entry.saved_state(),
     }
 }
 
 fn load_wait(saved: &SavedWait, now: u32) -> Result<Entry, RestoreError> {
-    let wait = match saved.state {
-        0 | 4 | 5 => Wait::Free,
-        1 => Wait::Pending,
-        2 => Wait::Done(Status::Success),
-        3 => Wait::Done(Status::Failure),
-        _ => return Err(corrupt("a wait in an unknown state")),
-    };
-    // How a free wait ended: what a stale ticket of it is told.
-    let ended = match saved.state {
-        4 => Ended::Aborted,
-        5 => Ended::Finished,
-        _ => Ended::Unknown,
-    };
-    Ok(Entry {
-        generation: saved.generation,
-        node: saved.node,
-        wait,
-        since: now,
-        ended,
-    })
+    // A generation past 61 bits is taken modulo 2⁶¹, as the table counts.
+    Entry::from_saved(saved.generation, saved.node, saved.state, now)
+        .ok_or_else(|| corrupt("a wait in an unknown state"))
 }
 
 /// Every node's persistent memory must be memory its kind can have left
@@ -376,7 +353,7 @@ fn check_tasks<A, W>(tree: &Tree<A, W>, agent: &Agent) -> Result<(), RestoreErro
                 let index = wait as usize;
                 let ok = entries
                     .get(index)
-                    .is_some_and(|e| e.node == task.node && e.wait != Wait::Free);
+                    .is_some_and(|e| e.node == task.node && e.wait() != Wait::Free);
                 if !ok || std::mem::replace(&mut held[index], true) {
                     return Err(corrupt_at(task.node, "an async leaf without its wait"));
                 }
@@ -387,7 +364,7 @@ fn check_tasks<A, W>(tree: &Tree<A, W>, agent: &Agent) -> Result<(), RestoreErro
     let stray = entries
         .iter()
         .zip(&held)
-        .any(|(e, &h)| e.wait != Wait::Free && !h);
+        .any(|(e, &h)| e.wait() != Wait::Free && !h);
     if stray {
         return Err(corrupt("a wait held by no running async leaf"));
     }

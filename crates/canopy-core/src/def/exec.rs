@@ -102,6 +102,14 @@ pub(crate) trait Exec<A, W> {
     /// Release wait `index` (its leaf finished, or was `aborted`): its
     /// ticket goes stale.
     fn release_wait(&mut self, index: u32, aborted: bool);
+
+    /// The ticket wait `index` was claimed with (for agent `agent`), while
+    /// it is held: pending, or completed and not yet taken.
+    fn held_wait(&self, index: u32, agent: u32) -> Option<Ticket>;
+
+    /// Tell the observer that this async leaf was aborted while it held
+    /// the wait of `ticket`.
+    fn wait_aborted(&mut self, ticket: Ticket);
 }
 
 /// The status of child `child` as a parent's update sees it: run it, unless

@@ -9,6 +9,7 @@
 
 use crate::util::primitives::NodeId;
 use crate::util::status::Status;
+use crate::util::ticket::Ticket;
 
 /// What happened to a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +95,39 @@ pub trait Observer {
 
     /// Called for every event, in the order they happen.
     fn event(&mut self, event: Event);
+
+    /// An async leaf, `node`, was aborted while it held the wait of
+    /// `ticket` (it was waiting for the ticket, or had not taken its
+    /// result yet): whatever works on that request can stop. Called once
+    /// per abort, just before the `Abort` event of the leaf, in either
+    /// mode, and whatever [`observes`](Observer::observes) says: an
+    /// observer that wants only this says `false` there and costs a tick
+    /// nothing but its aborts. The default does nothing.
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, Event, NodeId, Observer, Status, Ticket};
+    ///
+    /// /// Collects the tickets of aborted waits, and nothing else.
+    /// struct Cancelled(Vec<Ticket>);
+    /// impl Observer for Cancelled {
+    ///     fn observes(&self) -> bool { false }
+    ///     fn event(&mut self, _: Event) {}
+    ///     fn wait_aborted(&mut self, _node: NodeId, ticket: Ticket) { self.0.push(ticket); }
+    /// }
+    ///
+    /// let b = Builder::<(), ()>::new();
+    /// let tree = b.build(b.timeout("give up", 2, b.async_action("ask", |_, _| Status::Running)))
+    ///     .unwrap();
+    /// let (mut agent, mut cancelled) = (Agent::new(&tree), Cancelled(Vec::new()));
+    /// for _ in 0..3 {
+    ///     agent.tick_observed(&tree, &mut (), &(), &mut cancelled);
+    /// }
+    /// assert_eq!(cancelled.0.len(), 1); // the timeout aborted the wait
+    /// ```
+    #[inline(always)]
+    fn wait_aborted(&mut self, node: NodeId, ticket: Ticket) {
+        let _ = (node, ticket);
+    }
 }
 
 /// The observer that ignores everything; what [`Agent::tick`](crate::Agent::tick) uses.
@@ -116,5 +150,10 @@ impl<O: Observer + ?Sized> Observer for &mut O {
     #[inline]
     fn event(&mut self, event: Event) {
         (**self).event(event)
+    }
+
+    #[inline]
+    fn wait_aborted(&mut self, node: NodeId, ticket: Ticket) {
+        (**self).wait_aborted(node, ticket)
     }
 }

@@ -104,6 +104,15 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
             waits.release(index, aborted);
         }
     }
+
+    fn held_wait(&self, index: u32, agent: u32) -> Option<Ticket> {
+        self.r.waits.as_deref()?.held(agent, index)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn wait_aborted(&mut self, ticket: Ticket) {
+        self.r.obs.wait_aborted(NodeId(self.at.node()), ticket);
+    }
 }
 
 /// One tick-from-root visit of a task, for a kind known statically:

@@ -169,7 +169,9 @@
 //! tick ([`Agent::complete`](crate::Agent::complete)). The leaf then
 //! reports the completed status on its next update. A ticket goes stale
 //! when its leaf ends (finishes or is aborted), and completing a stale
-//! ticket does nothing. See [`Ticket`](crate::Ticket).
+//! ticket does nothing. See [`Ticket`](crate::Ticket). A leaf may also
+//! carry code run once each time it is aborted while it waits, with its
+//! ticket ([`AbortFn`](crate::AbortFn)).
 //!
 //! ## Custom
 //! A user [`Node`](crate::Node) with its own task; it may run children

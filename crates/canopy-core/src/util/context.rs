@@ -37,6 +37,19 @@ pub type ConditionFn<A, W> = Arc<dyn Fn(&Ctx<A, W>) -> bool + Send + Sync>;
 /// `Failure` ends it at once (the ticket is then stale).
 pub type AsyncFn<A, W> = Arc<dyn Fn(&mut Ctx<A, W>, Ticket) -> Status + Send + Sync>;
 
+/// An async leaf's code for its abort
+/// ([`Builder::async_action_with_abort`](crate::Builder::async_action_with_abort)):
+/// called when the leaf is aborted while it waits — its parent moved on,
+/// a Timeout fired, the agent was [reset](crate::Agent::reset), a
+/// [reload](crate::Agent::reload) removed it — with the ticket its start
+/// code was given, so that the work done for it can be dropped. Once per
+/// abort, in either mode, deepest task first like every terminate hook;
+/// never when the leaf finished, and also when the ticket had been
+/// completed but the leaf had not taken the result yet (it never will).
+/// Not called by a reset of a poisoned agent (which runs no code), nor
+/// when an agent is dropped.
+pub type AbortFn<A, W> = Arc<dyn Fn(&mut Ctx<A, W>, Ticket) + Send + Sync>;
+
 /// A guard's condition together with a label for printing the tree.
 pub struct Predicate<A, W> {
     /// Shown by tree printers as the guard's `condition` parameter.
