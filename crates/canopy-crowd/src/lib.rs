@@ -41,28 +41,35 @@
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
+mod flow;
 mod leaves;
 mod lod;
+mod model;
 mod motion;
 mod orca;
+mod places;
 mod save;
+pub mod scenarios;
 mod sim;
 mod svg;
 mod walker;
 mod world;
 
+pub use flow::{Busiest, Flow};
 pub use leaves::{register, registry};
 pub use lod::class_label;
+pub use model::{Model, weidmann_speed};
 pub use motion::Motion;
+pub use places::{Places, Visitors};
 pub use save::{
     CrowdFileError, CrowdFileProblem, MAX_ARENA_SIZE, MAX_PLACES, MAX_SAVED_AGENTS,
     MAX_SAVED_CROWD_BYTES, MAX_TIME_STEP, MAX_TRAIL, MIN_TIME_STEP, SAVED_CROWD_VERSION,
     SavedCrowdError,
 };
 pub use sim::{Config, Crowd, StepTimes, state_hash_of};
-pub use svg::{class_opacity, render_svg};
+pub use svg::{class_opacity, render_scene_svg, render_svg};
 pub use walker::{Activity, Walker};
-pub use world::{Grid, Threat, World};
+pub use world::{Grid, Threat, Wall, World};
 
 use canopy_core::Tree;
 use canopy_data::{Format, LoadError};

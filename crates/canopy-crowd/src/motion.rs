@@ -16,9 +16,10 @@ use std::ops::Range;
 use glam::{Vec2, Vec4};
 use rayon::prelude::*;
 
+use crate::model::Model;
 use crate::orca::{self, Body, MAX_LINES};
 use crate::walker::Walker;
-use crate::world::{Grid, World};
+use crate::world::{Grid, Wall, World};
 
 /// Most neighbours one agent avoids at a time: its nearest.
 const MAX_NEIGHBOURS: usize = MAX_LINES;
@@ -57,6 +58,8 @@ struct Want {
 /// [`Motion::move_walkers`].
 #[derive(Clone, Debug, Default)]
 pub struct Motion {
+    /// Bodies, avoidance and following ([`Model::PEDESTRIANS`] by default).
+    model: Model,
     /// Everyone's position, velocity and radius at the start of the step.
     bodies: Vec<Body>,
     /// What each agent perceives.
@@ -68,6 +71,19 @@ pub struct Motion {
 }
 
 impl Motion {
+    /// Movement by `model` (the default is [`Model::PEDESTRIANS`]).
+    pub fn with_model(model: Model) -> Motion {
+        Motion {
+            model,
+            ..Motion::default()
+        }
+    }
+
+    /// The movement model it steers with.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
     /// After the grid was rebuilt: take the snapshot of bodies, find each
     /// agent's neighbours, and tell every walker how many there are and
     /// where the nearest is.
@@ -98,6 +114,7 @@ impl Motion {
                 body.position = w.pos;
                 body.velocity = w.vel;
                 body.radius = w.radius;
+                body.responsibility = 1.0;
             });
         self.near
             .par_iter_mut()
@@ -164,7 +181,8 @@ impl Motion {
                 };
             });
         let (bodies, near, wants) = (&self.bodies, &self.near, &self.wants);
-        let horizon = avoidance_step(world.dt);
+        let step = avoidance_step(world.dt);
+        let (model, walls, reach) = (self.model, &world.walls[..], grid.reach());
         self.velocities
             .par_iter_mut()
             .enumerate()
@@ -174,12 +192,29 @@ impl Motion {
                     *velocity = want.velocity;
                     return;
                 }
-                let seen = &near[slot];
-                let others = seen.slots[..usize::from(seen.len)]
+                let (me, seen) = (&bodies[slot], &near[slot]);
+                let kept = &seen.slots[..usize::from(seen.len)];
+                let (asked, walking) = sane_want(want.velocity, want.max_speed);
+                // An intent faster than the agent's walking speed (running
+                // from a threat) is its top speed for this step.
+                let top = walking.max(asked.length());
+                let ahead = kept
                     .iter()
-                    .map(|&other| (bodies[other as usize], other as usize > slot));
-                let (intent, max_speed) = sane_want(want.velocity, want.max_speed);
-                let chosen = orca::avoid(&bodies[slot], others, intent, max_speed, horizon);
+                    .map(|&other| (&bodies[other as usize], (other as usize) < slot));
+                let following = (model.time_gap, model.press);
+                let preferred = choose_way(me, asked, ahead, reach, following);
+                let chosen = if walls.is_empty() {
+                    let others = kept
+                        .iter()
+                        .map(|&other| (bodies[other as usize], other as usize > slot));
+                    orca::avoid(me, others, preferred, top, step, model.time_horizon)
+                } else {
+                    let others = (bodies, slot, kept);
+                    avoid_beside_walls(
+                        me, walls, reach, others.0, others.1, others.2, preferred, top, step,
+                        &model,
+                    )
+                };
                 *velocity = if chosen.is_finite() {
                     chosen
                 } else {
@@ -199,6 +234,189 @@ impl Motion {
                 update_needs(w, world);
             });
     }
+}
+
+/// Turns tried besides straight on, as (cosine, sine): 20°, 40° and 69°
+/// either side (worked out once: a sine and cosine per turn per agent
+/// cost more than the rest of the choice).
+const TURNS: [(f32, f32); 6] = [
+    (0.9393727, 0.3428978),
+    (0.9393727, -0.3428978),
+    (0.7648422, 0.6442177),
+    (0.7648422, -0.6442177),
+    (0.3623578, 0.9320391),
+    (0.3623578, -0.9320391),
+];
+
+/// The nearest agents as a way is chosen among them: where each is, ahead
+/// of the agent along its intent and to its left, and how close its body
+/// comes to the agent's, four to a vector. Lanes past the last neighbour
+/// are never in the way.
+struct Ahead {
+    ahead: [Vec4; 2],
+    left: [Vec4; 2],
+    reach: [Vec4; 2],
+    /// 1 where the neighbour goes first when the two are side by side
+    /// (its slot comes before the agent's), else 0.
+    first: [Vec4; 2],
+}
+
+impl Ahead {
+    fn new<'a>(me: &Body, straight: Vec2, others: impl Iterator<Item = (&'a Body, bool)>) -> Ahead {
+        let mut lanes = [[0.0f32; 2 * LANES]; 4];
+        // A lane past the last neighbour lies behind: never in the way.
+        lanes[0] = [-1.0; 2 * LANES];
+        for (k, (other, first)) in others.take(2 * LANES).enumerate() {
+            let offset = other.position - me.position;
+            lanes[0][k] = offset.dot(straight);
+            lanes[1][k] = straight.perp_dot(offset);
+            lanes[2][k] = me.radius + other.radius;
+            lanes[3][k] = f32::from(u8::from(first));
+        }
+        let split =
+            |l: &[f32; 2 * LANES]| [Vec4::from_slice(&l[..LANES]), Vec4::from_slice(&l[LANES..])];
+        Ahead {
+            ahead: split(&lanes[0]),
+            left: split(&lanes[1]),
+            reach: split(&lanes[2]),
+            first: split(&lanes[3]),
+        }
+    }
+
+    /// How far the agent can walk along its intent turned by (`cos`,
+    /// `sin`) before its body meets one of theirs, as they stand now: at
+    /// most `horizon`. Someone more aside than ahead is in the way only if
+    /// it goes first (see [`Ahead::first`]): two agents converging side
+    /// by side on a doorway would otherwise each wait for the other, for
+    /// ever.
+    fn free_path(&self, cos: f32, sin: f32, horizon: f32) -> f32 {
+        let (c, s) = (Vec4::splat(cos), Vec4::splat(sin));
+        let mut free = Vec4::splat(horizon);
+        for k in 0..2 {
+            let ahead = self.ahead[k] * c + self.left[k] * s;
+            let aside = (self.left[k] * c - self.ahead[k] * s).abs();
+            let reach = self.reach[k];
+            let goes_first = self.first[k].cmpgt(Vec4::ZERO);
+            let in_way =
+                (ahead.cmpgt(aside) | (goes_first & ahead.cmpgt(Vec4::ZERO))) & aside.cmplt(reach);
+            let gap = ahead - (reach * reach - aside * aside).max(Vec4::ZERO).sqrt_lanes();
+            free = Vec4::select(in_way, free.min(gap.max(Vec4::ZERO)), free);
+        }
+        free.min_element()
+    }
+}
+
+/// Square roots lane by lane (the compiler makes it one instruction).
+trait SqrtLanes {
+    fn sqrt_lanes(self) -> Self;
+}
+
+impl SqrtLanes for Vec4 {
+    fn sqrt_lanes(self) -> Vec4 {
+        Vec4::new(self.x.sqrt(), self.y.sqrt(), self.z.sqrt(), self.w.sqrt())
+    }
+}
+
+/// The velocity an agent asks of avoidance: of the ways straight along
+/// `intent` or turned by one of [`TURNS`], the one that brings it nearest
+/// to the point `horizon` ahead, going as far as it can before it meets
+/// someone (Moussaïd, Helbing and Theraulaz's heuristic, 2011); at most
+/// its intent's speed, and slow enough to keep `time_gap` seconds of free
+/// path ahead — but never below `press` of its intent's speed. With
+/// nobody in the way, the intent unchanged; with `time_gap` 0, too (ORCA
+/// alone).
+fn choose_way<'a>(
+    me: &Body,
+    intent: Vec2,
+    others: impl Iterator<Item = (&'a Body, bool)>,
+    horizon: f32,
+    (time_gap, press): (f32, f32),
+) -> Vec2 {
+    let speed = intent.length();
+    if time_gap <= 0.0 || speed <= 0.0 {
+        return intent;
+    }
+    let straight = intent / speed;
+    let ahead = Ahead::new(me, straight, others);
+    let free = ahead.free_path(1.0, 0.0, horizon);
+    if free >= horizon {
+        return intent;
+    }
+    // The distance left to the point `horizon` straight ahead after
+    // walking `free` along a way turned by an angle of cosine `cos`;
+    // squared.
+    let left = |cos: f32, free: f32| horizon * horizon + free * free - 2.0 * horizon * free * cos;
+    let mut best = (left(1.0, free), (1.0, 0.0), free);
+    for (cos, sin) in TURNS {
+        let free = ahead.free_path(cos, sin, horizon);
+        let remaining = left(cos, free);
+        if remaining < best.0 {
+            best = (remaining, (cos, sin), free);
+        }
+    }
+    let (cos, sin) = best.1;
+    Vec2::new(cos, sin).rotate(straight) * speed.min((best.2 / time_gap).max(speed * press))
+}
+
+/// Most walls one agent avoids at a time: the nearest.
+const MAX_WALLS: usize = 2;
+
+/// Avoidance for the agent in `slot` where there are walls: the nearest
+/// point of each of the [`MAX_WALLS`] nearest walls within `reach`, and
+/// the nearest of the agents it perceived (`kept`) to fill the rest of the
+/// solver's places.
+#[allow(clippy::too_many_arguments)]
+fn avoid_beside_walls(
+    me: &Body,
+    walls: &[Wall],
+    reach: f32,
+    bodies: &[Body],
+    slot: usize,
+    kept: &[u32],
+    preferred: Vec2,
+    top: f32,
+    step: f32,
+    model: &Model,
+) -> Vec2 {
+    let mut near = [(f32::INFINITY, Vec2::ZERO); MAX_WALLS];
+    for wall in walls {
+        let point = wall.nearest(me.position);
+        let mut carry = (point.distance_squared(me.position), point);
+        if carry.0 > reach * reach {
+            continue;
+        }
+        for place in &mut near {
+            if carry.0 < place.0 {
+                std::mem::swap(place, &mut carry);
+            }
+        }
+    }
+    let count = near.iter().filter(|w| w.0.is_finite()).count();
+    let points = near.map(|w| w.1);
+    let mut agents = [(0.0f32, 0u32); MAX_NEIGHBOURS];
+    for (to, &other) in agents.iter_mut().zip(kept) {
+        *to = (
+            bodies[other as usize]
+                .position
+                .distance_squared(me.position),
+            other,
+        );
+    }
+    let kept = kept.len().min(MAX_NEIGHBOURS);
+    agents[..kept].sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let others = agents[..kept.min(MAX_NEIGHBOURS - count)]
+        .iter()
+        .map(|&(_, other)| (bodies[other as usize], other as usize > slot));
+    orca::avoid_beside_walls(
+        me,
+        &points[..count],
+        others,
+        preferred,
+        top,
+        step,
+        model.time_horizon,
+        model.wall_horizon,
+    )
 }
 
 /// Whether agent `i` is due by `elapsed` (everyone without a plan, and
@@ -464,8 +682,8 @@ fn nearest_keys(grid: &Grid, here: Vec2, me: u32, found: &[u32]) -> [u64; MAX_NE
 fn update_needs(walker: &mut Walker, world: &World) {
     let effort = walker.vel.length() / walker.max_speed;
     let dt = world.dt;
-    walker.hunger = (walker.hunger + dt * (0.010 + 0.012 * effort)).min(1.0);
-    walker.fatigue = (walker.fatigue + dt * (0.006 + 0.016 * effort)).min(1.0);
+    walker.hunger = (walker.hunger + dt * (0.010 + 0.010 * effort)).min(1.0);
+    walker.fatigue = (walker.fatigue + dt * (0.006 + 0.012 * effort)).min(1.0);
     let danger = match world.nearest_threat(walker.pos) {
         Some((_, d)) if d < 0.0 => 1.0,
         Some((_, d)) if d < 8.0 => 0.8 - d * 0.1,
@@ -540,10 +758,11 @@ mod tests {
                 size: 40.0,
                 dt: 0.1,
                 step: 0,
-                food: Vec::new(),
-                rest: Vec::new(),
+                food: World::food_patches(Vec::new(), 40.0),
+                rest: World::rest_areas(Vec::new(), 40.0),
                 threats: Vec::new(),
                 social_radius: 3.0,
+                walls: Vec::new(),
                 grid: Grid::new(40.0, 3.0),
             };
             world.grid.rebuild(&walkers);

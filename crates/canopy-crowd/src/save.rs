@@ -46,7 +46,7 @@ use crate::world::{Threat, World};
 
 const MAGIC: &[u8; 4] = b"CNCW";
 /// The saved-crowd format's version; [`Crowd::load`] reads only this one.
-pub const SAVED_CROWD_VERSION: u16 = 1;
+pub const SAVED_CROWD_VERSION: u16 = 2;
 /// The most agents a saved crowd may hold: the demo's own limit.
 pub const MAX_SAVED_AGENTS: u32 = 2_000_000;
 /// The largest saved crowd [`Crowd::load_file`] reads, in bytes (1 GiB).
@@ -67,7 +67,7 @@ pub const MAX_PLACES: u32 = 4_096;
 /// The most trail samples per agent a saved crowd may keep.
 pub const MAX_TRAIL: u32 = 64;
 /// Bytes of one walker's record.
-const WALKER_BYTES: usize = 4 * 17 + 3;
+const WALKER_BYTES: usize = 4 * 20 + 3;
 /// Bytes of one threat's record.
 const THREAT_BYTES: usize = 4 * 5;
 
@@ -300,13 +300,13 @@ impl Crowd {
         if r.remaining() < config.agents * WALKER_BYTES {
             return Err(SavedCrowdError::Truncated);
         }
-        let food = config.food.unwrap_or(0);
+        let places = (config.food.unwrap_or(0), config.rest.unwrap_or(0));
         let mut walkers = Vec::new();
         walkers
             .try_reserve_exact(config.agents)
             .map_err(|_| SavedCrowdError::OutOfMemory)?;
         for i in 0..config.agents {
-            walkers.push(read_walker(&mut r, i, size, food)?);
+            walkers.push(read_walker(&mut r, i, size, places)?);
         }
         let len = usize::try_from(r.u64()?).map_err(|_| SavedCrowdError::Truncated)?;
         let agents = restore_crowd(&tree, r.take(len)?).map_err(SavedCrowdError::Agents)?;
@@ -413,7 +413,7 @@ fn read_threat(r: &mut Reader<'_>, k: usize, size: f32) -> Result<Threat, SavedC
     let vel = r.vec(&name("velocity"))?;
     let radius = r.f32(&name("radius"))?;
     in_arena(pos, size, || name("position"))?;
-    within(|| name("speed"), vel.length(), 0.0, MAX_SPEED, " units/s")?;
+    within(|| name("speed"), vel.length(), 0.0, MAX_SPEED, " m/s")?;
     positive(|| name("radius"), radius, size, "")?;
     Ok(Threat { pos, vel, radius })
 }
@@ -445,6 +445,9 @@ fn put_walker(w: &mut Vec<u8>, k: &Walker) {
     put_f32(w, k.fatigue);
     put_f32(w, k.fear);
     w.extend_from_slice(&k.known_food.to_le_bytes());
+    w.extend_from_slice(&k.known_rest.to_le_bytes());
+    put_u32(w, k.meals);
+    put_u32(w, k.naps);
     put_vec(w, k.intent);
     put_u32(w, k.rng);
     w.push(k.activity as u8);
@@ -474,15 +477,15 @@ fn read_walker(
     r: &mut Reader<'_>,
     i: usize,
     size: f32,
-    food: usize,
+    (food, rest): (usize, usize),
 ) -> Result<Walker, SavedCrowdError> {
     let name = |what: &str| format!("walker {i}'s {what}");
     let pos = in_arena(r.vec(&name("position"))?, size, || name("position"))?;
     let vel = r.vec(&name("velocity"))?;
-    within(|| name("speed"), vel.length(), 0.0, MAX_SPEED, " units/s")?;
+    within(|| name("speed"), vel.length(), 0.0, MAX_SPEED, " m/s")?;
     let radius = positive(|| name("radius"), r.f32(&name("radius"))?, 10.0, "")?;
     let max_speed = r.f32(&name("top speed"))?;
-    let max_speed = positive(|| name("top speed"), max_speed, MAX_SPEED, " units/s")?;
+    let max_speed = positive(|| name("top speed"), max_speed, MAX_SPEED, " m/s")?;
     let goal = in_arena(r.vec(&name("goal"))?, size, || name("goal"))?;
     let need = |what: &str, v: f32| within(|| name(what), v, 0.0, 1.0, "");
     let hunger = need("hunger", r.f32(&name("hunger"))?)?;
@@ -490,19 +493,29 @@ fn read_walker(
     let fear = need("fear", r.f32(&name("fear"))?)?;
     let known_food = r.u32()? as i32;
     let known_food = within(
-        || name("remembered food patch"),
+        || name("chosen food patch"),
         known_food,
         -1,
         food as i32 - 1,
         "",
     )?;
+    let known_rest = r.u32()? as i32;
+    let known_rest = within(
+        || name("chosen rest area"),
+        known_rest,
+        -1,
+        rest as i32 - 1,
+        "",
+    )?;
+    let meals = r.u32()?;
+    let naps = r.u32()?;
     let intent = r.vec(&name("intent"))?;
     within(
         || name("intended speed"),
         intent.length(),
         0.0,
         MAX_SPEED,
-        " units/s",
+        " m/s",
     )?;
     let rng = within(|| name("dice"), r.u32()?, 1, u32::MAX, "")?;
     let code = r.take(1)?[0];
@@ -530,6 +543,9 @@ fn read_walker(
         fatigue,
         fear,
         known_food,
+        known_rest,
+        meals,
+        naps,
         activity,
         intent,
         neighbours,

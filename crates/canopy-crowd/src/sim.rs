@@ -28,6 +28,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::lod::CrowdLod;
+use crate::model::Model;
 use crate::motion::Motion;
 use crate::walker::{Activity, Walker};
 use crate::world::{Grid, Threat, World};
@@ -41,11 +42,11 @@ pub struct Config {
     pub seed: u64,
     /// Seconds per step.
     pub dt: f32,
-    /// Arena side; by default it grows with the crowd (about 6 units² per agent).
+    /// Arena side, m; by default it grows with the crowd (6 m² per agent).
     pub size: Option<f32>,
-    /// Food patches; by default one per 1,250 agents, at least 6.
+    /// Food patches; by default one per 500 agents, at least 6.
     pub food: Option<usize>,
-    /// Rest areas; by default one per 2,000 agents, at least 4.
+    /// Rest areas; by default one per 800 agents, at least 4.
     pub rest: Option<usize>,
     /// Roaming threats.
     pub threats: usize,
@@ -120,8 +121,8 @@ impl Config {
                 self.size
                     .unwrap_or_else(|| (agents.max(100) as f32 * 6.0).sqrt()),
             ),
-            food: Some(self.food.unwrap_or((agents / 1_250).max(6))),
-            rest: Some(self.rest.unwrap_or((agents / 2_000).max(4))),
+            food: Some(self.food.unwrap_or((agents / 500).max(6))),
+            rest: Some(self.rest.unwrap_or((agents / 800).max(4))),
             ..self.clone()
         }
     }
@@ -130,19 +131,25 @@ impl Config {
 impl Walker {
     /// Agent `i`'s walker as [`Crowd::new`] scatters it over an arena of
     /// side `size`: drawn from the seed and `i` alone, so a part of the
-    /// crowd (one MPI rank's) can be made without making the rest.
+    /// crowd (one MPI rank's) can be made without making the rest. Its
+    /// body and free speed are drawn from [`Model::PEDESTRIANS`].
     pub fn scattered(seed: u64, size: f32, i: usize) -> Walker {
         let mut own = Dice(mix(seed ^ mix(i as u64 + 1)));
+        let pos = own.point(size, 1.0);
+        let (radius, max_speed) = Model::PEDESTRIANS.draw([own.roll(), own.roll(), own.roll()]);
         Walker {
-            pos: own.point(size, 1.0),
+            pos,
             vel: Vec2::ZERO,
-            radius: 0.35 + own.roll() * 0.15,
-            max_speed: 3.0 + own.roll() * 1.5,
+            radius,
+            max_speed,
             goal: Vec2::ZERO,
-            hunger: own.roll() * 0.75,
-            fatigue: own.roll() * 0.85,
+            hunger: own.roll() * 0.7,
+            fatigue: own.roll() * 0.8,
             fear: 0.0,
             known_food: -1,
+            known_rest: -1,
+            meals: 0,
+            naps: 0,
             activity: Activity::Idle,
             intent: Vec2::ZERO,
             neighbours: 0,
@@ -233,7 +240,7 @@ impl Crowd {
                 let centre = Vec2::splat(size / 2.0);
                 Threat {
                     pos: centre + Vec2::from_angle(angle) * size * 0.3,
-                    vel: Vec2::from_angle(angle + 1.2 + dice.roll()) * (2.0 + dice.roll()),
+                    vel: Vec2::from_angle(angle + 1.2 + dice.roll()) * (1.0 + dice.roll() * 0.6),
                     radius: 6.0 + size * 0.04,
                 }
             })
@@ -243,10 +250,11 @@ impl Crowd {
             size,
             dt: config.dt,
             step: 0,
-            food,
-            rest,
+            food: World::food_patches(food, size),
+            rest: World::rest_areas(rest, size),
             threats,
             social_radius,
+            walls: Vec::new(),
             grid: Grid::try_new(size, social_radius)?,
         };
         let scattered = collect_exact(
@@ -301,6 +309,7 @@ impl Crowd {
         self.walkers = walkers;
         self.agents = agents;
         self.world.grid.rebuild(&self.walkers);
+        self.world.count_visitors(&self.walkers);
         self.motion.sense(&mut self.walkers, &self.world);
         self.perception_stale = false;
         let n = self.walkers.len();
@@ -465,6 +474,7 @@ impl Crowd {
         }
         self.world.advance();
         self.world.grid.rebuild(&self.walkers);
+        self.world.count_visitors(&self.walkers);
         // With level of detail, the agents due next step perceive when
         // the step's plan is made.
         self.perception_stale = self.lod.is_some();
@@ -543,6 +553,16 @@ impl Crowd {
         (0..filled).map(move |k| self.trails[(first + k) % len * n + i])
     }
 
+    /// Meals finished so far, by every agent together.
+    pub fn meals(&self) -> u64 {
+        self.walkers.iter().map(|w| u64::from(w.meals)).sum()
+    }
+
+    /// Naps finished so far, by every agent together.
+    pub fn naps(&self) -> u64 {
+        self.walkers.iter().map(|w| u64::from(w.naps)).sum()
+    }
+
     /// How many agents are doing each activity.
     pub fn activity_counts(&self) -> Vec<(Activity, usize)> {
         let mut counts = [0usize; 6];
@@ -609,6 +629,9 @@ pub fn state_hash_of<'a>(
         h.f32(w.fatigue);
         h.f32(w.fear);
         h.u32(w.known_food as u32);
+        h.u32(w.known_rest as u32);
+        h.u32(w.meals);
+        h.u32(w.naps);
         h.u32(w.activity as u32);
         h.u32(w.rng);
     }

@@ -76,10 +76,13 @@ fn the_crowd_tree_comes_from_the_file_and_is_shared() {
     for crowd_type in [
         "NeedAbove",
         "Flee",
-        "FindFood",
+        "Utility",
+        "ChoosePlace",
+        "AtPlace",
         "MoveTo",
-        "Eat",
-        "Rest",
+        "GiveUp",
+        "Served",
+        "Leave",
         "Mingle",
         "Wander",
     ] {
