@@ -57,7 +57,7 @@ mod world;
 
 pub use flow::{Busiest, Flow};
 pub use leaves::{register, registry};
-pub use lod::class_label;
+pub use lod::{class_label, lod_band};
 pub use model::{Model, weidmann_speed};
 pub use motion::Motion;
 pub use places::{Places, Visitors};
@@ -66,7 +66,7 @@ pub use save::{
     MAX_SAVED_CROWD_BYTES, MAX_TIME_STEP, MAX_TRAIL, MIN_TIME_STEP, SAVED_CROWD_VERSION,
     SavedCrowdError,
 };
-pub use sim::{Config, Crowd, StepTimes, state_hash_of};
+pub use sim::{Config, Crowd, STEER_IN_A_CROWD, StepTimes, state_hash_of};
 pub use svg::{class_opacity, render_scene_svg, render_svg};
 pub use walker::{Activity, Walker};
 pub use world::{Grid, Threat, Wall, World};

@@ -95,7 +95,11 @@ impl Motion {
     /// those past its end): everyone's body is taken, but only these
     /// perceive, and only their walkers are told. Pass the same `elapsed`
     /// to [`Motion::move_walkers_due`]: the others have no neighbours to
-    /// avoid, and their walkers keep what they perceived last.
+    /// avoid, and their walkers keep what they perceived last. The others
+    /// keep their velocity this step, so avoidance gives them no share of
+    /// the effort: an agent steered now avoids one that is not as it would
+    /// a wall that moves, taking all of it (with everyone steered, ORCA's
+    /// even shares).
     pub fn sense_due(&mut self, walkers: &mut [Walker], world: &World, elapsed: &[u32]) {
         self.sense_some(walkers, world, Some(elapsed));
     }
@@ -114,7 +118,14 @@ impl Motion {
                 body.position = w.pos;
                 body.velocity = w.vel;
                 body.radius = w.radius;
-                body.responsibility = 1.0;
+                // An agent not steered this step keeps its velocity: it
+                // takes no share of avoiding anyone, whoever meets it
+                // takes all (see `Motion::sense_due`).
+                body.responsibility = if is_due(elapsed, i as usize) {
+                    1.0
+                } else {
+                    0.0
+                };
             });
         self.near
             .par_iter_mut()
@@ -733,11 +744,11 @@ mod tests {
             }
         }
 
-        /// With level of detail, an agent that is due perceives and moves
-        /// exactly as it would with everyone due, and one that is not
-        /// keeps its velocity and moves on with it, and its walker keeps
-        /// what it perceived last; agents past the end of the list count
-        /// as due.
+        /// With level of detail, an agent that is due and has only agents
+        /// that are due within reach perceives and moves exactly as it
+        /// would with everyone due; one that is not keeps its velocity and
+        /// moves on with it, and its walker keeps what it perceived last;
+        /// agents past the end of the list count as due.
         #[test]
         fn agents_not_due_keep_their_velocity_and_the_rest_avoid_as_usual(
             positions in crowd(),
@@ -774,9 +785,16 @@ mod tests {
             let mut motion = Motion::default();
             motion.sense_due(&mut some, &world, &elapsed);
             motion.move_walkers_due(&mut some, &world, &elapsed);
+            let is_due = |i: usize| due.get(i).is_none_or(|&d| d);
             for (i, ((some, all), before)) in some.iter().zip(&everyone).zip(&walkers).enumerate() {
-                if due.get(i).is_none_or(|&d| d) {
-                    prop_assert_eq!(some, all, "agent {} is due", i);
+                let among_due = (0..walkers.len())
+                    .filter(|&j| walkers[j].pos.distance(before.pos) <= 3.0)
+                    .all(is_due);
+                if is_due(i) {
+                    prop_assert_eq!((some.neighbours, some.nearest), (all.neighbours, all.nearest));
+                    if among_due {
+                        prop_assert_eq!(some, all, "agent {} is due among agents due", i);
+                    }
                 } else {
                     prop_assert_eq!(some.vel, before.vel, "agent {} keeps its velocity", i);
                     let moved = (before.pos + before.vel * 0.1).max(Vec2::ZERO).min(Vec2::splat(40.0));
@@ -785,5 +803,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Two agents walking into each other: when both are steered, each
+    /// takes half of the swerve; when one keeps its velocity this step
+    /// (level of detail), the other takes all of it.
+    #[test]
+    fn an_agent_steered_takes_all_the_effort_beside_one_that_is_not() {
+        let walker = |x: f32, dir: f32| Walker {
+            vel: Vec2::new(dir * 1.3, 0.0),
+            intent: Vec2::new(dir * 1.3, 0.0),
+            max_speed: 1.3,
+            radius: 0.25,
+            ..walker_at(Vec2::new(x, 20.05))
+        };
+        let world = |walkers: &[Walker]| {
+            let mut world = World {
+                size: 40.0,
+                dt: 0.1,
+                step: 0,
+                food: World::food_patches(Vec::new(), 40.0),
+                rest: World::rest_areas(Vec::new(), 40.0),
+                threats: Vec::new(),
+                social_radius: 3.0,
+                walls: Vec::new(),
+                grid: Grid::new(40.0, 3.0),
+            };
+            world.grid.rebuild(walkers);
+            world
+        };
+        let swerve = |due: &[u32]| {
+            let mut walkers = vec![walker(19.0, 1.0), walker(21.0, -1.0)];
+            let world = world(&walkers);
+            let mut motion = Motion::with_model(Model::ORCA_ONLY);
+            motion.sense_due(&mut walkers, &world, due);
+            motion.move_walkers_due(&mut walkers, &world, due);
+            walkers[0].vel.y.abs()
+        };
+        let (shared, alone) = (swerve(&[1, 1]), swerve(&[1, 0]));
+        assert!(shared > 0.05, "{shared}");
+        assert!(
+            (alone / shared - 2.0).abs() < 0.05,
+            "{alone} against {shared}"
+        );
     }
 }
