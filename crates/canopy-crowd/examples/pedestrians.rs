@@ -7,7 +7,7 @@
 //! cargo run --release -p canopy-crowd --example pedestrians
 //! cargo run --release -p canopy-crowd --example pedestrians -- \
 //!     --fd-plot docs/fundamental-diagram.svg --flow-plot docs/bottleneck-flow.svg \
-//!     --picture docs/bottleneck.svg
+//!     --picture docs/crowd-bottleneck.svg
 //! ```
 //!
 //! Options: `--fd-plot FILE.svg` (speed against density, with Weidmann's
@@ -125,9 +125,9 @@ fn main() {
         let size = Vec2::new(30.0, 20.0);
         let four = room(&model, size, 1000, true, 1);
         let two = room(&model, size, 1000, false, 1);
-        let alone = room(&orca, size, 1000, true, 1).seconds / 60.0;
+        let alone = room(&orca, size, 1000, true, 1).seconds;
         println!(
-            "| RiMEA 9: 1,000 persons leave a 30 × 20 m room by 4 doors of 1 m, then 2 | about twice as long with 2 | {:.0} s and {:.0} s: {:.2}× | 4 doors: {:.1} min |",
+            "| RiMEA 9: 1,000 persons leave a 30 × 20 m room by 4 doors of 1 m, then 2 | about twice as long with 2 | {:.0} s and {:.0} s: {:.2}× | 4 doors: {:.0} s |",
             four.seconds,
             two.seconds,
             two.seconds / four.seconds,

@@ -75,7 +75,7 @@ struct NeedAbove {
 /// True while the nearest threat's zone is closer than `distance`.
 #[derive(Params)]
 struct ThreatWithin {
-    /// Units from the zone's edge.
+    /// Metres from the zone's edge.
     #[param(range = 0.0..=1e6)]
     distance: f32,
 }
@@ -102,14 +102,14 @@ struct Doing {
     is: Activity,
 }
 
-/// Runs away from the nearest threat; Success once `safe` units outside
+/// Runs away from the nearest threat; Success once `safe` metres outside
 /// its zone.
 #[derive(Params)]
 struct Flee {
-    /// Fraction of top speed.
+    /// Fraction of the walking speed.
     #[param(default = 1.0, range = 0.0..=2.0)]
     speed: f32,
-    /// Units outside the zone.
+    /// Metres outside the zone.
     #[param(range = 0.0..=1e6)]
     safe: f32,
 }
@@ -173,10 +173,10 @@ struct Leave {
 /// Walks towards the goal; Success within `tolerance`.
 #[derive(Params)]
 struct MoveTo {
-    /// Fraction of top speed.
+    /// Fraction of the walking speed.
     #[param(default = 1.0, range = 0.0..=2.0)]
     speed: f32,
-    /// Arrival distance.
+    /// Arrival distance, m.
     #[param(default = 1.0, range = 0.0..=1e6)]
     tolerance: f32,
 }
@@ -185,7 +185,7 @@ struct MoveTo {
 /// Running.
 #[derive(Params)]
 struct Mingle {
-    /// Fraction of top speed.
+    /// Fraction of the walking speed.
     #[param(default = 0.4, range = 0.0..=2.0)]
     speed: f32,
 }
@@ -199,7 +199,7 @@ struct Stop {}
 #[derive(Params)]
 #[params(check = Self::check)]
 struct Wander {
-    /// Fraction of top speed.
+    /// Fraction of the walking speed.
     #[param(default = 0.5, range = 0.0..=2.0)]
     speed: f32,
     /// Shortest stroll.

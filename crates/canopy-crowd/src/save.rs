@@ -15,7 +15,7 @@
 //! parses is not enough: every value is checked against the range the
 //! simulation runs with, because a legal-looking one can still break it (a
 //! time step of 1e-20 s makes avoidance overflow to NaN, an arena a million
-//! units wide asks for a neighbour grid of hundreds of gigabytes, a million
+//! metres wide asks for a neighbour grid of hundreds of gigabytes, a million
 //! food patches make every agent's tick scan them all). The limits are
 //! listed in the crate's documentation ("Limits of a saved crowd").
 //!
@@ -56,7 +56,7 @@ pub const MAX_SAVED_CROWD_BYTES: u64 = 1 << 30;
 pub const MIN_TIME_STEP: f32 = crate::motion::MIN_AVOIDANCE_STEP;
 /// The longest time step a saved crowd may hold, in seconds.
 pub const MAX_TIME_STEP: f32 = 10.0;
-/// The widest arena a saved crowd may hold, in units: its neighbour grid
+/// The widest arena a saved crowd may hold, in metres: its neighbour grid
 /// has at most 1,667 × 1,667 cells (22 MB). A crowd of
 /// [`MAX_SAVED_AGENTS`] at the default density is 3,465 wide.
 pub const MAX_ARENA_SIZE: f32 = 5_000.0;
@@ -456,7 +456,7 @@ fn put_walker(w: &mut Vec<u8>, k: &Walker) {
     put_vec(w, k.nearest.unwrap_or(Vec2::ZERO));
 }
 
-/// The fastest anything may move, in units per second: far above what the
+/// The fastest anything may move, in m/s: far above what the
 /// simulation produces, low enough that no sum of them overflows.
 const MAX_SPEED: f32 = 1.0e3;
 

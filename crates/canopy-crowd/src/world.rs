@@ -19,7 +19,7 @@ use crate::walker::{Activity, Walker};
 pub struct Threat {
     /// Centre.
     pub pos: Vec2,
-    /// Velocity in units per second; threats bounce off the walls.
+    /// Velocity, m/s; threats bounce off the arena's edges.
     pub vel: Vec2,
     /// Radius of the danger zone.
     pub radius: f32,
@@ -117,7 +117,7 @@ impl Grid {
     pub const PADDING: usize = 4;
 
     /// A grid over a `size × size` arena for neighbour queries that reach
-    /// `reach` units: its cells are that wide.
+    /// `reach` metres: its cells are that wide.
     ///
     /// # Panics
     /// If the grid's memory cannot be had; [`Grid::try_new`] says so instead.
