@@ -303,16 +303,24 @@ fn main() {
             .iter()
             .map(|(a, n)| format!("\"{}\":{n}", a.word()))
             .collect();
+        let (busiest, busiest_share) =
+            busiest.map_or(("none", 0.0), |b| (b.activity.word(), b.share));
         println!(
             "{{\"agents\":{},\"steps\":{},\"threads\":{threads},\"mode\":\"{}\",\"lod\":{},\
-             \"agent_ticks_per_step\":{ticks_per_step:.0},\"tree_ms_per_step\":{tree_ms:.3},\
+             \"tree_nodes\":{},\"agent_ticks_per_step\":{ticks_per_step:.0},\"tree_ms_per_step\":{tree_ms:.3},\
              \"movement_ms_per_step\":{move_ms:.3},\"agent_ticks_per_sec\":{ticks_per_sec:.0},\
-             \"behavior_bytes_per_agent\":{bytes:.1},\"activities\":{{{}}},\"state_hash\":\"{:016x}\"}}",
+             \"behavior_bytes_per_agent\":{bytes:.1},\"activities\":{{{}}},\"meals\":{},\"naps\":{},\
+             \"busiest_after_warm_up\":{{\"activity\":\"{busiest}\",\"share\":{busiest_share:.4}}},\
+             \"fewest_meals_per_50_steps\":{},\"state_hash\":\"{:016x}\"}}",
             crowd.walkers.len(),
             args.steps,
             crowd.config().mode,
             crowd.lod().is_some(),
+            crowd.tree().len(),
             counts.join(","),
+            crowd.meals(),
+            crowd.naps(),
+            meals.iter().min().copied().unwrap_or(0),
             crowd.state_hash()
         );
     }
