@@ -39,7 +39,8 @@ use std::time::{Duration, Instant};
 
 use canopy::Mode;
 use canopy_crowd::{
-    Activity, Config, Crowd, class_label, class_opacity, load_default_tree, registry, render_svg,
+    Activity, Config, Crowd, Flow, class_label, class_opacity, load_default_tree, registry,
+    render_svg,
 };
 use canopy_inspector::{ClassLabel, EngineView, Frame, Inspector, Label, Options};
 use clap::Parser;
@@ -67,6 +68,9 @@ struct Args {
     /// Where to write the SVG picture of the final frame.
     #[arg(long, default_value = "crowd.svg")]
     out: PathBuf,
+    /// Also write a plot of the activities' shares over the run (SVG).
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
     /// Print a JSON object with the figures as the last line.
     #[arg(long)]
     json: bool,
@@ -181,6 +185,7 @@ fn main() {
     let (mut tree_time, mut move_time) = (Duration::ZERO, Duration::ZERO);
     let mut agent_ticks = 0usize;
     let mut tree_times = Vec::with_capacity(args.steps as usize);
+    let mut flow = Flow::new();
     let save_at = args
         .save
         .as_ref()
@@ -191,6 +196,7 @@ fn main() {
                 watcher.reload_if_changed(&mut crowd, |line| bar.suspend(|| println!("{line}")));
             }
             let times = crowd.step();
+            flow.record(&crowd);
             agent_ticks += crowd.lod().map_or(crowd.walkers.len(), |l| l.due().len());
             tree_time += times.tree;
             tree_times.push(times.tree);
@@ -215,6 +221,20 @@ fn main() {
     let svg = render_svg(&crowd, &title);
     if let Err(e) = std::fs::write(&args.out, svg) {
         fail(format!("cannot write {}: {e}", args.out.display()));
+    }
+    if let Some(path) = &args.plot {
+        let title = format!(
+            "{} agents{}: share of each activity, step by step",
+            crowd.walkers.len(),
+            if crowd.lod().is_some() {
+                ", level of detail"
+            } else {
+                ""
+            }
+        );
+        if let Err(e) = std::fs::write(path, flow.plot_svg(&title)) {
+            fail(format!("cannot write {}: {e}", path.display()));
+        }
     }
 
     let steps = args.steps as f64;
@@ -271,6 +291,21 @@ fn main() {
         .map(|(a, n)| format!("{} {n}", a.word()))
         .collect();
     println!("running now: {}", listed.join(", "));
+    // Whether it flows: the busiest activity once the crowd has spread
+    // out, and the meals in each 50 steps.
+    const WARM_UP: usize = 200;
+    let busiest = flow.busiest_after(WARM_UP);
+    let meals = flow.meals_per_window(WARM_UP, 50);
+    if let Some(b) = busiest {
+        println!(
+            "flow after step {WARM_UP}: busiest {} {:.1}% (step {}); meals per 50 steps: fewest {}, {} in all",
+            b.activity.word(),
+            100.0 * b.share,
+            b.step,
+            meals.iter().min().copied().unwrap_or(0),
+            crowd.meals()
+        );
+    }
     println!("state hash: {:016x}", crowd.state_hash());
     println!("picture: {}", args.out.display());
     if args.json {
@@ -278,16 +313,24 @@ fn main() {
             .iter()
             .map(|(a, n)| format!("\"{}\":{n}", a.word()))
             .collect();
+        let (busiest, busiest_share) =
+            busiest.map_or(("none", 0.0), |b| (b.activity.word(), b.share));
         println!(
             "{{\"agents\":{},\"steps\":{},\"threads\":{threads},\"mode\":\"{}\",\"lod\":{},\
-             \"agent_ticks_per_step\":{ticks_per_step:.0},\"tree_ms_per_step\":{tree_ms:.3},\
+             \"tree_nodes\":{},\"agent_ticks_per_step\":{ticks_per_step:.0},\"tree_ms_per_step\":{tree_ms:.3},\
              \"movement_ms_per_step\":{move_ms:.3},\"agent_ticks_per_sec\":{ticks_per_sec:.0},\
-             \"behavior_bytes_per_agent\":{bytes:.1},\"activities\":{{{}}},\"state_hash\":\"{:016x}\"}}",
+             \"behavior_bytes_per_agent\":{bytes:.1},\"activities\":{{{}}},\"meals\":{},\"naps\":{},\
+             \"busiest_after_warm_up\":{{\"activity\":\"{busiest}\",\"share\":{busiest_share:.4}}},\
+             \"fewest_meals_per_50_steps\":{},\"state_hash\":\"{:016x}\"}}",
             crowd.walkers.len(),
             args.steps,
             crowd.config().mode,
             crowd.lod().is_some(),
+            crowd.tree().len(),
             counts.join(","),
+            crowd.meals(),
+            crowd.naps(),
+            meals.iter().min().copied().unwrap_or(0),
             crowd.state_hash()
         );
     }

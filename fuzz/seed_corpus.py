@@ -128,7 +128,7 @@ def crowd_seeds():
             yield f"size_{steps}_{mode}", first + edit(25, 0x0B)  # size → huge
             yield f"food_{steps}_{mode}", first + edit(28, 0x0F)  # a million patches
             yield f"step_{steps}_{mode}", first + edit(46, 0xFF)  # near u32::MAX
-    header = b"CNCW" + struct.pack("<H", 1)
+    header = b"CNCW" + struct.pack("<H", 2)
     config = struct.pack("<IQffIIIIB", 1, 7, 0.1, 40.0, 6, 4, 8, 3, 0)
     yield "header_only", header
     yield "config_only", header + config

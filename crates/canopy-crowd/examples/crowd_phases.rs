@@ -30,11 +30,12 @@ fn cpu_time() -> Duration {
     Duration::from_nanos(nanos)
 }
 
-const PHASES: [&str; 5] = [
+const PHASES: [&str; 6] = [
     "tree tick",
     "avoidance + integration",
     "threats",
     "grid rebuild",
+    "visitors counted",
     "perception",
 ];
 
@@ -88,6 +89,7 @@ fn main() {
                     1 => motion.move_walkers(&mut walkers, &world),
                     2 => world.advance(),
                     3 => world.grid.rebuild(&walkers),
+                    4 => world.count_visitors(&walkers),
                     _ => motion.sense(&mut walkers, &world),
                 }
                 wall.push(start.elapsed());

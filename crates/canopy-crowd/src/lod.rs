@@ -17,6 +17,9 @@ use glam::Vec2;
 
 use crate::walker::Walker;
 
+/// The bands' outer edges, as fractions of the arena's side.
+const BANDS: [f32; 3] = [0.12, 0.25, 0.5];
+
 /// Steps between two assignments of classes.
 const ASSIGN_EVERY: u32 = 4;
 
@@ -37,9 +40,9 @@ impl CrowdLod {
     pub(crate) fn new(size: f32, agents: usize) -> Result<CrowdLod, LodError> {
         let near_cap = (agents / 20).max(1) as u32;
         let classes = [
-            RateClass::new(size * 0.12, 1).capped(near_cap),
-            RateClass::new(size * 0.25, 2),
-            RateClass::new(size * 0.5, 4),
+            RateClass::new(size * BANDS[0], 1).capped(near_cap),
+            RateClass::new(size * BANDS[1], 2),
+            RateClass::new(size * BANDS[2], 4),
             RateClass::new(f32::INFINITY, 8),
         ];
         let lod = Lod::new(&classes, size * 0.01, agents)?;
@@ -67,6 +70,23 @@ impl CrowdLod {
 fn focus_at(size: f32, step: u32) -> Vec2 {
     let angle = step as f32 * std::f32::consts::TAU / ORBIT_STEPS;
     Vec2::splat(size / 2.0) + Vec2::from_angle(angle) * size * 0.3
+}
+
+/// The band (0 the nearest, 3 the farthest) `pos` lies in at step `step`
+/// in an arena of side `size`, by its distance to the focus alone — no
+/// hysteresis, no cap on the nearest: how a crowd run without level of
+/// detail is split into the same bands, to compare it with one run with it.
+///
+/// ```
+/// use canopy_crowd::lod_band;
+/// use glam::Vec2;
+/// // At step 0 the focus is at (0.8, 0.5) of the side.
+/// assert_eq!(lod_band(100.0, 0, Vec2::new(80.0, 50.0)), 0);
+/// assert_eq!(lod_band(100.0, 0, Vec2::new(10.0, 50.0)), 3);
+/// ```
+pub fn lod_band(size: f32, step: u32, pos: Vec2) -> usize {
+    let d = pos.distance(focus_at(size, step));
+    BANDS.iter().take_while(|&&edge| d >= size * edge).count()
 }
 
 /// How a rate class is named in a legend (the picture's, the

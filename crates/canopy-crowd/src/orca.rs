@@ -74,9 +74,6 @@ use glam::{BVec4A, Mat4, Vec2, Vec4};
 /// Most neighbours one solve takes into account.
 pub(crate) const MAX_LINES: usize = 8;
 
-/// How far ahead an agent looks for collisions with others, in seconds.
-const TIME_HORIZON: f32 = 2.0;
-
 /// Below this, two directions count as parallel.
 const EPSILON: f32 = 1.0e-5;
 
@@ -89,6 +86,10 @@ pub(crate) struct Body {
     pub(crate) velocity: Vec2,
     /// How wide it is.
     pub(crate) radius: f32,
+    /// Its share of the effort when two are about to collide: of two
+    /// bodies `a` and `b`, `a` takes `a / (a + b)` of it (ORCA's
+    /// reciprocity is 1 and 1; a wall is 0, so whoever meets it takes all).
+    pub(crate) responsibility: f32,
 }
 
 /// A half-plane of velocities: those on the left of `direction` (a unit
@@ -161,19 +162,57 @@ fn cross(a: Vec2, b: Vec2) -> f32 {
 /// The velocity `me` should take to avoid `others` (each with whether its
 /// slot comes after `me`'s, which settles who goes which way when two
 /// coincide), as close to `preferred` as allowed, at most `max_speed`.
-/// `step` is the time until the next decision (positive), `others` at
-/// most [`MAX_LINES`] long (the rest are ignored).
+/// `step` is the time until the next decision (positive), `horizon` how
+/// far ahead collisions count (positive), `others` at most [`MAX_LINES`]
+/// long (the rest are ignored).
 pub(crate) fn avoid(
     me: &Body,
     others: impl IntoIterator<Item = (Body, bool)>,
     preferred: Vec2,
     max_speed: f32,
     step: f32,
+    horizon: f32,
 ) -> Vec2 {
-    let lines = half_planes(me, &Neighbours::gather(others), step);
+    let lines = half_planes(me, &Neighbours::gather(others), step, horizon);
     match solve_2d(&lines, max_speed, Aim::Nearest(preferred)) {
         Ok(v) => v,
-        Err((failed, partial)) => solve_3d(&lines, max_speed, failed, partial),
+        Err((failed, partial)) => solve_3d(&lines, max_speed, failed, partial, 0),
+    }
+}
+
+/// [`avoid`] beside walls: each of `walls` (at most two points, the
+/// nearest of each wall) is a still body of no size that takes no share of
+/// the effort, looked at `wall_horizon` seconds ahead, and its line is
+/// hard — when the lines leave nothing, only the other agents' are
+/// relaxed (as RVO2 does with obstacles). `others` at most
+/// [`MAX_LINES`] minus the walls long.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn avoid_beside_walls(
+    me: &Body,
+    walls: &[Vec2],
+    others: impl IntoIterator<Item = (Body, bool)>,
+    preferred: Vec2,
+    max_speed: f32,
+    step: f32,
+    horizon: f32,
+    wall_horizon: f32,
+) -> Vec2 {
+    let agents = half_planes(me, &Neighbours::gather(others), step, horizon);
+    let mut lines = Lines::new();
+    for &point in walls {
+        let wall = Body {
+            position: point,
+            ..Body::default()
+        };
+        lines.push(half_plane(me, &wall, true, step, wall_horizon));
+    }
+    let hard = lines.len;
+    for k in 0..agents.len {
+        lines.push(agents.get(k));
+    }
+    match solve_2d(&lines, max_speed, Aim::Nearest(preferred)) {
+        Ok(v) => v,
+        Err((failed, partial)) => solve_3d(&lines, max_speed, failed, partial, hard),
     }
 }
 
@@ -218,6 +257,12 @@ impl Neighbours {
             vx: fields.z_axis,
             vy: fields.w_axis,
             radius: Vec4::new(b[0].radius, b[1].radius, b[2].radius, b[3].radius),
+            responsibility: Vec4::new(
+                b[0].responsibility,
+                b[1].responsibility,
+                b[2].responsibility,
+                b[3].responsibility,
+            ),
             after: BVec4A::new(a[0], a[1], a[2], a[3]),
         }
     }
@@ -230,6 +275,7 @@ struct Bodies4 {
     vx: Vec4,
     vy: Vec4,
     radius: Vec4,
+    responsibility: Vec4,
     after: BVec4A,
 }
 
@@ -244,13 +290,13 @@ struct Lines4 {
 
 /// The half-planes of `half_plane` (the scalar formulas, kept as the
 /// tests' reference) for every neighbour in `others`, four at a time.
-fn half_planes(me: &Body, others: &Neighbours, step: f32) -> Lines {
+fn half_planes(me: &Body, others: &Neighbours, step: f32, horizon: f32) -> Lines {
     // Both batches are always worked out (lanes past the end hold zeros
     // and are never read), with no branch between them: the processor
     // then overlaps their long chains of divisions and square roots.
     let (first, second) = (
-        half_planes_4(me, &others.batch(0), step),
-        half_planes_4(me, &others.batch(LANES), step),
+        half_planes_4(me, &others.batch(0), step, horizon),
+        half_planes_4(me, &others.batch(LANES), step, horizon),
     );
     let mut lines = Lines::new();
     for (from, batch) in [(0, first), (LANES, second)] {
@@ -297,7 +343,7 @@ fn scale_or(x: Vec4, y: Vec4, recip: Vec4, fallback: (Vec4, Vec4)) -> (Vec4, Vec
 /// Always inlined into [`half_planes`]: called, each batch's bodies went
 /// to memory and its lines came back through memory.
 #[inline(always)]
-fn half_planes_4(me: &Body, o: &Bodies4, step: f32) -> Lines4 {
+fn half_planes_4(me: &Body, o: &Bodies4, step: f32, horizon: f32) -> Lines4 {
     let (mvx, mvy) = (Vec4::splat(me.velocity.x), Vec4::splat(me.velocity.y));
     let (ox, oy) = (o.x - me.position.x, o.y - me.position.y);
     let (cx, cy) = (mvx - o.vx, mvy - o.vy);
@@ -307,11 +353,12 @@ fn half_planes_4(me: &Body, o: &Bodies4, step: f32) -> Lines4 {
     let apart = d2.cmpgt(reach2);
 
     // Apart: the circle.
-    let (centre_x, centre_y) = (ox / TIME_HORIZON, oy / TIME_HORIZON);
+    let horizon = Vec4::splat(horizon);
+    let (centre_x, centre_y) = (ox / horizon, oy / horizon);
     let (fx, fy) = (cx - centre_x, cy - centre_y);
     let f2 = fx * fx + fy * fy;
     let along = fx * ox + fy * oy;
-    let radius = reach / TIME_HORIZON;
+    let radius = reach / horizon;
     let zero = (Vec4::ZERO, Vec4::ZERO);
     let (circle_nx, circle_ny) = scale_or(fx, fy, Vec4::ONE / sqrt_4(f2), zero);
     let circle_inside = f2.cmplt(radius * radius);
@@ -347,7 +394,8 @@ fn half_planes_4(me: &Body, o: &Bodies4, step: f32) -> Lines4 {
         near_ny * near_radius + near_y,
     );
     let inside = !apart | (circle & circle_inside) | (!circle & cone_inside);
-    let share = Vec4::select(inside, Vec4::splat(0.5), Vec4::ONE);
+    let mine = Vec4::splat(me.responsibility);
+    let share = Vec4::select(inside, mine / (mine + o.responsibility), Vec4::ONE);
     Lines4 {
         px: mvx + (ex - cx) * share,
         py: mvy + (ey - cy) * share,
@@ -357,13 +405,14 @@ fn half_planes_4(me: &Body, o: &Bodies4, step: f32) -> Lines4 {
 }
 
 /// The half-plane of velocities that keep `me` clear of `other` for
-/// [`TIME_HORIZON`], `me` taking half the effort when a collision is
-/// already under way (ORCA's reciprocity) and all of it otherwise.
+/// `horizon` seconds, `me` taking its share of the effort
+/// ([`Body::responsibility`]) when a collision is already under way
+/// (ORCA's reciprocity) and all of it otherwise.
 ///
 /// One neighbour at a time, the formulas as written: the solver uses
-/// [`half_planes_4`], and the tests check it against this.
-#[cfg(test)]
-fn half_plane(me: &Body, other: &Body, after: bool, step: f32) -> Line {
+/// [`half_planes_4`] for agents, and the tests check it against this;
+/// walls, a line or two, take this one.
+fn half_plane(me: &Body, other: &Body, after: bool, step: f32, horizon: f32) -> Line {
     let offset = other.position - me.position;
     let closing = me.velocity - other.velocity;
     let d2 = offset.length_squared();
@@ -373,7 +422,7 @@ fn half_plane(me: &Body, other: &Body, after: bool, step: f32) -> Line {
         // Apart: the forbidden velocities are a cone truncated by a circle
         // (where they meet within the horizon); project onto the nearer
         // part of its boundary.
-        let centre = offset / TIME_HORIZON;
+        let centre = offset / horizon;
         let from_centre = closing - centre;
         let from_centre2 = from_centre.length_squared();
         let along = from_centre.dot(offset);
@@ -381,7 +430,7 @@ fn half_plane(me: &Body, other: &Body, after: bool, step: f32) -> Line {
         // which part applies is close to a coin toss from one neighbour to
         // the next, and a mispredicted branch costs more than the other
         // part's arithmetic.
-        let radius = reach / TIME_HORIZON;
+        let radius = reach / horizon;
         let normal = from_centre.normalize_or_zero();
         let circle = (
             normal,
@@ -421,7 +470,11 @@ fn half_plane(me: &Body, other: &Body, after: bool, step: f32) -> Line {
         (normal, normal * radius + centre, true)
     };
     let push = edge - closing;
-    let share = if inside { 0.5 } else { 1.0 };
+    let share = if inside {
+        me.responsibility / (me.responsibility + other.responsibility)
+    } else {
+        1.0
+    };
     Line {
         point: me.velocity + push * share,
         direction: -normal.perp(),
@@ -496,10 +549,10 @@ fn on_line(line: Line, lines: &Lines, count: usize, radius: f32, aim: Aim) -> Op
 /// When the lines from `failed` on leave nothing: the value within
 /// `radius` that intrudes least into the worst of them, starting from
 /// `partial` (allowed by every line before `failed`).
-fn solve_3d(lines: &Lines, radius: f32, failed: usize, partial: Vec2) -> Vec2 {
+fn solve_3d(lines: &Lines, radius: f32, failed: usize, partial: Vec2, hard: usize) -> Vec2 {
     let mut depth = 0.0;
     let mut best = partial;
-    for k in failed..lines.len {
+    for k in failed.max(hard)..lines.len {
         let line = lines.get(k);
         if cross(line.direction, line.point - best) <= depth {
             continue;
@@ -508,7 +561,7 @@ fn solve_3d(lines: &Lines, radius: f32, failed: usize, partial: Vec2) -> Vec2 {
         // allow.
         // Failing here is rounding: the current value is kept.
         if let Ok(v) = solve_2d(
-            &equal_lines(line, lines, k),
+            &equal_lines(line, lines, k, hard),
             radius,
             Aim::Farthest(line.direction.perp()),
         ) {
@@ -521,11 +574,16 @@ fn solve_3d(lines: &Lines, radius: f32, failed: usize, partial: Vec2) -> Vec2 {
 
 /// Each of the first `count` of `lines` becomes the line where it and
 /// `line` are intruded into equally; one parallel to `line` and facing the
-/// same way is left out. (Worked out four at a time like the half-planes,
-/// this measured no faster: a solve builds these for few lines.)
-fn equal_lines(line: Line, lines: &Lines, count: usize) -> Lines {
+/// same way is left out. The first `hard` lines (walls) are kept as they
+/// are: no crowd pushes an agent into a wall. (Worked out four at a time
+/// like the half-planes, this measured no faster: a solve builds these for
+/// few lines.)
+fn equal_lines(line: Line, lines: &Lines, count: usize, hard: usize) -> Lines {
     let mut equal = Lines::new();
-    for k in 0..count {
+    for k in 0..hard.min(count) {
+        equal.push(lines.get(k));
+    }
+    for k in hard.min(count)..count {
         let earlier = lines.get(k);
         let denominator = cross(line.direction, earlier.direction);
         let point = if denominator.abs() <= EPSILON {
@@ -558,11 +616,13 @@ mod tests {
             -4.0f32..4.0,
             -4.0f32..4.0,
             0.3f32..0.6,
+            prop_oneof![Just(1.0f32), 0.1f32..8.0],
         )
-            .prop_map(|(x, y, vx, vy, radius)| Body {
+            .prop_map(|(x, y, vx, vy, radius, responsibility)| Body {
                 position: Vec2::new(x, y),
                 velocity: Vec2::new(vx, vy),
                 radius,
+                responsibility,
             })
     }
 
@@ -571,28 +631,30 @@ mod tests {
             position: b.position,
             velocity: b.velocity,
             radius: b.radius,
-            avoidance_responsibility: 1.0,
+            avoidance_responsibility: b.responsibility,
         }
     }
 
     proptest! {
         /// The velocities are `dodgy_2d`'s, bit for bit, for crowds of up
-        /// to eight neighbours near and overlapping (the case where two
-        /// coincide exactly aside, where it picks at random).
+        /// to eight neighbours near and overlapping, of any shares of
+        /// responsibility and time horizons (the case where two coincide
+        /// exactly aside, where it picks at random).
         #[test]
         fn avoidance_matches_dodgy_2d_bit_for_bit(
             me in body(),
             others in prop::collection::vec(body(), 0..=MAX_LINES),
             (px, py) in (-5.0f32..5.0, -5.0f32..5.0),
             max_speed in 0.0f32..5.0,
+            horizon in prop_oneof![Just(2.0f32), 0.2f32..6.0],
         ) {
             let preferred = Vec2::new(px, py);
-            let ours = avoid(&me, others.iter().map(|&o| (o, true)), preferred, max_speed, 0.1);
+            let ours = avoid(&me, others.iter().map(|&o| (o, true)), preferred, max_speed, 0.1, horizon);
             let theirs_others: Vec<Cow<'_, dodgy_2d::Agent>> =
                 others.iter().map(|o| Cow::Owned(as_dodgy(o))).collect();
             let options = dodgy_2d::AvoidanceOptions {
                 obstacle_margin: 0.1,
-                time_horizon: TIME_HORIZON,
+                time_horizon: horizon,
                 obstacle_time_horizon: 1.0,
             };
             let theirs = as_dodgy(&me).compute_avoiding_velocity(
@@ -616,6 +678,7 @@ mod tests {
                     position,
                     velocity,
                     radius,
+                    responsibility: b.responsibility,
                 };
                 (other, after)
             },
@@ -642,11 +705,13 @@ mod tests {
                 (Just(me), prop::collection::vec(neighbour_of(me), 0..=MAX_LINES))
             }),
             step in prop_oneof![Just(0.1f32), Just(1.0e-3f32), 1.0e-3f32..1.0],
+            horizon in prop_oneof![Just(2.0f32), 0.2f32..6.0],
         ) {
-            let lanes = half_planes(&me, &Neighbours::gather(others.iter().copied()), step);
+            let neighbours = Neighbours::gather(others.iter().copied());
+            let lanes = half_planes(&me, &neighbours, step, horizon);
             prop_assert_eq!(lanes.len, others.len());
             for (k, (other, after)) in others.iter().enumerate() {
-                let (line, scalar) = (lanes.get(k), half_plane(&me, other, *after, step));
+                let (line, scalar) = (lanes.get(k), half_plane(&me, other, *after, step, horizon));
                 prop_assert_eq!(bits(&line), bits(&scalar), "lanes {:?}, scalar {:?}", line, scalar);
             }
         }
@@ -660,9 +725,10 @@ mod tests {
             position: Vec2::new(5.0, 5.0),
             velocity: Vec2::ZERO,
             radius: 0.4,
+            responsibility: 1.0,
         };
-        let first = avoid(&here, [(here, true)], Vec2::ZERO, 3.0, 0.1);
-        let second = avoid(&here, [(here, false)], Vec2::ZERO, 3.0, 0.1);
+        let first = avoid(&here, [(here, true)], Vec2::ZERO, 3.0, 0.1, 2.0);
+        let second = avoid(&here, [(here, false)], Vec2::ZERO, 3.0, 0.1, 2.0);
         assert_eq!(first, Vec2::new(-3.0, 0.0));
         assert_eq!(second, Vec2::new(3.0, 0.0));
     }
@@ -672,11 +738,11 @@ mod tests {
     fn alone_an_agent_takes_its_intent_capped_at_its_top_speed() {
         let me = Body::default();
         assert_eq!(
-            avoid(&me, [], Vec2::new(1.0, 2.0), 3.0, 0.1),
+            avoid(&me, [], Vec2::new(1.0, 2.0), 3.0, 0.1, 2.0),
             Vec2::new(1.0, 2.0)
         );
         assert_eq!(
-            avoid(&me, [], Vec2::new(0.0, 6.0), 3.0, 0.1),
+            avoid(&me, [], Vec2::new(0.0, 6.0), 3.0, 0.1, 2.0),
             Vec2::new(0.0, 3.0)
         );
     }

@@ -15,7 +15,7 @@
 //! parses is not enough: every value is checked against the range the
 //! simulation runs with, because a legal-looking one can still break it (a
 //! time step of 1e-20 s makes avoidance overflow to NaN, an arena a million
-//! units wide asks for a neighbour grid of hundreds of gigabytes, a million
+//! metres wide asks for a neighbour grid of hundreds of gigabytes, a million
 //! food patches make every agent's tick scan them all). The limits are
 //! listed in the crate's documentation ("Limits of a saved crowd").
 //!
@@ -46,7 +46,7 @@ use crate::world::{Threat, World};
 
 const MAGIC: &[u8; 4] = b"CNCW";
 /// The saved-crowd format's version; [`Crowd::load`] reads only this one.
-pub const SAVED_CROWD_VERSION: u16 = 1;
+pub const SAVED_CROWD_VERSION: u16 = 2;
 /// The most agents a saved crowd may hold: the demo's own limit.
 pub const MAX_SAVED_AGENTS: u32 = 2_000_000;
 /// The largest saved crowd [`Crowd::load_file`] reads, in bytes (1 GiB).
@@ -56,7 +56,7 @@ pub const MAX_SAVED_CROWD_BYTES: u64 = 1 << 30;
 pub const MIN_TIME_STEP: f32 = crate::motion::MIN_AVOIDANCE_STEP;
 /// The longest time step a saved crowd may hold, in seconds.
 pub const MAX_TIME_STEP: f32 = 10.0;
-/// The widest arena a saved crowd may hold, in units: its neighbour grid
+/// The widest arena a saved crowd may hold, in metres: its neighbour grid
 /// has at most 1,667 × 1,667 cells (22 MB). A crowd of
 /// [`MAX_SAVED_AGENTS`] at the default density is 3,465 wide.
 pub const MAX_ARENA_SIZE: f32 = 5_000.0;
@@ -67,7 +67,7 @@ pub const MAX_PLACES: u32 = 4_096;
 /// The most trail samples per agent a saved crowd may keep.
 pub const MAX_TRAIL: u32 = 64;
 /// Bytes of one walker's record.
-const WALKER_BYTES: usize = 4 * 17 + 3;
+const WALKER_BYTES: usize = 4 * 20 + 3;
 /// Bytes of one threat's record.
 const THREAT_BYTES: usize = 4 * 5;
 
@@ -300,13 +300,13 @@ impl Crowd {
         if r.remaining() < config.agents * WALKER_BYTES {
             return Err(SavedCrowdError::Truncated);
         }
-        let food = config.food.unwrap_or(0);
+        let places = (config.food.unwrap_or(0), config.rest.unwrap_or(0));
         let mut walkers = Vec::new();
         walkers
             .try_reserve_exact(config.agents)
             .map_err(|_| SavedCrowdError::OutOfMemory)?;
         for i in 0..config.agents {
-            walkers.push(read_walker(&mut r, i, size, food)?);
+            walkers.push(read_walker(&mut r, i, size, places)?);
         }
         let len = usize::try_from(r.u64()?).map_err(|_| SavedCrowdError::Truncated)?;
         let agents = restore_crowd(&tree, r.take(len)?).map_err(SavedCrowdError::Agents)?;
@@ -413,7 +413,7 @@ fn read_threat(r: &mut Reader<'_>, k: usize, size: f32) -> Result<Threat, SavedC
     let vel = r.vec(&name("velocity"))?;
     let radius = r.f32(&name("radius"))?;
     in_arena(pos, size, || name("position"))?;
-    within(|| name("speed"), vel.length(), 0.0, MAX_SPEED, " units/s")?;
+    within(|| name("speed"), vel.length(), 0.0, MAX_SPEED, " m/s")?;
     positive(|| name("radius"), radius, size, "")?;
     Ok(Threat { pos, vel, radius })
 }
@@ -445,6 +445,9 @@ fn put_walker(w: &mut Vec<u8>, k: &Walker) {
     put_f32(w, k.fatigue);
     put_f32(w, k.fear);
     w.extend_from_slice(&k.known_food.to_le_bytes());
+    w.extend_from_slice(&k.known_rest.to_le_bytes());
+    put_u32(w, k.meals);
+    put_u32(w, k.naps);
     put_vec(w, k.intent);
     put_u32(w, k.rng);
     w.push(k.activity as u8);
@@ -453,7 +456,7 @@ fn put_walker(w: &mut Vec<u8>, k: &Walker) {
     put_vec(w, k.nearest.unwrap_or(Vec2::ZERO));
 }
 
-/// The fastest anything may move, in units per second: far above what the
+/// The fastest anything may move, in m/s: far above what the
 /// simulation produces, low enough that no sum of them overflows.
 const MAX_SPEED: f32 = 1.0e3;
 
@@ -474,15 +477,15 @@ fn read_walker(
     r: &mut Reader<'_>,
     i: usize,
     size: f32,
-    food: usize,
+    (food, rest): (usize, usize),
 ) -> Result<Walker, SavedCrowdError> {
     let name = |what: &str| format!("walker {i}'s {what}");
     let pos = in_arena(r.vec(&name("position"))?, size, || name("position"))?;
     let vel = r.vec(&name("velocity"))?;
-    within(|| name("speed"), vel.length(), 0.0, MAX_SPEED, " units/s")?;
+    within(|| name("speed"), vel.length(), 0.0, MAX_SPEED, " m/s")?;
     let radius = positive(|| name("radius"), r.f32(&name("radius"))?, 10.0, "")?;
     let max_speed = r.f32(&name("top speed"))?;
-    let max_speed = positive(|| name("top speed"), max_speed, MAX_SPEED, " units/s")?;
+    let max_speed = positive(|| name("top speed"), max_speed, MAX_SPEED, " m/s")?;
     let goal = in_arena(r.vec(&name("goal"))?, size, || name("goal"))?;
     let need = |what: &str, v: f32| within(|| name(what), v, 0.0, 1.0, "");
     let hunger = need("hunger", r.f32(&name("hunger"))?)?;
@@ -490,19 +493,29 @@ fn read_walker(
     let fear = need("fear", r.f32(&name("fear"))?)?;
     let known_food = r.u32()? as i32;
     let known_food = within(
-        || name("remembered food patch"),
+        || name("chosen food patch"),
         known_food,
         -1,
         food as i32 - 1,
         "",
     )?;
+    let known_rest = r.u32()? as i32;
+    let known_rest = within(
+        || name("chosen rest area"),
+        known_rest,
+        -1,
+        rest as i32 - 1,
+        "",
+    )?;
+    let meals = r.u32()?;
+    let naps = r.u32()?;
     let intent = r.vec(&name("intent"))?;
     within(
         || name("intended speed"),
         intent.length(),
         0.0,
         MAX_SPEED,
-        " units/s",
+        " m/s",
     )?;
     let rng = within(|| name("dice"), r.u32()?, 1, u32::MAX, "")?;
     let code = r.take(1)?[0];
@@ -530,6 +543,9 @@ fn read_walker(
         fatigue,
         fear,
         known_food,
+        known_rest,
+        meals,
+        naps,
         activity,
         intent,
         neighbours,

@@ -9,6 +9,7 @@ use crate::lod::class_label;
 use crate::sim::Crowd;
 use crate::walker::Activity;
 use crate::world::World;
+use glam::Vec2;
 
 /// Render the crowd's current state; `title` heads the legend.
 pub fn render_svg(crowd: &Crowd, title: &str) -> String {
@@ -26,7 +27,7 @@ pub fn render_svg(crowd: &Crowd, title: &str) -> String {
         r##"<rect width="{map}" height="{map}" fill="#f7f5ef"/>"##
     );
 
-    for r in &world.rest {
+    for r in world.rest.centres() {
         let _ = writeln!(
             svg,
             r##"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="#1e88e5" fill-opacity="0.12" stroke="#1e88e5" stroke-width="1.5"/>"##,
@@ -35,7 +36,7 @@ pub fn render_svg(crowd: &Crowd, title: &str) -> String {
             World::REST_RADIUS * px
         );
     }
-    for f in &world.food {
+    for f in world.food.centres() {
         let s = World::FOOD_RADIUS * 1.6 * px;
         let _ = writeln!(
             svg,
@@ -224,4 +225,85 @@ fn class_legend(svg: &mut String, crowd: &Crowd, x: f32, mut y: f32) {
         );
         y += 24.0;
     }
+}
+
+/// A scenario's scene as an SVG picture, `px` pixels to the metre: the
+/// walls, and each agent's body coloured by its speed against its free
+/// speed (blue: walking freely, red: standing), with `caption` under it.
+/// The picture holds the walls and the agents, with a metre round them.
+pub fn render_scene_svg(scene: &crate::scenarios::Scene, px: f32, caption: &str) -> String {
+    use crate::world::Wall;
+    let mut lo = Vec2::splat(f32::INFINITY);
+    let mut hi = Vec2::splat(f32::NEG_INFINITY);
+    let mut extend = |p: Vec2, r: f32| {
+        lo = lo.min(p - r);
+        hi = hi.max(p + r);
+    };
+    for wall in &scene.world.walls {
+        match *wall {
+            Wall::Segment(a, b) => {
+                extend(a, 0.0);
+                extend(b, 0.0);
+            }
+            Wall::Circle { centre, radius } => extend(centre, radius),
+        }
+    }
+    for w in &scene.walkers {
+        extend(w.pos, w.radius);
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        (lo, hi) = (Vec2::ZERO, Vec2::splat(scene.world.size));
+    }
+    let (lo, hi) = (lo - 1.0, hi + 1.0);
+    let (width, height) = ((hi.x - lo.x) * px, (hi.y - lo.y) * px);
+    // y grows up in the scene, down in the picture.
+    let at = |p: Vec2| ((p.x - lo.x) * px, (hi.y - p.y) * px);
+    let mut svg = String::with_capacity(scene.walkers.len() * 120 + 2048);
+    let full = height + 40.0;
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{full:.0}" viewBox="0 0 {width:.0} {full:.0}" font-family="Helvetica, Arial, sans-serif">"#
+    );
+    let _ = writeln!(
+        svg,
+        r##"<rect width="{width:.0}" height="{full:.0}" fill="#f7f5ef"/>"##
+    );
+    for wall in &scene.world.walls {
+        match *wall {
+            Wall::Segment(a, b) => {
+                let ((x1, y1), (x2, y2)) = (at(a), at(b));
+                let _ = writeln!(
+                    svg,
+                    r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="#37474f" stroke-width="4" stroke-linecap="round"/>"##
+                );
+            }
+            Wall::Circle { centre, radius } => {
+                let (cx, cy) = at(centre);
+                let _ = writeln!(
+                    svg,
+                    r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="{:.1}" fill="none" stroke="#37474f" stroke-width="4"/>"##,
+                    radius * px
+                );
+            }
+        }
+    }
+    for w in &scene.walkers {
+        let pace = (w.vel.length() / w.max_speed.max(1e-3)).clamp(0.0, 1.0);
+        let mix = |slow: f32, free: f32| (slow * (1.0 - pace) + free * pace) as u8;
+        let (red, blue) = (mix(229.0, 30.0), mix(53.0, 229.0));
+        let (cx, cy) = at(w.pos);
+        let _ = writeln!(
+            svg,
+            r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="{:.1}" fill="#{red:02x}5a{blue:02x}" fill-opacity="0.85" stroke="#263238" stroke-width="0.5"/>"##,
+            w.radius * px
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="10" y="{:.0}" font-size="14">{}</text>"#,
+        height + 26.0,
+        canopy_core::text::xml(caption)
+    );
+    svg.push_str("</svg>\n");
+    svg
 }

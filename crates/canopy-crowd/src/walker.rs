@@ -76,13 +76,15 @@ impl Activity {
 /// One agent of the crowd.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Walker {
-    /// Position in world units.
+    /// Position, m.
     pub pos: Vec2,
-    /// Velocity in units per second.
+    /// Velocity, m/s.
     pub vel: Vec2,
-    /// Body radius.
+    /// Body radius, m.
     pub radius: f32,
-    /// Top speed in units per second.
+    /// Free walking speed, m/s: the speed of an intent of "speed 1". An
+    /// intent may ask for more (running from a threat); avoidance then
+    /// allows that much.
     pub max_speed: f32,
     /// Where the agent is heading (food, rest area), when it has a goal.
     pub goal: Vec2,
@@ -92,8 +94,14 @@ pub struct Walker {
     pub fatigue: f32,
     /// Fear in 0..=1; jumps near threats and fades.
     pub fear: f32,
-    /// Index of a remembered food source, or -1.
+    /// The food patch it chose, or -1.
     pub known_food: i32,
+    /// The rest area it chose, or -1.
+    pub known_rest: i32,
+    /// Meals it has finished.
+    pub meals: u32,
+    /// Sleeps it has finished.
+    pub naps: u32,
     /// What the tree says it is doing.
     pub activity: Activity,
     /// Preferred velocity the tree asked for this step (zero: stand still).

@@ -11,17 +11,63 @@ use std::ops::Range;
 use glam::Vec2;
 use rayon::prelude::*;
 
-use crate::walker::Walker;
+use crate::places::{Places, Visitors};
+use crate::walker::{Activity, Walker};
 
 /// A roaming danger: agents within its radius grow afraid.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Threat {
     /// Centre.
     pub pos: Vec2,
-    /// Velocity in units per second; threats bounce off the walls.
+    /// Velocity, m/s; threats bounce off the arena's edges.
     pub vel: Vec2,
     /// Radius of the danger zone.
     pub radius: f32,
+}
+
+/// A wall: agents avoid it as they avoid each other, and it takes no
+/// share of the effort (see [`Motion`](crate::Motion)). The demo's arena
+/// has none; the scenarios of [`crate::scenarios`] are built of them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Wall {
+    /// A straight wall from one end to the other.
+    Segment(Vec2, Vec2),
+    /// A round wall: the inner or the outer side of a ring.
+    Circle {
+        /// Centre.
+        centre: Vec2,
+        /// Radius.
+        radius: f32,
+    },
+}
+
+impl Wall {
+    /// The point of the wall nearest to `p`.
+    ///
+    /// ```
+    /// use canopy_crowd::Wall;
+    /// use glam::Vec2;
+    /// let wall = Wall::Segment(Vec2::ZERO, Vec2::new(10.0, 0.0));
+    /// assert_eq!(wall.nearest(Vec2::new(3.0, 2.0)), Vec2::new(3.0, 0.0));
+    /// assert_eq!(wall.nearest(Vec2::new(-3.0, 2.0)), Vec2::ZERO);
+    /// ```
+    pub fn nearest(&self, p: Vec2) -> Vec2 {
+        match *self {
+            Wall::Segment(a, b) => {
+                let ab = b - a;
+                let len2 = ab.length_squared();
+                if len2 <= 0.0 {
+                    return a;
+                }
+                a + ab * ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
+            }
+            Wall::Circle { centre, radius } => {
+                let out = p - centre;
+                let out = if out == Vec2::ZERO { Vec2::X } else { out };
+                centre + out.normalize_or(Vec2::X) * radius
+            }
+        }
+    }
 }
 
 /// A uniform grid over the arena for neighbour queries, rebuilt every step
@@ -71,7 +117,7 @@ impl Grid {
     pub const PADDING: usize = 4;
 
     /// A grid over a `size × size` arena for neighbour queries that reach
-    /// `reach` units: its cells are that wide.
+    /// `reach` metres: its cells are that wide.
     ///
     /// # Panics
     /// If the grid's memory cannot be had; [`Grid::try_new`] says so instead.
@@ -273,35 +319,96 @@ fn index(per_cell: f32, cols: usize, v: f32) -> usize {
     ((v * per_cell).max(0.0) as usize).min(cols - 1)
 }
 
+/// Count into `food` and `rest` who of `walkers` is bound for each place
+/// and who is within its reach.
+fn count_visitors(food: &mut Places, rest: &mut Places, walkers: &[Walker]) {
+    food.visitors_mut().fill(Visitors::default());
+    rest.visitors_mut().fill(Visitors::default());
+    for w in walkers {
+        let (places, k) = match w.activity {
+            Activity::Eat => (&mut *food, w.known_food),
+            Activity::Rest => (&mut *rest, w.known_rest),
+            _ => continue,
+        };
+        let here = places.within_reach(k, w.pos);
+        if let Some(v) = usize::try_from(k)
+            .ok()
+            .and_then(|k| places.visitors_mut().get_mut(k))
+        {
+            v.bound += 1;
+            v.here += u32::from(here);
+        }
+    }
+}
+
 /// Everything the agents share.
 #[derive(Clone, Debug)]
 pub struct World {
-    /// The arena is `size × size` units.
+    /// The arena is `size × size` metres.
     pub size: f32,
     /// Seconds per step (fixed).
     pub dt: f32,
     /// Steps so far.
     pub step: u32,
-    /// Centres of food patches: eating happens within [`World::FOOD_REACH`]
-    /// of one.
-    pub food: Vec<Vec2>,
-    /// Centres of rest areas, [`World::REST_RADIUS`] across.
-    pub rest: Vec<Vec2>,
+    /// Food patches: agents within their reach who chose them eat.
+    pub food: Places,
+    /// Rest areas: agents within their reach who chose them sleep.
+    pub rest: Places,
     /// Roaming threats.
     pub threats: Vec<Threat>,
     /// Radius within which agents count as neighbours.
     pub social_radius: f32,
+    /// Walls (none in the demo's open arena).
+    pub walls: Vec<Wall>,
     /// Everyone's position at the start of the step.
     pub grid: Grid,
 }
 
 impl World {
-    /// Radius of a food patch.
-    pub const FOOD_RADIUS: f32 = 10.0;
-    /// How close to a food patch's centre an agent must be to eat.
-    pub const FOOD_REACH: f32 = World::FOOD_RADIUS + 2.0;
-    /// Radius of a rest area.
-    pub const REST_RADIUS: f32 = 10.0;
+    /// Radius of a food patch, m.
+    pub const FOOD_RADIUS: f32 = 5.0;
+    /// How close to a food patch's centre an agent must be to eat, m.
+    pub const FOOD_REACH: f32 = World::FOOD_RADIUS + 1.0;
+    /// How many a food patch feeds at the full rate.
+    pub const FOOD_SEATS: u32 = 40;
+    /// Hunger an eater loses per second at the full rate.
+    pub const EATING_RATE: f32 = 0.15;
+    /// Radius of a rest area, m.
+    pub const REST_RADIUS: f32 = 6.0;
+    /// How close to a rest area's centre an agent must be to sleep, m.
+    pub const REST_REACH: f32 = World::REST_RADIUS + 1.0;
+    /// How many a rest area lets sleep at the full rate.
+    pub const REST_BEDS: u32 = 60;
+    /// Fatigue a sleeper loses per second at the full rate.
+    pub const SLEEPING_RATE: f32 = 0.1;
+
+    /// Food patches at `centres` in an arena of side `size`, with the
+    /// demo's radius, reach, seats and rate.
+    pub fn food_patches(centres: Vec<Vec2>, size: f32) -> Places {
+        let (radius, reach) = (World::FOOD_RADIUS, World::FOOD_REACH);
+        Places::new(
+            centres,
+            size,
+            radius,
+            reach,
+            World::FOOD_SEATS,
+            World::EATING_RATE,
+        )
+    }
+
+    /// Rest areas at `centres` in an arena of side `size`, with the demo's
+    /// radius, reach, beds and rate.
+    pub fn rest_areas(centres: Vec<Vec2>, size: f32) -> Places {
+        let (radius, reach) = (World::REST_RADIUS, World::REST_REACH);
+        Places::new(
+            centres,
+            size,
+            radius,
+            reach,
+            World::REST_BEDS,
+            World::SLEEPING_RATE,
+        )
+    }
 
     /// The nearest of `points` to `p`: its index and position.
     pub fn nearest(points: &[Vec2], p: Vec2) -> Option<(usize, Vec2)> {
@@ -310,6 +417,61 @@ impl World {
             .copied()
             .enumerate()
             .min_by(|a, b| a.1.distance_squared(p).total_cmp(&b.1.distance_squared(p)))
+    }
+
+    /// The places an agent doing `activity` goes to, and the one it chose
+    /// (food patches when eating, rest areas when resting).
+    pub fn places_for(&self, w: &Walker) -> Option<(&Places, i32)> {
+        match w.activity {
+            Activity::Eat => Some((&self.food, w.known_food)),
+            Activity::Rest => Some((&self.rest, w.known_rest)),
+            _ => None,
+        }
+    }
+
+    /// Count who is bound for each place and who is within its reach, over
+    /// `walkers` (the whole crowd): what the trees read during the next
+    /// step. One pass, in order; nothing allocated.
+    pub fn count_visitors(&mut self, walkers: &[Walker]) {
+        count_visitors(&mut self.food, &mut self.rest, walkers);
+    }
+
+    /// [`World::count_visitors`] for a crowd kept in parts (one MPI rank's
+    /// agents): the counts over `walkers` as numbers to add up over the
+    /// parts — bound and within reach for each food patch, then for each
+    /// rest area — for [`World::set_visitor_counts`].
+    pub fn visitor_counts(&self, walkers: &[Walker]) -> Vec<u64> {
+        let (mut food, mut rest) = (self.food.clone(), self.rest.clone());
+        count_visitors(&mut food, &mut rest, walkers);
+        (food.visitors().iter())
+            .chain(rest.visitors())
+            .flat_map(|v| [u64::from(v.bound), u64::from(v.here)])
+            .collect()
+    }
+
+    /// Set every place's visitors from counts laid out as
+    /// [`World::visitor_counts`] gives them, added up over a crowd's parts.
+    /// Counts of another length (another world's) are refused: false, and
+    /// nothing changed.
+    pub fn set_visitor_counts(&mut self, counts: &[u64]) -> bool {
+        if counts.len() != 2 * (self.food.len() + self.rest.len()) {
+            return false;
+        }
+        let all = self.food.visitors_mut().iter_mut();
+        let mut pairs = counts.chunks_exact(2);
+        for (v, pair) in all.zip(&mut pairs) {
+            *v = Visitors {
+                bound: pair[0].min(u64::from(u32::MAX)) as u32,
+                here: pair[1].min(u64::from(u32::MAX)) as u32,
+            };
+        }
+        for (v, pair) in self.rest.visitors_mut().iter_mut().zip(pairs) {
+            *v = Visitors {
+                bound: pair[0].min(u64::from(u32::MAX)) as u32,
+                here: pair[1].min(u64::from(u32::MAX)) as u32,
+            };
+        }
+        true
     }
 
     /// The threat whose danger zone is nearest to `p`, and how far `p` is
@@ -341,7 +503,6 @@ impl World {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::walker::Activity;
     use proptest::prelude::*;
 
     /// A walker standing at `pos`; nothing else matters to the grid.
@@ -356,6 +517,9 @@ pub(crate) mod tests {
             fatigue: 0.0,
             fear: 0.0,
             known_food: -1,
+            known_rest: -1,
+            meals: 0,
+            naps: 0,
             activity: Activity::Idle,
             intent: Vec2::ZERO,
             neighbours: 0,

@@ -97,15 +97,20 @@ fn an_unknown_mode_is_refused() {
 }
 
 #[test]
-fn a_walker_remembering_a_food_patch_that_does_not_exist_is_refused() {
-    // The walkers start after the threats (3 of 20 bytes); the remembered
+fn a_walker_that_chose_a_place_that_does_not_exist_is_refused() {
+    // The walkers start after the threats (3 of 20 bytes); the chosen food
     // patch follows eleven numbers (position, velocity, radius, top speed,
-    // goal, hunger, fatigue, fear).
+    // goal, hunger, fatigue, fear), the chosen rest area follows it.
     let first_walker = THREATS + 4 + 3 * 20;
     assert_eq!(
         refusal(&with(first_walker + 44, &7u32.to_le_bytes())),
-        "damaged saved crowd: walker 0's remembered food patch is 7; \
+        "damaged saved crowd: walker 0's chosen food patch is 7; \
          the simulation runs with -1 to 5"
+    );
+    assert_eq!(
+        refusal(&with(first_walker + 48, &(-2i32).to_le_bytes())),
+        "damaged saved crowd: walker 0's chosen rest area is -2; \
+         the simulation runs with -1 to 3"
     );
 }
 

@@ -3,7 +3,7 @@
 //! the result is the same on any number of threads, and the picture shows
 //! the classes.
 
-use canopy_crowd::{Config, Crowd, Walker, World, load_default_tree, render_svg};
+use canopy_crowd::{Config, Crowd, STEER_IN_A_CROWD, Walker, World, load_default_tree, render_svg};
 
 fn crowd(agents: usize) -> Crowd {
     let mut crowd = Crowd::new(
@@ -43,28 +43,34 @@ fn near_agents_are_ticked_every_step_and_none_is_left_8_steps() {
 }
 
 #[test]
-fn far_agents_are_steered_only_when_their_trees_tick() {
+fn far_agents_are_steered_only_when_their_trees_tick_or_they_are_in_a_crowd() {
     let mut crowd = crowd(2_000);
-    let (mut kept, mut steered) = (0, 0);
+    let (mut kept, mut steered, mut crowded) = (0, 0, 0);
     for _ in 0..24 {
-        let before: Vec<_> = crowd.walkers.iter().map(|w| w.vel).collect();
+        let before: Vec<_> = crowd
+            .walkers
+            .iter()
+            .map(|w| (w.vel, w.neighbours))
+            .collect();
         crowd.step();
         let elapsed = crowd.lod().unwrap().elapsed();
         for (i, w) in crowd.walkers.iter().enumerate() {
-            if elapsed[i] == 0 {
-                assert_eq!(
-                    w.vel, before[i],
-                    "agent {i} is not due: it keeps its velocity"
-                );
+            let (vel, neighbours) = before[i];
+            let in_a_crowd = neighbours >= STEER_IN_A_CROWD;
+            if elapsed[i] == 0 && !in_a_crowd {
+                assert_eq!(w.vel, vel, "agent {i} is not due: it keeps its velocity");
                 kept += 1;
-            } else if w.vel != before[i] {
+            } else if w.vel != vel {
                 steered += 1;
+                crowded += usize::from(elapsed[i] == 0);
             }
         }
     }
-    // Most agents are far, and the near ones do turn.
+    // Most agents are far, the near ones do turn, and so do far ones in a
+    // crowd.
     assert!(kept > 24 * 2_000 / 2, "{kept} velocities kept");
     assert!(steered > 24 * 50, "{steered} velocities changed");
+    assert!(crowded > 0, "no agent in a crowd steered between its ticks");
 }
 
 #[test]

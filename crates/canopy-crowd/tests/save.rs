@@ -58,7 +58,7 @@ fn damaged_files_are_errors() {
     version[4] = 9;
     assert_eq!(
         load(&version).err().unwrap().to_string(),
-        "a saved crowd of format version 9; this build reads version 1"
+        "a saved crowd of format version 9; this build reads version 2"
     );
     // Every cut is an error.
     for len in (0..saved.len()).step_by(97).chain([saved.len() - 1]) {

@@ -8,8 +8,9 @@
 //!
 //! The crowd is the demo's at 2,000 agents, crowded enough that agents
 //! avoid each other every step (which is checked): trees tick, neighbours
-//! are found, avoidance solves, agents walk, trails are sampled, the grid
-//! is rebuilt. Three windows are measured and the smallest must allocate
+//! are found, avoidance solves, agents walk, places count their visitors,
+//! trails are sampled, the grid is rebuilt; and the same with level of
+//! detail (classes assigned, agents in a crowd steered between ticks). Three windows are measured and the smallest must allocate
 //! nothing (a stray allocation by the runtime around the test would fail a
 //! single window).
 //!
@@ -36,7 +37,7 @@ fn window(crowd: &mut Crowd, steps: u32) -> (u64, bool) {
 
 fn main() {
     let _profiler = dhat::Profiler::builder().testing().build();
-    for threads in [1, 2] {
+    for (threads, lod) in [(1, false), (2, false), (2, true)] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -47,6 +48,7 @@ fn main() {
             ..Config::default()
         };
         let mut crowd = Crowd::new(load_default_tree().expect("the crowd tree"), &config);
+        crowd.set_lod(lod).expect("an arena with a positive side");
         let start: Vec<_> = crowd.walkers.iter().map(|w| w.pos).collect();
         let windows: Vec<(u64, bool)> = pool.install(|| {
             crowd.step();
@@ -59,8 +61,8 @@ fn main() {
             .filter(|(w, p)| w.pos != **p)
             .count();
         println!(
-            "{threads} thread(s), 2,000 agents x 150 measured steps: allocations per window {:?}, \
-             {moved} agents moved, doing {:?}",
+            "{threads} thread(s), level of detail {lod}, 2,000 agents x 150 measured steps: \
+             allocations per window {:?}, {moved} agents moved, doing {:?}",
             windows.iter().map(|w| w.0).collect::<Vec<_>>(),
             crowd.activity_counts()
         );

@@ -36,7 +36,7 @@ use crate::wire::{Expect, Kind, Reader, Writer};
 
 const MAGIC: &[u8; 4] = b"CNMK";
 /// The checkpoint format's version; a restart reads only this one.
-pub const CHECKPOINT_VERSION: u16 = 2;
+pub const CHECKPOINT_VERSION: u16 = 3;
 /// The largest part a restart reads, in bytes (4 GiB).
 pub const MAX_CHECKPOINT_BYTES: u64 = 4 << 30;
 /// The most parts a checkpoint may have.

@@ -256,6 +256,7 @@ impl Shard {
             balance,
         };
         shard.merge(owned)?;
+        shard.count_visitors(t, &mut 0)?;
         shard.exchange_halo(t)?;
         shard.world.grid.rebuild(&shard.walkers);
         shard.motion.sense(&mut shard.walkers, &shard.world);
@@ -321,6 +322,7 @@ impl Shard {
         let moved = Instant::now();
         let mut report = StepReport::default();
         self.drop_copies();
+        self.count_visitors(t, &mut report.bytes_sent)?;
         report.rebalanced = self.check_balance(t, &mut report)?;
         self.migrate(t, &mut report)?;
         let migrated = Instant::now();
@@ -334,6 +336,22 @@ impl Shard {
         report.halo = exchanged - migrated;
         report.owned = self.owned() as u64;
         Ok(report)
+    }
+
+    /// Who is bound for each food patch and rest area, and who is within
+    /// its reach, over the whole crowd: each rank counts its own agents
+    /// (no copies), the counts are summed over the ranks, and every rank's
+    /// world takes the sums — the counts one process would make
+    /// (`World::count_visitors`). Adds the bytes sent to `sent`.
+    fn count_visitors(&mut self, t: &mut impl Transport, sent: &mut u64) -> Result<(), ShardError> {
+        let owned = self.owned();
+        let counts = self.world.visitor_counts(&self.walkers[..owned]);
+        *sent += (counts.len() * 8 * (t.size() - 1)) as u64;
+        let counts = t.sum(&counts).map_err(|e| self.transport(e))?;
+        if !self.world.set_visitor_counts(&counts) {
+            return Err(self.transport(TransportError::Garbled { from: self.rank }));
+        }
+        Ok(())
     }
 
     /// Every `balance.every` steps: sum the columns' loads over the ranks

@@ -26,17 +26,17 @@ use glam::Vec2;
 
 const MAGIC: &[u8; 4] = b"CNMP";
 /// The message format's version; readers accept only this one.
-pub const WIRE_VERSION: u16 = 1;
+pub const WIRE_VERSION: u16 = 2;
 /// Bytes of a message's header.
 pub const HEADER_BYTES: usize = 4 + 2 + 1 + 4 + 4 + 4;
 /// Bytes of one halo record.
 pub const HALO_BYTES: usize = 4 + 5 * 4;
 /// Bytes of one walker record.
-pub const WALKER_BYTES: usize = 4 + 12 * 4 + 1;
+pub const WALKER_BYTES: usize = 4 + 15 * 4 + 1;
 /// The largest agent snapshot a migrant may carry, in bytes: canopy's own
 /// per-agent memory limit is far below it for any tree a crowd runs.
 pub const MAX_SNAPSHOT_BYTES: usize = 1 << 20;
-/// Top speed and speed a walker may have, in units per second.
+/// Top speed and speed a walker may have, in m/s.
 const MAX_SPEED: f32 = 1_000.0;
 
 /// What a message carries.
@@ -223,6 +223,9 @@ impl Writer {
         self.f32(w.fatigue);
         self.f32(w.fear);
         self.u32(w.known_food as u32);
+        self.u32(w.known_rest as u32);
+        self.u32(w.meals);
+        self.u32(w.naps);
         self.u32(w.rng);
         self.bytes.push(w.activity as u8);
     }
@@ -398,9 +401,16 @@ impl<'b, 'w> Reader<'b, 'w> {
         w.fear = self.ranged(id, "fear", 0.0, 1.0)?;
         let food = self.u32()? as i32;
         if food < -1 || food >= self.expect.world.food.len() as i32 {
-            return Err(self.field(id, "remembered food"));
+            return Err(self.field(id, "chosen food patch"));
         }
         w.known_food = food;
+        let rest = self.u32()? as i32;
+        if rest < -1 || rest >= self.expect.world.rest.len() as i32 {
+            return Err(self.field(id, "chosen rest area"));
+        }
+        w.known_rest = rest;
+        w.meals = self.u32()?;
+        w.naps = self.u32()?;
         w.rng = self.u32()?;
         if w.rng == 0 {
             return Err(self.field(id, "dice"));
@@ -486,6 +496,9 @@ pub(crate) fn blank() -> Walker {
         fatigue: 0.0,
         fear: 0.0,
         known_food: -1,
+        known_rest: -1,
+        meals: 0,
+        naps: 0,
         activity: Activity::Idle,
         intent: Vec2::ZERO,
         neighbours: 0,

@@ -1,0 +1,203 @@
+//! Food patches and rest areas: places that serve agents at a rate.
+//!
+//! A place serves its visitors together: each of those within its reach
+//! has its need (hunger, fatigue) taken down at [`Places::rate`] per
+//! second while no more than [`Places::seats`] are there, and the place's
+//! whole rate shared among them when more are (so a crowded patch feeds
+//! each of its eaters more slowly, and its meals per second stay the
+//! same). Who is bound for each place and who is within its reach are
+//! counted once a step ([`World::count_visitors`](crate::World::count_visitors))
+//! and read by the trees: an agent picks the place it would be served at
+//! soonest — walking there, then waiting its turn — and the demo's tree
+//! scores eating by how crowded the best patch is.
+//!
+//! Why a rate and not a queue of agents in order: the counts are sums, so
+//! they are the same however the crowd is split over threads or over MPI
+//! ranks (each rank counts its own agents, the sums are added); a queue
+//! would need every rank's agents in one order.
+//!
+//! An agent looks only at the places near it (in the nine cells of a grid
+//! whose cells hold about two places each round its own), so a choice
+//! costs the same with 6 places or 2,000.
+
+use glam::Vec2;
+
+/// Who is bound for one place and who is within its reach, at the start
+/// of the step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Visitors {
+    /// Agents whose activity is the place's and who chose it (those within
+    /// its reach among them).
+    pub bound: u32,
+    /// Those of them within its reach: being served.
+    pub here: u32,
+}
+
+/// The places of one kind, fixed for a run, and their visitors now.
+#[derive(Clone, Debug)]
+pub struct Places {
+    centres: Vec<Vec2>,
+    visitors: Vec<Visitors>,
+    /// Radius of each place, m.
+    pub radius: f32,
+    /// How close to its centre an agent must be to be served, m.
+    pub reach: f32,
+    /// How many a place serves at the full rate.
+    pub seats: u32,
+    /// Need taken off a visitor per second at the full rate.
+    pub rate: f32,
+    /// The lookup grid: side of a cell, columns (and rows).
+    cell: f32,
+    cols: usize,
+    /// `start[c]..start[c + 1]` index `items`: the places in cell `c`.
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Places {
+    /// Places at `centres` in an arena of side `size`, each `radius` wide,
+    /// serving within `reach`, `seats` at a time at `rate` per second.
+    pub fn new(
+        centres: Vec<Vec2>,
+        size: f32,
+        radius: f32,
+        reach: f32,
+        seats: u32,
+        rate: f32,
+    ) -> Places {
+        let n = centres.len();
+        // About two places a cell; one cell when there are few.
+        let cols = if n <= 32 {
+            1
+        } else {
+            ((n as f32 / 2.0).sqrt().floor() as usize).max(1)
+        };
+        let cell = (size / cols as f32).max(f32::MIN_POSITIVE);
+        let cell_of = |p: Vec2| {
+            let at = |v: f32| ((v / cell).max(0.0) as usize).min(cols - 1);
+            at(p.y) * cols + at(p.x)
+        };
+        let mut start = vec![0u32; cols * cols + 1];
+        for &p in &centres {
+            start[cell_of(p) + 1] += 1;
+        }
+        for c in 1..start.len() {
+            start[c] += start[c - 1];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![0u32; n];
+        for (k, &p) in centres.iter().enumerate() {
+            let c = cell_of(p);
+            items[fill[c] as usize] = k as u32;
+            fill[c] += 1;
+        }
+        Places {
+            visitors: vec![Visitors::default(); n],
+            centres,
+            radius,
+            reach,
+            seats,
+            rate,
+            cell,
+            cols,
+            start,
+            items,
+        }
+    }
+
+    /// How many places.
+    pub fn len(&self) -> usize {
+        self.centres.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.centres.is_empty()
+    }
+
+    /// Every place's centre.
+    pub fn centres(&self) -> &[Vec2] {
+        &self.centres
+    }
+
+    /// Place `k`'s centre, if there is one.
+    pub fn centre(&self, k: i32) -> Option<Vec2> {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| self.centres.get(k).copied())
+    }
+
+    /// Every place's visitors, as last counted.
+    pub fn visitors(&self) -> &[Visitors] {
+        &self.visitors
+    }
+
+    /// Every place's visitors, to count them.
+    pub(crate) fn visitors_mut(&mut self) -> &mut [Visitors] {
+        &mut self.visitors
+    }
+
+    /// Whether `p` is within reach of place `k`.
+    pub fn within_reach(&self, k: i32, p: Vec2) -> bool {
+        self.centre(k)
+            .is_some_and(|c| c.distance_squared(p) <= self.reach * self.reach)
+    }
+
+    /// Need taken off each visitor of place `k` per second: the full rate
+    /// while it has no more than its seats' worth, its rate shared among
+    /// them when it has more.
+    pub fn rate_at(&self, k: usize) -> f32 {
+        let here = self.visitors.get(k).map_or(0, |v| v.here);
+        self.rate * (self.seats as f32 / here.max(1) as f32).min(1.0)
+    }
+
+    /// How crowded place `k` is: agents bound for it per seat.
+    pub fn crowding(&self, k: usize) -> f32 {
+        self.visitors.get(k).map_or(0.0, |v| v.bound as f32) / self.seats.max(1) as f32
+    }
+
+    /// The place an agent at `p` walking at `speed` would be served at
+    /// soonest, with the seconds that takes: walking there, then waiting
+    /// while those bound for it before it take their turns (each turn
+    /// `turn` seconds, the place's seats at a time). Place `shunned` is
+    /// passed over. Only places near `p` are looked at (see the module
+    /// documentation); ties go to the lower index.
+    pub fn best(
+        &self,
+        p: Vec2,
+        speed: f32,
+        turn: f32,
+        shunned: Option<usize>,
+    ) -> Option<(usize, f32)> {
+        let speed = speed.max(0.1);
+        let seats = self.seats.max(1) as f32;
+        let pick = |candidates: &mut dyn Iterator<Item = usize>| {
+            let mut best: Option<(usize, f32)> = None;
+            for k in candidates.filter(|&k| Some(k) != shunned) {
+                let waiting = self.visitors[k].bound.saturating_sub(self.seats);
+                let cost = self.centres[k].distance(p) / speed + turn * waiting as f32 / seats;
+                if best.is_none_or(|(b, c)| cost < c || (cost == c && k < b)) {
+                    best = Some((k, cost));
+                }
+            }
+            best
+        };
+        if self.cols == 1 {
+            return pick(&mut (0..self.len()));
+        }
+        pick(&mut self.near(p)).or_else(|| pick(&mut (0..self.len())))
+    }
+
+    /// The places in the nine cells round `p`'s, cell by cell.
+    fn near(&self, p: Vec2) -> impl Iterator<Item = usize> + '_ {
+        let at = |v: f32| ((v / self.cell).max(0.0) as usize).min(self.cols - 1);
+        let (x, y) = (at(p.x), at(p.y));
+        let (first, last) = (x.saturating_sub(1), (x + 1).min(self.cols - 1));
+        (y.saturating_sub(1)..=(y + 1).min(self.cols - 1)).flat_map(move |row| {
+            let run = self.start[row * self.cols + first]..self.start[row * self.cols + last + 1];
+            self.items[run.start as usize..run.end as usize]
+                .iter()
+                .map(|&k| k as usize)
+        })
+    }
+}
