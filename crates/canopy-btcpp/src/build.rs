@@ -719,7 +719,7 @@ impl Made {
 
 /// Parameters of own types the node uses but does not show: how long a
 /// tick is, and the keys that hold a node's memory.
-const UNSHOWN: [&str; 3] = ["tick_ms", "memory", "seen"];
+const UNSHOWN: [&str; 4] = ["tick_ms", "memory", "seen", "skips_into"];
 
 /// The parameters a node shows: as the file gave them, its memory left out.
 fn shown(params: &Params) -> nodes::Shown {

@@ -262,10 +262,6 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             .get("type")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let name = fields
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or(type_name);
         let indent = "  ".repeat(depth);
         if type_name == "SubTree" && self.builtin("SubTree") {
             let target = fields
@@ -286,7 +282,32 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             );
             return Ok(());
         }
-        let Element { tag, id, attrs } = self.element(type_name, fields, path)?;
+        if let Some((own, element)) = folded_own(type_name, fields) {
+            return self.write(element, own, &path.child(0), depth, compact);
+        }
+        let element = self.element(type_name, fields, path)?;
+        self.write(element, fields, path, depth, compact)
+    }
+
+    /// A node as `element`, named as `fields` say, and its children.
+    fn write(
+        &mut self,
+        element: Element,
+        fields: &Map<String, Value>,
+        path: &NodePath,
+        depth: usize,
+        compact: bool,
+    ) -> Result<(), ExportError> {
+        let Element { tag, id, attrs } = element;
+        let type_name = fields
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let name = fields
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(type_name);
+        let indent = "  ".repeat(depth);
         let tag = if compact { id.clone() } else { tag };
         if let Some(c) = unwritable(name) {
             return Err(self.fail(
@@ -571,15 +592,92 @@ fn uses_keys<'d>(document: &'d Value, id: &'d str, seen: &mut Vec<&'d str>) -> b
     false
 }
 
+/// An `EvalAround` of pre- and post-condition scripts around one of this
+/// crate's own nodes, as the XML reader makes them from one element
+/// (`<RunOnce _post="…">`, `<SkipUnlessUpdated _onSuccess="…">`): the
+/// own node's fields and that element, the scripts under their attribute
+/// names. Written apart, the own node would stand under a node that is
+/// not a standard one, where it cannot say SKIPPED.
+fn folded_own<'v>(
+    type_name: &str,
+    fields: &'v Map<String, Value>,
+) -> Option<(&'v Map<String, Value>, Element)> {
+    if type_name != "EvalAround" {
+        return None;
+    }
+    let [child] = fields.get("children")?.as_array()?.as_slice() else {
+        return None;
+    };
+    let child = child.as_object()?;
+    let child_type = child.get("type")?.as_str()?;
+    child_type.strip_prefix(OWN_PREFIX)?;
+    let mut element = match child.get("skips_into").and_then(Value::as_str) {
+        // A RunOnce telling the scripts it skipped, through this flag.
+        Some(flag) => {
+            let from = fields.get("skip_from")?.as_str()?;
+            if crate::params::script_key_of(flag) != Some(from) {
+                return None;
+            }
+            let then_skip = match child.get("then_skip")? {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            Element {
+                tag: Std::RunOnce.id().to_string(),
+                id: Std::RunOnce.id().to_string(),
+                attrs: vec![("then_skip".to_string(), then_skip)],
+            }
+        }
+        None => own_element(child_type, child)?,
+    };
+    for (param, value) in fields {
+        match crate::standard::condition_script_attr(param) {
+            Some(attr) => element
+                .attrs
+                .push((attr.to_string(), value.as_str()?.to_string())),
+            // What the reader writes beside the scripts, and no more.
+            None if matches!(
+                param.as_str(),
+                "type" | "name" | "children" | "skip_from" | "skipped"
+            ) => {}
+            None => return None,
+        }
+    }
+    Some((child, element))
+}
+
 /// The standard node one of this crate's own nodes (`btcpp:Repeat`, as a
 /// tree file written from XML names it) goes out as, with its ports.
 fn own_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> {
-    let std = Std::from_id(type_name.strip_prefix(OWN_PREFIX)?)?;
+    let id = match type_name.strip_prefix(OWN_PREFIX)? {
+        // One own node for both: what it does while not updated says which.
+        "EntryUpdated" if fields.get("otherwise").and_then(Value::as_str) == Some("wait") => {
+            "WaitValueUpdate"
+        }
+        "EntryUpdated" => "SkipUnlessUpdated",
+        id => id,
+    };
+    let std = Std::from_id(id)?;
+    if std == Std::RunOnce && fields.contains_key("skips_into") {
+        // A RunOnce telling its element's post-conditions that it skipped:
+        // no standard node says that.
+        return None;
+    }
+    let text = |value: &Value| match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
     let mut attrs: Vec<(String, String)> = std
         .ports()
         .iter()
-        .filter_map(|p| Some((p.name.to_string(), fields.get(p.name)?.to_string())))
+        .filter_map(|p| Some((p.name.to_string(), text(fields.get(p.name)?))))
         .collect();
+    // The entry-update nodes name their key, which is no typed port.
+    for name in ["entry", "key"] {
+        if let Some(value) = fields.get(name) {
+            attrs.push((name.to_string(), text(value)));
+        }
+    }
     if std == Std::Timeout {
         // canopy's own Timeout is only BehaviorTree.CPP's with no limit.
         attrs.push(("msec".to_string(), "0".to_string()));

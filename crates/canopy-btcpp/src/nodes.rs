@@ -854,6 +854,7 @@ mod tests {
             then_skip: Input::Converted(skip),
             skipped: Status::Success,
             memory,
+            skips_into: None,
             shown: Vec::new(),
         };
         let tree = b

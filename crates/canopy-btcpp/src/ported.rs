@@ -279,11 +279,18 @@ mod tests {
     fn a_standard_node_becomes_an_own_type_only_when_a_port_is_a_key() {
         let values = [("success_count", -1), ("failure_count", 2)];
         let literal = ports(&[("failure_count", "2")]);
-        assert!(keyed(Std::Parallel, &literal, &values, None, "0_1", 100).is_none());
+        assert!(keyed(Std::Parallel, &literal, &values, None, "0_1", (100, false)).is_none());
         let keyed_ports = ports(&[("success_count", "{s}"), ("failure_count", "2")]);
-        let (type_name, params) = keyed(Std::Parallel, &keyed_ports, &values, None, "0_1", 100)
-            .unwrap()
-            .unwrap();
+        let (type_name, params) = keyed(
+            Std::Parallel,
+            &keyed_ports,
+            &values,
+            None,
+            "0_1",
+            (100, false),
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(type_name, "btcpp:Parallel");
         assert_eq!(
             params,
@@ -302,7 +309,7 @@ mod tests {
             &[("msec", 0)],
             None,
             "0_3",
-            40,
+            (40, false),
         );
         assert_eq!(
             sleep.unwrap().unwrap(),
@@ -318,17 +325,25 @@ mod tests {
             &[("then_skip", 1)],
             Some(Std::ReactiveFallback),
             "1_9",
-            100,
+            (100, false),
         );
         assert_eq!(
             under_fallback.unwrap().unwrap().1,
             [
                 ("then_skip", Value::from("{k}")),
                 ("skipped", Value::from("failure")),
-                ("memory", Value::from("{__runonce_1_9}"))
+                ("memory", Value::from("{__runonce_1_9}")),
+                ("skips_into", Value::from("{__skipped_1_9}"))
             ]
         );
-        let nowhere = keyed(Std::RunOnce, &skip, &[("then_skip", 1)], None, "1_9", 100);
+        let nowhere = keyed(
+            Std::RunOnce,
+            &skip,
+            &[("then_skip", 1)],
+            None,
+            "1_9",
+            (100, false),
+        );
         assert!(
             nowhere
                 .unwrap()

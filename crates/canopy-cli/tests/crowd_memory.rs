@@ -57,7 +57,7 @@ fn an_event_mode_crowd_is_checked_with_its_schedule_at_its_peak() {
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).starts_with(
-            "error: 22000 agents need 17484720000 bytes (794760 bytes per agent for this tree), \
+            "error: 22000 agents need 17484544000 bytes (794752 bytes per agent for this tree), \
              more than the limit of 17179869184 bytes (16 GiB); use fewer agents\n"
         ),
         "{}",
@@ -95,7 +95,7 @@ fn a_restored_crowd_is_checked_with_its_rebuilt_schedules() {
     let snap = wide_snapshot(&dir, 22_000);
     let expected = format!(
         "{snap}: cannot restore onto {tree}: its 22000 agents need more than the limit \
-         of 17179869184 bytes (794760 bytes per agent of this tree at its peak, its event \
+         of 17179869184 bytes (794752 bytes per agent of this tree at its peak, its event \
          schedule included)\n"
     );
     for args in [
@@ -140,7 +140,7 @@ fn a_crowd_within_the_limit_but_not_the_machine_is_an_error_not_an_abort() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(
         stderr(&output).starts_with(
-            "error: cannot allocate 3000 agents (794760 bytes per agent for this tree): \
+            "error: cannot allocate 3000 agents (794752 bytes per agent for this tree): \
              memory allocation failed because the memory allocator returned an error\n"
         ),
         "{}",

@@ -235,10 +235,27 @@ fn model_writes_the_palette_that_model_reads_back() {
     let again = success(&["model", "--model", &file]);
     let read = |text: &str| canopy_btcpp::NodeModel::read_str(text, "m.xml").unwrap();
     assert_eq!(read(&again), read(&palette));
-    // The crowd's tree checks with the stand-ins, without the crowd's code.
-    assert_eq!(
-        success(&["check", "--model", &file, "examples/trees/crowd.json"]),
-        "ok\n"
+    // A tree of the crowd's node types checks with the stand-ins, without
+    // the crowd's code.
+    let tree = dir.join("crowd_nodes_tree.json");
+    std::fs::write(
+        &tree,
+        r#"{"tree": {"type": "Selector", "children": [
+            {"type": "Crowded", "at_least": 3},
+            {"type": "Wander", "speed": 0.5}
+        ]}}"#,
+    )
+    .unwrap();
+    let tree = tree.to_string_lossy().into_owned();
+    assert_eq!(success(&["check", "--model", &file, &tree]), "ok\n");
+    // The demo's own tree also weighs its choices with the crowd's
+    // scorers, which a node model does not declare: named, not guessed.
+    let output = canopy(&["check", "--model", &file, "examples/trees/crowd.json"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("no scorer is registered as \"hunger\""),
+        "{}",
+        stderr(&output)
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

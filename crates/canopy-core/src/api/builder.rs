@@ -457,9 +457,10 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// - a key first used as a string ([`Text`](crate::Text)) may be read
     ///   by an input port of another type, which converts the text when
     ///   it reads ([`Input::Converted`](crate::Input::Converted));
-    /// - a type known only by name ([`SlotType::named`]) may share a
-    ///   string key either way (its code, which would convert, is not
-    ///   here);
+    /// - a type known only by name ([`SlotType::named`]) may share a key
+    ///   first used as a string, as another type may; a key first used
+    ///   as a named type is not read as a string (BehaviorTree.CPP
+    ///   refuses a `std::string` port on a key of another type);
     /// - any other difference is an error naming both types;
     /// - [`SlotType::updates`] asks for the key's update counter
     ///   ([`Updates`](crate::Updates)) and leaves its type alone.
@@ -487,11 +488,7 @@ impl<'b, A, W> Builder<'b, A, W> {
             return board.retype(name, ty).ok_or_else(|| unreachable_key(name));
         }
         let text = holds.is::<crate::Text>();
-        let shares = holds == &ty
-            || ty.is_any()
-            || text && !output
-            || text && ty.is_named()
-            || holds.is_named() && ty.is::<crate::Text>();
+        let shares = holds == &ty || ty.is_any() || text && !output || text && ty.is_named();
         if shares {
             return Ok(slot.clone());
         }
