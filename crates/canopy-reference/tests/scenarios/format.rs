@@ -81,16 +81,20 @@ pub(crate) fn load<T: DeserializeOwned + Named>(
     all
 }
 
-/// A script: `S`, `F` and `R` (or `T` and `F` for a condition) separated
-/// by spaces, `X*n` for n of them in a row.
-fn script<T: Copy>(text: &str, word: impl Fn(&str) -> Option<T>) -> Result<Vec<T>, String> {
+/// A script: `S`, `F` and `R` (or `T` and `F` for a condition, numbers
+/// for a scorer) separated by spaces, `X*n` for n of them in a row.
+fn script<T: Copy>(
+    text: &str,
+    word: impl Fn(&str) -> Option<T>,
+    what: &str,
+) -> Result<Vec<T>, String> {
     let mut out = Vec::new();
     for token in text.split_whitespace() {
         let (item, times) = match token.split_once('*') {
-            Some((item, n)) => (item, n.parse::<usize>().map_err(|_| bad(token))?),
+            Some((item, n)) => (item, n.parse::<usize>().map_err(|_| bad(token, what))?),
             None => (token, 1),
         };
-        let item = word(item).ok_or_else(|| bad(token))?;
+        let item = word(item).ok_or_else(|| bad(token, what))?;
         out.extend(std::iter::repeat_n(item, times));
     }
     if out.is_empty() {
@@ -99,27 +103,44 @@ fn script<T: Copy>(text: &str, word: impl Fn(&str) -> Option<T>) -> Result<Vec<T
     Ok(out)
 }
 
-fn bad(token: &str) -> String {
-    format!("{token:?} in a script is not a status (S, F, R; T, F for a condition; X*n)")
+fn bad(token: &str, what: &str) -> String {
+    format!("{token:?} in a script is not {what}, nor X*n for n of them")
 }
 
 /// Statuses: `"R R S"`, `"R*10 S"`.
 pub(crate) fn statuses(text: &str) -> Result<Vec<Status>, String> {
-    script(text, |w| match w {
-        "S" => Some(Status::Success),
-        "F" => Some(Status::Failure),
-        "R" => Some(Status::Running),
-        _ => None,
-    })
+    script(
+        text,
+        |w| match w {
+            "S" => Some(Status::Success),
+            "F" => Some(Status::Failure),
+            "R" => Some(Status::Running),
+            _ => None,
+        },
+        "a status (S, F, R)",
+    )
 }
 
 /// A condition's answers: `"T T F"`.
 pub(crate) fn truths(text: &str) -> Result<Vec<bool>, String> {
-    script(text, |w| match w {
-        "T" => Some(true),
-        "F" => Some(false),
-        _ => None,
-    })
+    script(
+        text,
+        |w| match w {
+            "T" => Some(true),
+            "F" => Some(false),
+            _ => None,
+        },
+        "a truth (T, F)",
+    )
+}
+
+/// A scorer's values: `"0 0.5 1*3"`.
+pub(crate) fn numbers(text: &str) -> Result<Vec<f32>, String> {
+    script(
+        text,
+        |w| w.parse::<f32>().ok().filter(|n| n.is_finite()),
+        "a finite number",
+    )
 }
 
 /// A leaf script's entry for tick `tick` (from 1): the last one repeats.

@@ -1,11 +1,15 @@
 //! `testdata/semantics/`: canopy JSON trees with scripted leaves, run by
 //! canopy (tick and event mode), the naive interpreter and the flat one.
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use canopy_core::{Afterwards, Agent, Ctx, Event, EventKind, Mode, Observer, Policy, Status, Tree};
+use canopy_core::nodes::Like;
+use canopy_core::{
+    Afterwards, Agent, Ctx, Event, EventKind, Mode, NodeId, Observer, Params, Policy, Status,
+    Ticket, Tree,
+};
 use canopy_data::{Format, Registry};
 use canopy_reference::flat::{Def, FlatLeaf, FlatTree, Trace};
 use canopy_reference::naive::NaiveAgent;
@@ -33,7 +37,7 @@ pub(crate) struct Scenario {
     /// The exact events of the ticks listed.
     #[serde(default)]
     events: BTreeMap<String, Vec<String>>,
-    /// How often each listed leaf ran.
+    /// How often each listed leaf ran, or scorer was read.
     #[serde(default)]
     calls: BTreeMap<String, u32>,
     /// The ticks at which an event line occurred.
@@ -44,6 +48,28 @@ pub(crate) struct Scenario {
     count: BTreeMap<String, usize>,
     /// canopy only: the tree's number of nodes (a shared subtree once).
     nodes: Option<usize>,
+    /// The registry's seed: with the node's place in the file, the agent's
+    /// id and the tick, what a Shuffle's order and a weighted Utility's
+    /// pick are drawn from.
+    #[serde(default)]
+    seed: u64,
+    /// The agent's id.
+    #[serde(default = "agent_id")]
+    agent: u32,
+    /// Scorers a Utility's considerations name: name → value by tick.
+    #[serde(default)]
+    scorers: BTreeMap<String, String>,
+    /// Async leaves: name → the game's answer to the leaf's wait before
+    /// each tick (`R`: none yet; `S`, `F`: completes it with that status).
+    #[serde(default)]
+    asyncs: BTreeMap<String, String>,
+    /// The ticks at which each listed async leaf's abort code ran.
+    #[serde(default)]
+    heard: BTreeMap<String, Vec<usize>>,
+}
+
+fn agent_id() -> u32 {
+    7
 }
 
 impl Named for Scenario {
@@ -64,6 +90,31 @@ pub(crate) struct Case {
     when: BTreeMap<String, Vec<usize>>,
     count: BTreeMap<String, usize>,
     nodes: Option<usize>,
+    seed: u64,
+    agent: u32,
+    scorers: BTreeMap<String, Arc<[f32]>>,
+    asyncs: BTreeMap<String, Arc<[Status]>>,
+    heard: BTreeMap<String, Vec<usize>>,
+}
+
+impl Case {
+    /// Whether `name` is one of the scenario's leaves, of any sort.
+    fn is_leaf(&self, name: &str) -> bool {
+        self.actions.contains_key(name)
+            || self.conditions.contains_key(name)
+            || self.asyncs.contains_key(name)
+    }
+}
+
+/// Each script of `table` read by `read`, the leaf named in any error.
+fn scripts<T>(
+    table: &BTreeMap<String, String>,
+    read: impl Fn(&str) -> Result<Vec<T>, String>,
+) -> Result<BTreeMap<String, Arc<[T]>>, String> {
+    table
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), read(v).map_err(|e| format!("{k}: {e}"))?.into())))
+        .collect()
 }
 
 impl Scenario {
@@ -73,26 +124,23 @@ impl Scenario {
         }
         let statuses = format::statuses(&self.statuses).map_err(|e| format!("statuses: {e}"))?;
         let ticks = statuses.len();
-        let actions = self
+        let actions = scripts(&self.actions, format::statuses)?;
+        let conditions = scripts(&self.conditions, format::truths)?;
+        let scorers = scripts(&self.scorers, format::numbers)?;
+        let asyncs = scripts(&self.asyncs, format::statuses)?;
+        let mut leaves: Vec<&String> = self
             .actions
-            .iter()
-            .map(|(k, v)| {
-                Ok((
-                    k.clone(),
-                    format::statuses(v).map_err(|e| format!("{k}: {e}"))?.into(),
-                ))
-            })
-            .collect::<Result<_, String>>()?;
-        let conditions = self
-            .conditions
-            .iter()
-            .map(|(k, v)| {
-                Ok((
-                    k.clone(),
-                    format::truths(v).map_err(|e| format!("{k}: {e}"))?.into(),
-                ))
-            })
-            .collect::<Result<_, String>>()?;
+            .keys()
+            .chain(self.conditions.keys())
+            .chain(self.asyncs.keys())
+            .collect();
+        leaves.sort_unstable();
+        if let Some(pair) = leaves.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!(
+                "{}: two leaves of this scenario have this name",
+                pair[0]
+            ));
+        }
         let node: Json = serde_json::from_str(&self.tree).map_err(|e| format!("tree: {e}"))?;
         // A node object has a type; a document has `tree`.
         let document = if node.get("type").is_some() {
@@ -103,15 +151,20 @@ impl Scenario {
         if let Some(leaf) = self
             .calls
             .keys()
-            .find(|k| !self.actions.contains_key(*k) && !self.conditions.contains_key(*k))
+            .find(|k| !leaves.contains(k) && !self.scorers.contains_key(*k))
         {
             return Err(format!(
-                "calls.{leaf}: not a scripted leaf of this scenario"
+                "calls.{leaf}: not a scripted leaf nor a scorer of this scenario"
             ));
         }
-        for (line, ticks_with) in &self.when {
-            if let Some(&t) = ticks_with.iter().find(|&&t| t == 0 || t > ticks) {
-                return Err(format!("when.{line:?}: tick {t} is not run"));
+        if let Some(leaf) = self.heard.keys().find(|k| !self.asyncs.contains_key(*k)) {
+            return Err(format!("heard.{leaf}: not an async leaf of this scenario"));
+        }
+        for (what, table) in [("when", &self.when), ("heard", &self.heard)] {
+            for (key, ticks_with) in table {
+                if let Some(&t) = ticks_with.iter().find(|&&t| t == 0 || t > ticks) {
+                    return Err(format!("{what}.{key:?}: tick {t} is not run"));
+                }
             }
         }
         Ok(Case {
@@ -125,28 +178,37 @@ impl Scenario {
             when: self.when.clone(),
             count: self.count.clone(),
             nodes: self.nodes,
+            seed: self.seed,
+            agent: self.agent,
+            scorers,
+            asyncs,
+            heard: self.heard.clone(),
         })
     }
 }
 
-/// The id of every scenario's agent; canopy's events must carry it.
-const AGENT_ID: u32 = 7;
-
-/// The agent data: how often each scripted leaf ran. Conditions see the
-/// agent by shared reference, hence the cell.
+/// The agent data: how often each scripted leaf ran, and what the async
+/// leaves asked for and heard. Conditions see the agent by shared
+/// reference, hence the cells.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Calls(RefCell<BTreeMap<String, u32>>);
+pub(crate) struct Calls {
+    calls: RefCell<BTreeMap<String, u32>>,
+    /// `(leaf, ticket)` for every start of an async leaf, in order.
+    started: RefCell<Vec<(String, Ticket)>>,
+    /// `(leaf, ticket)` for every abort an async leaf heard, in order.
+    heard: RefCell<Vec<(String, Ticket)>>,
+}
 
 impl Calls {
     fn bump(&self, name: &str) {
-        *self.0.borrow_mut().entry(name.to_string()).or_default() += 1;
+        *self.calls.borrow_mut().entry(name.to_string()).or_default() += 1;
     }
 }
 
 /// The scenario's leaves as node types of their own, named as the leaves:
 /// `{"type": "b"}` in the tree is leaf `b` with its script.
 fn registry(case: &Case) -> Result<Registry<Calls, ()>, String> {
-    let mut r = Registry::new();
+    let mut r = Registry::new().with_seed(case.seed);
     for (name, script) in &case.actions {
         let (key, script) = (name.clone(), script.clone());
         r.action(name, move |()| {
@@ -168,6 +230,31 @@ fn registry(case: &Case) -> Result<Registry<Calls, ()>, String> {
             }
         })
         .map_err(|e| format!("condition {name:?}: {e}"))?;
+    }
+    for name in case.asyncs.keys() {
+        let key = name.clone();
+        r.async_action_with_abort(name, move |()| {
+            let (start, abort) = (key.clone(), key.clone());
+            (
+                move |cx: &mut Ctx<Calls, ()>, ticket| {
+                    cx.agent.bump(&start);
+                    cx.agent.started.borrow_mut().push((start.clone(), ticket));
+                    Status::Running
+                },
+                move |cx: &mut Ctx<Calls, ()>, ticket| {
+                    cx.agent.heard.borrow_mut().push((abort.clone(), ticket));
+                },
+            )
+        })
+        .map_err(|e| format!("async action {name:?}: {e}"))?;
+    }
+    for (name, script) in &case.scorers {
+        let (key, script) = (name.clone(), script.clone());
+        r.scorer(name, move |cx: &Ctx<Calls, ()>| {
+            cx.agent.bump(&key);
+            at(&script, cx.tick)
+        })
+        .map_err(|e| format!("scorer {name:?}: {e}"))?;
     }
     Ok(r)
 }
@@ -201,6 +288,8 @@ pub(crate) struct Outcome {
     /// Each tick's events; `None` for an engine without events.
     events: Option<Vec<Vec<String>>>,
     calls: BTreeMap<String, u32>,
+    /// The ticks at which each async leaf heard an abort.
+    heard: BTreeMap<String, Vec<usize>>,
 }
 
 /// Which events an engine reports.
@@ -227,6 +316,14 @@ fn check(case: &Case, outcome: &Outcome, events: Events) -> Vec<String> {
         let got = outcome.calls.get(leaf).copied().unwrap_or(0);
         if got != n {
             problems.push(format!("calls.{leaf}: expected {n}, got {got}"));
+        }
+    }
+    for (leaf, expected) in &case.heard {
+        let got = outcome.heard.get(leaf).cloned().unwrap_or_default();
+        if &got != expected {
+            problems.push(format!(
+                "heard.{leaf}: expected the abort code to run at ticks {expected:?}, got {got:?}"
+            ));
         }
     }
     let Some(ticks) = &outcome.events else {
@@ -264,33 +361,126 @@ fn check(case: &Case, outcome: &Outcome, events: Events) -> Vec<String> {
 // ---------------------------------------------------------------------------
 // canopy
 
-/// Records every event of a tick.
+/// Records every event of a tick, and every async leaf's wait aborted.
 #[derive(Default)]
-struct Recorder(Vec<Event>);
+struct Recorder {
+    events: Vec<Event>,
+    aborted: Vec<(NodeId, Ticket)>,
+}
 
 impl Observer for Recorder {
     fn event(&mut self, event: Event) {
-        self.0.push(event);
+        self.events.push(event);
+    }
+
+    fn wait_aborted(&mut self, node: NodeId, ticket: Ticket) {
+        self.aborted.push((node, ticket));
+    }
+}
+
+/// The game's side of the async leaves: the wait each leaf is in, and
+/// what it heard.
+#[derive(Default)]
+struct Game {
+    /// The ticket of each async leaf's wait the game has not answered.
+    waiting: BTreeMap<String, Ticket>,
+    /// Every ticket an async leaf was started with.
+    issued: Vec<(String, Ticket)>,
+    /// The ticks at which each async leaf heard an abort.
+    heard: BTreeMap<String, Vec<usize>>,
+}
+
+impl Game {
+    /// Before tick `tick`: answer each wait the scenario answers then.
+    fn answer(&mut self, case: &Case, agent: &mut Agent, tick: u32) -> Result<(), String> {
+        for (leaf, script) in &case.asyncs {
+            let status = at(script, tick);
+            if status == Status::Running {
+                continue;
+            }
+            if let Some(ticket) = self.waiting.remove(leaf) {
+                let answer = agent.complete(ticket, status);
+                if !answer.is_completed() {
+                    return Err(format!(
+                        "before tick {tick}: completing {leaf}'s wait was refused: {answer:?}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After tick `tick`: take the starts and the aborts heard, and check
+    /// that each abort was heard once, with the ticket of a wait of that
+    /// leaf, as the observer heard it.
+    fn take(
+        &mut self,
+        tree: &Tree<Calls, ()>,
+        data: &Calls,
+        aborted: &[(NodeId, Ticket)],
+        tick: u32,
+    ) -> Result<(), String> {
+        let heard = std::mem::take(&mut *data.heard.borrow_mut());
+        for (leaf, ticket) in &heard {
+            if !self.issued.contains(&(leaf.clone(), *ticket)) {
+                return Err(format!(
+                    "tick {tick}: {leaf} heard an abort with a ticket it was not started with"
+                ));
+            }
+            if self.waiting.get(leaf) == Some(ticket) {
+                self.waiting.remove(leaf);
+            }
+            self.heard
+                .entry(leaf.clone())
+                .or_default()
+                .push(tick as usize);
+        }
+        let observed: Vec<(String, Ticket)> = aborted
+            .iter()
+            .map(|&(node, ticket)| (tree.node(node).type_name().to_string(), ticket))
+            .collect();
+        if observed != heard {
+            return Err(format!(
+                "tick {tick}: the observer heard the aborted waits {observed:?}, the leaves {heard:?}"
+            ));
+        }
+        for (leaf, ticket) in data.started.borrow_mut().drain(..) {
+            if self.issued.iter().any(|(_, t)| *t == ticket) {
+                return Err(format!(
+                    "tick {tick}: {leaf} was given a ticket used before"
+                ));
+            }
+            self.waiting.insert(leaf.clone(), ticket);
+            self.issued.push((leaf, ticket));
+        }
+        Ok(())
     }
 }
 
 /// Run a scenario on canopy in `mode`, checking on every tick that the
 /// events carry the tick and the agent's id, that `active_tasks` is the
-/// enters minus the exits and aborts observed so far, and that the agent
-/// is running exactly when the root returned Running.
+/// enters minus the exits and aborts observed so far, that the agent is
+/// running exactly when the root returned Running, and that every abort
+/// of an async leaf's wait is heard once, by the leaf and the observer.
 fn run_canopy(case: &Case, tree: &Tree<Calls, ()>, mode: Mode) -> Result<Outcome, String> {
-    let mut agent = Agent::with_id(tree, AGENT_ID);
+    let mut agent = Agent::with_id(tree, case.agent);
     agent.set_mode(tree, mode);
     let mut data = Calls::default();
+    let mut game = Game::default();
     let (mut statuses, mut events) = (Vec::new(), Vec::new());
     let mut installed = 0usize;
-    for _ in 0..case.statuses.len() {
+    for t in 1..=case.statuses.len() as u32 {
+        game.answer(case, &mut agent, t)?;
         let mut rec = Recorder::default();
         let status = agent.tick_observed(tree, &mut data, &(), &mut rec);
         let now = agent.ticks();
+        if now != t {
+            return Err(format!("tick {t}: the agent says tick {now}"));
+        }
+        game.take(tree, &data, &rec.aborted, now)?;
         let mut lines = Vec::new();
-        for e in &rec.0 {
-            if (e.tick, e.agent) != (now, AGENT_ID) {
+        for e in &rec.events {
+            if (e.tick, e.agent) != (now, case.agent) {
                 return Err(format!(
                     "tick {now}: an event says tick {} and agent {}",
                     e.tick, e.agent
@@ -318,7 +508,8 @@ fn run_canopy(case: &Case, tree: &Tree<Calls, ()>, mode: Mode) -> Result<Outcome
     Ok(Outcome {
         statuses,
         events: Some(events),
-        calls: data.0.into_inner(),
+        calls: data.calls.into_inner(),
+        heard: game.heard,
     })
 }
 
@@ -387,7 +578,7 @@ fn canopy_event(case: &Case) -> Result<Vec<String>, String> {
 
 fn naive(case: &Case) -> Result<Run, String> {
     let tree = load(case)?;
-    let mut agent = match NaiveAgent::new(&tree, AGENT_ID) {
+    let mut agent = match NaiveAgent::new(&tree, case.agent) {
         Ok(agent) => agent,
         Err(e) => return Ok(Run::Unsupported(e.to_string())),
     };
@@ -398,7 +589,8 @@ fn naive(case: &Case) -> Result<Run, String> {
     let outcome = Outcome {
         statuses,
         events: None,
-        calls: data.0.into_inner(),
+        calls: data.calls.into_inner(),
+        heard: BTreeMap::new(),
     };
     Ok(Run::Checked(check(case, &outcome, Events::All)))
 }
@@ -447,9 +639,23 @@ enum NoDef {
 struct Reader<'c> {
     case: &'c Case,
     subtrees: Map<String, Json>,
+    /// Nodes counted so far, as canopy-data's loader counts them for the
+    /// salts: a node, then a guard's condition, then its children, and a
+    /// subtree where it is first referred to.
+    counted: Cell<u64>,
+    /// Where each subtree read so far began to be counted: every reference
+    /// to it shares those salts, as it shares the loader's nodes.
+    subtree_at: RefCell<HashMap<String, u64>>,
 }
 
 impl Reader<'_> {
+    /// The next node's salt, as the loader's `Params::salt`.
+    fn salt(&self) -> u64 {
+        let n = self.counted.get();
+        self.counted.set(n + 1);
+        Params::new("", Vec::new(), self.case.seed, n).salt()
+    }
+
     fn node(&self, json: &Json, depth: usize) -> Result<Def<Leaf>, NoDef> {
         let bad = |m: String| NoDef::Bad(m);
         if depth > 300 {
@@ -463,6 +669,15 @@ impl Reader<'_> {
             .and_then(Json::as_str)
             .ok_or_else(|| bad("a node without a type".into()))?;
         let name = obj.get("name").and_then(Json::as_str).unwrap_or(ty);
+        if self.case.asyncs.contains_key(ty) {
+            return Err(NoDef::Unsupported(
+                "the flat interpreter has no async leaves".into(),
+            ));
+        }
+        let salt = self.salt();
+        if ["Guard", "ReactiveGuard"].contains(&ty) {
+            self.salt();
+        }
         let mut kids = Vec::new();
         for kid in obj
             .get("children")
@@ -479,10 +694,11 @@ impl Reader<'_> {
             "RunOnce" => &["then"],
             "Guard" | "ReactiveGuard" => &["condition"],
             "SubTree" => &["tree"],
+            "Shuffle" => &["like"],
             "Sequence" | "Selector" | "SequenceWithMemory" | "ReactiveSequence"
             | "ReactiveSelector" | "Inverter" | "ForceSuccess" | "ForceFailure"
             | "AlwaysSuccess" | "AlwaysFailure" | "AlwaysRunning" => &[],
-            t if self.case.actions.contains_key(t) || self.case.conditions.contains_key(t) => &[],
+            t if self.case.is_leaf(t) => &[],
             other => {
                 return Err(NoDef::Unsupported(format!(
                     "the flat interpreter has no node type {other:?}"
@@ -518,6 +734,14 @@ impl Reader<'_> {
             "SequenceWithMemory" => Def::sequence_with_memory(name, kids),
             "ReactiveSequence" => Def::reactive_sequence(name, kids),
             "ReactiveSelector" => Def::reactive_selector(name, kids),
+            "Shuffle" => {
+                let like = match word("like", "selector") {
+                    "sequence" => Like::Sequence,
+                    "selector" => Like::Selector,
+                    other => return Err(bad(format!("{ty} {name:?}: like {other:?}"))),
+                };
+                Def::shuffle(name, like, salt, kids)
+            }
             "Parallel" => Def::parallel(
                 name,
                 policy("success", "all"),
@@ -566,7 +790,21 @@ impl Reader<'_> {
                     .subtrees
                     .get(key)
                     .ok_or_else(|| bad(format!("no subtree {key:?}")))?;
-                self.node(root, depth + 1)?
+                let first = self.subtree_at.borrow().get(key).copied();
+                match first {
+                    Some(at) => {
+                        let after = self.counted.replace(at);
+                        let def = self.node(root, depth + 1);
+                        self.counted.set(after);
+                        def?
+                    }
+                    None => {
+                        self.subtree_at
+                            .borrow_mut()
+                            .insert(key.to_string(), self.counted.get());
+                        self.node(root, depth + 1)?
+                    }
+                }
             }
             t if self.case.actions.contains_key(t) => Def::action(name, self.leaf(t)),
             _ => Def::condition(name, self.leaf(ty)),
@@ -602,6 +840,8 @@ fn flat(case: &Case) -> Result<Run, String> {
             .and_then(Json::as_object)
             .cloned()
             .unwrap_or_default(),
+        counted: Cell::new(0),
+        subtree_at: RefCell::new(HashMap::new()),
     };
     let def = match reader.node(&document["tree"], 1) {
         Ok(def) => def,
@@ -617,13 +857,14 @@ fn flat(case: &Case) -> Result<Run, String> {
             tree: &tree,
             lines: Vec::new(),
         };
-        statuses.push(tree.tick_traced(&mut state, AGENT_ID, &mut data, &(), &mut trace));
+        statuses.push(tree.tick_traced(&mut state, case.agent, &mut data, &(), &mut trace));
         events.push(trace.lines);
     }
     let outcome = Outcome {
         statuses,
         events: Some(events),
-        calls: data.0.into_inner(),
+        calls: data.calls.into_inner(),
+        heard: BTreeMap::new(),
     };
     Ok(Run::Checked(check(case, &outcome, Events::All)))
 }
@@ -649,8 +890,10 @@ pub(crate) enum Engine {
 }
 
 /// Run every semantics scenario on `engine`. A scenario the engine cannot
-/// run must be named in `skips` with the reason, and is then skipped; one
-/// it cannot run that is not listed, or one listed that it runs, fails.
+/// run must be listed in `skips` with the reason, by its name or by its
+/// file's (`async.toml`: a file of one node kind), and is then skipped;
+/// one it cannot run that is not listed, or one listed that it runs,
+/// fails.
 pub(crate) fn run_all(engine: Engine, skips: &[(&str, &str)]) {
     let label = match engine {
         Engine::CanopyTick => "canopy, tick mode",
@@ -660,8 +903,13 @@ pub(crate) fn run_all(engine: Engine, skips: &[(&str, &str)]) {
     };
     let mut report = Report::new(label);
     let scenarios = format::load::<Scenario>("semantics", &mut report);
+    let in_file =
+        |file: &str, listed: &str| file.strip_suffix(listed).is_some_and(|f| f.ends_with('/'));
     for (name, _) in skips {
-        if !scenarios.iter().any(|s| s.scenario.name == *name) {
+        if !scenarios
+            .iter()
+            .any(|s| s.scenario.name == *name || in_file(&s.file, name))
+        {
             report.fail(
                 "(the harness)",
                 name,
@@ -681,7 +929,10 @@ pub(crate) fn run_all(engine: Engine, skips: &[(&str, &str)]) {
                 Engine::Flat => flat(&case),
             }
         });
-        let listed = skips.iter().find(|(n, _)| *n == name).map(|(_, why)| why);
+        let listed = skips
+            .iter()
+            .find(|(n, _)| *n == name || in_file(file, n))
+            .map(|(_, why)| why);
         match (run, listed) {
             (Ok(Run::Unsupported(why)), Some(reason)) => {
                 report.skip(file, name, format!("{reason} ({why})"))
