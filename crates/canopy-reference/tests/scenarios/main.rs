@@ -8,6 +8,7 @@
 //!   flat interpreter.
 //! - `testdata/btcpp/`: BehaviorTree.CPP XML through canopy-btcpp, in both
 //!   of canopy's modes.
+//! - `testdata/machines/`: canopy-fsm machine files, triggers by tick.
 //!
 //! An engine that cannot run a scenario's tree skips it only if its
 //! harness lists the scenario below, with the reason; the skips are
@@ -15,6 +16,7 @@
 
 mod btcpp;
 mod format;
+mod machines;
 mod semantics;
 
 use canopy_core::Mode;
@@ -72,6 +74,13 @@ fn btcpp_tick_mode() {
 #[test]
 fn btcpp_event_mode() {
     btcpp::run_all(Mode::Event);
+}
+
+/// canopy-fsm's machines from files, run by an `FsmAgent`: statuses, the
+/// active states, which sends were taken, the hooks' log.
+#[test]
+fn fsm_machines() {
+    machines::run_all();
 }
 
 #[test]
