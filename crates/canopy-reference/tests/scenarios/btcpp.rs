@@ -18,7 +18,7 @@ use canopy_core::{Agent, Arity, Children, Ctx, Exit, Mode, Node, Status};
 use canopy_data::{Params, Registry, Ticks};
 use serde::Deserialize;
 
-use crate::format::{self, Named, Report, at, guarded, per_tick, show};
+use crate::format::{self, Named, at, per_tick, show};
 
 /// One `[[test]]` block of a BehaviorTree.CPP file (see `testdata/README.md`).
 #[derive(Deserialize)]
@@ -265,14 +265,6 @@ pub(crate) fn run_all(mode: Mode) {
         Mode::Tick => "canopy-btcpp, tick mode",
         Mode::Event => "canopy-btcpp, event mode",
     };
-    let mut report = Report::new(label);
     let registry = registry();
-    for loaded in format::load::<Scenario>("btcpp", &mut report) {
-        let (file, scenario) = (&loaded.file, &loaded.scenario);
-        match guarded(|| run(scenario, &registry, mode)) {
-            Ok(problems) => report.record(file, &scenario.name, problems),
-            Err(e) => report.fail(file, &scenario.name, e),
-        }
-    }
-    report.finish();
+    format::run_each(label, "btcpp", |scenario| run(scenario, &registry, mode));
 }

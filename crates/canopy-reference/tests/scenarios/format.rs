@@ -3,11 +3,13 @@
 //! (file and scenario named) before the test fails.
 
 use std::collections::BTreeMap;
-use std::fmt::Display;
+use std::fmt::{Debug, Display};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use canopy_core::Status;
+use canopy_core::{Ctx, Status};
+use canopy_data::Registry;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -79,6 +81,101 @@ pub(crate) fn load<T: DeserializeOwned + Named>(
         }));
     }
     all
+}
+
+/// Every scenario of `testdata/<folder>`, each checked by `check` (the
+/// problems it found; an error if it could not run), then the tally.
+pub(crate) fn run_each<T: DeserializeOwned + Named>(
+    engine: &'static str,
+    folder: &str,
+    check: impl Fn(&T) -> Result<Vec<String>, String>,
+) {
+    let mut report = Report::new(engine);
+    for loaded in load::<T>(folder, &mut report) {
+        let (file, scenario) = (&loaded.file, &loaded.scenario);
+        match guarded(|| check(scenario)) {
+            Ok(problems) => report.record(file, scenario.name(), problems),
+            Err(e) => report.fail(file, scenario.name(), e),
+        }
+    }
+    report.finish();
+}
+
+/// Each script of `table` read by `read`, the leaf named in any error.
+pub(crate) fn scripts<T>(
+    table: &BTreeMap<String, String>,
+    read: impl Fn(&str) -> Result<Vec<T>, String>,
+) -> Result<BTreeMap<String, Arc<[T]>>, String> {
+    table
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), read(v).map_err(|e| format!("{k}: {e}"))?.into())))
+        .collect()
+}
+
+/// Agent data that hears its scripted leaves run.
+pub(crate) trait Scripted: 'static {
+    /// Leaf or scorer `name` ran and answered `answer`.
+    fn ran(&self, name: &str, answer: &dyn Debug);
+}
+
+/// A scenario's scripted leaves and scorers, each a node type (or a
+/// scorer) named as the leaf, answering by tick.
+pub(crate) struct Leaves {
+    pub actions: BTreeMap<String, Arc<[Status]>>,
+    pub conditions: BTreeMap<String, Arc<[bool]>>,
+    pub scorers: BTreeMap<String, Arc<[f32]>>,
+}
+
+impl Leaves {
+    pub(crate) fn read(
+        actions: &BTreeMap<String, String>,
+        conditions: &BTreeMap<String, String>,
+        scorers: &BTreeMap<String, String>,
+    ) -> Result<Leaves, String> {
+        Ok(Leaves {
+            actions: scripts(actions, statuses)?,
+            conditions: scripts(conditions, truths)?,
+            scorers: scripts(scorers, numbers)?,
+        })
+    }
+
+    /// Add them to `r`.
+    pub(crate) fn register<A: Scripted>(&self, r: &mut Registry<A, ()>) -> Result<(), String> {
+        for (name, script) in &self.actions {
+            let (key, script) = (name.clone(), script.clone());
+            r.action(name, move |()| {
+                let (key, script) = (key.clone(), script.clone());
+                move |cx: &mut Ctx<A, ()>| {
+                    let status = at(&script, cx.tick);
+                    cx.agent.ran(&key, &status);
+                    status
+                }
+            })
+            .map_err(|e| format!("action {name:?}: {e}"))?;
+        }
+        for (name, script) in &self.conditions {
+            let (key, script) = (name.clone(), script.clone());
+            r.condition(name, move |()| {
+                let (key, script) = (key.clone(), script.clone());
+                move |cx: &Ctx<A, ()>| {
+                    let answer = at(&script, cx.tick);
+                    cx.agent.ran(&key, &answer);
+                    answer
+                }
+            })
+            .map_err(|e| format!("condition {name:?}: {e}"))?;
+        }
+        for (name, script) in &self.scorers {
+            let (key, script) = (name.clone(), script.clone());
+            r.scorer(name, move |cx: &Ctx<A, ()>| {
+                let score = at(&script, cx.tick);
+                cx.agent.ran(&key, &score);
+                score
+            })
+            .map_err(|e| format!("scorer {name:?}: {e}"))?;
+        }
+        Ok(())
+    }
 }
 
 /// A script: `S`, `F` and `R` (or `T` and `F` for a condition, numbers

@@ -14,13 +14,13 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use canopy_core::{Ctx, Status};
+use canopy_core::Ctx;
 use canopy_data::{Format, Registry};
 use canopy_fsm::{FsmAgent, Hooks, Machine, MachineRegistry};
 use serde::Deserialize;
 use serde_json::Value as Json;
 
-use crate::format::{self, Named, Report, at, guarded, per_tick, show};
+use crate::format::{self, Leaves, Named, Scripted, per_tick, show};
 
 /// One `[[test]]` block of a machine file (see `testdata/README.md`).
 #[derive(Deserialize)]
@@ -108,42 +108,11 @@ fn named_triggers(json: &Json, names: &mut BTreeSet<String>) {
     }
 }
 
-/// The tree registry: the scenario's scripted leaves.
-fn leaves(scenario: &Scenario) -> Result<Registry<Trace, ()>, String> {
-    let mut r = Registry::new();
-    for (name, script) in &scenario.actions {
-        let script: Arc<[Status]> = format::statuses(script)
-            .map_err(|e| format!("{name}: {e}"))?
-            .into();
-        let key = name.clone();
-        r.action(name, move |()| {
-            let (key, script) = (key.clone(), script.clone());
-            move |cx: &mut Ctx<Trace, ()>| {
-                let status = at(&script, cx.tick);
-                cx.agent.bump(&key);
-                cx.agent.note(format!("{key} {status:?}"));
-                status
-            }
-        })
-        .map_err(|e| format!("action {name:?}: {e}"))?;
+impl Scripted for Trace {
+    fn ran(&self, name: &str, answer: &dyn std::fmt::Debug) {
+        self.bump(name);
+        self.note(format!("{name} {answer:?}"));
     }
-    for (name, script) in &scenario.conditions {
-        let script: Arc<[bool]> = format::truths(script)
-            .map_err(|e| format!("{name}: {e}"))?
-            .into();
-        let key = name.clone();
-        r.condition(name, move |()| {
-            let (key, script) = (key.clone(), script.clone());
-            move |cx: &Ctx<Trace, ()>| {
-                let answer = at(&script, cx.tick);
-                cx.agent.bump(&key);
-                cx.agent.note(format!("{key} {answer}"));
-                answer
-            }
-        })
-        .map_err(|e| format!("condition {name:?}: {e}"))?;
-    }
-    Ok(r)
 }
 
 /// A `Logged` state's hooks: its name in each line, and the triggers its
@@ -193,7 +162,10 @@ fn run(scenario: &Scenario) -> Result<Vec<String>, String> {
     }
     let fires = Arc::new(fires);
 
-    let mut registry = MachineRegistry::new(leaves(scenario)?);
+    let mut leaves = Registry::new();
+    Leaves::read(&scenario.actions, &scenario.conditions, &BTreeMap::new())?
+        .register(&mut leaves)?;
+    let mut registry = MachineRegistry::new(leaves);
     let for_states = fires.clone();
     registry.state_type("Logged", move |state| {
         let name = state.get("name").and_then(|v| v.as_str()).unwrap_or("");
@@ -297,13 +269,5 @@ fn run(scenario: &Scenario) -> Result<Vec<String>, String> {
 
 /// Run every machine scenario.
 pub(crate) fn run_all() {
-    let mut report = Report::new("canopy-fsm");
-    for loaded in format::load::<Scenario>("machines", &mut report) {
-        let (file, scenario) = (&loaded.file, &loaded.scenario);
-        match guarded(|| run(scenario)) {
-            Ok(problems) => report.record(file, &scenario.name, problems),
-            Err(e) => report.fail(file, &scenario.name, e),
-        }
-    }
-    report.finish();
+    format::run_each("canopy-fsm", "machines", run);
 }

@@ -9,6 +9,8 @@
 //! - `testdata/btcpp/`: BehaviorTree.CPP XML through canopy-btcpp, in both
 //!   of canopy's modes.
 //! - `testdata/machines/`: canopy-fsm machine files, triggers by tick.
+//! - `testdata/formats/`: one tree in canopy JSON, RON and BehaviorTree.CPP
+//!   XML, loaded by canopy-data and canopy-btcpp, run alike.
 //!
 //! An engine that cannot run a scenario's tree skips it only if its
 //! harness lists the scenario below, with the reason; the skips are
@@ -16,6 +18,7 @@
 
 mod btcpp;
 mod format;
+mod formats;
 mod machines;
 mod semantics;
 
@@ -74,6 +77,14 @@ fn btcpp_tick_mode() {
 #[test]
 fn btcpp_event_mode() {
     btcpp::run_all(Mode::Event);
+}
+
+/// One tree in canopy JSON, RON and BehaviorTree.CPP XML (and the JSON
+/// exported as XML): every form prints and runs the same, or fails to
+/// load with its exact error.
+#[test]
+fn formats() {
+    formats::run_all();
 }
 
 /// canopy-fsm's machines from files, run by an `FsmAgent`: statuses, the

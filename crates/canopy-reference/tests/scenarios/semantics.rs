@@ -16,7 +16,7 @@ use canopy_reference::naive::NaiveAgent;
 use serde::Deserialize;
 use serde_json::{Map, Value as Json};
 
-use crate::format::{self, Named, Report, at, guarded, per_tick, show};
+use crate::format::{self, Leaves, Named, Report, Scripted, at, guarded, per_tick, show};
 
 /// One `[[test]]` block of a semantics file (see `testdata/README.md`).
 #[derive(Deserialize)]
@@ -82,8 +82,7 @@ impl Named for Scenario {
 pub(crate) struct Case {
     name: String,
     document: String,
-    actions: BTreeMap<String, Arc<[Status]>>,
-    conditions: BTreeMap<String, Arc<[bool]>>,
+    leaves: Leaves,
     statuses: Vec<Status>,
     events: BTreeMap<usize, Vec<String>>,
     calls: BTreeMap<String, u32>,
@@ -92,7 +91,6 @@ pub(crate) struct Case {
     nodes: Option<usize>,
     seed: u64,
     agent: u32,
-    scorers: BTreeMap<String, Arc<[f32]>>,
     asyncs: BTreeMap<String, Arc<[Status]>>,
     heard: BTreeMap<String, Vec<usize>>,
 }
@@ -100,21 +98,10 @@ pub(crate) struct Case {
 impl Case {
     /// Whether `name` is one of the scenario's leaves, of any sort.
     fn is_leaf(&self, name: &str) -> bool {
-        self.actions.contains_key(name)
-            || self.conditions.contains_key(name)
+        self.leaves.actions.contains_key(name)
+            || self.leaves.conditions.contains_key(name)
             || self.asyncs.contains_key(name)
     }
-}
-
-/// Each script of `table` read by `read`, the leaf named in any error.
-fn scripts<T>(
-    table: &BTreeMap<String, String>,
-    read: impl Fn(&str) -> Result<Vec<T>, String>,
-) -> Result<BTreeMap<String, Arc<[T]>>, String> {
-    table
-        .iter()
-        .map(|(k, v)| Ok((k.clone(), read(v).map_err(|e| format!("{k}: {e}"))?.into())))
-        .collect()
 }
 
 impl Scenario {
@@ -124,10 +111,8 @@ impl Scenario {
         }
         let statuses = format::statuses(&self.statuses).map_err(|e| format!("statuses: {e}"))?;
         let ticks = statuses.len();
-        let actions = scripts(&self.actions, format::statuses)?;
-        let conditions = scripts(&self.conditions, format::truths)?;
-        let scorers = scripts(&self.scorers, format::numbers)?;
-        let asyncs = scripts(&self.asyncs, format::statuses)?;
+        let scripted = Leaves::read(&self.actions, &self.conditions, &self.scorers)?;
+        let asyncs = format::scripts(&self.asyncs, format::statuses)?;
         let mut leaves: Vec<&String> = self
             .actions
             .keys()
@@ -170,8 +155,7 @@ impl Scenario {
         Ok(Case {
             name: self.name.clone(),
             document,
-            actions,
-            conditions,
+            leaves: scripted,
             events: per_tick(&self.events, ticks, "events")?,
             statuses,
             calls: self.calls.clone(),
@@ -180,7 +164,6 @@ impl Scenario {
             nodes: self.nodes,
             seed: self.seed,
             agent: self.agent,
-            scorers,
             asyncs,
             heard: self.heard.clone(),
         })
@@ -205,32 +188,17 @@ impl Calls {
     }
 }
 
+impl Scripted for Calls {
+    fn ran(&self, name: &str, _: &dyn std::fmt::Debug) {
+        self.bump(name);
+    }
+}
+
 /// The scenario's leaves as node types of their own, named as the leaves:
 /// `{"type": "b"}` in the tree is leaf `b` with its script.
 fn registry(case: &Case) -> Result<Registry<Calls, ()>, String> {
     let mut r = Registry::new().with_seed(case.seed);
-    for (name, script) in &case.actions {
-        let (key, script) = (name.clone(), script.clone());
-        r.action(name, move |()| {
-            let (key, script) = (key.clone(), script.clone());
-            move |cx: &mut Ctx<Calls, ()>| {
-                cx.agent.bump(&key);
-                at(&script, cx.tick)
-            }
-        })
-        .map_err(|e| format!("action {name:?}: {e}"))?;
-    }
-    for (name, script) in &case.conditions {
-        let (key, script) = (name.clone(), script.clone());
-        r.condition(name, move |()| {
-            let (key, script) = (key.clone(), script.clone());
-            move |cx: &Ctx<Calls, ()>| {
-                cx.agent.bump(&key);
-                at(&script, cx.tick)
-            }
-        })
-        .map_err(|e| format!("condition {name:?}: {e}"))?;
-    }
+    case.leaves.register(&mut r)?;
     for name in case.asyncs.keys() {
         let key = name.clone();
         r.async_action_with_abort(name, move |()| {
@@ -247,14 +215,6 @@ fn registry(case: &Case) -> Result<Registry<Calls, ()>, String> {
             )
         })
         .map_err(|e| format!("async action {name:?}: {e}"))?;
-    }
-    for (name, script) in &case.scorers {
-        let (key, script) = (name.clone(), script.clone());
-        r.scorer(name, move |cx: &Ctx<Calls, ()>| {
-            cx.agent.bump(&key);
-            at(&script, cx.tick)
-        })
-        .map_err(|e| format!("scorer {name:?}: {e}"))?;
     }
     Ok(r)
 }
@@ -766,7 +726,7 @@ impl Reader<'_> {
             "Guard" | "ReactiveGuard" => {
                 let condition = obj.get("condition").unwrap_or(&Json::Null);
                 let leaf = match condition.get("type").and_then(Json::as_str) {
-                    Some(c) if self.case.conditions.contains_key(c) => self.leaf(c),
+                    Some(c) if self.case.leaves.conditions.contains_key(c) => self.leaf(c),
                     Some(other) => {
                         return Err(NoDef::Unsupported(format!(
                             "the flat interpreter has no condition type {other:?}"
@@ -806,15 +766,15 @@ impl Reader<'_> {
                     }
                 }
             }
-            t if self.case.actions.contains_key(t) => Def::action(name, self.leaf(t)),
+            t if self.case.leaves.actions.contains_key(t) => Def::action(name, self.leaf(t)),
             _ => Def::condition(name, self.leaf(ty)),
         })
     }
 
     fn leaf(&self, name: &str) -> Leaf {
-        match self.case.actions.get(name) {
+        match self.case.leaves.actions.get(name) {
             Some(script) => Leaf::Act(name.to_string(), script.clone()),
-            None => Leaf::Check(name.to_string(), self.case.conditions[name].clone()),
+            None => Leaf::Check(name.to_string(), self.case.leaves.conditions[name].clone()),
         }
     }
 }
