@@ -1,5 +1,15 @@
 //! Utility: the child whose considerations score best runs; re-scoring
 //! switches, aborting the running child, when another wins.
+//!
+//! The picking is data: `testdata/semantics/utility.toml` (highest, ties,
+//! the child's status, a switch aborting the running child, inertia,
+//! threshold, `every`, weights, curves, combinations, weighted draws),
+//! with scorers scripted by tick, run in both modes and on the naive
+//! interpreter by `crates/canopy-reference/tests/scenarios/`, which also
+//! checks the scorers are read as often in both modes. What stays here
+//! needs Rust: each curve's exact values, scores computed by hand,
+//! weighted picks over many agents, the inspector's view, build errors,
+//! snapshots, hot reload, and which nodes event mode updates.
 
 use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, Scorer, Utility};
 use canopy_core::{Agent, Builder, Ctx, Event, EventKind, Mode, Observer, Snapshot, Status, Tree};
@@ -141,32 +151,6 @@ fn a_score_is_its_considerations_combined_then_weighted() {
     assert_eq!(score(&utility, 0, 0.0, 1.0), 0.0);
 }
 
-#[test]
-fn the_highest_score_runs_and_a_tie_goes_to_the_first_child() {
-    let tree = tree(eat_or_flee());
-    let mut m = mind(0.25, 0.75);
-    assert_eq!(Agent::new(&tree).tick(&tree, &mut m, &()), Status::Running);
-    assert_eq!(m.log, ["flee"]);
-    let mut m = mind(0.5, 0.5);
-    Agent::new(&tree).tick(&tree, &mut m, &());
-    assert_eq!(m.log, ["eat"]);
-}
-
-#[test]
-fn the_utility_returns_the_status_of_the_child_it_ran() {
-    let b = Builder::<Mind, ()>::new();
-    let tree = b
-        .build(b.node(
-            "mind",
-            eat_or_flee(),
-            [b.always_success("eat"), b.always_failure("flee")],
-        ))
-        .unwrap();
-    let mut agent = Agent::new(&tree);
-    assert_eq!(agent.tick(&tree, &mut mind(1.0, 0.0), &()), Status::Success);
-    assert_eq!(agent.tick(&tree, &mut mind(0.0, 1.0), &()), Status::Failure);
-}
-
 /// Events as `node name: event`, for the Utility's children and itself.
 struct Trace<'t>(&'t Tree<Mind, ()>, Vec<String>);
 
@@ -178,104 +162,6 @@ impl Observer for Trace<'_> {
             other => other.name().to_string(),
         };
         self.1.push(format!("{}: {name} {kind}", e.tick));
-    }
-}
-
-#[test]
-fn a_new_winner_aborts_the_running_child_before_it_is_entered() {
-    let tree = tree(eat_or_flee());
-    let mut agent = Agent::new(&tree);
-    let mut m = mind(0.75, 0.25);
-    let mut trace = Trace(&tree, Vec::new());
-    agent.tick_observed(&tree, &mut m, &(), &mut trace);
-    m.fear = 1.0;
-    agent.tick_observed(&tree, &mut m, &(), &mut trace);
-    assert_eq!(
-        trace.1,
-        [
-            "1: mind enter",
-            "1: eat enter",
-            "1: eat update Running",
-            "1: mind update Running",
-            "2: eat abort",
-            "2: flee enter",
-            "2: flee update Running",
-            "2: mind update Running",
-        ]
-    );
-    assert_eq!(m.log, ["eat", "flee"]);
-}
-
-#[test]
-fn inertia_keeps_the_running_child_until_another_beats_it_by_more() {
-    let mut utility = eat_or_flee();
-    utility.inertia = 0.25;
-    let tree = tree(utility);
-    let mut agent = Agent::new(&tree);
-    let mut m = mind(0.5, 0.0);
-    for fear in [0.0, 0.5, 0.75, 0.875] {
-        m.fear = fear;
-        agent.tick(&tree, &mut m, &());
-    }
-    // Fear 0.75 ties eat's 0.5 + 0.25 and the tie stays with eat; 0.875
-    // beats it.
-    assert_eq!(m.log, ["eat", "eat", "eat", "flee"]);
-    // Now flee has the bonus: hunger must pass 0.875 + 0.25.
-    m.hunger = 1.0;
-    agent.tick(&tree, &mut m, &());
-    assert_eq!(m.log.last(), Some(&"flee"));
-}
-
-#[test]
-fn with_no_score_above_the_threshold_it_aborts_the_running_child_and_fails() {
-    let mut utility = eat_or_flee();
-    utility.threshold = 0.5;
-    let tree = tree(utility);
-    let mut agent = Agent::new(&tree);
-    let mut trace = Trace(&tree, Vec::new());
-    let mut m = mind(0.75, 0.0);
-    assert_eq!(
-        agent.tick_observed(&tree, &mut m, &(), &mut trace),
-        Status::Running
-    );
-    m.hunger = 0.5;
-    assert_eq!(
-        agent.tick_observed(&tree, &mut m, &(), &mut trace),
-        Status::Failure
-    );
-    assert_eq!(
-        trace.1[4..],
-        [
-            "2: eat abort",
-            "2: mind update Failure",
-            "2: mind exit Failure",
-        ]
-    );
-    // Nothing above it from the start: fails without entering a child.
-    let mut m = mind(0.5, 0.25);
-    assert_eq!(Agent::new(&tree).tick(&tree, &mut m, &()), Status::Failure);
-    assert!(m.log.is_empty());
-}
-
-#[test]
-fn it_rescores_every_n_ticks_while_a_child_runs_or_never_with_zero() {
-    for (every, expected) in [
-        (3, ["eat", "eat", "eat", "flee", "flee"]),
-        (0, ["eat", "eat", "eat", "eat", "eat"]),
-    ] {
-        let mut utility = eat_or_flee();
-        utility.every = every;
-        let tree = tree(utility);
-        let mut agent = Agent::new(&tree);
-        let mut m = mind(0.75, 0.0);
-        agent.tick(&tree, &mut m, &());
-        // Fear wins from tick 2 on; with every = 3 the next scoring is at
-        // tick 4.
-        m.fear = 1.0;
-        for _ in 0..4 {
-            agent.tick(&tree, &mut m, &());
-        }
-        assert_eq!(m.log, expected, "every = {every}");
     }
 }
 

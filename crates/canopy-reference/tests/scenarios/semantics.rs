@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use canopy_core::nodes::Like;
 use canopy_core::{
-    Afterwards, Agent, Ctx, Event, EventKind, Mode, NodeId, Observer, Params, Policy, Status,
-    Ticket, Tree,
+    Afterwards, Agent, Completion, Ctx, Event, EventKind, Mode, NodeId, Observer, Params, Policy,
+    Status, Ticket, Tree,
 };
 use canopy_data::{Format, Registry};
 use canopy_reference::flat::{Def, FlatLeaf, FlatTree, Trace};
@@ -372,9 +372,11 @@ impl Game {
 
     /// After tick `tick`: take the starts and the aborts heard, and check
     /// that each abort was heard once, with the ticket of a wait of that
-    /// leaf, as the observer heard it.
+    /// leaf, as the observer heard it, and that an answer to a wait the
+    /// game had not answered comes too late: `Completion::Aborted`.
     fn take(
         &mut self,
+        agent: &mut Agent,
         tree: &Tree<Calls, ()>,
         data: &Calls,
         aborted: &[(NodeId, Ticket)],
@@ -389,6 +391,12 @@ impl Game {
             }
             if self.waiting.get(leaf) == Some(ticket) {
                 self.waiting.remove(leaf);
+                let late = agent.complete(*ticket, Status::Success);
+                if late != Completion::Aborted {
+                    return Err(format!(
+                        "tick {tick}: answering {leaf}'s aborted wait after the abort gave {late:?}, not Aborted"
+                    ));
+                }
             }
             self.heard
                 .entry(leaf.clone())
@@ -437,7 +445,7 @@ fn run_canopy(case: &Case, tree: &Tree<Calls, ()>, mode: Mode) -> Result<Outcome
         if now != t {
             return Err(format!("tick {t}: the agent says tick {now}"));
         }
-        game.take(tree, &data, &rec.aborted, now)?;
+        game.take(&mut agent, tree, &data, &rec.aborted, now)?;
         let mut lines = Vec::new();
         for e in &rec.events {
             if (e.tick, e.agent) != (now, case.agent) {
