@@ -28,7 +28,8 @@ use crate::format::{self, Leaves, Named, Scripted, per_tick, show};
 pub(crate) struct Scenario {
     name: String,
     doc: String,
-    /// A machine file in JSON.
+    /// A machine file in JSON, or the name of one beside the scenario
+    /// files (`player.json`).
     machine: String,
     /// Scripted action leaves for the trees of tree states.
     #[serde(default)]
@@ -135,8 +136,14 @@ fn run(scenario: &Scenario) -> Result<Vec<String>, String> {
     }
     let expected = format::statuses(&scenario.statuses).map_err(|e| format!("statuses: {e}"))?;
     let ticks = expected.len();
-    let json: Json =
-        serde_json::from_str(&scenario.machine).map_err(|e| format!("machine: {e}"))?;
+    let beside = (!scenario.machine.trim_start().starts_with('{'))
+        .then(|| format::testdata("machines").join(&scenario.machine));
+    let text = match &beside {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| format!("machine: {}: {e}", path.display()))?,
+        None => scenario.machine.clone(),
+    };
+    let json: Json = serde_json::from_str(&text).map_err(|e| format!("machine: {e}"))?;
     let mut names = BTreeSet::new();
     named_triggers(&json, &mut names);
     names.extend(scenario.send.values().flatten().cloned());
@@ -175,9 +182,11 @@ fn run(scenario: &Scenario) -> Result<Vec<String>, String> {
     for name in &names {
         registry.trigger(name, trigger(name));
     }
-    let machine: Machine<Trace, (), Trigger> = registry
-        .load_str(&scenario.machine, Format::Json, "machine.json")
-        .map_err(|e| format!("load: {e}"))?;
+    let machine: Machine<Trace, (), Trigger> = match &beside {
+        Some(path) => registry.load_file(path),
+        None => registry.load_str(&text, Format::Json, "machine.json"),
+    }
+    .map_err(|e| format!("load: {e}"))?;
     for state in fires.keys() {
         if machine.state(state).is_none() {
             return Err(format!(
