@@ -13,8 +13,8 @@
 //!   XML, loaded by canopy-data and canopy-btcpp, run alike.
 //!
 //! An engine that cannot run a scenario's tree skips it only if its
-//! harness lists the scenario below, with the reason; the skips are
-//! printed with the tally.
+//! harness lists the scenario (or its file) below, with the reason; the
+//! skips are printed with the tally.
 
 mod btcpp;
 mod format;
@@ -26,8 +26,10 @@ use canopy_core::Mode;
 use semantics::Engine;
 
 /// canopy in tick mode: the statuses, every event of the listed ticks, the
-/// leaf calls; also that the events carry the tick and the agent's id, that
-/// `active_tasks` follows the events, and that a second run is the same.
+/// leaf calls, the aborts async leaves heard; also that the events carry
+/// the tick and the agent's id, that `active_tasks` follows the events,
+/// that each abort of a wait is heard once, by the leaf and the observer,
+/// with its wait's ticket, and that a second run is the same.
 #[test]
 fn canopy_tick_mode() {
     semantics::run_all(Engine::CanopyTick, &[]);
