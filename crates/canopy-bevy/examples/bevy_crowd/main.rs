@@ -257,7 +257,9 @@ fn main() {
         None
     } else {
         app.add_plugins(CanopyPlugin::new(registry()))
-            .add_systems(Update, start_clock.before(CanopySystems::Tick))
+            // The clock spans canopy's sets up to the tick: the reload
+            // check as well as the tick.
+            .add_systems(Update, start_clock.before(CanopySystems::Reload))
             .add_systems(Update, stop_clock.after(CanopySystems::Tick).before(walk))
             .add_systems(Update, (walk, bite).chain().after(CanopySystems::Tick))
             .add_systems(Update, say_reloads.after(CanopySystems::Reload));
