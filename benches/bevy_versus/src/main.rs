@@ -1,5 +1,5 @@
 //! canopy-bevy's `bevy_crowd` world, written the bevy_behave way, on the
-//! Bevy version bevy_behave supports: NPCs flee when hurt until healed,
+//! Bevy version bevy_behave supports: NPCs flee while hurt,
 //! chase the nearest target while one is in sight, else wander. The world
 //! and the rules are canopy-bevy's example's `rules.rs`, included word for
 //! word, so the sides can be timed side by side (`run.sh`).
@@ -8,6 +8,7 @@
 //! cargo run --release -- --entities 10000 --frames 100 --side behave
 //! cargo run --release -- --side behave-sync --compute 2
 //! cargo run --release -- --side hand
+//! cargo run --release -- --side behave-sync --beside-hand
 //! ```
 //!
 //! bevy_behave's idioms, as in its `chase` example: one `BehaveTree`
@@ -23,7 +24,10 @@
 //! (`BehavePlugin::with_synchronous`: the trees are ticked in an exclusive
 //! system until every trigger is answered, so a decision does not wait for
 //! the next frame). `--side hand` is the rules as one hand-written system
-//! on this Bevy, beside the same system on canopy's Bevy.
+//! on this Bevy, beside the same system on canopy's Bevy. `--beside-hand`
+//! runs the hand-written crowd in a second app of the same process, the
+//! two taking turns frame by frame, and prints the median ratio of their
+//! frames' AI times.
 
 #[path = "../../../crates/canopy-bevy/examples/bevy_crowd/rules.rs"]
 mod rules;
@@ -289,6 +293,7 @@ enum Side {
 fn main() {
     let entities = number("--entities", 10_000);
     let frames = number("--frames", 100);
+    let compute = number("--compute", 0);
     let side = match arg("--side").as_deref() {
         None | Some("behave") => Side::Behave,
         Some("behave-sync") => Side::BehaveSync,
@@ -298,83 +303,160 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut app = App::new();
-    app.add_plugins((pools(number("--compute", 0)), TimePlugin))
-        .insert_resource(Field {
-            targets: Targets::new(),
-            frame: 0,
-        })
-        .init_resource::<Clock>();
-    match side {
-        Side::Hand => {
-            app.add_systems(Update, (start_clock, think, stop_clock, walk, bite).chain());
-        }
-        Side::Behave | Side::BehaveSync => {
-            let plugin = BehavePlugin::new(Update);
-            let plugin = match side {
-                Side::BehaveSync => plugin.with_synchronous(),
-                _ => plugin,
-            };
-            app.add_plugins(plugin)
-                .add_observer(on_is_hurt)
-                .add_observer(on_sees_target)
-                .add_systems(Update, start_clock.before(BehaveSet))
-                .add_systems(
-                    Update,
-                    (flee_tasks, chase_tasks, wander_tasks).after(BehaveSet),
-                )
-                .add_systems(
-                    Update,
-                    stop_clock
-                        .after(flee_tasks)
-                        .after(chase_tasks)
-                        .after(wander_tasks),
-                )
-                .add_systems(Update, (walk, bite).chain().after(stop_clock));
-        }
-    }
-    app.update();
-
-    let world = app.world_mut();
-    let entities_before = world.query::<Entity>().iter(world).count();
-    let heap_before = canopy_counting::stats().live_bytes;
-    let tree = tree();
-    let clone_bytes = tree_clone_bytes(&tree);
-    for i in 0..entities as u32 {
-        let npc = Npc {
-            pos: rules::start(u64::from(i)),
-            health: 100.0,
-            id: i,
-            ..Npc::default()
-        };
-        if side == Side::Hand {
-            world.spawn(npc);
-        } else {
-            world.spawn(npc).with_child(tree.clone());
-        }
-    }
-    drop(tree);
-    app.world_mut().resource_mut::<Clock>().frames.clear();
-    // The frames run before the NPCs came (loading) do not count.
-    app.world_mut().resource_mut::<Field>().frame = 0;
+    // The yardstick in the same process, built first so that the heap
+    // growth counted for this side is its own; the two take turns frame by
+    // frame.
+    let mut yardstick = std::env::args().any(|a| a == "--beside-hand").then(|| {
+        let mut hand = Crowd::new(Side::Hand, compute, entities);
+        // Its heap stops at its spawning (the hand-written system
+        // allocates nothing after): what comes next is the other's.
+        hand.heap_after = Some(canopy_counting::stats().live_bytes);
+        hand
+    });
+    let mut crowd = Crowd::new(side, compute, entities);
 
     let started = Instant::now();
-    for _ in 0..frames {
-        app.update();
+    for frame in 0..frames {
+        match &mut yardstick {
+            // Each goes first on every other frame.
+            Some(other) if frame % 2 == 1 => {
+                other.app.update();
+                crowd.app.update();
+            }
+            Some(other) => {
+                crowd.app.update();
+                other.app.update();
+            }
+            None => crowd.app.update(),
+        }
     }
     let total = started.elapsed();
-    let heap = canopy_counting::stats()
-        .live_bytes
-        .saturating_sub(heap_before);
+    let mine = summary(&mut crowd, frames, total);
+    if let Some(mut other) = yardstick {
+        let theirs = summary(&mut other, frames, total);
+        let ratio = median_ratio(&mine, &theirs);
+        println!(
+            "  frame by frame, the median of this side's AI time over the hand-written's: {ratio:.3}"
+        );
+        println!("RESULT side=ratio npcs={entities} frames={frames} ratio={ratio:.3}");
+    }
+}
+
+/// The median of `a[i] / b[i]`: two crowds timed frame by frame in turn,
+/// so that a slow spell of the machine touches both.
+fn median_ratio(a: &[Duration], b: &[Duration]) -> f64 {
+    let mut ratios: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64().max(1e-9))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// One crowd in its own Bevy app.
+struct Crowd {
+    app: App,
+    side: Side,
+    /// The heap bytes of one more copy of the tree.
+    clone_bytes: u64,
+    /// The live entities and heap bytes before the NPCs were spawned.
+    entities_before: usize,
+    heap_before: u64,
+    /// Where its heap count stops, when another crowd was built after it.
+    heap_after: Option<u64>,
+}
+
+impl Crowd {
+    fn new(side: Side, compute: usize, entities: usize) -> Crowd {
+        let mut app = App::new();
+        app.add_plugins((pools(compute), TimePlugin))
+            .insert_resource(Field {
+                targets: Targets::new(),
+                frame: 0,
+            })
+            .init_resource::<Clock>();
+        match side {
+            Side::Hand => {
+                app.add_systems(Update, (start_clock, think, stop_clock, walk, bite).chain());
+            }
+            Side::Behave | Side::BehaveSync => {
+                let plugin = BehavePlugin::new(Update);
+                let plugin = match side {
+                    Side::BehaveSync => plugin.with_synchronous(),
+                    _ => plugin,
+                };
+                app.add_plugins(plugin)
+                    .add_observer(on_is_hurt)
+                    .add_observer(on_sees_target)
+                    .add_systems(Update, start_clock.before(BehaveSet))
+                    .add_systems(
+                        Update,
+                        (flee_tasks, chase_tasks, wander_tasks).after(BehaveSet),
+                    )
+                    .add_systems(
+                        Update,
+                        stop_clock
+                            .after(flee_tasks)
+                            .after(chase_tasks)
+                            .after(wander_tasks),
+                    )
+                    .add_systems(Update, (walk, bite).chain().after(stop_clock));
+            }
+        }
+        app.update();
+
+        let world = app.world_mut();
+        let entities_before = world.query::<Entity>().iter(world).count();
+        let heap_before = canopy_counting::stats().live_bytes;
+        let tree = tree();
+        let clone_bytes = tree_clone_bytes(&tree);
+        for i in 0..entities as u32 {
+            let npc = Npc {
+                pos: rules::start(u64::from(i)),
+                health: 100.0,
+                id: i,
+                ..Npc::default()
+            };
+            if side == Side::Hand {
+                world.spawn(npc);
+            } else {
+                world.spawn(npc).with_child(tree.clone());
+            }
+        }
+        drop(tree);
+        world.resource_mut::<Clock>().frames.clear();
+        // The frames run before the NPCs came (loading) do not count.
+        world.resource_mut::<Field>().frame = 0;
+        Crowd {
+            app,
+            side,
+            clone_bytes,
+            entities_before,
+            heap_before,
+            heap_after: None,
+        }
+    }
+}
+
+/// Print what the crowd did and what it cost, and give back its AI time
+/// frame by frame.
+fn summary(crowd: &mut Crowd, frames: usize, total: Duration) -> Vec<Duration> {
+    let side = crowd.side;
+    let heap = crowd
+        .heap_after
+        .unwrap_or_else(|| canopy_counting::stats().live_bytes)
+        .saturating_sub(crowd.heap_before);
     let compute = ComputeTaskPool::get().thread_num();
-    let world = app.world_mut();
-    let spawned = world.query::<Entity>().iter(world).count() - entities_before;
+    let world = crowd.app.world_mut();
+    let spawned = world.query::<Entity>().iter(world).count() - crowd.entities_before;
     let mut counts = [0usize; 3];
     for npc in world.query::<&Npc>().iter(world) {
         counts[npc.doing as usize] += 1;
     }
-    let clock = world.resource::<Clock>();
-    let mut ai: Vec<Duration> = clock.frames.clone();
+    let entities = counts.iter().sum::<usize>();
+    let frame_times = world.resource::<Clock>().frames.clone();
+    let mut ai = frame_times.clone();
     ai.sort();
     let median = ai.get(ai.len() / 2).copied().unwrap_or_default();
     let mean = ai.iter().sum::<Duration>().as_secs_f64() / ai.len().max(1) as f64;
@@ -397,7 +479,10 @@ fn main() {
         heap as f64 / n
     );
     if side != Side::Hand {
-        println!("  of which one clone of the tree: {clone_bytes} heap bytes");
+        println!(
+            "  of which one clone of the tree: {} heap bytes",
+            crowd.clone_bytes
+        );
     }
     println!(
         "  at the end: {} wandering, {} chasing, {} fleeing",
@@ -415,4 +500,5 @@ fn main() {
         counts[1],
         counts[2]
     );
+    frame_times
 }

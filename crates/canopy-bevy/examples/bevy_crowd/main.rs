@@ -1,5 +1,5 @@
 //! A headless Bevy crowd: thousands of entities share one tree file
-//! (`assets/npc.json`): flee when hurt until healed, chase the nearest
+//! (`assets/npc.json`): flee while hurt, chase the nearest
 //! target while one is in sight, else wander. The tree only writes intents
 //! (a wanted direction); ordinary systems move everyone and apply the
 //! damage, in batches. Prints a summary after a fixed number of frames.
@@ -7,11 +7,16 @@
 //! ```text
 //! cargo run --release -p canopy-bevy --example bevy_crowd -- --entities 10000 --frames 100
 //! cargo run --release -p canopy-bevy --example bevy_crowd -- --side hand --compute 2
+//! cargo run --release -p canopy-bevy --example bevy_crowd -- --beside-hand
 //! cargo run --release -p canopy-bevy --features inspector --example bevy_crowd -- --serve
 //! ```
 //!
 //! `--side hand` runs the same rules as one hand-written system instead
 //! of the tree (`rules::decide`, the yardstick of `benches/bevy_versus`);
+//! `--beside-hand` runs that system's crowd in a second app of the same
+//! process, the two taking turns frame by frame, and prints the median
+//! ratio of their frames' AI times (a slow spell of a shared machine then
+//! touches both alike);
 //! `--compute N` gives Bevy's compute pool N threads (the default is
 //! Bevy's own split of the machine's cores). The world and the rules are
 //! in `rules.rs`, which the bevy_behave side of the bench shares.
@@ -231,6 +236,7 @@ fn pools(compute: usize) -> TaskPoolPlugin {
 
 fn main() {
     let (entities, frames) = (number("--entities", 10_000), number("--frames", 100));
+    let compute = number("--compute", 0);
     let hand = match arg("--side").as_deref() {
         None | Some("canopy") => false,
         Some("hand") => true,
@@ -239,55 +245,20 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut app = App::new();
-    let assets = AssetPlugin {
-        file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").to_owned(),
-        // With the feature, editing assets/npc.json reloads the running crowd.
-        watch_for_changes_override: Some(cfg!(feature = "file_watcher")),
-        ..AssetPlugin::default()
-    };
-    app.add_plugins((pools(number("--compute", 0)), assets))
-        .insert_resource(Field {
-            targets: Targets::new(),
-            frame: 0,
-        })
-        .init_resource::<Clock>();
-    let tree = if hand {
-        app.add_systems(Update, (start_clock, think, stop_clock, walk, bite).chain());
-        None
-    } else {
-        app.add_plugins(CanopyPlugin::new(registry()))
-            // The clock spans canopy's sets up to the tick: the reload
-            // check as well as the tick.
-            .add_systems(Update, start_clock.before(CanopySystems::Reload))
-            .add_systems(Update, stop_clock.after(CanopySystems::Tick).before(walk))
-            .add_systems(Update, (walk, bite).chain().after(CanopySystems::Tick))
-            .add_systems(Update, say_reloads.after(CanopySystems::Reload));
-        Some(load_tree(&mut app))
-    };
-    let world = app.world_mut();
-    let before = Before {
-        entities: world.query::<Entity>().iter(world).count(),
-        heap: canopy_counting::stats().live_bytes,
-    };
-    for i in 0..entities as u32 {
-        let npc = Npc {
-            pos: rules::start(u64::from(i)),
-            health: 100.0,
-            id: i,
-            ..Npc::default()
-        };
-        match &tree {
-            Some(tree) => app.world_mut().spawn((npc, Brain::new(tree.clone()))),
-            None => app.world_mut().spawn(npc),
-        };
-    }
-    app.world_mut().resource_mut::<Clock>().frames.clear();
-    // The frames run before the NPCs came (loading) do not count.
-    app.world_mut().resource_mut::<Field>().frame = 0;
+    // The yardstick in the same process, built first so that the heap
+    // growth counted for this side is its own; the two take turns frame by
+    // frame.
+    let mut yardstick = std::env::args().any(|a| a == "--beside-hand").then(|| {
+        let mut hand = Crowd::new(true, compute, entities);
+        // Its heap stops at its spawning (the hand-written system
+        // allocates nothing after): what comes next is the other's.
+        hand.heap_after = Some(canopy_counting::stats().live_bytes);
+        hand
+    });
+    let mut crowd = Crowd::new(hand, compute, entities);
     if std::env::args().any(|a| a == "--serve") {
-        match tree {
-            Some(tree) => serve(&mut app, tree),
+        match crowd.tree.take() {
+            Some(tree) => serve(&mut crowd.app, tree),
             None => {
                 eprintln!("error: --serve shows the tree: leave out --side hand");
                 std::process::exit(2);
@@ -296,11 +267,111 @@ fn main() {
     }
 
     let started = Instant::now();
-    for _ in 0..frames {
-        app.update();
+    for frame in 0..frames {
+        match &mut yardstick {
+            // Each goes first on every other frame.
+            Some(other) if frame % 2 == 1 => {
+                other.app.update();
+                crowd.app.update();
+            }
+            Some(other) => {
+                crowd.app.update();
+                other.app.update();
+            }
+            None => crowd.app.update(),
+        }
     }
     let total = started.elapsed();
-    summary(&mut app, before, frames, total, hand);
+    let mine = summary(&mut crowd, frames, total);
+    if let Some(mut other) = yardstick {
+        let theirs = summary(&mut other, frames, total);
+        let ratio = median_ratio(&mine, &theirs);
+        println!(
+            "  frame by frame, the median of this side's AI time over the hand-written's: {ratio:.3}"
+        );
+        println!("RESULT side=ratio npcs={entities} frames={frames} ratio={ratio:.3}");
+    }
+}
+
+/// The median of `a[i] / b[i]`: two crowds timed frame by frame in turn,
+/// so that a slow spell of the machine touches both.
+fn median_ratio(a: &[Duration], b: &[Duration]) -> f64 {
+    let mut ratios: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64().max(1e-9))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// One crowd in its own Bevy app: the tree's or the hand-written rules'.
+struct Crowd {
+    app: App,
+    hand: bool,
+    tree: Option<Handle<TreeAsset<Npc, Field>>>,
+    /// The live entities and heap bytes before the NPCs were spawned.
+    entities_before: usize,
+    heap_before: u64,
+    /// Where its heap count stops, when another crowd was built after it.
+    heap_after: Option<u64>,
+}
+
+impl Crowd {
+    fn new(hand: bool, compute: usize, entities: usize) -> Crowd {
+        let mut app = App::new();
+        let assets = AssetPlugin {
+            file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").to_owned(),
+            // With the feature, editing assets/npc.json reloads the running crowd.
+            watch_for_changes_override: Some(cfg!(feature = "file_watcher")),
+            ..AssetPlugin::default()
+        };
+        app.add_plugins((pools(compute), assets))
+            .insert_resource(Field {
+                targets: Targets::new(),
+                frame: 0,
+            })
+            .init_resource::<Clock>();
+        let tree = if hand {
+            app.add_systems(Update, (start_clock, think, stop_clock, walk, bite).chain());
+            None
+        } else {
+            app.add_plugins(CanopyPlugin::new(registry()))
+                // The clock spans canopy's sets up to the tick: the reload
+                // check as well as the tick.
+                .add_systems(Update, start_clock.before(CanopySystems::Reload))
+                .add_systems(Update, stop_clock.after(CanopySystems::Tick).before(walk))
+                .add_systems(Update, (walk, bite).chain().after(CanopySystems::Tick))
+                .add_systems(Update, say_reloads.after(CanopySystems::Reload));
+            Some(load_tree(&mut app))
+        };
+        let world = app.world_mut();
+        let entities_before = world.query::<Entity>().iter(world).count();
+        let heap_before = canopy_counting::stats().live_bytes;
+        for i in 0..entities as u32 {
+            let npc = Npc {
+                pos: rules::start(u64::from(i)),
+                health: 100.0,
+                id: i,
+                ..Npc::default()
+            };
+            match &tree {
+                Some(tree) => world.spawn((npc, Brain::new(tree.clone()))),
+                None => world.spawn(npc),
+            };
+        }
+        world.resource_mut::<Clock>().frames.clear();
+        // The frames run before the NPCs came (loading) do not count.
+        world.resource_mut::<Field>().frame = 0;
+        Crowd {
+            app,
+            hand,
+            tree,
+            entities_before,
+            heap_before,
+            heap_after: None,
+        }
+    }
 }
 
 /// Ask the asset server for the tree file and wait until it is loaded.
@@ -318,16 +389,15 @@ fn load_tree(app: &mut App) -> Handle<TreeAsset<Npc, Field>> {
     tree
 }
 
-/// The live entities and heap bytes before the NPCs were spawned.
-struct Before {
-    entities: usize,
-    heap: u64,
-}
-
-fn summary(app: &mut App, before: Before, frames: usize, total: Duration, hand: bool) {
-    let heap_now = canopy_counting::stats().live_bytes;
+/// Print what the crowd did and what it cost, and give back its AI time
+/// frame by frame.
+fn summary(crowd: &mut Crowd, frames: usize, total: Duration) -> Vec<Duration> {
+    let hand = crowd.hand;
+    let heap_now = crowd
+        .heap_after
+        .unwrap_or_else(|| canopy_counting::stats().live_bytes);
     let compute = ComputeTaskPool::get().thread_num();
-    let world = app.world_mut();
+    let world = crowd.app.world_mut();
     let all_entities = world.query::<Entity>().iter(world).count();
     let mut counts = [0usize; 3];
     for npc in world.query::<&Npc>().iter(world) {
@@ -339,12 +409,13 @@ fn summary(app: &mut App, before: Before, frames: usize, total: Duration, hand: 
     }
     let entities = counts.iter().sum::<usize>();
     let n = entities.max(1);
-    let mut ai = world.resource::<Clock>().frames.clone();
+    let frame_times = world.resource::<Clock>().frames.clone();
+    let mut ai = frame_times.clone();
     ai.sort();
     let median = ai.get(ai.len() / 2).copied().unwrap_or_default();
     let mean = ai.iter().sum::<Duration>().as_secs_f64() / ai.len().max(1) as f64;
-    let per_entity = (all_entities - before.entities) as f64 / n as f64;
-    let live = heap_now.saturating_sub(before.heap) as f64 / n as f64;
+    let per_entity = (all_entities - crowd.entities_before) as f64 / n as f64;
+    let live = heap_now.saturating_sub(crowd.heap_before) as f64 / n as f64;
     let side = if hand { "hand" } else { "canopy" };
     println!(
         "bevy_crowd ({side}): {entities} NPCs, {frames} frames, {compute} compute threads, \
@@ -385,6 +456,7 @@ fn summary(app: &mut App, before: Before, frames: usize, total: Duration, hand: 
         counts[Doing::Chase as usize],
         counts[Doing::Flee as usize]
     );
+    frame_times
 }
 
 #[cfg(feature = "inspector")]
