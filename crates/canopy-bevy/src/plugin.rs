@@ -34,6 +34,7 @@ use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::message::{Message, MessageReader, MessageWriter};
 use bevy_ecs::resource::Resource;
+use bevy_ecs::schedule::common_conditions::on_message;
 use bevy_ecs::schedule::{InternedScheduleLabel, IntoScheduleConfigs, ScheduleLabel, SystemSet};
 use bevy_ecs::system::{Local, Query, Res};
 use canopy_core::Status;
@@ -151,9 +152,16 @@ where
                 )
                     .chain(),
             )
+            // The asset systems run only in frames with asset news: the
+            // executor checks a run condition without starting a task, so
+            // the frames without any (nearly all) pay for no system there.
             .add_systems(
                 schedule,
-                (report_load_failures::<A, W>, reload_brains::<A, W>).in_set(CanopySystems::Reload),
+                (
+                    report_load_failures::<A, W>.run_if(load_news::<A, W>),
+                    reload_brains::<A, W>.run_if(on_message::<AssetEvent<TreeAsset<A, W>>>),
+                )
+                    .in_set(CanopySystems::Reload),
             )
             .add_systems(schedule, tick_brains::<A, W>.in_set(CanopySystems::Tick));
         if self.report_finished {
@@ -272,6 +280,22 @@ fn reload_brains<A, W>(
         }
     }
     send_aborts(&mut aborts, &mut aborted);
+}
+
+/// Whether a tree file failed to load or (re)loaded since the last frame:
+/// the run condition of [`report_load_failures`].
+fn load_news<A, W>(
+    mut failures: MessageReader<AssetLoadFailedEvent<TreeAsset<A, W>>>,
+    mut loads: MessageReader<AssetEvent<TreeAsset<A, W>>>,
+) -> bool
+where
+    A: Component<Mutability = Mutable>,
+    W: Resource,
+{
+    // Both read to the end, so that neither reports the same news twice.
+    let failed = failures.read().count() > 0;
+    let loaded = loads.read().count() > 0;
+    failed || loaded
 }
 
 /// The failures reported since each asset last loaded: its id and message.
