@@ -343,11 +343,34 @@ impl Shard {
     /// (no copies), the counts are summed over the ranks, and every rank's
     /// world takes the sums — the counts one process would make
     /// (`World::count_visitors`). Adds the bytes sent to `sent`.
+    ///
+    /// Each rank sends only its counts that are not zero ([`sparse`]): its
+    /// agents are bound for and near the places around its strip, a small
+    /// share of the world's. Sent whole, the counts were the largest part
+    /// of the traffic: 16 bytes a place to every other rank, 156 KB per
+    /// rank and step of the 1,000,000-agent crowd on 4 ranks (3,250
+    /// places) against 44 KB of halo, and 7.8 MB for 10,000,000 agents on
+    /// 16 ranks.
     fn count_visitors(&mut self, t: &mut impl Transport, sent: &mut u64) -> Result<(), ShardError> {
         let owned = self.owned();
-        let counts = self.world.visitor_counts(&self.walkers[..owned]);
-        *sent += (counts.len() * 8 * (t.size() - 1)) as u64;
-        let counts = t.sum(&counts).map_err(|e| self.transport(e))?;
+        let mut counts = self.world.visitor_counts(&self.walkers[..owned]);
+        let mine = sparse(&counts);
+        let out: Vec<Vec<u8>> = (0..t.size())
+            .map(|to| {
+                if to == self.rank {
+                    Vec::new()
+                } else {
+                    mine.clone()
+                }
+            })
+            .collect();
+        *sent += (mine.len() * (t.size() - 1)) as u64;
+        let incoming = t.exchange(out).map_err(|e| self.transport(e))?;
+        for (from, bytes) in incoming.iter().enumerate() {
+            if from != self.rank && !add_sparse(&mut counts, bytes) {
+                return Err(self.transport(TransportError::Garbled { from }));
+            }
+        }
         if !self.world.set_visitor_counts(&counts) {
             return Err(self.transport(TransportError::Garbled { from: self.rank }));
         }
@@ -638,5 +661,72 @@ impl Shard {
             from,
             problem: Problem::Misplaced(id),
         })
+    }
+}
+
+/// The counts that are not zero, as records of a 4-byte index and a 4-byte
+/// count (a count past `u32::MAX` is sent as `u32::MAX`; the world keeps
+/// counts as `u32`), indices ascending.
+fn sparse(counts: &[u64]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for (k, &c) in counts.iter().enumerate().filter(|&(_, &c)| c != 0) {
+        bytes.extend_from_slice(&(k as u32).to_le_bytes());
+        bytes.extend_from_slice(&u32::try_from(c).unwrap_or(u32::MAX).to_le_bytes());
+    }
+    bytes
+}
+
+/// Add the records of [`sparse`] in `bytes` to `total`. False, and
+/// `total` partly added to, when they are damaged: a length that is not a
+/// whole number of records, an index past the counts, or indices not
+/// ascending.
+fn add_sparse(total: &mut [u64], bytes: &[u8]) -> bool {
+    if !bytes.len().is_multiple_of(8) {
+        return false;
+    }
+    let mut next = 0usize;
+    for record in bytes.chunks_exact(8) {
+        let word = |at: usize| {
+            u32::from_le_bytes([record[at], record[at + 1], record[at + 2], record[at + 3]])
+        };
+        let k = word(0) as usize;
+        match total.get_mut(k) {
+            Some(t) if k >= next => *t = t.saturating_add(u64::from(word(4))),
+            _ => return false,
+        }
+        next = k + 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sparse_counts_sent_and_added_give_the_dense_sums() {
+        let parts = [vec![0, 3, 0, 0, 7, 0], vec![1, 0, 0, 0, 2, 0], vec![0; 6]];
+        let mut total = [0u64; 6];
+        for part in &parts {
+            assert!(add_sparse(&mut total, &sparse(part)));
+        }
+        assert_eq!(total, [1, 3, 0, 0, 9, 0]);
+        assert_eq!(sparse(&parts[0]).len(), 16, "two records of 8 bytes");
+        assert!(sparse(&parts[2]).is_empty());
+    }
+
+    #[test]
+    fn damaged_sparse_counts_are_refused() {
+        let good = sparse(&[0, 3, 0, 7]);
+        let mut total = [0u64; 4];
+        assert!(!add_sparse(&mut total, &good[..7]), "a cut record");
+        assert!(!add_sparse(&mut [0u64; 3], &good), "an index past the end");
+        let swapped = [&good[8..], &good[..8]].concat();
+        assert!(
+            !add_sparse(&mut [0u64; 4], &swapped),
+            "indices not ascending"
+        );
+        let twice = [&good[..8], &good[..8]].concat();
+        assert!(!add_sparse(&mut [0u64; 4], &twice), "an index twice");
     }
 }
