@@ -224,13 +224,21 @@ for d in $delays; do
     set_delay "$d"
     rtt=$(probe)
     echo "== $ranks ranks, $agents agents, $steps steps, one-way delay $d ms, rate $rate: TCP round trip $rtt ms =="
-    in_hub timeout 1800 mpirun --allow-run-as-root --oversubscribe -n "$ranks" \
+    status=0
+    # In the background, so that a signal ends the wait (and the trap
+    # tears down) at once rather than after the run.
+    (in_hub timeout 1800 mpirun --allow-run-as-root --oversubscribe -n "$ranks" \
         --hostfile "$work/hosts" --mca plm_rsh_agent "$work/agent" \
         --mca oob_tcp_if_include 10.77.0.0/16 \
         --mca btl tcp,self --mca btl_tcp_if_include mpinet \
         --mca mpi_yield_when_idle 1 -x RAYON_NUM_THREADS=1 $mpirun_flags \
         "$bin" --agents "$agents" --steps "$steps" --print-every 0 "${extra[@]}" \
-        | tee "$work/run.out"
+        | tee "$work/run.out") &
+    wait $! || status=$?
+    if [ "$status" != 0 ] || ! grep -q '^median per step' "$work/run.out"; then
+        echo "netns-mpi: the run with a one-way delay of $d ms failed (status $status)" >&2
+        exit 1
+    fi
     summary+=("delay $d ms (round trip $rtt ms): $(grep '^median per step' "$work/run.out" | sed 's/^median per step: //')")
 done
 echo

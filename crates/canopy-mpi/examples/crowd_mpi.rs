@@ -6,7 +6,9 @@
 //!
 //! Prints, per step, the slowest rank's time in each phase (tree,
 //! movement, halo exchange, migration), the bytes all ranks sent, the
-//! agents that migrated, and the imbalance (busiest rank over the mean).
+//! agents that migrated, and the imbalance (busiest rank over the mean);
+//! at the end, the means and medians, with the slowest rank's whole step
+//! and the bytes sent per rank (the mean and the most).
 //! `--check` also runs the crowd in one process on rank 0 and stops with
 //! an error at the first step whose hash differs; `--checkpoint DIR`
 //! writes a checkpoint after the last step, `--restart DIR` goes on from

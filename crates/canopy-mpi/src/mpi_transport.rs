@@ -15,13 +15,14 @@
 //! eagerly (they return without waiting for the receiver).
 //!
 //! An exchange costs two one-way latencies whatever the number of ranks:
-//! the announcements cross at once, then the bytes do (a strip sends to
-//! its two neighbours, and to others only when agents migrate there after
-//! the strips are cut again). Rejected: an all-to-all collective for the
-//! bytes (`MPI_Alltoallv`), which for these sizes OpenMPI runs as n − 1
-//! pairwise rounds in sequence, each a latency: 11 ms an exchange on 4
-//! ranks with a 1 ms link where the point-to-point bytes take 2 to 3 ms
-//! (measured with `scripts/netns-mpi.sh`; the crate docs give the figures);
+//! the announcements cross at once, then the bytes do (a strip's halo
+//! and most of its migrants go to its two neighbours; the visitor counts
+//! to every rank). Rejected: an all-to-all collective for the
+//! bytes (`MPI_Alltoallv`), which costs n − 1 latencies in sequence when
+//! OpenMPI runs it as pairwise rounds (forced so on 4 ranks and a 1 ms
+//! link, 11 ms a halo exchange against 2.7 ms in one linear round; the
+//! crate docs give the figures, measured with `scripts/netns-mpi.sh`) and
+//! sends and receives empty parts between ranks with nothing to say;
 //! non-blocking collectives polled with a deadline, which end the wait as
 //! well but cannot say which rank is missing; sending the bytes without
 //! announcing them first, whose requests rsmpi cannot abandon safely when
