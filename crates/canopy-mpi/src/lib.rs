@@ -183,16 +183,18 @@
 //!   off the processor (4 ranks on 2 cores), and migration includes
 //!   counting the rank's visitors and the load.
 //! - **What a step costs in latency**, measured on a crowd too small to
-//!   compute much (`--agents 2000 --steps 100 --delays "0 0.2 1 2"`, two
-//!   runs): the step grew from 1.2–2.3 ms without delay to 3.1–4.1 ms at
-//!   0.2 ms and 8.3–12.5 ms at 1 ms: about 8 to 10 one-way latencies a
-//!   step. A step has three exchanges (visitor counts, migration, halo;
-//!   the load check every 10th step adds a fourth), each two latencies
-//!   (the announcements cross, then the bytes), and the example gathers
-//!   every step's report to rank 0 between steps. At 2 ms the step grew
-//!   to 29–43 ms, more than in proportion: an exchange that waits past
-//!   2 ms polls in sleeps of up to 0.8 ms. On the 1M crowd the latency is
-//!   under 1 % of the step.
+//!   compute much (`--agents 2000 --steps 100 --delays "0 0.2 1"`, two
+//!   runs each, side by side): the step grew from 1.1 ms without delay to
+//!   3.3–4.3 ms at 0.2 ms and 7.0–7.1 ms at 1 ms: about 6 one-way
+//!   latencies a step. A step has two exchanges (migration, with the
+//!   visitor counts ahead of the migrants; halo; the load check every
+//!   10th step adds a third), each two latencies (the announcements cross,
+//!   then the bytes), and the example gathers every step's report to rank
+//!   0 between steps. With the visitor counts in an exchange of their own
+//!   the same runs gave 10.9–15.1 ms at 1 ms (1.2–1.5 ms without delay).
+//!   At 2 ms steps grow more than in proportion: an exchange that waits
+//!   past 2 ms polls in sleeps of up to 0.8 ms. On the 1M crowd the
+//!   latency is under 1 % of the step.
 //! - **Bytes per rank and step**, the same on every delay: 86 KB on
 //!   average, 110 KB the most (a middle strip): 29 KB of halo to each
 //!   neighbour, about 14 KB of visitor counts to each other rank (some
@@ -242,17 +244,18 @@
 //!   and do not shrink as ranks are added (each rank's share shrinks, the
 //!   number of ranks it sends to grows): beyond this size, a count should
 //!   go only to the ranks whose agents can read it.
-//! - Latency: an exchange costs two one-way latencies, a step three exchanges
-//!   (visitor counts, migration, halo), so at least 6 latencies a step:
-//!   1.2 ms on a 0.2 ms link, 6 ms on a 1 ms link, and 8 to 10 latencies
-//!   where the steps are gathered as the example does. Against 20 ms of
-//!   computing that is 6 % and 30 %: the step stays compute-bound, and
-//!   overlapping the halo exchange with the interior's sensing (which
-//!   would hide two of the six latencies) is not done. With `MPI_Alltoallv`
-//!   in pairwise rounds it would have been 3 × 16 latencies, 48 ms a step
-//!   on a 1 ms link: latency-bound; hence the point-to-point exchange.
+//! - Latency: an exchange costs two one-way latencies, a step two
+//!   exchanges (migration with the visitor counts, halo), so at least 4
+//!   latencies a step: 0.8 ms on a 0.2 ms link, 4 ms on a 1 ms link, and
+//!   about 6 where the steps are gathered as the example does. Against
+//!   20 ms of computing that is 4 % and 20 %: the step stays
+//!   compute-bound, and overlapping the halo exchange with the interior's
+//!   sensing (which would hide two of the four latencies) is not done.
+//!   With `MPI_Alltoallv` in pairwise rounds it would have been 2 × 15
+//!   latencies, 30 ms a step on a 1 ms link: latency-bound; hence the
+//!   point-to-point exchange.
 //! - So the step is compute-bound: about 20 ms on 16 cores a machine
-//!   (plus the grid's sequential counting sort) and 1 to 6 ms of latency,
+//!   (plus the grid's sequential counting sort) and 1 to 4 ms of latency,
 //!   real time with room to spare. Set-up is each rank's share: 625,000
 //!   agents drawn and built, 2.5 MB of ids sent, and the row histograms of
 //!   the 16 strips (330 KB) sent to each of the 15 other ranks to be

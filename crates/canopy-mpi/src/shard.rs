@@ -176,7 +176,8 @@ pub struct StepReport {
 /// list and a second movement code path); the world advances; the copies
 /// are dropped; every so often the column loads are summed over the ranks
 /// and the strips cut again if the imbalance passed its threshold; agents
-/// outside their rank's strip migrate (walker plus canopy snapshot); each
+/// outside their rank's strip migrate (walker plus canopy snapshot), in
+/// messages that start with the sending rank's visitor counts; each
 /// rank sends the bodies in its border columns to its neighbours; the
 /// grid is rebuilt over owned agents and copies, and every agent senses.
 pub struct Shard {
@@ -322,9 +323,11 @@ impl Shard {
         let moved = Instant::now();
         let mut report = StepReport::default();
         self.drop_copies();
-        self.count_visitors(t, &mut report.bytes_sent)?;
+        // Counted before migration, summed over the ranks in its exchange:
+        // the same agents, one exchange fewer.
+        let counts = self.world.visitor_counts(&self.walkers);
         report.rebalanced = self.check_balance(t, &mut report)?;
-        self.migrate(t, &mut report)?;
+        self.migrate(t, &mut report, counts)?;
         let migrated = Instant::now();
         report.bytes_sent += self.exchange_halo(t)?;
         let exchanged = Instant::now();
@@ -342,7 +345,9 @@ impl Shard {
     /// its reach, over the whole crowd: each rank counts its own agents
     /// (no copies), the counts are summed over the ranks, and every rank's
     /// world takes the sums — the counts one process would make
-    /// (`World::count_visitors`). Adds the bytes sent to `sent`.
+    /// (`World::count_visitors`). Adds the bytes sent to `sent`. At
+    /// set-up; a step sends its counts ahead of the migrants instead
+    /// (`migrate`), one exchange fewer.
     ///
     /// Each rank sends only its counts that are not zero ([`sparse`]): its
     /// agents are bound for and near the places around its strip, a small
@@ -402,11 +407,15 @@ impl Shard {
     }
 
     /// Send every owned agent outside this rank's strip to its owner, with
-    /// its behaviour; take in those sent here.
+    /// its behaviour; take in those sent here. Each message to another
+    /// rank starts with this rank's visitor counts `counts` ([`sparse`],
+    /// after their length in 4 bytes), so that the sums over the ranks,
+    /// which every rank's world takes, need no exchange of their own.
     fn migrate(
         &mut self,
         t: &mut impl Transport,
         report: &mut StepReport,
+        mut counts: Vec<u64>,
     ) -> Result<(), ShardError> {
         let step = self.world.step;
         let mut out: Vec<Writer> = (0..t.size())
@@ -428,9 +437,32 @@ impl Shard {
         if report.migrated > 0 {
             self.retain(|k| !leaving[k]);
         }
-        let incoming = self.send(out, t, &mut report.bytes_sent)?;
-        let mut arriving = Vec::new();
+        let tally = sparse(&counts);
+        let mut prefix = (tally.len() as u32).to_le_bytes().to_vec();
+        prefix.extend_from_slice(&tally);
+        let incoming = self.send(out, &prefix, t, &mut report.bytes_sent)?;
+        let damaged = |from| {
+            self.message(WireError {
+                from,
+                problem: Problem::VisitorCounts,
+            })
+        };
+        let mut parts = Vec::with_capacity(incoming.len());
         for (from, bytes) in incoming.iter().enumerate() {
+            if from == self.rank {
+                continue;
+            }
+            let (tally, rest) = split_counts(bytes).ok_or_else(|| damaged(from))?;
+            if !add_sparse(&mut counts, tally) {
+                return Err(damaged(from));
+            }
+            parts.push((from, rest));
+        }
+        if !self.world.set_visitor_counts(&counts) {
+            return Err(self.transport(TransportError::Garbled { from: self.rank }));
+        }
+        let mut arriving = Vec::new();
+        for (from, bytes) in parts {
             if bytes.is_empty() {
                 continue;
             }
@@ -468,7 +500,7 @@ impl Shard {
             }
         }
         let mut sent = 0;
-        let incoming = self.send(out, t, &mut sent)?;
+        let incoming = self.send(out, &[], t, &mut sent)?;
         let mut copies = Vec::new();
         for (from, bytes) in incoming.iter().enumerate() {
             if bytes.is_empty() {
@@ -502,21 +534,26 @@ impl Shard {
         Ok(sent)
     }
 
-    /// Send one message per rank (none to itself, an empty one when there
-    /// is nothing), adding the bytes to `sent`.
+    /// Send one message per rank (none to itself), each `prefix` then the
+    /// writer's message if it holds any records (an empty message when
+    /// neither has bytes), adding the bytes to `sent`.
     fn send(
         &self,
         out: Vec<Writer>,
+        prefix: &[u8],
         t: &mut impl Transport,
         sent: &mut u64,
     ) -> Result<Vec<Vec<u8>>, ShardError> {
         let out: Vec<Vec<u8>> = (out.into_iter().enumerate())
             .map(|(to, w)| {
-                if to == self.rank || w.count() == 0 {
-                    Vec::new()
-                } else {
-                    w.finish()
+                let mut bytes = Vec::new();
+                if to != self.rank {
+                    bytes.extend_from_slice(prefix);
+                    if w.count() > 0 {
+                        bytes.extend(w.finish());
+                    }
                 }
+                bytes
             })
             .collect();
         *sent += out.iter().map(|b| b.len() as u64).sum::<u64>();
@@ -697,6 +734,15 @@ fn add_sparse(total: &mut [u64], bytes: &[u8]) -> bool {
         next = k + 1;
     }
     true
+}
+
+/// The visitor counts that start a migration message (their length in 4
+/// bytes, then [`sparse`] records) and the rest; `None` when it is too
+/// short for them.
+fn split_counts(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (length, rest) = bytes.split_first_chunk::<4>()?;
+    let length = u32::from_le_bytes(*length) as usize;
+    (length <= rest.len()).then(|| rest.split_at(length))
 }
 
 #[cfg(test)]

@@ -170,3 +170,64 @@ fn a_rank_that_goes_silent_ends_the_others_within_the_timeout_naming_it_and_the_
         assert!(waited < timeout * 3, "rank {rank} waited {waited:?}");
     }
 }
+
+/// A rank that counts its exchanges.
+struct Counting {
+    inner: canopy_mpi::MeshRank,
+    exchanges: usize,
+}
+
+impl canopy_mpi::Transport for Counting {
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+    fn exchange(
+        &mut self,
+        outgoing: Vec<Vec<u8>>,
+    ) -> Result<Vec<Vec<u8>>, canopy_mpi::TransportError> {
+        self.exchanges += 1;
+        self.inner.exchange(outgoing)
+    }
+}
+
+#[test]
+fn a_step_exchanges_twice_and_once_more_when_the_load_is_checked() {
+    use canopy_crowd::load_default_tree;
+    use canopy_mpi::{Mesh, Shard};
+    // Each exchange costs a rank two one-way latencies: the visitor counts
+    // travel with the migrants, the halo on its own.
+    let balance = Balance {
+        every: 4,
+        above: 1.1,
+    };
+    let config = config(Mode::Tick);
+    let per_step: Vec<Vec<usize>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (Mesh::new(3, std::time::Duration::from_secs(60)).into_iter())
+            .map(|inner| {
+                let config = &config;
+                s.spawn(move || {
+                    let mut t = Counting {
+                        inner,
+                        exchanges: 0,
+                    };
+                    let mut shard =
+                        Shard::new(load_default_tree().unwrap(), config, balance, &mut t).unwrap();
+                    (0..8)
+                        .map(|_| {
+                            let before = t.exchanges;
+                            shard.step(&mut t).unwrap();
+                            t.exchanges - before
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for counts in per_step {
+        assert_eq!(counts, [2, 2, 2, 3, 2, 2, 2, 3]);
+    }
+}
