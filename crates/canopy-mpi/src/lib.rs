@@ -181,7 +181,10 @@
 //!   than runs differ from each other on this machine (±7 %); the halo and
 //!   migration phases here are mostly ranks waiting for ranks that were
 //!   off the processor (4 ranks on 2 cores), and migration includes
-//!   counting the rank's visitors and the load.
+//!   counting the rank's visitors and the load. A later pair of runs on a
+//!   quieter machine (load average 8, 10 steps, `--delays "0 1"`) gave
+//!   968 ms without delay and 1,206 ms at 1 ms, with the same bytes: of
+//!   the difference, about 6 ms is latency (below), the rest the machine.
 //! - **What a step costs in latency**, measured on a crowd too small to
 //!   compute much (`--agents 2000 --steps 100 --delays "0 0.2 1"`, two
 //!   runs each, side by side): the step grew from 1.1 ms without delay to
