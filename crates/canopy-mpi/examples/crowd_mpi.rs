@@ -6,7 +6,9 @@
 //!
 //! Prints, per step, the slowest rank's time in each phase (tree,
 //! movement, halo exchange, migration), the bytes all ranks sent, the
-//! agents that migrated, and the imbalance (busiest rank over the mean).
+//! agents that migrated, and the imbalance (busiest rank over the mean);
+//! at the end, the means and medians, with the slowest rank's whole step
+//! and the bytes sent per rank (the mean and the most).
 //! `--check` also runs the crowd in one process on rank 0 and stops with
 //! an error at the first step whose hash differs; `--checkpoint DIR`
 //! writes a checkpoint after the last step, `--restart DIR` goes on from
@@ -132,9 +134,10 @@ fn parse() -> Result<Args, String> {
 
 /// One step's figures over all ranks: the slowest rank's phase times,
 /// the sums of bytes and migrants, the imbalance, whether the strips
-/// were cut again.
-fn summarise(reports: &[Vec<u8>]) -> [f64; 8] {
-    let mut out = [0.0f64; 8];
+/// were cut again, the slowest rank's whole step and the most bytes one
+/// rank sent.
+fn summarise(reports: &[Vec<u8>]) -> [f64; FIGURES] {
+    let mut out = [0.0f64; FIGURES];
     let mut owned = Vec::new();
     for r in reports {
         let v: Vec<f64> = r
@@ -148,6 +151,8 @@ fn summarise(reports: &[Vec<u8>]) -> [f64; 8] {
         out[5] += v[5];
         owned.push(v[6] as u64);
         out[7] = out[7].max(v[7]);
+        out[8] = out[8].max(v[0] + v[1] + v[2] + v[3]);
+        out[9] = out[9].max(v[4]);
     }
     out[6] = canopy_mpi::Strips::imbalance(&owned);
     out
@@ -163,6 +168,9 @@ fn median(mut v: Vec<f64>) -> f64 {
         n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
 }
+
+/// The figures [`summarise`] gives.
+const FIGURES: usize = 10;
 
 fn encode(r: &StepReport) -> Vec<u8> {
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
@@ -210,7 +218,7 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), Ending> {
             started.elapsed().as_secs_f64() * 1e3
         );
     }
-    let mut totals = [0.0f64; 8];
+    let mut totals = [0.0f64; FIGURES];
     let mut per_step = Vec::new();
     for k in 1..=a.steps {
         if a.die == Some((shard.world().step + 1, me)) {
@@ -272,13 +280,17 @@ fn run(a: &Args, t: &mut MpiTransport) -> Result<(), Ending> {
             totals[7]
         );
         let median = |k: usize| median(per_step.iter().map(|s| s[k]).collect());
+        let ranks = t.size() as f64;
         println!(
-            "median per step: tree {:.2} ms, movement {:.2} ms, halo {:.2} ms, migration {:.2} ms, sent {:.1} KB",
+            "median per step: step {:.2} ms, tree {:.2} ms, movement {:.2} ms, halo {:.2} ms, migration {:.2} ms, sent {:.1} KB, per rank {:.1} KB (most {:.1} KB)",
+            median(8),
             median(0),
             median(1),
             median(2),
             median(3),
-            median(4) / 1e3
+            median(4) / 1e3,
+            median(4) / 1e3 / ranks,
+            median(9) / 1e3
         );
         if single.is_some() {
             println!("checked: every hashed step equals the single-process run");

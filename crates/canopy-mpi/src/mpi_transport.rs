@@ -1,22 +1,32 @@
 //! [`Transport`] over MPI (rsmpi): an exchange is an announcement, one
 //! small point-to-point message from every rank to every other saying how
-//! many bytes follow, then an all-to-all collective of the bytes.
+//! many bytes follow, then the bytes, point to point, between the ranks
+//! that announced some for each other only.
 //!
 //! The announcement is the step's heartbeat. Its receives are polled
 //! (`MPI_Improbe`) against a deadline, so a rank that died, hangs or
 //! cannot be reached makes every other rank's exchange fail with
-//! [`TransportError::Timeout`] naming it, instead of blocking in a
-//! collective for ever; the collective starts only once every rank has
-//! announced, that is, once every rank is inside the same exchange (a
-//! rank that dies in the moment between its announcement and the
-//! collective is left to the launcher, which ends a job whose process
-//! died).
+//! [`TransportError::Timeout`] naming it, instead of blocking for ever;
+//! the bytes go only once every rank has announced, that is, once every
+//! rank is inside the same exchange (a rank that dies in the moment
+//! between its announcement and its bytes is left to the launcher, which
+//! ends a job whose process died).
 //! Its sends are blocking sends of four bytes, which every MPI delivers
 //! eagerly (they return without waiting for the receiver).
-//! Rejected: non-blocking collectives polled with a deadline, which end
-//! the wait as well but cannot say which rank is missing; non-blocking
-//! sends of the data itself, whose requests rsmpi cannot abandon safely
-//! when the receiver never comes (it aborts the process).
+//!
+//! An exchange costs two one-way latencies whatever the number of ranks:
+//! the announcements cross at once, then the bytes do (a strip's halo
+//! and most of its migrants go to its two neighbours; the visitor counts
+//! to every rank). Rejected: an all-to-all collective for the
+//! bytes (`MPI_Alltoallv`), which costs n − 1 latencies in sequence when
+//! OpenMPI runs it as pairwise rounds (forced so on 4 ranks and a 1 ms
+//! link, 11 ms a halo exchange against 2.7 ms in one linear round; the
+//! crate docs give the figures, measured with `scripts/netns-mpi.sh`) and
+//! sends and receives empty parts between ranks with nothing to say;
+//! non-blocking collectives polled with a deadline, which end the wait as
+//! well but cannot say which rank is missing; sending the bytes without
+//! announcing them first, whose requests rsmpi cannot abandon safely when
+//! the receiver never comes (it aborts the process).
 //!
 //! A rank that dies outright is usually caught by `mpirun` first, which
 //! ends the job; the timeout covers the rest (a rank that hangs, a lost
@@ -26,7 +36,6 @@
 use std::time::{Duration, Instant};
 
 use mpi::Tag;
-use mpi::datatype::{Partition, PartitionMut};
 use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -35,6 +44,8 @@ use crate::transport::{Transport, TransportError};
 
 /// The tag of announcements.
 const ANNOUNCE: Tag = 0x6361;
+/// The tag of the bytes announced.
+const DATA: Tag = 0x6362;
 
 /// A rank of an MPI communicator.
 pub struct MpiTransport {
@@ -134,7 +145,6 @@ impl Transport for MpiTransport {
             .collect::<Result<Vec<i32>, _>>()?;
         let total = send_counts.iter().map(|&c| c as usize).sum::<usize>();
         count(total)?;
-        let send_displs = displacements(&send_counts);
         let me = self.rank();
         for (to, &bytes) in send_counts.iter().enumerate().filter(|&(to, _)| to != me) {
             (self.world.process_at_rank(to as i32)).send_with_tag(&(bytes as u32), ANNOUNCE);
@@ -142,37 +152,43 @@ impl Transport for MpiTransport {
         let mut recv_counts = vec![0i32; n];
         recv_counts[me] = send_counts[me];
         self.await_announcements(&mut recv_counts)?;
-        let recv_total = recv_counts.iter().map(|&c| c as usize).sum::<usize>();
-        count(recv_total)?;
-        let recv_displs = displacements(&recv_counts);
-        // One byte past the parts, so that neither buffer is empty: two
-        // empty vectors share one dangling address, and MPI refuses a send
-        // buffer that is the receive buffer.
-        let mut send: Vec<u8> = outgoing.into_iter().take(n).flatten().collect();
-        send.push(0);
-        let mut recv = vec![0u8; recv_total + 1];
-        {
-            let partition = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
-            let mut into = PartitionMut::new(&mut recv[..], &recv_counts[..], &recv_displs[..]);
-            self.world.all_to_all_varcount_into(&partition, &mut into);
-        }
-        Ok((0..n)
-            .map(|r| {
-                let at = recv_displs[r] as usize;
-                recv[at..at + recv_counts[r] as usize].to_vec()
-            })
-            .collect())
+        // Every rank is inside this exchange now: the bytes go point to
+        // point, only between ranks that announced some for each other.
+        let mut incoming: Vec<Vec<u8>> = (recv_counts.iter())
+            .map(|&c| vec![0u8; c as usize])
+            .collect();
+        let mut outgoing = outgoing;
+        // Entries past the last rank are not sent, as for any transport.
+        outgoing.resize_with(n, Vec::new);
+        incoming[me] = std::mem::take(&mut outgoing[me]);
+        mpi::request::scope(|scope| {
+            let receives: Vec<_> = (incoming.iter_mut().enumerate())
+                .filter(|(from, bytes)| *from != me && !bytes.is_empty())
+                .map(|(from, bytes)| {
+                    (self.world.process_at_rank(from as i32)).immediate_receive_into_with_tag(
+                        scope,
+                        &mut bytes[..],
+                        DATA,
+                    )
+                })
+                .collect();
+            let sends: Vec<_> = (outgoing.iter().enumerate())
+                .filter(|(to, bytes)| *to != me && !bytes.is_empty())
+                .map(|(to, bytes)| {
+                    (self.world.process_at_rank(to as i32)).immediate_send_with_tag(
+                        scope,
+                        &bytes[..],
+                        DATA,
+                    )
+                })
+                .collect();
+            for request in receives {
+                request.wait_without_status();
+            }
+            for request in sends {
+                request.wait_without_status();
+            }
+        });
+        Ok(incoming)
     }
-}
-
-/// Where each rank's part starts in a buffer of parts of `counts` bytes.
-fn displacements(counts: &[i32]) -> Vec<i32> {
-    counts
-        .iter()
-        .scan(0i32, |at, &c| {
-            let here = *at;
-            *at += c;
-            Some(here)
-        })
-        .collect()
 }

@@ -106,6 +106,9 @@ pub enum Problem {
     Unordered(u32),
     /// Bytes after the last record.
     TrailingBytes,
+    /// The visitor counts ahead of a migration message are damaged: cut
+    /// short, a place past the world's, or places out of order.
+    VisitorCounts,
 }
 
 impl fmt::Display for Problem {
@@ -141,6 +144,7 @@ impl fmt::Display for Problem {
             Problem::Duplicate(id) => write!(f, "agent {id} is already held"),
             Problem::Unordered(id) => write!(f, "agent {id} comes after a larger id"),
             Problem::TrailingBytes => write!(f, "bytes follow its last record"),
+            Problem::VisitorCounts => write!(f, "its visitor counts are damaged"),
         }
     }
 }
