@@ -55,8 +55,8 @@ use crate::model::{Model, Own, Place, What};
 use crate::nodes;
 use crate::scope::{Resolved, Scope};
 use crate::sources::{self, Kept};
-use crate::text::{escape_controls, quote};
 use crate::warning::{WarningKind, Warnings};
+use canopy_core::text::{escape_again, quote};
 
 /// The tree to run. The model is let go of once the document is made
 /// from it (the files' texts kept): it was, with the document, more than
@@ -131,7 +131,7 @@ impl<A: 'static, W: 'static> Lowered<'_, A, W> {
         }
         match self.model() {
             Some(model) => load_error(model, &self.remaps.borrow(), e),
-            None => XmlError::whole(main, escape_controls(&e.problem().to_string())),
+            None => XmlError::whole(main, escape_again(&e.problem().to_string()).into_owned()),
         }
     }
 }
@@ -202,7 +202,7 @@ impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
             problem: warning.problem.clone(),
         };
         let text = script_error(model, place, &problem)
-            .unwrap_or_else(|| escape_controls(&problem.to_string()));
+            .unwrap_or_else(|| escape_again(&problem.to_string()).into_owned());
         let pushed = self
             .warnings
             .at(&model.files, place, WarningKind::Script, || text);
@@ -1104,7 +1104,7 @@ fn load_error(model: &Model, remaps: &[Remap], e: LoadError) -> XmlError {
     };
     let problem = key_type(model, remaps, e.problem())
         .or_else(|| place.and_then(|place| script_error(model, place, e.problem())))
-        .unwrap_or_else(|| escape_controls(&e.problem().to_string()));
+        .unwrap_or_else(|| escape_again(&e.problem().to_string()).into_owned());
     match place {
         Some(place) => model.fail(place, problem),
         None => model.at_main(problem),
@@ -1187,5 +1187,5 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
         (attr.to_string(), code.as_str(), *column)
     };
     let text = format!("{attr}: script {}, column {column}: {problem}", quote(code));
-    Some(escape_controls(&text))
+    Some(escape_again(&text).into_owned())
 }

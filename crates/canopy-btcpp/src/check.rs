@@ -6,7 +6,7 @@ use canopy_core::MAX_DEPTH;
 use crate::XmlOptions;
 use crate::error::XmlError;
 use crate::model::{Model, Own, What};
-use crate::text::{did_you_mean, quote};
+use canopy_core::text::{did_you_mean, quote, suggest};
 
 struct Walk<'m> {
     model: &'m Model,
@@ -42,7 +42,7 @@ impl Walk<'_> {
                 format!(
                     "there is no <BehaviorTree> with ID {}{}; the files define {}",
                     quote(id),
-                    did_you_mean(id, ids),
+                    did_you_mean(suggest(id, ids)),
                     model.tree_list()
                 ),
             )

@@ -23,7 +23,7 @@ use crate::palette::{category, port_type};
 use crate::params::to_text;
 use crate::scripted::is_reserved;
 use crate::standard::{CANOPY_PREFIX, Category, Std, bad_model_name, is_port_name};
-use crate::text::quote;
+use canopy_core::text::quote;
 
 /// Why a parameter's value has no XML text that reads back the same, and
 /// what to write instead.

@@ -323,7 +323,6 @@ mod scripted;
 mod sources;
 mod stand_in;
 mod standard;
-mod text;
 mod warning;
 mod work;
 
@@ -796,27 +795,19 @@ pub fn export_file<A: 'static, W: 'static>(
 ) -> Result<String, ExportError> {
     let path = path.as_ref();
     let shown = path.display().to_string();
-    let whole = |problem: String| {
-        ExportError::Load(LoadError::new(
-            shown.clone(),
-            canopy_data::Location::File,
-            canopy_data::Problem::Reported { problem },
-        ))
-    };
-    let format = Format::from_path(path).ok_or_else(|| {
-        whole("unknown file extension: tree files end in .json or .ron".to_string())
+    let whole =
+        |problem| ExportError::Load(LoadError::new(&shown, canopy_data::Location::File, problem));
+    let format =
+        Format::from_path(path).ok_or_else(|| whole(canopy_data::Problem::UnknownExtension))?;
+    // Bounded, and only regular files, as the registry reads them: a FIFO
+    // would block, /dev/zero never end.
+    let bytes = canopy_data::read_file(path).map_err(whole)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        whole(canopy_data::Problem::InvalidUtf8 {
+            at: e.valid_up_to(),
+        })
     })?;
-    let size = std::fs::metadata(path)
-        .map_err(|e| whole(format!("cannot read: {e}")))?
-        .len();
-    if size > canopy_data::MAX_FILE_BYTES {
-        return Err(whole(format!(
-            "the file is {size} bytes, more than the limit of {}",
-            canopy_data::MAX_FILE_BYTES
-        )));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| whole(format!("cannot read: {e}")))?;
-    export_str(registry, &text, format, &shown, options)
+    export_str(registry, text, format, &shown, options)
 }
 
 /// The fuzz target's body: any bytes as an XML tree with the built-in

@@ -20,8 +20,8 @@ use crate::standard::{
     AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
     is_scripting, refused,
 };
-use crate::text::{did_you_mean, quote};
 use crate::warning::{WarningKind, Warnings};
+use canopy_core::text::{did_you_mean, quote, suggest};
 
 /// Most levels of nodes inside one `<BehaviorTree>`, as in a JSON tree
 /// file: the registry reads every tree through its JSON loader, whose
@@ -375,7 +375,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     "no <BehaviorTree> has the ID {}{}, so this model describes nothing \
                      (BehaviorTree.CPP ignores it, and so does canopy)",
                     quote(id),
-                    did_you_mean(id, ids.keys().map(String::as_str))
+                    did_you_mean(suggest(id, ids.keys().map(String::as_str)))
                 )
             })?;
         }
@@ -452,7 +452,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 format!(
                     "the tree to run, {}, is not defined{}; the files define {}",
                     quote(wanted),
-                    did_you_mean(wanted, ids.clone()),
+                    did_you_mean(suggest(wanted, ids.clone())),
                     tree_list(ids)
                 ),
             )
@@ -515,7 +515,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 place,
                 format!(
                     "an ID attribute is not allowed here; write <{0}> or <Action ID=\"{0}\">",
-                    crate::text::bare(e.tag())
+                    canopy_core::text::bare(e.tag())
                 ),
             )),
             (false, None) => Ok((e.tag().to_string(), None)),
@@ -892,7 +892,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                          a value) here, or give the port a default in the model",
                         quote(id),
                         quote(&port.name),
-                        crate::text::bare(&port.name)
+                        canopy_core::text::bare(&port.name)
                     ),
                 ));
             };
@@ -920,7 +920,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                          (<input_port name={}/>) or remove it",
                         quote(id),
                         quote(port),
-                        did_you_mean(port, model.names()),
+                        did_you_mean(suggest(port, model.names())),
                         quote(port)
                     )
                 })?;
@@ -1026,7 +1026,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 format!(
                     "the attributes {0} and {0}_ are one parameter of {1} ({0}_, as canopy \
                      spells BehaviorTree.CPP's port {0}); write one of them",
-                    crate::text::bare(&name),
+                    canopy_core::text::bare(&name),
                     node_type.name()
                 ),
             ));
@@ -1043,7 +1043,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             .iter()
             .map(|s| s.id())
             .chain(self.registry.types().map(|t| t.name()));
-        let hint = did_you_mean(id, names);
+        let hint = did_you_mean(suggest(id, names));
         (!hint.is_empty()).then_some(hint)
     }
 
@@ -1062,7 +1062,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         format!(
             "unknown node type {}{}; the registry and BehaviorTree.CPP's standard nodes have no such type",
             quote(id),
-            did_you_mean(id, names)
+            did_you_mean(suggest(id, names))
         )
     }
 
@@ -1194,7 +1194,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                         "unknown port {} for {}{}; {takes}",
                         quote(key),
                         std.id(),
-                        did_you_mean(key, names.iter().copied())
+                        did_you_mean(suggest(key, names.iter().copied()))
                     ),
                 ));
             }

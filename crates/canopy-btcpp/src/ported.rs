@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::params::key_of;
 use crate::scripted::SKIPS_INTO;
 use crate::standard::{PortType, Std};
-use crate::text::quote;
+use canopy_core::text::quote;
 
 /// An own node type and its parameters, as the lowered document takes them.
 pub(crate) type Lowered = (&'static str, Vec<(&'static str, Value)>);
@@ -198,7 +198,7 @@ fn lower_entry_update(
         return Err(format!(
             "unknown port {} for {id}{}; it takes: {port_name}",
             quote(unknown),
-            crate::text::did_you_mean(unknown, [port_name].into_iter())
+            canopy_core::text::did_you_mean(canopy_core::text::suggest(unknown, [port_name]))
         ));
     }
     let Some((_, text)) = ports.first() else {

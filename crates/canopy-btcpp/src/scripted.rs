@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 
 use crate::params::script_key_of;
 use crate::standard::{CANOPY_PREFIX, Std, is_scripting, refused};
-use crate::text::quote;
+use canopy_core::text::quote;
 
 /// The start of a Precondition's memory key, which the element's tag ends:
 /// `__` keeps it out of what the root blackboard shows, as a subtree's

@@ -51,7 +51,7 @@ use crate::names::{bad_port_name, param_name};
 use crate::palette::{Direction, canonical, is_btcpp_builtin, noun};
 use crate::sources::{self, File};
 use crate::standard::{CANOPY_PREFIX, Category, bad_model_name};
-use crate::text::{did_you_mean, quote};
+use canopy_core::text::{did_you_mean, quote, suggest};
 
 /// The node types a `<TreeNodesModel>` declares, with their ports.
 ///
@@ -739,7 +739,7 @@ impl StandInRules {
                 column: e.column(),
                 ..fail(format!(
                     "not JSON: {}",
-                    crate::text::sanitize(message.strip_suffix(&position).unwrap_or(&message))
+                    canopy_core::text::message(message.strip_suffix(&position).unwrap_or(&message))
                 ))
             }
         })?;
@@ -780,7 +780,7 @@ impl StandInRules {
                     format!(
                         "{} is not declared in the node model{}",
                         quote(id),
-                        did_you_mean(id, model.types())
+                        did_you_mean(suggest(id, model.types()))
                     ),
                 ));
             };

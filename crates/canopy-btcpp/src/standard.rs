@@ -336,7 +336,7 @@ pub(crate) fn bad_model_name(name: &str) -> Option<String> {
         .find(|c| c.is_control() || " \t\n\r<>&\"'/\\:*?|.".contains(*c))?;
     Some(format!(
         "contains the character {}, which BehaviorTree.CPP does not allow in IDs",
-        crate::text::quote(&bad.to_string())
+        canopy_core::text::quote(&bad.to_string())
     ))
 }
 
