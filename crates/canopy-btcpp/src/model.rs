@@ -17,7 +17,7 @@ use crate::params::{key_of, to_value};
 use crate::sources::{File, Kept, Places};
 use crate::stand_in::same_type;
 use crate::standard::{
-    AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
+    AROUND, CANOPY_PREFIX, Category, PortType, Standard, bad_model_name, condition_script_param,
     is_scripting, refused,
 };
 use crate::warning::{WarningKind, Warnings};
@@ -542,7 +542,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// Read a node element and its children; `depth` is its level in the
     /// tree, `parent` the standard node it is a child of, if it is one.
-    fn node(&mut self, place: Place, depth: usize, parent: Option<Std>) -> Result<usize, XmlError> {
+    fn node(
+        &mut self,
+        place: Place,
+        depth: usize,
+        parent: Option<Standard>,
+    ) -> Result<usize, XmlError> {
         if depth > MAX_LEVELS {
             return Err(self.fail(place, too_deep()));
         }
@@ -563,7 +568,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 category_warning(&id, written, is)
             })?;
         }
-        let std = Std::from_id(&id);
+        let std = Standard::from_id(&id);
         let mut defaults = Vec::new();
         let what = if self.element(place).tag() == "SubTree" {
             self.subtree(place, &id, &ports, child_elements.len(), &mut defaults)?
@@ -604,7 +609,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         &mut self,
         place: Place,
         node: usize,
-        parent: Option<Std>,
+        parent: Option<Standard>,
     ) -> Result<usize, XmlError> {
         let mut params = Map::new();
         for (attr, value) in self.element(place).attrs() {
@@ -617,8 +622,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         }
         let skips = params.contains_key("skip_if") || params.contains_key("while");
         let skipped = match parent {
-            Some(Std::Fallback | Std::ReactiveFallback) => "failure",
-            Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => "success",
+            Some(Standard::Fallback | Standard::ReactiveFallback) => "failure",
+            Some(
+                Standard::Sequence | Standard::SequenceWithMemory | Standard::ReactiveSequence,
+            ) => "success",
             _ if !skips => "success",
             parent => {
                 let here = match parent {
@@ -771,7 +778,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         id: &str,
         ports: &[(String, String)],
         children: usize,
-        parent: Option<Std>,
+        parent: Option<Standard>,
     ) -> Result<What, XmlError> {
         let tag = format!("{}_{}", place.file, place.element);
         let (type_name, params) = crate::scripted::lower(id, ports, children, parent, &tag)
@@ -1039,7 +1046,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// A known type close to `id`, if there is one.
     fn suggestion(&self, id: &str) -> Option<String> {
-        let names = Std::ALL
+        let names = Standard::ALL
             .iter()
             .map(|s| s.id())
             .chain(self.registry.types().map(|t| t.name()));
@@ -1055,7 +1062,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 quote(id)
             );
         }
-        let names = Std::ALL
+        let names = Standard::ALL
             .iter()
             .map(|s| s.id())
             .chain(self.registry.types().map(|t| t.name()));
@@ -1070,10 +1077,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn standard(
         &self,
         place: Place,
-        std: Std,
+        std: Standard,
         ports: &[(String, String)],
         children: usize,
-        parent: Option<Std>,
+        parent: Option<Standard>,
     ) -> Result<What, XmlError> {
         let id = std.id();
         let (min, max) = std.children();
@@ -1110,7 +1117,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 .find(|(n, _)| *n == name)
                 .map_or(0, |(_, v)| *v)
         };
-        if std == Std::RunOnce {
+        if std == Standard::RunOnce {
             return self.run_once(place, get("then_skip") != 0, parent);
         }
         self.meaning(place, std, children, &get)
@@ -1140,14 +1147,17 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         &self,
         place: Place,
         then_skip: bool,
-        parent: Option<Std>,
+        parent: Option<Standard>,
     ) -> Result<What, XmlError> {
         let then = match (then_skip, parent) {
             (false, _) => "same",
-            (true, Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence)) => {
-                "success"
-            }
-            (true, Some(Std::Fallback | Std::ReactiveFallback)) => "failure",
+            (
+                true,
+                Some(
+                    Standard::Sequence | Standard::SequenceWithMemory | Standard::ReactiveSequence,
+                ),
+            ) => "success",
+            (true, Some(Standard::Fallback | Standard::ReactiveFallback)) => "failure",
             (true, parent) => {
                 let here = match parent {
                     Some(std) => format!("its parent is <{}>", std.id()),
@@ -1167,7 +1177,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         };
         let params = Box::new([(self.type_name("then"), Value::from(then))]);
         Ok(What::Registered {
-            type_name: self.builtin(place, Std::RunOnce)?,
+            type_name: self.builtin(place, Standard::RunOnce)?,
             params,
         })
     }
@@ -1176,7 +1186,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn port_values(
         &self,
         place: Place,
-        std: Std,
+        std: Standard,
         ports: &[(String, String)],
     ) -> Result<Vec<(&'static str, i64)>, XmlError> {
         let declared = std.ports();
@@ -1226,13 +1236,13 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn meaning(
         &self,
         place: Place,
-        std: Std,
+        std: Standard,
         n: usize,
         get: &dyn Fn(&str) -> i64,
     ) -> Result<What, XmlError> {
         let own = match std {
-            Std::Timeout if get("msec") == 0 => Own::NoTimeout,
-            Std::Timeout | Std::Sleep => {
+            Standard::Timeout if get("msec") == 0 => Own::NoTimeout,
+            Standard::Timeout | Standard::Sleep => {
                 let msec = get("msec");
                 let ticks = self.ticks(place, msec)?;
                 let params = Box::new([(self.type_name("ticks"), Value::from(ticks))]);
@@ -1241,7 +1251,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     params,
                 });
             }
-            Std::Parallel => {
+            Standard::Parallel => {
                 let (success_count, failure_count) =
                     (get("success_count") as i32, get("failure_count") as i32);
                 for (port, value, outcome) in [
@@ -1263,7 +1273,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     failure_count,
                 }
             }
-            Std::ParallelAll => {
+            Standard::ParallelAll => {
                 let max_failures = get("max_failures") as i32;
                 let needed = crate::nodes::threshold(max_failures, n);
                 if n < needed {
@@ -1276,12 +1286,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 }
                 Own::ParallelAll { max_failures }
             }
-            Std::IfThenElse => Own::IfThenElse,
-            Std::WhileDoElse => Own::WhileDoElse,
-            Std::KeepRunningUntilFailure => Own::KeepRunningUntilFailure,
-            Std::Repeat => Own::Repeat(get("num_cycles") as i32),
-            Std::RetryUntilSuccessful => Own::Retry(get("num_attempts") as i32),
-            Std::Delay => {
+            Standard::IfThenElse => Own::IfThenElse,
+            Standard::WhileDoElse => Own::WhileDoElse,
+            Standard::KeepRunningUntilFailure => Own::KeepRunningUntilFailure,
+            Standard::Repeat => Own::Repeat(get("num_cycles") as i32),
+            Standard::RetryUntilSuccessful => Own::Retry(get("num_attempts") as i32),
+            Standard::Delay => {
                 let msec = get("delay_msec");
                 Own::Delay {
                     msec: msec as u32,
@@ -1290,7 +1300,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             }
             _ => {
                 let mut params = Vec::new();
-                if std == Std::SequenceWithMemory {
+                if std == Standard::SequenceWithMemory {
                     // It returns RUNNING after each child entered and
                     // finished in a tick, to be woken at the next.
                     params.push((self.type_name("pause"), Value::Bool(true)));
@@ -1321,7 +1331,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// The canopy built-in that runs `std`, if the registry holds it.
-    fn builtin(&self, place: Place, std: Std) -> Result<Rc<str>, XmlError> {
+    fn builtin(&self, place: Place, std: Standard) -> Result<Rc<str>, XmlError> {
         let name = std.canopy_builtin().unwrap_or(std.id());
         self.canopy_type(name).ok_or_else(|| {
             self.fail(

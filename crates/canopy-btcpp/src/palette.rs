@@ -31,7 +31,7 @@ use crate::dom::Element;
 use crate::error::XmlError;
 use crate::model::{Place, Reader};
 use crate::scripted::is_scripted_control;
-use crate::standard::{Category, Std, is_scripting, refused};
+use crate::standard::{Category, Standard, is_scripting, refused};
 use crate::warning::WarningKind;
 use canopy_core::text::{did_you_mean, quote, suggest};
 
@@ -64,7 +64,7 @@ impl Direction {
 /// The category BehaviorTree.CPP 4.10 registers one of its own node types
 /// under, for every ID its factory registers.
 pub(crate) fn builtin_category(id: &str) -> Option<Category> {
-    if let Some(std) = Std::from_id(id) {
+    if let Some(std) = Standard::from_id(id) {
         return Some(std.category());
     }
     Some(match id {
@@ -83,7 +83,7 @@ pub(crate) fn builtin_category(id: &str) -> Option<Category> {
 /// checked against the registry.
 pub(crate) fn is_btcpp_builtin(id: &str) -> bool {
     builtin_category(id).is_some()
-        || Std::from_id(id).is_some()
+        || Standard::from_id(id).is_some()
         || refused(id).is_some()
         || is_scripting(id)
         || id == "SubTree"
