@@ -310,6 +310,7 @@
 mod build;
 mod check;
 mod dom;
+mod emulated;
 mod error;
 mod export;
 mod model;
@@ -540,7 +541,7 @@ pub fn load_any<A: 'static, W: 'static>(
     // A file written from XML may hold BehaviorTree.CPP's nodes that run
     // as this crate's own (`btcpp:Repeat`, see `export_xml_file`).
     let (bytes, format, file) = tree_file(path)?;
-    registry.load_bytes_with(&bytes, format, &file, &build::own_types())
+    registry.load_bytes_with(&bytes, format, &file, &emulated::emulated_types())
 }
 
 /// Every error of a tree file of any format canopy reads, up to
@@ -562,7 +563,7 @@ pub fn check_any<A: 'static, W: 'static>(
     }
     match tree_file(path) {
         Ok((bytes, format, file)) => {
-            registry.check_bytes_with(&bytes, format, &file, &build::own_types())
+            registry.check_bytes_with(&bytes, format, &file, &emulated::emulated_types())
         }
         Err(e) => vec![e],
     }
@@ -577,7 +578,7 @@ pub fn convert_file<A: 'static, W: 'static>(
     format: Format,
 ) -> Result<String, LoadError> {
     let (bytes, from, file) = tree_file(path.as_ref())?;
-    registry.load_bytes_with(&bytes, from, &file, &build::own_types())?;
+    registry.load_bytes_with(&bytes, from, &file, &emulated::emulated_types())?;
     let text = std::str::from_utf8(&bytes).unwrap_or_default();
     let document = canopy_data::parse(text, from, &file)?;
     let document = canopy_data::document::from_json_owned(document);
@@ -757,7 +758,12 @@ pub fn export_value<A: 'static, W: 'static>(
     // never saw, are left out (the node's path says where).
     let text = serde_json::to_string(document).unwrap_or_default();
     registry
-        .load_bytes_with(text.as_bytes(), Format::Json, source, &build::own_types())
+        .load_bytes_with(
+            text.as_bytes(),
+            Format::Json,
+            source,
+            &emulated::emulated_types(),
+        )
         .map_err(|e| {
             let location = match e.location() {
                 canopy_data::Location::Node { path, name, .. } => canopy_data::Location::Node {
@@ -783,7 +789,7 @@ pub fn export_str<A: 'static, W: 'static>(
     // Read once, as strictly as the registry reads files (errors with
     // their positions, sizes and nesting bounded), then checked as a tree.
     let document = canopy_data::parse(text, format, source)?;
-    registry.load_bytes_with(text.as_bytes(), format, source, &build::own_types())?;
+    registry.load_bytes_with(text.as_bytes(), format, source, &emulated::emulated_types())?;
     export::export(registry, &document, source, options)
 }
 

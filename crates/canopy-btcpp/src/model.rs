@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::XmlOptions;
 use crate::dom::{Element, Reread};
+use crate::emulated::Emulated;
 use crate::error::XmlError;
 use crate::palette::{ParamIndex, SubtreeModel, builtin_category, category, category_warning};
 use crate::params::{key_of, to_value};
@@ -47,28 +48,6 @@ pub(crate) struct Place {
     pub(crate) element: usize,
 }
 
-/// A standard node canopy runs as one of this crate's custom nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Own {
-    Parallel {
-        success_count: i32,
-        failure_count: i32,
-    },
-    ParallelAll {
-        max_failures: i32,
-    },
-    IfThenElse,
-    WhileDoElse,
-    KeepRunningUntilFailure,
-    Repeat(i32),
-    Retry(i32),
-    Delay {
-        msec: u32,
-        ticks: u32,
-    },
-    NoTimeout,
-}
-
 /// A node's parameters as the JSON loader takes them, each name once: a
 /// boxed slice, since a search tree per node was a large part of what a
 /// large file became.
@@ -85,7 +64,7 @@ pub(crate) enum What {
         type_name: Rc<str>,
         params: Params,
     },
-    Own(Own),
+    Emulated(Emulated),
     /// `<SubTree ID="…"/>`: the tree with this ID.
     SubTree(String),
 }
@@ -1241,7 +1220,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         get: &dyn Fn(&str) -> i64,
     ) -> Result<What, XmlError> {
         let own = match std {
-            Standard::Timeout if get("msec") == 0 => Own::NoTimeout,
+            Standard::Timeout if get("msec") == 0 => Emulated::NoTimeout,
             Standard::Timeout | Standard::Sleep => {
                 let msec = get("msec");
                 let ticks = self.ticks(place, msec)?;
@@ -1268,7 +1247,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                         ));
                     }
                 }
-                Own::Parallel {
+                Emulated::Parallel {
                     success_count,
                     failure_count,
                 }
@@ -1284,16 +1263,16 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                         ),
                     ));
                 }
-                Own::ParallelAll { max_failures }
+                Emulated::ParallelAll { max_failures }
             }
-            Standard::IfThenElse => Own::IfThenElse,
-            Standard::WhileDoElse => Own::WhileDoElse,
-            Standard::KeepRunningUntilFailure => Own::KeepRunningUntilFailure,
-            Standard::Repeat => Own::Repeat(get("num_cycles") as i32),
-            Standard::RetryUntilSuccessful => Own::Retry(get("num_attempts") as i32),
+            Standard::IfThenElse => Emulated::IfThenElse,
+            Standard::WhileDoElse => Emulated::WhileDoElse,
+            Standard::KeepRunningUntilFailure => Emulated::KeepRunningUntilFailure,
+            Standard::Repeat => Emulated::Repeat(get("num_cycles") as i32),
+            Standard::RetryUntilSuccessful => Emulated::Retry(get("num_attempts") as i32),
             Standard::Delay => {
                 let msec = get("delay_msec");
-                Own::Delay {
+                Emulated::Delay {
                     msec: msec as u32,
                     ticks: self.ticks(place, msec)?.max(1),
                 }
@@ -1311,7 +1290,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 });
             }
         };
-        Ok(What::Own(own))
+        Ok(What::Emulated(own))
     }
 
     /// `msec` milliseconds in ticks: the first tick at or after that time.
