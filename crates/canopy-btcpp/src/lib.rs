@@ -321,6 +321,7 @@ mod params;
 mod ported;
 mod scope;
 mod scripted;
+mod semantics;
 mod sources;
 mod stand_in;
 mod standard;
