@@ -22,9 +22,9 @@
 //! lowering nodes straight into drafts (the registry checks fields and
 //! parameters on a document, as it does a JSON file's).
 //!
-//! This crate's own nodes (BehaviorTree.CPP nodes whose semantics no
-//! registered type has) go in as node objects of types of this crate's
-//! own, which the registry's loader finds before its own types and builds
+//! This crate's emulated nodes (BehaviorTree.CPP nodes whose semantics no
+//! registered type has; see [`crate::emulated`]) go in as node objects of
+//! types of this crate's own, which the registry's loader finds before its own types and builds
 //! in the same pass: their fields, children and parameters are checked as
 //! any node's, a shared subtree's own nodes are shared with it, and each
 //! copy of a subtree with keys of its own has its own. Their names hold a
@@ -38,25 +38,20 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use canopy_core::{
-    Arity, CustomNode, Input, NodeKind, Param, ParamError, Params, ScriptError, Status, Tree,
-    Updates,
-};
+use canopy_core::{ScriptError, Tree};
 use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
-use canopy_data::{
-    LoadError, Location, Lowering, NodePath, NodeType, PathRoot, PathStep, Problem, Registry,
-};
+use canopy_data::{LoadError, Location, Lowering, NodePath, PathRoot, PathStep, Problem, Registry};
 use serde_json::Value;
 
 use crate::XmlOptions;
+use crate::emulated::{self, emulated_params, emulated_types};
 use crate::error::XmlError;
-use crate::model::{Model, Own, Place, What};
-use crate::nodes;
+use crate::model::{Model, Place, What};
 use crate::scope::{Resolved, Scope};
 use crate::sources::{self, Kept};
-use crate::text::{escape_controls, quote};
 use crate::warning::{WarningKind, Warnings};
+use canopy_core::text::{escape_again, quote};
 
 /// The tree to run. The model is let go of once the document is made
 /// from it (the files' texts kept): it was, with the document, more than
@@ -81,7 +76,7 @@ pub(crate) fn build<A: 'static, W: 'static>(
         warnings,
     };
     let tree = registry
-        .load_lowered(&mut lowering, Format::Json, &main, &own_types())
+        .load_lowered(&mut lowering, Format::Json, &main, &emulated_types())
         .map_err(|e| lowering.error(&main, e))?;
     // A script's warning, strict: the load fails at the script.
     match lowering.failed.take() {
@@ -131,7 +126,7 @@ impl<A: 'static, W: 'static> Lowered<'_, A, W> {
         }
         match self.model() {
             Some(model) => load_error(model, &self.remaps.borrow(), e),
-            None => XmlError::whole(main, escape_controls(&e.problem().to_string())),
+            None => XmlError::whole(main, escape_again(&e.problem().to_string()).into_owned()),
         }
     }
 }
@@ -202,7 +197,7 @@ impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
             problem: warning.problem.clone(),
         };
         let text = script_error(model, place, &problem)
-            .unwrap_or_else(|| escape_controls(&problem.to_string()));
+            .unwrap_or_else(|| escape_again(&problem.to_string()).into_owned());
         let pushed = self
             .warnings
             .at(&model.files, place, WarningKind::Script, || text);
@@ -268,7 +263,7 @@ impl Names {
                 What::SubTree(id) => {
                     shared.insert(id.as_str().into());
                 }
-                What::Own(_) => {}
+                What::Emulated(_) => {}
             }
         }
         shared.extend(model.trees.iter().map(|t| Rc::from(t.id.as_str())));
@@ -456,7 +451,7 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
             What::Registered { type_name, params } => {
                 // This crate's own types, for a key a <SubTree> remapped to
                 // a value, which their ports read as the registry's would.
-                let own = own_params(type_name);
+                let own = emulated_params(type_name);
                 let declared = self.registry.get(type_name).map(|t| t.params());
                 let declared = declared.or(own.as_deref());
                 let typed = |port: &str, text: &str| {
@@ -479,14 +474,8 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
                 fields.push((Key::Str("tree"), lowered::Value::Str(names.shared(id))));
                 "SubTree"
             }
-            What::Own(own) => {
-                let (index, values) = own.lowered();
-                let own_type = &OWN_TYPES[index];
-                for (&name, value) in own_type.lowered.iter().zip(values) {
-                    fields.push((Key::Str(name), lowered::Value::Int(value)));
-                }
-                own_type.key
-            }
+            What::Emulated(emulated) => emulated
+                .lower(|name, value| fields.push((Key::Str(name), lowered::Value::Int(value)))),
         };
         let children_at = depth + 2;
         if deepest > MAX_BRACKETS || (!x.children.is_empty() && children_at > MAX_BRACKETS) {
@@ -629,7 +618,7 @@ impl Model {
                             referrers[to].push(t);
                         }
                     }
-                    What::Own(_) => {}
+                    What::Emulated(_) => {}
                 }
                 stack.extend(node.children.iter());
             }
@@ -654,406 +643,11 @@ fn field_count(x: &crate::model::XNode, name: &str) -> usize {
     let (type_name, params) = match &x.what {
         What::Registered { type_name, params } => (&**type_name, params.len()),
         What::SubTree(_) => ("SubTree", 1),
-        What::Own(own) => {
-            let own_type = &OWN_TYPES[own.lowered().0];
-            (own_type.key, own_type.lowered.len())
-        }
+        What::Emulated(emulated) => emulated::lowered_size(*emulated),
     };
     let name = usize::from(name != type_name);
     let children = usize::from(!x.children.is_empty());
     params + name + 1 + children
-}
-
-/// One kind of this crate's own nodes as the registry's loader takes it:
-/// its type's name in the lowered document, how many children it takes,
-/// its parameters, and the node their checked values make. A standard
-/// node whose ports the file gives as values ([`Own`]) is lowered with
-/// the integers of `lowered`, in that order; one whose ports read the
-/// blackboard, and the entry-update nodes, by name ([`crate::ported`]),
-/// their keys resolved in the subtree's scope as any port's.
-struct OwnType {
-    key: &'static str,
-    arity: Arity,
-    params: fn() -> Vec<Param>,
-    lowered: &'static [&'static str],
-    make: fn(&Params) -> Result<Made, ParamError>,
-}
-
-/// The node of an own type, before it is given the tree's agent and world
-/// types.
-enum Made {
-    Parallel(nodes::Parallel),
-    ParallelAll(nodes::ParallelAll),
-    IfThenElse,
-    WhileDoElse,
-    KeepRunningUntilFailure,
-    Loop(nodes::Loop),
-    Delay(nodes::Delay),
-    Timeout(nodes::Timeout),
-    Sleep(nodes::Sleep),
-    RunOnce(nodes::RunOnce),
-    WasEntryUpdated(nodes::WasEntryUpdated),
-    EntryUpdated(nodes::EntryUpdated),
-    UnsetBlackboard(nodes::UnsetBlackboard),
-}
-
-impl Made {
-    fn node<A: 'static, W: 'static>(self) -> CustomNode<A, W> {
-        match self {
-            Made::Parallel(n) => CustomNode::new(n),
-            Made::ParallelAll(n) => CustomNode::new(n),
-            Made::IfThenElse => CustomNode::new(nodes::IfThenElse),
-            Made::WhileDoElse => CustomNode::new(nodes::WhileDoElse),
-            Made::KeepRunningUntilFailure => CustomNode::new(nodes::KeepRunningUntilFailure),
-            Made::Loop(n) => CustomNode::new(n),
-            Made::Delay(n) => CustomNode::new(n),
-            Made::Timeout(n) => CustomNode::new(n),
-            Made::Sleep(n) => CustomNode::new(n),
-            Made::RunOnce(n) => CustomNode::new(n),
-            Made::WasEntryUpdated(n) => CustomNode::new(n),
-            Made::EntryUpdated(n) => CustomNode::new(n),
-            Made::UnsetBlackboard(n) => CustomNode::new(n),
-        }
-    }
-}
-
-/// Parameters of own types the node uses but does not show: how long a
-/// tick is, and the keys that hold a node's memory.
-const UNSHOWN: [&str; 4] = ["tick_ms", "memory", "seen", "skips_into"];
-
-/// The parameters a node shows: as the file gave them, its memory left out.
-fn shown(params: &Params) -> nodes::Shown {
-    let mut shown = params.shown();
-    shown.retain(|(name, _)| !UNSHOWN.contains(&name.as_str()));
-    shown
-}
-
-/// A port of `T`, read from the file or the blackboard.
-fn port<T: canopy_core::FromParam>(name: &str) -> Param {
-    Param::of::<T>(name, "as the XML gives it: a value, or a key in braces")
-}
-
-/// How long a tick is, for durations read from the blackboard.
-fn tick_ms() -> Param {
-    Param::int("tick_ms", "milliseconds per tick").optional()
-}
-
-/// A key of the node's own memory.
-fn memory(name: &str) -> Param {
-    Param::of::<canopy_core::Output<u32>>(name, "the node's memory across activations")
-}
-
-/// A duration in milliseconds, with its `ticks` when the file gave it.
-fn msec(params: &Params, name: &str, ticks: Option<u32>) -> Result<nodes::Msec, ParamError> {
-    let tick_ms = params.get::<Option<u32>>("tick_ms")?.unwrap_or(1);
-    Ok(nodes::Msec {
-        msec: params.get(name)?,
-        ticks,
-        tick_ms,
-    })
-}
-
-/// A key of the node's own memory, as its parameter holds it.
-fn memory_key(params: &Params, name: &str) -> Result<canopy_core::Key<u32>, ParamError> {
-    match params.get::<canopy_core::Output<u32>>(name)? {
-        canopy_core::Output(Some(key)) => Ok(key),
-        canopy_core::Output(None) => Err(ParamError::invalid(format!("{name} needs a key"))),
-    }
-}
-
-/// How a parent reads a SKIPPED, as a lowering wrote it.
-fn skipped(params: &Params) -> Result<Status, ParamError> {
-    match params.text("skipped")? {
-        "success" => Ok(Status::Success),
-        _ => Ok(Status::Failure),
-    }
-}
-
-/// Every kind of this crate's own nodes; [`Own::lowered`] names them by
-/// index.
-const OWN_TYPES: [OwnType; 13] = [
-    OwnType {
-        key: "btcpp:Parallel",
-        arity: Arity::Composite,
-        params: || {
-            vec![
-                port::<Input<i32>>("success_count"),
-                port::<Input<i32>>("failure_count"),
-            ]
-        },
-        lowered: &["success_count", "failure_count"],
-        make: |p| {
-            Ok(Made::Parallel(nodes::Parallel {
-                success_count: p.get("success_count")?,
-                failure_count: p.get("failure_count")?,
-                shown: shown(p),
-            }))
-        },
-    },
-    OwnType {
-        key: "btcpp:ParallelAll",
-        arity: Arity::Composite,
-        params: || vec![port::<Input<i32>>("max_failures")],
-        lowered: &["max_failures"],
-        make: |p| {
-            Ok(Made::ParallelAll(nodes::ParallelAll {
-                max_failures: p.get("max_failures")?,
-                shown: shown(p),
-            }))
-        },
-    },
-    OwnType {
-        key: "btcpp:IfThenElse",
-        arity: Arity::Composite,
-        params: Vec::new,
-        lowered: &[],
-        make: |_| Ok(Made::IfThenElse),
-    },
-    OwnType {
-        key: "btcpp:WhileDoElse",
-        arity: Arity::Composite,
-        params: Vec::new,
-        lowered: &[],
-        make: |_| Ok(Made::WhileDoElse),
-    },
-    OwnType {
-        key: "btcpp:KeepRunningUntilFailure",
-        arity: Arity::Decorator,
-        params: Vec::new,
-        lowered: &[],
-        make: |_| Ok(Made::KeepRunningUntilFailure),
-    },
-    OwnType {
-        key: "btcpp:Repeat",
-        arity: Arity::Decorator,
-        params: || vec![port::<Input<i32>>("num_cycles")],
-        lowered: &["num_cycles"],
-        make: |p| {
-            Ok(Made::Loop(nodes::Loop {
-                type_name: "Repeat",
-                count: p.get("num_cycles")?,
-                until: Status::Success,
-                shown: shown(p),
-            }))
-        },
-    },
-    OwnType {
-        key: "btcpp:RetryUntilSuccessful",
-        arity: Arity::Decorator,
-        params: || vec![port::<Input<i32>>("num_attempts")],
-        lowered: &["num_attempts"],
-        make: |p| {
-            Ok(Made::Loop(nodes::Loop {
-                type_name: "RetryUntilSuccessful",
-                count: p.get("num_attempts")?,
-                until: Status::Failure,
-                shown: shown(p),
-            }))
-        },
-    },
-    OwnType {
-        key: "btcpp:Delay",
-        arity: Arity::Decorator,
-        params: || {
-            let ticks = Param::int("ticks", "the delay in ticks, converted at load").optional();
-            vec![port::<Input<u32>>("delay_msec"), ticks, tick_ms()]
-        },
-        lowered: &["delay_msec", "ticks"],
-        make: |p| {
-            Ok(Made::Delay(nodes::Delay {
-                msec: msec(p, "delay_msec", p.get("ticks")?)?,
-                shown: shown(p),
-            }))
-        },
-    },
-    OwnType {
-        key: "btcpp:Timeout",
-        arity: Arity::Decorator,
-        // Lowered from the file only for msec="0" (others run as canopy's
-        // Timeout): no parameter, no timer.
-        params: || vec![port::<Input<u32>>("msec").default(0), tick_ms()],
-        lowered: &[],
-        make: |p| {
-            let mut msec = msec(p, "msec", None)?;
-            if let Input::Value(0) = msec.msec {
-                msec.ticks = Some(0);
-            }
-            Ok(Made::Timeout(nodes::Timeout {
-                msec,
-                shown: shown(p),
-            }))
-        },
-    },
-    OwnType {
-        key: "btcpp:Sleep",
-        arity: Arity::Leaf,
-        params: || vec![port::<Input<u32>>("msec"), tick_ms()],
-        lowered: &[],
-        make: |p| {
-            Ok(Made::Sleep(nodes::Sleep {
-                msec: msec(p, "msec", None)?,
-                shown: shown(p),
-            }))
-        },
-    },
-    OwnType {
-        key: "btcpp:RunOnce",
-        arity: Arity::Decorator,
-        params: || {
-            let skipped = Param::choice(
-                "skipped",
-                "how the parent reads SKIPPED",
-                &["success", "failure"],
-            );
-            let skips_into = Param::of::<canopy_core::Output<bool>>(
-                "skips_into",
-                "a bool key set when the node skips, for the node around it",
-            );
-            vec![
-                port::<Input<bool>>("then_skip"),
-                skipped,
-                memory("memory"),
-                skips_into,
-            ]
-        },
-        lowered: &[],
-        make: |p| {
-            Ok(Made::RunOnce(nodes::RunOnce {
-                then_skip: p.get("then_skip")?,
-                skipped: skipped(p)?,
-                memory: memory_key(p, "memory")?,
-                skips_into: p.get::<canopy_core::Output<bool>>("skips_into")?.0,
-                shown: shown(p),
-            }))
-        },
-    },
-    OwnType {
-        key: "btcpp:WasEntryUpdated",
-        arity: Arity::Leaf,
-        params: || vec![entry("entry"), memory("seen")],
-        lowered: &[],
-        make: |p| {
-            Ok(Made::WasEntryUpdated(nodes::WasEntryUpdated {
-                entry: p.get("entry")?,
-                seen: memory_key(p, "seen")?,
-                shown: shown(p),
-            }))
-        },
-    },
-    OwnType {
-        key: "btcpp:EntryUpdated",
-        arity: Arity::Decorator,
-        params: || {
-            let otherwise = Param::choice(
-                "otherwise",
-                "the status when not updated",
-                &["skip", "wait"],
-            );
-            vec![
-                entry("entry"),
-                memory("seen"),
-                otherwise,
-                Param::text("skipped", "").optional(),
-            ]
-        },
-        lowered: &[],
-        make: |p| {
-            let wait = p.text("otherwise")? == "wait";
-            Ok(Made::EntryUpdated(nodes::EntryUpdated {
-                type_name: if wait {
-                    "WaitValueUpdate"
-                } else {
-                    "SkipUnlessUpdated"
-                },
-                entry: p.get("entry")?,
-                seen: memory_key(p, "seen")?,
-                otherwise: if wait { Status::Running } else { skipped(p)? },
-                shown: shown(p)
-                    .into_iter()
-                    .filter(|(name, _)| name == "entry")
-                    .collect(),
-            }))
-        },
-    },
-];
-
-/// The key whose update counter a node reads, if the file names one.
-fn entry(name: &str) -> Param {
-    Param::of::<Option<Updates>>(name, "a key in braces: the entry whose writes are counted")
-}
-
-/// The own types whose nodes may run two cycles of their child in a tick
-/// (see [`crate::check`]).
-pub(crate) const LOOPS: [&str; 2] = ["btcpp:Repeat", "btcpp:RetryUntilSuccessful"];
-
-/// The parameters of the own type `type_name`, if it is one.
-pub(crate) fn own_params(type_name: &str) -> Option<Vec<Param>> {
-    if !type_name.starts_with("btcpp:") {
-        return None;
-    }
-    let own = OWN_TYPES
-        .iter()
-        .chain([&UNSET])
-        .find(|o| o.key == type_name)?;
-    Some((own.params)())
-}
-
-/// `UnsetBlackboard`, which only the blackboard lowering writes.
-const UNSET: OwnType = OwnType {
-    key: "btcpp:UnsetBlackboard",
-    arity: Arity::Leaf,
-    params: || vec![entry("key")],
-    lowered: &[],
-    make: |p| {
-        Ok(Made::UnsetBlackboard(nodes::UnsetBlackboard {
-            key: p.get("key")?,
-            shown: shown(p),
-        }))
-    },
-};
-
-/// The node types the registry's loader builds this crate's own nodes
-/// with, found before its own (see [`Registry::load_lowered`]).
-pub(crate) fn own_types<A: 'static, W: 'static>() -> Vec<NodeType<A, W>> {
-    OWN_TYPES
-        .iter()
-        .chain([&UNSET])
-        .map(|own: &'static OwnType| {
-            let about = "a BehaviorTree.CPP standard node canopy runs as it does";
-            NodeType::sized(own.key, about, own.arity, (own.params)(), move |p, _| {
-                own_node(own, p)
-            })
-        })
-        .collect()
-}
-
-/// The node of one of this crate's own types, from its checked parameters.
-fn own_node<A: 'static, W: 'static>(
-    own: &OwnType,
-    params: &Params,
-) -> Result<NodeKind<A, W>, ParamError> {
-    Ok(NodeKind::Custom((own.make)(params)?.node()))
-}
-
-impl Own {
-    /// Its type in [`OWN_TYPES`] (by index) and its parameters' values,
-    /// in the order of the type's `lowered` names.
-    fn lowered(self) -> (usize, [i64; 2]) {
-        match self {
-            Own::Parallel {
-                success_count,
-                failure_count,
-            } => (0, [success_count.into(), failure_count.into()]),
-            Own::ParallelAll { max_failures } => (1, [max_failures.into(), 0]),
-            Own::IfThenElse => (2, [0; 2]),
-            Own::WhileDoElse => (3, [0; 2]),
-            Own::KeepRunningUntilFailure => (4, [0; 2]),
-            Own::Repeat(count) => (5, [count.into(), 0]),
-            Own::Retry(count) => (6, [count.into(), 0]),
-            Own::Delay { msec, ticks } => (7, [msec.into(), ticks.into()]),
-            Own::NoTimeout => (8, [0; 2]),
-        }
-    }
 }
 
 impl Model {
@@ -1104,7 +698,7 @@ fn load_error(model: &Model, remaps: &[Remap], e: LoadError) -> XmlError {
     };
     let problem = key_type(model, remaps, e.problem())
         .or_else(|| place.and_then(|place| script_error(model, place, e.problem())))
-        .unwrap_or_else(|| escape_controls(&e.problem().to_string()));
+        .unwrap_or_else(|| escape_again(&e.problem().to_string()).into_owned());
     match place {
         Some(place) => model.fail(place, problem),
         None => model.at_main(problem),
@@ -1187,5 +781,5 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
         (attr.to_string(), code.as_str(), *column)
     };
     let text = format!("{attr}: script {}, column {column}: {problem}", quote(code));
-    Some(escape_controls(&text))
+    Some(escape_again(&text).into_owned())
 }

@@ -4,9 +4,10 @@
 use canopy_core::MAX_DEPTH;
 
 use crate::XmlOptions;
+use crate::emulated::Emulated;
 use crate::error::XmlError;
-use crate::model::{Model, Own, What};
-use crate::text::{did_you_mean, quote};
+use crate::model::{Model, What};
+use canopy_core::text::{did_you_mean, quote, suggest};
 
 struct Walk<'m> {
     model: &'m Model,
@@ -42,7 +43,7 @@ impl Walk<'_> {
                 format!(
                     "there is no <BehaviorTree> with ID {}{}; the files define {}",
                     quote(id),
-                    did_you_mean(id, ids),
+                    did_you_mean(suggest(id, ids)),
                     model.tree_list()
                 ),
             )
@@ -125,11 +126,11 @@ fn updates(model: &Model, node: usize, memo: &mut [Option<u64>]) -> u64 {
             updates(model, root, memo)
         }
         // A loop whose count is read from the blackboard may run for ever.
-        What::Registered { type_name, .. } if crate::build::LOOPS.contains(&&**type_name) => {
+        What::Registered { type_name, .. } if crate::emulated::LOOPS.contains(&&**type_name) => {
             let child = x.children.first().map_or(0, |&c| updates(model, c, memo));
             LOOPS_PER_TICK.saturating_mul(child).saturating_add(1)
         }
-        What::Own(Own::Repeat(count)) | What::Own(Own::Retry(count)) => {
+        What::Emulated(Emulated::Repeat(count)) | What::Emulated(Emulated::Retry(count)) => {
             let loops = if *count == -1 {
                 LOOPS_PER_TICK
             } else {

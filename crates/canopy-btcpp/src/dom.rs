@@ -33,7 +33,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
 use crate::error::XmlError;
-use crate::text::{quote, sanitize};
+use canopy_core::text::{message, quote};
 
 /// Deepest element nesting read: BehaviorTree.CPP's own limit (256 levels
 /// of nodes) plus the document's wrapping elements.
@@ -228,7 +228,7 @@ impl Reread {
 
 /// `<Tag ID="…" name="…">`, for errors.
 pub(crate) fn describe<'a>(tag: &str, attr: impl Fn(&str) -> Option<&'a str>) -> String {
-    let mut text = format!("<{}", crate::text::bare(tag));
+    let mut text = format!("<{}", canopy_core::text::bare(tag));
     for key in ["ID", "name"] {
         if let Some(value) = attr(key) {
             text.push_str(&format!(" {key}={}", quote(value)));
@@ -342,7 +342,7 @@ impl Parser<'_> {
                 Ok(event) => event,
                 Err(e) => {
                     let at = reader.error_position() as usize;
-                    let problem = format!("malformed XML: {}", sanitize(&e.to_string()));
+                    let problem = format!("malformed XML: {}", message(&e.to_string()));
                     return Err(self.fail(at, problem));
                 }
             };
@@ -382,7 +382,7 @@ impl Parser<'_> {
         }
         if let Some(&unclosed) = self.open.last() {
             let node = self.nodes[unclosed];
-            let tag = crate::text::bare(self.piece_text(node.tag));
+            let tag = canopy_core::text::bare(self.piece_text(node.tag));
             let problem = format!("<{tag}> is never closed");
             return Err(self.fail(node.offset as usize, problem));
         }
@@ -486,7 +486,7 @@ impl Parser<'_> {
             let attr = attr.map_err(|err| {
                 self.fail(
                     offset,
-                    format!("malformed attribute: {}", sanitize(&err.to_string())),
+                    format!("malformed attribute: {}", message(&err.to_string())),
                 )
             })?;
             let key = attr.key.into_inner();

@@ -4,7 +4,7 @@ use std::fmt;
 
 use canopy_data::{LoadError, Location, NodePath, Position, Problem};
 
-use crate::text::quote;
+use canopy_core::text::quote;
 
 /// Why an XML tree could not be loaded.
 ///

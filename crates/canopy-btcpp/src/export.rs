@@ -22,8 +22,8 @@ use crate::names::attribute_name;
 use crate::palette::{category, port_type};
 use crate::params::to_text;
 use crate::scripted::is_reserved;
-use crate::standard::{CANOPY_PREFIX, Category, Std, bad_model_name, is_port_name};
-use crate::text::quote;
+use crate::standard::{CANOPY_PREFIX, Category, Standard, bad_model_name, is_port_name};
+use canopy_core::text::quote;
 
 /// Why a parameter's value has no XML text that reads back the same, and
 /// what to write instead.
@@ -221,24 +221,28 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
 
     /// The standard node a built-in goes out as, with its milliseconds
     /// when it has a duration, if it goes out as one.
-    fn standard(&self, type_name: &str, fields: &Map<String, Value>) -> Option<(Std, Option<u64>)> {
+    fn standard(
+        &self,
+        type_name: &str,
+        fields: &Map<String, Value>,
+    ) -> Option<(Standard, Option<u64>)> {
         if !self.builtin(type_name) {
             return None;
         }
-        let std = Std::ALL
+        let std = Standard::ALL
             .into_iter()
             .find(|s| s.canopy_builtin() == Some(type_name))?;
-        if std == Std::SequenceWithMemory {
+        if std == Standard::SequenceWithMemory {
             // Exact only with pauses; without, it goes out as canopy's own.
             return (fields.get("pause") == Some(&Value::Bool(true))).then_some((std, None));
         }
-        if std == Std::RunOnce {
+        if std == Standard::RunOnce {
             // Exact only as then_skip="false"; the others need their
             // parent to read SKIPPED, and go out as canopy's own type.
             let same = fields.get("then").is_none_or(|t| t == "same");
             return same.then_some((std, None));
         }
-        if !matches!(std, Std::Timeout | Std::Sleep) {
+        if !matches!(std, Standard::Timeout | Standard::Sleep) {
             return Some((std, None));
         }
         let ticks = fields.get("ticks")?.as_u64()?;
@@ -342,7 +346,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         for (i, child) in children.iter().enumerate() {
             // BehaviorTree.CPP 4.10 refuses the explicit form (`<Action
             // ID="…">`) for a child of a ReactiveSequence.
-            let compact = id == Std::ReactiveSequence.id();
+            let compact = id == Standard::ReactiveSequence.id();
             self.node(child, &path.child(i), depth + 1, compact)?;
         }
         let _ = writeln!(self.out, "{indent}</{tag}>");
@@ -369,7 +373,9 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
         if let Some((std, msec)) = self.standard(type_name, fields) {
             let attrs = match (msec, std.ports().first()) {
                 (Some(msec), Some(port)) => vec![(port.name.to_string(), msec.to_string())],
-                _ if std == Std::RunOnce => vec![("then_skip".to_string(), "false".to_string())],
+                _ if std == Standard::RunOnce => {
+                    vec![("then_skip".to_string(), "false".to_string())]
+                }
                 _ => Vec::new(),
             };
             return Ok(Element {
@@ -519,9 +525,9 @@ pub(crate) fn write_model<A: 'static, W: 'static>(
     // (Selector is Fallback, Wait is Sleep): Groot2 knows those. A
     // SequenceWithMemory without pauses and a RunOnce that skips go out
     // as canopy's own, and are written.
-    let standard: Vec<&str> = Std::ALL
+    let standard: Vec<&str> = Standard::ALL
         .iter()
-        .filter(|s| !matches!(s, Std::SequenceWithMemory | Std::RunOnce))
+        .filter(|s| !matches!(s, Standard::SequenceWithMemory | Standard::RunOnce))
         .filter_map(|s| s.canopy_builtin())
         .chain(["SubTree"])
         .collect();
@@ -623,8 +629,8 @@ fn folded_own<'v>(
                 other => other.to_string(),
             };
             Element {
-                tag: Std::RunOnce.id().to_string(),
-                id: Std::RunOnce.id().to_string(),
+                tag: Standard::RunOnce.id().to_string(),
+                id: Standard::RunOnce.id().to_string(),
                 attrs: vec![("then_skip".to_string(), then_skip)],
             }
         }
@@ -657,8 +663,8 @@ fn own_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> 
         "EntryUpdated" => "SkipUnlessUpdated",
         id => id,
     };
-    let std = Std::from_id(id)?;
-    if std == Std::RunOnce && fields.contains_key("skips_into") {
+    let std = Standard::from_id(id)?;
+    if std == Standard::RunOnce && fields.contains_key("skips_into") {
         // A RunOnce telling its element's post-conditions that it skipped:
         // no standard node says that.
         return None;
@@ -678,7 +684,7 @@ fn own_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> 
             attrs.push((name.to_string(), text(value)));
         }
     }
-    if std == Std::Timeout {
+    if std == Standard::Timeout {
         // canopy's own Timeout is only BehaviorTree.CPP's with no limit.
         attrs.push(("msec".to_string(), "0".to_string()));
     }

@@ -310,6 +310,7 @@
 mod build;
 mod check;
 mod dom;
+mod emulated;
 mod error;
 mod export;
 mod model;
@@ -320,10 +321,10 @@ mod params;
 mod ported;
 mod scope;
 mod scripted;
+mod semantics;
 mod sources;
 mod stand_in;
 mod standard;
-mod text;
 mod warning;
 mod work;
 
@@ -541,7 +542,7 @@ pub fn load_any<A: 'static, W: 'static>(
     // A file written from XML may hold BehaviorTree.CPP's nodes that run
     // as this crate's own (`btcpp:Repeat`, see `export_xml_file`).
     let (bytes, format, file) = tree_file(path)?;
-    registry.load_bytes_with(&bytes, format, &file, &build::own_types())
+    registry.load_bytes_with(&bytes, format, &file, &emulated::emulated_types())
 }
 
 /// Every error of a tree file of any format canopy reads, up to
@@ -563,7 +564,7 @@ pub fn check_any<A: 'static, W: 'static>(
     }
     match tree_file(path) {
         Ok((bytes, format, file)) => {
-            registry.check_bytes_with(&bytes, format, &file, &build::own_types())
+            registry.check_bytes_with(&bytes, format, &file, &emulated::emulated_types())
         }
         Err(e) => vec![e],
     }
@@ -578,7 +579,7 @@ pub fn convert_file<A: 'static, W: 'static>(
     format: Format,
 ) -> Result<String, LoadError> {
     let (bytes, from, file) = tree_file(path.as_ref())?;
-    registry.load_bytes_with(&bytes, from, &file, &build::own_types())?;
+    registry.load_bytes_with(&bytes, from, &file, &emulated::emulated_types())?;
     let text = std::str::from_utf8(&bytes).unwrap_or_default();
     let document = canopy_data::parse(text, from, &file)?;
     let document = canopy_data::document::from_json_owned(document);
@@ -758,7 +759,12 @@ pub fn export_value<A: 'static, W: 'static>(
     // never saw, are left out (the node's path says where).
     let text = serde_json::to_string(document).unwrap_or_default();
     registry
-        .load_bytes_with(text.as_bytes(), Format::Json, source, &build::own_types())
+        .load_bytes_with(
+            text.as_bytes(),
+            Format::Json,
+            source,
+            &emulated::emulated_types(),
+        )
         .map_err(|e| {
             let location = match e.location() {
                 canopy_data::Location::Node { path, name, .. } => canopy_data::Location::Node {
@@ -784,7 +790,7 @@ pub fn export_str<A: 'static, W: 'static>(
     // Read once, as strictly as the registry reads files (errors with
     // their positions, sizes and nesting bounded), then checked as a tree.
     let document = canopy_data::parse(text, format, source)?;
-    registry.load_bytes_with(text.as_bytes(), format, source, &build::own_types())?;
+    registry.load_bytes_with(text.as_bytes(), format, source, &emulated::emulated_types())?;
     export::export(registry, &document, source, options)
 }
 
@@ -796,27 +802,19 @@ pub fn export_file<A: 'static, W: 'static>(
 ) -> Result<String, ExportError> {
     let path = path.as_ref();
     let shown = path.display().to_string();
-    let whole = |problem: String| {
-        ExportError::Load(LoadError::new(
-            shown.clone(),
-            canopy_data::Location::File,
-            canopy_data::Problem::Reported { problem },
-        ))
-    };
-    let format = Format::from_path(path).ok_or_else(|| {
-        whole("unknown file extension: tree files end in .json or .ron".to_string())
+    let whole =
+        |problem| ExportError::Load(LoadError::new(&shown, canopy_data::Location::File, problem));
+    let format =
+        Format::from_path(path).ok_or_else(|| whole(canopy_data::Problem::UnknownExtension))?;
+    // Bounded, and only regular files, as the registry reads them: a FIFO
+    // would block, /dev/zero never end.
+    let bytes = canopy_data::read_file(path).map_err(whole)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        whole(canopy_data::Problem::InvalidUtf8 {
+            at: e.valid_up_to(),
+        })
     })?;
-    let size = std::fs::metadata(path)
-        .map_err(|e| whole(format!("cannot read: {e}")))?
-        .len();
-    if size > canopy_data::MAX_FILE_BYTES {
-        return Err(whole(format!(
-            "the file is {size} bytes, more than the limit of {}",
-            canopy_data::MAX_FILE_BYTES
-        )));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| whole(format!("cannot read: {e}")))?;
-    export_str(registry, &text, format, &shown, options)
+    export_str(registry, text, format, &shown, options)
 }
 
 /// The fuzz target's body: any bytes as an XML tree with the built-in

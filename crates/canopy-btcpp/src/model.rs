@@ -1,27 +1,27 @@
-//! Elements → nodes: what each element of a `<BehaviorTree>` means for
-//! canopy, checked element by element so that every mistake is reported at
-//! its own line.
+//! Elements → nodes: the files' `<BehaviorTree>`s read into a [`Model`] —
+//! trees and their IDs, nodes and their types, `<SubTree>`s and their
+//! remapping, registered types checked against the node models — element
+//! by element, so that every mistake is reported at its own line. What
+//! BehaviorTree.CPP's standard nodes and scripts mean for canopy is
+//! [`crate::semantics`]'s.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use canopy_data::{NodeType, ParamKind, Registry};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::XmlOptions;
 use crate::dom::{Element, Reread};
+use crate::emulated::Emulated;
 use crate::error::XmlError;
 use crate::palette::{ParamIndex, SubtreeModel, builtin_category, category, category_warning};
 use crate::params::{key_of, to_value};
 use crate::sources::{File, Kept, Places};
-use crate::stand_in::same_type;
-use crate::standard::{
-    AROUND, CANOPY_PREFIX, Category, PortType, Std, bad_model_name, condition_script_param,
-    is_scripting, refused,
-};
-use crate::text::{did_you_mean, quote};
+use crate::standard::{CANOPY_PREFIX, Category, Standard, bad_model_name, is_scripting, refused};
 use crate::warning::{WarningKind, Warnings};
+use canopy_core::text::{did_you_mean, quote, suggest};
 
 /// Most levels of nodes inside one `<BehaviorTree>`, as in a JSON tree
 /// file: the registry reads every tree through its JSON loader, whose
@@ -47,28 +47,6 @@ pub(crate) struct Place {
     pub(crate) element: usize,
 }
 
-/// A standard node canopy runs as one of this crate's custom nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Own {
-    Parallel {
-        success_count: i32,
-        failure_count: i32,
-    },
-    ParallelAll {
-        max_failures: i32,
-    },
-    IfThenElse,
-    WhileDoElse,
-    KeepRunningUntilFailure,
-    Repeat(i32),
-    Retry(i32),
-    Delay {
-        msec: u32,
-        ticks: u32,
-    },
-    NoTimeout,
-}
-
 /// A node's parameters as the JSON loader takes them, each name once: a
 /// boxed slice, since a search tree per node was a large part of what a
 /// large file became.
@@ -85,7 +63,7 @@ pub(crate) enum What {
         type_name: Rc<str>,
         params: Params,
     },
-    Own(Own),
+    Emulated(Emulated),
     /// `<SubTree ID="…"/>`: the tree with this ID.
     SubTree(String),
 }
@@ -186,23 +164,23 @@ pub(crate) fn tree_list<'i>(ids: impl ExactSizeIterator<Item = &'i str>) -> Stri
 pub(crate) struct Reader<'r, A, W> {
     pub(crate) registry: &'r Registry<A, W>,
     /// canopy's built-in types, to tell them from look-alikes.
-    builtins: Registry<A, W>,
-    options: &'r XmlOptions,
+    pub(crate) builtins: Registry<A, W>,
+    pub(crate) options: &'r XmlOptions,
     pub(crate) files: Vec<File>,
-    nodes: Vec<XNode>,
-    tree_ids: Vec<String>,
+    pub(crate) nodes: Vec<XNode>,
+    pub(crate) tree_ids: Vec<String>,
     /// `name`s of the `<SubTree>` elements of the tree being read.
-    subtree_names: HashSet<String>,
+    pub(crate) subtree_names: HashSet<String>,
     /// The type and parameter names of the nodes read so far, each once.
-    type_names: RefCell<HashSet<Rc<str>>>,
+    pub(crate) type_names: RefCell<HashSet<Rc<str>>>,
     pub(crate) warnings: Warnings,
     /// The `SubTree` models of every file, by tree ID.
-    subtree_models: HashMap<String, SubtreeModel>,
+    pub(crate) subtree_models: HashMap<String, SubtreeModel>,
     /// What each `<SubTree>` node gets from its tree's model.
-    subtree_defaults: HashMap<usize, Vec<(String, String)>>,
+    pub(crate) subtree_defaults: HashMap<usize, Vec<(String, String)>>,
     /// Bytes of remapping the models' defaults added so far: bounded, as
     /// a model of many ports used by many `<SubTree>`s multiplies them.
-    default_bytes: usize,
+    pub(crate) default_bytes: usize,
 }
 
 /// Read every `<BehaviorTree>` of `files` into nodes.
@@ -275,7 +253,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// `name`, a type's or a parameter's, as the nodes share it.
-    fn type_name(&self, name: &str) -> Rc<str> {
+    pub(crate) fn type_name(&self, name: &str) -> Rc<str> {
         let mut names = self.type_names.borrow_mut();
         if let Some(shared) = names.get(name) {
             return shared.clone();
@@ -375,7 +353,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     "no <BehaviorTree> has the ID {}{}, so this model describes nothing \
                      (BehaviorTree.CPP ignores it, and so does canopy)",
                     quote(id),
-                    did_you_mean(id, ids.keys().map(String::as_str))
+                    did_you_mean(suggest(id, ids.keys().map(String::as_str)))
                 )
             })?;
         }
@@ -452,7 +430,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 format!(
                     "the tree to run, {}, is not defined{}; the files define {}",
                     quote(wanted),
-                    did_you_mean(wanted, ids.clone()),
+                    did_you_mean(suggest(wanted, ids.clone())),
                     tree_list(ids)
                 ),
             )
@@ -515,7 +493,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 place,
                 format!(
                     "an ID attribute is not allowed here; write <{0}> or <Action ID=\"{0}\">",
-                    crate::text::bare(e.tag())
+                    canopy_core::text::bare(e.tag())
                 ),
             )),
             (false, None) => Ok((e.tag().to_string(), None)),
@@ -542,7 +520,12 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// Read a node element and its children; `depth` is its level in the
     /// tree, `parent` the standard node it is a child of, if it is one.
-    fn node(&mut self, place: Place, depth: usize, parent: Option<Std>) -> Result<usize, XmlError> {
+    fn node(
+        &mut self,
+        place: Place,
+        depth: usize,
+        parent: Option<Standard>,
+    ) -> Result<usize, XmlError> {
         if depth > MAX_LEVELS {
             return Err(self.fail(place, too_deep()));
         }
@@ -563,7 +546,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 category_warning(&id, written, is)
             })?;
         }
-        let std = Std::from_id(&id);
+        let std = Standard::from_id(&id);
         let mut defaults = Vec::new();
         let what = if self.element(place).tag() == "SubTree" {
             self.subtree(place, &id, &ports, child_elements.len(), &mut defaults)?
@@ -596,199 +579,6 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             self.subtree_defaults.insert(node, defaults);
         }
         self.around(place, node, parent)
-    }
-
-    /// The node `node` inside an `EvalAround` running its pre- and
-    /// post-condition scripts, if its element has any; else `node`.
-    fn around(
-        &mut self,
-        place: Place,
-        node: usize,
-        parent: Option<Std>,
-    ) -> Result<usize, XmlError> {
-        let mut params = Map::new();
-        for (attr, value) in self.element(place).attrs() {
-            if let Some(param) = condition_script_param(attr) {
-                params.insert(param.to_string(), Value::String(value.to_string()));
-            }
-        }
-        if params.is_empty() {
-            return Ok(node);
-        }
-        let skips = params.contains_key("skip_if") || params.contains_key("while");
-        let skipped = match parent {
-            Some(Std::Fallback | Std::ReactiveFallback) => "failure",
-            Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => "success",
-            _ if !skips => "success",
-            parent => {
-                let here = match parent {
-                    Some(std) => format!("its parent is <{}>", std.id()),
-                    None => "it is not the child of a standard node".to_string(),
-                };
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "_skipIf and _while make a node return SKIPPED, a status canopy does not \
-                         have; canopy reads it as a Sequence or a Fallback does (as SUCCESS or \
-                         FAILURE), but {here}; put the node directly under a Sequence or a \
-                         Fallback"
-                    ),
-                ));
-            }
-        };
-        params.insert("skipped".to_string(), Value::from(skipped));
-        // A node that returns SKIPPED of its own says so: then the
-        // post-condition scripts do not run, as in BehaviorTree.CPP.
-        if let What::Registered { params: inner, .. } = &self.nodes[node].what
-            && let Some((_, flag)) = inner
-                .iter()
-                .find(|(k, _)| &**k == crate::scripted::SKIPS_INTO)
-        {
-            // The key as a script names it: a port's `{key}` is `key`.
-            let flag = match flag.as_str().and_then(crate::params::script_key_of) {
-                Some(key) => Value::from(key),
-                None => flag.clone(),
-            };
-            params.insert(crate::scripted::SKIP_FROM.to_string(), flag);
-        }
-        let Some(type_name) = self.canopy_type(AROUND) else {
-            return Err(self.fail(
-                place,
-                format!(
-                    "pre- and post-condition scripts run as canopy's {AROUND}, which this \
-                     registry does not have"
-                ),
-            ));
-        };
-        self.nodes.push(XNode {
-            place,
-            name: AROUND.into(),
-            what: What::Registered {
-                type_name,
-                params: params
-                    .into_iter()
-                    .map(|(k, v)| (self.type_name(&k), v))
-                    .collect(),
-            },
-            children: Box::new([node]),
-        });
-        Ok(self.nodes.len() - 1)
-    }
-
-    /// BehaviorTree.CPP's `Script`, `ScriptCondition` and `SetBlackboard`:
-    /// canopy's script leaves, `Eval` and `EvalCondition`, which compile the
-    /// script when the tree is built (`SetBlackboard` as the assignment it
-    /// is).
-    fn script(
-        &self,
-        place: Place,
-        id: &str,
-        ports: &[(String, String)],
-        children: usize,
-    ) -> Result<What, XmlError> {
-        if children > 0 {
-            return Err(self.fail(place, format!("a {id} has no children")));
-        }
-        let port = |name: &str| {
-            ports
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.as_str())
-        };
-        let unknown = |takes: &[&str]| {
-            ports
-                .iter()
-                .find(|(k, _)| !takes.contains(&k.as_str()))
-                .map(|(k, _)| {
-                    format!(
-                        "unknown port {} for {id}; it takes: {}",
-                        quote(k),
-                        takes.join(", ")
-                    )
-                })
-        };
-        let (type_name, code) = match id {
-            "SetBlackboard" => {
-                if let Some(problem) = unknown(&["value", "output_key"]) {
-                    return Err(self.fail(place, problem));
-                }
-                let (Some(value), Some(key)) = (port("value"), port("output_key")) else {
-                    return Err(self.fail(
-                        place,
-                        "SetBlackboard needs the ports value and output_key".to_string(),
-                    ));
-                };
-                // The value is a value, never script text: `Eval` assigns it.
-                let key = set_key(key).map_err(|p| self.fail(place, p))?;
-                let params = Box::new([
-                    (self.type_name("assign"), Value::String(key.to_string())),
-                    (self.type_name("value"), Value::String(value.to_string())),
-                ]);
-                if self.registry.get("Eval").is_none() {
-                    return Err(self.fail(
-                        place,
-                        format!("{id} runs as canopy's Eval, which this registry does not have"),
-                    ));
-                }
-                return Ok(What::Registered {
-                    type_name: self.type_name("Eval"),
-                    params,
-                });
-            }
-            _ => {
-                if let Some(problem) = unknown(&["code"]) {
-                    return Err(self.fail(place, problem));
-                }
-                let Some(code) = port("code") else {
-                    return Err(self.fail(place, format!("{id} needs the port code")));
-                };
-                let type_name = if id == "Script" {
-                    "Eval"
-                } else {
-                    "EvalCondition"
-                };
-                (type_name, code.to_string())
-            }
-        };
-        let Some(registered) = self.canopy_type(type_name) else {
-            return Err(self.fail(
-                place,
-                format!("{id} runs as canopy's {type_name}, which this registry does not have"),
-            ));
-        };
-        let params = Box::new([(self.type_name("code"), Value::String(code))]);
-        Ok(What::Registered {
-            type_name: registered,
-            params,
-        })
-    }
-
-    /// `Precondition`, `Switch2`…`Switch6` and the `Loop*` nodes, as
-    /// canopy's script nodes ([`crate::scripted`]).
-    fn scripted_control(
-        &self,
-        place: Place,
-        id: &str,
-        ports: &[(String, String)],
-        children: usize,
-        parent: Option<Std>,
-    ) -> Result<What, XmlError> {
-        let tag = format!("{}_{}", place.file, place.element);
-        let (type_name, params) = crate::scripted::lower(id, ports, children, parent, &tag)
-            .map_err(|problem| self.fail(place, problem))?;
-        let Some(registered) = self.canopy_type(type_name) else {
-            return Err(self.fail(
-                place,
-                format!("{id} runs as canopy's {type_name}, which this registry does not have"),
-            ));
-        };
-        Ok(What::Registered {
-            type_name: registered,
-            params: params
-                .into_iter()
-                .map(|(k, v)| (self.type_name(&k), v))
-                .collect(),
-        })
     }
 
     /// A `<SubTree>`: its remapping checked, and completed from its tree's
@@ -892,7 +682,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                          a value) here, or give the port a default in the model",
                         quote(id),
                         quote(&port.name),
-                        crate::text::bare(&port.name)
+                        canopy_core::text::bare(&port.name)
                     ),
                 ));
             };
@@ -920,7 +710,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                          (<input_port name={}/>) or remove it",
                         quote(id),
                         quote(port),
-                        did_you_mean(port, model.names()),
+                        did_you_mean(suggest(port, model.names())),
                         quote(port)
                     )
                 })?;
@@ -1026,7 +816,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 format!(
                     "the attributes {0} and {0}_ are one parameter of {1} ({0}_, as canopy \
                      spells BehaviorTree.CPP's port {0}); write one of them",
-                    crate::text::bare(&name),
+                    canopy_core::text::bare(&name),
                     node_type.name()
                 ),
             ));
@@ -1039,11 +829,11 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// A known type close to `id`, if there is one.
     fn suggestion(&self, id: &str) -> Option<String> {
-        let names = Std::ALL
+        let names = Standard::ALL
             .iter()
             .map(|s| s.id())
             .chain(self.registry.types().map(|t| t.name()));
-        let hint = did_you_mean(id, names);
+        let hint = did_you_mean(suggest(id, names));
         (!hint.is_empty()).then_some(hint)
     }
 
@@ -1055,315 +845,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 quote(id)
             );
         }
-        let names = Std::ALL
+        let names = Standard::ALL
             .iter()
             .map(|s| s.id())
             .chain(self.registry.types().map(|t| t.name()));
         format!(
             "unknown node type {}{}; the registry and BehaviorTree.CPP's standard nodes have no such type",
             quote(id),
-            did_you_mean(id, names)
+            did_you_mean(suggest(id, names))
         )
-    }
-
-    /// A standard node: ports, child count, and what canopy runs for it.
-    fn standard(
-        &self,
-        place: Place,
-        std: Std,
-        ports: &[(String, String)],
-        children: usize,
-        parent: Option<Std>,
-    ) -> Result<What, XmlError> {
-        let id = std.id();
-        let (min, max) = std.children();
-        if children < min || children > max {
-            let needs = match (min, max) {
-                (0, 0) => "no children".to_string(),
-                (1, 1) => "exactly 1 child".to_string(),
-                (min, usize::MAX) => {
-                    format!("at least {min} child{}", if min == 1 { "" } else { "ren" })
-                }
-                (min, max) => format!("{min} or {max} children"),
-            };
-            return Err(self.fail(place, format!("{id} needs {needs}, got {children}")));
-        }
-        // Ports that read or name the blackboard: one of this crate's own
-        // types, by name (crate::ported).
-        let tag = format!("{}_{}", place.file, place.element);
-        if let Some(lowered) = crate::ported::entry_update(std, ports, parent, &tag) {
-            return self.ported(place, lowered);
-        }
-        let values = self.port_values(place, std, ports)?;
-        let tick_ms = self.options.tick_ms;
-        let post = self
-            .element(place)
-            .attrs()
-            .any(|(attr, _)| condition_script_param(attr).is_some());
-        let timing = (tick_ms, post);
-        if let Some(lowered) = crate::ported::keyed(std, ports, &values, parent, &tag, timing) {
-            return self.ported(place, lowered);
-        }
-        let get = |name: &str| {
-            values
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map_or(0, |(_, v)| *v)
-        };
-        if std == Std::RunOnce {
-            return self.run_once(place, get("then_skip") != 0, parent);
-        }
-        self.meaning(place, std, children, &get)
-    }
-
-    /// A node [`crate::ported`] lowered, or why it could not.
-    fn ported(
-        &self,
-        place: Place,
-        lowered: Result<crate::ported::Lowered, String>,
-    ) -> Result<What, XmlError> {
-        let (type_name, params) = lowered.map_err(|problem| self.fail(place, problem))?;
-        Ok(What::Registered {
-            type_name: self.type_name(type_name),
-            params: params
-                .into_iter()
-                .map(|(k, v)| (self.type_name(k), v))
-                .collect(),
-        })
-    }
-
-    /// RunOnce: canopy's RunOnce, whose `then` stands for `then_skip`.
-    /// BehaviorTree.CPP's SKIPPED, which canopy has no status for, is read
-    /// as the parent reads it: a Sequence goes on as after a SUCCESS, a
-    /// Fallback as after a FAILURE.
-    fn run_once(
-        &self,
-        place: Place,
-        then_skip: bool,
-        parent: Option<Std>,
-    ) -> Result<What, XmlError> {
-        let then = match (then_skip, parent) {
-            (false, _) => "same",
-            (true, Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence)) => {
-                "success"
-            }
-            (true, Some(Std::Fallback | Std::ReactiveFallback)) => "failure",
-            (true, parent) => {
-                let here = match parent {
-                    Some(std) => format!("its parent is <{}>", std.id()),
-                    None => "it is not the child of a standard node".to_string(),
-                };
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "RunOnce with then_skip=\"true\" (the default) returns SKIPPED once its \
-                         child has run, a status canopy does not have; canopy reads it as a \
-                         Sequence or a Fallback does (as SUCCESS or FAILURE), but {here}; write \
-                         then_skip=\"false\" to return the child's status again, or put the \
-                         RunOnce directly under a Sequence or a Fallback"
-                    ),
-                ));
-            }
-        };
-        let params = Box::new([(self.type_name("then"), Value::from(then))]);
-        Ok(What::Registered {
-            type_name: self.builtin(place, Std::RunOnce)?,
-            params,
-        })
-    }
-
-    /// The standard node's port values, checked against its port list.
-    fn port_values(
-        &self,
-        place: Place,
-        std: Std,
-        ports: &[(String, String)],
-    ) -> Result<Vec<(&'static str, i64)>, XmlError> {
-        let declared = std.ports();
-        for (key, _) in ports {
-            if !declared.iter().any(|p| p.name == key) {
-                let names: Vec<&str> = declared.iter().map(|p| p.name).collect();
-                let takes = if names.is_empty() {
-                    "it takes none".to_string()
-                } else {
-                    format!("it takes: {}", names.join(", "))
-                };
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "unknown port {} for {}{}; {takes}",
-                        quote(key),
-                        std.id(),
-                        did_you_mean(key, names.iter().copied())
-                    ),
-                ));
-            }
-        }
-        let mut values = Vec::new();
-        for port in declared {
-            let text = ports.iter().find(|(k, _)| k == port.name).map(|(_, v)| v);
-            let value = match (text, port.default) {
-                // Read when the node runs (crate::ported).
-                (Some(text), _) if key_of(text.trim()).is_some() => port.default.unwrap_or(0),
-                (Some(text), _) => parse_port(port.kind, text).map_err(|what| {
-                    self.fail(
-                        place,
-                        format!("port {} must be {what}, got {}", port.name, quote(text)),
-                    )
-                })?,
-                (None, Some(default)) => default,
-                (None, None) => {
-                    return Err(
-                        self.fail(place, format!("{} needs the port {}", std.id(), port.name))
-                    );
-                }
-            };
-            values.push((port.name, value));
-        }
-        Ok(values)
-    }
-
-    fn meaning(
-        &self,
-        place: Place,
-        std: Std,
-        n: usize,
-        get: &dyn Fn(&str) -> i64,
-    ) -> Result<What, XmlError> {
-        let own = match std {
-            Std::Timeout if get("msec") == 0 => Own::NoTimeout,
-            Std::Timeout | Std::Sleep => {
-                let msec = get("msec");
-                let ticks = self.ticks(place, msec)?;
-                let params = Box::new([(self.type_name("ticks"), Value::from(ticks))]);
-                return Ok(What::Registered {
-                    type_name: self.builtin(place, std)?,
-                    params,
-                });
-            }
-            Std::Parallel => {
-                let (success_count, failure_count) =
-                    (get("success_count") as i32, get("failure_count") as i32);
-                for (port, value, outcome) in [
-                    ("success_count", success_count, "succeed"),
-                    ("failure_count", failure_count, "fail"),
-                ] {
-                    let needed = crate::nodes::threshold(value, n);
-                    if n < needed {
-                        return Err(self.fail(
-                            place,
-                            format!(
-                                "{port}={value} needs {needed} children, but the Parallel has {n}: it could never {outcome}"
-                            ),
-                        ));
-                    }
-                }
-                Own::Parallel {
-                    success_count,
-                    failure_count,
-                }
-            }
-            Std::ParallelAll => {
-                let max_failures = get("max_failures") as i32;
-                let needed = crate::nodes::threshold(max_failures, n);
-                if n < needed {
-                    return Err(self.fail(
-                        place,
-                        format!(
-                            "max_failures={max_failures} needs {needed} children, but the ParallelAll has {n}: it could never fail"
-                        ),
-                    ));
-                }
-                Own::ParallelAll { max_failures }
-            }
-            Std::IfThenElse => Own::IfThenElse,
-            Std::WhileDoElse => Own::WhileDoElse,
-            Std::KeepRunningUntilFailure => Own::KeepRunningUntilFailure,
-            Std::Repeat => Own::Repeat(get("num_cycles") as i32),
-            Std::RetryUntilSuccessful => Own::Retry(get("num_attempts") as i32),
-            Std::Delay => {
-                let msec = get("delay_msec");
-                Own::Delay {
-                    msec: msec as u32,
-                    ticks: self.ticks(place, msec)?.max(1),
-                }
-            }
-            _ => {
-                let mut params = Vec::new();
-                if std == Std::SequenceWithMemory {
-                    // It returns RUNNING after each child entered and
-                    // finished in a tick, to be woken at the next.
-                    params.push((self.type_name("pause"), Value::Bool(true)));
-                }
-                return Ok(What::Registered {
-                    type_name: self.builtin(place, std)?,
-                    params: params.into_boxed_slice(),
-                });
-            }
-        };
-        Ok(What::Own(own))
-    }
-
-    /// `msec` milliseconds in ticks: the first tick at or after that time.
-    fn ticks(&self, place: Place, msec: i64) -> Result<u32, XmlError> {
-        let tick_ms = self.options.tick_ms.max(1) as i64;
-        let ticks = (msec + tick_ms - 1) / tick_ms;
-        if ticks > i32::MAX as i64 {
-            return Err(self.fail(
-                place,
-                format!(
-                    "{msec} ms is {ticks} ticks of {tick_ms} ms, more than canopy's limit of {} ticks",
-                    i32::MAX
-                ),
-            ));
-        }
-        Ok(ticks as u32)
-    }
-
-    /// The canopy built-in that runs `std`, if the registry holds it.
-    fn builtin(&self, place: Place, std: Std) -> Result<Rc<str>, XmlError> {
-        let name = std.canopy_builtin().unwrap_or(std.id());
-        self.canopy_type(name).ok_or_else(|| {
-            self.fail(
-                place,
-                format!(
-                    "BehaviorTree.CPP's {} runs as canopy's built-in {name}, which this registry \
-                     does not hold (a registry from Registry::new() does)",
-                    std.id()
-                ),
-            )
-        })
-    }
-
-    /// The name the registry holds canopy's built-in `name` under: its
-    /// own, or `canopy_name` when a node model's type took its name (Nav2
-    /// declares `Wait`; see `NodeModel::stand_in`).
-    fn canopy_type(&self, name: &str) -> Option<Rc<str>> {
-        let reference = self.builtins.get(name)?;
-        let aside = format!("{CANOPY_PREFIX}{name}");
-        [name, aside.as_str()].into_iter().find_map(|held| {
-            let ours = self.registry.get(held)?;
-            same_type(ours, reference).then(|| self.type_name(held))
-        })
-    }
-}
-
-/// A standard port's text as a number: `int` or `unsigned` milliseconds.
-fn parse_port(kind: PortType, text: &str) -> Result<i64, &'static str> {
-    match kind {
-        PortType::Int => text
-            .parse::<i32>()
-            .map(i64::from)
-            .map_err(|_| "an integer (-1: no limit)"),
-        PortType::Msec => text
-            .parse::<u32>()
-            .map(i64::from)
-            .map_err(|_| "a whole number of milliseconds from 0 to 4294967295"),
-        PortType::Bool => match text {
-            "true" | "1" => Ok(1),
-            "false" | "0" => Ok(0),
-            _ => Err("true or false"),
-        },
     }
 }
 
@@ -1426,20 +916,6 @@ fn misplaced(tag: &str) -> Option<String> {
         _ => return None,
     };
     Some(why.to_string())
-}
-
-/// `SetBlackboard`'s `output_key`: a key name (`{key}` read as `key`, as
-/// canopy has always read it), which a script could also name.
-fn set_key(key: &str) -> Result<&str, String> {
-    let key = crate::params::script_key_of(key).unwrap_or(key);
-    let name = key.strip_prefix('@').unwrap_or(key);
-    if !is_key_name(name) {
-        return Err(format!(
-            "output_key {} is not a key (letters, digits and _, not starting with a digit)",
-            quote(key)
-        ));
-    }
-    Ok(key)
 }
 
 /// Whether `key` can name a blackboard key in a script and a port: a

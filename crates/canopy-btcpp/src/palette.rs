@@ -31,9 +31,9 @@ use crate::dom::Element;
 use crate::error::XmlError;
 use crate::model::{Place, Reader};
 use crate::scripted::is_scripted_control;
-use crate::standard::{Category, Std, is_scripting, refused};
-use crate::text::{did_you_mean, quote};
+use crate::standard::{Category, Standard, is_scripting, refused};
 use crate::warning::WarningKind;
+use canopy_core::text::{did_you_mean, quote, suggest};
 
 /// The port elements of a model, and whether each is written by the node.
 const PORT_TAGS: [(&str, Direction); 3] = [
@@ -64,7 +64,7 @@ impl Direction {
 /// The category BehaviorTree.CPP 4.10 registers one of its own node types
 /// under, for every ID its factory registers.
 pub(crate) fn builtin_category(id: &str) -> Option<Category> {
-    if let Some(std) = Std::from_id(id) {
+    if let Some(std) = Standard::from_id(id) {
         return Some(std.category());
     }
     Some(match id {
@@ -83,7 +83,7 @@ pub(crate) fn builtin_category(id: &str) -> Option<Category> {
 /// checked against the registry.
 pub(crate) fn is_btcpp_builtin(id: &str) -> bool {
     builtin_category(id).is_some()
-        || Std::from_id(id).is_some()
+        || Standard::from_id(id).is_some()
         || refused(id).is_some()
         || is_scripting(id)
         || id == "SubTree"
@@ -125,7 +125,7 @@ pub(crate) fn category_warning(id: &str, written: Category, is: Category) -> Str
         noun(written),
         is.tag(),
         quote(id),
-        crate::text::bare(id)
+        canopy_core::text::bare(id)
     )
 }
 
@@ -439,7 +439,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                      that uses it does not load: register it, or stand it in from this model \
                      (NodeModel::stand_in, `--model`)",
                     quote(id),
-                    did_you_mean(id, self.registry.types().map(|t| t.name()))
+                    did_you_mean(suggest(id, self.registry.types().map(|t| t.name())))
                 )
             });
         };
@@ -504,7 +504,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     "{} has no parameter {}{}; {takes}; remove the port from the model",
                     node_type.name(),
                     quote(name),
-                    did_you_mean(name, names.iter().map(String::as_str))
+                    did_you_mean(suggest(name, names.iter().map(String::as_str)))
                 )
             });
         };

@@ -12,7 +12,7 @@
 use canopy_data::{ParamKind, Registry};
 use serde_json::{Map, Number, Value};
 
-use crate::text::quote;
+use canopy_core::text::quote;
 
 /// The JSON value for attribute text `text` of a parameter of `kind`.
 pub(crate) fn to_value<A: 'static, W: 'static>(

@@ -22,8 +22,8 @@ use serde_json::Value;
 
 use crate::params::key_of;
 use crate::scripted::SKIPS_INTO;
-use crate::standard::{PortType, Std};
-use crate::text::quote;
+use crate::standard::{PortType, Standard};
+use canopy_core::text::quote;
 
 /// An own node type and its parameters, as the lowered document takes them.
 pub(crate) type Lowered = (&'static str, Vec<(&'static str, Value)>);
@@ -50,16 +50,16 @@ fn key_text<'p>(ports: &'p [(String, String)], name: &str) -> Option<&'p str> {
 
 /// A standard node with a port read from the blackboard, given the values
 /// of its ports as checked from the file (`values`, in the order of
-/// [`Std::ports`], whatever for the ports that are keys); `None` when no
+/// [`Standard::ports`], whatever for the ports that are keys); `None` when no
 /// port is a key. `tag` is unique to the element in the files loaded.
 /// `post`: the element has post-condition scripts, which must not run
 /// after a SKIPPED — a RunOnce that skips is then this crate's own,
 /// whatever its ports, as it tells the scripts' node when it skips.
 pub(crate) fn keyed(
-    std: Std,
+    std: Standard,
     ports: &[(String, String)],
     values: &[(&'static str, i64)],
-    parent: Option<Std>,
+    parent: Option<Standard>,
     tag: &str,
     (tick_ms, post): (u32, bool),
 ) -> Option<Result<Lowered, String>> {
@@ -67,7 +67,7 @@ pub(crate) fn keyed(
     let skips = values
         .iter()
         .any(|&(name, v)| name == "then_skip" && v != 0);
-    let own_run_once = std == Std::RunOnce && post && skips;
+    let own_run_once = std == Standard::RunOnce && post && skips;
     if !own_run_once && !declared.iter().any(|p| key_text(ports, p.name).is_some()) {
         return None;
     }
@@ -91,19 +91,19 @@ pub(crate) fn keyed(
         })
         .collect();
     let type_name = match std {
-        Std::Parallel => "btcpp:Parallel",
-        Std::ParallelAll => "btcpp:ParallelAll",
-        Std::Repeat => "btcpp:Repeat",
-        Std::RetryUntilSuccessful => "btcpp:RetryUntilSuccessful",
-        Std::Delay | Std::Timeout | Std::Sleep => {
+        Standard::Parallel => "btcpp:Parallel",
+        Standard::ParallelAll => "btcpp:ParallelAll",
+        Standard::Repeat => "btcpp:Repeat",
+        Standard::RetryUntilSuccessful => "btcpp:RetryUntilSuccessful",
+        Standard::Delay | Standard::Timeout | Standard::Sleep => {
             params.push(("tick_ms", Value::from(tick_ms.max(1))));
             match std {
-                Std::Delay => "btcpp:Delay",
-                Std::Timeout => "btcpp:Timeout",
+                Standard::Delay => "btcpp:Delay",
+                Standard::Timeout => "btcpp:Timeout",
                 _ => "btcpp:Sleep",
             }
         }
-        Std::RunOnce => {
+        Standard::RunOnce => {
             let skipped = match skip_as(parent) {
                 Some(reading) => reading,
                 None => return Some(Err(run_once_nowhere(parent))),
@@ -120,23 +120,25 @@ pub(crate) fn keyed(
 
 /// The status canopy returns for a SKIPPED under `parent`: the one the
 /// parent reads as a skip; `None` for a parent that cannot read one.
-fn skip_as(parent: Option<Std>) -> Option<&'static str> {
+fn skip_as(parent: Option<Standard>) -> Option<&'static str> {
     match parent? {
-        Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence => Some("success"),
-        Std::Fallback | Std::ReactiveFallback => Some("failure"),
+        Standard::Sequence | Standard::SequenceWithMemory | Standard::ReactiveSequence => {
+            Some("success")
+        }
+        Standard::Fallback | Standard::ReactiveFallback => Some("failure"),
         _ => None,
     }
 }
 
 /// Where a node stands, for a message.
-fn standing(parent: Option<Std>) -> String {
+fn standing(parent: Option<Standard>) -> String {
     match parent {
         Some(std) => format!("its parent is <{}>", std.id()),
         None => "it is not the child of a standard node".to_string(),
     }
 }
 
-fn run_once_nowhere(parent: Option<Std>) -> String {
+fn run_once_nowhere(parent: Option<Standard>) -> String {
     format!(
         "RunOnce reads then_skip from the blackboard, and when it is true (its default) \
          returns SKIPPED once its child has run, a status canopy does not have; canopy reads \
@@ -171,9 +173,9 @@ fn entry(text: &str) -> Option<Value> {
 /// `UnsetBlackboard` and the entry-update nodes; `None` for other nodes.
 /// `tag` is unique to the element in the files loaded.
 pub(crate) fn entry_update(
-    std: Std,
+    std: Standard,
     ports: &[(String, String)],
-    parent: Option<Std>,
+    parent: Option<Standard>,
     tag: &str,
 ) -> Option<Result<Lowered, String>> {
     if !std.names_an_entry() {
@@ -183,13 +185,13 @@ pub(crate) fn entry_update(
 }
 
 fn lower_entry_update(
-    std: Std,
+    std: Standard,
     ports: &[(String, String)],
-    parent: Option<Std>,
+    parent: Option<Standard>,
     tag: &str,
 ) -> Result<Lowered, String> {
     let id = std.id();
-    let port_name = if std == Std::UnsetBlackboard {
+    let port_name = if std == Standard::UnsetBlackboard {
         "key"
     } else {
         "entry"
@@ -198,13 +200,13 @@ fn lower_entry_update(
         return Err(format!(
             "unknown port {} for {id}{}; it takes: {port_name}",
             quote(unknown),
-            crate::text::did_you_mean(unknown, [port_name].into_iter())
+            canopy_core::text::did_you_mean(canopy_core::text::suggest(unknown, [port_name]))
         ));
     }
     let Some((_, text)) = ports.first() else {
         return Err(format!("{id} needs the port {port_name}"));
     };
-    if std == Std::UnsetBlackboard {
+    if std == Standard::UnsetBlackboard {
         return unset(text);
     }
     if text.trim().is_empty() {
@@ -217,8 +219,8 @@ fn lower_entry_update(
     }
     params.push(("seen", memory(SEEN, tag)));
     let type_name = match std {
-        Std::WasEntryUpdated => "btcpp:WasEntryUpdated",
-        Std::WaitValueUpdate => {
+        Standard::WasEntryUpdated => "btcpp:WasEntryUpdated",
+        Standard::WaitValueUpdate => {
             params.push(("otherwise", Value::from("wait")));
             "btcpp:EntryUpdated"
         }
@@ -279,10 +281,20 @@ mod tests {
     fn a_standard_node_becomes_an_own_type_only_when_a_port_is_a_key() {
         let values = [("success_count", -1), ("failure_count", 2)];
         let literal = ports(&[("failure_count", "2")]);
-        assert!(keyed(Std::Parallel, &literal, &values, None, "0_1", (100, false)).is_none());
+        assert!(
+            keyed(
+                Standard::Parallel,
+                &literal,
+                &values,
+                None,
+                "0_1",
+                (100, false)
+            )
+            .is_none()
+        );
         let keyed_ports = ports(&[("success_count", "{s}"), ("failure_count", "2")]);
         let (type_name, params) = keyed(
-            Std::Parallel,
+            Standard::Parallel,
             &keyed_ports,
             &values,
             None,
@@ -304,7 +316,7 @@ mod tests {
     #[test]
     fn durations_carry_the_tick_length_and_run_once_its_memory_and_reading() {
         let sleep = keyed(
-            Std::Sleep,
+            Standard::Sleep,
             &ports(&[("msec", "{@t}")]),
             &[("msec", 0)],
             None,
@@ -320,10 +332,10 @@ mod tests {
         );
         let skip = ports(&[("then_skip", "{k}")]);
         let under_fallback = keyed(
-            Std::RunOnce,
+            Standard::RunOnce,
             &skip,
             &[("then_skip", 1)],
-            Some(Std::ReactiveFallback),
+            Some(Standard::ReactiveFallback),
             "1_9",
             (100, false),
         );
@@ -337,7 +349,7 @@ mod tests {
             ]
         );
         let nowhere = keyed(
-            Std::RunOnce,
+            Standard::RunOnce,
             &skip,
             &[("then_skip", 1)],
             None,
@@ -381,7 +393,12 @@ mod tests {
     #[test]
     fn skip_unless_updated_needs_a_parent_that_reads_skipped() {
         let entry = ports(&[("entry", "{x}")]);
-        let seq = entry_update(Std::SkipUnlessUpdated, &entry, Some(Std::Sequence), "0_2");
+        let seq = entry_update(
+            Standard::SkipUnlessUpdated,
+            &entry,
+            Some(Standard::Sequence),
+            "0_2",
+        );
         assert_eq!(
             seq.unwrap().unwrap(),
             (
@@ -394,14 +411,19 @@ mod tests {
                 ]
             )
         );
-        let lone = entry_update(Std::SkipUnlessUpdated, &entry, None, "0_2");
+        let lone = entry_update(Standard::SkipUnlessUpdated, &entry, None, "0_2");
         assert!(lone.unwrap().unwrap_err().contains("use WaitValueUpdate"));
-        let wait = entry_update(Std::WaitValueUpdate, &entry, None, "0_2");
+        let wait = entry_update(Standard::WaitValueUpdate, &entry, None, "0_2");
         assert_eq!(
             wait.unwrap().unwrap().1[2],
             ("otherwise", Value::from("wait"))
         );
-        let typo = entry_update(Std::WasEntryUpdated, &ports(&[("entyr", "x")]), None, "0_2");
+        let typo = entry_update(
+            Standard::WasEntryUpdated,
+            &ports(&[("entyr", "x")]),
+            None,
+            "0_2",
+        );
         assert_eq!(
             typo.unwrap().unwrap_err(),
             "unknown port \"entyr\" for WasEntryUpdated (did you mean \"entry\"?); it takes: entry"

@@ -31,8 +31,8 @@
 use serde_json::{Map, Value};
 
 use crate::params::script_key_of;
-use crate::standard::{CANOPY_PREFIX, Std, is_scripting, refused};
-use crate::text::quote;
+use crate::standard::{CANOPY_PREFIX, Standard, is_scripting, refused};
+use canopy_core::text::quote;
 
 /// The start of a Precondition's memory key, which the element's tag ends:
 /// `__` keeps it out of what the root blackboard shows, as a subtree's
@@ -65,7 +65,7 @@ pub(crate) fn is_scripted_control(id: &str) -> bool {
 /// IDs (supported or refused) and the format's own element names. A canopy
 /// type with one of these names is written `canopy_Name`.
 pub(crate) fn is_reserved(name: &str) -> bool {
-    Std::from_id(name).is_some()
+    Standard::from_id(name).is_some()
         || refused(name).is_some()
         || is_scripting(name)
         || is_scripted_control(name)
@@ -93,7 +93,7 @@ pub(crate) fn lower(
     id: &str,
     ports: &[(String, String)],
     children: usize,
-    parent: Option<Std>,
+    parent: Option<Standard>,
     tag: &str,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     if let Some(n) = switch_cases(id) {
@@ -172,7 +172,7 @@ fn key_port<'p>(id: &str, ports: &'p [(String, String)], name: &str) -> Result<&
 
 fn precondition(
     ports: &[(String, String)],
-    parent: Option<Std>,
+    parent: Option<Standard>,
     tag: &str,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let condition = port(ports, "if").ok_or("Precondition needs the port if")?;
@@ -213,10 +213,12 @@ fn precondition(
 
 /// The status canopy returns for a SKIPPED that `what` (an attribute of
 /// a `node`) gives under `parent`: the one the parent reads as a skip.
-fn skip_as(parent: Option<Std>, what: &str, node: &str) -> Result<&'static str, String> {
+fn skip_as(parent: Option<Standard>, what: &str, node: &str) -> Result<&'static str, String> {
     match parent {
-        Some(Std::Fallback | Std::ReactiveFallback) => Ok("failure"),
-        Some(Std::Sequence | Std::SequenceWithMemory | Std::ReactiveSequence) => Ok("success"),
+        Some(Standard::Fallback | Standard::ReactiveFallback) => Ok("failure"),
+        Some(Standard::Sequence | Standard::SequenceWithMemory | Standard::ReactiveSequence) => {
+            Ok("success")
+        }
         _ => Err(format!(
             "{what} returns SKIPPED, a status canopy does not have; canopy reads it as a \
              Sequence or a Fallback does, so put the {node} directly under one"
@@ -255,7 +257,7 @@ fn lower_loop(
     id: &str,
     item: Item,
     ports: &[(String, String)],
-    parent: Option<Std>,
+    parent: Option<Standard>,
     tag: &str,
 ) -> Result<(&'static str, Map<String, Value>), String> {
     let queue = port(ports, "queue").ok_or_else(|| format!("{id} needs the port queue"))?;

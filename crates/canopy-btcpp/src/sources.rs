@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::dom::{self, Dom, Outline};
 use crate::error::XmlError;
-use crate::text::quote;
+use canopy_core::text::quote;
 
 /// Largest XML input accepted, in bytes, over all files of one load (the
 /// JSON/RON loader's limit for one file).

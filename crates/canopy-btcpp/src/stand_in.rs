@@ -51,7 +51,7 @@ use crate::names::{bad_port_name, param_name};
 use crate::palette::{Direction, canonical, is_btcpp_builtin, noun};
 use crate::sources::{self, File};
 use crate::standard::{CANOPY_PREFIX, Category, bad_model_name};
-use crate::text::{did_you_mean, quote};
+use canopy_core::text::{did_you_mean, quote, suggest};
 
 /// The node types a `<TreeNodesModel>` declares, with their ports.
 ///
@@ -379,7 +379,7 @@ impl NodeModel {
             // status (conditions finish at once, see `StandInRules`).
             let answer = match rule {
                 Rule::Statuses(s) => s.first() != Some(&Status::Failure),
-                Rule::Kind(_) => true,
+                Rule::Kind(_) | Rule::Unknown(_) => true,
             };
             registry.register_condition(&declared.id, &about, params, move |_| {
                 Ok(move |_: &Ctx<A, W>| answer)
@@ -421,26 +421,109 @@ enum Rule {
     /// A leaf: these statuses, one per update since it was entered; the
     /// last repeats.
     Statuses(Vec<Status>),
-    /// A control or decorator: one of canopy's, by name.
-    Kind(String),
+    /// A control or decorator: one of BehaviorTree.CPP's, run as canopy's.
+    Kind(RunsAs),
+    /// A word that names none of them (refused when the rules are checked).
+    Unknown(String),
 }
 
-/// The controls a stand-in may run as, and the decorators.
-const CONTROLS: [&str; 5] = [
-    "Sequence",
-    "Fallback",
-    "SequenceWithMemory",
-    "ReactiveSequence",
-    "ReactiveFallback",
-];
-const DECORATORS: [&str; 4] = ["PassThrough", "Inverter", "ForceSuccess", "ForceFailure"];
+/// The controls and decorators a stand-in may run as, by their
+/// BehaviorTree.CPP names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RunsAs {
+    Sequence,
+    Fallback,
+    SequenceWithMemory,
+    ReactiveSequence,
+    ReactiveFallback,
+    PassThrough,
+    Inverter,
+    ForceSuccess,
+    ForceFailure,
+}
+
+impl RunsAs {
+    const ALL: [RunsAs; 9] = [
+        RunsAs::Sequence,
+        RunsAs::Fallback,
+        RunsAs::SequenceWithMemory,
+        RunsAs::ReactiveSequence,
+        RunsAs::ReactiveFallback,
+        RunsAs::PassThrough,
+        RunsAs::Inverter,
+        RunsAs::ForceSuccess,
+        RunsAs::ForceFailure,
+    ];
+
+    /// Its word in a rules file.
+    fn word(self) -> &'static str {
+        match self {
+            RunsAs::Sequence => "Sequence",
+            RunsAs::Fallback => "Fallback",
+            RunsAs::SequenceWithMemory => "SequenceWithMemory",
+            RunsAs::ReactiveSequence => "ReactiveSequence",
+            RunsAs::ReactiveFallback => "ReactiveFallback",
+            RunsAs::PassThrough => "PassThrough",
+            RunsAs::Inverter => "Inverter",
+            RunsAs::ForceSuccess => "ForceSuccess",
+            RunsAs::ForceFailure => "ForceFailure",
+        }
+    }
+
+    fn from_word(word: &str) -> Option<RunsAs> {
+        RunsAs::ALL.into_iter().find(|r| r.word() == word)
+    }
+
+    fn category(self) -> Category {
+        match self {
+            RunsAs::Sequence
+            | RunsAs::Fallback
+            | RunsAs::SequenceWithMemory
+            | RunsAs::ReactiveSequence
+            | RunsAs::ReactiveFallback => Category::Control,
+            RunsAs::PassThrough
+            | RunsAs::Inverter
+            | RunsAs::ForceSuccess
+            | RunsAs::ForceFailure => Category::Decorator,
+        }
+    }
+
+    /// The words of one category, as an error lists them.
+    fn words(category: Category) -> String {
+        let words: Vec<&str> = RunsAs::ALL
+            .into_iter()
+            .filter(|r| r.category() == category)
+            .map(RunsAs::word)
+            .collect();
+        words.join(", ")
+    }
+
+    /// canopy's node with its semantics, named by the kind's type.
+    fn node<A: 'static, W: 'static>(self) -> NodeKind<A, W> {
+        match self {
+            RunsAs::Sequence => NodeKind::from(nodes::Sequence),
+            RunsAs::Fallback => NodeKind::from(nodes::Selector),
+            // As BehaviorTree.CPP runs its own in a tree: with its yield.
+            RunsAs::SequenceWithMemory => {
+                NodeKind::from(nodes::SequenceWithMemory { pause: Some(true) })
+            }
+            RunsAs::ReactiveSequence => NodeKind::from(nodes::ReactiveSequence),
+            RunsAs::ReactiveFallback => NodeKind::from(nodes::ReactiveSelector),
+            // One success of the child is its success: its status, unchanged.
+            RunsAs::PassThrough => NodeKind::from(nodes::Repeat { times: 1 }),
+            RunsAs::Inverter => NodeKind::from(nodes::Inverter),
+            RunsAs::ForceSuccess => NodeKind::from(nodes::ForceSuccess),
+            RunsAs::ForceFailure => NodeKind::from(nodes::ForceFailure),
+        }
+    }
+}
 
 impl Rule {
     fn default_for(category: Category) -> Rule {
         match category {
             Category::Action | Category::Condition => Rule::Statuses(vec![Status::Success]),
-            Category::Control => Rule::Kind("Sequence".to_string()),
-            Category::Decorator => Rule::Kind("PassThrough".to_string()),
+            Category::Control => Rule::Kind(RunsAs::Sequence),
+            Category::Decorator => Rule::Kind(RunsAs::PassThrough),
         }
     }
 }
@@ -467,31 +550,24 @@ fn stand_in_type<A: 'static, W: 'static>(
 fn leaf<A: 'static, W: 'static>(rule: &Rule) -> NodeKind<A, W> {
     let statuses = match rule {
         Rule::Statuses(s) => s.clone(),
-        Rule::Kind(_) => vec![Status::Success],
+        Rule::Kind(_) | Rule::Unknown(_) => vec![Status::Success],
     };
     NodeKind::Custom(CustomNode::new(PlayBack { statuses }))
 }
 
+/// A control's or decorator's node: as its rule says (the rules were
+/// checked to suit its category), otherwise as its category's default.
 fn control<A: 'static, W: 'static>(rule: &Rule) -> NodeKind<A, W> {
     match rule {
-        Rule::Kind(k) if k == "Fallback" => NodeKind::from(nodes::Selector),
-        Rule::Kind(k) if k == "SequenceWithMemory" => {
-            // As BehaviorTree.CPP runs its own in a tree: with its yield.
-            NodeKind::from(nodes::SequenceWithMemory { pause: Some(true) })
-        }
-        Rule::Kind(k) if k == "ReactiveSequence" => NodeKind::from(nodes::ReactiveSequence),
-        Rule::Kind(k) if k == "ReactiveFallback" => NodeKind::from(nodes::ReactiveSelector),
-        _ => NodeKind::from(nodes::Sequence),
+        Rule::Kind(runs_as) => runs_as.node(),
+        Rule::Statuses(_) | Rule::Unknown(_) => RunsAs::Sequence.node(),
     }
 }
 
 fn decorator<A: 'static, W: 'static>(rule: &Rule) -> NodeKind<A, W> {
     match rule {
-        Rule::Kind(k) if k == "Inverter" => NodeKind::from(nodes::Inverter),
-        Rule::Kind(k) if k == "ForceSuccess" => NodeKind::from(nodes::ForceSuccess),
-        Rule::Kind(k) if k == "ForceFailure" => NodeKind::from(nodes::ForceFailure),
-        // One success of the child is its success: its status, unchanged.
-        _ => NodeKind::from(nodes::Repeat { times: 1 }),
+        Rule::Kind(runs_as) => runs_as.node(),
+        Rule::Statuses(_) | Rule::Unknown(_) => RunsAs::PassThrough.node(),
     }
 }
 
@@ -677,14 +753,20 @@ impl std::fmt::Display for StandIn {
                     words.join(", then ")
                 )
             }
-            Rule::Kind(k) if k == "PassThrough" => {
+            Rule::Kind(RunsAs::PassThrough) => {
                 write!(
                     f,
                     "{}: {what} that returns its child's status",
                     self.type_name
                 )
             }
-            Rule::Kind(k) => write!(f, "{}: {what} that runs as canopy's {k}", self.type_name),
+            Rule::Kind(k) => write!(
+                f,
+                "{}: {what} that runs as canopy's {}",
+                self.type_name,
+                k.word()
+            ),
+            Rule::Unknown(k) => write!(f, "{}: {what} that runs as {}", self.type_name, quote(k)),
         }
     }
 }
@@ -739,7 +821,7 @@ impl StandInRules {
                 column: e.column(),
                 ..fail(format!(
                     "not JSON: {}",
-                    crate::text::sanitize(message.strip_suffix(&position).unwrap_or(&message))
+                    canopy_core::text::message(message.strip_suffix(&position).unwrap_or(&message))
                 ))
             }
         })?;
@@ -780,7 +862,7 @@ impl StandInRules {
                     format!(
                         "{} is not declared in the node model{}",
                         quote(id),
-                        did_you_mean(id, model.types())
+                        did_you_mean(suggest(id, model.types()))
                     ),
                 ));
             };
@@ -790,8 +872,7 @@ impl StandInRules {
                 (Category::Condition, Rule::Statuses(s)) => {
                     matches!(s[..], [Status::Success] | [Status::Failure])
                 }
-                (Category::Control, Rule::Kind(k)) => CONTROLS.contains(&k.as_str()),
-                (Category::Decorator, Rule::Kind(k)) => DECORATORS.contains(&k.as_str()),
+                (category, Rule::Kind(k)) => k.category() == category,
                 _ => false,
             };
             if !fits {
@@ -800,8 +881,7 @@ impl StandInRules {
                     Category::Condition => "\"Success\" or \"Failure\" (a condition finishes \
                                             each time it is ticked, as in BehaviorTree.CPP)"
                         .to_string(),
-                    Category::Control => format!("one of {}", CONTROLS.join(", ")),
-                    Category::Decorator => format!("one of {}", DECORATORS.join(", ")),
+                    category => format!("one of {}", RunsAs::words(category)),
                 };
                 return Err(self.fail(
                     id,
@@ -852,7 +932,7 @@ fn rule(value: &serde_json::Value) -> Option<Rule> {
             .map(Rule::Statuses),
         serde_json::Value::String(s) => Some(match status(value) {
             Some(status) => Rule::Statuses(vec![status]),
-            None => Rule::Kind(s.clone()),
+            None => RunsAs::from_word(s).map_or_else(|| Rule::Unknown(s.clone()), Rule::Kind),
         }),
         _ => None,
     }

@@ -2,6 +2,10 @@
 //! which IDs canopy runs (and how), which it refuses (and what to write
 //! instead), and the element names with a meaning of their own.
 
+use std::sync::OnceLock;
+
+use canopy_core::NodeKind;
+
 /// How a node is written in a `<TreeNodesModel>` and in the explicit form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Category {
@@ -32,9 +36,10 @@ impl Category {
     }
 }
 
-/// A standard node canopy runs with BehaviorTree.CPP's semantics.
+/// A standard node canopy runs with BehaviorTree.CPP's semantics; what
+/// the importer knows of each is its row of [`CATALOGUE`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Std {
+pub(crate) enum Standard {
     Sequence,
     SequenceWithMemory,
     Fallback,
@@ -88,174 +93,284 @@ const fn port(name: &'static str, kind: PortType, default: Option<i64>) -> Port 
     }
 }
 
-impl Std {
-    pub(crate) const ALL: [Std; 25] = [
-        Std::Sequence,
-        Std::SequenceWithMemory,
-        Std::Fallback,
-        Std::ReactiveSequence,
-        Std::ReactiveFallback,
-        Std::Parallel,
-        Std::ParallelAll,
-        Std::IfThenElse,
-        Std::WhileDoElse,
-        Std::Inverter,
-        Std::ForceSuccess,
-        Std::ForceFailure,
-        Std::KeepRunningUntilFailure,
-        Std::RetryUntilSuccessful,
-        Std::Repeat,
-        Std::RunOnce,
-        Std::Timeout,
-        Std::Delay,
-        Std::Sleep,
-        Std::AlwaysSuccess,
-        Std::AlwaysFailure,
-        Std::UnsetBlackboard,
-        Std::WasEntryUpdated,
-        Std::SkipUnlessUpdated,
-        Std::WaitValueUpdate,
-    ];
+/// What the importer knows of one standard node: its ID, how it is
+/// written, how many children it takes, its ports, and canopy's built-in
+/// kind with exactly its semantics, named by the kind's type (a kind
+/// renamed in canopy fails to compile here, not to load at run time).
+#[derive(Clone, Copy)]
+struct Entry {
+    id: &'static str,
+    node: Standard,
+    category: Category,
+    /// The fewest and most children.
+    children: (usize, usize),
+    ports: &'static [Port],
+    /// canopy's built-in with exactly these semantics (with the
+    /// milliseconds of Timeout and Sleep turned into ticks), if any: a
+    /// node of that kind, whose parameters do not matter.
+    canopy: Option<fn() -> NodeKind<(), ()>>,
+    /// Whether it names a blackboard entry rather than reads it:
+    /// `UnsetBlackboard` and the entry-update nodes, whose ports
+    /// [`crate::ported::entry_update`] reads.
+    names_an_entry: bool,
+}
 
-    pub(crate) fn id(self) -> &'static str {
-        match self {
-            Std::Sequence => "Sequence",
-            Std::SequenceWithMemory => "SequenceWithMemory",
-            Std::Fallback => "Fallback",
-            Std::ReactiveSequence => "ReactiveSequence",
-            Std::ReactiveFallback => "ReactiveFallback",
-            Std::Parallel => "Parallel",
-            Std::ParallelAll => "ParallelAll",
-            Std::IfThenElse => "IfThenElse",
-            Std::WhileDoElse => "WhileDoElse",
-            Std::Inverter => "Inverter",
-            Std::ForceSuccess => "ForceSuccess",
-            Std::ForceFailure => "ForceFailure",
-            Std::KeepRunningUntilFailure => "KeepRunningUntilFailure",
-            Std::RetryUntilSuccessful => "RetryUntilSuccessful",
-            Std::Repeat => "Repeat",
-            Std::RunOnce => "RunOnce",
-            Std::Timeout => "Timeout",
-            Std::Delay => "Delay",
-            Std::Sleep => "Sleep",
-            Std::AlwaysSuccess => "AlwaysSuccess",
-            Std::AlwaysFailure => "AlwaysFailure",
-            Std::UnsetBlackboard => "UnsetBlackboard",
-            Std::WasEntryUpdated => "WasEntryUpdated",
-            Std::SkipUnlessUpdated => "SkipUnlessUpdated",
-            Std::WaitValueUpdate => "WaitValueUpdate",
+/// The rows every control, decorator and action starts from.
+const CONTROL: Entry = Entry {
+    id: "",
+    node: Standard::Sequence,
+    category: Category::Control,
+    // canopy gives controls a meaning without children (BehaviorTree.CPP
+    // refuses them), so canopy's own empty ones export and import.
+    children: (0, usize::MAX),
+    ports: &[],
+    canopy: None,
+    names_an_entry: false,
+};
+const DECORATOR: Entry = Entry {
+    category: Category::Decorator,
+    children: (1, 1),
+    ..CONTROL
+};
+const ACTION: Entry = Entry {
+    category: Category::Action,
+    children: (0, 0),
+    ..CONTROL
+};
+
+/// BehaviorTree.CPP 4's standard nodes that canopy runs, in the order of
+/// [`Standard`]'s variants.
+const CATALOGUE: [Entry; 25] = {
+    use PortType::{Bool, Int, Msec};
+    use Standard as S;
+    use canopy_core::nodes;
+    [
+        Entry {
+            id: "Sequence",
+            node: S::Sequence,
+            canopy: Some(|| nodes::Sequence.into()),
+            ..CONTROL
+        },
+        Entry {
+            id: "SequenceWithMemory",
+            node: S::SequenceWithMemory,
+            canopy: Some(|| nodes::SequenceWithMemory::default().into()),
+            ..CONTROL
+        },
+        Entry {
+            id: "Fallback",
+            node: S::Fallback,
+            canopy: Some(|| nodes::Selector.into()),
+            ..CONTROL
+        },
+        Entry {
+            id: "ReactiveSequence",
+            node: S::ReactiveSequence,
+            canopy: Some(|| nodes::ReactiveSequence.into()),
+            ..CONTROL
+        },
+        Entry {
+            id: "ReactiveFallback",
+            node: S::ReactiveFallback,
+            canopy: Some(|| nodes::ReactiveSelector.into()),
+            ..CONTROL
+        },
+        Entry {
+            id: "Parallel",
+            node: S::Parallel,
+            children: (1, usize::MAX),
+            ports: &[
+                port("success_count", Int, Some(-1)),
+                port("failure_count", Int, Some(1)),
+            ],
+            ..CONTROL
+        },
+        Entry {
+            id: "ParallelAll",
+            node: S::ParallelAll,
+            children: (1, usize::MAX),
+            ports: &[port("max_failures", Int, Some(1))],
+            ..CONTROL
+        },
+        Entry {
+            id: "IfThenElse",
+            node: S::IfThenElse,
+            children: (2, 3),
+            ..CONTROL
+        },
+        Entry {
+            id: "WhileDoElse",
+            node: S::WhileDoElse,
+            children: (2, 3),
+            ..CONTROL
+        },
+        Entry {
+            id: "Inverter",
+            node: S::Inverter,
+            canopy: Some(|| nodes::Inverter.into()),
+            ..DECORATOR
+        },
+        Entry {
+            id: "ForceSuccess",
+            node: S::ForceSuccess,
+            canopy: Some(|| nodes::ForceSuccess.into()),
+            ..DECORATOR
+        },
+        Entry {
+            id: "ForceFailure",
+            node: S::ForceFailure,
+            canopy: Some(|| nodes::ForceFailure.into()),
+            ..DECORATOR
+        },
+        Entry {
+            id: "KeepRunningUntilFailure",
+            node: S::KeepRunningUntilFailure,
+            ..DECORATOR
+        },
+        Entry {
+            id: "RetryUntilSuccessful",
+            node: S::RetryUntilSuccessful,
+            ports: &[port("num_attempts", Int, None)],
+            ..DECORATOR
+        },
+        Entry {
+            id: "Repeat",
+            node: S::Repeat,
+            ports: &[port("num_cycles", Int, None)],
+            ..DECORATOR
+        },
+        Entry {
+            id: "RunOnce",
+            node: S::RunOnce,
+            ports: &[port("then_skip", Bool, Some(1))],
+            canopy: Some(|| {
+                nodes::RunOnce {
+                    then: canopy_core::Afterwards::Same,
+                }
+                .into()
+            }),
+            ..DECORATOR
+        },
+        Entry {
+            id: "Timeout",
+            node: S::Timeout,
+            ports: &[port("msec", Msec, None)],
+            canopy: Some(|| nodes::Timeout { ticks: 1 }.into()),
+            ..DECORATOR
+        },
+        Entry {
+            id: "Delay",
+            node: S::Delay,
+            ports: &[port("delay_msec", Msec, None)],
+            ..DECORATOR
+        },
+        Entry {
+            id: "Sleep",
+            node: S::Sleep,
+            ports: &[port("msec", Msec, None)],
+            canopy: Some(|| nodes::Wait { ticks: 1 }.into()),
+            ..ACTION
+        },
+        Entry {
+            id: "AlwaysSuccess",
+            node: S::AlwaysSuccess,
+            canopy: Some(|| nodes::AlwaysSuccess.into()),
+            ..ACTION
+        },
+        Entry {
+            id: "AlwaysFailure",
+            node: S::AlwaysFailure,
+            canopy: Some(|| nodes::AlwaysFailure.into()),
+            ..ACTION
+        },
+        Entry {
+            id: "UnsetBlackboard",
+            node: S::UnsetBlackboard,
+            names_an_entry: true,
+            ..ACTION
+        },
+        Entry {
+            id: "WasEntryUpdated",
+            node: S::WasEntryUpdated,
+            names_an_entry: true,
+            ..ACTION
+        },
+        Entry {
+            id: "SkipUnlessUpdated",
+            node: S::SkipUnlessUpdated,
+            names_an_entry: true,
+            ..DECORATOR
+        },
+        Entry {
+            id: "WaitValueUpdate",
+            node: S::WaitValueUpdate,
+            names_an_entry: true,
+            ..DECORATOR
+        },
+    ]
+};
+
+/// The names canopy's registry gives the built-in kinds of
+/// [`CATALOGUE`], by row: read once from the kinds themselves.
+fn canopy_names() -> &'static [Option<&'static str>; 25] {
+    static NAMES: OnceLock<[Option<&'static str>; 25]> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let builtins = canopy_core::nodes::builtins::<(), ()>();
+        CATALOGUE.map(|entry| {
+            let kind = (entry.canopy?)();
+            let name = builtins.iter().find(|b| b.name == kind.type_name());
+            Some(name.expect("every kind without code is a built-in").name)
+        })
+    })
+}
+
+impl Standard {
+    pub(crate) const ALL: [Standard; 25] = {
+        let mut all = [Standard::Sequence; 25];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = CATALOGUE[i].node;
+            i += 1;
         }
+        all
+    };
+
+    fn entry(self) -> &'static Entry {
+        &CATALOGUE[self as usize]
     }
 
-    pub(crate) fn from_id(id: &str) -> Option<Std> {
-        Std::ALL.into_iter().find(|s| s.id() == id)
+    pub(crate) fn id(self) -> &'static str {
+        self.entry().id
+    }
+
+    pub(crate) fn from_id(id: &str) -> Option<Standard> {
+        CATALOGUE.iter().find(|e| e.id == id).map(|e| e.node)
     }
 
     pub(crate) fn category(self) -> Category {
-        match self {
-            Std::Sequence
-            | Std::SequenceWithMemory
-            | Std::Fallback
-            | Std::ReactiveSequence
-            | Std::ReactiveFallback
-            | Std::Parallel
-            | Std::ParallelAll
-            | Std::IfThenElse
-            | Std::WhileDoElse => Category::Control,
-            Std::Inverter
-            | Std::ForceSuccess
-            | Std::ForceFailure
-            | Std::KeepRunningUntilFailure
-            | Std::RetryUntilSuccessful
-            | Std::Repeat
-            | Std::RunOnce
-            | Std::Timeout
-            | Std::Delay
-            | Std::SkipUnlessUpdated
-            | Std::WaitValueUpdate => Category::Decorator,
-            Std::Sleep
-            | Std::AlwaysSuccess
-            | Std::AlwaysFailure
-            | Std::UnsetBlackboard
-            | Std::WasEntryUpdated => Category::Action,
-        }
+        self.entry().category
     }
 
     /// Whether it is one of the nodes that name a blackboard entry rather
     /// than read it: `UnsetBlackboard` and the entry-update nodes, whose
     /// ports [`crate::ported::entry_update`] reads.
     pub(crate) fn names_an_entry(self) -> bool {
-        matches!(
-            self,
-            Std::UnsetBlackboard
-                | Std::WasEntryUpdated
-                | Std::SkipUnlessUpdated
-                | Std::WaitValueUpdate
-        )
+        self.entry().names_an_entry
     }
 
     pub(crate) fn ports(self) -> &'static [Port] {
-        use PortType::{Bool, Int, Msec};
-        const PARALLEL: &[Port] = &[
-            port("success_count", Int, Some(-1)),
-            port("failure_count", Int, Some(1)),
-        ];
-        const PARALLEL_ALL: &[Port] = &[port("max_failures", Int, Some(1))];
-        const RETRY: &[Port] = &[port("num_attempts", Int, None)];
-        const REPEAT: &[Port] = &[port("num_cycles", Int, None)];
-        const MSEC: &[Port] = &[port("msec", Msec, None)];
-        const DELAY: &[Port] = &[port("delay_msec", Msec, None)];
-        const RUN_ONCE: &[Port] = &[port("then_skip", Bool, Some(1))];
-        match self {
-            Std::Parallel => PARALLEL,
-            Std::ParallelAll => PARALLEL_ALL,
-            Std::RetryUntilSuccessful => RETRY,
-            Std::Repeat => REPEAT,
-            Std::Timeout | Std::Sleep => MSEC,
-            Std::Delay => DELAY,
-            Std::RunOnce => RUN_ONCE,
-            _ => &[],
-        }
+        self.entry().ports
     }
 
     /// The fewest and most children it takes.
     pub(crate) fn children(self) -> (usize, usize) {
-        match self {
-            // canopy gives these a meaning without children (BehaviorTree.CPP
-            // refuses them), so canopy's own empty ones export and import.
-            Std::Sequence
-            | Std::SequenceWithMemory
-            | Std::Fallback
-            | Std::ReactiveSequence
-            | Std::ReactiveFallback => (0, usize::MAX),
-            Std::Parallel | Std::ParallelAll => (1, usize::MAX),
-            Std::IfThenElse | Std::WhileDoElse => (2, 3),
-            _ => match self.category() {
-                Category::Decorator => (1, 1),
-                _ => (0, 0),
-            },
-        }
+        self.entry().children
     }
 
-    /// The canopy built-in with exactly these semantics, if any (with the
-    /// milliseconds of Timeout and Sleep turned into ticks).
+    /// The name of canopy's built-in with exactly these semantics, if any
+    /// (with the milliseconds of Timeout and Sleep turned into ticks).
     pub(crate) fn canopy_builtin(self) -> Option<&'static str> {
-        Some(match self {
-            Std::Sequence => "Sequence",
-            Std::SequenceWithMemory => "SequenceWithMemory",
-            Std::RunOnce => "RunOnce",
-            Std::Fallback => "Selector",
-            Std::ReactiveSequence => "ReactiveSequence",
-            Std::ReactiveFallback => "ReactiveSelector",
-            Std::Inverter => "Inverter",
-            Std::ForceSuccess => "ForceSuccess",
-            Std::ForceFailure => "ForceFailure",
-            Std::AlwaysSuccess => "AlwaysSuccess",
-            Std::AlwaysFailure => "AlwaysFailure",
-            Std::Timeout => "Timeout",
-            Std::Sleep => "Wait",
-            _ => return None,
-        })
+        canopy_names()[self as usize]
     }
 }
 
@@ -336,7 +451,7 @@ pub(crate) fn bad_model_name(name: &str) -> Option<String> {
         .find(|c| c.is_control() || " \t\n\r<>&\"'/\\:*?|.".contains(*c))?;
     Some(format!(
         "contains the character {}, which BehaviorTree.CPP does not allow in IDs",
-        crate::text::quote(&bad.to_string())
+        canopy_core::text::quote(&bad.to_string())
     ))
 }
 
@@ -347,4 +462,43 @@ pub(crate) fn is_port_name(name: &str) -> bool {
         && bad_model_name(name).is_none()
         && condition_script_param(name).is_none()
         && !matches!(name, "name" | "ID")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogue_is_in_the_order_of_its_nodes() {
+        for (i, entry) in CATALOGUE.iter().enumerate() {
+            assert_eq!(entry.node as usize, i, "{}", entry.id);
+            assert_eq!(format!("{:?}", entry.node), entry.id);
+        }
+    }
+
+    #[test]
+    fn standard_nodes_run_as_canopy_kinds_of_their_own_name_or_canopy_s() {
+        let runs_as: Vec<(&str, &str)> = Standard::ALL
+            .iter()
+            .filter_map(|s| Some((s.id(), s.canopy_builtin()?)))
+            .collect();
+        assert_eq!(
+            runs_as,
+            [
+                ("Sequence", "Sequence"),
+                ("SequenceWithMemory", "SequenceWithMemory"),
+                ("Fallback", "Selector"),
+                ("ReactiveSequence", "ReactiveSequence"),
+                ("ReactiveFallback", "ReactiveSelector"),
+                ("Inverter", "Inverter"),
+                ("ForceSuccess", "ForceSuccess"),
+                ("ForceFailure", "ForceFailure"),
+                ("RunOnce", "RunOnce"),
+                ("Timeout", "Timeout"),
+                ("Sleep", "Wait"),
+                ("AlwaysSuccess", "AlwaysSuccess"),
+                ("AlwaysFailure", "AlwaysFailure"),
+            ]
+        );
+    }
 }

@@ -639,6 +639,18 @@ fn only_regular_files_are_read() {
             err.problem,
             "not a regular file (a FIFO); tree files are read from regular files"
         );
+        // Exporting reads its JSON or RON file as the registry does.
+        let fifo = dir.join("fifo.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        let err = canopy_btcpp::export_file(&registry, &fifo, &XmlOptions::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: not a regular file (a FIFO); tree files are read from regular files",
+                fifo.display()
+            )
+        );
     }
     // An include of a device that never ends: refused, not read.
     std::fs::write(

@@ -542,7 +542,7 @@ where
             .collect();
         if !marks.is_empty() {
             // Marks are escaped already: only DOT's own quoting is left.
-            label.push_str(&format!("\\n{}", dot_quote(&marks.join(", "))));
+            label.push_str(&format!("\\n{}", canopy_core::text::dot(&marks.join(", "))));
         }
         let Some(initial) = machine.initial(id) else {
             let shape = match (machine.runs_tree(id), machine.outcome(id)) {
@@ -586,12 +586,7 @@ fn every_state<A, W, T>(machine: &Machine<A, W, T>) -> Vec<StateId> {
 /// Text from the file as a DOT string's content: escaped for the terminal,
 /// then quoted for DOT.
 fn dot_text(text: &str) -> String {
-    dot_quote(&escape(text))
-}
-
-/// Escaped text as a DOT string's content: `\` and `"` escaped.
-fn dot_quote(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('"', "\\\"")
+    canopy_core::text::dot(&escape(text)).into_owned()
 }
 
 /// `run`'s lines: each tick's sends, statuses and agents per innermost

@@ -2,7 +2,8 @@
 //! (`canopy_core::text`): a node name holding a terminal control, a
 //! bidirectional override or an invisible character comes out as a
 //! visible `\u{…}` in every output — `print`, `dot`, `export`,
-//! `run --trace`, `snapshot inspect` and the error messages of `check`.
+//! `run --trace`, `snapshot inspect` and the error messages of `check` —
+//! whether the file is JSON, BehaviorTree.CPP XML or a state machine.
 
 mod common;
 
@@ -132,6 +133,104 @@ fn no_error_message_shows_an_unsafe_character_raw() {
         let err = String::from_utf8(output.stderr).unwrap();
         assert_eq!(raw(&err), [], "check shows U+{:04X} raw:\n{err}", c as u32);
         assert!(err.contains("unknown node type"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `c` as an XML character reference, the way a file from elsewhere may
+/// hold it in an attribute (XML 1.0 refuses most C0 controls even so);
+/// tags hold it raw.
+fn xml_char(c: char) -> String {
+    format!("&#x{:x};", c as u32)
+}
+
+#[test]
+fn no_xml_output_or_error_shows_an_unsafe_character_raw() {
+    let dir = scratch("xml");
+    for c in SAMPLES {
+        let text = xml_char(c);
+        let good = dir.join(format!("u{:x}.xml", c as u32));
+        std::fs::write(
+            &good,
+            format!(
+                r#"<root BTCPP_format="4"><BehaviorTree ID="Main">
+                   <Sequence name="guard{text}x"><AlwaysSuccess name="ok{text}"/></Sequence>
+                   </BehaviorTree></root>"#
+            ),
+        )
+        .unwrap();
+        let bad = dir.join(format!("bad-u{:x}.xml", c as u32));
+        std::fs::write(
+            &bad,
+            format!(
+                r#"<root BTCPP_format="4"><BehaviorTree ID="Main">
+                   <Wa{c}it name="n{text}"/></BehaviorTree></root>"#
+            ),
+        )
+        .unwrap();
+        let escaped = canopy_core::text::escape(&c.to_string()).into_owned();
+        let (good, bad) = (good.to_str().unwrap(), bad.to_str().unwrap());
+        for args in [["print", good], ["dot", good], ["check", bad], ["dot", bad]] {
+            let output = canopy(&args);
+            let out = String::from_utf8(output.stdout).unwrap();
+            let err = String::from_utf8(output.stderr).unwrap();
+            let shown = format!("{out}{err}");
+            assert_eq!(
+                raw(&shown),
+                [],
+                "{args:?} shows U+{:04X} raw:\n{shown}",
+                c as u32
+            );
+            // A name XML cannot hold is refused as malformed, and the
+            // refusal names it escaped.
+            if args[1] == good && output.status.code() == Some(0) {
+                assert!(
+                    out.contains(&escaped),
+                    "{args:?} hides U+{:04X}:\n{out}",
+                    c as u32
+                );
+            } else {
+                assert_eq!(output.status.code(), Some(1), "{args:?}: {shown}");
+                assert!(
+                    err.contains(&escaped),
+                    "{args:?} hides U+{:04X}:\n{err}",
+                    c as u32
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn no_state_machine_drawing_shows_an_unsafe_character_raw() {
+    let dir = scratch("machines");
+    for c in SAMPLES {
+        let text = json_char(c);
+        let file = dir.join(format!("u{:x}.json", c as u32));
+        std::fs::write(
+            &file,
+            format!(
+                r#"{{"initial": "Idle{text}", "states": [
+                    {{"name": "Idle{text}", "type": "Look{text}"}},
+                    {{"name": "Walk{text}", "final": "failure"}}],
+                    "transitions": [{{"from": "Idle{text}", "trigger": "Go{text}", "to": "Walk{text}"}}]}}"#
+            ),
+        )
+        .unwrap();
+        let output = canopy(&["dot", file.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(0));
+        let out = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(raw(&out), [], "dot shows U+{:04X} raw:\n{out}", c as u32);
+        let escaped =
+            canopy_core::text::dot(&canopy_core::text::escape(&c.to_string())).into_owned();
+        for name in ["Idle", "Walk", "Go"] {
+            assert!(
+                out.contains(&format!("{name}{escaped}")),
+                "dot hides U+{:04X}:\n{out}",
+                c as u32
+            );
+        }
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

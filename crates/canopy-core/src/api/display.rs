@@ -89,10 +89,6 @@ fn push_children<'t, A, W>(stack: &mut Pending<'t, A, W>, node: NodeRef<'t, A, W
     }
 }
 
-fn dot_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
 impl<A, W> Tree<A, W> {
     /// The tree as indented text, one node per line: name, type and
     /// parameters, escaped with [`text::escape`]. A subtree shared by
@@ -155,11 +151,11 @@ impl<A, W> Tree<A, W> {
                 Arity::Leaf => "shape=ellipse",
             };
             let name = escape(node.name());
-            let mut label = dot_escape(&name);
+            let mut label = text::dot(&name).into_owned();
             let detail = type_and_params(node, escape);
             if *name != *detail {
                 label.push_str("\\n");
-                label.push_str(&dot_escape(&detail));
+                label.push_str(&text::dot(&detail));
             }
             let _ = writeln!(
                 out,

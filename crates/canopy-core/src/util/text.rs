@@ -369,6 +369,30 @@ pub fn xml(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Text already made safe to show (by [`escape`], say) as the content of
+/// a Graphviz DOT string: its backslashes and double quotes escaped for
+/// DOT, so a name can neither end the string nor start a DOT escape.
+/// Every DOT writer quotes its labels with it.
+///
+/// ```
+/// use canopy_core::text::{dot, escape};
+/// assert_eq!(dot(r#"say "hi""#), r#"say \"hi\""#);
+/// assert_eq!(dot(&escape("a\u{202e}b")), r"a\\u{202e}b");
+/// ```
+pub fn dot(text: &str) -> Cow<'_, str> {
+    if !text.contains(['\\', '"']) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if matches!(c, '\\' | '"') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
