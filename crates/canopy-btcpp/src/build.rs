@@ -39,8 +39,10 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use canopy_core::{
-    Arity, CustomNode, Input, NodeKind, Param, ParamError, Params, ScriptError, Status, Tree,
-    Updates,
+    Arity, CustomNode, Input, NodeKind, Params, Status, Tree,
+    board::Updates,
+    params::{Param, ParamError},
+    script::ScriptError,
 };
 use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
@@ -729,7 +731,7 @@ fn shown(params: &Params) -> nodes::Shown {
 }
 
 /// A port of `T`, read from the file or the blackboard.
-fn port<T: canopy_core::FromParam>(name: &str) -> Param {
+fn port<T: canopy_core::params::FromParam>(name: &str) -> Param {
     Param::of::<T>(name, "as the XML gives it: a value, or a key in braces")
 }
 

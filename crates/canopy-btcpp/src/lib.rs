@@ -176,7 +176,7 @@
 //!
 //! **Entry updates.** `WasEntryUpdated`, `SkipUnlessUpdated` and
 //! `WaitValueUpdate` compare a key's update counter
-//! ([`Updates`](canopy_core::Updates)) with the one they saw last;
+//! ([`Updates`](canopy_core::board::Updates)) with the one they saw last;
 //! only the keys they, or `UnsetBlackboard`, name are counted, every write
 //! counting (ports, scripts, the game's), in the agent's memory. Unset
 //! sets a key to its type's zero and marks it unset: the entry-update

@@ -381,13 +381,15 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         let bytes = files::read_snapshot(path).map_err(Failure::Message)?;
         // The agents' data is made afterwards, with `try_reserve`; the
         // agents themselves, at their peak, get the crowd limit.
-        canopy_core::restore_crowd_within(tree, &bytes, crowd::MAX_CROWD_BYTES).map_err(|e| {
-            Failure::Message(format!(
-                "{}: cannot restore onto {}: {e}",
-                shown(path),
-                shown(tree_file)
-            ))
-        })
+        canopy_core::snapshot::restore_crowd_within(tree, &bytes, crowd::MAX_CROWD_BYTES).map_err(
+            |e| {
+                Failure::Message(format!(
+                    "{}: cannot restore onto {}: {e}",
+                    shown(path),
+                    shown(tree_file)
+                ))
+            },
+        )
     }
 
     /// `export`: XML as JSON or RON, JSON or RON as XML or as each other.
@@ -616,7 +618,7 @@ fn save<A, W>(
     tell: bool,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let bytes = canopy_core::save_crowd(tree, &crowd.agents);
+    let bytes = canopy_core::snapshot::save_crowd(tree, &crowd.agents);
     std::fs::write(path, &bytes).map_err(|e| {
         Failure::Message(format!("{}: cannot write the snapshot: {e}", shown(path)))
     })?;

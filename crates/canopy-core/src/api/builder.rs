@@ -143,7 +143,7 @@ impl std::error::Error for BuildError {}
 /// the node is in a file; `Display` writes `tree/children[2]/children[0]`.
 ///
 /// ```
-/// use canopy_core::TreePath;
+/// use canopy_core::builder::TreePath;
 /// let path = TreePath::from(vec![2, 0]);
 /// assert_eq!(path.to_string(), "tree/children[2]/children[0]");
 /// assert_eq!(TreePath::default().to_string(), "tree");
@@ -463,10 +463,10 @@ impl<'b, A, W> Builder<'b, A, W> {
     ///   refuses a `std::string` port on a key of another type);
     /// - any other difference is an error naming both types;
     /// - [`SlotType::updates`] asks for the key's update counter
-    ///   ([`Updates`](crate::Updates)) and leaves its type alone.
+    ///   ([`Updates`](crate::board::Updates)) and leaves its type alone.
     ///
     /// ```
-    /// use canopy_core::{Builder, SlotType, Text};
+    /// use canopy_core::{Builder, Text, board::SlotType};
     /// let b = Builder::<(), ()>::new();
     /// b.port_slot("goal", SlotType::any(), false).unwrap();
     /// assert_eq!(b.port_slot("goal", SlotType::of::<[f64; 2]>(), false).unwrap().ty.name(), "canopy::Point2");
@@ -499,7 +499,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         })
     }
 
-    /// The update counter of key `name` ([`Updates`](crate::Updates)): from
+    /// The update counter of key `name` ([`Updates`](crate::board::Updates)): from
     /// now on every write of the key is counted. The key is made, of any
     /// type, if nothing made it yet.
     ///
@@ -514,8 +514,8 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// agent.board_mut(&tree).write(hp, 1);
     /// assert_eq!(agent.board(&tree).updates(updates), Some(2));
     /// ```
-    pub fn updates(&self, name: &str) -> crate::Updates {
-        crate::Updates::at(self.board.borrow_mut().watch(name).offset)
+    pub fn updates(&self, name: &str) -> crate::board::Updates {
+        crate::board::Updates::at(self.board.borrow_mut().watch(name).offset)
     }
 
     /// Compile a [`Script`] against this builder's keys: a key it reads
@@ -817,7 +817,7 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// as in [`async_action`](Builder::async_action), and `aborted` run
     /// whenever the leaf is aborted while it waits, with the ticket
     /// `start` was given — so the service can drop the request (see
-    /// [`AbortFn`](crate::AbortFn) for when exactly).
+    /// [`AbortFn`](crate::context::AbortFn) for when exactly).
     ///
     /// ```
     /// use canopy_core::{Agent, Builder, Status, Ticket};
@@ -868,9 +868,9 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// Errors name the first wrong node in depth-first order: a draft of
     /// another builder, a child count its kind does not accept, a zero
     /// count or a duration out of range, a task too large; then, deepest
-    /// first, a subtree deeper than [`MAX_DEPTH`](crate::MAX_DEPTH),
-    /// expanding to more than [`MAX_EXPANDED_NODES`](crate::MAX_EXPANDED_NODES)
-    /// nodes, or needing more than [`MAX_AGENT_BYTES`](crate::MAX_AGENT_BYTES)
+    /// first, a subtree deeper than [`MAX_DEPTH`](crate::limits::MAX_DEPTH),
+    /// expanding to more than [`MAX_EXPANDED_NODES`](crate::limits::MAX_EXPANDED_NODES)
+    /// nodes, or needing more than [`MAX_AGENT_BYTES`](crate::limits::MAX_AGENT_BYTES)
     /// per agent.
     ///
     /// ```

@@ -56,7 +56,7 @@ pub(crate) fn running<A, W, E: From<Invalid>>(
 }
 
 /// One task and, below it, its running children. Recursion is bounded by
-/// the tree's depth (at most [`MAX_DEPTH`](crate::MAX_DEPTH)).
+/// the tree's depth (at most [`MAX_DEPTH`](crate::limits::MAX_DEPTH)).
 fn visit<A, W, E: From<Invalid>>(
     tree: &Tree<A, W>,
     mem: &[u8],

@@ -171,7 +171,7 @@
 //! when its leaf ends (finishes or is aborted), and completing a stale
 //! ticket does nothing. See [`Ticket`](crate::Ticket). A leaf may also
 //! carry code run once each time it is aborted while it waits, with its
-//! ticket ([`AbortFn`](crate::AbortFn)).
+//! ticket ([`AbortFn`](crate::context::AbortFn)).
 //!
 //! ## Custom
 //! A user [`Node`](crate::Node) with its own task; it may run children
@@ -199,7 +199,7 @@
 //! rules below say "ticks" for world ticks on this clock. Tick numbers are
 //! `u32`: after `u32::MAX` the counter goes on at 0. They are compared
 //! with wrapping arithmetic, exact for differences below 2³¹, so durations
-//! are limited to [`MAX_TICKS`](crate::MAX_TICKS) = 2³¹ − 1 (longer ones are
+//! are limited to [`MAX_TICKS`](crate::limits::MAX_TICKS) = 2³¹ − 1 (longer ones are
 //! a [`BuildError`](crate::BuildError)), and every timer stays exact across
 //! the wrap: a running Wait or Timeout measures from its own entry, and the
 //! agent moves cooldown ends that have passed up to the present every 2³⁰
@@ -317,6 +317,7 @@ pub(crate) trait Code {
 
 /// A built-in kind as a loader registers it: a type a tree file can name,
 /// made from the node's checked parameters ([`builtins`]).
+#[doc(hidden)]
 pub struct Builtin<A, W> {
     /// The type name in tree files.
     pub name: &'static str,
@@ -355,6 +356,7 @@ macro_rules! kinds {
         ///
         /// The semantics of each kind are documented in [`nodes`](crate::nodes).
         #[non_exhaustive]
+        #[doc(hidden)]
         pub enum NodeKind<A, W> {
             $( $(#[$pm])*
             #[doc = concat!("The [`", stringify!($pv), "`] kind.")]
@@ -478,6 +480,7 @@ macro_rules! kinds {
         /// let names: Vec<&str> = canopy_core::nodes::builtins::<(), ()>().iter().map(|b| b.name).collect();
         /// assert!(names.contains(&"Sequence") && names.contains(&"Wait"));
         /// ```
+        #[doc(hidden)]
         pub fn builtins<A, W>() -> Vec<Builtin<A, W>> {
             vec![ $( Builtin {
                 name: stringify!($pv),
