@@ -825,7 +825,9 @@ pub fn export_file<A: 'static, W: 'static>(
 ///
 /// # Panics
 /// When a JSON tree's export does not read back as the same tree — the
-/// finding the fuzzer is after. Never on malformed input.
+/// finding the fuzzer is after. Never on malformed input. For the fuzz
+/// targets and tests, not a game: hidden from the docs.
+#[doc(hidden)]
 pub fn fuzz_one(data: &[u8]) {
     use canopy_core::{Agent, Mode};
     use std::sync::OnceLock;
