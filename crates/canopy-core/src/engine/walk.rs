@@ -13,7 +13,7 @@ use crate::nodes;
 use crate::tree::Tree;
 
 /// One running task. The walk finds positions itself rather than through
-/// `At`, so that it can check each task's state before following it: it
+/// `TaskLocation`, so that it can check each task's state before following it: it
 /// reads memory that may not have been checked yet (a restored agent's).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Running {

@@ -30,7 +30,7 @@ use crate::util::primitives::NodeId;
 /// a reactive parent re-checks it while another child runs; the same as the
 /// first where it has none) — and where its persistent memory starts.
 /// Packed as the step from its parent's position to its own
-/// ([`At`](layout::At)); read it through [`node`](Edge::node),
+/// ([`TaskLocation`](layout::TaskLocation)); read it through [`node`](Edge::node),
 /// [`persist`](Edge::persist) and [`place`](Edge::place).
 pub(crate) struct Edge<A, W> {
     pub(crate) step: [layout::Step; 2],
