@@ -342,11 +342,16 @@ impl<A, W> std::fmt::Debug for Builtin<A, W> {
 
 /// Builds the kinds' table: [`NodeKind`], its dispatch (the private
 /// `dispatch!`), names, descriptions, parameters, `Clone`, the builder's
-/// conversions and [`builtins`]. `$d` is a `$`, for the macro it defines.
+/// conversions, its shortcuts (`builder_shortcuts!`, expanded in the
+/// builder's module: the table stays below the API) and [`builtins`]. `$d`
+/// is a `$`, for the macros it defines.
 macro_rules! kinds {
     (
         $d:tt
-        plain { $( $(#[$pm:meta])* $pv:ident($pt:ty), )* }
+        plain { $(
+            $(#[$pm:meta])* $pv:ident($pt:ty)
+            $(#[$sm:meta])* fn $short:ident[$shape:ident]($($arg:ident: $aty:ty),*) = $make:expr,
+        )* }
         code { $( $(#[$cm:meta])* $cv:ident($ct:ty), )* }
     ) => {
         /// Every kind of node, with its parameters: one variant per kind,
@@ -491,6 +496,21 @@ macro_rules! kinds {
             }, )* ]
         }
 
+        // A shortcut's shape is its kind's arity: a mismatch does not compile.
+        $( const _: () = assert!(matches!(<$pt as Plain>::ARITY, Arity::$shape)); )*
+
+        /// The builder's method for each kind without code
+        /// (`b.repeat("again", 3, child)`), made from this table so that no
+        /// kind lacks one; `shortcut!` in the builder's module writes each.
+        macro_rules! builder_shortcuts {
+            () => {
+                $( shortcut! {
+                    $(#[$sm])* fn $short[$shape]($($arg: $aty),*) = $make
+                } )*
+            };
+        }
+        pub(crate) use builder_shortcuts;
+
         /// Runs `$body` with `$k` bound to the [`Kind`] of `$kind`.
         macro_rules! dispatch {
             ($d kind:expr, $d k:ident => $d body:expr) => {
@@ -503,30 +523,77 @@ macro_rules! kinds {
     };
 }
 
-// The table: one line per kind. Controls, then decorators, then leaves,
-// as `canopy nodes` lists them; kinds that hold code last.
+// The table: one entry per kind. Controls, then decorators, then leaves,
+// as `canopy nodes` lists them; kinds that hold code last. A kind without
+// code names its builder method: its arguments (the kind's fields, or
+// fewer with the rest defaulted), its shape (the kind's arity: a list of
+// children, one child, none) and the kind it makes from them.
 kinds! {
     $
     plain {
-        Sequence(Sequence),
-        Selector(Selector),
-        SequenceWithMemory(SequenceWithMemory),
-        ReactiveSequence(ReactiveSequence),
-        ReactiveSelector(ReactiveSelector),
-        Parallel(Parallel),
-        Shuffle(Shuffle),
-        Inverter(Inverter),
-        ForceSuccess(ForceSuccess),
-        ForceFailure(ForceFailure),
-        Repeat(Repeat),
-        Retry(Retry),
-        Timeout(Timeout),
-        Cooldown(Cooldown),
-        RunOnce(RunOnce),
-        Wait(Wait),
-        AlwaysSuccess(AlwaysSuccess),
-        AlwaysFailure(AlwaysFailure),
-        AlwaysRunning(AlwaysRunning),
+        Sequence(Sequence)
+            /// A [Sequence](crate::nodes#sequence).
+            fn sequence[Composite]() = Sequence,
+        Selector(Selector)
+            /// A [Selector](crate::nodes#selector).
+            fn selector[Composite]() = Selector,
+        SequenceWithMemory(SequenceWithMemory)
+            /// A [SequenceWithMemory](crate::nodes#sequencewithmemory): a Sequence
+            /// that, entered again, goes on from the child that failed or was
+            /// running when it was aborted.
+            fn sequence_with_memory[Composite]() = SequenceWithMemory::default(),
+        ReactiveSequence(ReactiveSequence)
+            /// A [ReactiveSequence](crate::nodes#reactivesequence).
+            fn reactive_sequence[Composite]() = ReactiveSequence,
+        ReactiveSelector(ReactiveSelector)
+            /// A [ReactiveSelector](crate::nodes#reactiveselector) (priority selector).
+            fn reactive_selector[Composite]() = ReactiveSelector,
+        Parallel(Parallel)
+            /// A [Parallel](crate::nodes#parallel) with its success and failure policies.
+            fn parallel[Composite](success: Policy, failure: Policy) = Parallel { success, failure },
+        Shuffle(Shuffle)
+            /// A [Shuffle](crate::nodes#shuffle): a Sequence or a Selector (`like`)
+            /// whose children run in an order drawn per agent each time it is
+            /// entered; `salt` sets its draws apart from another Shuffle's.
+            fn shuffle[Composite](like: Like, salt: u64) = Shuffle { like, salt },
+        Inverter(Inverter)
+            /// An [Inverter](crate::nodes#inverter).
+            fn inverter[Decorator]() = Inverter,
+        ForceSuccess(ForceSuccess)
+            /// A [ForceSuccess](crate::nodes#forcesuccess--forcefailure).
+            fn force_success[Decorator]() = ForceSuccess,
+        ForceFailure(ForceFailure)
+            /// A [ForceFailure](crate::nodes#forcesuccess--forcefailure).
+            fn force_failure[Decorator]() = ForceFailure,
+        Repeat(Repeat)
+            /// A [Repeat](crate::nodes#repeatn): the child must succeed `times` times.
+            fn repeat[Decorator](times: u32) = Repeat { times },
+        Retry(Retry)
+            /// A [Retry](crate::nodes#retryn): up to `times` attempts.
+            fn retry[Decorator](times: u32) = Retry { times },
+        Timeout(Timeout)
+            /// A [Timeout](crate::nodes#timeoutn): fails once the child has run `ticks` ticks.
+            fn timeout[Decorator](ticks: u32) = Timeout { ticks },
+        Cooldown(Cooldown)
+            /// A [Cooldown](crate::nodes#cooldownn): after the child finishes, fails
+            /// for `ticks` ticks without running it.
+            fn cooldown[Decorator](ticks: u32) = Cooldown { ticks },
+        RunOnce(RunOnce)
+            /// A [RunOnce](crate::nodes#runoncethen): runs `child` to the end once
+            /// per agent; afterwards returns what `then` says without running it.
+            fn run_once[Decorator](then: Afterwards) = RunOnce { then },
+        Wait(Wait)
+            /// A [Wait](crate::nodes#waitn) leaf: Running until `ticks` ticks have passed.
+            fn wait[Leaf](ticks: u32) = Wait { ticks },
+        AlwaysSuccess(AlwaysSuccess)
+            /// A leaf that always succeeds.
+            fn always_success[Leaf]() = AlwaysSuccess,
+        AlwaysFailure(AlwaysFailure)
+            /// A leaf that always fails.
+            fn always_failure[Leaf]() = AlwaysFailure,
+        AlwaysRunning(AlwaysRunning)
+            /// A leaf that never finishes.
+            fn always_running[Leaf]() = AlwaysRunning,
     }
     code {
         /// The [`Guard`] kind.
