@@ -103,9 +103,13 @@ mod state;
 mod tree;
 mod util;
 
-// The names a game meets first, in one list; the rest live in the modules
-// below, by topic. A name is here if the tutorial's trees, a custom node
-// or a saved agent need it.
+// The names a game meets first, in one list (as hecs keeps its own); the
+// rest live in the modules below, by topic, each module complete for its
+// topic. A name is here if the tutorial's trees, a custom node or a saved
+// agent need it. Rejected: every public name at the root (a hundred, hard
+// to scan, and `use canopy::*` brought in names such as `Display` that
+// shadow the standard library's), and a `prelude` beside the root (two
+// ways to import the same names).
 pub use api::agent::Agent;
 pub use api::builder::{BuildError, Builder, Draft};
 pub use api::lod::Lod;
