@@ -16,7 +16,10 @@
 
 use std::hint::black_box;
 
-use canopy::{Agent, Builder, Mode, restore_crowd, save_crowd};
+use canopy::{
+    Agent, Builder, Mode,
+    snapshot::{restore_crowd, save_crowd},
+};
 use canopy_reference::{Critter, Meadow, critters, reference_root, reference_tree};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 

@@ -21,7 +21,9 @@ use canopy::bytemuck::{Pod, Zeroable};
 use canopy::data::{Params, Registry};
 use canopy::xml::{XmlOptions, load_str};
 use canopy::{
-    Agent, ConvertError, Ctx, FromParam, Input, Literal, Output, ParamKind, ParamValue, Status,
+    Agent, Ctx, Input, Output, Status,
+    convert::ConvertError,
+    params::{FromParam, Literal, ParamKind, ParamValue},
 };
 
 /// A position on the floor, in metres.

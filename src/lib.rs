@@ -34,10 +34,6 @@
 
 pub use canopy_core::*;
 
-/// `#[derive(Task)]`: a custom node's per-agent state, checked to be plain
-/// bytes (see [`Node::Task`]).
-pub use canopy_derive::Task;
-
 /// Node registry and tree files (JSON, RON): [`canopy_data`].
 pub mod data {
     pub use canopy_data::*;

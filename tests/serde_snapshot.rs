@@ -1,7 +1,7 @@
 //! With feature `serde`, a snapshot goes into a game's own serde save file
 //! and comes back through the same checks as the binary form.
 
-use canopy::{Agent, Builder, RestoreError, Snapshot, Status};
+use canopy::{Agent, Builder, Snapshot, Status, snapshot::RestoreError};
 
 fn day() -> canopy::Tree<u32, ()> {
     let b = Builder::<u32, ()>::new();

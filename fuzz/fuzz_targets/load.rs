@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
             Ok(tree) => {
                 // The builder bounds the work of a tick and of printing.
                 let expanded = expanded(&tree);
-                assert!(expanded <= canopy_core::MAX_EXPANDED_NODES);
+                assert!(expanded <= canopy_core::limits::MAX_EXPANDED_NODES);
                 // Within the bound, printing and ticking are linear in the
                 // expanded size, and near the bound they are slow under the
                 // fuzzer's instrumentation: printing a million lines and

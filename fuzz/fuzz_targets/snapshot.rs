@@ -10,7 +10,7 @@
 
 use std::sync::{Arc, LazyLock};
 
-use canopy_core::{Agent, Builder, Policy, Snapshot, Status, Tree, restore_crowd};
+use canopy_core::{Agent, Builder, Policy, Snapshot, Status, Tree, snapshot::restore_crowd};
 use canopy_fsm::{FsmAgent, FsmSnapshot, Hooks, Machine, MachineBuilder, TreeState};
 use libfuzzer_sys::fuzz_target;
 
@@ -66,7 +66,7 @@ fn real(ticks: u8) -> [Vec<u8>; 3] {
     }
     [
         crowd[0].snapshot(tree).to_bytes(),
-        canopy_core::save_crowd(tree, &crowd),
+        canopy_core::snapshot::save_crowd(tree, &crowd),
         fsm.snapshot(&MACHINE).to_bytes(),
     ]
 }

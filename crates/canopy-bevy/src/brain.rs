@@ -15,7 +15,8 @@ use bevy_asset::{Assets, Handle};
 use bevy_ecs::component::Component;
 use bevy_ecs::entity::Entity;
 use canopy_core::{
-    Agent, Completion, Mode, NodeId, Observer, Reload, RestoreError, Snapshot, Status, Ticket, Tree,
+    Agent, Completion, Mode, NodeId, Observer, Reload, Snapshot, Status, Ticket, Tree,
+    snapshot::RestoreError,
 };
 
 use crate::aborted::{AbortSink, Aborts};

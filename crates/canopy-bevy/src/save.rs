@@ -23,7 +23,7 @@ use bevy_ecs::component::{Component, Mutable};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::resource::Resource;
 use bevy_ecs::world::World;
-use canopy_core::{RestoreError, Snapshot};
+use canopy_core::{Snapshot, snapshot::RestoreError};
 
 use crate::asset::TreeAsset;
 use crate::brain::{Brain, BrainRestoreError};

@@ -38,7 +38,7 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use canopy_core::{ScriptError, Tree};
+use canopy_core::{Tree, script::ScriptError};
 use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
 use canopy_data::{LoadError, Location, Lowering, NodePath, PathRoot, PathStep, Problem, Registry};

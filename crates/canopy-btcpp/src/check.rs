@@ -1,7 +1,7 @@
 //! The trees as a whole: `<SubTree>` references resolved, cycles and depth
 //! refused, and the work one tick can do bounded.
 
-use canopy_core::MAX_DEPTH;
+use canopy_core::limits::MAX_DEPTH;
 
 use crate::XmlOptions;
 use crate::emulated::Emulated;

@@ -14,10 +14,9 @@
 //! read back by index (a parameter added in one place and not the other
 //! compiled, and was read as the wrong one).
 
-use canopy_core::{
-    Arity, CustomNode, Input, NodeKind, NodeParams, Output, Param, ParamEnum, ParamError, Params,
-    Status, Updates,
-};
+use canopy_core::board::Updates;
+use canopy_core::params::{NodeParams, Param, ParamError};
+use canopy_core::{Arity, CustomNode, Input, NodeKind, Output, ParamEnum, Params, Status};
 use canopy_data::NodeType;
 
 use crate::nodes;

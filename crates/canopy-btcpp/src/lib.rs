@@ -176,7 +176,7 @@
 //!
 //! **Entry updates.** `WasEntryUpdated`, `SkipUnlessUpdated` and
 //! `WaitValueUpdate` compare a key's update counter
-//! ([`Updates`](canopy_core::Updates)) with the one they saw last;
+//! ([`Updates`](canopy_core::board::Updates)) with the one they saw last;
 //! only the keys they, or `UnsetBlackboard`, name are counted, every write
 //! counting (ports, scripts, the game's), in the agent's memory. Unset
 //! sets a key to its type's zero and marks it unset: the entry-update
@@ -823,7 +823,9 @@ pub fn export_file<A: 'static, W: 'static>(
 ///
 /// # Panics
 /// When a JSON tree's export does not read back as the same tree — the
-/// finding the fuzzer is after. Never on malformed input.
+/// finding the fuzzer is after. Never on malformed input. For the fuzz
+/// targets and tests, not a game: hidden from the docs.
+#[doc(hidden)]
 pub fn fuzz_one(data: &[u8]) {
     use canopy_core::{Agent, Mode};
     use std::sync::OnceLock;

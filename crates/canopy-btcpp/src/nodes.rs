@@ -38,7 +38,11 @@
 //! decision is.
 
 use canopy_core::bytemuck::{Pod, Zeroable};
-use canopy_core::{Arity, BoardValue, Children, Ctx, Input, Key, MAX_TICKS, Node, Status, Updates};
+use canopy_core::{
+    Arity, Children, Ctx, Input, Key, Node, Status,
+    board::{BoardValue, Updates},
+    limits::MAX_TICKS,
+};
 
 /// The parameters a node shows (in printed trees and fingerprints), as the
 /// file gave them: a number, or a key in braces.

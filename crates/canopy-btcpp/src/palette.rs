@@ -299,7 +299,7 @@ impl SubtreeModel {
 /// has many (a model with a hundred thousand ports must not cost their
 /// square).
 pub(crate) struct ParamIndex<'t> {
-    params: &'t [canopy_core::Param],
+    params: &'t [canopy_core::params::Param],
     by_name: Option<HashMap<&'t str, usize>>,
 }
 
@@ -307,7 +307,7 @@ impl<'t> ParamIndex<'t> {
     /// Past this many parameters, names are hashed.
     const HASHED_FROM: usize = 16;
 
-    pub(crate) fn new(params: &'t [canopy_core::Param]) -> ParamIndex<'t> {
+    pub(crate) fn new(params: &'t [canopy_core::params::Param]) -> ParamIndex<'t> {
         let by_name = (params.len() > Self::HASHED_FROM).then(|| {
             params
                 .iter()
@@ -318,7 +318,7 @@ impl<'t> ParamIndex<'t> {
         ParamIndex { params, by_name }
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&'t canopy_core::Param> {
+    pub(crate) fn get(&self, name: &str) -> Option<&'t canopy_core::params::Param> {
         match &self.by_name {
             Some(map) => {
                 crate::work::step(1);
@@ -564,7 +564,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canopy_core::SlotType;
+    use canopy_core::board::SlotType;
 
     #[test]
     fn spellings_of_a_type_are_one_name() {

@@ -39,8 +39,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use canopy_core::{
-    Arity, Children, Ctx, CustomNode, Literal, Node, NodeKind, Param, ParamKind, SlotType, Status,
-    Task, Text, nodes,
+    Arity, Children, Ctx, CustomNode, Node, NodeKind, Status, Task, Text,
+    board::SlotType,
+    nodes,
+    params::{Literal, Param, ParamKind},
 };
 use canopy_data::{NodeType, Registry};
 use serde_json::Value;

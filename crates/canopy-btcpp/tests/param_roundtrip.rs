@@ -8,7 +8,7 @@
 use canopy_btcpp::{XmlOptions, export_value, load_str};
 use std::cell::Cell;
 
-use canopy_core::{Arity, Ctx, Input, Output, ParamEnum, Status, Ticks};
+use canopy_core::{Arity, Ctx, Input, Output, ParamEnum, Status, params::Ticks};
 use canopy_data::{NodeType, ParamKind, Params, Registry};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};

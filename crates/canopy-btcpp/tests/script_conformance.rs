@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use canopy_btcpp::{XmlOptions, load_str};
-use canopy_core::{Agent, SlotType, Status, Text};
+use canopy_core::{Agent, Status, Text, board::SlotType};
 use canopy_data::Registry;
 
 fn here(path: &str) -> PathBuf {
@@ -77,7 +77,7 @@ fn shown(ty: &SlotType, bytes: &[u8]) -> String {
         b
     };
     if ty.holds_text() {
-        let text: Text = canopy_core::BoardValue::read(bytes);
+        let text: Text = canopy_core::board::BoardValue::read(bytes);
         return format!("'{}'", text.as_str());
     }
     let int = |v: i64| format!("{v}:int");

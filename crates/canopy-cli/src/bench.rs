@@ -215,7 +215,7 @@ impl Memory {
     /// The split of `live` heap bytes held by `crowd`.
     fn of<A>(crowd: &crowd::Crowd<A>, live: u64) -> Memory {
         let n = crowd.agents.len().max(1) as f64;
-        let mut parts = canopy_core::AgentMemory::default();
+        let mut parts = canopy_core::agent::AgentMemory::default();
         for agent in &crowd.agents {
             parts = parts + agent.memory();
         }

@@ -15,7 +15,7 @@
 
 use std::io::{self, Write};
 
-use canopy_core::{Agent, TaskView, Tree};
+use canopy_core::{Agent, Tree, inspect::TaskView};
 use canopy_data::escape;
 
 /// The most characters of a task's state a line shows.

@@ -77,16 +77,17 @@
 // Library code reports through return values, never the terminal.
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
+mod any_types;
 mod args;
 mod bench;
 mod catalog;
+mod commands;
 mod crowd;
 mod failure;
 mod files;
 mod game;
 mod groot;
 mod inspect;
-mod kit;
 mod machine;
 mod report;
 mod run;
@@ -104,9 +105,9 @@ use canopy_fsm::MachineRegistry;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{CommandFactory, FromArgMatches};
 
+use crate::any_types::OfferedTypes;
 use crate::args::{Args, Command, MAX_AGENT_TICKS};
 use crate::failure::Failure;
-use crate::kit::Named;
 pub use crate::types::Types;
 
 /// A `canopy` command for one registry of node types (and optionally more,
@@ -117,7 +118,7 @@ pub struct Cli<A, W> {
     own: Types<A, W>,
     own_name: String,
     own_about: String,
-    others: Vec<Named>,
+    others: Vec<OfferedTypes>,
     name: Option<String>,
     version: Option<String>,
     about: Option<String>,
@@ -293,10 +294,10 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Cli<A, W> {
         about: impl Into<String>,
         types: Types<B, V>,
     ) -> Self {
-        self.others.push(Named {
+        self.others.push(OfferedTypes {
             name: name.into(),
             about: about.into(),
-            kit: Box::new(types),
+            types: Box::new(types),
         });
         self
     }
@@ -384,10 +385,10 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Cli<A, W> {
             Ok(parsed) => parsed,
             Err(e) => return clap_error(e, out, err, style),
         };
-        let mut sets = vec![Named {
+        let mut sets = vec![OfferedTypes {
             name: self.own_name,
             about: self.own_about,
-            kit: Box::new(self.own),
+            types: Box::new(self.own),
         }];
         sets.extend(self.others);
         let chosen = parsed
@@ -396,7 +397,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Cli<A, W> {
             .and_then(|t| sets.iter().position(|s| s.name == t))
             .unwrap_or(0);
         let result = check_workload(&parsed.command)
-            .and_then(|()| sets[chosen].kit.execute(&parsed.command, out, err))
+            .and_then(|()| sets[chosen].types.execute(&parsed.command, out, err))
             .and_then(|()| Ok(out.flush()?))
             .map_err(|f| f.cannot_run(&bin, &sets[chosen], sets.len() == 1));
         match result {

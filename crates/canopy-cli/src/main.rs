@@ -6,13 +6,15 @@
 //! which `run` and `bench` run with `()` as agent data and world (for
 //! prototyping tree files with `Script`, `Random`, `Chance` and `Periodic`
 //! leaves and comparing their cost), plus the crowd simulation's node types
-//! under `--types crowd`, so that the repository's crowd tree can be
+//! under `--types crowd` (the default feature `crowd`), so that the repository's crowd tree can be
 //! checked, drawn and exported from the shell. A game's own node types
 //! need a `canopy` built with the game's registry: see `canopy_cli`.
 
 use std::process::ExitCode;
 
-use canopy_cli::{Cli, Types};
+use canopy_cli::Cli;
+#[cfg(feature = "crowd")]
+use canopy_cli::Types;
 use canopy_counting::Counting;
 use canopy_data::Registry;
 
@@ -22,14 +24,15 @@ use canopy_data::Registry;
 static ALLOCATOR: Counting = Counting;
 
 fn main() -> ExitCode {
-    Cli::new(Registry::<(), ()>::new())
+    let cli = Cli::new(Registry::<(), ()>::new())
         .agent(|_| ())
         .world(())
-        .types_named("builtin", "the built-in node types")
-        .with_types(
-            "crowd",
-            "the crowd demo's node types",
-            Types::new(canopy_crowd::registry()),
-        )
-        .run()
+        .types_named("builtin", "the built-in node types");
+    #[cfg(feature = "crowd")]
+    let cli = cli.with_types(
+        "crowd",
+        "the crowd demo's node types",
+        Types::new(canopy_crowd::registry()),
+    );
+    cli.run()
 }

@@ -6,15 +6,15 @@ use std::io::{self, Write};
 
 use canopy_data::{LoadError, Problem, quote};
 
+use crate::any_types::OfferedTypes;
 use crate::failure::Failure;
-use crate::kit::Named;
 
 /// What a report needs to know about the command that failed.
 pub(crate) struct Context<'a> {
     /// The binary's name, as started.
     pub(crate) bin: &'a str,
     /// Every registry offered, the default first.
-    pub(crate) sets: &'a [Named],
+    pub(crate) sets: &'a [OfferedTypes],
     /// The one the command used.
     pub(crate) chosen: usize,
     /// Whether the command runs trees (`run`, `bench`).
@@ -24,7 +24,7 @@ pub(crate) struct Context<'a> {
 impl Failure {
     /// `CannotRun` as the usage error it is, naming the node types.
     /// `alone`: the command offers no other node types.
-    pub(crate) fn cannot_run(self, bin: &str, set: &Named, alone: bool) -> Failure {
+    pub(crate) fn cannot_run(self, bin: &str, set: &OfferedTypes, alone: bool) -> Failure {
         match self {
             Failure::CannotRun(sub) if alone => Failure::Usage(
                 sub,
@@ -111,9 +111,9 @@ fn hint(e: &LoadError, cx: &Context<'_>) -> Option<String> {
         .sets
         .iter()
         .enumerate()
-        .find(|&(i, set)| i != cx.chosen && set.kit.knows(type_name));
+        .find(|&(i, set)| i != cx.chosen && set.types.knows(type_name));
     if let Some((_, set)) = other {
-        return Some(if cx.runs && !set.kit.runs() {
+        return Some(if cx.runs && !set.types.runs() {
             format!(
                 "{} is one of {}, which this `{}` cannot run (it has no agent data and world \
                  for them)",

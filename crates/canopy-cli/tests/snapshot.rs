@@ -224,7 +224,7 @@ fn restore_error(file: &str, bytes: &[u8]) -> String {
     let tree = Registry::<(), ()>::new()
         .load_file(root().join(file))
         .unwrap();
-    match canopy_core::restore_crowd(&tree, bytes) {
+    match canopy_core::snapshot::restore_crowd(&tree, bytes) {
         Ok(_) => panic!("the bytes restore"),
         Err(e) => e.to_string(),
     }
@@ -264,7 +264,7 @@ fn a_snapshot_of_another_tree_or_a_damaged_one_is_refused() {
     for at in (bytes.len() - 20)..bytes.len() {
         let mut flipped = bytes.clone();
         flipped[at] ^= 0xa5;
-        if canopy_core::restore_crowd(&sentry, &flipped).is_err() {
+        if canopy_core::snapshot::restore_crowd(&sentry, &flipped).is_err() {
             damaged.push(("flipped.snap", flipped));
         }
     }

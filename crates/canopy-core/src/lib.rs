@@ -9,7 +9,7 @@
 //!
 //! | concept | here | per agent? |
 //! |---|---|---|
-//! | Node — definition, parameters, children | [`NodeKind`], inside [`Tree`] | no, shared |
+//! | Node — definition, parameters, children | a kind's type from [`nodes`], inside [`Tree`] | no, shared |
 //! | Task — runtime state + logic of an active node | plain bytes in the agent's memory; logic in [`nodes`] | yes, only while active |
 //! | Behavior — slot that installs / updates / uninstalls a task | a place in the parent task's memory, driven by the engine | part of the parent task |
 //! | Agent state — root slot + task memory | [`Agent`] | yes |
@@ -22,12 +22,12 @@
 //! | layer | folder | what |
 //! |---|---|---|
 //! | vocabulary | `util/` | [`Status`], [`Exit`], [`NodeId`], [`Arity`], [`Policy`], [`Afterwards`], [`Mode`], [`Ticket`], [`Ctx`], the leaf function types |
-//! | definitions | `def/` | [`NodeKind`], [`Node`], [`Observer`], the interface kinds are written against |
+//! | definitions | `def/` | the kinds' enum, [`Node`], [`Observer`], the interface kinds are written against |
 //! | node kinds | `nodes/` | one file per kind: its facts and its semantics |
 //! | the shared tree | `tree/` | [`Tree`] and its memory layout, validated once |
 //! | per-agent state | `state/` | the wait table and the event schedule |
 //! | the engine | `engine/` | the behavior slot, the event-driven scheduler, reading back running tasks |
-//! | the API | `api/` | [`Agent`], [`Builder`], printing, [`TaskView`], the crowd scheduler [`Lod`] |
+//! | the API | `api/` | [`Agent`], [`Builder`], printing, [`TaskView`](inspect::TaskView), the crowd scheduler [`Lod`] |
 //!
 //! The semantics of every node kind are documented in [`nodes`]; the
 //! memory layout — the pool of task memory — and the invariant it
@@ -98,51 +98,64 @@ mod api;
 mod def;
 mod engine;
 pub mod nodes;
-mod script;
+pub mod script;
 mod state;
 mod tree;
 mod util;
 
-pub use api::agent::{Agent, AgentMemory, MAX_ELAPSED, POISONED, WRONG_TREE};
-pub use api::builder::{BuildError, Builder, Draft, KeyError, TreePath};
-pub use api::display::{Display, Escape};
-pub use api::inspect::TaskView;
-pub use api::lod::{COST_STEP, Lod, LodError, MAX_CLASSES, MAX_PERIOD, RateClass};
+// The names a game meets first, in one list (as hecs keeps its own); the
+// rest live in the modules below, by topic, each module complete for its
+// topic. A name is here if the tutorial's trees, a custom node or a saved
+// agent need it. Rejected: every public name at the root (a hundred, hard
+// to scan, and `use canopy::*` brought in names such as `Display` that
+// shadow the standard library's), and a `prelude` beside the root (two
+// ways to import the same names).
+pub use api::agent::Agent;
+pub use api::builder::{BuildError, Builder, Draft};
+pub use api::lod::Lod;
 pub use api::reload::Reload;
-pub use api::snapshot::{
-    MAX_RESTORED_CROWD_BYTES, RestoreError, SNAPSHOT_VERSION, Snapshot, restore_crowd,
-    restore_crowd_within, save_crowd,
-};
-pub use def::custom::{Children, CustomNode, MAX_TASK_BYTES, Node};
+pub use api::snapshot::Snapshot;
+pub use def::custom::{Children, CustomNode, Node};
 pub use def::observer::{Event, EventKind, Observer};
-pub use nodes::NodeKind;
-pub use script::{
-    Keys, MAX_SCRIPT_BYTES, MAX_SCRIPT_HEIGHT, MAX_SCRIPT_NESTING, MAX_SCRIPT_OPS,
-    MAX_SCRIPT_STACK, MAX_SCRIPT_TEXTS, Refusal, Script, ScriptError, ScriptFault, ScriptType,
-    ScriptValue, TextOrKey,
-};
-pub use tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
-pub use tree::{NodeRef, Tree};
-pub use util::board::{
-    Board, BoardValue, Input, Key, Output, SlotRef, SlotType, TEXT_BYTES, Text, Updates,
-};
-pub use util::context::{AbortFn, ActionFn, AsyncFn, ConditionFn, Ctx, Predicate};
-pub use util::convert::ConvertError;
-pub use util::params::declare::{Param, ParamKind};
-pub use util::params::error::ParamError;
-pub use util::params::literal::Literal;
-pub use util::params::typed::{FromParam, IntoDefault, NodeParams, ParamEnum, Statuses, Ticks};
-pub use util::params::value::{ParamValue, Params};
-pub use util::primitives::{Afterwards, Arity, MAX_TICKS, Mode, NodeId, ParseError, Policy};
+pub use tree::Tree;
+pub use util::board::{Board, Input, Key, Output, Text};
+pub use util::context::Ctx;
+pub use util::params::{ParamEnum, Params};
+pub use util::primitives::{Afterwards, Arity, Mode, NodeId, ParseError, Policy};
 pub use util::status::{Exit, Status};
 pub use util::ticket::{Completion, Ticket};
-pub use util::{convert, hash, text};
 
-/// `#[derive(Params)]`: a struct's fields as a node type's parameters
-/// ([`NodeParams`]). `#[derive(ParamEnum)]`: an enum's variants as the
-/// words of a parameter ([`ParamEnum`]). `#[derive(Task)]`: a custom
-/// node's per-agent state, checked to be plain bytes ([`Node::Task`]).
-pub use canopy_derive::{ParamEnum, Params, Task};
+pub use api::{agent, builder, display, inspect, lod, snapshot};
+pub use util::{board, context, convert, hash, params, text};
+
+/// Every bound canopy puts on work and memory, in one place; each is also
+/// beside what it bounds. A tree file, a script or a snapshot over one of
+/// them is an error that names it, never a crash or an unbounded
+/// allocation (see the book's *Limits and soundness*).
+pub mod limits {
+    pub use crate::api::agent::MAX_ELAPSED;
+    pub use crate::api::lod::{MAX_CLASSES, MAX_PERIOD};
+    pub use crate::api::snapshot::MAX_RESTORED_CROWD_BYTES;
+    pub use crate::def::custom::MAX_TASK_BYTES;
+    pub use crate::script::{
+        MAX_SCRIPT_BYTES, MAX_SCRIPT_HEIGHT, MAX_SCRIPT_NESTING, MAX_SCRIPT_OPS, MAX_SCRIPT_STACK,
+        MAX_SCRIPT_TEXTS,
+    };
+    pub use crate::tree::layout::{MAX_AGENT_BYTES, MAX_CHILDREN, MAX_DEPTH, MAX_EXPANDED_NODES};
+    pub use crate::util::board::TEXT_BYTES;
+    pub use crate::util::primitives::MAX_TICKS;
+}
+
+/// The engine's node kind enum, for the loaders and tests that build one
+/// directly; a game passes a kind's own type from [`nodes`] to
+/// [`Builder::node`] instead.
+#[doc(hidden)]
+pub use nodes::NodeKind;
+
+/// `#[derive(Task)]`: a custom node's per-agent state, checked to be plain
+/// bytes ([`Node::Task`]). `Params` and `ParamEnum` above are each a
+/// type or trait and its derive ([`params`]).
+pub use canopy_derive::Task;
 
 /// Re-exported so custom task types can derive `Pod` and `Zeroable`.
 pub use bytemuck;

@@ -4,7 +4,10 @@
 
 use std::time::Duration;
 
-use canopy_core::{Agent, Builder, Lod, LodError, Mode, RateClass, Status, Tree};
+use canopy_core::{
+    Agent, Builder, Lod, Mode, Status, Tree,
+    lod::{LodError, RateClass},
+};
 use proptest::prelude::*;
 use rayon::prelude::*;
 

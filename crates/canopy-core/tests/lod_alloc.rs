@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use canopy_core::{Agent, Builder, Lod, Mode, RateClass, Status};
+use canopy_core::{Agent, Builder, Lod, Mode, Status, lod::RateClass};
 use canopy_counting::Counting;
 
 #[global_allocator]

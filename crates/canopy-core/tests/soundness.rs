@@ -7,8 +7,10 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use canopy_core::{
-    Agent, Builder, Completion, MAX_TICKS, Mode, POISONED, RestoreError, Snapshot, Status, Ticket,
-    Tree, WRONG_TREE,
+    Agent, Builder, Completion, Mode, Snapshot, Status, Ticket, Tree,
+    agent::{POISONED, WRONG_TREE},
+    limits::MAX_TICKS,
+    snapshot::RestoreError,
 };
 
 /// The message of a panic caught by `catch_unwind`.

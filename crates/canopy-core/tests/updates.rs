@@ -3,7 +3,7 @@
 //! counters live in the agent's memory, so snapshots and hot reload carry
 //! them; keys nobody counts are left alone.
 
-use canopy_core::{Agent, Builder, Input, Output, Status, Tree, Updates};
+use canopy_core::{Agent, Builder, Input, Output, Status, Tree, board::Updates};
 
 /// A tree whose leaf writes `hp` through an output port and whose script
 /// adds to `hp` and copies it into `copy`, with `hp` and `copy` counted

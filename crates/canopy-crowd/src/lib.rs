@@ -39,7 +39,7 @@
 //!
 //! A file is read as tree files are: a regular file, opened without
 //! blocking, of at most [`MAX_SAVED_CROWD_BYTES`]. The agents' snapshots
-//! are restored within [`canopy_core::MAX_RESTORED_CROWD_BYTES`], each
+//! are restored within [`canopy_core::snapshot::MAX_RESTORED_CROWD_BYTES`], each
 //! agent counted at its peak.
 
 // Library code reports through return values, never the terminal.

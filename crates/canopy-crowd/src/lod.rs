@@ -12,7 +12,10 @@
 //! is the engine's ([`canopy_core::Lod`]); this module only says what
 //! distance means here.
 
-use canopy_core::{Lod, LodError, RateClass};
+use canopy_core::{
+    Lod,
+    lod::{LodError, RateClass},
+};
 use glam::Vec2;
 
 use crate::walker::Walker;

@@ -2,7 +2,7 @@
 //! and canopy's snapshots go together.
 //!
 //! canopy saves where each agent is in its tree
-//! ([`canopy_core::save_crowd`]); the agent data (`A`, here a [`Walker`])
+//! ([`canopy_core::snapshot::save_crowd`]); the agent data (`A`, here a [`Walker`])
 //! and the world are the game's to save. A saved crowd is both, in one
 //! file: the configuration it was made with, the moving parts of the world
 //! (the step, the threats), every walker, and every agent's snapshot. The
@@ -22,7 +22,7 @@
 //! Counts are checked against the bytes that remain before anything is
 //! allocated, the grid and the crowd's lists are allocated with
 //! `try_reserve`, and the agents' snapshots are restored within canopy's
-//! crowd memory limit ([`canopy_core::restore_crowd`]); a file is read
+//! crowd memory limit ([`canopy_core::snapshot::restore_crowd`]); a file is read
 //! with [`Crowd::load_file`] as tree files are (regular files only, opened
 //! without blocking, at most [`MAX_SAVED_CROWD_BYTES`]). A damaged or
 //! foreign file is a [`SavedCrowdError`] naming the field, never a panic.
@@ -36,7 +36,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use canopy_core::{Mode, RestoreError, Tree, restore_crowd, save_crowd};
+use canopy_core::{
+    Mode, Tree,
+    snapshot::{RestoreError, restore_crowd, save_crowd},
+};
 use canopy_data::Problem;
 use glam::Vec2;
 
@@ -215,7 +218,7 @@ fn within<T: PartialOrd + fmt::Debug>(
 impl Crowd {
     /// The whole crowd, saved, for [`Crowd::load`]: how a game's own agent
     /// data goes with canopy's snapshots. canopy saves where each agent is
-    /// in its tree ([`canopy_core::save_crowd`]); the walkers and the
+    /// in its tree ([`canopy_core::snapshot::save_crowd`]); the walkers and the
     /// world's moving parts (step, threats) are the game's to save, and are
     /// saved alongside, with the configuration. The fixed parts (arena,
     /// food, rest areas) are made again from the seed, and what each step

@@ -23,7 +23,7 @@
 use std::collections::TryReserveError;
 use std::time::{Duration, Instant};
 
-use canopy_core::{Agent, Lod, LodError, Mode, Status, Tree};
+use canopy_core::{Agent, Lod, Mode, Status, Tree, lod::LodError};
 use glam::Vec2;
 use rayon::prelude::*;
 

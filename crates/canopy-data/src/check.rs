@@ -9,7 +9,10 @@
 use std::fmt;
 
 use canopy_core::text::{number, quote, suggest};
-use canopy_core::{ParamError, ParamKind, ParamValue, Status};
+use canopy_core::{
+    Status,
+    params::{ParamError, ParamKind, ParamValue},
+};
 
 use crate::document::{Value, describe};
 

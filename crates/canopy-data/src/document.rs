@@ -236,8 +236,11 @@ pub fn from_json_owned(json: serde_json::Value) -> Value<'static> {
 
 /// A parameter's literal (a default) as a document's value, at most
 /// `limit` brackets deep.
-pub(crate) fn from_literal(literal: &canopy_core::Literal, limit: usize) -> Option<Value<'_>> {
-    use canopy_core::Literal;
+pub(crate) fn from_literal(
+    literal: &canopy_core::params::Literal,
+    limit: usize,
+) -> Option<Value<'_>> {
+    use canopy_core::params::Literal;
     Some(match literal {
         Literal::Null => Value::Null,
         Literal::Bool(b) => Value::Bool(*b),
@@ -261,8 +264,8 @@ pub(crate) fn from_literal(literal: &canopy_core::Literal, limit: usize) -> Opti
 /// use canopy_data::{Literal, literal_to_json};
 /// assert_eq!(literal_to_json(&Literal::from([1.5f32, 2.0])), serde_json::json!([1.5, 2.0]));
 /// ```
-pub fn literal_to_json(literal: &canopy_core::Literal) -> serde_json::Value {
-    use canopy_core::Literal;
+pub fn literal_to_json(literal: &canopy_core::params::Literal) -> serde_json::Value {
+    use canopy_core::params::Literal;
     use serde_json::Value as Json;
     match literal {
         Literal::Null => Json::Null,

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use canopy_core::{Arity, MAX_DEPTH, ParamError};
+use canopy_core::{Arity, limits::MAX_DEPTH, params::ParamError};
 
 use crate::{Format, MAX_NESTING, MAX_NODES};
 use canopy_core::text::{self, did_you_mean, escape, escape_again, quote, quoted_list};

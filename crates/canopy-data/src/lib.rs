@@ -154,7 +154,7 @@
 //! bytes are read from any source ([`Registry::load_reader`] for streams),
 //! brackets nest at most [`MAX_NESTING`] deep, a file holds at most
 //! [`MAX_NODES`] node objects, and nodes nest at most
-//! [`canopy_core::MAX_DEPTH`] levels through subtrees. The parsed document
+//! [`canopy_core::limits::MAX_DEPTH`] levels through subtrees. The parsed document
 //! is compact (strings borrow from the text; about three times the file's
 //! size) and dropped before the tree is built. Subtrees no reference
 //! reaches are checked too, together, in work linear in the file. A UTF-8
@@ -200,8 +200,8 @@ pub use walk::MAX_ERRORS;
 /// declares its own kinds' parameters the same way) and re-exported here
 /// beside the registry that reads them. `Params` and `ParamEnum` are each
 /// a type or trait and its derive.
-pub use canopy_core::{
-    FromParam, IntoDefault, Literal, NodeParams, Param, ParamEnum, ParamError, ParamKind,
+pub use canopy_core::params::{
+    self, FromParam, IntoDefault, Literal, NodeParams, Param, ParamEnum, ParamError, ParamKind,
     ParamValue, Params, Statuses, Ticks,
 };
 

@@ -14,7 +14,9 @@ use std::fs::{self, File, FileType};
 use std::io::{ErrorKind, Read};
 use std::path::Path;
 
-use canopy_core::{BuildError, Builder, MAX_CHILDREN, ScriptError, Tree, TreePath};
+use canopy_core::{
+    BuildError, Builder, Tree, builder::TreePath, limits::MAX_CHILDREN, script::ScriptError,
+};
 use serde::de::DeserializeSeed;
 
 use crate::document::{Reader, Refused, Source, Value};
@@ -283,7 +285,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// letter, a digit or `_`), so that they never hide a registered type.
     ///
     /// ```
-    /// use canopy_core::{Arity, NodeKind, Param, nodes::Repeat};
+    /// use canopy_core::{Arity, NodeKind, nodes::Repeat, params::Param};
     /// use canopy_data::document::{Key, Value};
     /// use canopy_data::{Format, Lowering, NodePath, NodeType, Registry};
     ///
@@ -461,7 +463,7 @@ pub trait Lowering {
     /// A script of the node at `path`, in its parameter `param`
     /// (`code`, `cases[1]`), compiled with a warning: a point where
     /// BehaviorTree.CPP throws when the script runs, and where canopy fails
-    /// the node ([`Script::warnings`](canopy_core::Script::warnings)).
+    /// the node ([`Script::warnings`](canopy_core::script::Script::warnings)).
     /// Called before [`drafted`](Lowering::drafted); ignored by default.
     fn warn(&self, path: &NodePath, param: &str, code: &str, warning: &ScriptError) {
         let _ = (path, param, code, warning);

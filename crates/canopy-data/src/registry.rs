@@ -8,8 +8,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use canopy_core::{
-    Arity, ConditionFn, Ctx, CustomNode, Node, NodeKind, NodeParams, Param, ParamError, Params,
-    Status, Ticket, nodes,
+    Arity, Ctx, CustomNode, Node, NodeKind, Params, Status, Ticket,
+    context::ConditionFn,
+    nodes,
+    params::{NodeParams, Param, ParamError},
 };
 
 use canopy_core::nodes::ScoreFn;
@@ -61,7 +63,7 @@ pub(crate) enum ScriptShape {
     /// `EvalLoop`'s `queue`: a script that is one key, holding a string.
     Queue,
     /// `EvalLoop`'s `value`: an assignment of a value of this type.
-    Assign(canopy_core::ScriptType),
+    Assign(canopy_core::script::ScriptType),
 }
 
 /// Whether any input port of `p` reads a string key as another type
@@ -69,10 +71,10 @@ pub(crate) enum ScriptShape {
 /// fail when that text does not convert.
 fn converts(p: &Params) -> bool {
     p.values().iter().any(|(param, value)| {
-        let canopy_core::ParamKind::Port { ty, output: false, .. } = &param.kind else {
+        let canopy_core::params::ParamKind::Port { ty, output: false, .. } = &param.kind else {
             return false;
         };
-        matches!(value, canopy_core::ParamValue::Slot(slot) if slot.ty.holds_text() && !ty.holds_text())
+        matches!(value, canopy_core::params::ParamValue::Slot(slot) if slot.ty.holds_text() && !ty.holds_text())
     })
 }
 
@@ -188,7 +190,7 @@ impl<A, W> NodeType<A, W> {
     /// one" to succeed): the factory is also told how many the node has.
     ///
     /// ```
-    /// use canopy_core::{Arity, NodeKind, ParamError, nodes::Sequence};
+    /// use canopy_core::{Arity, NodeKind, nodes::Sequence, params::ParamError};
     /// use canopy_data::{Format, NodeType, Registry};
     ///
     /// let mut registry = Registry::<(), ()>::new();
@@ -773,7 +775,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// the leaf is aborted while it waits — a higher-priority branch took
     /// over, a timeout fired, the agent was reset, a reload removed it —
     /// with the ticket the start code was given
-    /// ([`AbortFn`](canopy_core::AbortFn)), so the service can drop the
+    /// ([`AbortFn`](canopy_core::context::AbortFn)), so the service can drop the
     /// request. BehaviorTree.CPP's `StatefulActionNode::onHalted`.
     ///
     /// ```

@@ -10,8 +10,13 @@ use std::collections::{HashMap, HashSet};
 
 use canopy_core::text::{quote, suggest};
 use canopy_core::{
-    Builder, Draft, MAX_DEPTH, NodeKind, ParamError, ParamKind, ParamValue, Params, Predicate,
-    ScriptError, SlotType, Status, nodes,
+    Builder, Draft, NodeKind, Params, Status,
+    board::SlotType,
+    context::Predicate,
+    limits::MAX_DEPTH,
+    nodes,
+    params::{ParamError, ParamKind, ParamValue},
+    script::ScriptError,
 };
 
 use crate::builtins::eval::{self, Cell, LoadKeys};
@@ -963,7 +968,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         let write = self.defer_script(
             param.to_string(),
             eval::Source::Code(format!("{key} := false")),
-            Shape::Assign(canopy_core::ScriptType::Bool),
+            Shape::Assign(canopy_core::script::ScriptType::Bool),
             at,
         );
         let read = self.defer_script(

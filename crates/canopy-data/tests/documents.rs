@@ -148,7 +148,7 @@ fn lowered_rounds(fields: &str) -> Value {
 /// A type of a lowering's own: its child `rounds` times for each child it
 /// has (one), which its factory is told.
 fn rounds() -> canopy_data::NodeType<(), ()> {
-    use canopy_core::{Arity, NodeKind, Param, nodes::Repeat};
+    use canopy_core::{Arity, NodeKind, nodes::Repeat, params::Param};
     canopy_data::NodeType::sized(
         "made:Rounds",
         "its child `rounds` times per child",

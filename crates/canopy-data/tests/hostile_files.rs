@@ -69,7 +69,7 @@ impl Drop for TempDir {
 // 1. Exponential expansion
 // ---------------------------------------------------------------------------
 
-use canopy_core::MAX_EXPANDED_NODES;
+use canopy_core::limits::MAX_EXPANDED_NODES;
 
 /// 41 subtrees, each a Sequence of two references to the next: under 5 KB
 /// of JSON standing for a tree of 2^41 − 1 nodes.

@@ -81,7 +81,7 @@ pub fn derive_task(input: TokenStream) -> TokenStream {
 }
 
 /// A struct's fields as a node type's parameters: implements
-/// `canopy_core::NodeParams`, whose docs list the attributes.
+/// `canopy_core::params::NodeParams`, whose docs list the attributes.
 ///
 /// The struct's doc comment is the node type's description; each field is
 /// a parameter named as the field, read as the field's type (numbers,
@@ -89,7 +89,7 @@ pub fn derive_task(input: TokenStream) -> TokenStream {
 /// `Option`s, `#[derive(ParamEnum)]` enums), described by its doc comment.
 ///
 /// ```
-/// use canopy_core::{NodeParams, Params, Param, Ticks};
+/// use canopy_core::{Params, params::{NodeParams, Param, Ticks}};
 ///
 /// /// Walks between points, waiting at each.
 /// #[derive(Params)]
@@ -118,13 +118,13 @@ pub fn derive_params(input: TokenStream) -> TokenStream {
 }
 
 /// An enum's unit variants as the words of a parameter: implements
-/// `canopy_core::ParamEnum` and `canopy_core::FromParam`, so a field of
+/// `canopy_core::ParamEnum` and `canopy_core::params::FromParam`, so a field of
 /// the enum's type reads one word, checked with "did you mean" errors.
 /// Words are the variants' names in `snake_case`; rename one with
 /// `#[param(rename = "…")]`.
 ///
 /// ```
-/// use canopy_core::{Param, ParamEnum};
+/// use canopy_core::{ParamEnum, params::Param};
 ///
 /// #[derive(Debug, PartialEq, ParamEnum)]
 /// enum Gait { Walk, RunAway, #[param(rename = "sneak")] Crouch }

@@ -40,7 +40,8 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
             }
         })?;
     }
-    let data_path = find(&ROUTES, krate.as_ref(), "params", "canopy")?;
+    let root = find(&ROUTES, krate.as_ref(), "params", "canopy")?;
+    let data_path = quote!(#root::params);
     let mut variants = Vec::new();
     let mut words: Vec<String> = Vec::new();
     for variant in &data.variants {

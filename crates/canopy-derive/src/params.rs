@@ -83,7 +83,10 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
     check_names(&fields)?;
     let options = options(&input.attrs)?;
-    let data = find(&ROUTES, options.krate.as_ref(), "params", "canopy")?;
+    // The parameter vocabulary lives in the `params` module of whichever
+    // crate is found (canopy, canopy_core or canopy_data).
+    let root = find(&ROUTES, options.krate.as_ref(), "params", "canopy")?;
+    let data = quote!(#root::params);
     let description = doc(&input.attrs);
 
     let declared = fields

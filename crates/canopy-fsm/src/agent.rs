@@ -8,7 +8,7 @@
 //! reference to the machine, the agent data or the world: they are lent to
 //! each call, so agents sit in a `Vec` and update from any thread.
 
-use canopy_core::{Agent, Completion, Ctx, MAX_ELAPSED, Status, Ticket};
+use canopy_core::{Agent, Completion, Ctx, Status, Ticket, agent::MAX_ELAPSED};
 
 use crate::machine::{Body, Machine, StateId};
 use crate::runtime::Run;

@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use canopy_core::{Agent, RestoreError, Snapshot};
+use canopy_core::{Agent, Snapshot, snapshot::RestoreError};
 
 use crate::agent::FsmAgent;
 use crate::machine::{Body, Machine, StateId};

@@ -16,7 +16,7 @@
 //! built in code has no XML: [`crate::GrootTree::of_tree`] describes it
 //! node for node, so it always aligns.
 
-use canopy_core::{NodeId, NodeRef, Tree};
+use canopy_core::{NodeId, Tree, inspect::NodeRef};
 
 use crate::xml::{GrootTree, NodeClass};
 

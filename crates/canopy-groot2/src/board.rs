@@ -18,7 +18,7 @@
 //! canopy's inspector shows; a type known only by name, nil.
 //! Keys and values are in key order, as nlohmann's JSON objects are.
 
-use canopy_core::{SlotRef, Text};
+use canopy_core::{Text, board::SlotRef};
 
 use crate::xml::GrootTree;
 
@@ -224,7 +224,7 @@ fn write_slot(out: &mut Vec<u8>, slot: &SlotRef, bytes: Option<&[u8]>) {
     macro_rules! int {
         ($($t:ty),*) => {$(
             if ty.is::<$t>() {
-                let v = <$t as canopy_core::BoardValue>::read(b);
+                let v = <$t as canopy_core::board::BoardValue>::read(b);
                 let _ = rmp::encode::write_sint(out, i64::from(v));
                 return;
             }
@@ -232,29 +232,38 @@ fn write_slot(out: &mut Vec<u8>, slot: &SlotRef, bytes: Option<&[u8]>) {
     }
     int!(i8, i16, i32, i64, u8, u16, u32);
     if ty.is::<u64>() {
-        let _ = rmp::encode::write_uint(out, <u64 as canopy_core::BoardValue>::read(b));
+        let _ = rmp::encode::write_uint(out, <u64 as canopy_core::board::BoardValue>::read(b));
     } else if ty.is::<f64>() {
-        write_float(out, <f64 as canopy_core::BoardValue>::read(b));
+        write_float(out, <f64 as canopy_core::board::BoardValue>::read(b));
     } else if ty.is::<f32>() {
-        write_float(out, f64::from(<f32 as canopy_core::BoardValue>::read(b)));
+        write_float(
+            out,
+            f64::from(<f32 as canopy_core::board::BoardValue>::read(b)),
+        );
     } else if ty.is::<bool>() {
-        let _ = rmp::encode::write_sint(out, i64::from(<bool as canopy_core::BoardValue>::read(b)));
+        let _ = rmp::encode::write_sint(
+            out,
+            i64::from(<bool as canopy_core::board::BoardValue>::read(b)),
+        );
     } else if ty.is::<Text>() {
-        let _ = rmp::encode::write_str(out, <Text as canopy_core::BoardValue>::read(b).as_str());
+        let _ = rmp::encode::write_str(
+            out,
+            <Text as canopy_core::board::BoardValue>::read(b).as_str(),
+        );
     } else if ty.is::<[f32; 2]>() {
         write_floats(
             out,
-            &<[f32; 2] as canopy_core::BoardValue>::read(b).map(f64::from),
+            &<[f32; 2] as canopy_core::board::BoardValue>::read(b).map(f64::from),
         );
     } else if ty.is::<[f32; 3]>() {
         write_floats(
             out,
-            &<[f32; 3] as canopy_core::BoardValue>::read(b).map(f64::from),
+            &<[f32; 3] as canopy_core::board::BoardValue>::read(b).map(f64::from),
         );
     } else if ty.is::<[f64; 2]>() {
-        write_floats(out, &<[f64; 2] as canopy_core::BoardValue>::read(b));
+        write_floats(out, &<[f64; 2] as canopy_core::board::BoardValue>::read(b));
     } else if ty.is::<[f64; 3]>() {
-        write_floats(out, &<[f64; 3] as canopy_core::BoardValue>::read(b));
+        write_floats(out, &<[f64; 3] as canopy_core::board::BoardValue>::read(b));
     } else {
         let _ = rmp::encode::write_str(out, &ty.show(b));
     }

@@ -37,7 +37,7 @@
 //! (the running path shows RUNNING, but nothing says which nodes finished
 //! since the parent started, which Groot2 draws).
 
-use canopy_core::{Event, EventKind, Observer, Status, TaskView};
+use canopy_core::{Event, EventKind, Observer, Status, inspect::TaskView};
 
 use crate::align::Alignment;
 use crate::xml::{GrootTree, NodeClass};

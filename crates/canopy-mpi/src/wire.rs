@@ -20,7 +20,7 @@
 
 use std::fmt;
 
-use canopy_core::{Agent, RestoreError, Snapshot, Tree};
+use canopy_core::{Agent, Snapshot, Tree, snapshot::RestoreError};
 use canopy_crowd::{Activity, Walker, World};
 use glam::Vec2;
 

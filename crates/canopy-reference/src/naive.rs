@@ -16,7 +16,11 @@
 use std::fmt;
 
 use canopy_core::{
-    ActionFn, Afterwards, ConditionFn, Ctx, NodeKind, NodeRef, Policy, Status, Tree, hash, nodes,
+    Afterwards, Ctx, NodeKind, Policy, Status, Tree,
+    context::{ActionFn, ConditionFn},
+    hash,
+    inspect::NodeRef,
+    nodes,
 };
 
 use canopy_core::text::{bare as clip, quote};

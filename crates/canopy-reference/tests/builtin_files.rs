@@ -4,7 +4,7 @@
 //! update, exit and abort events. `Random` and `Chance` draw from the
 //! loader's salts, so this also checks that both count nodes alike.
 
-use canopy_core::{Agent, Event, EventKind, NodeRef, Observer, Tree};
+use canopy_core::{Agent, Event, EventKind, Observer, Tree, inspect::NodeRef};
 use canopy_data::{Format, Registry};
 use canopy_reference::flat::{self, Builtin, FlatTree, Trace};
 

@@ -8,7 +8,8 @@ mod common;
 use std::cell::RefCell;
 
 use canopy_core::{
-    Agent, Builder, Ctx, Draft, Event, EventKind, NodeKind, NodeRef, Observer, Status, Tree,
+    Agent, Builder, Ctx, Draft, Event, EventKind, NodeKind, Observer, Status, Tree,
+    inspect::NodeRef,
 };
 use canopy_reference::flat::{Def, FlatCrowd, FlatError, FlatLeaf, FlatTree, Trace};
 use canopy_reference::{Critter, Leaf, Meadow, Outcome, critters, flat, reference_tree};

@@ -10,7 +10,10 @@ mod common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use canopy_core::{Agent, Builder, Mode, POISONED, Snapshot, Status, Ticket, Tree, WRONG_TREE};
+use canopy_core::{
+    Agent, Builder, Mode, Snapshot, Status, Ticket, Tree,
+    agent::{POISONED, WRONG_TREE},
+};
 use canopy_fsm::{FsmAgent, Hooks, Machine, MachineBuilder, WRONG_MACHINE};
 use common::{Events, Probe, Spec, build, spec};
 use proptest::prelude::*;

@@ -7,7 +7,7 @@ mod common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use canopy_core::{Agent, Builder, Mode, POISONED, Status, Tree};
+use canopy_core::{Agent, Builder, Mode, Status, Tree, agent::POISONED};
 use common::{Events, Probe, build, spec};
 use proptest::prelude::*;
 

@@ -6,7 +6,7 @@ mod common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use canopy_core::{Agent, Builder, Mode, RestoreError, Snapshot, Status};
+use canopy_core::{Agent, Builder, Mode, Snapshot, Status, snapshot::RestoreError};
 use common::{Probe, build, spec};
 use proptest::prelude::*;
 

@@ -42,7 +42,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use typed_arena::Arena;
 
 use crate::def::custom::{CustomNode, Node};
-use crate::nodes::{self, NodeKind, PlainKey};
+use crate::nodes::{self, Like, NodeKind, PlainKey};
 use crate::script::{Keys, Script, ScriptError};
 use crate::tree::layout::{self, Plan, PlanNode};
 use crate::tree::{BoardLayout, Label, Shown, Tree};
@@ -143,7 +143,7 @@ impl std::error::Error for BuildError {}
 /// the node is in a file; `Display` writes `tree/children[2]/children[0]`.
 ///
 /// ```
-/// use canopy_core::TreePath;
+/// use canopy_core::builder::TreePath;
 /// let path = TreePath::from(vec![2, 0]);
 /// assert_eq!(path.to_string(), "tree/children[2]/children[0]");
 /// assert_eq!(TreePath::default().to_string(), "tree");
@@ -198,6 +198,40 @@ impl fmt::Display for KeyError {
 }
 
 impl std::error::Error for KeyError {}
+
+/// One builder method from a line of the kinds' table
+/// (`nodes::builder_shortcuts!`): the node's name, the kind's arguments,
+/// and its children as its arity takes them.
+macro_rules! shortcut {
+    ($(#[$m:meta])* fn $short:ident[Composite]($($arg:ident: $aty:ty),*) = $make:expr) => {
+        $(#[$m])*
+        pub fn $short(
+            &'b self,
+            name: &str,
+            $($arg: $aty,)*
+            children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
+        ) -> &'b Draft<'b, A, W> {
+            self.node(name, { use crate::nodes::*; $make }, children)
+        }
+    };
+    ($(#[$m:meta])* fn $short:ident[Decorator]($($arg:ident: $aty:ty),*) = $make:expr) => {
+        $(#[$m])*
+        pub fn $short(
+            &'b self,
+            name: &str,
+            $($arg: $aty,)*
+            child: &'b Draft<'b, A, W>,
+        ) -> &'b Draft<'b, A, W> {
+            self.node(name, { use crate::nodes::*; $make }, [child])
+        }
+    };
+    ($(#[$m:meta])* fn $short:ident[Leaf]($($arg:ident: $aty:ty),*) = $make:expr) => {
+        $(#[$m])*
+        pub fn $short(&'b self, name: &str, $($arg: $aty),*) -> &'b Draft<'b, A, W> {
+            self.node(name, { use crate::nodes::*; $make }, [])
+        }
+    };
+}
 
 /// Builds trees in code. Every method takes `&self` and returns a [`Draft`]
 /// that can be passed as a child to the next call.
@@ -463,10 +497,10 @@ impl<'b, A, W> Builder<'b, A, W> {
     ///   refuses a `std::string` port on a key of another type);
     /// - any other difference is an error naming both types;
     /// - [`SlotType::updates`] asks for the key's update counter
-    ///   ([`Updates`](crate::Updates)) and leaves its type alone.
+    ///   ([`Updates`](crate::board::Updates)) and leaves its type alone.
     ///
     /// ```
-    /// use canopy_core::{Builder, SlotType, Text};
+    /// use canopy_core::{Builder, Text, board::SlotType};
     /// let b = Builder::<(), ()>::new();
     /// b.port_slot("goal", SlotType::any(), false).unwrap();
     /// assert_eq!(b.port_slot("goal", SlotType::of::<[f64; 2]>(), false).unwrap().ty.name(), "canopy::Point2");
@@ -499,7 +533,7 @@ impl<'b, A, W> Builder<'b, A, W> {
         })
     }
 
-    /// The update counter of key `name` ([`Updates`](crate::Updates)): from
+    /// The update counter of key `name` ([`Updates`](crate::board::Updates)): from
     /// now on every write of the key is counted. The key is made, of any
     /// type, if nothing made it yet.
     ///
@@ -514,8 +548,8 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// agent.board_mut(&tree).write(hp, 1);
     /// assert_eq!(agent.board(&tree).updates(updates), Some(2));
     /// ```
-    pub fn updates(&self, name: &str) -> crate::Updates {
-        crate::Updates::at(self.board.borrow_mut().watch(name).offset)
+    pub fn updates(&self, name: &str) -> crate::board::Updates {
+        crate::board::Updates::at(self.board.borrow_mut().watch(name).offset)
     }
 
     /// Compile a [`Script`] against this builder's keys: a key it reads
@@ -593,98 +627,9 @@ impl<'b, A, W> Builder<'b, A, W> {
         }
     }
 
-    /// A [Sequence](crate::nodes#sequence).
-    pub fn sequence(
-        &'b self,
-        name: &str,
-        children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::Sequence, children)
-    }
-
-    /// A [Selector](crate::nodes#selector).
-    pub fn selector(
-        &'b self,
-        name: &str,
-        children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::Selector, children)
-    }
-
-    /// A [SequenceWithMemory](crate::nodes#sequencewithmemory): a Sequence
-    /// that, entered again, goes on from the child that failed or was
-    /// running when it was aborted.
-    pub fn sequence_with_memory(
-        &'b self,
-        name: &str,
-        children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::SequenceWithMemory::default(), children)
-    }
-
-    /// A [ReactiveSequence](crate::nodes#reactivesequence).
-    pub fn reactive_sequence(
-        &'b self,
-        name: &str,
-        children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::ReactiveSequence, children)
-    }
-
-    /// A [ReactiveSelector](crate::nodes#reactiveselector) (priority selector).
-    pub fn reactive_selector(
-        &'b self,
-        name: &str,
-        children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::ReactiveSelector, children)
-    }
-
-    /// A [Parallel](crate::nodes#parallel) with its success and failure policies.
-    pub fn parallel(
-        &'b self,
-        name: &str,
-        success: Policy,
-        failure: Policy,
-        children: impl IntoIterator<Item = &'b Draft<'b, A, W>>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::Parallel { success, failure }, children)
-    }
-
-    /// An [Inverter](crate::nodes#inverter).
-    pub fn inverter(&'b self, name: &str, child: &'b Draft<'b, A, W>) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::Inverter, [child])
-    }
-
-    /// A [ForceSuccess](crate::nodes#forcesuccess--forcefailure).
-    pub fn force_success(&'b self, name: &str, child: &'b Draft<'b, A, W>) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::ForceSuccess, [child])
-    }
-
-    /// A [ForceFailure](crate::nodes#forcesuccess--forcefailure).
-    pub fn force_failure(&'b self, name: &str, child: &'b Draft<'b, A, W>) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::ForceFailure, [child])
-    }
-
-    /// A [Repeat](crate::nodes#repeatn): the child must succeed `times` times.
-    pub fn repeat(
-        &'b self,
-        name: &str,
-        times: u32,
-        child: &'b Draft<'b, A, W>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::Repeat { times }, [child])
-    }
-
-    /// A [Retry](crate::nodes#retryn): up to `times` attempts.
-    pub fn retry(
-        &'b self,
-        name: &str,
-        times: u32,
-        child: &'b Draft<'b, A, W>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::Retry { times }, [child])
-    }
+    // `b.sequence`, `b.repeat`, `b.wait`, …: one for each kind in the
+    // kinds' table that holds no code, with the arguments the table gives.
+    nodes::builder_shortcuts!();
 
     /// A [Guard](crate::nodes#guard): enters `child` only if `condition`
     /// holds when the guard is entered.
@@ -722,38 +667,6 @@ impl<'b, A, W> Builder<'b, A, W> {
         self.node(name, nodes::ReactiveGuard(check), [child])
     }
 
-    /// A [Timeout](crate::nodes#timeoutn): fails once the child has run `ticks` ticks.
-    pub fn timeout(
-        &'b self,
-        name: &str,
-        ticks: u32,
-        child: &'b Draft<'b, A, W>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::Timeout { ticks }, [child])
-    }
-
-    /// A [Cooldown](crate::nodes#cooldownn): after the child finishes, fails
-    /// for `ticks` ticks without running it.
-    pub fn cooldown(
-        &'b self,
-        name: &str,
-        ticks: u32,
-        child: &'b Draft<'b, A, W>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::Cooldown { ticks }, [child])
-    }
-
-    /// A [RunOnce](crate::nodes#runoncethen): runs `child` to the end once
-    /// per agent; afterwards returns what `then` says without running it.
-    pub fn run_once(
-        &'b self,
-        name: &str,
-        then: Afterwards,
-        child: &'b Draft<'b, A, W>,
-    ) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::RunOnce { then }, [child])
-    }
-
     /// An [Action](crate::nodes#action) leaf running `f` on every update.
     pub fn action<F>(&'b self, name: &str, f: F) -> &'b Draft<'b, A, W>
     where
@@ -768,26 +681,6 @@ impl<'b, A, W> Builder<'b, A, W> {
         F: Fn(&Ctx<A, W>) -> bool + Send + Sync + 'static,
     {
         self.node(name, nodes::Condition(Arc::new(f)), [])
-    }
-
-    /// A leaf that always succeeds.
-    pub fn always_success(&'b self, name: &str) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::AlwaysSuccess, [])
-    }
-
-    /// A leaf that always fails.
-    pub fn always_failure(&'b self, name: &str) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::AlwaysFailure, [])
-    }
-
-    /// A leaf that never finishes.
-    pub fn always_running(&'b self, name: &str) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::AlwaysRunning, [])
-    }
-
-    /// A [Wait](crate::nodes#waitn) leaf: Running until `ticks` ticks have passed.
-    pub fn wait(&'b self, name: &str, ticks: u32) -> &'b Draft<'b, A, W> {
-        self.node(name, nodes::Wait { ticks }, [])
     }
 
     /// An [Async](crate::nodes#async) leaf: `start` runs once when the leaf
@@ -817,7 +710,7 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// as in [`async_action`](Builder::async_action), and `aborted` run
     /// whenever the leaf is aborted while it waits, with the ticket
     /// `start` was given — so the service can drop the request (see
-    /// [`AbortFn`](crate::AbortFn) for when exactly).
+    /// [`AbortFn`](crate::context::AbortFn) for when exactly).
     ///
     /// ```
     /// use canopy_core::{Agent, Builder, Status, Ticket};
@@ -868,9 +761,9 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// Errors name the first wrong node in depth-first order: a draft of
     /// another builder, a child count its kind does not accept, a zero
     /// count or a duration out of range, a task too large; then, deepest
-    /// first, a subtree deeper than [`MAX_DEPTH`](crate::MAX_DEPTH),
-    /// expanding to more than [`MAX_EXPANDED_NODES`](crate::MAX_EXPANDED_NODES)
-    /// nodes, or needing more than [`MAX_AGENT_BYTES`](crate::MAX_AGENT_BYTES)
+    /// first, a subtree deeper than [`MAX_DEPTH`](crate::limits::MAX_DEPTH),
+    /// expanding to more than [`MAX_EXPANDED_NODES`](crate::limits::MAX_EXPANDED_NODES)
+    /// nodes, or needing more than [`MAX_AGENT_BYTES`](crate::limits::MAX_AGENT_BYTES)
     /// per agent.
     ///
     /// ```

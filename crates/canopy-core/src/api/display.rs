@@ -47,18 +47,18 @@ fn type_and_params<A, W>(node: NodeRef<'_, A, W>, escape: Escape) -> String {
 }
 
 /// The indented view of a tree; see [`Tree::display`].
-pub struct Display<'t, A, W> {
+pub struct Outline<'t, A, W> {
     tree: &'t Tree<A, W>,
     escape: Escape,
 }
 
-impl<A, W> fmt::Debug for Display<'_, A, W> {
+impl<A, W> fmt::Debug for Outline<'_, A, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Display").finish_non_exhaustive()
+        f.debug_struct("Outline").finish_non_exhaustive()
     }
 }
 
-impl<A, W> fmt::Display for Display<'_, A, W> {
+impl<A, W> fmt::Display for Outline<'_, A, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let root = self.tree.node(self.tree.root());
         writeln!(f, "{}", describe(root, self.escape))?;
@@ -112,14 +112,14 @@ impl<A, W> Tree<A, W> {
     /// let tree = b.build(b.always_success("ok\u{1b}[2J\u{202e}")).unwrap();
     /// assert_eq!(tree.display().to_string(), "ok\\u{1b}[2J\\u{202e}  AlwaysSuccess\n");
     /// ```
-    pub fn display(&self) -> Display<'_, A, W> {
+    pub fn display(&self) -> Outline<'_, A, W> {
         self.display_escaped(text::escape)
     }
 
     /// [`display`](Tree::display) with every name, type and parameter value
     /// passed through `escape` instead.
-    pub fn display_escaped(&self, escape: Escape) -> Display<'_, A, W> {
-        Display { tree: self, escape }
+    pub fn display_escaped(&self, escape: Escape) -> Outline<'_, A, W> {
+        Outline { tree: self, escape }
     }
 
     /// The tree as a Graphviz DOT digraph: controls as boxes, decorators as

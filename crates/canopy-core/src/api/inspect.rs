@@ -6,6 +6,8 @@
 use crate::api::agent::Agent;
 use crate::nodes;
 use crate::tree::Tree;
+
+pub use crate::tree::NodeRef;
 use crate::util::primitives::NodeId;
 
 /// One running task of an agent, as [`Agent::running`] reports it.

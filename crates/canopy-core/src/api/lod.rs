@@ -180,7 +180,7 @@ struct Budget {
 /// after [`new`](Lod::new).
 ///
 /// ```
-/// use canopy_core::{Agent, Builder, Lod, RateClass, Status};
+/// use canopy_core::{Agent, Builder, Lod, Status, lod::RateClass};
 /// let b = Builder::<(), ()>::new();
 /// let tree = b.build(b.wait("nap", 8)).unwrap();
 /// let mut agents: Vec<Agent> = (0..4).map(|i| Agent::with_id(&tree, i)).collect();

@@ -2,10 +2,10 @@
 //! [`Builder`](builder::Builder), printed trees, and views into a running
 //! agent.
 
-pub(crate) mod agent;
-pub(crate) mod builder;
-pub(crate) mod display;
-pub(crate) mod inspect;
-pub(crate) mod lod;
+pub mod agent;
+pub mod builder;
+pub mod display;
+pub mod inspect;
+pub mod lod;
 pub(crate) mod reload;
-pub(crate) mod snapshot;
+pub mod snapshot;

@@ -8,7 +8,7 @@ use crate::engine::runner::Runner;
 use crate::engine::walk::{self, Invalid, Running};
 use crate::nodes;
 use crate::state::waits::Waits;
-use crate::tree::layout::At;
+use crate::tree::layout::TaskLocation;
 use crate::tree::{NodeDef, Tree};
 use crate::util::primitives::NodeId;
 
@@ -30,9 +30,9 @@ struct Task {
     /// Its parent's index in the list of running tasks.
     parent: Option<usize>,
     /// Its position in the old tree, for aborting it.
-    old_at: At,
+    old_at: TaskLocation,
     /// Its node and position in the new tree, if found there.
-    new: Option<(u32, usize, At)>,
+    new: Option<(u32, usize, TaskLocation)>,
     /// It goes on with its state.
     kept: bool,
 }
@@ -205,7 +205,7 @@ impl Agent {
                 path.truncate(task.depth as usize);
                 let parent = path.last().copied();
                 let old_at = match parent {
-                    None => At::ROOT,
+                    None => TaskLocation::ROOT,
                     Some(p) => {
                         let up = &tasks[p];
                         up.old_at.child(
@@ -317,7 +317,7 @@ fn renumber_waits<A, W>(tasks: &[Task], new: &Tree<A, W>, new_mem: &[u8], waits:
 fn place_in_new_tree<A, W>(tasks: &mut [Task], old: &Tree<A, W>, new: &Tree<A, W>) {
     for i in 0..tasks.len() {
         let placed = match tasks[i].parent {
-            None => (key(old, 0) == key(new, 0)).then_some((0, 0, At::ROOT)),
+            None => (key(old, 0) == key(new, 0)).then_some((0, 0, TaskLocation::ROOT)),
             Some(p) => tasks[p].new.and_then(|(np, _, np_at)| {
                 let to_new = match_children(old, old.def(tasks[p].old.node), new, new.def(np));
                 let j = to_new[tasks[i].old.child as usize]? as usize;

@@ -57,7 +57,7 @@ struct SavedWait {
 ///
 /// The binary form ([`Snapshot::to_bytes`]) starts with `CNPY`, a format
 /// version and the fingerprint; every length in it is checked against the
-/// bytes that follow and against [`MAX_AGENT_BYTES`](crate::MAX_AGENT_BYTES)
+/// bytes that follow and against [`MAX_AGENT_BYTES`](crate::limits::MAX_AGENT_BYTES)
 /// before anything is allocated. [`save_crowd`] and [`restore_crowd`] do the
 /// same for a whole crowd in one buffer.
 ///
@@ -577,7 +577,7 @@ fn memory_len(r: &mut Reader<'_>) -> Result<usize, RestoreError> {
 /// the tree's fingerprint once, then each agent.
 ///
 /// ```
-/// use canopy_core::{Agent, Builder, restore_crowd, save_crowd};
+/// use canopy_core::{Agent, Builder, snapshot::{restore_crowd, save_crowd}};
 /// let b = Builder::<(), ()>::new();
 /// let tree = b.build(b.wait("nap", 10)).unwrap();
 /// let mut crowd: Vec<Agent> = (0..100).map(|i| Agent::with_id(&tree, i)).collect();
@@ -624,7 +624,7 @@ pub fn restore_crowd<A, W>(tree: &Tree<A, W>, bytes: &[u8]) -> Result<Vec<Agent>
 /// [`RestoreError::OutOfMemory`], not an abort.
 ///
 /// ```
-/// use canopy_core::{Agent, Builder, Mode, RestoreError, restore_crowd_within, save_crowd};
+/// use canopy_core::{Agent, Builder, Mode, snapshot::{RestoreError, restore_crowd_within, save_crowd}};
 /// let b = Builder::<(), ()>::new();
 /// let tree = b.build(b.wait("nap", 10)).unwrap();
 /// let crowd: Vec<Agent> = (0..100).map(|i| Agent::with_id(&tree, i)).collect();

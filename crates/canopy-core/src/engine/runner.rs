@@ -13,7 +13,7 @@ use crate::def::exec::{Exec, Visit};
 use crate::def::observer::{Event, EventKind, Observer};
 use crate::nodes;
 use crate::state::waits::Waits;
-use crate::tree::layout::{At, def_at};
+use crate::tree::layout::{TaskLocation, def_at};
 use crate::tree::{NodeDef, Tree};
 use crate::util::context::Ctx;
 use crate::util::primitives::NodeId;
@@ -23,8 +23,8 @@ use crate::util::ticket::Ticket;
 /// Everything one agent's tick needs besides the leaf context: the shared
 /// tree, the agent's memory and waits, and the observer.
 ///
-/// Every position ([`At`]) a runner handles was made for its `tree`: it
-/// starts from `At::ROOT` and goes down through `At::child` with the same
+/// Every position ([`TaskLocation`]) a runner handles was made for its `tree`: it
+/// starts from `TaskLocation::ROOT` and goes down through `TaskLocation::child` with the same
 /// tree, and the schedule it keeps positions in belongs to an agent of
 /// that tree. With `mem` that tree's memory, every access stays in bounds.
 pub(crate) struct Runner<'r, A, W, O> {
@@ -40,10 +40,10 @@ pub(crate) struct Runner<'r, A, W, O> {
 
 /// A kind's handle on its running task: the [`Exec`] the engine lends to
 /// the code in [`nodes`].
-pub(crate) struct Here<'h, 'r, A, W, O> {
+pub(crate) struct TaskHandle<'h, 'r, A, W, O> {
     r: &'h mut Runner<'r, A, W, O>,
     def: &'r NodeDef<A, W>,
-    at: At,
+    at: TaskLocation,
 }
 
 /// `N` bytes as an array (the slice is `N` long: this never fails).
@@ -52,7 +52,7 @@ fn array<const N: usize>(bytes: &mut [u8]) -> &mut [u8; N] {
     bytes.try_into().expect("a slice of N bytes")
 }
 
-impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
+impl<A, W, O: Observer> Exec<A, W> for TaskHandle<'_, '_, A, W, O> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn state(&mut self) -> &mut [u8] {
         let start = self.at.loc() as usize;
@@ -118,7 +118,7 @@ impl<A, W, O: Observer> Exec<A, W> for Here<'_, '_, A, W, O> {
 /// One tick-from-root visit of a task, for a kind known statically:
 /// install it when `fresh`, update it, and end it if it finished.
 struct Cycle<'c, 'x, 'h, 'r, A, W, O> {
-    here: Here<'h, 'r, A, W, O>,
+    here: TaskHandle<'h, 'r, A, W, O>,
     fresh: bool,
     cx: &'c mut Ctx<'x, A, W>,
 }
@@ -189,7 +189,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     /// The definition of the node whose task is at `at`.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn def(&self, at: At) -> &'r NodeDef<A, W> {
+    pub(crate) fn def(&self, at: TaskLocation) -> &'r NodeDef<A, W> {
         def_at(self.tree, at)
     }
 
@@ -198,26 +198,41 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// copy of it in the edge the engine came down, which `validate`
     /// checked to be the same; either is looked up once per visit.)
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn here<'h>(&'h mut self, at: At, def: &'r NodeDef<A, W>) -> Here<'h, 'r, A, W, O> {
-        Here { r: self, def, at }
+    pub(crate) fn here<'h>(
+        &'h mut self,
+        at: TaskLocation,
+        def: &'r NodeDef<A, W>,
+    ) -> TaskHandle<'h, 'r, A, W, O> {
+        TaskHandle { r: self, def, at }
     }
 
     /// Where child `child` of the task at `at` lives, in its own place
     /// (`slot` 0) or its alternate one (1).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn child_at(&self, at: At, def: &NodeDef<A, W>, child: usize, slot: usize) -> At {
+    pub(crate) fn child_at(
+        &self,
+        at: TaskLocation,
+        def: &NodeDef<A, W>,
+        child: usize,
+        slot: usize,
+    ) -> TaskLocation {
         at.child(self.tree, def, child, slot)
     }
 
     /// Update the root, installing it first when `fresh`.
     pub(crate) fn tick_root(&mut self, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
-        self.run_at(At::ROOT, fresh, cx)
+        self.run_at(TaskLocation::ROOT, fresh, cx)
     }
 
     /// Tell the running task at `at` that its child finished (event-driven
     /// scheduling; `visit` is a `ChildDone`).
     #[inline(never)]
-    pub(crate) fn resume_task(&mut self, at: At, visit: Visit, cx: &mut Ctx<A, W>) -> Status {
+    pub(crate) fn resume_task(
+        &mut self,
+        at: TaskLocation,
+        visit: Visit,
+        cx: &mut Ctx<A, W>,
+    ) -> Status {
         let def = self.def(at);
         let status = self.update(at, def, visit, cx);
         if status == Status::Running {
@@ -230,8 +245,8 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     /// Abort the running root's whole task tree.
     pub(crate) fn abort_root(&mut self, cx: &mut Ctx<A, W>) {
-        let def = self.def(At::ROOT);
-        self.abort(At::ROOT, def, cx);
+        let def = self.def(TaskLocation::ROOT);
+        self.abort(TaskLocation::ROOT, def, cx);
     }
 
     /// Update child `child` (in `slot`) of the task at `at`, installing it
@@ -240,7 +255,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn run_child(
         &mut self,
-        at: At,
+        at: TaskLocation,
         parent: &NodeDef<A, W>,
         child: usize,
         slot: usize,
@@ -253,7 +268,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     /// Update the task at `at`, installing it first when `fresh`.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn run_at(&mut self, at: At, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
+    fn run_at(&mut self, at: TaskLocation, fresh: bool, cx: &mut Ctx<A, W>) -> Status {
         let def = self.def(at);
         self.run_def(at, def, fresh, cx)
     }
@@ -262,7 +277,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn run_def(
         &mut self,
-        at: At,
+        at: TaskLocation,
         def: &'r NodeDef<A, W>,
         fresh: bool,
         cx: &mut Ctx<A, W>,
@@ -288,7 +303,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn run_user_leaf(
         &mut self,
-        at: At,
+        at: TaskLocation,
         node: &CustomNode<A, W>,
         fresh: bool,
         cx: &mut Ctx<A, W>,
@@ -331,7 +346,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     #[inline(never)]
     fn run_task(
         &mut self,
-        at: At,
+        at: TaskLocation,
         def: &'r NodeDef<A, W>,
         fresh: bool,
         cx: &mut Ctx<A, W>,
@@ -342,7 +357,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     /// Resume the running task at `at` for a tick (event-driven scheduling
     /// of a frame that is due).
-    pub(crate) fn resume(&mut self, at: At, cx: &mut Ctx<A, W>) -> Status {
+    pub(crate) fn resume(&mut self, at: TaskLocation, cx: &mut Ctx<A, W>) -> Status {
         self.run_at(at, false, cx)
     }
 
@@ -350,7 +365,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn after_update(
         &mut self,
-        at: At,
+        at: TaskLocation,
         def: &'r NodeDef<A, W>,
         status: Status,
         cx: &mut Ctx<A, W>,
@@ -367,7 +382,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     /// own running children first (deepest first), then itself.
     pub(crate) fn abort_child(
         &mut self,
-        at: At,
+        at: TaskLocation,
         parent: &NodeDef<A, W>,
         child: usize,
         slot: usize,
@@ -385,7 +400,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn update(
         &mut self,
-        at: At,
+        at: TaskLocation,
         def: &'r NodeDef<A, W>,
         visit: Visit,
         cx: &mut Ctx<A, W>,
@@ -395,7 +410,7 @@ impl<'r, A, W, O: Observer> Runner<'r, A, W, O> {
 
     /// A running task is cut short: abort what it runs, then tell it.
     #[inline(never)]
-    fn abort(&mut self, at: At, def: &'r NodeDef<A, W>, cx: &mut Ctx<A, W>) {
+    fn abort(&mut self, at: TaskLocation, def: &'r NodeDef<A, W>, cx: &mut Ctx<A, W>) {
         let mut here = self.here(at, def);
         nodes::abort_children(&def.kind, &mut here, cx);
         nodes::end(&def.kind, &mut here, Exit::Aborted, cx);

@@ -54,7 +54,7 @@ use crate::def::kind::{Sched, SlotPlan};
 use crate::def::observer::Observer;
 use crate::nodes;
 use crate::state::schedule::{Frame, LISTED, Schedule};
-use crate::tree::layout::At;
+use crate::tree::layout::TaskLocation;
 use crate::util::context::Ctx;
 use crate::util::primitives::reached;
 use crate::util::status::Status;
@@ -142,9 +142,9 @@ impl<A, W, O: Observer> Runner<'_, A, W, O> {
     pub(crate) fn schedule_all(&mut self, s: &mut Schedule, root_running: bool, now: u32) {
         s.clear();
         if root_running {
-            let wake = self.wake_of(At::ROOT);
+            let wake = self.wake_of(TaskLocation::ROOT);
             s.frames.push(Frame {
-                at: At::ROOT,
+                at: TaskLocation::ROOT,
                 child: 0,
                 depth: 0,
                 wake,
@@ -257,7 +257,7 @@ impl<A, W, O: Observer> Runner<'_, A, W, O> {
 
     /// The first running child of the task at `at` from index `from` on,
     /// and its slot.
-    fn next_running(&mut self, at: At, from: usize) -> Option<(usize, usize)> {
+    fn next_running(&mut self, at: TaskLocation, from: usize) -> Option<(usize, usize)> {
         let def = self.def(at);
         let mut here = self.here(at, def);
         let state = crate::def::exec::Exec::state(&mut here);
@@ -265,7 +265,7 @@ impl<A, W, O: Observer> Runner<'_, A, W, O> {
     }
 
     /// When the running task at `at` needs updating.
-    fn wake_of(&mut self, at: At) -> Wake {
+    fn wake_of(&mut self, at: TaskLocation) -> Wake {
         let def = self.def(at);
         nodes::wake(&def.kind, &mut self.here(at, def))
     }

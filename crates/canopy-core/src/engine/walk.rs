@@ -13,7 +13,7 @@ use crate::nodes;
 use crate::tree::Tree;
 
 /// One running task. The walk finds positions itself rather than through
-/// `At`, so that it can check each task's state before following it: it
+/// `TaskLocation`, so that it can check each task's state before following it: it
 /// reads memory that may not have been checked yet (a restored agent's).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Running {
@@ -56,7 +56,7 @@ pub(crate) fn running<A, W, E: From<Invalid>>(
 }
 
 /// One task and, below it, its running children. Recursion is bounded by
-/// the tree's depth (at most [`MAX_DEPTH`](crate::MAX_DEPTH)).
+/// the tree's depth (at most [`MAX_DEPTH`](crate::limits::MAX_DEPTH)).
 fn visit<A, W, E: From<Invalid>>(
     tree: &Tree<A, W>,
     mem: &[u8],

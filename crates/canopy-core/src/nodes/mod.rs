@@ -171,7 +171,7 @@
 //! when its leaf ends (finishes or is aborted), and completing a stale
 //! ticket does nothing. See [`Ticket`](crate::Ticket). A leaf may also
 //! carry code run once each time it is aborted while it waits, with its
-//! ticket ([`AbortFn`](crate::AbortFn)).
+//! ticket ([`AbortFn`](crate::context::AbortFn)).
 //!
 //! ## Custom
 //! A user [`Node`](crate::Node) with its own task; it may run children
@@ -199,7 +199,7 @@
 //! rules below say "ticks" for world ticks on this clock. Tick numbers are
 //! `u32`: after `u32::MAX` the counter goes on at 0. They are compared
 //! with wrapping arithmetic, exact for differences below 2³¹, so durations
-//! are limited to [`MAX_TICKS`](crate::MAX_TICKS) = 2³¹ − 1 (longer ones are
+//! are limited to [`MAX_TICKS`](crate::limits::MAX_TICKS) = 2³¹ − 1 (longer ones are
 //! a [`BuildError`](crate::BuildError)), and every timer stays exact across
 //! the wrap: a running Wait or Timeout measures from its own entry, and the
 //! agent moves cooldown ends that have passed up to the present every 2³⁰
@@ -317,6 +317,7 @@ pub(crate) trait Code {
 
 /// A built-in kind as a loader registers it: a type a tree file can name,
 /// made from the node's checked parameters ([`builtins`]).
+#[doc(hidden)]
 pub struct Builtin<A, W> {
     /// The type name in tree files.
     pub name: &'static str,
@@ -341,11 +342,16 @@ impl<A, W> std::fmt::Debug for Builtin<A, W> {
 
 /// Builds the kinds' table: [`NodeKind`], its dispatch (the private
 /// `dispatch!`), names, descriptions, parameters, `Clone`, the builder's
-/// conversions and [`builtins`]. `$d` is a `$`, for the macro it defines.
+/// conversions, its shortcuts (`builder_shortcuts!`, expanded in the
+/// builder's module: the table stays below the API) and [`builtins`]. `$d`
+/// is a `$`, for the macros it defines.
 macro_rules! kinds {
     (
         $d:tt
-        plain { $( $(#[$pm:meta])* $pv:ident($pt:ty), )* }
+        plain { $(
+            $(#[$pm:meta])* $pv:ident($pt:ty)
+            $(#[$sm:meta])* fn $short:ident[$shape:ident]($($arg:ident: $aty:ty),*) = $make:expr,
+        )* }
         code { $( $(#[$cm:meta])* $cv:ident($ct:ty), )* }
     ) => {
         /// Every kind of node, with its parameters: one variant per kind,
@@ -355,6 +361,7 @@ macro_rules! kinds {
         ///
         /// The semantics of each kind are documented in [`nodes`](crate::nodes).
         #[non_exhaustive]
+        #[doc(hidden)]
         pub enum NodeKind<A, W> {
             $( $(#[$pm])*
             #[doc = concat!("The [`", stringify!($pv), "`] kind.")]
@@ -478,6 +485,7 @@ macro_rules! kinds {
         /// let names: Vec<&str> = canopy_core::nodes::builtins::<(), ()>().iter().map(|b| b.name).collect();
         /// assert!(names.contains(&"Sequence") && names.contains(&"Wait"));
         /// ```
+        #[doc(hidden)]
         pub fn builtins<A, W>() -> Vec<Builtin<A, W>> {
             vec![ $( Builtin {
                 name: stringify!($pv),
@@ -487,6 +495,21 @@ macro_rules! kinds {
                 build: |p| Ok(NodeKind::$pv(<$pt as NodeParams>::from_params(p)?)),
             }, )* ]
         }
+
+        // A shortcut's shape is its kind's arity: a mismatch does not compile.
+        $( const _: () = assert!(matches!(<$pt as Plain>::ARITY, Arity::$shape)); )*
+
+        /// The builder's method for each kind without code
+        /// (`b.repeat("again", 3, child)`), made from this table so that no
+        /// kind lacks one; `shortcut!` in the builder's module writes each.
+        macro_rules! builder_shortcuts {
+            () => {
+                $( shortcut! {
+                    $(#[$sm])* fn $short[$shape]($($arg: $aty),*) = $make
+                } )*
+            };
+        }
+        pub(crate) use builder_shortcuts;
 
         /// Runs `$body` with `$k` bound to the [`Kind`] of `$kind`.
         macro_rules! dispatch {
@@ -500,30 +523,77 @@ macro_rules! kinds {
     };
 }
 
-// The table: one line per kind. Controls, then decorators, then leaves,
-// as `canopy nodes` lists them; kinds that hold code last.
+// The table: one entry per kind. Controls, then decorators, then leaves,
+// as `canopy nodes` lists them; kinds that hold code last. A kind without
+// code names its builder method: its arguments (the kind's fields, or
+// fewer with the rest defaulted), its shape (the kind's arity: a list of
+// children, one child, none) and the kind it makes from them.
 kinds! {
     $
     plain {
-        Sequence(Sequence),
-        Selector(Selector),
-        SequenceWithMemory(SequenceWithMemory),
-        ReactiveSequence(ReactiveSequence),
-        ReactiveSelector(ReactiveSelector),
-        Parallel(Parallel),
-        Shuffle(Shuffle),
-        Inverter(Inverter),
-        ForceSuccess(ForceSuccess),
-        ForceFailure(ForceFailure),
-        Repeat(Repeat),
-        Retry(Retry),
-        Timeout(Timeout),
-        Cooldown(Cooldown),
-        RunOnce(RunOnce),
-        Wait(Wait),
-        AlwaysSuccess(AlwaysSuccess),
-        AlwaysFailure(AlwaysFailure),
-        AlwaysRunning(AlwaysRunning),
+        Sequence(Sequence)
+            /// A [Sequence](crate::nodes#sequence).
+            fn sequence[Composite]() = Sequence,
+        Selector(Selector)
+            /// A [Selector](crate::nodes#selector).
+            fn selector[Composite]() = Selector,
+        SequenceWithMemory(SequenceWithMemory)
+            /// A [SequenceWithMemory](crate::nodes#sequencewithmemory): a Sequence
+            /// that, entered again, goes on from the child that failed or was
+            /// running when it was aborted.
+            fn sequence_with_memory[Composite]() = SequenceWithMemory::default(),
+        ReactiveSequence(ReactiveSequence)
+            /// A [ReactiveSequence](crate::nodes#reactivesequence).
+            fn reactive_sequence[Composite]() = ReactiveSequence,
+        ReactiveSelector(ReactiveSelector)
+            /// A [ReactiveSelector](crate::nodes#reactiveselector) (priority selector).
+            fn reactive_selector[Composite]() = ReactiveSelector,
+        Parallel(Parallel)
+            /// A [Parallel](crate::nodes#parallel) with its success and failure policies.
+            fn parallel[Composite](success: Policy, failure: Policy) = Parallel { success, failure },
+        Shuffle(Shuffle)
+            /// A [Shuffle](crate::nodes#shuffle): a Sequence or a Selector (`like`)
+            /// whose children run in an order drawn per agent each time it is
+            /// entered; `salt` sets its draws apart from another Shuffle's.
+            fn shuffle[Composite](like: Like, salt: u64) = Shuffle { like, salt },
+        Inverter(Inverter)
+            /// An [Inverter](crate::nodes#inverter).
+            fn inverter[Decorator]() = Inverter,
+        ForceSuccess(ForceSuccess)
+            /// A [ForceSuccess](crate::nodes#forcesuccess--forcefailure).
+            fn force_success[Decorator]() = ForceSuccess,
+        ForceFailure(ForceFailure)
+            /// A [ForceFailure](crate::nodes#forcesuccess--forcefailure).
+            fn force_failure[Decorator]() = ForceFailure,
+        Repeat(Repeat)
+            /// A [Repeat](crate::nodes#repeatn): the child must succeed `times` times.
+            fn repeat[Decorator](times: u32) = Repeat { times },
+        Retry(Retry)
+            /// A [Retry](crate::nodes#retryn): up to `times` attempts.
+            fn retry[Decorator](times: u32) = Retry { times },
+        Timeout(Timeout)
+            /// A [Timeout](crate::nodes#timeoutn): fails once the child has run `ticks` ticks.
+            fn timeout[Decorator](ticks: u32) = Timeout { ticks },
+        Cooldown(Cooldown)
+            /// A [Cooldown](crate::nodes#cooldownn): after the child finishes, fails
+            /// for `ticks` ticks without running it.
+            fn cooldown[Decorator](ticks: u32) = Cooldown { ticks },
+        RunOnce(RunOnce)
+            /// A [RunOnce](crate::nodes#runoncethen): runs `child` to the end once
+            /// per agent; afterwards returns what `then` says without running it.
+            fn run_once[Decorator](then: Afterwards) = RunOnce { then },
+        Wait(Wait)
+            /// A [Wait](crate::nodes#waitn) leaf: Running until `ticks` ticks have passed.
+            fn wait[Leaf](ticks: u32) = Wait { ticks },
+        AlwaysSuccess(AlwaysSuccess)
+            /// A leaf that always succeeds.
+            fn always_success[Leaf]() = AlwaysSuccess,
+        AlwaysFailure(AlwaysFailure)
+            /// A leaf that always fails.
+            fn always_failure[Leaf]() = AlwaysFailure,
+        AlwaysRunning(AlwaysRunning)
+            /// A leaf that never finishes.
+            fn always_running[Leaf]() = AlwaysRunning,
     }
     code {
         /// The [`Guard`] kind.

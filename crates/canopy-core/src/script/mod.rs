@@ -13,7 +13,7 @@
 //! statement's.
 //!
 //! ```
-//! use canopy_core::{Agent, Builder, Status, ScriptValue};
+//! use canopy_core::{Agent, Builder, Status, script::ScriptValue};
 //! let b = Builder::<(), ()>::new();
 //! let hp = b.key::<i32>("hp").unwrap();
 //! let script = b.script("hp -= 30; alive := hp > 0; alive ? 'fighting' : 'down'").unwrap();
@@ -42,14 +42,14 @@
 //! the type of the value (a whole number makes an `int64_t` key, other
 //! numbers a `double`). Assigning converts as BehaviorTree.CPP does: a
 //! string into a key of another type through the type's conversion
-//! ([`BoardValue::parse`](crate::BoardValue::parse): `goal := '1;2'` for a
+//! ([`BoardValue::parse`](crate::board::BoardValue::parse): `goal := '1;2'` for a
 //! point), a number into a string key as its text.
 //!
 //! Decided when the tree loads, where BehaviorTree.CPP finds them when
 //! the script runs: an unknown key; `=` or `+=` to a key nothing makes;
 //! a key of a game's own type used other than copied or assigned a string;
 //! a `? :` giving a number on one branch and a string on the other; a
-//! string literal longer than [`TEXT_BYTES`](crate::TEXT_BYTES). What
+//! string literal longer than [`TEXT_BYTES`](crate::board::TEXT_BYTES). What
 //! BehaviorTree.CPP throws on only when it runs (`-'a'`, `'a' + 1`, a
 //! string that is not a number compared with one) fails the node running
 //! the script there ([`ScriptFault`]), and [`Script::warnings`] says so
@@ -372,7 +372,7 @@ pub enum ScriptFault {
         /// Which of the script's keys.
         key: u16,
         /// Why the text does not convert.
-        error: crate::ConvertError,
+        error: crate::convert::ConvertError,
     },
     /// A string read as a number (compared with one, or a condition)
     /// that is none.
@@ -451,7 +451,7 @@ impl Script {
     /// reading it as a bool, and warns at load.
     ///
     /// ```
-    /// use canopy_core::{Agent, Builder, Script, ScriptFault, Text};
+    /// use canopy_core::{Agent, Builder, Text, script::{Script, ScriptFault}};
     /// let b = Builder::<(), ()>::new();
     /// b.key::<Text>("x").unwrap();
     /// let odd = Script::compile_condition("x .. 'm'", &mut &b).unwrap();
@@ -489,7 +489,7 @@ impl Script {
     /// own and negated, never pasted into `!(…)`.
     ///
     /// ```
-    /// use canopy_core::{Agent, Builder, Script};
+    /// use canopy_core::{Agent, Builder, script::Script};
     /// let b = Builder::<(), ()>::new();
     /// let ready = Script::compile_condition("a := 1; a == 1", &mut &b).unwrap().negated();
     /// let tree = b.build(b.always_success("s")).unwrap();
@@ -515,7 +515,7 @@ impl Script {
     /// (a new key holds the string).
     ///
     /// ```
-    /// use canopy_core::{Agent, Builder, Script, Text};
+    /// use canopy_core::{Agent, Builder, Text, script::Script};
     /// let b = Builder::<(), ()>::new();
     /// let hp = b.key::<i32>("hp").unwrap();
     /// let set = Script::assign_text("hp", "42", &mut &b).unwrap();
@@ -571,7 +571,7 @@ impl Script {
     /// `case_is_key`.
     ///
     /// ```
-    /// use canopy_core::{Agent, Builder, Script, TextOrKey};
+    /// use canopy_core::{Agent, Builder, script::{Script, TextOrKey}};
     /// let b = Builder::<(), ()>::new();
     /// let mode = b.key::<f64>("mode").unwrap();
     /// let one = Script::switch_case(TextOrKey::Key("mode"), TextOrKey::Text("1"), &mut &b).unwrap();
@@ -640,7 +640,7 @@ impl Script {
     /// [`ScriptFault::Broken`].
     ///
     /// ```
-    /// use canopy_core::{Agent, Builder, ScriptFault, ScriptValue};
+    /// use canopy_core::{Agent, Builder, script::{ScriptFault, ScriptValue}};
     /// let b = Builder::<(), ()>::new();
     /// let count = b.key::<i32>("count").unwrap();
     /// let script = b.script("count").unwrap();
@@ -660,7 +660,7 @@ impl Script {
     /// when it faults, a script that assigns included).
     ///
     /// ```
-    /// use canopy_core::{Agent, Builder, Script, Status, nodes::Guard};
+    /// use canopy_core::{Agent, Builder, Status, nodes::Guard, script::Script};
     /// let b = Builder::<(), ()>::new();
     /// let armed = b.key::<bool>("armed").unwrap();
     /// let check = Script::compile_condition("armed", &mut &b).unwrap().predicate();

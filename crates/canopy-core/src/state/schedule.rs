@@ -4,7 +4,7 @@
 //! engine's ([`scheduler`](crate::engine::scheduler)); this is its data.
 
 use crate::def::exec::Wake;
-use crate::tree::layout::At;
+use crate::tree::layout::TaskLocation;
 use crate::util::primitives::reached;
 
 impl Wake {
@@ -24,7 +24,7 @@ impl Wake {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Frame {
     /// Where the task is (and which node it is).
-    pub(crate) at: At,
+    pub(crate) at: TaskLocation,
     /// Which child of its parent.
     pub(crate) child: u16,
     pub(crate) depth: u16,

@@ -29,9 +29,9 @@
 //! (so the tables hold no cycle), and the root's memory is exactly what an
 //! agent allocates.
 //!
-//! A position in an agent's memory is an [`At`], and only two things make
-//! one: [`At::ROOT`], and [`At::child`], from the tables. So by induction
-//! over the path from the root, the task at any `At` lies inside the
+//! A position in an agent's memory is an [`TaskLocation`], and only two things make
+//! one: [`TaskLocation::ROOT`], and [`TaskLocation::child`], from the tables. So by induction
+//! over the path from the root, the task at any `TaskLocation` lies inside the
 //! agent's task memory, and no access of the engine's can fail its bounds
 //! check, whatever state a task is in.
 //!
@@ -669,7 +669,7 @@ fn slots_of(plan: SlotPlan, k: usize, n: usize) -> std::ops::Range<usize> {
 
 /// Where a running task lives in an agent's memory: the offset of its task
 /// memory, the offset of its persistent memory, and which node it is.
-/// Only [`At::ROOT`] and [`At::child`] make one (see the module docs).
+/// Only [`TaskLocation::ROOT`] and [`TaskLocation::child`] make one (see the module docs).
 ///
 /// The three numbers are packed into one word, so that a position passes
 /// in a register and going down to a child is one addition of its edge's
@@ -682,11 +682,11 @@ fn slots_of(plan: SlotPlan, k: usize, n: usize) -> std::ops::Range<usize> {
 /// 10,000 agents), it saved 36 of 1,093 instructions per agent-tick over
 /// three `u32`s, which the engine passed by reference.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct At(u64);
+pub(crate) struct TaskLocation(u64);
 
-/// What an [`Edge`] adds to its parent's [`At`] to make its child's: the
+/// What an [`Edge`] adds to its parent's [`TaskLocation`] to make its child's: the
 /// child's place and persistent offset (relative to the parent's) and its
-/// node, in the bits `At` keeps them in.
+/// node, in the bits `TaskLocation` keeps them in.
 pub(crate) type Step = u64;
 
 const NODE_BITS: u32 = 22;
@@ -737,9 +737,9 @@ impl<A, W> Edge<A, W> {
     }
 }
 
-impl At {
+impl TaskLocation {
     /// The root's task.
-    pub(crate) const ROOT: At = At(pack(0, 0, 0));
+    pub(crate) const ROOT: TaskLocation = TaskLocation(pack(0, 0, 0));
 
     #[inline(always)]
     pub(crate) fn node(self) -> u32 {
@@ -770,11 +770,11 @@ impl At {
         def: &NodeDef<A, W>,
         child: usize,
         slot: usize,
-    ) -> At {
+    ) -> TaskLocation {
         self.down(tree, def, child, slot).0
     }
 
-    /// [`child`](At::child), and the child's definition.
+    /// [`child`](TaskLocation::child), and the child's definition.
     #[inline(always)]
     pub(crate) fn down<'t, A, W>(
         self,
@@ -782,7 +782,7 @@ impl At {
         def: &NodeDef<A, W>,
         child: usize,
         slot: usize,
-    ) -> (At, &'t NodeDef<A, W>) {
+    ) -> (TaskLocation, &'t NodeDef<A, W>) {
         // The child's index is checked against the node's count, not as an
         // index into a slice of the node's edges: one comparison instead
         // of building a slice (the edge table covers every node's edges,
@@ -793,13 +793,16 @@ impl At {
             def.child_count
         );
         let edge = &tree.edges[def.first_edge as usize + child];
-        (At((self.0 & !NODE_MASK) + edge.step[slot & 1]), &edge.def)
+        (
+            TaskLocation((self.0 & !NODE_MASK) + edge.step[slot & 1]),
+            &edge.def,
+        )
     }
 }
 
-impl std::fmt::Debug for At {
+impl std::fmt::Debug for TaskLocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("At")
+        f.debug_struct("TaskLocation")
             .field("loc", &self.loc())
             .field("persist", &self.persist())
             .field("node", &self.node())
@@ -809,6 +812,6 @@ impl std::fmt::Debug for At {
 
 /// The definition of the node whose task is at `at` (made for `tree`).
 #[inline(always)]
-pub(crate) fn def_at<A, W>(tree: &Tree<A, W>, at: At) -> &NodeDef<A, W> {
+pub(crate) fn def_at<A, W>(tree: &Tree<A, W>, at: TaskLocation) -> &NodeDef<A, W> {
     &tree.nodes[at.node() as usize]
 }

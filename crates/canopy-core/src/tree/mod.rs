@@ -30,7 +30,7 @@ use crate::util::primitives::NodeId;
 /// a reactive parent re-checks it while another child runs; the same as the
 /// first where it has none) — and where its persistent memory starts.
 /// Packed as the step from its parent's position to its own
-/// ([`At`](layout::At)); read it through [`node`](Edge::node),
+/// ([`TaskLocation`](layout::TaskLocation)); read it through [`node`](Edge::node),
 /// [`persist`](Edge::persist) and [`place`](Edge::place).
 pub(crate) struct Edge<A, W> {
     pub(crate) step: [layout::Step; 2],
@@ -82,7 +82,7 @@ pub(crate) struct BoardLayout {
     /// constant time, not by a scan (which made loading quadratic).
     index: HashMap<Arc<str>, usize>,
     /// The keys whose writes are counted, each with its counter's place
-    /// in `initial` (see [`crate::Updates`]).
+    /// in `initial` (see [`crate::board::Updates`]).
     watches: Vec<Watch>,
 }
 
@@ -293,7 +293,7 @@ impl<A, W> Tree<A, W> {
 
     /// Number of nodes with every shared subtree counted at each of its
     /// uses: what printing the tree shows, and a bound on the nodes one
-    /// tick can visit. At most [`MAX_EXPANDED_NODES`](crate::MAX_EXPANDED_NODES).
+    /// tick can visit. At most [`MAX_EXPANDED_NODES`](crate::limits::MAX_EXPANDED_NODES).
     ///
     /// ```
     /// let b = canopy_core::Builder::<(), ()>::new();

@@ -89,7 +89,7 @@ pub trait BoardValue: Copy + PartialEq + Zeroable + Send + Sync + 'static {
 /// reading a string key, converts through it.
 ///
 /// ```
-/// use canopy_core::{BoardValue, ConvertError, board_value};
+/// use canopy_core::{board_value, board::BoardValue, convert::ConvertError};
 /// use canopy_core::bytemuck::{Pod, Zeroable};
 ///
 /// #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
@@ -116,8 +116,8 @@ pub trait BoardValue: Copy + PartialEq + Zeroable + Send + Sync + 'static {
 #[macro_export]
 macro_rules! board_value {
     ($t:ty, from_text = $parse:expr $(,)?) => {
-        $crate::board_value!(@impl $t, fn parse(text: &str) -> ::core::result::Result<Self, $crate::ConvertError> {
-            let parse: fn(&str) -> ::core::result::Result<$t, $crate::ConvertError> = $parse;
+        $crate::board_value!(@impl $t, fn parse(text: &str) -> ::core::result::Result<Self, $crate::convert::ConvertError> {
+            let parse: fn(&str) -> ::core::result::Result<$t, $crate::convert::ConvertError> = $parse;
             parse(text)
         });
     };
@@ -125,7 +125,7 @@ macro_rules! board_value {
         $crate::board_value!(@impl $t,);
     )*};
     (@impl $t:ty, $($parse:item)?) => {
-        impl $crate::BoardValue for $t {
+        impl $crate::board::BoardValue for $t {
             const SIZE: usize = ::core::mem::size_of::<$t>();
             const NAME: &'static str = stringify!($t);
             fn read(bytes: &[u8]) -> Self {
@@ -326,7 +326,7 @@ impl BoardValue for Text {
 /// bound to one key must agree on it.
 ///
 /// ```
-/// use canopy_core::{SlotType, Text};
+/// use canopy_core::{Text, board::SlotType};
 /// assert_eq!(SlotType::of::<f64>().name(), "double");
 /// assert_eq!(SlotType::of::<Text>().size(), 32);
 /// assert_ne!(SlotType::of::<f32>(), SlotType::of::<f64>());
@@ -406,7 +406,7 @@ impl SlotType {
     /// (made on first use), not `k`'s slot, and `k` keeps its own type.
     ///
     /// ```
-    /// use canopy_core::{Builder, SlotType};
+    /// use canopy_core::{Builder, board::SlotType};
     /// let b = Builder::<(), ()>::new();
     /// b.key::<i32>("n").unwrap();
     /// let counter = b.port_slot("n", SlotType::updates(), false).unwrap();
@@ -472,7 +472,7 @@ impl SlotType {
     /// type known by name, or any type, keeps the text itself).
     ///
     /// ```
-    /// use canopy_core::{ConvertError, SlotType};
+    /// use canopy_core::{convert::ConvertError, board::SlotType};
     /// let mut bytes = [0u8; 4];
     /// SlotType::of::<i32>().parse("12abc", &mut bytes).unwrap();
     /// assert_eq!(i32::from_le_bytes(bytes), 12);
@@ -695,7 +695,7 @@ impl<'a> Board<'a> {
     /// convert to `T` ([`Input::Converted`]).
     ///
     /// ```
-    /// use canopy_core::{Agent, Builder, ConvertError, Input, Text};
+    /// use canopy_core::{Agent, Builder, Input, Text, convert::ConvertError};
     /// let b = Builder::<(), ()>::new();
     /// let goal = b.key::<Text>("goal").unwrap();
     /// let tree = b.build(b.always_success("s")).unwrap();

@@ -70,7 +70,7 @@ impl<A, W> Predicate<A, W> {
     /// A labelled condition.
     ///
     /// ```
-    /// use canopy_core::Predicate;
+    /// use canopy_core::context::Predicate;
     /// let hungry = Predicate::<u32, ()>::new("hungry", |cx| *cx.agent > 5);
     /// assert_eq!(hungry.label.as_deref(), Some("hungry"));
     /// ```

@@ -18,11 +18,11 @@
 //! [`Exit`]: status::Exit
 //! [`Ctx`]: context::Ctx
 
-pub(crate) mod board;
-pub(crate) mod context;
+pub mod board;
+pub mod context;
 pub mod convert;
 pub mod hash;
-pub(crate) mod params;
+pub mod params;
 pub(crate) mod primitives;
 pub(crate) mod status;
 pub mod text;

@@ -77,7 +77,7 @@ pub enum Completion {
     OtherAgent,
     /// `Running` is not a result: complete with `Success` or `Failure`.
     NotAResult,
-    /// The agent is poisoned by a panic in its tick ([`POISONED`](crate::POISONED)):
+    /// The agent is poisoned by a panic in its tick ([`POISONED`](crate::agent::POISONED)):
     /// reset it first.
     Poisoned,
 }

@@ -14,8 +14,12 @@
 use std::sync::{Arc, OnceLock};
 
 use canopy_core::{
-    Arity, Ctx, Keys, NodeKind, Param, Predicate, Script, ScriptError, ScriptType, SlotRef,
-    SlotType, Status, nodes,
+    Arity, Ctx, NodeKind, Status,
+    board::{SlotRef, SlotType},
+    context::Predicate,
+    nodes,
+    params::Param,
+    script::{Keys, Script, ScriptError, ScriptType},
 };
 
 use crate::registry::{Build, NodeType, ScriptShape as Shape};
@@ -158,10 +162,10 @@ impl Operand {
         }
     }
 
-    fn get(&self) -> canopy_core::TextOrKey<'_> {
+    fn get(&self) -> canopy_core::script::TextOrKey<'_> {
         match self {
-            Operand::Text(t) => canopy_core::TextOrKey::Text(t),
-            Operand::Key(k) => canopy_core::TextOrKey::Key(k),
+            Operand::Text(t) => canopy_core::script::TextOrKey::Text(t),
+            Operand::Key(k) => canopy_core::script::TextOrKey::Key(k),
         }
     }
 }

@@ -32,7 +32,8 @@
 //! `_onHalted` needs the abort hook of one node.
 
 use canopy_core::{
-    Arity, Children, Ctx, CustomNode, Exit, Node, NodeKind, Param, ScriptValue, Status,
+    Arity, Children, Ctx, CustomNode, Exit, Node, NodeKind, Status, params::Param,
+    script::ScriptValue,
 };
 
 use super::eval::Cell;
@@ -168,7 +169,7 @@ pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
 
 /// The scripts of a bool key a node keeps (a latch, a skip flag): one
 /// that makes the key (`k := false`), whose target
-/// [`Script::assign`](canopy_core::Script::assign) writes, and one that
+/// [`Script::assign`](canopy_core::script::Script::assign) writes, and one that
 /// reads it (`k`).
 pub(crate) struct Latch {
     pub(crate) write: Cell,

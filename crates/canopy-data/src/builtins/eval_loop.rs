@@ -34,8 +34,9 @@
 //! where a string already is what BehaviorTree.CPP users write).
 
 use canopy_core::{
-    Arity, Children, Ctx, CustomNode, Node, NodeKind, Param, ParamKind, ScriptValue, Status, Task,
-    Text, convert,
+    Arity, Children, Ctx, CustomNode, Node, NodeKind, Status, Task, Text, convert,
+    params::{Param, ParamKind},
+    script::ScriptValue,
 };
 
 use super::eval::Cell;
@@ -213,11 +214,11 @@ impl Item {
     }
 
     /// The type of a script value that is an item.
-    pub(crate) fn script_type(self) -> canopy_core::ScriptType {
+    pub(crate) fn script_type(self) -> canopy_core::script::ScriptType {
         match self {
-            Item::Whole | Item::Number => canopy_core::ScriptType::Number,
-            Item::Bool => canopy_core::ScriptType::Bool,
-            Item::Text => canopy_core::ScriptType::Text,
+            Item::Whole | Item::Number => canopy_core::script::ScriptType::Number,
+            Item::Bool => canopy_core::script::ScriptType::Bool,
+            Item::Text => canopy_core::script::ScriptType::Text,
         }
     }
 

@@ -12,7 +12,8 @@
 //! the next branch when a case's child fails.
 
 use canopy_core::{
-    Arity, Children, Ctx, CustomNode, Node, NodeKind, Param, ParamKind, Status, Task,
+    Arity, Children, Ctx, CustomNode, Node, NodeKind, Status, Task,
+    params::{Param, ParamKind},
 };
 
 use super::eval::Cell;

@@ -13,7 +13,7 @@ mod random;
 mod script;
 pub(crate) mod utility;
 
-use canopy_core::{Arity, Param, nodes};
+use canopy_core::{Arity, nodes, params::Param};
 
 use crate::registry::{Build, NodeType, Registry};
 

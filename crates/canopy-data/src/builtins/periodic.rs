@@ -1,6 +1,6 @@
 //! `Periodic`: a condition on the agent's clock, for prototypes and tests.
 
-use canopy_core::{Ctx, Params, Ticks};
+use canopy_core::{Ctx, Params, params::Ticks};
 
 /// Condition: true for the first `on` of every `period` agent ticks (ticks
 /// 1..=on, period+1..=period+on, …), the cycle moved `offset` ticks

@@ -1,6 +1,6 @@
 //! `Script`: plays back statuses from the file, for prototypes and tests.
 
-use canopy_core::{Children, Ctx, Node, ParamEnum, Params, Status, Statuses, Task};
+use canopy_core::{Children, Ctx, Node, ParamEnum, Params, Status, Task, params::Statuses};
 
 /// What advances a script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ParamEnum)]

@@ -17,7 +17,10 @@ use std::sync::Arc;
 
 use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, Scorer, Utility};
 use canopy_core::text::{did_you_mean, quote, suggest};
-use canopy_core::{NodeKind, NodeParams, ParamError, Params};
+use canopy_core::{
+    NodeKind, Params,
+    params::{NodeParams, ParamError},
+};
 
 use crate::Registry;
 
@@ -58,7 +61,7 @@ pub(crate) struct UtilityParams {
 }
 
 /// The node type's description and parameters.
-pub(crate) fn declared() -> (&'static str, Vec<canopy_core::Param>) {
+pub(crate) fn declared() -> (&'static str, Vec<canopy_core::params::Param>) {
     (UtilityParams::description(), UtilityParams::declare())
 }
 

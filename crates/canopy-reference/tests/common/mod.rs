@@ -10,7 +10,7 @@ use std::cell::RefCell;
 
 use canopy_core::{
     Afterwards, Arity, Builder, Children, Ctx, Draft, Event, Node, NodeKind, Observer, Policy,
-    Predicate, Status, Ticket, nodes,
+    Status, Ticket, context::Predicate, nodes,
 };
 use proptest::prelude::*;
 

@@ -10,7 +10,7 @@ use crate::util::text::number;
 /// export declares ports from it).
 ///
 /// ```
-/// use canopy_core::{Param, ParamKind};
+/// use canopy_core::params::{Param, ParamKind};
 /// assert_eq!(Param::of::<Vec<[f32; 2]>>("route", "").kind, ParamKind::List {
 ///     item: Box::new(ParamKind::Point { dims: 2, min: -(f32::MAX as f64), max: f32::MAX as f64 }),
 ///     min_len: 0,
@@ -84,7 +84,7 @@ pub enum ParamKind {
 /// Declare it with the constructor of its kind, then narrow it:
 ///
 /// ```
-/// use canopy_core::{Param, Ticks};
+/// use canopy_core::params::{Param, Ticks};
 /// let speed = Param::float("speed", "cells per tick").range(0.0, 10.0).default(1.0);
 /// assert_eq!(speed.describe(), "number in 0..=10, default 1.0");
 ///
@@ -96,7 +96,7 @@ pub enum ParamKind {
 /// ```
 ///
 /// A struct with `#[derive(Params)]` declares its parameters from its
-/// fields instead: see [`NodeParams`](crate::NodeParams).
+/// fields instead: see [`NodeParams`](crate::params::NodeParams).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     /// The field name in tree files.
@@ -126,7 +126,7 @@ impl Param {
     /// A whole number (any `i64` until narrowed with [`Param::range`]).
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::int("floor", "").range(-2.0, 40.0).describe(), "integer in -2..=40, required");
     /// ```
     pub fn int(name: &str, doc: &str) -> Param {
@@ -143,7 +143,7 @@ impl Param {
     /// A count: a whole number from 1 to 2³¹ − 1.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::count("times", "").describe(), "integer ≥ 1, required");
     /// ```
     pub fn count(name: &str, doc: &str) -> Param {
@@ -158,11 +158,11 @@ impl Param {
     }
 
     /// A duration in ticks: a whole number from `min` to 2³¹ − 1
-    /// ([`MAX_TICKS`](crate::MAX_TICKS)); read it as a `u32` or a
-    /// [`Ticks`](crate::Ticks).
+    /// ([`MAX_TICKS`](crate::limits::MAX_TICKS)); read it as a `u32` or a
+    /// [`Ticks`](crate::params::Ticks).
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::ticks("wait", "", 0).default(5).describe(), "integer ≥ 0, default 5");
     /// ```
     pub fn ticks(name: &str, doc: &str, min: i64) -> Param {
@@ -179,7 +179,7 @@ impl Param {
     /// A finite number (any until narrowed with [`Param::range`]).
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::float("gain", "").describe(), "number, required");
     /// ```
     pub fn float(name: &str, doc: &str) -> Param {
@@ -196,7 +196,7 @@ impl Param {
     /// `true` or `false`.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::boolean("loud", "").default(false).describe(), "true or false, default false");
     /// ```
     pub fn boolean(name: &str, doc: &str) -> Param {
@@ -206,7 +206,7 @@ impl Param {
     /// Any string.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::text("line", "").default("hello").describe(), "string, default \"hello\"");
     /// ```
     pub fn text(name: &str, doc: &str) -> Param {
@@ -217,7 +217,7 @@ impl Param {
     /// are its variants: [`ParamEnum`](crate::ParamEnum).
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// let gait = Param::choice("gait", "", &["walk", "run"]).default("walk");
     /// assert_eq!(gait.describe(), "one of \"walk\", \"run\", default \"walk\"");
     /// ```
@@ -229,7 +229,7 @@ impl Param {
     /// A non-empty list of status words.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::statuses("play", "").describe(),
     ///     "list of \"Running\" / \"Success\" / \"Failure\", required");
     /// ```
@@ -240,7 +240,7 @@ impl Param {
     /// A guard condition (a condition node object).
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::condition("when", "").describe(), "condition node, required");
     /// ```
     pub fn condition(name: &str, doc: &str) -> Param {
@@ -250,7 +250,7 @@ impl Param {
     /// A reference to an entry of `subtrees`.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::subtree("tree", "").describe(), "name of a subtree, required");
     /// ```
     pub fn subtree(name: &str, doc: &str) -> Param {
@@ -261,7 +261,7 @@ impl Param {
     /// taken as the nearer of the two), written `[x, y]` or `[x, y, z]`.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::point("goal", "", 2).range(0.0, 100.0).describe(),
     ///     "point [x, y], each in 0..=100, required");
     /// ```
@@ -278,7 +278,7 @@ impl Param {
     /// with [`Param::len`]; [`Param::range`] narrows the numbers in it.
     ///
     /// ```
-    /// # use canopy_core::{Param, ParamKind};
+    /// # use canopy_core::params::{Param, ParamKind};
     /// let weights = Param::list("weights", "", ParamKind::Float { min: 0.0, max: 1.0 });
     /// assert_eq!(weights.describe(), "list of numbers in 0..=1, required");
     /// ```
@@ -297,7 +297,7 @@ impl Param {
     /// `0..=255`); other kinds are left as they are.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::of::<u8>("level", "").range(1.0, 1000.0).describe(),
     ///     "integer in 1..=255, required");
     /// ```
@@ -310,7 +310,7 @@ impl Param {
     /// (as [`Param::range`] does).
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::int("n", "").at_least(1.0).describe(), "integer ≥ 1, required");
     /// ```
     pub fn at_least(self, min: f64) -> Param {
@@ -321,7 +321,7 @@ impl Param {
     /// (as [`Param::range`] does).
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::float("p", "").at_most(1.0).describe(), "number ≤ 1, required");
     /// ```
     pub fn at_most(self, max: f64) -> Param {
@@ -332,7 +332,7 @@ impl Param {
     /// no upper bound). Other kinds are left as they are.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::of::<Vec<String>>("lines", "").len(1, usize::MAX).describe(),
     ///     "list of at least 1 string, required");
     /// ```
@@ -351,7 +351,7 @@ impl Param {
     /// would write the value (checked when the type is registered).
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::of::<[f32; 2]>("home", "").default([0.0, 5.0]).describe(),
     ///     "point [x, y], default [0.0,5.0]");
     /// ```
@@ -364,7 +364,7 @@ impl Param {
     /// `null`): the factory reads it as an `Option`.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::float("limit", "").optional().describe(), "number, optional");
     /// ```
     pub fn optional(mut self) -> Param {
@@ -380,7 +380,7 @@ impl Param {
     /// What the parameter accepts, in words, for `canopy nodes` and errors.
     ///
     /// ```
-    /// # use canopy_core::Param;
+    /// # use canopy_core::params::Param;
     /// assert_eq!(Param::count("times", "").describe(), "integer ≥ 1, required");
     /// ```
     pub fn describe(&self) -> String {
@@ -434,7 +434,7 @@ impl ParamKind {
     /// or `f32`, as a parameter's kind has until it is narrowed.
     ///
     /// ```
-    /// use canopy_core::ParamKind;
+    /// use canopy_core::params::ParamKind;
     /// assert!(ParamKind::no_bound(f64::MAX) && ParamKind::no_bound(-(f32::MAX as f64)));
     /// assert!(!ParamKind::no_bound(100.0));
     /// ```
@@ -446,7 +446,7 @@ impl ParamKind {
     /// messages say it.
     ///
     /// ```
-    /// use canopy_core::ParamKind;
+    /// use canopy_core::params::ParamKind;
     /// assert_eq!(ParamKind::Int { min: 1, max: 9 }.describe(), "integer in 1..=9");
     /// ```
     pub fn describe(&self) -> String {

@@ -13,7 +13,7 @@ const LISTED: usize = 10;
 /// produce it, so that `?` works in a factory.
 ///
 /// ```
-/// use canopy_core::ParamError;
+/// use canopy_core::params::ParamError;
 /// let e = ParamError::invalid("min_ticks (5) must not exceed max_ticks (3)");
 /// assert_eq!(e.to_string(), "min_ticks (5) must not exceed max_ticks (3)");
 /// ```

@@ -12,7 +12,7 @@ use crate::util::text::escape;
 /// defaults), strings escaped as [`escape`] does:
 ///
 /// ```
-/// use canopy_core::Literal;
+/// use canopy_core::params::Literal;
 /// assert_eq!(Literal::from([0.0f32, 5.0]).to_string(), "[0.0,5.0]");
 /// assert_eq!(Literal::from("walk").to_string(), "\"walk\"");
 /// assert_eq!(Literal::from(3u32).to_string(), "3");
@@ -40,7 +40,7 @@ impl Literal {
     /// The number, if this is one.
     ///
     /// ```
-    /// assert_eq!(canopy_core::Literal::Int(2).as_f64(), Some(2.0));
+    /// assert_eq!(canopy_core::params::Literal::Int(2).as_f64(), Some(2.0));
     /// ```
     pub fn as_f64(&self) -> Option<f64> {
         match *self {

@@ -7,7 +7,7 @@
 //! `#[param(default = …, range = …, len = …)]` ([`NodeParams`]). Loaders
 //! check a file's values against that declaration ([`Param`],
 //! [`ParamKind`]) before any node is made, and hand the node type its
-//! struct ([`Params`] → [`NodeParams::from_params`]); printing and export
+//! struct ([`Params`](struct@Params) → [`NodeParams::from_params`]); printing and export
 //! read the values back ([`NodeParams::values`], as [`Literal`]s).
 //!
 //! The engine's kinds use the same mechanism as user node types, so a
@@ -29,3 +29,13 @@ pub(crate) mod error;
 pub(crate) mod literal;
 pub(crate) mod typed;
 pub(crate) mod value;
+
+pub use declare::{Param, ParamKind};
+pub use error::ParamError;
+pub use literal::Literal;
+pub use typed::{FromParam, IntoDefault, NodeParams, ParamEnum, Statuses, Ticks};
+pub use value::{ParamValue, Params};
+
+/// `#[derive(Params)]` and `#[derive(ParamEnum)]`, beside the traits they
+/// implement.
+pub use canopy_derive::{ParamEnum, Params};

@@ -19,7 +19,7 @@ impl Param {
     /// ([`FromParam::kind`]), and an `Option` is optional.
     ///
     /// ```
-    /// use canopy_core::Param;
+    /// use canopy_core::params::Param;
     /// assert_eq!(Param::of::<u8>("level", "").describe(), "integer in 0..=255, required");
     /// assert_eq!(Param::of::<[f64; 3]>("at", "").describe(), "point [x, y, z], required");
     /// assert_eq!(Param::of::<Option<String>>("say", "").describe(), "string, optional");
@@ -33,10 +33,10 @@ impl Param {
 impl Params<'_> {
     /// A parameter read as the type `T` it was declared as (with
     /// [`Param::of`], or a kind `T` reads): numbers, strings, points,
-    /// lists, [`Ticks`](crate::Ticks), `Option`s, enums.
+    /// lists, [`Ticks`](crate::params::Ticks), `Option`s, enums.
     ///
     /// ```
-    /// use canopy_core::{Param, ParamValue, Params};
+    /// use canopy_core::{Params, params::{Param, ParamValue}};
     /// let (via, laps) = (Param::of::<Vec<[f32; 2]>>("via", ""), Param::of::<Option<u32>>("laps", ""));
     /// let p = Params::new("Route", vec![
     ///     (&via, ParamValue::List(vec![ParamValue::Point([2.5, 1.0, 0.0], 2)])),
@@ -67,7 +67,7 @@ impl Params<'_> {
 /// A type of your own reads as one of those, converted:
 ///
 /// ```
-/// use canopy_core::{FromParam, Literal, Param, ParamKind, ParamValue};
+/// use canopy_core::params::{FromParam, Literal, Param, ParamKind, ParamValue};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Vec2 { x: f32, y: f32 }
@@ -280,7 +280,7 @@ impl<T: FromParam> FromParam for Option<T> {
 /// whose errors point at the item that is not a status word.
 ///
 /// ```
-/// use canopy_core::{Param, Statuses};
+/// use canopy_core::params::{Param, Statuses};
 /// assert_eq!(Param::of::<Statuses>("play", "").describe(),
 ///     "list of \"Running\" / \"Success\" / \"Failure\", required");
 /// ```
@@ -307,7 +307,7 @@ impl FromParam for Statuses {
 /// reads an integer in that range.
 ///
 /// ```
-/// use canopy_core::{Param, Ticks};
+/// use canopy_core::params::{Param, Ticks};
 /// assert_eq!(Param::of::<Ticks>("rest", "").describe(), "integer ≥ 0, required");
 /// assert_eq!(Ticks::new(40).map(Ticks::get), Some(40));
 /// assert_eq!(Ticks::new(u32::MAX), None);
@@ -322,7 +322,7 @@ impl Ticks {
     /// `ticks` as a duration, if it is at most [`MAX_TICKS`].
     ///
     /// ```
-    /// # use canopy_core::Ticks;
+    /// # use canopy_core::params::Ticks;
     /// assert_eq!(Ticks::new(2_147_483_647), Some(Ticks::MAX));
     /// assert_eq!(Ticks::new(2_147_483_648), None);
     /// ```
@@ -337,7 +337,7 @@ impl Ticks {
     /// The number of ticks.
     ///
     /// ```
-    /// # use canopy_core::Ticks;
+    /// # use canopy_core::params::Ticks;
     /// assert_eq!(Ticks::MAX.get(), 2_147_483_647);
     /// ```
     pub const fn get(self) -> u32 {
@@ -373,7 +373,7 @@ impl FromParam for Ticks {
 /// array for a `Vec`.
 ///
 /// ```
-/// use canopy_core::{IntoDefault, Ticks};
+/// use canopy_core::params::{IntoDefault, Ticks};
 /// let wait: Ticks = IntoDefault::into_default(30);
 /// let name: String = IntoDefault::into_default("guard");
 /// let route: Vec<[f32; 2]> = IntoDefault::into_default([[0.0, 0.0], [4.0, 0.0]]);
@@ -437,7 +437,7 @@ impl<T, const N: usize> IntoDefault<Vec<T>> for [T; N] {
 /// fields declares a type without parameters.
 ///
 /// ```
-/// use canopy_core::{NodeParams, Params, Ticks};
+/// use canopy_core::{Params, params::{NodeParams, Ticks}};
 ///
 /// /// Walks between points, waiting at each.
 /// #[derive(Params)]
@@ -513,7 +513,7 @@ impl NodeParams for () {
 /// `snake_case` unless renamed with `#[param(rename = "…")]`.
 ///
 /// ```
-/// use canopy_core::{Param, ParamEnum};
+/// use canopy_core::{ParamEnum, params::Param};
 ///
 /// #[derive(Debug, PartialEq, ParamEnum)]
 /// enum Gait { Walk, Run, #[param(rename = "sneak")] Crouch }

@@ -1,5 +1,5 @@
 //! Checked parameter values: what a loader hands a factory, read back
-//! through [`Params`]' getters or typed with [`FromParam`](crate::FromParam), and printed
+//! through [`Params`]' getters or typed with [`FromParam`](crate::params::FromParam), and printed
 //! back in trees unambiguously (`[[0, 0], [10, 0]]`, `"a, b"`).
 
 use std::fmt::Write;
@@ -12,11 +12,11 @@ use crate::util::text::number;
 
 /// One parameter's value as a loader checked it against its declaration:
 /// of the kind the declaration states, so a type reads it with the
-/// conversion of that kind ([`FromParam::from_value`](crate::FromParam::from_value)). Strings borrow
+/// conversion of that kind ([`FromParam::from_value`](crate::params::FromParam::from_value)). Strings borrow
 /// from the file, or from the declaration's default.
 ///
 /// ```
-/// use canopy_core::{FromParam, Literal, ParamKind, ParamValue};
+/// use canopy_core::params::{FromParam, Literal, ParamKind, ParamValue};
 ///
 /// /// A colour by name, read as a word.
 /// struct Colour(u32);
@@ -69,7 +69,7 @@ impl<'a> ParamValue<'a> {
     /// kind when a type is registered; `None` for one that does not fit.
     ///
     /// ```
-    /// use canopy_core::{Literal, ParamKind, ParamValue};
+    /// use canopy_core::params::{Literal, ParamKind, ParamValue};
     /// let kind = ParamKind::Point { dims: 2, min: -1e9, max: 1e9 };
     /// assert_eq!(ParamValue::from_default(&kind, &Literal::from([1.0, 2.0])),
     ///     Some(ParamValue::Point([1.0, 2.0, 0.0], 2)));
@@ -118,11 +118,11 @@ impl<'a> ParamValue<'a> {
 /// Every declared parameter is present (given, defaulted, or absent and
 /// optional) and of the declared kind, so the getters fail only when a
 /// factory asks for a parameter its type did not declare, or as another
-/// kind. A type registered with a [`NodeParams`](crate::NodeParams)
+/// kind. A type registered with a [`NodeParams`](crate::params::NodeParams)
 /// struct never sees this: its factory gets the struct.
 ///
 /// ```
-/// use canopy_core::{Param, ParamValue, Params};
+/// use canopy_core::{Params, params::{Param, ParamValue}};
 ///
 /// let terms = Param::of::<Vec<u32>>("terms", "numbers to add");
 /// let params = Params::new("Add", vec![
@@ -194,7 +194,7 @@ impl<'a> Params<'a> {
     /// `{"type": "T", "n": 3, "x": 0.5, "on": true, "word": "b", "play": ["Success"]}`:
     ///
     /// ```
-    /// # use canopy_core::{Param, ParamError, ParamValue, Params, Status};
+    /// # use canopy_core::{Params, Status, params::{Param, ParamError, ParamValue}};
     /// # fn load(check: impl Fn(&Params) -> Result<(), ParamError>) {
     /// #     let declared = [Param::count("n", ""), Param::float("x", ""), Param::boolean("on", ""),
     /// #         Param::choice("word", "", &["a", "b"]), Param::statuses("play", "")];

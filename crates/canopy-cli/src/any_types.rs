@@ -1,5 +1,5 @@
 //! A registry as the command line uses it, whatever its agent data and
-//! world: the object-safe [`Kit`], and a registry offered under a name.
+//! world: the object-safe [`AnyTypes`], and a registry offered under a name.
 
 use std::io::Write;
 
@@ -8,7 +8,7 @@ use crate::failure::Failure;
 
 /// What [`Cli`](crate::Cli) asks of a registry, whatever its agent data and
 /// world.
-pub(crate) trait Kit {
+pub(crate) trait AnyTypes {
     /// Whether a node type of this name is registered.
     fn knows(&self, type_name: &str) -> bool;
     /// Whether `run` and `bench` can run trees of these types.
@@ -23,11 +23,11 @@ pub(crate) trait Kit {
 }
 
 /// A registry offered under `--types NAME`.
-pub(crate) struct Named {
+pub(crate) struct OfferedTypes {
     /// The `--types` value.
     pub(crate) name: String,
     /// What the types are, as a noun phrase ("the crowd demo's node types").
     pub(crate) about: String,
     /// The registry, with agent data and world when it can run.
-    pub(crate) kit: Box<dyn Kit>,
+    pub(crate) types: Box<dyn AnyTypes>,
 }
