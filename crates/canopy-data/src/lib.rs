@@ -185,6 +185,7 @@ mod error;
 mod format;
 mod load;
 mod registry;
+mod resolve;
 mod walk;
 
 pub use document::literal_to_json;

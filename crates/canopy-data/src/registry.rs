@@ -16,6 +16,7 @@ use canopy_core::nodes::ScoreFn;
 
 use crate::check::{Place, check};
 use crate::format::MAX_NESTING;
+use crate::resolve::Resolve;
 
 /// A factory: checked parameters in, a `T` or the problem out.
 pub(crate) type Factory<T> = Box<dyn Fn(&Params) -> Result<T, ParamError> + Send + Sync>;
@@ -32,36 +33,9 @@ pub(crate) enum Build<A, W> {
     Sized(SizedFactory<NodeKind<A, W>>),
     /// Condition leaves, which guards can also use as their condition.
     Condition(Factory<ConditionFn<A, W>>),
-    /// Guard and ReactiveGuard: the loader resolves their condition.
-    Guard { reactive: bool },
-    /// SubTree: the loader resolves the referenced subtree.
-    SubTree,
-    /// Eval, EvalCondition and the script guards: the loader compiles
-    /// their script once the whole file is walked.
-    Script(ScriptShape),
-    /// Utility: the loader resolves its considerations' scorers.
-    Utility,
-}
-
-/// What a script node is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ScriptShape {
-    /// `Eval`: runs the script.
-    Leaf,
-    /// `EvalCondition`: tests it.
-    Condition,
-    /// `EvalGuard`, `EvalReactiveGuard`: a guard testing it, read-only.
-    Guard { reactive: bool },
-    /// `EvalAround`: scripts before and after its child, one per parameter.
-    Around,
-    /// `EvalSwitch`: a condition script per case.
-    Switch,
-    /// `EvalLoop`: an assignment script per item.
-    Loop,
-    /// `EvalLoop`'s `queue`: a script that is one key, holding a string.
-    Queue,
-    /// `EvalLoop`'s `value`: an assignment of a value of this type.
-    Assign(canopy_core::ScriptType),
+    /// Types the loader resolves (scripts, guards' conditions, subtrees,
+    /// scorers): each in its own file ([`crate::resolve`]).
+    Resolved(Box<dyn Resolve<A, W>>),
 }
 
 /// Whether any input port of `p` reads a string key as another type
@@ -222,6 +196,23 @@ impl<A, W> NodeType<A, W> {
             arity,
             params,
             Build::Sized(Box::new(factory)),
+        )
+    }
+
+    /// A type the loader resolves ([`crate::resolve`]).
+    pub(crate) fn resolved(
+        name: &str,
+        description: &str,
+        arity: Arity,
+        params: Vec<Param>,
+        resolve: impl Resolve<A, W> + 'static,
+    ) -> Self {
+        Self::with_build(
+            name,
+            description,
+            arity,
+            params,
+            Build::Resolved(Box::new(resolve)),
         )
     }
 
