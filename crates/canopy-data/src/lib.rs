@@ -184,6 +184,7 @@ pub mod document;
 mod error;
 mod format;
 mod load;
+mod loading;
 mod registry;
 mod resolve;
 mod walk;
@@ -194,6 +195,7 @@ pub use error::{
 };
 pub use format::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
 pub use load::{Lowering, parse, parse_document, read_file, read_file_up_to};
+pub use loading::{Loading, TreeSource};
 pub use registry::{NodeType, Registry, RegistryError};
 pub use walk::MAX_ERRORS;
 
