@@ -1257,3 +1257,35 @@ fn a_whole_number_past_two_to_the_53_is_not_shown_as_a_wrong_integer() {
         r#"t.json:1:12: tree (name "Wait"): parameter "ticks" must be at most 2147483647, got 1.8446744073709552e19"#
     );
 }
+
+#[test]
+fn a_word_no_script_node_knows_is_refused_with_the_closest_word() {
+    let child = r#""children": [{"type": "AlwaysSuccess"}]"#;
+    let errors: Vec<String> = [
+        r#""type": "EvalAround", "skipped": "failur""#,
+        r#""type": "EvalAround", "precondition": "true", "otherwise": "succes""#,
+        r#""type": "EvalLoop", "items": [], "if_empty": "runing""#,
+        r#""type": "EvalLoop", "queue": "q", "value": "x := 0", "item": "int""#,
+    ]
+    .iter()
+    .map(|node| json(&format!(r#"{{"tree": {{{node}, {child}}}}}"#)))
+    .collect();
+    let at = r#"t.json:1:12: tree (name "#;
+    assert_eq!(
+        errors,
+        [
+            format!(
+                r#"{at}"EvalAround"): parameter "skipped" must be one of "success", "failure", got "failur" (did you mean "failure"?)"#
+            ),
+            format!(
+                r#"{at}"EvalAround"): parameter "otherwise" must be one of "failure", "success", "skip", "running", got "succes" (did you mean "success"?)"#
+            ),
+            format!(
+                r#"{at}"EvalLoop"): parameter "if_empty" must be one of "success", "failure", "running", got "runing" (did you mean "running"?)"#
+            ),
+            format!(
+                r#"{at}"EvalLoop"): parameter "item" must be one of "whole", "number", "bool", "string", got "int""#
+            ),
+        ]
+    );
+}
