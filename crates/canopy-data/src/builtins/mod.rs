@@ -7,6 +7,7 @@
 pub(crate) mod eval;
 mod eval_around;
 mod eval_loop;
+mod eval_retry;
 mod eval_switch;
 mod guard;
 mod periodic;
@@ -41,6 +42,7 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
     add(eval_around::node_type());
     add(eval_switch::node_type());
     add(eval_loop::node_type());
+    add(eval_retry::node_type());
     r.node("Script", Arity::Leaf, script::Script::new)
         .expect("built-in names are unique");
     r.node("Random", Arity::Leaf, random::Random::into_draw)
@@ -59,9 +61,10 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// let registry = Registry::<(), ()>::new();
     /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Eval,
     /// // EvalCondition, EvalGuard, EvalReactiveGuard, EvalAround,
-    /// // EvalSwitch, EvalLoop, Script, Random, Chance, Periodic and Utility.
+    /// // EvalSwitch, EvalLoop, EvalRetry, Script, Random, Chance, Periodic
+    /// // and Utility.
     /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
-    /// assert_eq!(registry.types().count(), kinds + 15);
+    /// assert_eq!(registry.types().count(), kinds + 16);
     /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
     /// ```
     pub fn new() -> Self {
