@@ -8,14 +8,14 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use canopy_core::text::{quote, suggest};
+use canopy_core::text::suggest;
 use canopy_core::{
     Builder, Draft, MAX_DEPTH, ParamError, ParamKind, ParamValue, Params, Predicate, ScriptError,
     SlotType, nodes,
 };
 
 use crate::builtins::eval::{self, Cell, LoadKeys, ScriptShape as Shape};
-use crate::check::{Place, check};
+use crate::check::{Place, check, read_fields};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Problem};
 use crate::format::{Format, MAX_NODES};
@@ -608,55 +608,21 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         name: &str,
         index: u64,
     ) -> Result<Params<'p>, LoadError> {
-        let declared = node_type.params();
-        for (key, _) in fields {
-            let key = key.as_str();
-            if matches!(key, "type" | "name" | "children") || declared.iter().any(|p| p.name == key)
-            {
-                continue;
-            }
-            let problem = Problem::UnknownParam {
-                param: key.to_string(),
-                type_name: node_type.name().to_string(),
-                suggestion: suggest(key, declared.iter().map(|p| p.name.as_str()))
-                    .map(str::to_string),
-                takes: declared.iter().map(|p| p.name.clone()).collect(),
-            };
-            return Err(self.fail(path, name, problem));
-        }
-        let mut values = Vec::with_capacity(declared.len());
-        for param in declared {
-            let given = field(fields, &param.name).filter(|v| {
-                // `null` is "not given" for an optional parameter (RON's `None`).
-                !(matches!(v, Value::Null) && param.is_optional())
-            });
-            let value = match (given, &param.default) {
-                (Some(v), _) => match &param.kind {
-                    ParamKind::Port { value, ty, output } => {
-                        self.port(v, &param.name, value, ty, *output, path, name)?
-                    }
-                    kind => check(kind, v, &Place::Param(&param.name))
-                        .map_err(|e| self.fail(path, name, Problem::Param(e)))?,
-                },
-                // Defaults were checked when the type was registered.
-                (None, Some(default)) => ParamValue::from_default(&param.kind, default)
-                    .ok_or_else(|| {
-                        let e = ParamError::invalid(format!(
-                            "the default of parameter {} does not fit its kind",
-                            quote(&param.name)
-                        ));
-                        self.fail(path, name, Problem::Param(e))
-                    })?,
-                (None, None) => {
-                    let problem = Problem::MissingParam {
-                        param: param.name.clone(),
-                        expects: param.describe(),
-                    };
-                    return Err(self.fail(path, name, problem));
+        let read = read_fields(
+            node_type.name(),
+            node_type.params(),
+            fields,
+            &["type", "name", "children"],
+            |param, given| match &param.kind {
+                ParamKind::Port { value, ty, output } => {
+                    self.port(given, &param.name, value, ty, *output, path, name)
                 }
-            };
-            values.push((param, value));
-        }
+                kind => check(kind, given, &Place::Param(&param.name))
+                    .map_err(|e| self.fail(path, name, Problem::Param(e))),
+            },
+            |problem| self.fail(path, name, problem),
+        );
+        let values = read?;
         Ok(Params::new(
             node_type.name(),
             values,
