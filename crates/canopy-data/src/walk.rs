@@ -28,7 +28,7 @@ const RED_ZONE: usize = 128 << 10;
 const STACK_SEGMENT: usize = 4 << 20;
 
 /// Most errors one load reports when asked for all of them
-/// ([`Registry::check_str`](crate::Registry::check_str)).
+/// ([`Loading::errors`](crate::Loading::errors)).
 pub const MAX_ERRORS: usize = 20;
 
 /// Whether the walk can go on past this error: a problem of one node, not
@@ -347,7 +347,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     }
 
     /// Node types of the lowering loader's own, looked up before the
-    /// registry's (see [`Registry::load_lowered`](crate::Registry::load_lowered)).
+    /// registry's (see [`Loading::own_types`](crate::Loading::own_types)).
     pub(crate) fn own_types(mut self, types: &'r [NodeType<A, W>]) -> Self {
         self.own_types = types;
         self

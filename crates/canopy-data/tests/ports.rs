@@ -2,7 +2,7 @@
 //! when the tree is built — one type per key, output ports only keys.
 
 use canopy_core::{Agent, Ctx, Input, Output, Status, Text};
-use canopy_data::{Format, Params, Registry};
+use canopy_data::{Format, Params, Registry, TreeSource};
 
 /// Walks one step towards `goal`; writes whether it arrived to `arrived`.
 #[derive(Params)]
@@ -60,7 +60,7 @@ fn registry() -> Registry<Me, ()> {
 #[test]
 fn a_port_holds_a_value_or_reads_a_key() {
     let tree = registry()
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Sequence", "children": [
                 {"type": "Walk", "goal": "{target}", "speed": 2, "arrived": "{there}"},
                 {"type": "Say", "line": "{greeting}"},
@@ -68,7 +68,8 @@ fn a_port_holds_a_value_or_reads_a_key() {
             ]}}"#,
             Format::Json,
             "walk.json",
-        )
+        ))
+        .load()
         .unwrap();
     let slots: Vec<(String, String)> = tree
         .slots()
@@ -108,14 +109,15 @@ fn a_port_holds_a_value_or_reads_a_key() {
 #[test]
 fn two_types_for_one_key_are_refused_naming_both_places() {
     let err = registry()
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Sequence", "children": [
                 {"type": "Walk", "goal": [1, 1], "arrived": "{done}"},
                 {"type": "Say", "line": "{done}"}
             ]}}"#,
             Format::Json,
             "two.json",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -128,22 +130,24 @@ fn two_types_for_one_key_are_refused_naming_both_places() {
 #[test]
 fn an_output_port_takes_only_a_key_and_a_port_of_its_own_name_is_braces_equals() {
     let err = registry()
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Walk", "goal": [1, 1], "arrived": true}}"#,
             Format::Json,
             "out.json",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
         r#"out.json:1:12: tree (name "Walk"): output port "arrived" takes a blackboard key like "{key}", got boolean true"#
     );
     let tree = registry()
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Walk", "goal": "{=}", "arrived": "{=}"}}"#,
             Format::Json,
             "same.json",
-        )
+        ))
+        .load()
         .unwrap();
     let keys: Vec<&str> = tree.slots().iter().map(|s| &*s.key).collect();
     assert_eq!(keys, ["goal", "arrived"]);

@@ -5,7 +5,7 @@
 
 use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, Scorer, Utility};
 use canopy_core::{Agent, Builder, Ctx, Event, Observer, Status, Tree};
-use canopy_data::{Format, Params, Registry, RegistryError};
+use canopy_data::{Format, Params, Registry, RegistryError, TreeSource};
 
 /// The agent: its inputs, and what its leaves did.
 #[derive(Clone, Default)]
@@ -123,8 +123,14 @@ fn run(tree: &Tree<Deer, ()>) -> (Vec<String>, Vec<u32>) {
 #[test]
 fn json_and_ron_load_the_tree_the_builder_builds() {
     let registry = registry();
-    let json = registry.load_str(JSON, Format::Json, "deer.json").unwrap();
-    let ron = registry.load_str(RON, Format::Ron, "deer.ron").unwrap();
+    let json = registry
+        .loading(TreeSource::text(JSON, Format::Json, "deer.json"))
+        .load()
+        .unwrap();
+    let ron = registry
+        .loading(TreeSource::text(RON, Format::Ron, "deer.ron"))
+        .load()
+        .unwrap();
     let expected = run(&built());
     // Every child wins at some point of the run.
     for child in 0..3 {
@@ -138,7 +144,8 @@ fn json_and_ron_load_the_tree_the_builder_builds() {
 #[test]
 fn the_printed_tree_shows_the_parameters_as_written_and_as_built() {
     let tree = registry()
-        .load_str(JSON, Format::Json, "deer.json")
+        .loading(TreeSource::text(JSON, Format::Json, "deer.json"))
+        .load()
         .unwrap();
     let first = tree.display().to_string();
     let first = first.lines().next().unwrap();
@@ -158,7 +165,8 @@ fn error(fields: &str) -> String {
         r#"{{"tree": {{"type": "Utility", {fields}, "children": [{{"type": "Act", "n": 0}}, {{"type": "Act", "n": 1}}]}}}}"#
     );
     registry()
-        .load_str(&file, Format::Json, "bad.json")
+        .loading(TreeSource::text(&file, Format::Json, "bad.json"))
+        .load()
         .unwrap_err()
         .to_string()
 }

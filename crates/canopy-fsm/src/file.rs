@@ -50,7 +50,7 @@ use canopy_core::Tree;
 use canopy_core::text::{did_you_mean, quote, suggest};
 use canopy_data::document::{Key, Source, Value};
 use canopy_data::{
-    Format, LoadError, Location, NodeParams, Position, Problem, Registry, read_params,
+    Format, LoadError, Location, NodeParams, Position, Problem, Registry, TreeSource, read_params,
 };
 
 use crate::builder::{MAX_DEPTH, MAX_STATES, MachineBuilder};
@@ -624,11 +624,15 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
                 })?;
                 self.tree_file(&shown, read)
             }
-            None => self
-                .registry
-                .trees
-                .load_document(tree, &[self.source], self.format, self.source.name)
-                .map(Arc::new),
+            None => {
+                let source = TreeSource::Document {
+                    document: tree,
+                    sources: &[self.source],
+                    format: self.format,
+                    name: self.source.name,
+                };
+                self.registry.trees.loading(source).load().map(Arc::new)
+            }
         };
         let tree =
             loaded.map_err(|e| self.error(state, path, Some(name), MachineProblem::Tree(e)))?;
@@ -688,7 +692,8 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
         let whole = |problem| LoadError::new(&file, Location::File, problem);
         let format = Format::from_path(shown).ok_or_else(|| whole(Problem::UnknownExtension))?;
         let bytes = canopy_data::read_file(&read).map_err(whole)?;
-        let tree = Arc::new(self.registry.trees.load_bytes(&bytes, format, &file)?);
+        let source = TreeSource::bytes(&bytes, format, &file);
+        let tree = Arc::new(self.registry.trees.loading(source).load()?);
         self.tree_files.insert(read, tree.clone());
         Ok(tree)
     }
