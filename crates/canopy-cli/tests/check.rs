@@ -46,7 +46,7 @@ fn the_crowd_tree_needs_the_crowd_types() {
         nodes.contains("  MoveTo") && nodes.contains("  Sequence"),
         "{nodes}"
     );
-    assert!(nodes.ends_with("50 node types\n"), "{nodes}");
+    assert!(nodes.ends_with("51 node types\n"), "{nodes}");
 }
 
 /// `check FILE` exits with 1, prints nothing on stdout, and exactly `error`

@@ -52,8 +52,8 @@ fn nodes_lists_every_builtin_type_with_its_parameters() {
             assert_eq!(lines[at + 1 + i].trim_start(), expected);
         }
     }
-    assert_eq!(count, 34);
-    assert!(listing.ends_with("\n34 node types\n"));
+    assert_eq!(count, 35);
+    assert!(listing.ends_with("\n35 node types\n"));
     assert!(listing.contains("times: integer ≥ 1, required — Successes needed."));
 }
 

@@ -50,7 +50,7 @@ fn the_games_canopy_knows_the_games_node_types() {
     golden("my_canopy_print.txt", &success(&["print", &tree]));
     let nodes = success(&["nodes"]);
     golden("my_canopy_nodes.txt", &nodes);
-    assert!(nodes.ends_with("\n37 node types\n"), "{nodes}");
+    assert!(nodes.ends_with("\n38 node types\n"), "{nodes}");
     golden(
         "my_canopy_trace.jsonl",
         &success(&["run", &tree, "--ticks", "3", "--agents", "4", "--trace"]),
@@ -232,7 +232,7 @@ fn several_registries_are_offered_under_types() {
     );
     let (code, out, _) = run(cli(), &["nodes", "--types", "plain"]);
     assert_eq!(code, 0);
-    assert!(out.ends_with("\n34 node types\n"), "{out}");
+    assert!(out.ends_with("\n35 node types\n"), "{out}");
     let (code, _, err) = run(cli(), &["check", &tree, "--types", "other"]);
     assert_eq!(code, 2);
     assert!(

@@ -10,11 +10,119 @@ use std::fmt;
 
 use canopy_core::text::{number, quote, suggest};
 use canopy_core::{
-    Status,
-    params::{ParamError, ParamKind, ParamValue},
+    Params, Status, params::Param, params::ParamError, params::ParamKind, params::ParamValue,
 };
 
-use crate::document::{Value, describe};
+use crate::document::{Field, Value, describe, field};
+use crate::error::Problem;
+
+/// The values of the parameters `declared`, read from an object's
+/// `fields` (the further fields being `own`, the object's own: `type`,
+/// `name`, …): a field neither declared nor the object's own is an
+/// unknown parameter, a declared one left out takes its default or is
+/// missing, and each given value is read by `given` (checked against its
+/// kind, or a port made). Errors are made into `E` by `problem`.
+pub(crate) fn read_fields<'p, E>(
+    type_name: &str,
+    declared: &'p [Param],
+    fields: &'p [Field<'p>],
+    own: &[&str],
+    mut given: impl FnMut(&'p Param, &'p Value<'p>) -> Result<ParamValue<'p>, E>,
+    problem: impl Fn(Problem) -> E,
+) -> Result<Vec<(&'p Param, ParamValue<'p>)>, E> {
+    for (key, _) in fields {
+        let key = key.as_str();
+        if own.contains(&key) || declared.iter().any(|p| p.name == key) {
+            continue;
+        }
+        return Err(problem(Problem::UnknownParam {
+            param: key.to_string(),
+            type_name: type_name.to_string(),
+            suggestion: suggest(key, declared.iter().map(|p| p.name.as_str())).map(str::to_string),
+            takes: declared.iter().map(|p| p.name.clone()).collect(),
+        }));
+    }
+    let mut values = Vec::with_capacity(declared.len());
+    for param in declared {
+        let value = field(fields, &param.name).filter(|v| {
+            // `null` is "not given" for an optional parameter (RON's `None`).
+            !(matches!(v, Value::Null) && param.is_optional())
+        });
+        let value = match (value, &param.default) {
+            (Some(v), _) => given(param, v)?,
+            // Defaults were checked when the type was registered.
+            (None, Some(default)) => {
+                ParamValue::from_default(&param.kind, default).ok_or_else(|| {
+                    problem(Problem::Param(ParamError::invalid(format!(
+                        "the default of parameter {} does not fit its kind",
+                        quote(&param.name)
+                    ))))
+                })?
+            }
+            (None, None) => {
+                return Err(problem(Problem::MissingParam {
+                    param: param.name.clone(),
+                    expects: param.describe(),
+                }));
+            }
+        };
+        values.push((param, value));
+    }
+    Ok(values)
+}
+
+/// The parameters `declared` of `type_name`, read from the fields of
+/// `object` as a tree node's are (the same checks, defaults and messages),
+/// for loaders of other files that declare parameters with
+/// [`NodeParams`](canopy_core::params::NodeParams): a state machine's state types
+/// and triggers. `own` are the object's fields that are not parameters.
+/// A port's value is read as its literal: there is no blackboard to give
+/// a key a slot.
+///
+/// ```
+/// use canopy_core::{NodeParams, Params};
+/// use canopy_data::{Format, parse_document, read_params};
+///
+/// /// Jumps.
+/// #[derive(Params)]
+/// struct Jump {
+///     /// Ticks in the air.
+///     #[param(default = 2, range = 1..=10)]
+///     air: u32,
+/// }
+///
+/// let (_, object) = parse_document(br#"{"name": "Up", "air": 3}"#, Format::Json, "s").unwrap();
+/// let declared = Jump::declare();
+/// let params = read_params("Jump", &declared, &object, &["name"]).unwrap();
+/// assert_eq!(Jump::from_params(&params).unwrap().air, 3);
+///
+/// let (_, wrong) = parse_document(br#"{"name": "Up", "ari": 3}"#, Format::Json, "s").unwrap();
+/// assert_eq!(read_params("Jump", &declared, &wrong, &["name"]).unwrap_err().to_string(),
+///     "unknown parameter \"ari\" for Jump (did you mean \"air\"?); it takes: air");
+/// ```
+pub fn read_params<'p>(
+    type_name: &'p str,
+    declared: &'p [Param],
+    object: &'p Value<'p>,
+    own: &[&str],
+) -> Result<Params<'p>, Problem> {
+    let fields = object.as_object().unwrap_or_default();
+    let values = read_fields(
+        type_name,
+        declared,
+        fields,
+        own,
+        |param, given| {
+            let kind = match &param.kind {
+                ParamKind::Port { value, .. } => value,
+                kind => kind,
+            };
+            check(kind, given, &Place::Param(&param.name)).map_err(Problem::Param)
+        },
+        |problem| problem,
+    )?;
+    Ok(Params::new(type_name, values, 0, 0))
+}
 
 /// Where a value is: a parameter, or an item of a list or point in one.
 #[derive(Clone, Copy)]

@@ -3,7 +3,7 @@
 //! XML lowered by its own crate, a document built by a program. A node is
 //! an object whose fields are its `type`, its `name`, its `children` and
 //! its parameters; a file is an object with a `tree` and `subtrees`
-//! ([`Registry::load_document`](crate::Registry::load_document)).
+//! ([`TreeSource::Document`](crate::TreeSource::Document)).
 //!
 //! **Positions** come free: strings without escapes borrow from the
 //! file's text, so where a node's first field or a parameter's name sits

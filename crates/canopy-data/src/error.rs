@@ -18,10 +18,10 @@ use canopy_core::text::{self, did_you_mean, escape, escape_again, quote, quoted_
 /// wrong. `Display` writes it on one line, as `canopy check` prints it.
 ///
 /// ```
-/// use canopy_data::{Format, Location, Problem, Registry};
+/// use canopy_data::{Format, Location, Problem, Registry, TreeSource};
 /// let err = Registry::<(), ()>::new()
-///     .load_str(r#"{"tree": {"type": "Sequence", "children": [{"type": "Wiat", "ticks": 2}]}}"#,
-///               Format::Json, "walk.json")
+///     .loading(TreeSource::text(r#"{"tree": {"type": "Sequence", "children": [{"type": "Wiat", "ticks": 2}]}}"#,
+///               Format::Json, "walk.json")).load()
 ///     .unwrap_err();
 /// assert_eq!(err.to_string(),
 ///     "walk.json:1:46: tree/children[0] (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)");
@@ -72,9 +72,9 @@ impl LoadError {
     /// `file:3:7: tree/children[0] (name "look")`.
     ///
     /// ```
-    /// use canopy_data::{Format, Registry};
+    /// use canopy_data::{Format, Registry, TreeSource};
     /// let err = Registry::<(), ()>::new()
-    ///     .load_str(r#"{"tree": {"type": "Wait"}}"#, Format::Json, "w.json").unwrap_err();
+    ///     .loading(TreeSource::text(r#"{"tree": {"type": "Wait"}}"#, Format::Json, "w.json")).load().unwrap_err();
     /// assert_eq!(err.place(), "w.json:1:12: tree (name \"Wait\")");
     /// ```
     pub fn place(&self) -> String {

@@ -50,7 +50,7 @@
 //!
 //! ```
 //! use canopy_core::{Agent, Arity, Children, Ctx, Node, Status};
-//! use canopy_data::{Format, ParamEnum, Params, Registry, Ticks};
+//! use canopy_data::{Format, ParamEnum, Params, Registry, Ticks, TreeSource};
 //! use canopy_derive::Task; // `canopy::Task` through the facade
 //!
 //! struct Guard { pos: [f32; 2], alarm: bool }
@@ -115,10 +115,10 @@
 //! }).unwrap();
 //! registry.node("Route", Arity::Leaf, |p: RouteParams| Route(p)).unwrap();
 //!
-//! let tree = registry.load_str(r#"{"tree": {"type": "Selector", "children": [
+//! let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "Selector", "children": [
 //!     {"type": "Sequence", "children": [{"type": "Seen", "radius": 3}, {"type": "Alarm"}]},
 //!     {"type": "Route", "points": [[0, 0], [4, 0]]}
-//! ]}}"#, Format::Json, "guard.json").unwrap();
+//! ]}}"#, Format::Json, "guard.json")).load().unwrap();
 //!
 //! let mut guard = Guard { pos: [9.0, 9.0], alarm: false };
 //! let world = World { enemy: [5.0, 0.0] };
@@ -151,7 +151,7 @@
 //!
 //! Files come from modders and designers, so loading is bounded whatever
 //! they hold: only regular files are opened, at most [`MAX_FILE_BYTES`] + 1
-//! bytes are read from any source ([`Registry::load_reader`] for streams),
+//! bytes are read from any source ([`TreeSource::reader`] for streams),
 //! brackets nest at most [`MAX_NESTING`] deep, a file holds at most
 //! [`MAX_NODES`] node objects, and nodes nest at most
 //! [`canopy_core::limits::MAX_DEPTH`] levels through subtrees. The parsed document
@@ -162,13 +162,13 @@
 //!
 //! ```
 //! use canopy_core::{Agent, Status};
-//! use canopy_data::{Format, Registry};
+//! use canopy_data::{Format, Registry, TreeSource};
 //!
 //! let registry = Registry::<(), ()>::new();
-//! let tree = registry.load_str(r#"(tree: (type: "Sequence", children: [
+//! let tree = registry.loading(TreeSource::text(r#"(tree: (type: "Sequence", children: [
 //!     (type: "Script", statuses: ["Running", "Success"]),
 //!     (type: "Wait", ticks: 1),
-//! ]))"#, Format::Ron, "demo.ron").unwrap();
+//! ]))"#, Format::Ron, "demo.ron")).load().unwrap();
 //! let mut agent = Agent::new(&tree);
 //! assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running);
 //! assert_eq!(agent.tick(&tree, &mut (), &()), Status::Running);
@@ -184,15 +184,19 @@ pub mod document;
 mod error;
 mod format;
 mod load;
+mod loading;
 mod registry;
+mod resolve;
 mod walk;
 
+pub use check::read_params;
 pub use document::literal_to_json;
 pub use error::{
     KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem,
 };
 pub use format::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
 pub use load::{Lowering, parse, parse_document, read_file, read_file_up_to};
+pub use loading::{Loading, TreeSource};
 pub use registry::{NodeType, Registry, RegistryError};
 pub use walk::MAX_ERRORS;
 

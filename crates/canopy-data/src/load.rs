@@ -45,13 +45,21 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// assert_eq!(tree.display().to_string(), "Wait(ticks=3)\n");
     /// std::fs::remove_file(&path).unwrap();
     /// ```
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn load_file(&self, path: impl AsRef<Path>) -> Result<Tree<A, W>, LoadError> {
-        let path = path.as_ref();
+        self.load_file_with(path.as_ref(), &[])
+    }
+
+    pub(crate) fn load_file_with(
+        &self,
+        path: &Path,
+        own_types: &[NodeType<A, W>],
+    ) -> Result<Tree<A, W>, LoadError> {
         let file = path.display().to_string();
         let format =
             Format::from_path(path).ok_or_else(|| whole(&file, Problem::UnknownExtension))?;
         let bytes = read_file(path).map_err(|problem| whole(&file, problem))?;
-        self.load_bytes(&bytes, format, &file)
+        self.load_bytes_with(&bytes, format, &file, own_types)
     }
 
     /// Load a tree from a reader (a socket, an archive entry, standard
@@ -64,15 +72,39 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// let tree = Registry::<(), ()>::new().load_reader(&text[..], Format::Json, "stdin").unwrap();
     /// assert_eq!(tree.len(), 1);
     /// ```
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn load_reader(
         &self,
         reader: impl Read,
         format: Format,
         source: &str,
     ) -> Result<Tree<A, W>, LoadError> {
+        self.load_reader_with(reader, format, source, &[])
+    }
+
+    pub(crate) fn load_reader_with(
+        &self,
+        reader: impl Read,
+        format: Format,
+        source: &str,
+        own_types: &[NodeType<A, W>],
+    ) -> Result<Tree<A, W>, LoadError> {
         let bytes =
             read_limited(reader, 0, MAX_FILE_BYTES).map_err(|problem| whole(source, problem))?;
-        self.load_bytes(&bytes, format, source)
+        self.load_bytes_with(&bytes, format, source, own_types)
+    }
+
+    pub(crate) fn check_reader_with(
+        &self,
+        reader: impl Read,
+        format: Format,
+        source: &str,
+        own_types: &[NodeType<A, W>],
+    ) -> Vec<LoadError> {
+        match read_limited(reader, 0, MAX_FILE_BYTES) {
+            Ok(bytes) => self.check_bytes_with(&bytes, format, source, own_types),
+            Err(problem) => vec![whole(source, problem)],
+        }
     }
 
     /// Load a tree from text; `source` names it in errors.
@@ -84,6 +116,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///     .unwrap();
     /// assert_eq!(tree.len(), 1);
     /// ```
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn load_str(
         &self,
         text: &str,
@@ -105,6 +138,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///     .to_string(),
     ///     "u16.json: not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8");
     /// ```
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn load_bytes(
         &self,
         bytes: &[u8],
@@ -119,6 +153,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// [`load_lowered`](Registry::load_lowered) takes them: a file written
     /// from another syntax may name them (canopy-btcpp's
     /// BehaviorTree.CPP nodes, `btcpp:Repeat`).
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn load_bytes_with(
         &self,
         bytes: &[u8],
@@ -162,31 +197,42 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///     "three.json:4:7: tree/children[2] (name \"Repeat\"): parameter \"times\" must be at least 1, got 0",
     /// ]);
     /// ```
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn check_str(&self, text: &str, format: Format, source: &str) -> Vec<LoadError> {
         self.check_bytes(text.as_bytes(), format, source)
     }
 
     /// [`check_str`](Registry::check_str) for a file, read as
     /// [`load_file`](Registry::load_file) reads it.
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn check_file(&self, path: impl AsRef<Path>) -> Vec<LoadError> {
-        let path = path.as_ref();
+        self.check_file_with(path.as_ref(), &[])
+    }
+
+    pub(crate) fn check_file_with(
+        &self,
+        path: &Path,
+        own_types: &[NodeType<A, W>],
+    ) -> Vec<LoadError> {
         let file = path.display().to_string();
         let Some(format) = Format::from_path(path) else {
             return vec![whole(&file, Problem::UnknownExtension)];
         };
         match read_file(path) {
-            Ok(bytes) => self.check_bytes(&bytes, format, &file),
+            Ok(bytes) => self.check_bytes_with(&bytes, format, &file, own_types),
             Err(problem) => vec![whole(&file, problem)],
         }
     }
 
     /// [`check_str`](Registry::check_str) for raw bytes (UTF-8 text).
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn check_bytes(&self, bytes: &[u8], format: Format, source: &str) -> Vec<LoadError> {
         self.check_bytes_with(bytes, format, source, &[])
     }
 
     /// [`check_bytes`](Registry::check_bytes), with node kinds of the
     /// caller's own, as [`load_bytes_with`](Registry::load_bytes_with).
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn check_bytes_with(
         &self,
         bytes: &[u8],
@@ -247,6 +293,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// assert_eq!(err.to_string(),
     ///     "made.txt:1:1: tree (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)");
     /// ```
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn load_document<'d>(
         &self,
         document: &'d Value<'d>,
@@ -254,8 +301,21 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         format: Format,
         file: &str,
     ) -> Result<Tree<A, W>, LoadError> {
+        self.load_document_with(document, sources, format, file, &[])
+    }
+
+    pub(crate) fn load_document_with<'d>(
+        &self,
+        document: &'d Value<'d>,
+        sources: &[Source<'d>],
+        format: Format,
+        file: &str,
+        own_types: &[NodeType<A, W>],
+    ) -> Result<Tree<A, W>, LoadError> {
         let builder = Builder::new();
-        let drafts = Loader::new(self, &builder, file, sources, format).document(document)?;
+        let drafts = Loader::new(self, &builder, file, sources, format)
+            .own_types(own_types)
+            .document(document)?;
         build(&builder, &drafts)
             .map_err(|(start, e)| self.locate(document, sources, start, e, file))
     }
@@ -341,6 +401,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///     .unwrap();
     /// assert_eq!(tree.display().to_string(), "twice  Repeat(times=2)\n└── AlwaysSuccess\n");
     /// ```
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn load_lowered(
         &self,
         lowering: &mut dyn Lowering,
@@ -385,14 +446,24 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// assert_eq!(registry.load_value(&wrong, "generated").unwrap_err().to_string(),
     ///     "generated: tree (name \"Wait\"): parameter \"ticks\" must be at least 0, got -1");
     /// ```
+    #[doc(hidden)] // superseded by `Registry::loading`
     pub fn load_value(
         &self,
         document: &serde_json::Value,
         source: &str,
     ) -> Result<Tree<A, W>, LoadError> {
+        self.load_json_with(document, source, &[])
+    }
+
+    pub(crate) fn load_json_with(
+        &self,
+        document: &serde_json::Value,
+        source: &str,
+        own_types: &[NodeType<A, W>],
+    ) -> Result<Tree<A, W>, LoadError> {
         let document = crate::document::from_json(document, MAX_NESTING)
             .ok_or_else(|| whole(source, Problem::TooDeeplyNested))?;
-        self.load_document(&document, &[], Format::Json, source)
+        self.load_document_with(&document, &[], Format::Json, source, own_types)
     }
 
     /// A build error as a load error at the node's place in the file.

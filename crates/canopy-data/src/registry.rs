@@ -8,16 +8,15 @@ use std::fmt;
 use std::sync::Arc;
 
 use canopy_core::{
-    Arity, Ctx, CustomNode, Node, NodeKind, Params, Status, Ticket,
-    context::ConditionFn,
-    nodes,
-    params::{NodeParams, Param, ParamError},
+    Arity, Ctx, CustomNode, Node, NodeKind, Params, Status, Ticket, context::ConditionFn, nodes,
+    params::NodeParams, params::Param, params::ParamError,
 };
 
 use canopy_core::nodes::ScoreFn;
 
 use crate::check::{Place, check};
 use crate::format::MAX_NESTING;
+use crate::resolve::Resolve;
 
 /// A factory: checked parameters in, a `T` or the problem out.
 pub(crate) type Factory<T> = Box<dyn Fn(&Params) -> Result<T, ParamError> + Send + Sync>;
@@ -34,36 +33,9 @@ pub(crate) enum Build<A, W> {
     Sized(SizedFactory<NodeKind<A, W>>),
     /// Condition leaves, which guards can also use as their condition.
     Condition(Factory<ConditionFn<A, W>>),
-    /// Guard and ReactiveGuard: the loader resolves their condition.
-    Guard { reactive: bool },
-    /// SubTree: the loader resolves the referenced subtree.
-    SubTree,
-    /// Eval, EvalCondition and the script guards: the loader compiles
-    /// their script once the whole file is walked.
-    Script(ScriptShape),
-    /// Utility: the loader resolves its considerations' scorers.
-    Utility,
-}
-
-/// What a script node is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ScriptShape {
-    /// `Eval`: runs the script.
-    Leaf,
-    /// `EvalCondition`: tests it.
-    Condition,
-    /// `EvalGuard`, `EvalReactiveGuard`: a guard testing it, read-only.
-    Guard { reactive: bool },
-    /// `EvalAround`: scripts before and after its child, one per parameter.
-    Around,
-    /// `EvalSwitch`: a condition script per case.
-    Switch,
-    /// `EvalLoop`: an assignment script per item.
-    Loop,
-    /// `EvalLoop`'s `queue`: a script that is one key, holding a string.
-    Queue,
-    /// `EvalLoop`'s `value`: an assignment of a value of this type.
-    Assign(canopy_core::script::ScriptType),
+    /// Types the loader resolves (scripts, guards' conditions, subtrees,
+    /// scorers): each in its own file ([`crate::resolve`]).
+    Resolved(Box<dyn Resolve<A, W>>),
 }
 
 /// Whether any input port of `p` reads a string key as another type
@@ -190,8 +162,8 @@ impl<A, W> NodeType<A, W> {
     /// one" to succeed): the factory is also told how many the node has.
     ///
     /// ```
-    /// use canopy_core::{Arity, NodeKind, nodes::Sequence, params::ParamError};
-    /// use canopy_data::{Format, NodeType, Registry};
+    /// use canopy_core::{Arity, NodeKind, ParamError, nodes::Sequence};
+    /// use canopy_data::{Format, NodeType, Registry, TreeSource};
     ///
     /// let mut registry = Registry::<(), ()>::new();
     /// registry.register(NodeType::sized(
@@ -203,9 +175,9 @@ impl<A, W> NodeType<A, W> {
     /// )).unwrap();
     /// let pair = |children: &str| format!(r#"{{"tree": {{"type": "Pair", "children": [{children}]}}}}"#);
     /// let one = r#"{"type": "AlwaysSuccess"}"#;
-    /// assert_eq!(registry.load_str(&pair(&[one, one].join(",")), Format::Json, "two.json")
+    /// assert_eq!(registry.loading(TreeSource::text(&pair(&[one, one].join(",")), Format::Json, "two.json")).load()
     ///     .unwrap().len(), 3);
-    /// assert_eq!(registry.load_str(&pair(one), Format::Json, "one.json").unwrap_err().to_string(),
+    /// assert_eq!(registry.loading(TreeSource::text(&pair(one), Format::Json, "one.json")).load().unwrap_err().to_string(),
     ///     "one.json:1:12: tree (name \"Pair\"): takes two children, got 1");
     /// ```
     pub fn sized<F>(
@@ -224,6 +196,23 @@ impl<A, W> NodeType<A, W> {
             arity,
             params,
             Build::Sized(Box::new(factory)),
+        )
+    }
+
+    /// A type the loader resolves ([`crate::resolve`]).
+    pub(crate) fn resolved(
+        name: &str,
+        description: &str,
+        arity: Arity,
+        params: Vec<Param>,
+        resolve: impl Resolve<A, W> + 'static,
+    ) -> Self {
+        Self::with_build(
+            name,
+            description,
+            arity,
+            params,
+            Build::Resolved(Box::new(resolve)),
         )
     }
 
@@ -439,7 +428,7 @@ impl std::error::Error for RegistryError {}
 ///
 /// ```
 /// use canopy_core::{Agent, Status};
-/// use canopy_data::{Format, Param, Registry};
+/// use canopy_data::{Format, Param, Registry, TreeSource};
 ///
 /// struct Miner { gold: u32 }
 ///
@@ -452,10 +441,10 @@ impl std::error::Error for RegistryError {}
 /// registry.register_condition("Rich", "has at least 10 gold", vec![],
 ///     |_| Ok(|cx: &canopy_core::Ctx<Miner, ()>| cx.agent.gold >= 10)).unwrap();
 ///
-/// let tree = registry.load_str(r#"{"tree": {"type": "Selector", "children": [
+/// let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "Selector", "children": [
 ///     {"type": "Rich"},
 ///     {"type": "Dig", "amount": 4}
-/// ]}}"#, Format::Json, "miner.json").unwrap();
+/// ]}}"#, Format::Json, "miner.json")).load().unwrap();
 ///
 /// let mut miner = Miner { gold: 0 };
 /// let mut agent = Agent::new(&tree);
@@ -489,9 +478,9 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// A registry with no node types at all.
     ///
     /// ```
-    /// # use canopy_data::{Format, Registry};
+    /// # use canopy_data::{Format, Registry, TreeSource};
     /// let registry = Registry::<(), ()>::empty();
-    /// assert!(registry.load_str(r#"{"tree": {"type": "Wait", "ticks": 1}}"#, Format::Json, "w")
+    /// assert!(registry.loading(TreeSource::text(r#"{"tree": {"type": "Wait", "ticks": 1}}"#, Format::Json, "w")).load()
     ///     .is_err());
     /// ```
     pub fn empty() -> Self {
@@ -588,14 +577,14 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///
     /// ```
     /// use canopy_core::{Agent, Ctx, Status};
-    /// use canopy_data::{Format, Param, Registry};
+    /// use canopy_data::{Format, Param, Registry, TreeSource};
     ///
     /// let mut registry = Registry::<u32, ()>::new();
     /// registry.register_action("Add", "adds `n`", vec![Param::count("n", "how much")], |p| {
     ///     let n = p.u32("n")?;
     ///     Ok(move |cx: &mut Ctx<u32, ()>| { *cx.agent += n; Status::Success })
     /// }).unwrap();
-    /// let tree = registry.load_str(r#"{"tree": {"type": "Add", "n": 5}}"#, Format::Json, "a")
+    /// let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "Add", "n": 5}}"#, Format::Json, "a")).load()
     ///     .unwrap();
     /// let mut total = 0;
     /// Agent::new(&tree).tick(&tree, &mut total, &());
@@ -622,16 +611,16 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///
     /// ```
     /// use canopy_core::{Agent, Ctx, Status};
-    /// use canopy_data::{Format, Param, Registry};
+    /// use canopy_data::{Format, Param, Registry, TreeSource};
     ///
     /// let mut registry = Registry::<u32, ()>::new();
     /// registry.register_condition("Over", "true above `n`", vec![Param::int("n", "")], |p| {
     ///     let n = p.int("n")?;
     ///     Ok(move |cx: &Ctx<u32, ()>| i64::from(*cx.agent) > n)
     /// }).unwrap();
-    /// let tree = registry.load_str(r#"{"tree": {"type": "Guard",
+    /// let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "Guard",
     ///     "condition": {"type": "Over", "n": 3}, "children": [{"type": "AlwaysSuccess"}]}}"#,
-    ///     Format::Json, "o").unwrap();
+    ///     Format::Json, "o")).load().unwrap();
     /// assert_eq!(Agent::new(&tree).tick(&tree, &mut 4, &()), Status::Success);
     /// assert_eq!(Agent::new(&tree).tick(&tree, &mut 2, &()), Status::Failure);
     /// ```
@@ -667,7 +656,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///
     /// ```
     /// use canopy_core::{Agent, Status};
-    /// use canopy_data::{Format, Params, Registry};
+    /// use canopy_data::{Format, Params, Registry, TreeSource};
     ///
     /// struct Miner { gold: u32 }
     ///
@@ -686,8 +675,8 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// }).unwrap();
     /// assert_eq!(registry.get("Dig").unwrap().description(), "Digs up some gold.");
     ///
-    /// let tree = registry.load_str(r#"{"tree": {"type": "Dig", "amount": 4}}"#,
-    ///     Format::Json, "dig.json").unwrap();
+    /// let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "Dig", "amount": 4}}"#,
+    ///     Format::Json, "dig.json")).load().unwrap();
     /// let mut miner = Miner { gold: 0 };
     /// Agent::new(&tree).tick(&tree, &mut miner, &());
     /// assert_eq!(miner.gold, 4);
@@ -731,7 +720,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///
     /// ```
     /// use canopy_core::{Agent, Status, Ticket};
-    /// use canopy_data::{Format, Params, Registry};
+    /// use canopy_data::{Format, Params, Registry, TreeSource};
     ///
     /// #[derive(Default)]
     /// struct Traveller { asked: Vec<([f32; 2], Ticket)> }
@@ -750,8 +739,8 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// }).unwrap();
     /// assert!(registry.get("FindPath").unwrap().is_async());
     ///
-    /// let tree = registry.load_str(r#"{"tree": {"type": "FindPath", "goal": [3, 4]}}"#,
-    ///     Format::Json, "path.json").unwrap();
+    /// let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "FindPath", "goal": [3, 4]}}"#,
+    ///     Format::Json, "path.json")).load().unwrap();
     /// let (mut me, mut agent) = (Traveller::default(), Agent::new(&tree));
     /// assert_eq!(agent.tick(&tree, &mut me, &()), Status::Running);
     /// let (goal, ticket) = me.asked.pop().unwrap();
@@ -775,12 +764,12 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// the leaf is aborted while it waits — a higher-priority branch took
     /// over, a timeout fired, the agent was reset, a reload removed it —
     /// with the ticket the start code was given
-    /// ([`AbortFn`](canopy_core::context::AbortFn)), so the service can drop the
+    /// ([`AbortFn`](canopy_core::AbortFn)), so the service can drop the
     /// request. BehaviorTree.CPP's `StatefulActionNode::onHalted`.
     ///
     /// ```
     /// use canopy_core::{Agent, Status, Ticket};
-    /// use canopy_data::{Format, Params, Registry};
+    /// use canopy_data::{Format, Params, Registry, TreeSource};
     ///
     /// #[derive(Default)]
     /// struct Traveller { asked: Vec<Ticket>, cancelled: Vec<Ticket> }
@@ -800,9 +789,8 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///     },
     ///     |cx: &mut canopy_core::Ctx<Traveller, ()>, ticket| cx.agent.cancelled.push(ticket),
     /// )).unwrap();
-    /// let tree = registry.load_str(
-    ///     r#"{"tree": {"type": "Timeout", "ticks": 3, "children": [{"type": "FindPath", "goal": [3, 4]}]}}"#,
-    ///     Format::Json, "path.json").unwrap();
+    /// let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "Timeout", "ticks": 3, "children": [{"type": "FindPath", "goal": [3, 4]}]}}"#,
+    ///     Format::Json, "path.json")).load().unwrap();
     /// let (mut me, mut agent) = (Traveller::default(), Agent::new(&tree));
     /// for _ in 0..4 {
     ///     agent.tick(&tree, &mut me, &());
@@ -867,7 +855,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///
     /// ```
     /// use canopy_core::{Agent, Status};
-    /// use canopy_data::{Format, Params, Registry};
+    /// use canopy_data::{Format, Params, Registry, TreeSource};
     ///
     /// struct Guard { pos: [f32; 2] }
     /// struct World { enemy: [f32; 2] }
@@ -886,8 +874,8 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///     dx * dx + dy * dy <= p.radius * p.radius
     /// }).unwrap();
     ///
-    /// let tree = registry.load_str(r#"{"tree": {"type": "EnemySeen", "radius": 5}}"#,
-    ///     Format::Json, "seen.json").unwrap();
+    /// let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "EnemySeen", "radius": 5}}"#,
+    ///     Format::Json, "seen.json")).load().unwrap();
     /// let world = World { enemy: [3.0, 4.0] };
     /// let (mut near, mut far) = (Guard { pos: [0.0, 0.0] }, Guard { pos: [-1.0, 0.0] });
     /// assert_eq!(Agent::new(&tree).tick(&tree, &mut near, &world), Status::Success);
@@ -927,18 +915,18 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///
     /// ```
     /// use canopy_core::{Agent, Ctx};
-    /// use canopy_data::{Format, Registry};
+    /// use canopy_data::{Format, Registry, TreeSource};
     ///
     /// struct Deer { hunger: f32, wolf_distance: f32 }
     ///
     /// let mut registry = Registry::<Deer, ()>::new();
     /// registry.scorer("hunger", |cx: &Ctx<Deer, ()>| cx.agent.hunger).unwrap();
     /// registry.scorer("wolf_distance", |cx: &Ctx<Deer, ()>| cx.agent.wolf_distance).unwrap();
-    /// let tree = registry.load_str(r#"{"tree": {"type": "Utility",
+    /// let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "Utility",
     ///     "scores": ["hunger", "linear(wolf_distance, -0.1, 1)"],
     ///     "children": [{"type": "AlwaysSuccess", "name": "graze"},
     ///                  {"type": "AlwaysFailure", "name": "flee"}]}}"#,
-    ///     Format::Json, "deer.json").unwrap();
+    ///     Format::Json, "deer.json")).load().unwrap();
     /// let mut deer = Deer { hunger: 0.5, wolf_distance: 2.0 };
     /// // Flee scores 1 − 0.1 · 2 = 0.8 against graze's 0.5.
     /// assert_eq!(Agent::new(&tree).tick(&tree, &mut deer, &()), canopy_core::Status::Failure);
@@ -965,7 +953,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///
     /// ```
     /// use canopy_core::{Agent, Arity, Children, Ctx, Node, Status};
-    /// use canopy_data::{Format, Params, Registry};
+    /// use canopy_data::{Format, Params, Registry, TreeSource};
     /// use canopy_derive::Task; // also `canopy::Task`
     ///
     /// /// Runs its child until it has succeeded `times` times, one run per tick.
@@ -999,9 +987,8 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     ///
     /// let mut registry = Registry::<u32, ()>::new();
     /// registry.node("Times", Arity::Decorator, |p: TimesParams| Times { times: p.times }).unwrap();
-    /// let tree = registry.load_str(
-    ///     r#"{"tree": {"type": "Times", "times": 3, "children": [{"type": "AlwaysSuccess"}]}}"#,
-    ///     Format::Json, "times.json").unwrap();
+    /// let tree = registry.loading(TreeSource::text(r#"{"tree": {"type": "Times", "times": 3, "children": [{"type": "AlwaysSuccess"}]}}"#,
+    ///     Format::Json, "times.json")).load().unwrap();
     /// let mut agent = Agent::new(&tree);
     /// let statuses: Vec<Status> = (0..3).map(|_| agent.tick(&tree, &mut 0, &())).collect();
     /// assert_eq!(statuses, [Status::Running, Status::Running, Status::Success]);

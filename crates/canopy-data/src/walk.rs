@@ -8,25 +8,19 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use canopy_core::text::{quote, suggest};
+use canopy_core::text::suggest;
 use canopy_core::{
-    Builder, Draft, NodeKind, Params, Status,
-    board::SlotType,
-    context::Predicate,
-    limits::MAX_DEPTH,
-    nodes,
-    params::{ParamError, ParamKind, ParamValue},
-    script::ScriptError,
+    Builder, Draft, Params, board::SlotType, context::Predicate, limits::MAX_DEPTH, nodes,
+    params::ParamError, params::ParamKind, params::ParamValue, script::ScriptError,
 };
 
-use crate::builtins::eval::{self, Cell, LoadKeys};
-use crate::builtins::utility;
-use crate::builtins::{eval_around, eval_loop, eval_switch};
-use crate::check::{Place, check};
+use crate::builtins::eval::{self, Cell, LoadKeys, ScriptShape as Shape};
+use crate::check::{Place, check, read_fields};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Problem};
 use crate::format::{Format, MAX_NODES};
-use crate::registry::{Build, NodeType, Registry, ScriptShape as Shape};
+use crate::registry::{Build, NodeType, Registry};
+use crate::resolve::{Made, Resolver};
 
 /// Stack kept free before recursing one level deeper, and the size of each
 /// extra segment when it is not (for [`stacker::maybe_grow`]).
@@ -34,7 +28,7 @@ const RED_ZONE: usize = 128 << 10;
 const STACK_SEGMENT: usize = 4 << 20;
 
 /// Most errors one load reports when asked for all of them
-/// ([`Registry::check_str`](crate::Registry::check_str)).
+/// ([`Loading::errors`](crate::Loading::errors)).
 pub const MAX_ERRORS: usize = 20;
 
 /// Whether the walk can go on past this error: a problem of one node, not
@@ -58,7 +52,7 @@ const LISTED: usize = 10;
 /// written out when an error needs it, and the node object itself (for
 /// its position in the text).
 #[derive(Clone, Copy)]
-pub(crate) struct Spot<'p, 'd> {
+pub(crate) struct NodeInFile<'p, 'd> {
     step: Step<'p, 'd>,
     node: &'d Value<'d>,
 }
@@ -70,35 +64,35 @@ enum Step<'p, 'd> {
     /// An entry of `subtrees`.
     Subtree(&'p str),
     /// A child of the node at the inner spot.
-    Child(&'p Spot<'p, 'd>, usize),
+    Child(&'p NodeInFile<'p, 'd>, usize),
     /// A guard's condition.
-    Condition(&'p Spot<'p, 'd>),
+    Condition(&'p NodeInFile<'p, 'd>),
 }
 
-impl<'p, 'd> Spot<'p, 'd> {
+impl<'p, 'd> NodeInFile<'p, 'd> {
     pub(crate) fn tree(node: &'d Value<'d>) -> Self {
-        Spot {
+        NodeInFile {
             step: Step::Tree,
             node,
         }
     }
 
     pub(crate) fn subtree(name: &'p str, node: &'d Value<'d>) -> Self {
-        Spot {
+        NodeInFile {
             step: Step::Subtree(name),
             node,
         }
     }
 
     fn child(&'p self, index: usize, node: &'d Value<'d>) -> Self {
-        Spot {
+        NodeInFile {
             step: Step::Child(self, index),
             node,
         }
     }
 
-    fn condition(&'p self, node: &'d Value<'d>) -> Self {
-        Spot {
+    pub(crate) fn condition(&'p self, node: &'d Value<'d>) -> Self {
+        NodeInFile {
             step: Step::Condition(self),
             node,
         }
@@ -210,8 +204,8 @@ impl<'d> Subtrees<'d> {
     ) -> Option<&'d str> {
         let fields = node.as_object()?;
         let node_type = registry.get(field(fields, "type")?.as_str()?)?;
-        match node_type.build {
-            Build::SubTree => field(fields, "tree")?.as_str(),
+        match &node_type.build {
+            Build::Resolved(resolve) => resolve.reference(fields),
             _ => None,
         }
     }
@@ -353,7 +347,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     }
 
     /// Node types of the lowering loader's own, looked up before the
-    /// registry's (see [`Registry::load_lowered`](crate::Registry::load_lowered)).
+    /// registry's (see [`Loading::own_types`](crate::Loading::own_types)).
     pub(crate) fn own_types(mut self, types: &'r [NodeType<A, W>]) -> Self {
         self.own_types = types;
         self
@@ -371,7 +365,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         self.errors.take().unwrap_or_default()
     }
 
-    fn fail(&self, spot: &Spot, name: &str, problem: Problem) -> LoadError {
+    fn fail(&self, spot: &NodeInFile, name: &str, problem: Problem) -> LoadError {
         node_error(
             self.sources,
             self.file,
@@ -421,12 +415,12 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             }
         }
         let tree = field(top, "tree").ok_or_else(|| self.fail_whole(Problem::MissingTree))?;
-        let root = self.node(tree, &Spot::tree(tree), 1)?;
+        let root = self.node(tree, &NodeInFile::tree(tree), 1)?;
         // Walk the subtrees nothing refers to as well: a file is valid as a whole.
         let names = self.subtrees.sorted.clone();
         for &name in &names {
             let definition = self.subtrees.get(name).unwrap_or(&Value::Null);
-            self.subtree(name, &Spot::subtree(name, definition), name, 1)?;
+            self.subtree(name, &NodeInFile::subtree(name, definition), name, 1)?;
         }
         self.compile_scripts()?;
         let unused = names
@@ -441,7 +435,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn type_and_name(
         &self,
         fields: &'d [Field<'d>],
-        path: &Spot<'_, 'd>,
+        path: &NodeInFile<'_, 'd>,
     ) -> Result<(&'d str, &'d str), LoadError> {
         let wrong = |field: &'static str, got: &Value| Problem::WrongField {
             field,
@@ -468,7 +462,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn node(
         &mut self,
         value: &'d Value<'d>,
-        path: &Spot<'_, 'd>,
+        path: &NodeInFile<'_, 'd>,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {
         let draft = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
@@ -487,7 +481,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn node_here(
         &mut self,
         value: &'d Value<'d>,
-        path: &Spot<'_, 'd>,
+        path: &NodeInFile<'_, 'd>,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {
         let Some(fields) = value.as_object() else {
@@ -499,34 +493,28 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         let children = self.children_of(fields, node_type, path, name)?;
         let params = self.params(node_type, fields, path, name, index)?;
         let kind = match &node_type.build {
-            Build::SubTree => {
-                let target = field(fields, "tree").and_then(Value::as_str).unwrap_or("");
-                self.referenced.insert(target);
-                return self.subtree(target, path, name, depth);
-            }
             Build::Kind(factory) => factory(&params),
             Build::Sized(factory) => factory(&params, children.len()),
-            Build::Script(Shape::Around) => self.around(&params, value, path, name),
-            Build::Script(Shape::Switch) => self.switch(&params, value, path, name),
-            Build::Script(Shape::Loop) => self.eval_loop(&params, value, path, name),
-            Build::Script(shape) => self.eval(&params, *shape, value, path, name),
             Build::Condition(factory) => factory(&params).map(|f| nodes::Condition(f).into()),
-            Build::Utility => utility::build(&params, self.registry),
-            Build::Guard { reactive } => {
-                let condition = field(fields, "condition").unwrap_or(&Value::Null);
-                let condition = self.condition(condition, &path.condition(condition))?;
-                Ok(if *reactive {
-                    NodeKind::from(nodes::ReactiveGuard(condition))
-                } else {
-                    NodeKind::from(nodes::Guard(condition))
-                })
+            Build::Resolved(resolve) => {
+                let mut at = Resolver {
+                    loader: self,
+                    node: path,
+                    fields,
+                    name,
+                    depth,
+                };
+                match resolve.resolve(&params, &mut at)? {
+                    Made::Kind(kind) => Ok(kind),
+                    Made::Draft(draft) => return Ok(draft),
+                }
             }
         }
         .map_err(|e| self.fail(path, name, Problem::Param(e)))?;
         // Guards show their condition through the kind; every other type
         // shows the parameters it was given.
-        let mut shown = match node_type.build {
-            Build::Guard { .. } => kind.params(),
+        let mut shown = match &node_type.build {
+            Build::Resolved(resolve) if resolve.shows_kind() => kind.params(),
             _ => params.shown(),
         };
         // Kept by the draft until the tree is built: without the spare
@@ -554,7 +542,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &mut self,
         type_name: &str,
         name: &str,
-        path: &Spot<'_, 'd>,
+        path: &NodeInFile<'_, 'd>,
         depth: usize,
     ) -> Result<(&'r NodeType<A, W>, u64, bool), LoadError> {
         if depth > MAX_DEPTH {
@@ -584,7 +572,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &self,
         fields: &'d [Field<'d>],
         node_type: &NodeType<A, W>,
-        path: &Spot<'_, 'd>,
+        path: &NodeInFile<'_, 'd>,
         name: &str,
     ) -> Result<&'d [Value<'d>], LoadError> {
         let children: &[Value] = match field(fields, "children") {
@@ -616,59 +604,25 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         &self,
         node_type: &'p NodeType<A, W>,
         fields: &'p [Field<'p>],
-        path: &Spot<'_, 'd>,
+        path: &NodeInFile<'_, 'd>,
         name: &str,
         index: u64,
     ) -> Result<Params<'p>, LoadError> {
-        let declared = node_type.params();
-        for (key, _) in fields {
-            let key = key.as_str();
-            if matches!(key, "type" | "name" | "children") || declared.iter().any(|p| p.name == key)
-            {
-                continue;
-            }
-            let problem = Problem::UnknownParam {
-                param: key.to_string(),
-                type_name: node_type.name().to_string(),
-                suggestion: suggest(key, declared.iter().map(|p| p.name.as_str()))
-                    .map(str::to_string),
-                takes: declared.iter().map(|p| p.name.clone()).collect(),
-            };
-            return Err(self.fail(path, name, problem));
-        }
-        let mut values = Vec::with_capacity(declared.len());
-        for param in declared {
-            let given = field(fields, &param.name).filter(|v| {
-                // `null` is "not given" for an optional parameter (RON's `None`).
-                !(matches!(v, Value::Null) && param.is_optional())
-            });
-            let value = match (given, &param.default) {
-                (Some(v), _) => match &param.kind {
-                    ParamKind::Port { value, ty, output } => {
-                        self.port(v, &param.name, value, ty, *output, path, name)?
-                    }
-                    kind => check(kind, v, &Place::Param(&param.name))
-                        .map_err(|e| self.fail(path, name, Problem::Param(e)))?,
-                },
-                // Defaults were checked when the type was registered.
-                (None, Some(default)) => ParamValue::from_default(&param.kind, default)
-                    .ok_or_else(|| {
-                        let e = ParamError::invalid(format!(
-                            "the default of parameter {} does not fit its kind",
-                            quote(&param.name)
-                        ));
-                        self.fail(path, name, Problem::Param(e))
-                    })?,
-                (None, None) => {
-                    let problem = Problem::MissingParam {
-                        param: param.name.clone(),
-                        expects: param.describe(),
-                    };
-                    return Err(self.fail(path, name, problem));
+        let read = read_fields(
+            node_type.name(),
+            node_type.params(),
+            fields,
+            &["type", "name", "children"],
+            |param, given| match &param.kind {
+                ParamKind::Port { value, ty, output } => {
+                    self.port(given, &param.name, value, ty, *output, path, name)
                 }
-            };
-            values.push((param, value));
-        }
+                kind => check(kind, given, &Place::Param(&param.name))
+                    .map_err(|e| self.fail(path, name, Problem::Param(e))),
+            },
+            |problem| self.fail(path, name, problem),
+        );
+        let values = read?;
         Ok(Params::new(
             node_type.name(),
             values,
@@ -688,7 +642,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         value: &ParamKind,
         ty: &SlotType,
         output: bool,
-        path: &Spot<'_, 'd>,
+        path: &NodeInFile<'_, 'd>,
         name: &str,
     ) -> Result<ParamValue<'p>, LoadError> {
         let key = given
@@ -792,261 +746,16 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         Ok(())
     }
 
-    /// An `Eval`, `EvalCondition` or guard: its `code`; or, for `Eval`,
-    /// the assignment of `value` to the key `assign` (a `{key}` value
-    /// copies that key), which is never read as code.
-    fn eval(
-        &mut self,
-        params: &Params,
-        shape: Shape,
-        value: &'d Value<'d>,
-        path: &Spot<'_, 'd>,
-        name: &str,
-    ) -> Result<NodeKind<A, W>, ParamError> {
-        let at = (value, path, name);
-        let (param, source) = match params.text(eval::ASSIGN) {
-            Ok(key) => {
-                let given = params.text(eval::VALUE)?;
-                let source = match eval::Operand::of(given, eval::VALUE) {
-                    eval::Operand::Key(from) => eval::Source::SetKey {
-                        key: key.to_string(),
-                        from,
-                    },
-                    eval::Operand::Text(text) => eval::Source::SetText {
-                        key: key.to_string(),
-                        value: text,
-                    },
-                };
-                (eval::VALUE, source)
-            }
-            Err(_) => (
-                eval::CODE,
-                eval::Source::Code(params.text(eval::CODE)?.to_string()),
-            ),
-        };
-        let shown = source.shown();
-        let cell = self.defer_script(param.to_string(), source, shape, at);
-        Ok(eval::node(cell, shape, &shown))
-    }
-
-    /// An `EvalSwitch`: its `cases` scripts, or its `variable` compared
-    /// with each of its `values` as BehaviorTree.CPP's `Switch` does.
-    fn switch(
-        &mut self,
-        params: &Params,
-        value: &'d Value<'d>,
-        path: &Spot<'_, 'd>,
-        name: &str,
-    ) -> Result<NodeKind<A, W>, ParamError> {
-        let Ok(variable) = params.text(eval_switch::VARIABLE) else {
-            let (cells, shown) = self.script_list(
-                params,
-                eval_switch::CASES,
-                Shape::Condition,
-                value,
-                path,
-                name,
-            );
-            return Ok(eval_switch::node(cells, shown));
-        };
-        let variable = eval::Operand::of(variable, eval_switch::VARIABLE);
-        let values = params
-            .values()
-            .iter()
-            .find(|(p, _)| p.name == eval_switch::VALUES)
-            .map(|(_, v)| v);
-        let Some(ParamValue::List(values)) = values else {
-            return Err(ParamError::Absent {
-                param: eval_switch::VALUES.to_string(),
-            });
-        };
-        let mut cells = Vec::with_capacity(values.len());
-        let mut shown = Vec::with_capacity(values.len());
-        for (i, case) in values.iter().enumerate() {
-            let at = (value, path, name);
-            let param = format!("{}[{i}]", eval_switch::VALUES);
-            // A case not given never matches, as BehaviorTree.CPP skips a
-            // case it cannot read.
-            let source = match case.as_str().filter(|c| *c != eval_switch::NO_CASE) {
-                Some(case) => eval::Source::Case {
-                    variable: variable.clone(),
-                    case: eval::Operand::of(case, eval_switch::VALUES),
-                },
-                None => eval::Source::Code("false".to_string()),
-            };
-            shown.push(source.shown());
-            cells.push(self.defer_script(param, source, Shape::Condition, at));
-        }
-        Ok(eval_switch::node(cells, shown.join("; ")))
-    }
-
-    /// An `EvalAround`: a cell for each script parameter given, compiled
-    /// with the file's other scripts (conditions as conditions).
-    fn around(
-        &mut self,
-        params: &Params,
-        value: &'d Value<'d>,
-        path: &Spot<'_, 'd>,
-        name: &str,
-    ) -> Result<NodeKind<A, W>, ParamError> {
-        let mut cells: [Option<Cell>; 9] = Default::default();
-        let mut sources = Vec::new();
-        for (i, &param) in eval_around::SCRIPTS.iter().enumerate() {
-            let Ok(code) = params.text(param) else {
-                continue;
-            };
-            let shape = match eval_around::CONDITIONS.contains(&param) {
-                true => Shape::Condition,
-                false => Shape::Leaf,
-            };
-            let at = (value, path, name);
-            let source = eval::Source::Code(code.to_string());
-            cells[i] = Some(self.defer_script(param.to_string(), source, shape, at));
-            sources.push((param.to_string(), code.to_string()));
-        }
-        // A Precondition's `if`: compiled on its own and negated, in the
-        // place of the condition its `otherwise` names.
-        if let Ok(code) = params.text(eval_around::PRECONDITION) {
-            let otherwise = params.text(eval_around::OTHERWISE)?;
-            let i = eval_around::otherwise_index(otherwise);
-            if cells[i].is_some() {
-                return Err(ParamError::invalid(format!(
-                    "{} and {} both give the condition tested for {otherwise:?}; give one",
-                    eval_around::PRECONDITION,
-                    eval_around::SCRIPTS[i]
-                )));
-            }
-            let at = (value, path, name);
-            let source = eval::Source::Negated(code.to_string());
-            let param = eval_around::PRECONDITION.to_string();
-            cells[i] = Some(self.defer_script(param, source, Shape::Condition, at));
-            sources.push((eval_around::PRECONDITION.to_string(), code.to_string()));
-            sources.push((eval_around::OTHERWISE.to_string(), otherwise.to_string()));
-        }
-        let skipped = match params.text(eval_around::SKIPPED)? {
-            "failure" => Status::Failure,
-            _ => Status::Success,
-        };
-        if skipped == Status::Failure {
-            sources.push((eval_around::SKIPPED.to_string(), "failure".to_string()));
-        }
-        let at = (value, path, name);
-        let latch = self.flag(params, eval_around::LATCH, &mut sources, at)?;
-        let flags = eval_around::SkipFlags {
-            into: self.flag(params, eval_around::SKIPS_INTO, &mut sources, at)?,
-            from: self.flag(params, eval_around::SKIP_FROM, &mut sources, at)?,
-        };
-        Ok(eval_around::node(cells, sources, skipped, latch, flags))
-    }
-
-    /// The bool key a node keeps in parameter `param` (a latch, a skip
-    /// flag), if given: the scripts that make and set it (`k := false`)
-    /// and read it (`k`). The key must be a plain name, as it becomes
-    /// script text.
-    fn flag(
-        &mut self,
-        params: &Params,
-        param: &str,
-        sources: &mut Vec<(String, String)>,
-        at: (&'d Value<'d>, &Spot<'_, 'd>, &str),
-    ) -> Result<Option<eval_around::Latch>, ParamError> {
-        let Ok(key) = params.text(param) else {
-            return Ok(None);
-        };
-        let plain = key.strip_prefix('@').unwrap_or(key);
-        let name_like = plain.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && plain.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !name_like {
-            return Err(ParamError::WrongKind {
-                param: param.to_string(),
-                expected: "a key: letters, digits and _, not starting with a digit",
-                got: canopy_core::text::quote(key),
-            });
-        }
-        sources.push((param.to_string(), key.to_string()));
-        // The key is made (`:=`) before it is read.
-        let write = self.defer_script(
-            param.to_string(),
-            eval::Source::Code(format!("{key} := false")),
-            Shape::Assign(canopy_core::script::ScriptType::Bool),
-            at,
-        );
-        let read = self.defer_script(
-            param.to_string(),
-            eval::Source::Code(key.to_string()),
-            Shape::Condition,
-            at,
-        );
-        Ok(Some(eval_around::Latch { write, read }))
-    }
-
-    /// An `EvalLoop`: over its items' scripts, or over the queue string
-    /// its `queue` script names, each item assigned by its `value` script.
-    fn eval_loop(
-        &mut self,
-        params: &Params,
-        value: &'d Value<'d>,
-        path: &Spot<'_, 'd>,
-        name: &str,
-    ) -> Result<NodeKind<A, W>, ParamError> {
-        let if_empty = match params.text(eval_loop::IF_EMPTY)? {
-            "failure" => Status::Failure,
-            "running" => Status::Running,
-            _ => Status::Success,
-        };
-        let Ok(queue) = params.text(eval_loop::QUEUE) else {
-            let (cells, shown) =
-                self.script_list(params, eval_loop::ITEMS, Shape::Leaf, value, path, name);
-            let mut sources = Vec::new();
-            let into = self.flag(
-                params,
-                eval_around::SKIPS_INTO,
-                &mut sources,
-                (value, path, name),
-            )?;
-            let flags = eval_around::SkipFlags { into, from: None };
-            return Ok(eval_loop::node(cells, shown, if_empty, flags));
-        };
-        let assign = params
-            .text(eval_loop::VALUE)
-            .map_err(|_| ParamError::Absent {
-                param: eval_loop::VALUE.to_string(),
-            })?;
-        let mut script = |param: &str, code: &str, shape: Shape| {
-            let at = (value, path, name);
-            let source = eval::Source::Code(code.to_string());
-            self.defer_script(param.to_string(), source, shape, at)
-        };
-        let item = eval_loop::Item::from_word(params.text(eval_loop::ITEM)?);
-        let scripts = eval_loop::QueueScripts {
-            queue: script(eval_loop::QUEUE, queue, Shape::Queue),
-            value: script(eval_loop::VALUE, assign, Shape::Assign(item.script_type())),
-            item,
-            shown: vec![
-                (eval_loop::QUEUE.to_string(), queue.to_string()),
-                (eval_loop::VALUE.to_string(), assign.to_string()),
-            ],
-        };
-        let mut sources = Vec::new();
-        let into = self.flag(
-            params,
-            eval_around::SKIPS_INTO,
-            &mut sources,
-            (value, path, name),
-        )?;
-        let flags = eval_around::SkipFlags { into, from: None };
-        Ok(eval_loop::queue_node(scripts, if_empty, flags))
-    }
-
-    /// A cell for the script `code` in parameter `param` of the node at
-    /// `at` (its value, place and name), filled when the file's scripts are
-    /// compiled together once the walk is over.
-    fn defer_script(
+    /// A cell for the script in parameter `param` of the node `at` (named
+    /// `name`), filled when the file's scripts are compiled together once
+    /// the walk is over.
+    pub(crate) fn defer_script(
         &mut self,
         param: String,
         source: eval::Source,
         shape: Shape,
-        (node, path, name): (&'d Value<'d>, &Spot, &str),
+        at: &NodeInFile<'_, 'd>,
+        name: &str,
     ) -> Cell {
         let cell = Cell::default();
         self.scripts.push(PendingScript {
@@ -1054,42 +763,34 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             param,
             source,
             shape,
-            node,
-            path: path.path(),
+            node: at.node,
+            path: at.path(),
             name: name.to_string(),
         });
         cell
     }
 
-    /// A cell for each script of the list parameter `param`, compiled
-    /// with the file's other scripts as `shape`; and the list as shown.
-    fn script_list(
+    /// The registry the file is loaded with.
+    pub(crate) fn registry(&self) -> &'r Registry<A, W> {
+        self.registry
+    }
+
+    /// A problem with the parameters of the node `at`, named `name`.
+    pub(crate) fn param_error(&self, at: &NodeInFile, name: &str, e: ParamError) -> LoadError {
+        self.fail(at, name, Problem::Param(e))
+    }
+
+    /// The shared draft of the subtree `target`, which the node `at`
+    /// (named `name`, `depth` levels down) refers to.
+    pub(crate) fn reference(
         &mut self,
-        params: &Params,
-        param: &str,
-        shape: Shape,
-        value: &'d Value<'d>,
-        path: &Spot<'_, 'd>,
+        target: &'d str,
+        at: &NodeInFile<'_, 'd>,
         name: &str,
-    ) -> (Vec<Cell>, String) {
-        let items = params
-            .values()
-            .iter()
-            .find(|(p, _)| p.name == param)
-            .map(|(_, v)| v);
-        let Some(ParamValue::List(items)) = items else {
-            return (Vec::new(), String::new());
-        };
-        let mut cells = Vec::with_capacity(items.len());
-        let mut shown = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            let code = item.as_str().unwrap_or_default();
-            let at = (value, path, name);
-            let source = eval::Source::Code(code.to_string());
-            cells.push(self.defer_script(format!("{param}[{i}]"), source, shape, at));
-            shown.push(code);
-        }
-        (cells, shown.join("; "))
+        depth: usize,
+    ) -> Result<&'b Draft<'b, A, W>, LoadError> {
+        self.referenced.insert(target);
+        self.subtree(target, at, name, depth)
     }
 
     /// A key's first use, as messages write its place.
@@ -1107,10 +808,10 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     }
 
     /// A guard's condition: a node object of a registered condition type.
-    fn condition(
+    pub(crate) fn condition(
         &mut self,
         value: &'d Value<'d>,
-        path: &Spot<'_, 'd>,
+        path: &NodeInFile<'_, 'd>,
     ) -> Result<Predicate<A, W>, LoadError> {
         let Some(fields) = value.as_object() else {
             let problem = Problem::ConditionNotAnObject {
@@ -1151,7 +852,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     fn subtree(
         &mut self,
         target: &'d str,
-        path: &Spot<'_, 'd>,
+        path: &NodeInFile<'_, 'd>,
         name: &str,
         depth: usize,
     ) -> Result<&'b Draft<'b, A, W>, LoadError> {
@@ -1180,7 +881,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             return Err(self.fail(path, name, self.no_such_subtree(target)));
         };
         self.in_progress.push(target);
-        let draft = self.node(definition, &Spot::subtree(target, definition), depth)?;
+        let draft = self.node(definition, &NodeInFile::subtree(target, definition), depth)?;
         self.in_progress.pop();
         self.built.insert(target, draft);
         Ok(draft)

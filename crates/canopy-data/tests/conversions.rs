@@ -5,7 +5,7 @@
 //! script assigns to a typed key converts when the script runs.
 
 use canopy_core::{Agent, Ctx, Input, Output, Status, Text};
-use canopy_data::{Format, Params, Registry};
+use canopy_data::{Format, Params, Registry, TreeSource};
 
 /// Says where to go, as text.
 #[derive(Params)]
@@ -61,7 +61,8 @@ fn registry() -> Registry<Seen, ()> {
 
 fn run(json: &str) -> (Status, Seen) {
     let tree = registry()
-        .load_str(json, Format::Json, "walk.json")
+        .loading(TreeSource::text(json, Format::Json, "walk.json"))
+        .load()
         .unwrap();
     let mut seen = Seen::new();
     let status = Agent::new(&tree).tick(&tree, &mut seen, &());
@@ -110,14 +111,15 @@ fn a_condition_reading_a_text_that_does_not_convert_is_false() {
 fn a_typed_port_first_and_a_string_port_after_is_still_a_type_conflict() {
     // BehaviorTree.CPP refuses this order when it loads the tree too.
     let err = registry()
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Sequence", "children": [
                 {"type": "Walk", "goal": "{goal}"},
                 {"type": "Tell", "says": "x", "out": "{goal}"}
             ]}}"#,
             Format::Json,
             "walk.json",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert!(
         err.to_string().contains(

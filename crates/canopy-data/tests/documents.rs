@@ -2,7 +2,7 @@
 //! [`Registry::load_value`]) gives the tree, and the errors, that loading
 //! the text gives.
 
-use canopy_data::{Format, LoadError, Location, Problem, Registry, parse};
+use canopy_data::{Format, LoadError, Location, Problem, Registry, TreeSource, parse};
 use serde_json::{Value, json};
 
 fn registry() -> Registry<(), ()> {
@@ -18,9 +18,15 @@ fn example(name: &str) -> String {
 fn the_example_files_load_the_same_from_their_parsed_documents() {
     for (name, format) in [("sentry.json", Format::Json), ("pet.ron", Format::Ron)] {
         let text = example(name);
-        let from_text = registry().load_str(&text, format, name).unwrap();
+        let from_text = registry()
+            .loading(TreeSource::text(&text, format, name))
+            .load()
+            .unwrap();
         let document = parse(&text, format, name).unwrap();
-        let from_value = registry().load_value(&document, name).unwrap();
+        let from_value = registry()
+            .loading(TreeSource::json(&document, name))
+            .load()
+            .unwrap();
         assert_eq!(
             from_value.display().to_string(),
             from_text.display().to_string(),
@@ -43,15 +49,23 @@ fn errors_from_a_value_are_the_errors_from_its_text() {
     ];
     for text in texts {
         let from_text = registry()
-            .load_str(text, Format::Json, "e.json")
+            .loading(TreeSource::text(text, Format::Json, "e.json"))
+            .load()
             .unwrap_err();
         let document: Value = serde_json::from_str(text).unwrap();
-        let from_value = registry().load_value(&document, "e.json").unwrap_err();
+        let from_value = registry()
+            .loading(TreeSource::json(&document, "e.json"))
+            .load()
+            .unwrap_err();
         assert_eq!(from_value, unplaced(&from_text), "{text}");
     }
     // The builder's own errors are located in the document too.
     let from_value = registry()
-        .load_value(&json!({"tree": {"type": "Parallel", "children": []}}), "p")
+        .loading(TreeSource::json(
+            &json!({"tree": {"type": "Parallel", "children": []}}),
+            "p",
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         from_value.to_string(),
@@ -89,15 +103,27 @@ fn nested(depth: usize) -> (String, Value) {
 fn values_nest_as_deep_as_json_text_and_no_deeper() {
     // The top object and the node object take two brackets.
     let (text, value) = nested(125);
-    let from_text = registry().load_str(&text, Format::Json, "n").unwrap_err();
-    let from_value = registry().load_value(&value, "n").unwrap_err();
+    let from_text = registry()
+        .loading(TreeSource::text(&text, Format::Json, "n"))
+        .load()
+        .unwrap_err();
+    let from_value = registry()
+        .loading(TreeSource::json(&value, "n"))
+        .load()
+        .unwrap_err();
     assert_eq!(from_value, unplaced(&from_text));
     assert!(matches!(from_value.problem(), Problem::Param(_)));
 
     let (text, value) = nested(126);
-    let from_text = registry().load_str(&text, Format::Json, "n").unwrap_err();
+    let from_text = registry()
+        .loading(TreeSource::text(&text, Format::Json, "n"))
+        .load()
+        .unwrap_err();
     assert_eq!(from_text.problem(), &Problem::TooDeeplyNested);
-    let from_value = registry().load_value(&value, "n").unwrap_err();
+    let from_value = registry()
+        .loading(TreeSource::json(&value, "n"))
+        .load()
+        .unwrap_err();
     assert_eq!(
         from_value,
         LoadError::new("n", Location::File, Problem::TooDeeplyNested)
@@ -171,7 +197,14 @@ impl canopy_data::Lowering for Lowered<'_> {
 }
 
 fn load_lowered(document: &Value) -> Result<canopy_core::Tree<(), ()>, LoadError> {
-    registry().load_lowered(&mut Lowered(document), Format::Json, "made", &[rounds()])
+    registry()
+        .loading(TreeSource::Lowered {
+            lowering: &mut Lowered(document),
+            format: Format::Json,
+            name: "made",
+        })
+        .own_types(&[rounds()])
+        .load()
 }
 
 #[test]
@@ -197,7 +230,8 @@ fn a_lowerings_own_type_is_built_in_the_same_pass_and_checked_as_any_type() {
     let document = lowered_rounds(r#""rounds": 3,"#);
     assert!(matches!(
         registry()
-            .load_value(&document, "made")
+            .loading(TreeSource::json(&document, "made"))
+            .load()
             .unwrap_err()
             .problem(),
         Problem::UnknownType { .. }

@@ -9,7 +9,7 @@ use canopy_core::bytemuck::{Pod, Zeroable};
 use canopy_core::{Agent, Arity, Children, Ctx, CustomNode, Node, NodeKind, Status};
 use canopy_data::{
     Format, LoadError, Location, MAX_FILE_BYTES, MAX_NODES, NodePath, NodeType, Param, ParamError,
-    Position, Problem, Registry, RegistryError,
+    Position, Problem, Registry, RegistryError, TreeSource,
 };
 
 // ---------------------------------------------------------------------------
@@ -35,7 +35,10 @@ fn load_err(bytes: &[u8], format: Format) -> String {
         Format::Ron => "t.ron",
         _ => "t.json",
     };
-    match registry().load_bytes(bytes, format, source) {
+    match registry()
+        .loading(TreeSource::bytes(bytes, format, source))
+        .load()
+    {
         Ok(tree) => panic!("expected an error, loaded:\n{}", tree.display()),
         Err(e) => e.to_string(),
     }
@@ -43,7 +46,10 @@ fn load_err(bytes: &[u8], format: Format) -> String {
 
 /// `text` must load; returns the printed tree.
 fn loads(text: &str, format: Format) -> String {
-    match registry().load_str(text, format, "ok") {
+    match registry()
+        .loading(TreeSource::text(text, format, "ok"))
+        .load()
+    {
         Ok(tree) => tree.display().to_string(),
         Err(e) => panic!("expected to load, got: {e}"),
     }
@@ -607,7 +613,12 @@ fn absurd_nesting_hits_the_parsers_recursion_limit() {
     // The deepest trees each syntax can hold directly (far below
     // MAX_DEPTH = 256, which subtrees reach): 62 Inverters over a leaf in
     // JSON, 63 in RON (whose top level is a struct, not a map in a list).
-    let ok = |text: &str, format| registry().load_str(text, format, "deep").is_ok();
+    let ok = |text: &str, format| {
+        registry()
+            .loading(TreeSource::text(text, format, "deep"))
+            .load()
+            .is_ok()
+    };
     assert!(ok(&nested_json(62), Format::Json));
     assert!(!ok(&nested_json(63), Format::Json));
     assert!(ok(&nested_ron(63), Format::Ron));
@@ -669,7 +680,12 @@ fn max_depth_through_subtrees() {
     );
     // 255 levels of Inverters plus the leaf: exactly the limit, accepted.
     let tree = registry()
-        .load_str(&subtree_chain(256, false), Format::Json, "deep.json")
+        .loading(TreeSource::text(
+            &subtree_chain(256, false),
+            Format::Json,
+            "deep.json",
+        ))
+        .load()
         .unwrap();
     assert_eq!(tree.depth(), 256);
     let mut agent = Agent::new(&tree);
@@ -701,7 +717,8 @@ fn long_chain_of_bare_subtree_references_is_an_error_not_a_stack_overflow() {
         subtrees.join(",")
     );
     let err = registry()
-        .load_str(&text, Format::Json, "t.json")
+        .loading(TreeSource::text(&text, Format::Json, "t.json"))
+        .load()
         .unwrap_err();
     // The exact wording is the fixer's choice; it must be the depth limit.
     assert!(
@@ -727,7 +744,10 @@ fn file_larger_than_the_limit() {
     let file = std::fs::File::create(&path).unwrap();
     file.set_len(MAX_FILE_BYTES + 1).unwrap();
     drop(file);
-    let err = registry().load_file(&path).unwrap_err();
+    let err = registry()
+        .loading(TreeSource::file(&path))
+        .load()
+        .unwrap_err();
     std::fs::remove_file(&path).unwrap();
     assert_eq!(err.location(), &Location::File);
     assert_eq!(
@@ -764,7 +784,8 @@ fn more_nodes_than_the_limit() {
     text.push_str("]}}");
     assert!(text.len() as u64 <= MAX_FILE_BYTES);
     let err = registry
-        .load_str(&text, Format::Json, "big.json")
+        .loading(TreeSource::text(&text, Format::Json, "big.json"))
+        .load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -792,18 +813,27 @@ fn very_long_unknown_type_name_gives_a_short_message() {
 
 #[test]
 fn load_file_refuses_unknown_extensions() {
-    let err = registry().load_file("trees/notes.txt").unwrap_err();
+    let err = registry()
+        .loading(TreeSource::file(&"trees/notes.txt"))
+        .load()
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "trees/notes.txt: unknown file extension: tree files end in .json or .ron"
     );
-    let err = registry().load_file("trees/noextension").unwrap_err();
+    let err = registry()
+        .loading(TreeSource::file(&"trees/noextension"))
+        .load()
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "trees/noextension: unknown file extension: tree files end in .json or .ron"
     );
     // Extensions are case-insensitive: this one is read (and is missing).
-    let err = registry().load_file("TREE.JSON").unwrap_err();
+    let err = registry()
+        .loading(TreeSource::file(&"TREE.JSON"))
+        .load()
+        .unwrap_err();
     assert!(
         err.to_string().starts_with("TREE.JSON: cannot read: "),
         "{err}"
@@ -813,7 +843,8 @@ fn load_file_refuses_unknown_extensions() {
 #[test]
 fn load_file_reports_a_missing_file() {
     let err = registry()
-        .load_file("/nonexistent/canopy/guard.json")
+        .loading(TreeSource::file(&"/nonexistent/canopy/guard.json"))
+        .load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -825,7 +856,10 @@ fn load_file_reports_a_missing_file() {
 fn load_file_names_the_file_in_node_errors() {
     let path = temp_path("bad.ron");
     std::fs::write(&path, "(tree: (type: \"Wait\", tick: 3))").unwrap();
-    let err = registry().load_file(&path).unwrap_err();
+    let err = registry()
+        .loading(TreeSource::file(&path))
+        .load()
+        .unwrap_err();
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
         err,
@@ -856,7 +890,8 @@ fn the_example_tree_files_load_and_run() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/trees");
     for file in ["sentry.json", "pet.ron"] {
         let tree = registry()
-            .load_file(format!("{dir}/{file}"))
+            .loading(TreeSource::file(&format!("{dir}/{file}")))
+            .load()
             .unwrap_or_else(|e| panic!("{e}"));
         for id in 0..4 {
             let mut agent = Agent::with_id(&tree, id);
@@ -1048,7 +1083,10 @@ fn user_registered_types_work_from_a_file() {
             (type: "Negate", children: [(type: "Dig", amount: 4)]),
         ]),
     ]))"#;
-    let tree = registry.load_str(text, Format::Ron, "miner.ron").unwrap();
+    let tree = registry
+        .loading(TreeSource::text(text, Format::Ron, "miner.ron"))
+        .load()
+        .unwrap();
     assert_eq!(
         tree.display().to_string(),
         "mine  Selector\n\
@@ -1072,7 +1110,10 @@ fn user_condition_guards_from_a_file() {
     let text = r#"{"tree": {"type": "ReactiveGuard", "name": "until rich",
         "condition": {"type": "Negate", "children": []},
         "children": [{"type": "Dig", "amount": 5}]}}"#;
-    let err = registry.load_str(text, Format::Json, "m.json").unwrap_err();
+    let err = registry
+        .loading(TreeSource::text(text, Format::Json, "m.json"))
+        .load()
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         r#"m.json:2:24: tree/condition (name "Negate"): "Negate" is not a condition type; a guard's condition is one of: Chance, Periodic, Rich"#
@@ -1083,7 +1124,10 @@ fn user_condition_guards_from_a_file() {
          "children": [{"type": "Dig", "amount": 5}]},
         {"type": "Inverter", "children": [{"type": "Rich"}]}
     ]}}"#;
-    let tree = registry.load_str(text, Format::Json, "m.json").unwrap();
+    let tree = registry
+        .loading(TreeSource::text(text, Format::Json, "m.json"))
+        .load()
+        .unwrap();
     assert_eq!(
         tree.display().to_string(),
         "Sequence\n\
@@ -1101,7 +1145,12 @@ fn user_condition_guards_from_a_file() {
 
     // A missing user parameter reads like a built-in one.
     let err = registry
-        .load_str(r#"{"tree": {"type": "Dig"}}"#, Format::Json, "m.json")
+        .loading(TreeSource::text(
+            r#"{"tree": {"type": "Dig"}}"#,
+            Format::Json,
+            "m.json",
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -1122,11 +1171,7 @@ fn user_factory_errors_are_reported_at_the_node() {
         })
         .unwrap();
     let err = registry
-        .load_str(
-            r#"{"tree": {"type": "Sequence", "children": [{"type": "Jump", "name": "hop", "height": 3}]}}"#,
-            Format::Json,
-            "j.json",
-        )
+        .loading(TreeSource::text(r#"{"tree": {"type": "Sequence", "children": [{"type": "Jump", "name": "hop", "height": 3}]}}"#, Format::Json, "j.json")).load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -1141,7 +1186,12 @@ fn user_factory_errors_are_reported_at_the_node() {
         })
         .unwrap();
     let err = registry
-        .load_str(r#"{"tree": {"type": "Sloppy"}}"#, Format::Json, "s.json")
+        .loading(TreeSource::text(
+            r#"{"tree": {"type": "Sloppy"}}"#,
+            Format::Json,
+            "s.json",
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -1196,22 +1246,24 @@ fn guard_condition_without_type() {
 #[test]
 fn duplicate_fields_are_refused() {
     let err = registry()
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Wait", "ticks": 1, "ticks": 500}}"#,
             Format::Json,
             "t.json",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert!(
         err.to_string().contains("\"ticks\""),
         "unexpected error: {err}"
     );
     let err = registry()
-        .load_str(
+        .loading(TreeSource::text(
             r#"(tree: (type: "Wait", ticks: 1), tree: (type: "AlwaysFailure"))"#,
             Format::Ron,
             "t.ron",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert!(
         err.to_string().contains("\"tree\""),
@@ -1228,7 +1280,12 @@ fn json_error_columns_are_1_based() {
     );
     // A raw newline inside a string: the newline is on line 1.
     let err = registry()
-        .load_str("{\"tree\": {\"type\": \"Wa\nit\"}}", Format::Json, "t.json")
+        .loading(TreeSource::text(
+            "{\"tree\": {\"type\": \"Wa\nit\"}}",
+            Format::Json,
+            "t.json",
+        ))
+        .load()
         .unwrap_err();
     let Location::Text(at) = *err.location() else {
         panic!("not a text location: {err}");
@@ -1243,7 +1300,10 @@ fn negative_zero_is_zero_in_json_as_in_ron() {
         (r#"{"tree": {"type": "Wait", "ticks": -0}}"#, Format::Json),
         ("(tree: (type: \"Wait\", ticks: -0))", Format::Ron),
     ] {
-        let tree = registry.load_str(text, format, "z").unwrap();
+        let tree = registry
+            .loading(TreeSource::text(text, format, "z"))
+            .load()
+            .unwrap();
         assert_eq!(tree.display().to_string(), "Wait(ticks=0)\n");
     }
 }
@@ -1255,5 +1315,37 @@ fn a_whole_number_past_two_to_the_53_is_not_shown_as_a_wrong_integer() {
     assert_eq!(
         json(r#"{"tree": {"type": "Wait", "ticks": 18446744073709551616}}"#),
         r#"t.json:1:12: tree (name "Wait"): parameter "ticks" must be at most 2147483647, got 1.8446744073709552e19"#
+    );
+}
+
+#[test]
+fn a_word_no_script_node_knows_is_refused_with_the_closest_word() {
+    let child = r#""children": [{"type": "AlwaysSuccess"}]"#;
+    let errors: Vec<String> = [
+        r#""type": "EvalAround", "skipped": "failur""#,
+        r#""type": "EvalAround", "precondition": "true", "otherwise": "succes""#,
+        r#""type": "EvalLoop", "items": [], "if_empty": "runing""#,
+        r#""type": "EvalLoop", "queue": "q", "value": "x := 0", "item": "int""#,
+    ]
+    .iter()
+    .map(|node| json(&format!(r#"{{"tree": {{{node}, {child}}}}}"#)))
+    .collect();
+    let at = r#"t.json:1:12: tree (name "#;
+    assert_eq!(
+        errors,
+        [
+            format!(
+                r#"{at}"EvalAround"): parameter "skipped" must be one of "success", "failure", got "failur" (did you mean "failure"?)"#
+            ),
+            format!(
+                r#"{at}"EvalAround"): parameter "otherwise" must be one of "failure", "success", "skip", "running", got "succes" (did you mean "success"?)"#
+            ),
+            format!(
+                r#"{at}"EvalLoop"): parameter "if_empty" must be one of "success", "failure", "running", got "runing" (did you mean "running"?)"#
+            ),
+            format!(
+                r#"{at}"EvalLoop"): parameter "item" must be one of "whole", "number", "bool", "string", got "int""#
+            ),
+        ]
     );
 }

@@ -19,7 +19,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use canopy_core::{Builder, Ctx, Status};
 use canopy_counting::Counting;
-use canopy_data::{Format, LoadError, MAX_FILE_BYTES, Registry};
+use canopy_data::{Format, LoadError, MAX_FILE_BYTES, Registry, TreeSource};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -31,7 +31,9 @@ fn serial() -> MutexGuard<'static, ()> {
 }
 
 fn load(text: &str, format: Format, file: &str) -> Result<canopy_core::Tree<(), ()>, LoadError> {
-    Registry::<(), ()>::new().load_str(text, format, file)
+    Registry::<(), ()>::new()
+        .loading(TreeSource::text(text, format, file))
+        .load()
 }
 
 /// The error for a JSON text loaded as `h.json`.
@@ -190,7 +192,10 @@ fn a_symlink_to_dev_zero_is_refused_without_reading_it() {
     std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
     let before = canopy_counting::stats();
     canopy_counting::reset_peak();
-    let err = Registry::<(), ()>::new().load_file(&path).unwrap_err();
+    let err = Registry::<(), ()>::new()
+        .loading(TreeSource::file(&path))
+        .load()
+        .unwrap_err();
     let peak = canopy_counting::stats().peak_bytes - before.live_bytes;
     assert_eq!(
         err.to_string(),
@@ -214,7 +219,10 @@ fn a_fifo_is_refused_without_waiting_for_a_writer() {
     assert!(made.success());
     // Opening a FIFO for reading blocks until a writer comes: this test
     // would hang if the loader opened it.
-    let err = Registry::<(), ()>::new().load_file(&path).unwrap_err();
+    let err = Registry::<(), ()>::new()
+        .loading(TreeSource::file(&path))
+        .load()
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -260,7 +268,10 @@ fn a_fifo_swapped_in_for_the_file_cannot_block_the_read() {
     };
     let (mut loaded, mut refused) = (0, 0);
     for _ in 0..150 {
-        match Registry::<(), ()>::new().load_file(&path) {
+        match Registry::<(), ()>::new()
+            .loading(TreeSource::file(&path))
+            .load()
+        {
             Ok(_) => loaded += 1,
             Err(e) if e.to_string().contains("not a regular file (a FIFO)") => refused += 1,
             Err(e) => panic!("{e}"),
@@ -277,7 +288,10 @@ fn a_directory_is_refused() {
     let dir = TempDir::new("dir");
     let path = dir.path("trees.json");
     std::fs::create_dir(&path).unwrap();
-    let err = Registry::<(), ()>::new().load_file(&path).unwrap_err();
+    let err = Registry::<(), ()>::new()
+        .loading(TreeSource::file(&path))
+        .load()
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -307,7 +321,8 @@ fn a_reader_that_never_ends_is_read_one_byte_past_the_limit() {
     let before = canopy_counting::stats();
     canopy_counting::reset_peak();
     let err = Registry::<(), ()>::new()
-        .load_reader(&mut endless, Format::Json, "stdin")
+        .loading(TreeSource::reader(&mut endless, Format::Json, "stdin"))
+        .load()
         .unwrap_err();
     let peak = canopy_counting::stats().peak_bytes - before.live_bytes;
     assert_eq!(
@@ -334,7 +349,10 @@ fn a_file_the_limit_long_is_read_once_and_whole() {
     drop(text);
     let before = canopy_counting::stats();
     canopy_counting::reset_peak();
-    let tree = Registry::<(), ()>::new().load_file(&path).unwrap();
+    let tree = Registry::<(), ()>::new()
+        .loading(TreeSource::file(&path))
+        .load()
+        .unwrap();
     let peak = canopy_counting::stats().peak_bytes - before.live_bytes;
     assert_eq!(tree.len(), 1);
     // One buffer of the file's size (plus one byte to see the end), sized
@@ -502,7 +520,12 @@ fn bidirectional_overrides_are_escaped() {
 fn control_characters_in_file_names_are_escaped() {
     let _serial = serial();
     let err = Registry::<(), ()>::new()
-        .load_str(r#"{"tree": {}}"#, Format::Json, "evil\u{1b}]0;x\u{7}.json")
+        .loading(TreeSource::text(
+            r#"{"tree": {}}"#,
+            Format::Json,
+            "evil\u{1b}]0;x\u{7}.json",
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -742,7 +765,11 @@ fn widest_load() -> (u64, u64, u64) {
     let at = text.rfind("AlwaysSuccess").unwrap();
     let mut misspelt = text.clone();
     misspelt.replace_range(at..at + 13, "AlwaysSuccesz");
-    let (err, walk_peak) = peak_of(|| registry.load_str(&misspelt, Format::Json, "wide.json"));
+    let (err, walk_peak) = peak_of(|| {
+        registry
+            .loading(TreeSource::text(&misspelt, Format::Json, "wide.json"))
+            .load()
+    });
     drop(misspelt);
     assert!(
         err.unwrap_err()
@@ -757,8 +784,12 @@ fn widest_load() -> (u64, u64, u64) {
 
     // The whole load: the document is gone before the tree is built, so
     // the peak is the builder's, plus little.
-    let (tree, load_peak) =
-        peak_of(|| registry.load_str(&text, Format::Json, "wide.json").unwrap());
+    let (tree, load_peak) = peak_of(|| {
+        registry
+            .loading(TreeSource::text(&text, Format::Json, "wide.json"))
+            .load()
+            .unwrap()
+    });
     assert_eq!(tree.len(), 1 + groups.len() + leaves);
     assert!(
         load_peak <= build_peak + file,
@@ -843,7 +874,8 @@ fn utf16_files_are_named_as_such() {
         }
         assert_eq!(
             registry
-                .load_bytes(&bytes, Format::Json, "w.json")
+                .loading(TreeSource::bytes(&bytes, Format::Json, "w.json"))
+                .load()
                 .unwrap_err()
                 .to_string(),
             "w.json: not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8"
@@ -878,7 +910,8 @@ fn a_factory_message_is_escaped_and_cut() {
         "b".repeat(1000)
     );
     let message = registry
-        .load_str(&text, Format::Json, "s.json")
+        .loading(TreeSource::text(&text, Format::Json, "s.json"))
+        .load()
         .unwrap_err()
         .to_string();
     // The factory's message, escaped, cut between escapes once it would
@@ -979,7 +1012,8 @@ fn a_file_of_named_nodes_loads_within_12_times_its_size() {
     let registry = Registry::<(), ()>::new();
     let (tree, peak) = peak_of(|| {
         registry
-            .load_str(&text, Format::Json, "named.json")
+            .loading(TreeSource::text(&text, Format::Json, "named.json"))
+            .load()
             .unwrap()
     });
     let times = peak as f64 / text.len() as f64;
@@ -998,7 +1032,12 @@ fn the_json_reader_does_twice_the_work_for_twice_the_file() {
     let registry = Registry::<(), ()>::new();
     let work = |text: &str| {
         let before = canopy_counting::stats();
-        let (tree, peak) = peak_of(|| registry.load_str(text, Format::Json, "named.json").unwrap());
+        let (tree, peak) = peak_of(|| {
+            registry
+                .loading(TreeSource::text(text, Format::Json, "named.json"))
+                .load()
+                .unwrap()
+        });
         let allocated = canopy_counting::stats().allocated_bytes - before.allocated_bytes;
         drop(tree);
         (peak as f64, allocated as f64)

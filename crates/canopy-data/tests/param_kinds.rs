@@ -6,7 +6,7 @@
 use canopy_core::{Agent, Arity, Children, Ctx, Node, Status};
 use canopy_data::{
     Format, NodeParams, NodeType, Param, ParamEnum, ParamError, ParamKind, Params, Problem,
-    Registry, RegistryError, Ticks,
+    Registry, RegistryError, Ticks, TreeSource,
 };
 use canopy_derive::Task;
 
@@ -76,7 +76,10 @@ fn registry(seen: &Seen) -> Registry<(), ()> {
 /// The error of loading one `All` node with these extra fields (JSON).
 fn error(fields: &str) -> String {
     let text = format!(r#"{{"tree": {{"type": "All", "name": "all"{fields}}}}}"#);
-    match registry(&Seen::default()).load_str(&text, Format::Json, "k.json") {
+    match registry(&Seen::default())
+        .loading(TreeSource::text(&text, Format::Json, "k.json"))
+        .load()
+    {
         Ok(_) => panic!("loaded: {text}"),
         Err(e) => e.to_string(),
     }
@@ -101,7 +104,8 @@ fn loads(fields: &str, format: Format) -> (String, String) {
     };
     let seen = Seen::default();
     let tree = registry(&seen)
-        .load_str(&text, format, "k")
+        .loading(TreeSource::text(&text, format, "k"))
+        .load()
         .unwrap_or_else(|e| panic!("{e}"));
     let read = seen.lock().unwrap().pop().unwrap();
     (read, tree.display().to_string())
@@ -311,7 +315,8 @@ fn missing_required_parameters_say_what_they_hold() {
         .unwrap();
     let load = |text: &str| {
         registry
-            .load_str(text, Format::Json, "g.json")
+            .loading(TreeSource::text(text, Format::Json, "g.json"))
+            .load()
             .unwrap_err()
             .to_string()
     };
@@ -390,11 +395,12 @@ fn a_check_between_fields_reports_with_the_node() {
         .action("Lane", |_: Lanes| |_: &mut Ctx<(), ()>| Status::Success)
         .unwrap();
     let e = registry
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Sequence", "children": [{"type": "Lane", "min": 5, "max": 2}]}}"#,
             Format::Json,
             "l.json",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -478,22 +484,24 @@ fn hand_written_declarations_read_typed() {
         ))
         .unwrap();
     let tree = registry
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Fly", "route": [[1, 2, 3]]}}"#,
             Format::Json,
             "f",
-        )
+        ))
+        .load()
         .unwrap();
     let mut path = Vec::new();
     Agent::new(&tree).tick(&tree, &mut path, &());
     assert_eq!(path, [[1.0, 2.0, 3.0]]);
     assert_eq!(tree.display().to_string(), "Fly(route=[[1, 2, 3]])\n");
     let e = registry
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Fly", "route": [[1, 2, 60]]}}"#,
             Format::Json,
             "f",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -525,11 +533,12 @@ fn a_node_type_whose_node_says_another_arity_is_refused_when_loaded() {
         .node("Liar", Arity::Decorator, |_: ()| Liar)
         .unwrap();
     let e = registry
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Liar", "children": [{"type": "AlwaysSuccess"}]}}"#,
             Format::Json,
             "liar.json",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         e.to_string(),

@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use canopy_core::{Agent, Status, Tree};
-use canopy_data::{Format, LoadError, Location, Registry};
+use canopy_data::{Format, LoadError, Location, Registry, TreeSource};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, TestRunner};
@@ -619,7 +619,8 @@ fn valid_documents_load_print_and_tick() {
             serde_json::to_string(&value).unwrap()
         };
         let tree = registry
-            .load_str(&text, Format::Json, "gen.json")
+            .loading(TreeSource::text(&text, Format::Json, "gen.json"))
+            .load()
             .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let expected = expected_display(&doc);
         prop_assert_eq!(
@@ -634,7 +635,8 @@ fn valid_documents_load_print_and_tick() {
         if let Some(style) = also_ron {
             let text = ron_text(&doc, style);
             let from_ron = registry
-                .load_str(&text, Format::Ron, "gen.ron")
+                .loading(TreeSource::text(&text, Format::Ron, "gen.ron"))
+                .load()
                 .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
             prop_assert_eq!(from_ron.display().to_string(), expected, "file:\n{}", text);
             prop_assert_eq!(from_ron.len(), tree.len());
@@ -654,7 +656,10 @@ fn valid_documents_load_print_and_tick() {
 fn never_panics(bytes: &[u8]) -> Result<(), TestCaseError> {
     let registry = Registry::<(), ()>::new();
     for (format, file) in [(Format::Json, "x.json"), (Format::Ron, "x.ron")] {
-        match registry.load_bytes(bytes, format, file) {
+        match registry
+            .loading(TreeSource::bytes(bytes, format, file))
+            .load()
+        {
             Ok(tree) => {
                 let _ = tree.display().to_string();
                 let _ = run(&tree);
@@ -960,7 +965,8 @@ fn shared_subtree_prints_under_each_reference_and_counts_once() {
             {"type": "Random", "name": "step", "success": 0.3, "failure": 0}
         ]}}}"#;
     let tree = Registry::<(), ()>::new()
-        .load_str(text, Format::Json, "walk.json")
+        .loading(TreeSource::text(text, Format::Json, "walk.json"))
+        .load()
         .unwrap();
     assert_eq!(
         tree.display().to_string(),
@@ -981,7 +987,8 @@ fn condition_leaves_print_their_parameters() {
         (type: "Periodic", name: "day?", period: 24, on: 12),
     ]))"#;
     let tree = Registry::<(), ()>::new()
-        .load_str(text, Format::Ron, "c.ron")
+        .loading(TreeSource::text(text, Format::Ron, "c.ron"))
+        .load()
         .unwrap();
     assert_eq!(
         tree.display().to_string(),

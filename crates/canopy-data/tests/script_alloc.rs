@@ -5,7 +5,7 @@
 
 use canopy_core::{Agent, Status};
 use canopy_counting::Counting;
-use canopy_data::{Format, Registry};
+use canopy_data::{Format, Registry, TreeSource};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -20,7 +20,8 @@ fn a_loop_over_a_queue_string_and_a_waiting_precondition_allocate_nothing_per_ti
                 {"type": "EvalLoop", "queue": "q", "value": "n := 0", "item": "whole",
                  "children": [{"type": "Wait", "ticks": 1}]}]}]}]}}"#;
     let tree = Registry::<(), ()>::new()
-        .load_str(json, Format::Json, "queue.json")
+        .loading(TreeSource::text(json, Format::Json, "queue.json"))
+        .load()
         .unwrap();
     let mut agent = Agent::new(&tree);
     // Warm up: the first ticks install what the agent keeps.

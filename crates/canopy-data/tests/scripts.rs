@@ -2,7 +2,7 @@
 //! the file is loaded against the keys its ports make, run each tick.
 
 use canopy_core::{Agent, Ctx, Input, Output, Status, Text};
-use canopy_data::{Format, Params, Registry};
+use canopy_data::{Format, Params, Registry, TreeSource};
 
 /// Counts its calls into an output port; reads how many it may make.
 #[derive(Params)]
@@ -50,7 +50,8 @@ fn registry() -> Registry<Me, ()> {
 
 fn load(json: &str) -> Result<canopy_core::Tree<Me, ()>, String> {
     registry()
-        .load_str(json, Format::Json, "fight.json")
+        .loading(TreeSource::text(json, Format::Json, "fight.json"))
+        .load()
         .map_err(|e| e.to_string())
 }
 
@@ -210,14 +211,16 @@ fn a_condition_behaviortree_cpp_would_throw_on_loads_and_fails_when_it_runs() {
 
 #[test]
 fn every_script_error_of_a_file_is_reported_when_all_are_asked_for() {
-    let errors = registry().check_str(
-        r#"{"tree": {"type": "Sequence", "children": [
+    let errors = registry()
+        .loading(TreeSource::text(
+            r#"{"tree": {"type": "Sequence", "children": [
                 {"type": "Eval", "code": "a +"},
                 {"type": "Eval", "code": "b"}
             ]}}"#,
-        Format::Json,
-        "two.json",
-    );
+            Format::Json,
+            "two.json",
+        ))
+        .errors();
     let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
     assert_eq!(
         messages,

@@ -2,7 +2,7 @@
 //! draws set apart by its salt (the registry's seed and the node's place).
 
 use canopy_core::{Agent, Ctx, Status};
-use canopy_data::{Format, Params, Registry};
+use canopy_data::{Format, Params, Registry, TreeSource};
 
 /// Logs which leaf ran.
 #[derive(Params)]
@@ -29,7 +29,10 @@ fn two_shuffles_of_one_file_draw_apart_and_a_seed_moves_both() {
                 }
             })
             .unwrap();
-        let tree = registry.load_str(file, Format::Json, "two.json").unwrap();
+        let tree = registry
+            .loading(TreeSource::text(file, Format::Json, "two.json"))
+            .load()
+            .unwrap();
         // The first Shuffle fails (a selector of failures): the Sequence stops.
         (0..20)
             .map(|id| {
@@ -49,11 +52,12 @@ fn two_shuffles_of_one_file_draw_apart_and_a_seed_moves_both() {
 fn like_is_a_word_with_a_did_you_mean() {
     let registry = Registry::<(), ()>::new();
     let err = registry
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "Shuffle", "like": "sequense"}}"#,
             Format::Json,
             "s.json",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),

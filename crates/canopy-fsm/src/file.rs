@@ -24,10 +24,15 @@
 //! ```
 //!
 //! Parameters are the further fields of the object that names the type
-//! or trigger: a state type's factory and a trigger's receive that object.
-//! Declaring parameters once as a struct, as tree node types do, was
-//! rejected for now: state types are few per game and their parameters
-//! fewer, and a factory reading the object stays one call.
+//! or trigger, declared once as a struct as tree node types' are
+//! (`#[derive(Params)]`, [`MachineRegistry::state`],
+//! [`MachineRegistry::trigger_from`]): the loader checks them with the
+//! same messages as a tree node's (an unknown field with "did you mean",
+//! a value out of range, a word not in its set) and hands the factory the
+//! struct. A factory over the raw object
+//! ([`MachineRegistry::state_type`], [`MachineRegistry::trigger_with`])
+//! stays for parameter sets known only at run time, and for a state type
+//! that reads the state's own fields (its `name`).
 //!
 //! Files are read by canopy-data's reader, so they get the same limits as
 //! tree files (size, bracket nesting, text checks) and the same errors with
@@ -44,7 +49,9 @@ use std::sync::Arc;
 use canopy_core::Tree;
 use canopy_core::text::{did_you_mean, quote, suggest};
 use canopy_data::document::{Key, Source, Value};
-use canopy_data::{Format, LoadError, Location, Position, Problem, Registry};
+use canopy_data::{
+    Format, LoadError, Location, NodeParams, Position, Problem, Registry, TreeSource, read_params,
+};
 
 use crate::builder::{MAX_DEPTH, MAX_STATES, MachineBuilder};
 use crate::error::FsmError;
@@ -53,8 +60,32 @@ use crate::machine::Machine;
 use crate::state::{ErasedState, State};
 
 type StateFactory<A, W, T> =
-    Box<dyn Fn(&Value) -> Result<Box<dyn ErasedState<A, W, T>>, String> + Send + Sync>;
-type TriggerFactory<T> = Box<dyn Fn(&Value) -> Result<T, String> + Send + Sync>;
+    Box<dyn Fn(&Value) -> Result<Box<dyn ErasedState<A, W, T>>, Refusal> + Send + Sync>;
+/// A trigger's factory: the object naming it, and that object's fields
+/// that are not the trigger's parameters (`None`: any may be another's).
+type TriggerFactory<T> = Box<dyn Fn(&Value, Option<&[&str]>) -> Result<T, Refusal> + Send + Sync>;
+
+/// Why a factory refused an object: its own reason, or its declared
+/// parameters' problem.
+enum Refusal {
+    Reason(String),
+    Params(Problem),
+}
+
+/// The fields of a state object that are not its type's parameters.
+const STATE_FIELDS: [&str; 8] = [
+    "name",
+    "type",
+    "states",
+    "initial",
+    "final",
+    "tree",
+    "on_success",
+    "on_failure",
+];
+
+/// The fields of a transition that are not its trigger's parameters.
+const TRANSITION_FIELDS: [&str; 3] = ["from", "trigger", "to"];
 
 /// The most transitions a state of a machine file may have. The builder
 /// checks each new transition against the state's earlier ones (triggers
@@ -135,16 +166,69 @@ impl<A: 'static, W: 'static, T: 'static> MachineRegistry<A, W, T> {
         &self.trees
     }
 
-    /// Register a state type: `factory` receives the state's object and
-    /// returns its hooks, or why its parameters are wrong. A name given
-    /// again replaces the earlier type.
+    /// Register a state type whose parameters are the struct `P`
+    /// (`#[derive(Params)]`): the loader checks a state's further fields
+    /// against it, as a tree node's, and `factory` receives the struct. A
+    /// name given again replaces the earlier type.
+    ///
+    /// ```
+    /// use canopy_core::Ctx;
+    /// use canopy_data::{Format, Params, Registry};
+    /// use canopy_fsm::{Hooks, MachineRegistry};
+    ///
+    /// /// Stays in the air for a while.
+    /// #[derive(Params)]
+    /// struct Airborne {
+    ///     /// Ticks before landing.
+    ///     #[param(range = 1..=100)]
+    ///     land_after: u32,
+    /// }
+    ///
+    /// let mut registry = MachineRegistry::<u32, (), char>::new(Registry::new());
+    /// registry.state("Airborne", |p: Airborne| {
+    ///     Hooks::new().on_update(move |cx: &mut Ctx<u32, ()>| {
+    ///         *cx.agent += 1;
+    ///         (*cx.agent >= p.land_after).then_some('l')
+    ///     })
+    /// });
+    /// let err = registry.load_str(r#"{"initial": "Air",
+    ///     "states": [{"name": "Air", "type": "Airborne", "land_aftr": 2}]}"#,
+    ///     Format::Json, "m.json").unwrap_err();
+    /// assert_eq!(err.to_string(), "m.json:2:18: machine/states[0] (name \"Air\"): \
+    ///     state type \"Airborne\": unknown parameter \"land_aftr\" for Airborne \
+    ///     (did you mean \"land_after\"?); it takes: land_after");
+    /// ```
+    pub fn state<P, S, F>(&mut self, name: &str, factory: F) -> &mut Self
+    where
+        P: NodeParams,
+        S: State<A, W, T>,
+        F: Fn(P) -> S + Send + Sync + 'static,
+    {
+        let (type_name, declared) = (name.to_string(), P::declare());
+        let boxed: StateFactory<A, W, T> = Box::new(move |object| {
+            let params = read_params(&type_name, &declared, object, &STATE_FIELDS)
+                .map_err(Refusal::Params)?;
+            let p = P::from_params(&params).map_err(|e| Refusal::Params(Problem::Param(e)))?;
+            Ok(Box::new(factory(p)) as Box<dyn ErasedState<A, W, T>>)
+        });
+        self.states.insert(name.to_string(), boxed);
+        self
+    }
+
+    /// Register a state type whose factory reads the state's object
+    /// itself and says why it refuses one: for parameters known only at
+    /// run time, or a state type that reads the state's own fields (its
+    /// `name`). A name given again replaces the earlier type. (With a
+    /// parameters struct: [`MachineRegistry::state`].)
     pub fn state_type<S, F>(&mut self, name: &str, factory: F) -> &mut Self
     where
         S: State<A, W, T>,
         F: Fn(&Value) -> Result<S, String> + Send + Sync + 'static,
     {
         let boxed: StateFactory<A, W, T> = Box::new(move |params| {
-            factory(params).map(|s| Box::new(s) as Box<dyn ErasedState<A, W, T>>)
+            factory(params)
+                .map(|s| Box::new(s) as Box<dyn ErasedState<A, W, T>>)
+                .map_err(Refusal::Reason)
         });
         self.states.insert(name.to_string(), boxed);
         self
@@ -158,14 +242,74 @@ impl<A: 'static, W: 'static, T: 'static> MachineRegistry<A, W, T> {
         self.trigger_with(name, move |_| Ok(trigger.clone()))
     }
 
+    /// Register a trigger whose parameters are the struct `P`
+    /// (`#[derive(Params)]`), read from the object that names it (a
+    /// transition, or a tree state for `on_success` and `on_failure`) and
+    /// checked as a tree node's are.
+    ///
+    /// ```
+    /// use canopy_data::{Format, Params, Registry};
+    /// use canopy_fsm::MachineRegistry;
+    ///
+    /// /// A hit of some strength.
+    /// #[derive(Params)]
+    /// struct Hit {
+    ///     /// How hard.
+    ///     #[param(default = 1, range = 1..=9)]
+    ///     strength: u8,
+    /// }
+    ///
+    /// let mut registry = MachineRegistry::<(), (), u8>::new(Registry::new());
+    /// registry.trigger_from("Hit", |p: Hit| p.strength);
+    /// let machine = registry.load_str(r#"{"initial": "Up", "states": [{"name": "Up"}, {"name": "Down"}],
+    ///     "transitions": [{"from": "Up", "trigger": "Hit", "strength": 3, "to": "Down"}]}"#,
+    ///     Format::Json, "m.json").unwrap();
+    /// assert_eq!(registry.trigger_named("Hit"), Some(Ok(1)));
+    /// let err = registry.load_str(r#"{"initial": "Up", "states": [{"name": "Up"}, {"name": "Down"}],
+    ///     "transitions": [{"from": "Up", "trigger": "Hit", "strength": 10, "to": "Down"}]}"#,
+    ///     Format::Json, "m.json").unwrap_err();
+    /// assert_eq!(err.to_string(), "m.json:2:23: machine/transitions[0]: trigger \"Hit\": \
+    ///     parameter \"strength\" must be at most 9, got 10");
+    /// # drop(machine);
+    /// ```
+    pub fn trigger_from<P, F>(&mut self, name: &str, factory: F) -> &mut Self
+    where
+        P: NodeParams,
+        F: Fn(P) -> T + Send + Sync + 'static,
+    {
+        let (trigger, declared) = (name.to_string(), P::declare());
+        let boxed: TriggerFactory<T> = Box::new(move |object, own| {
+            // Where any field may be another's parameter (a tree state
+            // names two triggers), none is unknown.
+            let fields: Vec<&str>;
+            let own = match own {
+                Some(own) => own,
+                None => {
+                    let all = object.as_object().unwrap_or_default().iter();
+                    fields = all.map(|(key, _)| key.as_str()).collect();
+                    &fields
+                }
+            };
+            let params = read_params(&trigger, &declared, object, own).map_err(Refusal::Params)?;
+            P::from_params(&params)
+                .map(&factory)
+                .map_err(|e| Refusal::Params(Problem::Param(e)))
+        });
+        self.triggers.insert(name.to_string(), boxed);
+        self
+    }
+
     /// Register a trigger made from parameters: `factory` receives the
     /// object that names it (a transition, or a tree state for
-    /// `on_success` and `on_failure`).
+    /// `on_success` and `on_failure`) and says why it refuses one. (With a
+    /// parameters struct: [`MachineRegistry::trigger_from`].)
     pub fn trigger_with<F>(&mut self, name: &str, factory: F) -> &mut Self
     where
         F: Fn(&Value) -> Result<T, String> + Send + Sync + 'static,
     {
-        self.triggers.insert(name.to_string(), Box::new(factory));
+        let boxed: TriggerFactory<T> =
+            Box::new(move |object, _| factory(object).map_err(Refusal::Reason));
+        self.triggers.insert(name.to_string(), boxed);
         self
     }
 
@@ -181,7 +325,12 @@ impl<A: 'static, W: 'static, T: 'static> MachineRegistry<A, W, T> {
     /// factory's reason if it needs parameters.
     pub fn trigger_named(&self, name: &str) -> Option<Result<T, String>> {
         let factory = self.triggers.get(name)?;
-        Some(factory(&Value::Object(Box::new([]))))
+        Some(
+            factory(&Value::Object(Box::new([])), Some(&[])).map_err(|refusal| match refusal {
+                Refusal::Reason(reason) => reason,
+                Refusal::Params(problem) => problem.to_string(),
+            }),
+        )
     }
 
     /// The registered state type names, in order.
@@ -401,10 +550,14 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
             };
             return Err(self.error(state, path, Some(name), problem));
         };
-        factory(state).map_err(|reason| {
-            let problem = MachineProblem::Params {
-                type_name: type_name.to_string(),
-                reason,
+        factory(state).map_err(|refusal| {
+            let type_name = type_name.to_string();
+            let problem = match refusal {
+                Refusal::Reason(reason) => MachineProblem::Params { type_name, reason },
+                Refusal::Params(problem) => MachineProblem::StateParams {
+                    type_name,
+                    problem: Box::new(problem),
+                },
             };
             self.error(state, path, Some(name), problem)
         })
@@ -433,10 +586,17 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
             };
             return Err(self.error(object, path, name, problem));
         };
-        factory(object).map(Some).map_err(|reason| {
-            let problem = MachineProblem::TriggerParams {
-                trigger: trigger.to_string(),
-                reason,
+        // A transition's own fields are known; a tree state's other fields
+        // may be the other trigger's parameters.
+        let own = (field == "trigger").then_some(&TRANSITION_FIELDS[..]);
+        factory(object, own).map(Some).map_err(|refusal| {
+            let trigger = trigger.to_string();
+            let problem = match refusal {
+                Refusal::Reason(reason) => MachineProblem::TriggerParams { trigger, reason },
+                Refusal::Params(problem) => MachineProblem::TriggerParamsRefused {
+                    trigger,
+                    problem: Box::new(problem),
+                },
             };
             self.error(object, path, name, problem)
         })
@@ -464,11 +624,15 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
                 })?;
                 self.tree_file(&shown, read)
             }
-            None => self
-                .registry
-                .trees
-                .load_document(tree, &[self.source], self.format, self.source.name)
-                .map(Arc::new),
+            None => {
+                let source = TreeSource::Document {
+                    document: tree,
+                    sources: &[self.source],
+                    format: self.format,
+                    name: self.source.name,
+                };
+                self.registry.trees.loading(source).load().map(Arc::new)
+            }
         };
         let tree =
             loaded.map_err(|e| self.error(state, path, Some(name), MachineProblem::Tree(e)))?;
@@ -528,7 +692,8 @@ impl<'d, A: 'static, W: 'static, T: Copy + Eq + fmt::Debug + 'static> Walk<'_, '
         let whole = |problem| LoadError::new(&file, Location::File, problem);
         let format = Format::from_path(shown).ok_or_else(|| whole(Problem::UnknownExtension))?;
         let bytes = canopy_data::read_file(&read).map_err(whole)?;
-        let tree = Arc::new(self.registry.trees.load_bytes(&bytes, format, &file)?);
+        let source = TreeSource::bytes(&bytes, format, &file);
+        let tree = Arc::new(self.registry.trees.loading(source).load()?);
         self.tree_files.insert(read, tree.clone());
         Ok(tree)
     }
@@ -697,6 +862,14 @@ pub enum MachineProblem {
         /// Why.
         reason: String,
     },
+    /// A state's parameters do not fit its type's declaration
+    /// ([`MachineRegistry::state`]).
+    StateParams {
+        /// The state type.
+        type_name: String,
+        /// What is wrong, as for a tree node's parameters.
+        problem: Box<Problem>,
+    },
     /// A trigger no one registered.
     UnknownTrigger {
         /// The name in the file.
@@ -710,6 +883,14 @@ pub enum MachineProblem {
         trigger: String,
         /// Why.
         reason: String,
+    },
+    /// A trigger's parameters do not fit its declaration
+    /// ([`MachineRegistry::trigger_from`]).
+    TriggerParamsRefused {
+        /// The trigger.
+        trigger: String,
+        /// What is wrong, as for a tree node's parameters.
+        problem: Box<Problem>,
     },
     /// A transition names a state the file does not declare.
     MissingState {
@@ -766,6 +947,9 @@ impl fmt::Display for MachineProblem {
             MachineProblem::Params { type_name, reason } => {
                 write!(f, "state type {}: {reason}", quote(type_name))
             }
+            MachineProblem::StateParams { type_name, problem } => {
+                write!(f, "state type {}: {problem}", quote(type_name))
+            }
             MachineProblem::UnknownTrigger {
                 trigger,
                 suggestion,
@@ -777,6 +961,9 @@ impl fmt::Display for MachineProblem {
             ),
             MachineProblem::TriggerParams { trigger, reason } => {
                 write!(f, "trigger {}: {reason}", quote(trigger))
+            }
+            MachineProblem::TriggerParamsRefused { trigger, problem } => {
+                write!(f, "trigger {}: {problem}", quote(trigger))
             }
             MachineProblem::MissingState { name, suggestion } => write!(
                 f,

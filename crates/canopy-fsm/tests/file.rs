@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use canopy_core::{Builder, Ctx, Status};
-use canopy_data::{Format, MAX_FILE_BYTES, Registry};
+use canopy_data::{Format, MAX_FILE_BYTES, Params, Registry};
 use canopy_fsm::{FsmAgent, Hooks, MAX_DEPTH, Machine, MachineBuilder, MachineRegistry, TreeState};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +41,14 @@ fn printing(name: String) -> H {
         .on_exit(move |cx| cx.agent.log.push(format!("exit {n3}")))
 }
 
+/// In the air, landing after a while.
+#[derive(Params)]
+struct AirborneParams {
+    /// Ticks before landing.
+    #[param(range = 1..)]
+    land_after: u32,
+}
+
 fn airborne(land_after: u32) -> H {
     H::new()
         .on_enter(|cx: &mut Ctx<Player, ()>| {
@@ -66,12 +74,7 @@ fn registry() -> MachineRegistry<Player, (), Input> {
             .unwrap_or_default();
         Ok(printing(name.to_string()))
     });
-    r.state_type("Airborne", |state| {
-        match state.get("land_after").and_then(|v| v.as_f64()) {
-            Some(n) if n >= 1.0 && n.fract() == 0.0 => Ok(airborne(n as u32)),
-            _ => Err("\"land_after\" must be a whole number ≥ 1".into()),
-        }
-    });
+    r.state("Airborne", |p: AirborneParams| airborne(p.land_after));
     use Input::*;
     for (name, t) in [
         ("ToJump", ToJump),
@@ -152,7 +155,31 @@ fn a_state_type_refusing_its_parameters_says_why() {
         r#"{"initial": "Air", "states": [{"name": "Air", "type": "Airborne", "land_after": 0}]}"#;
     assert_eq!(
         load_error(text),
-        "m.json:1:33: machine/states[0] (name \"Air\"): state type \"Airborne\": \"land_after\" must be a whole number ≥ 1"
+        "m.json:1:33: machine/states[0] (name \"Air\"): state type \"Airborne\": parameter \"land_after\" must be at least 1, got 0"
+    );
+}
+
+#[test]
+fn a_state_types_declared_parameters_are_checked_as_a_tree_nodes() {
+    let state = |fields: &str| {
+        format!(
+            r#"{{"initial": "Air", "states": [{{"name": "Air", "type": "Airborne"{fields}}}]}}"#
+        )
+    };
+    let at = "m.json:1:33: machine/states[0] (name \"Air\"): state type \"Airborne\": ";
+    assert_eq!(
+        load_error(&state(r#", "land_aftr": 2"#)),
+        format!(
+            "{at}unknown parameter \"land_aftr\" for Airborne (did you mean \"land_after\"?); it takes: land_after"
+        )
+    );
+    assert_eq!(
+        load_error(&state("")),
+        format!("{at}missing parameter \"land_after\" (integer ≥ 1, required)")
+    );
+    assert_eq!(
+        load_error(&state(r#", "land_after": "soon""#)),
+        format!("{at}parameter \"land_after\" must be an integer, got string \"soon\"")
     );
 }
 

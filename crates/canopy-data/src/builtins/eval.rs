@@ -14,29 +14,35 @@
 use std::sync::{Arc, OnceLock};
 
 use canopy_core::{
-    Arity, Ctx, NodeKind, Status,
-    board::{SlotRef, SlotType},
-    context::Predicate,
-    nodes,
-    params::Param,
-    script::{Keys, Script, ScriptError, ScriptType},
+    Arity, Ctx, NodeKind, Params, Status, board::SlotRef, board::SlotType, context::Predicate,
+    nodes, params::NodeParams, params::ParamError, script::Keys, script::Script,
+    script::ScriptError, script::ScriptType,
 };
 
-use crate::registry::{Build, NodeType, ScriptShape as Shape};
+use crate::error::LoadError;
+use crate::registry::NodeType;
+use crate::resolve::{Made, Resolve, Resolver};
 use crate::walk::First;
 
-/// The parameter holding the script.
-pub(crate) const CODE: &str = "code";
+/// What a script of a node is, as it is compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScriptShape {
+    /// `Eval`: runs the script.
+    Leaf,
+    /// `EvalCondition`: tests it.
+    Condition,
+    /// `EvalGuard`, `EvalReactiveGuard`: a guard testing it, read-only.
+    Guard { reactive: bool },
+    /// `EvalLoop`'s `queue`: a script that is one key, holding a string.
+    Queue,
+    /// `EvalLoop`'s `value`: an assignment of a value of this type.
+    Assign(canopy_core::script::ScriptType),
+}
 
-/// `Eval` without code: the key `value` is assigned to.
-pub(crate) const ASSIGN: &str = "assign";
-
-/// `Eval` without code: what `assign` gets — a text, converted to the
-/// key's type, or `{key}`, that key's value. Never read as code.
-pub(crate) const VALUE: &str = "value";
+use ScriptShape as Shape;
 
 /// Every script node type.
-pub(crate) fn node_types<A, W>() -> [NodeType<A, W>; 4] {
+pub(crate) fn node_types<A: 'static, W: 'static>() -> [NodeType<A, W>; 4] {
     let guard = |reactive| Shape::Guard { reactive };
     [
         node_type(
@@ -62,36 +68,81 @@ pub(crate) fn node_types<A, W>() -> [NodeType<A, W>; 4] {
     ]
 }
 
-fn node_type<A, W>(name: &str, about: &str, shape: Shape) -> NodeType<A, W> {
-    let code = Param::text(
-        CODE,
-        "BehaviorTree.CPP script: `hp -= 10; alive := hp > 0`; keys are checked at load",
-    );
+/// `Eval`'s parameters: its code, or a value written to a key.
+#[derive(Params)]
+pub(crate) struct EvalParams {
+    /// BehaviorTree.CPP script: `hp -= 10; alive := hp > 0`; keys are checked at load
+    pub(crate) code: Option<String>,
+    /// instead of code: the key to set to `value` (BehaviorTree.CPP's SetBlackboard)
+    pub(crate) assign: Option<String>,
+    /// with assign: a text, converted to the key's type, or {key} to copy that key
+    pub(crate) value: Option<String>,
+}
+
+/// The parameters of `EvalCondition` and the script guards: the code.
+#[derive(Params)]
+pub(crate) struct CodeParams {
+    /// BehaviorTree.CPP script: `hp -= 10; alive := hp > 0`; keys are checked at load
+    pub(crate) code: String,
+}
+
+fn node_type<A: 'static, W: 'static>(name: &str, about: &str, shape: Shape) -> NodeType<A, W> {
     let arity = match shape {
         Shape::Guard { .. } => Arity::Decorator,
         _ => Arity::Leaf,
     };
-    let mut params = vec![code];
-    if shape == Shape::Leaf {
-        // BehaviorTree.CPP's SetBlackboard: a value written in the file,
-        // assigned without becoming code.
-        params[0] = params[0].clone().optional();
-        params.push(
-            Param::text(
-                ASSIGN,
-                "instead of code: the key to set to `value` (BehaviorTree.CPP's SetBlackboard)",
-            )
-            .optional(),
-        );
-        params.push(
-            Param::text(
-                VALUE,
-                "with assign: a text, converted to the key's type, or {key} to copy that key",
-            )
-            .optional(),
-        );
+    // `Eval` also writes a value given in the file without making it code
+    // (BehaviorTree.CPP's SetBlackboard).
+    let params = match shape {
+        Shape::Leaf => EvalParams::declare(),
+        _ => CodeParams::declare(),
+    };
+    NodeType::resolved(name, about, arity, params, Eval { shape })
+}
+
+/// `Eval`, `EvalCondition` and the script guards, as the loader builds
+/// them: a cell for the script, compiled with the file's other scripts.
+struct Eval {
+    shape: Shape,
+}
+
+impl<A: 'static, W: 'static> Resolve<A, W> for Eval {
+    /// The node's `code`; or, for `Eval`, the assignment of `value` to the
+    /// key `assign` (a `{key}` value copies that key), which is never read
+    /// as code.
+    fn resolve<'b>(
+        &self,
+        params: &Params<'_>,
+        at: &mut Resolver<'_, '_, '_, 'b, A, W>,
+    ) -> Result<Made<'b, A, W>, LoadError> {
+        let p = match self.shape {
+            Shape::Leaf => EvalParams::from_params(params),
+            _ => CodeParams::from_params(params).map(|p| EvalParams {
+                code: Some(p.code),
+                assign: None,
+                value: None,
+            }),
+        }
+        .map_err(|e| at.invalid(e))?;
+        let absent = |param: &str| ParamError::Absent {
+            param: param.to_string(),
+        };
+        let (param, source) = match (p.assign, p.code) {
+            (Some(key), _) => {
+                let given = p.value.ok_or_else(|| at.invalid(absent("value")))?;
+                let source = match Operand::of(&given, "value") {
+                    Operand::Key(from) => Source::SetKey { key, from },
+                    Operand::Text(value) => Source::SetText { key, value },
+                };
+                ("value", source)
+            }
+            (None, Some(code)) => ("code", Source::Code(code)),
+            (None, None) => return Err(at.invalid(absent("code"))),
+        };
+        let shown = source.shown();
+        let cell = at.script(param, source, self.shape);
+        Ok(node(cell, self.shape, &shown).into())
     }
-    NodeType::with_build(name, about, arity, params, Build::Script(shape))
 }
 
 /// The program a script leaf runs, filled once the file is walked.

@@ -32,139 +32,197 @@
 //! `_onHalted` needs the abort hook of one node.
 
 use canopy_core::{
-    Arity, Children, Ctx, CustomNode, Exit, Node, NodeKind, Status, params::Param,
-    script::ScriptValue,
+    Arity, Children, Ctx, CustomNode, Exit, Node, NodeKind, ParamEnum, Params, Status,
+    params::NodeParams, params::ParamError, script::ScriptValue,
 };
 
-use super::eval::Cell;
-use crate::registry::{Build, NodeType, ScriptShape};
+use super::eval::{Cell, ScriptShape, Source};
+use crate::error::LoadError;
+use crate::registry::NodeType;
+use crate::resolve::{Made, Resolve, Resolver};
 
-/// The condition parameters, in the order BehaviorTree.CPP tests them.
-pub(crate) const CONDITIONS: [&str; 5] =
-    ["failure_if", "success_if", "skip_if", "while", "running_if"];
+/// What a skip returns: the status the parent reads as BehaviorTree.CPP's
+/// SKIPPED.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ParamEnum)]
+pub(crate) enum Skipped {
+    Success,
+    Failure,
+}
 
-/// The parameters of scripts run after the child.
-pub(crate) const AFTER: [&str; 4] = ["on_success", "on_failure", "on_halted", "post"];
+/// What a false `precondition` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ParamEnum)]
+pub(crate) enum Otherwise {
+    Failure,
+    Success,
+    Skip,
+    Running,
+}
 
-/// Every script parameter, conditions first.
-pub(crate) const SCRIPTS: [&str; 9] = [
-    CONDITIONS[0],
-    CONDITIONS[1],
-    CONDITIONS[2],
-    CONDITIONS[3],
-    CONDITIONS[4],
-    AFTER[0],
-    AFTER[1],
-    AFTER[2],
-    AFTER[3],
-];
+/// Runs scripts before and after its child: BehaviorTree.CPP's pre- and post-conditions.
+#[derive(Params)]
+pub(crate) struct AroundParams {
+    /// script tested on entry: true fails without running the child
+    failure_if: Option<String>,
+    /// script tested on entry: true succeeds without running the child
+    success_if: Option<String>,
+    /// script tested on entry: true skips the child
+    skip_if: Option<String>,
+    /// script tested on entry and every tick while the child runs: false skips (and aborts) it
+    #[param(rename = "while")]
+    while_: Option<String>,
+    /// script tested on entry: true returns Running without the child, to be tested again
+    running_if: Option<String>,
+    /// script run when the node succeeds
+    on_success: Option<String>,
+    /// script run when the node fails
+    on_failure: Option<String>,
+    /// script run when the running child is aborted
+    on_halted: Option<String>,
+    /// script run when the node succeeds or fails, after on_success/on_failure
+    post: Option<String>,
+    /// what a skip returns: the status the parent reads as BehaviorTree.CPP's SKIPPED
+    #[param(default = Skipped::Success)]
+    skipped: Skipped,
+    /// script tested on entry (BehaviorTree.CPP's Precondition `if`): false does what
+    /// `otherwise` says instead of running the child
+    precondition: Option<String>,
+    /// what a false `precondition` does: fail, succeed, skip, or return Running and test
+    /// again at the next tick
+    #[param(default = Otherwise::Failure)]
+    otherwise: Otherwise,
+    /// a bool key set when the node skips, for the node around it (`skip_from`)
+    skips_into: Option<String>,
+    /// a bool key the child sets when it skips: then no script runs after it
+    skip_from: Option<String>,
+    /// a bool key, set while the child runs and kept through an abort: while set,
+    /// the node is entered without its conditions (BehaviorTree.CPP's Precondition)
+    latch: Option<String>,
+}
 
-/// The parameter saying what a skip returns.
-pub(crate) const SKIPPED: &str = "skipped";
-
-/// The parameter naming the bool key that keeps a Precondition's decision.
-pub(crate) const LATCH: &str = "latch";
-
-/// A bool key this node sets when it skips (returns `skipped`): the
-/// node around it, which runs the post-condition scripts of the same
-/// element, then runs none (BehaviorTree.CPP runs no `_onSuccess` or
-/// `_post` after a node's own SKIPPED).
-pub(crate) const SKIPS_INTO: &str = "skips_into";
-
-/// A bool key the child sets when it skips ([`SKIPS_INTO`]): this node
-/// then returns the child's status without its after-scripts.
-pub(crate) const SKIP_FROM: &str = "skip_from";
-
-/// A condition the child runs under: compiled on its own, and the node
-/// returns [`OTHERWISE`] when it is false (BehaviorTree.CPP's
-/// `Precondition if`, which is never pasted into `!(…)`).
-pub(crate) const PRECONDITION: &str = "precondition";
-
-/// What the node does when [`PRECONDITION`] is false.
-pub(crate) const OTHERWISE: &str = "otherwise";
-
-/// The condition a `precondition` stands in for, by its `otherwise`.
-pub(crate) fn otherwise_index(otherwise: &str) -> usize {
-    match otherwise {
-        "success" => SUCCESS_IF,
-        "skip" => SKIP_IF,
-        "running" => RUNNING_IF,
-        _ => FAILURE_IF,
+impl AroundParams {
+    /// The script parameters, conditions first, in the order
+    /// BehaviorTree.CPP tests them, with their names.
+    fn scripts(&self) -> [(&'static str, Option<&String>); 9] {
+        [
+            ("failure_if", self.failure_if.as_ref()),
+            ("success_if", self.success_if.as_ref()),
+            ("skip_if", self.skip_if.as_ref()),
+            ("while", self.while_.as_ref()),
+            ("running_if", self.running_if.as_ref()),
+            ("on_success", self.on_success.as_ref()),
+            ("on_failure", self.on_failure.as_ref()),
+            ("on_halted", self.on_halted.as_ref()),
+            ("post", self.post.as_ref()),
+        ]
     }
 }
 
 /// The node type.
-pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
-    let docs = [
-        "script tested on entry: true fails without running the child",
-        "script tested on entry: true succeeds without running the child",
-        "script tested on entry: true skips the child",
-        "script tested on entry and every tick while the child runs: false skips (and aborts) it",
-        "script tested on entry: true returns Running without the child, to be tested again",
-        "script run when the node succeeds",
-        "script run when the node fails",
-        "script run when the running child is aborted",
-        "script run when the node succeeds or fails, after on_success/on_failure",
-    ];
-    let mut params: Vec<Param> = SCRIPTS
-        .iter()
-        .zip(docs)
-        .map(|(name, doc)| Param::text(name, doc).optional())
-        .collect();
-    params.push(
-        Param::choice(
-            SKIPPED,
-            "what a skip returns: the status the parent reads as BehaviorTree.CPP's SKIPPED",
-            &["success", "failure"],
-        )
-        .default("success"),
-    );
-    params.push(
-        Param::text(
-            PRECONDITION,
-            "script tested on entry (BehaviorTree.CPP's Precondition `if`): false does what \
-             `otherwise` says instead of running the child",
-        )
-        .optional(),
-    );
-    params.push(
-        Param::choice(
-            OTHERWISE,
-            "what a false `precondition` does: fail, succeed, skip, or return Running and test \
-             again at the next tick",
-            &["failure", "success", "skip", "running"],
-        )
-        .default("failure"),
-    );
-    params.push(
-        Param::text(
-            SKIPS_INTO,
-            "a bool key set when the node skips, for the node around it (`skip_from`)",
-        )
-        .optional(),
-    );
-    params.push(
-        Param::text(
-            SKIP_FROM,
-            "a bool key the child sets when it skips: then no script runs after it",
-        )
-        .optional(),
-    );
-    params.push(
-        Param::text(
-            LATCH,
-            "a bool key, set while the child runs and kept through an abort: while set, \
-             the node is entered without its conditions (BehaviorTree.CPP's Precondition)",
-        )
-        .optional(),
-    );
-    NodeType::with_build(
+pub(crate) fn node_type<A: 'static, W: 'static>() -> NodeType<A, W> {
+    NodeType::resolved(
         "EvalAround",
-        "Runs scripts before and after its child: BehaviorTree.CPP's pre- and post-conditions.",
+        AroundParams::description(),
         Arity::Decorator,
-        params,
-        Build::Script(ScriptShape::Around),
+        AroundParams::declare(),
+        EvalAround,
     )
+}
+
+/// `EvalAround` as the loader builds it: a cell for each script parameter
+/// given, compiled with the file's other scripts (conditions as
+/// conditions).
+struct EvalAround;
+
+impl<A: 'static, W: 'static> Resolve<A, W> for EvalAround {
+    fn resolve<'b>(
+        &self,
+        params: &Params<'_>,
+        at: &mut Resolver<'_, '_, '_, 'b, A, W>,
+    ) -> Result<Made<'b, A, W>, LoadError> {
+        let p = AroundParams::from_params(params).map_err(|e| at.invalid(e))?;
+        let mut cells: [Option<Cell>; 9] = Default::default();
+        let mut sources = Vec::new();
+        for (i, (param, code)) in p.scripts().into_iter().enumerate() {
+            let Some(code) = code else {
+                continue;
+            };
+            let shape = match i < CONDITIONS {
+                true => ScriptShape::Condition,
+                false => ScriptShape::Leaf,
+            };
+            let source = Source::Code(code.clone());
+            cells[i] = Some(at.script(param, source, shape));
+            sources.push((param.to_string(), code.clone()));
+        }
+        // A Precondition's `if`: compiled on its own and negated, in the
+        // place of the condition its `otherwise` names.
+        if let Some(code) = &p.precondition {
+            let i = match p.otherwise {
+                Otherwise::Success => SUCCESS_IF,
+                Otherwise::Skip => SKIP_IF,
+                Otherwise::Running => RUNNING_IF,
+                Otherwise::Failure => FAILURE_IF,
+            };
+            if cells[i].is_some() {
+                return Err(at.invalid(ParamError::invalid(format!(
+                    "precondition and {} both give the condition tested for {:?}; give one",
+                    p.scripts()[i].0,
+                    p.otherwise.word()
+                ))));
+            }
+            let source = Source::Negated(code.clone());
+            cells[i] = Some(at.script("precondition", source, ScriptShape::Condition));
+            sources.push(("precondition".to_string(), code.clone()));
+            sources.push(("otherwise".to_string(), p.otherwise.word().to_string()));
+        }
+        let skipped = match p.skipped {
+            Skipped::Failure => {
+                sources.push(("skipped".to_string(), "failure".to_string()));
+                Status::Failure
+            }
+            Skipped::Success => Status::Success,
+        };
+        let latch = flag(at, "latch", p.latch.as_deref(), &mut sources)?;
+        let flags = SkipFlags {
+            into: flag(at, "skips_into", p.skips_into.as_deref(), &mut sources)?,
+            from: flag(at, "skip_from", p.skip_from.as_deref(), &mut sources)?,
+        };
+        Ok(node(cells, sources, skipped, latch, flags).into())
+    }
+}
+
+/// The bool key a node keeps in parameter `param` (a latch, a skip
+/// flag), if given: the scripts that make and set it (`k := false`) and
+/// read it (`k`). The key must be a plain name, as it becomes script
+/// text.
+pub(crate) fn flag<A: 'static, W: 'static>(
+    at: &mut Resolver<'_, '_, '_, '_, A, W>,
+    param: &str,
+    key: Option<&str>,
+    sources: &mut Vec<(String, String)>,
+) -> Result<Option<Latch>, LoadError> {
+    let Some(key) = key else {
+        return Ok(None);
+    };
+    let plain = key.strip_prefix('@').unwrap_or(key);
+    let name_like = plain.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && plain.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !name_like {
+        return Err(at.invalid(ParamError::WrongKind {
+            param: param.to_string(),
+            expected: "a key: letters, digits and _, not starting with a digit",
+            got: canopy_core::text::quote(key),
+        }));
+    }
+    sources.push((param.to_string(), key.to_string()));
+    // The key is made (`:=`) before it is read.
+    let write = at.script(
+        param,
+        Source::Code(format!("{key} := false")),
+        ScriptShape::Assign(canopy_core::script::ScriptType::Bool),
+    );
+    let read = at.script(param, Source::Code(key.to_string()), ScriptShape::Condition);
+    Ok(Some(Latch { write, read }))
 }
 
 /// The scripts of a bool key a node keeps (a latch, a skip flag): one
@@ -221,7 +279,7 @@ impl SkipFlags {
     }
 }
 
-/// The node: one cell per script parameter given (in [`SCRIPTS`] order).
+/// The node: one cell per script parameter given (in [`AroundParams::scripts`] order).
 pub(crate) fn node<A: 'static, W: 'static>(
     cells: [Option<Cell>; 9],
     sources: Vec<(String, String)>,
@@ -247,7 +305,9 @@ struct Around {
     flags: SkipFlags,
 }
 
-/// Indices into [`SCRIPTS`].
+/// Indices into [`AroundParams::scripts`]: the conditions, then the
+/// scripts run after the child.
+const CONDITIONS: usize = 5;
 const FAILURE_IF: usize = 0;
 const SUCCESS_IF: usize = 1;
 const SKIP_IF: usize = 2;

@@ -34,78 +34,102 @@
 //! where a string already is what BehaviorTree.CPP users write).
 
 use canopy_core::{
-    Arity, Children, Ctx, CustomNode, Node, NodeKind, Status, Task, Text, convert,
-    params::{Param, ParamKind},
-    script::ScriptValue,
+    Arity, Children, Ctx, CustomNode, Node, NodeKind, ParamEnum, Params, Status, Task, Text,
+    convert, params::NodeParams, params::ParamError, script::ScriptValue,
 };
 
-use super::eval::Cell;
-use super::eval_around::SkipFlags;
-use crate::registry::{Build, NodeType, ScriptShape};
-
-/// The parameter holding the item scripts.
-pub(crate) const ITEMS: &str = "items";
-
-/// The parameter saying what an empty queue returns.
-pub(crate) const IF_EMPTY: &str = "if_empty";
-
-/// The parameter naming the key that holds a queue string.
-pub(crate) const QUEUE: &str = "queue";
-
-/// The parameter assigning each item of a queue string.
-pub(crate) const VALUE: &str = "value";
-
-/// The parameter saying what the items of a queue string are.
-pub(crate) const ITEM: &str = "item";
+use super::eval::{Cell, ScriptShape, Source};
+use super::eval_around::{SkipFlags, flag};
+use crate::error::LoadError;
+use crate::registry::NodeType;
+use crate::resolve::{Made, Resolve, Resolver};
 
 /// Most items a loop takes.
 pub(crate) const MAX_ITEMS: usize = 1024;
 
+/// What a tick returns once every item has been taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ParamEnum)]
+pub(crate) enum IfEmpty {
+    Success,
+    Failure,
+    Running,
+}
+
+/// Takes an item (its script, or the front of a queue string), then runs the child; Running until none is left.
+#[derive(Params)]
+pub(crate) struct LoopParams {
+    /// scripts, one per item, each run before the child's run for that item
+    #[param(len = 0..=MAX_ITEMS)]
+    items: Option<Vec<String>>,
+    /// instead of items: a script naming a string key, the queue (`1;2;3`), an item cut
+    /// from its front at each turn
+    queue: Option<String>,
+    /// with queue: an assignment (`x := 0`) whose key each item is written to
+    value: Option<String>,
+    /// with queue: what an item must read as
+    #[param(default = Item::Number)]
+    item: Item,
+    /// what a tick returns once every item has been taken
+    #[param(default = IfEmpty::Success)]
+    if_empty: IfEmpty,
+    /// a bool key set when an empty queue's status is a skip, for the node around it
+    skips_into: Option<String>,
+}
+
 /// The node type.
-pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
-    let items = Param::list(
-        ITEMS,
-        "scripts, one per item, each run before the child's run for that item",
-        ParamKind::Text,
-    )
-    .len(0, MAX_ITEMS)
-    .optional();
-    let queue = Param::text(
-        QUEUE,
-        "instead of items: a script naming a string key, the queue (`1;2;3`), an item cut \
-         from its front at each turn",
-    )
-    .optional();
-    let value = Param::text(
-        VALUE,
-        "with queue: an assignment (`x := 0`) whose key each item is written to",
-    )
-    .optional();
-    let item = Param::choice(
-        ITEM,
-        "with queue: what an item must read as",
-        &["whole", "number", "bool", "string"],
-    )
-    .default("number");
-    let if_empty = Param::choice(
-        IF_EMPTY,
-        "what a tick returns once every item has been taken",
-        &["success", "failure", "running"],
-    )
-    .default("success");
-    let skips_into = Param::text(
-        super::eval_around::SKIPS_INTO,
-        "a bool key set when an empty queue's status is a skip, for the node around it",
-    )
-    .optional();
-    NodeType::with_build(
+pub(crate) fn node_type<A: 'static, W: 'static>() -> NodeType<A, W> {
+    NodeType::resolved(
         "EvalLoop",
-        "Takes an item (its script, or the front of a queue string), then runs the child; \
-         Running until none is left.",
+        LoopParams::description(),
         Arity::Decorator,
-        vec![items, queue, value, item, if_empty, skips_into],
-        Build::Script(ScriptShape::Loop),
+        LoopParams::declare(),
+        EvalLoop,
     )
+}
+
+/// `EvalLoop` as the loader builds it: over its items' scripts, or over
+/// the queue string its `queue` script names, each item assigned by its
+/// `value` script.
+struct EvalLoop;
+
+impl<A: 'static, W: 'static> Resolve<A, W> for EvalLoop {
+    fn resolve<'b>(
+        &self,
+        params: &Params<'_>,
+        at: &mut Resolver<'_, '_, '_, 'b, A, W>,
+    ) -> Result<Made<'b, A, W>, LoadError> {
+        let p = LoopParams::from_params(params).map_err(|e| at.invalid(e))?;
+        let if_empty = match p.if_empty {
+            IfEmpty::Success => Status::Success,
+            IfEmpty::Failure => Status::Failure,
+            IfEmpty::Running => Status::Running,
+        };
+        let Some(queue) = p.queue else {
+            let items = p.items.unwrap_or_default();
+            let (cells, shown) = at.scripts("items", &items, ScriptShape::Leaf);
+            let into = flag(at, "skips_into", p.skips_into.as_deref(), &mut Vec::new())?;
+            let flags = SkipFlags { into, from: None };
+            return Ok(node(cells, shown, if_empty, flags).into());
+        };
+        let absent = ParamError::Absent {
+            param: "value".to_string(),
+        };
+        let assign = p.value.ok_or_else(|| at.invalid(absent))?;
+        let item = p.item;
+        let scripts = QueueScripts {
+            queue: at.script("queue", Source::Code(queue.clone()), ScriptShape::Queue),
+            value: at.script(
+                "value",
+                Source::Code(assign.clone()),
+                ScriptShape::Assign(item.script_type()),
+            ),
+            item,
+            shown: vec![("queue".to_string(), queue), ("value".to_string(), assign)],
+        };
+        let into = flag(at, "skips_into", p.skips_into.as_deref(), &mut Vec::new())?;
+        let flags = SkipFlags { into, from: None };
+        Ok(queue_node(scripts, if_empty, flags).into())
+    }
 }
 
 /// The node: its items' cells in order, their sources as shown, and what
@@ -151,11 +175,11 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
     }
 
     fn params(&self) -> Vec<(String, String)> {
-        let mut shown = vec![(ITEMS.to_string(), self.sources.clone())];
+        let mut shown = vec![("items".to_string(), self.sources.clone())];
         match self.if_empty {
             Status::Success => {}
-            Status::Failure => shown.push((IF_EMPTY.to_string(), "failure".to_string())),
-            Status::Running => shown.push((IF_EMPTY.to_string(), "running".to_string())),
+            Status::Failure => shown.push(("if_empty".to_string(), "failure".to_string())),
+            Status::Running => shown.push(("if_empty".to_string(), "running".to_string())),
         }
         shown
     }
@@ -195,39 +219,22 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
 
 /// What the items of a queue string must read as: BehaviorTree.CPP's
 /// `LoopInt`, `LoopDouble`, `LoopBool`, `LoopString`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ParamEnum)]
 pub(crate) enum Item {
     Whole,
     Number,
     Bool,
+    #[param(rename = "string")]
     Text,
 }
 
 impl Item {
-    pub(crate) fn from_word(word: &str) -> Item {
-        match word {
-            "whole" => Item::Whole,
-            "bool" => Item::Bool,
-            "string" => Item::Text,
-            _ => Item::Number,
-        }
-    }
-
     /// The type of a script value that is an item.
     pub(crate) fn script_type(self) -> canopy_core::script::ScriptType {
         match self {
             Item::Whole | Item::Number => canopy_core::script::ScriptType::Number,
             Item::Bool => canopy_core::script::ScriptType::Bool,
             Item::Text => canopy_core::script::ScriptType::Text,
-        }
-    }
-
-    fn word(self) -> &'static str {
-        match self {
-            Item::Whole => "whole",
-            Item::Number => "number",
-            Item::Bool => "bool",
-            Item::Text => "string",
         }
     }
 
@@ -340,12 +347,12 @@ impl<A: 'static, W: 'static> Node<A, W> for QueueLoop {
     fn params(&self) -> Vec<(String, String)> {
         let mut shown = self.scripts.shown.clone();
         if self.scripts.item != Item::Number {
-            shown.push((ITEM.to_string(), self.scripts.item.word().to_string()));
+            shown.push(("item".to_string(), self.scripts.item.word().to_string()));
         }
         match self.if_empty {
             Status::Success => {}
-            Status::Failure => shown.push((IF_EMPTY.to_string(), "failure".to_string())),
-            Status::Running => shown.push((IF_EMPTY.to_string(), "running".to_string())),
+            Status::Failure => shown.push(("if_empty".to_string(), "failure".to_string())),
+            Status::Running => shown.push(("if_empty".to_string(), "running".to_string())),
         }
         shown
     }

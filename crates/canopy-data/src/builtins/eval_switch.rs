@@ -12,22 +12,14 @@
 //! the next branch when a case's child fails.
 
 use canopy_core::{
-    Arity, Children, Ctx, CustomNode, Node, NodeKind, Status, Task,
-    params::{Param, ParamKind},
+    Arity, Children, Ctx, CustomNode, Node, NodeKind, Params, Status, Task, params::NodeParams,
+    params::ParamError,
 };
 
-use super::eval::Cell;
-use crate::registry::{Build, NodeType, ScriptShape};
-
-/// The parameter holding the case scripts.
-pub(crate) const CASES: &str = "cases";
-
-/// Instead of `cases`: the key (`{key}`) or text compared with each of
-/// [`VALUES`], as BehaviorTree.CPP's `Switch` compares its cases.
-pub(crate) const VARIABLE: &str = "variable";
-
-/// The values (texts, or `{key}`s) `variable` is compared with.
-pub(crate) const VALUES: &str = "values";
+use super::eval::{Cell, Operand, ScriptShape, Source};
+use crate::error::LoadError;
+use crate::registry::NodeType;
+use crate::resolve::{Made, Resolve, Resolver};
 
 /// A value that is no case and never matches: the NUL character, which no
 /// XML attribute holds (the XML reader writes it for a `case_N` left out,
@@ -37,35 +29,72 @@ pub(crate) const NO_CASE: &str = "\u{0}";
 /// Most cases a switch takes.
 pub(crate) const MAX_CASES: usize = 64;
 
+/// Runs the child of the first true case, else the last; decides again every tick.
+#[derive(Params)]
+pub(crate) struct SwitchParams {
+    /// condition scripts, one per child but the last, which runs when none is true
+    #[param(len = 1..=MAX_CASES)]
+    cases: Option<Vec<String>>,
+    /// instead of cases: a key ({key}) or a text, compared with each of values as
+    /// BehaviorTree.CPP's Switch compares (as text, else as numbers)
+    variable: Option<String>,
+    /// with variable: one text or {key} per child but the last; never code (\u0000: no case)
+    #[param(len = 1..=MAX_CASES)]
+    values: Option<Vec<String>>,
+}
+
 /// The node type.
-pub(crate) fn node_type<A, W>() -> NodeType<A, W> {
-    let cases = Param::list(
-        CASES,
-        "condition scripts, one per child but the last, which runs when none is true",
-        ParamKind::Text,
-    )
-    .len(1, MAX_CASES)
-    .optional();
-    let variable = Param::text(
-        VARIABLE,
-        "instead of cases: a key ({key}) or a text, compared with each of values as \
-         BehaviorTree.CPP's Switch compares (as text, else as numbers)",
-    )
-    .optional();
-    let values = Param::list(
-        VALUES,
-        "with variable: one text or {key} per child but the last; never code (\\u0000: no case)",
-        ParamKind::Text,
-    )
-    .len(1, MAX_CASES)
-    .optional();
-    NodeType::with_build(
+pub(crate) fn node_type<A: 'static, W: 'static>() -> NodeType<A, W> {
+    NodeType::resolved(
         "EvalSwitch",
-        "Runs the child of the first true case, else the last; decides again every tick.",
+        SwitchParams::description(),
         Arity::Composite,
-        vec![cases, variable, values],
-        Build::Script(ScriptShape::Switch),
+        SwitchParams::declare(),
+        EvalSwitch,
     )
+}
+
+/// `EvalSwitch` as the loader builds it: its `cases` scripts, or its
+/// `variable` compared with each of its `values` as BehaviorTree.CPP's
+/// `Switch` does.
+struct EvalSwitch;
+
+impl<A: 'static, W: 'static> Resolve<A, W> for EvalSwitch {
+    fn resolve<'b>(
+        &self,
+        params: &Params<'_>,
+        at: &mut Resolver<'_, '_, '_, 'b, A, W>,
+    ) -> Result<Made<'b, A, W>, LoadError> {
+        let p = SwitchParams::from_params(params).map_err(|e| at.invalid(e))?;
+        let Some(variable) = p.variable else {
+            let cases = p.cases.unwrap_or_default();
+            let (cells, shown) = at.scripts("cases", &cases, ScriptShape::Condition);
+            return Ok(node(cells, shown).into());
+        };
+        let variable = Operand::of(&variable, "variable");
+        let Some(values) = p.values else {
+            let absent = ParamError::Absent {
+                param: "values".to_string(),
+            };
+            return Err(at.invalid(absent));
+        };
+        let mut cells = Vec::with_capacity(values.len());
+        let mut shown = Vec::with_capacity(values.len());
+        for (i, case) in values.iter().enumerate() {
+            // A case not given never matches, as BehaviorTree.CPP skips a
+            // case it cannot read.
+            let source = match case.as_str() {
+                NO_CASE => Source::Code("false".to_string()),
+                case => Source::Case {
+                    variable: variable.clone(),
+                    case: Operand::of(case, "values"),
+                },
+            };
+            shown.push(source.shown());
+            cells.push(at.script(format!("values[{i}]"), source, ScriptShape::Condition));
+        }
+        Ok(node(cells, shown.join("; ")).into())
+    }
 }
 
 /// The node, its cases' cells in order, and their sources as shown.
@@ -113,7 +142,7 @@ impl<A: 'static, W: 'static> Node<A, W> for Switch {
     }
 
     fn params(&self) -> Vec<(String, String)> {
-        vec![(CASES.to_string(), self.sources.clone())]
+        vec![("cases".to_string(), self.sources.clone())]
     }
 
     fn create_task(&self, _cx: &mut Ctx<A, W>) -> Running {

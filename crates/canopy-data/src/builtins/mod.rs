@@ -5,17 +5,20 @@
 //! in a file of its own, registered here in one line.
 
 pub(crate) mod eval;
-pub(crate) mod eval_around;
-pub(crate) mod eval_loop;
-pub(crate) mod eval_switch;
+mod eval_around;
+mod eval_loop;
+mod eval_retry;
+mod eval_switch;
+mod guard;
 mod periodic;
 mod random;
 mod script;
-pub(crate) mod utility;
+mod subtree;
+mod utility;
 
-use canopy_core::{Arity, nodes, params::Param};
+use canopy_core::{Arity, nodes};
 
-use crate::registry::{Build, NodeType, Registry};
+use crate::registry::{NodeType, Registry};
 
 /// Register every built-in type.
 pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
@@ -29,29 +32,17 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
             kind.build,
         ));
     }
-    add(guard("Guard", false));
-    add(guard("ReactiveGuard", true));
-    add(NodeType::with_build(
-        "SubTree",
-        "Stands for the named entry of the file's \"subtrees\", shared by every reference.",
-        Arity::Leaf,
-        vec![Param::subtree("tree", "a key of \"subtrees\"")],
-        Build::SubTree,
-    ));
-    let (about, params) = utility::declared();
-    add(NodeType::with_build(
-        "Utility",
-        about,
-        Arity::Composite,
-        params,
-        Build::Utility,
-    ));
+    add(guard::node_type(false));
+    add(guard::node_type(true));
+    add(subtree::node_type());
+    add(utility::node_type());
     for script in eval::node_types() {
         add(script);
     }
     add(eval_around::node_type());
     add(eval_switch::node_type());
     add(eval_loop::node_type());
+    add(eval_retry::node_type());
     r.node("Script", Arity::Leaf, script::Script::new)
         .expect("built-in names are unique");
     r.node("Random", Arity::Leaf, random::Random::into_draw)
@@ -62,23 +53,6 @@ pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {
         .expect("built-in names are unique");
 }
 
-/// Guard or ReactiveGuard, whose condition the loader reads from the node
-/// object and builds from a registered condition type.
-fn guard<A: 'static, W: 'static>(name: &str, reactive: bool) -> NodeType<A, W> {
-    let about = if reactive {
-        nodes::ReactiveGuard::<A, W>::ABOUT
-    } else {
-        nodes::Guard::<A, W>::ABOUT
-    };
-    NodeType::with_build(
-        name,
-        about,
-        Arity::Decorator,
-        vec![Param::condition("condition", "a condition node object")],
-        Build::Guard { reactive },
-    )
-}
-
 impl<A: 'static, W: 'static> Registry<A, W> {
     /// A registry holding every built-in node type, with seed 0.
     ///
@@ -87,9 +61,10 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// let registry = Registry::<(), ()>::new();
     /// // The engine's kinds, Guard, ReactiveGuard, SubTree, Eval,
     /// // EvalCondition, EvalGuard, EvalReactiveGuard, EvalAround,
-    /// // EvalSwitch, EvalLoop, Script, Random, Chance, Periodic and Utility.
+    /// // EvalSwitch, EvalLoop, EvalRetry, Script, Random, Chance, Periodic
+    /// // and Utility.
     /// let kinds = canopy_core::nodes::builtins::<(), ()>().len();
-    /// assert_eq!(registry.types().count(), kinds + 15);
+    /// assert_eq!(registry.types().count(), kinds + 16);
     /// assert!(registry.get("Sequence").is_some() && registry.get("Chance").is_some());
     /// ```
     pub fn new() -> Self {

@@ -17,12 +17,12 @@ use std::sync::Arc;
 
 use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, Scorer, Utility};
 use canopy_core::text::{did_you_mean, quote, suggest};
-use canopy_core::{
-    NodeKind, Params,
-    params::{NodeParams, ParamError},
-};
+use canopy_core::{Arity, NodeKind, Params, params::NodeParams, params::ParamError};
 
 use crate::Registry;
+use crate::error::LoadError;
+use crate::registry::NodeType;
+use crate::resolve::{Made, Resolve, Resolver};
 
 /// Most considerations a child's text holds.
 const MAX_CONSIDERATIONS: usize = 32;
@@ -60,14 +60,36 @@ pub(crate) struct UtilityParams {
     salt: u64,
 }
 
-/// The node type's description and parameters.
-pub(crate) fn declared() -> (&'static str, Vec<canopy_core::params::Param>) {
-    (UtilityParams::description(), UtilityParams::declare())
+/// The node type.
+pub(crate) fn node_type<A: 'static, W: 'static>() -> NodeType<A, W> {
+    NodeType::resolved(
+        "Utility",
+        UtilityParams::description(),
+        Arity::Composite,
+        UtilityParams::declare(),
+        UtilityKind,
+    )
+}
+
+/// `Utility` as the loader builds it: its inputs looked up among the
+/// registry's scorers.
+struct UtilityKind;
+
+impl<A: 'static, W: 'static> Resolve<A, W> for UtilityKind {
+    fn resolve<'b>(
+        &self,
+        params: &Params<'_>,
+        at: &mut Resolver<'_, '_, '_, 'b, A, W>,
+    ) -> Result<Made<'b, A, W>, LoadError> {
+        build(params, at.registry())
+            .map(Made::Kind)
+            .map_err(|e| at.invalid(e))
+    }
 }
 
 /// The Utility a node's checked parameters describe, its inputs looked up
 /// among `registry`'s scorers.
-pub(crate) fn build<A, W>(
+fn build<A, W>(
     params: &Params<'_>,
     registry: &Registry<A, W>,
 ) -> Result<NodeKind<A, W>, ParamError> {
