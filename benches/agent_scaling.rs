@@ -8,7 +8,10 @@
 //! flat limit on all cores. Throughput is agent-ticks per second.
 //!
 //! Then the tree files made only of built-in node types
-//! (`examples/trees/random35.json`, the plain `canopy bench` case), loaded
+//! (`examples/trees/random35.json`, the plain `canopy bench` case;
+//! `crates/canopy-reference/trees/deep12.json`, Sequence and Selector
+//! alternating 12 levels deep over a mostly running leaf; `wide16.json`, a
+//! Selector over 16 short Sequences), loaded
 //! by canopy and read by the flat interpreter (`flat::read_builtin`, the
 //! same statuses and events), side by side at the same three sizes.
 //!
@@ -148,9 +151,22 @@ fn flat_limit(group: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
     });
 }
 
-/// The tree files of built-in node types only, by name and text.
-const BUILTIN_FILES: [(&str, &str); 1] =
-    [("random35", include_str!("../examples/trees/random35.json"))];
+/// The tree files of built-in node types only, by name and text: the
+/// plain `canopy bench` case, a deep alternating chain of Sequences and
+/// Selectors over a mostly running leaf (what a level costs when resumed),
+/// and a wide Selector of short Sequences (what a level costs when
+/// installed, updated and finished).
+const BUILTIN_FILES: [(&str, &str); 3] = [
+    ("random35", include_str!("../examples/trees/random35.json")),
+    (
+        "deep12",
+        include_str!("../crates/canopy-reference/trees/deep12.json"),
+    ),
+    (
+        "wide16",
+        include_str!("../crates/canopy-reference/trees/wide16.json"),
+    ),
+];
 
 /// Each built-in-only file tree in canopy (loaded as `canopy bench` loads
 /// it, seed 0) and in the flat interpreter, warmed up for 200 ticks.
