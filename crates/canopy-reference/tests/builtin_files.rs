@@ -150,6 +150,27 @@ fn a_deep_alternating_chain_runs_in_the_flat_interpreter_exactly_as_in_canopy() 
 }
 
 #[test]
+fn the_deep_chain_file_is_the_alternating_chain_of_twelve_levels() {
+    use canopy_data::serde_json::{Value, from_str};
+    let leaf = r#"{"type": "Random", "name": "work", "success": 0.05, "failure": 0.05}"#;
+    let made: Value = from_str(&flat::alternating_chain(12, leaf)).unwrap();
+    assert_eq!(made, from_str::<Value>(DEEP12).unwrap());
+}
+
+#[test]
+fn chains_that_finish_every_tick_run_in_the_flat_interpreter_exactly_as_in_canopy() {
+    for (leaf, status) in [
+        (r#"{"type": "AlwaysSuccess"}"#, 1),
+        (r#"{"type": "AlwaysFailure"}"#, 2),
+    ] {
+        for levels in [1, 6, 7] {
+            let seen = run_side_by_side(&flat::alternating_chain(levels, leaf), 0, 20, 10);
+            assert_eq!(seen[status], 200, "{leaf}, {levels} levels: {seen:?}");
+        }
+    }
+}
+
+#[test]
 fn a_wide_selector_of_sequences_runs_in_the_flat_interpreter_exactly_as_in_canopy() {
     for seed in [0, 9] {
         let seen = run_side_by_side(WIDE16, seed, 200, 60);
