@@ -65,6 +65,12 @@
 //! numbers and [`MAX_SCRIPT_TEXTS`] strings at once, so running one takes
 //! bounded time and two fixed stack arrays: no allocation.
 //!
+//! A script of numbers only without jumps (no strings, `? :` or comparison
+//! chains), the common case of a counter or a threshold, is also lowered to
+//! straight-line code over a few registers, its constants folded, and runs
+//! as that instead (`straight`): the same values, writes and faults, without
+//! the stack machine's checked pushes and pops.
+//!
 //! Considered and rejected: interpreting the syntax tree each tick (a
 //! pointer chase per operator and a type check per value, each tick), and
 //! compiling to closures (an allocation per operator, and no place to
