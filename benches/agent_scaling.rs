@@ -8,12 +8,20 @@
 //! flat limit on all cores. Throughput is agent-ticks per second.
 //!
 //! Then the tree files made only of built-in node types
-//! (`examples/trees/random35.json`, the plain `canopy bench` case), loaded
+//! (`examples/trees/random35.json`, the plain `canopy bench` case;
+//! `crates/canopy-reference/trees/deep12.json`, Sequence and Selector
+//! alternating 12 levels deep over a mostly running leaf; `wide16.json`, a
+//! Selector over 16 short Sequences), loaded
 //! by canopy and read by the flat interpreter (`flat::read_builtin`, the
 //! same statuses and events), side by side at the same three sizes.
 //!
+//! Last, what one level of Sequence or Selector costs (group `levels`):
+//! alternating chains 6 and 12 levels deep, resumed every tick over a
+//! mostly running leaf, or installed, updated and finished every tick over
+//! `AlwaysSuccess`, in both engines.
+//!
 //! `cargo bench --bench agent_scaling -- --noplot`
-//! (`-- --noplot files` for the file trees alone)
+//! (`-- --noplot 'random35|deep12|wide16|levels'` for the file trees alone)
 
 use std::hint::black_box;
 
@@ -148,51 +156,91 @@ fn flat_limit(group: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
     });
 }
 
-/// The tree files of built-in node types only, by name and text.
-const BUILTIN_FILES: [(&str, &str); 1] =
-    [("random35", include_str!("../examples/trees/random35.json"))];
+/// The tree files of built-in node types only, by name and text: the
+/// plain `canopy bench` case, a deep alternating chain of Sequences and
+/// Selectors over a mostly running leaf (what a level costs when resumed),
+/// and a wide Selector of short Sequences (what a level costs when
+/// installed, updated and finished).
+const BUILTIN_FILES: [(&str, &str); 3] = [
+    ("random35", include_str!("../examples/trees/random35.json")),
+    (
+        "deep12",
+        include_str!("../crates/canopy-reference/trees/deep12.json"),
+    ),
+    (
+        "wide16",
+        include_str!("../crates/canopy-reference/trees/wide16.json"),
+    ),
+];
 
 /// Each built-in-only file tree in canopy (loaded as `canopy bench` loads
 /// it, seed 0) and in the flat interpreter, warmed up for 200 ticks.
 fn files(c: &mut Criterion) {
     for (name, text) in BUILTIN_FILES {
-        let tree: Tree<(), ()> = Registry::new()
-            .load_str(text, Format::Json, name)
-            .expect("the file loads");
-        let flat_tree =
-            flat::FlatTree::build(&flat::read_builtin(text, 0).expect("built-ins only"))
-                .expect("the flat tree builds");
         let mut group = c.benchmark_group(name);
         group.sample_size(20);
         for n in [1_000usize, 10_000, 100_000] {
-            group.throughput(Throughput::Elements(n as u64));
-            let mut agents: Vec<Agent> = (0..n as u32).map(|i| Agent::with_id(&tree, i)).collect();
-            let step = |agents: &mut [Agent]| {
-                for a in agents {
-                    black_box(a.tick(&tree, &mut (), &()));
-                }
-            };
-            for _ in 0..200 {
-                step(&mut agents);
-            }
-            group.bench_function(BenchmarkId::new("canopy", n), |b| {
-                b.iter(|| step(&mut agents))
-            });
-            drop(agents);
-
-            let mut crowd = FlatCrowd::new(&flat_tree, n);
-            let step = |crowd: &mut FlatCrowd| {
-                for (id, state) in crowd.agents_mut().enumerate() {
-                    black_box(flat_tree.tick(state, id as u32, &mut (), &()));
-                }
-            };
-            for _ in 0..200 {
-                step(&mut crowd);
-            }
-            group.bench_function(BenchmarkId::new("flat", n), |b| b.iter(|| step(&mut crowd)));
+            side_by_side(&mut group, text, "", n);
         }
         group.finish();
     }
+}
+
+/// What one level of Sequence or Selector costs: alternating chains
+/// ([`flat::alternating_chain`]) 6 and 12 levels deep, 10,000 agents.
+/// Over a mostly running leaf, each level is resumed (updated) every tick;
+/// over `AlwaysSuccess`, each level is installed, updated and finished
+/// every tick, its padding leaf with it. A level's cost is the difference
+/// of the two depths over 6.
+fn levels(c: &mut Criterion) {
+    let running = r#"{"type": "Random", "name": "work", "success": 0.05, "failure": 0.05}"#;
+    let finishing = r#"{"type": "AlwaysSuccess", "name": "done"}"#;
+    let mut group = c.benchmark_group("levels");
+    group.sample_size(20);
+    for (leaf, what) in [(running, "resumed"), (finishing, "finished")] {
+        for depth in [6, 12] {
+            let text = flat::alternating_chain(depth, leaf);
+            side_by_side(&mut group, &text, &format!("{what}{depth}-"), 10_000);
+        }
+    }
+    group.finish();
+}
+
+/// `text` in canopy and in the flat interpreter on `n` agents, warmed up
+/// for 200 ticks: rows `{prefix}canopy/{n}` and `{prefix}flat/{n}`.
+fn side_by_side(group: &mut BenchmarkGroup<'_, WallTime>, text: &str, prefix: &str, n: usize) {
+    let tree: Tree<(), ()> = Registry::new()
+        .load_str(text, Format::Json, "tree.json")
+        .expect("the file loads");
+    let flat_tree = flat::FlatTree::build(&flat::read_builtin(text, 0).expect("built-ins only"))
+        .expect("the flat tree builds");
+    group.throughput(Throughput::Elements(n as u64));
+    let mut agents: Vec<Agent> = (0..n as u32).map(|i| Agent::with_id(&tree, i)).collect();
+    let step = |agents: &mut [Agent]| {
+        for a in agents {
+            black_box(a.tick(&tree, &mut (), &()));
+        }
+    };
+    for _ in 0..200 {
+        step(&mut agents);
+    }
+    group.bench_function(BenchmarkId::new(format!("{prefix}canopy"), n), |b| {
+        b.iter(|| step(&mut agents))
+    });
+    drop(agents);
+
+    let mut crowd = FlatCrowd::new(&flat_tree, n);
+    let step = |crowd: &mut FlatCrowd| {
+        for (id, state) in crowd.agents_mut().enumerate() {
+            black_box(flat_tree.tick(state, id as u32, &mut (), &()));
+        }
+    };
+    for _ in 0..200 {
+        step(&mut crowd);
+    }
+    group.bench_function(BenchmarkId::new(format!("{prefix}flat"), n), |b| {
+        b.iter(|| step(&mut crowd))
+    });
 }
 
 /// Counts events: the cheapest observer that is really on.
@@ -254,5 +302,5 @@ fn observer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, scaling, observer, files);
+criterion_group!(benches, scaling, observer, files, levels);
 criterion_main!(benches);

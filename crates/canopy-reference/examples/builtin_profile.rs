@@ -8,8 +8,8 @@
 //! valgrind --tool=callgrind target/release/examples/builtin_profile flat 1000 100
 //! ```
 //!
-//! Arguments: the engine (`canopy` or `flat`), agents, ticks; the tree is
-//! `examples/trees/random35.json`, seed 0. Prints the root statuses of the
+//! Arguments: the engine (`canopy` or `flat`), agents, ticks, and
+//! optionally a tree file (default `examples/trees/random35.json`), seed 0. Prints the root statuses of the
 //! last tick, so both engines can be seen to agree.
 
 use std::hint::black_box;
@@ -22,8 +22,15 @@ const RANDOM35: &str = include_str!("../../../examples/trees/random35.json");
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [engine, agents, ticks] = args.as_slice() else {
-        return Err("usage: builtin_profile canopy|flat AGENTS TICKS".to_string());
+    let (engine, agents, ticks, text) = match args.as_slice() {
+        [engine, agents, ticks] => (engine, agents, ticks, RANDOM35.to_string()),
+        [engine, agents, ticks, file] => (
+            engine,
+            agents,
+            ticks,
+            std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?,
+        ),
+        _ => return Err("usage: builtin_profile canopy|flat AGENTS TICKS [FILE]".to_string()),
     };
     let agents: u32 = agents.parse().map_err(|e| format!("agents: {e}"))?;
     let ticks: u32 = ticks.parse().map_err(|e| format!("ticks: {e}"))?;
@@ -31,7 +38,7 @@ fn main() -> Result<(), String> {
     match engine.as_str() {
         "canopy" => {
             let tree: Tree<(), ()> = Registry::new()
-                .load_str(RANDOM35, Format::Json, "random35.json")
+                .load_str(&text, Format::Json, "tree.json")
                 .map_err(|e| e.to_string())?;
             let mut crowd: Vec<Agent> = (0..agents).map(|i| Agent::with_id(&tree, i)).collect();
             for _ in 0..ticks {
@@ -41,7 +48,7 @@ fn main() -> Result<(), String> {
             }
         }
         "flat" => {
-            let def = flat::read_builtin(RANDOM35, 0)?;
+            let def = flat::read_builtin(&text, 0)?;
             let tree = FlatTree::build(&def).map_err(|e| e.to_string())?;
             let mut crowd = FlatCrowd::new(&tree, agents as usize);
             for _ in 0..ticks {

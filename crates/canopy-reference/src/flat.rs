@@ -56,7 +56,7 @@ use canopy_core::nodes::Like;
 use canopy_core::{Afterwards, Ctx, EventKind, ParamEnum, Policy, Status, hash};
 
 pub use build::{Def, FlatError, MAX_DEPTH, MAX_NODES};
-pub use builtin::{Builtin, read_builtin};
+pub use builtin::{Builtin, alternating_chain, read_builtin};
 pub use reference::{reference, reference_def};
 
 /// Leaf code, called by value from the interpreter's `match` (no `dyn`).

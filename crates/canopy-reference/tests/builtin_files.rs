@@ -11,6 +11,15 @@ use canopy_reference::flat::{self, Builtin, FlatTree, Trace};
 /// `examples/trees/random35.json`: 35 nodes over `Random`.
 const RANDOM35: &str = include_str!("../../../examples/trees/random35.json");
 
+/// `trees/deep12.json`: Sequence and Selector alternating 12 levels deep,
+/// each level padded with an `AlwaysSuccess` or `AlwaysFailure` before the
+/// next, over a `Random` leaf that runs nine ticks in ten.
+const DEEP12: &str = include_str!("../trees/deep12.json");
+
+/// `trees/wide16.json`: a Selector over 16 Sequences, each a padding
+/// `AlwaysSuccess` and a `Random` leaf; the first 15 mostly fail.
+const WIDE16: &str = include_str!("../trees/wide16.json");
+
 /// Every built-in leaf the flat interpreter reads, a guard's condition, and
 /// a subtree referred to twice (one draft, so one set of salts).
 const LEAVES: &str = r#"{
@@ -127,6 +136,45 @@ fn random35_runs_in_the_flat_interpreter_exactly_as_in_canopy() {
         // Its root fails only when all four children fail on one tick.
         let (running, success) = (seen[0], seen[1]);
         assert!(running > 0 && success > 0, "seed {seed}: {seen:?}");
+    }
+}
+
+#[test]
+fn a_deep_alternating_chain_runs_in_the_flat_interpreter_exactly_as_in_canopy() {
+    for seed in [0, 5] {
+        let seen = run_side_by_side(DEEP12, seed, 200, 60);
+        // The leaf runs 90% of ticks; the chain passes its outcome up.
+        assert!(seen.iter().all(|&n| n > 0), "seed {seed}: {seen:?}");
+        assert!(seen[0] > 8 * (seen[1] + seen[2]), "seed {seed}: {seen:?}");
+    }
+}
+
+#[test]
+fn the_deep_chain_file_is_the_alternating_chain_of_twelve_levels() {
+    use canopy_data::serde_json::{Value, from_str};
+    let leaf = r#"{"type": "Random", "name": "work", "success": 0.05, "failure": 0.05}"#;
+    let made: Value = from_str(&flat::alternating_chain(12, leaf)).unwrap();
+    assert_eq!(made, from_str::<Value>(DEEP12).unwrap());
+}
+
+#[test]
+fn chains_that_finish_every_tick_run_in_the_flat_interpreter_exactly_as_in_canopy() {
+    for (leaf, status) in [
+        (r#"{"type": "AlwaysSuccess"}"#, 1),
+        (r#"{"type": "AlwaysFailure"}"#, 2),
+    ] {
+        for levels in [1, 6, 7] {
+            let seen = run_side_by_side(&flat::alternating_chain(levels, leaf), 0, 20, 10);
+            assert_eq!(seen[status], 200, "{leaf}, {levels} levels: {seen:?}");
+        }
+    }
+}
+
+#[test]
+fn a_wide_selector_of_sequences_runs_in_the_flat_interpreter_exactly_as_in_canopy() {
+    for seed in [0, 9] {
+        let seen = run_side_by_side(WIDE16, seed, 200, 60);
+        assert!(seen.iter().all(|&n| n > 0), "seed {seed}: {seen:?}");
     }
 }
 

@@ -65,6 +65,12 @@
 //! numbers and [`MAX_SCRIPT_TEXTS`] strings at once, so running one takes
 //! bounded time and two fixed stack arrays: no allocation.
 //!
+//! A script of numbers only without jumps (no strings, `? :` or comparison
+//! chains), the common case of a counter or a threshold, is also lowered to
+//! straight-line code over a few registers, its constants folded, and runs
+//! as that instead (`straight`): the same values, writes and faults, without
+//! the stack machine's checked pushes and pops.
+//!
 //! Considered and rejected: interpreting the syntax tree each tick (a
 //! pointer chase per operator and a type check per value, each tick), and
 //! compiling to closures (an allocation per operator, and no place to
@@ -74,6 +80,7 @@ mod compile;
 mod lex;
 mod parse;
 mod program;
+mod straight;
 
 use std::fmt;
 use std::sync::Arc;
@@ -407,6 +414,9 @@ pub struct Script {
     warnings: Box<[ScriptError]>,
     ty: Ty,
     writes: bool,
+    /// The program as straight-line code, when it is numbers only without
+    /// jumps ([`straight`]): what runs then.
+    straight: Option<straight::Straight>,
 }
 
 impl Script {
@@ -442,6 +452,26 @@ impl Script {
             warnings: c.warnings.into_boxed_slice(),
             ty,
             writes,
+            straight: None,
+        }
+        .lowered()
+    }
+
+    /// With its straight-line form made anew from its operations.
+    fn lowered(mut self) -> Script {
+        self.straight = match self.ty {
+            Ty::Text => None,
+            _ => straight::Straight::lower(&self.ops),
+        };
+        self
+    }
+
+    /// Its value, of its type, from the number a straight-line program
+    /// leaves.
+    fn value(&self, number: f64) -> ScriptValue {
+        match self.ty {
+            Ty::Bool => ScriptValue::Bool(number != 0.0),
+            _ => ScriptValue::Number(number),
         }
     }
 
@@ -480,6 +510,7 @@ impl Script {
             warnings.push(ScriptError::new(source, 0, problem));
             script.warnings = warnings.into_boxed_slice();
             script.ty = Ty::Bool;
+            script = script.lowered();
         }
         Ok(script)
     }
@@ -505,7 +536,7 @@ impl Script {
         ops.push(Op::Not);
         self.ops = ops.into_boxed_slice();
         self.ty = Ty::Bool;
-        self
+        self.lowered()
     }
 
     /// The assignment `key := value` of a value written in a file — a
@@ -613,6 +644,9 @@ impl Script {
 
     /// Run the script on `board`, writing what it assigns: its value.
     pub fn run(&self, board: &mut Board) -> Result<ScriptValue, ScriptFault> {
+        if let Some(straight) = &self.straight {
+            return straight.run(Target::Write(board)).map(|n| self.value(n));
+        }
         program::run(&self.code(), Target::Write(board))
     }
 
@@ -620,6 +654,9 @@ impl Script {
     /// is true. A script that assigns faults here
     /// ([`writes`](Script::writes) tells beforehand).
     pub fn test(&self, board: &Board) -> Result<bool, ScriptFault> {
+        if let Some(straight) = &self.straight {
+            return straight.run(Target::Read(board)).map(|n| n != 0.0);
+        }
         program::run(&self.code(), Target::Read(board)).map(|v| v.is_true())
     }
 

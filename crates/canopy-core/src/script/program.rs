@@ -152,7 +152,7 @@ impl Arith {
     }
 
     #[inline]
-    fn apply(self, a: f64, b: f64) -> f64 {
+    pub(crate) fn apply(self, a: f64, b: f64) -> f64 {
         match self {
             Arith::Add => a + b,
             Arith::Sub => a - b,
@@ -317,7 +317,7 @@ fn whole(value: f64, store: Store, at: u32, key: u16) -> Result<(), ScriptFault>
 }
 
 /// A number (or bool) slot's value.
-fn load(target: &Target, at: Place) -> Result<f64, ScriptFault> {
+pub(crate) fn load(target: &Target, at: Place) -> Result<f64, ScriptFault> {
     let b = target
         .bytes(at, at.store.size())
         .ok_or(ScriptFault::OutsideBoard)?;
@@ -357,7 +357,7 @@ fn writable<'t>(
 }
 
 /// Write a number (or bool) to its slot.
-fn store(target: &mut Target, place: Place, v: f64, at: u32) -> Result<(), ScriptFault> {
+pub(crate) fn store(target: &mut Target, place: Place, v: f64, at: u32) -> Result<(), ScriptFault> {
     let key = place.key;
     if place.store.range().is_some() {
         whole(v, place.store, at, key)?;
@@ -428,7 +428,7 @@ fn bits(v: f64, at: u32) -> Result<i64, ScriptFault> {
     }
 }
 
-fn truth(b: bool) -> f64 {
+pub(crate) fn truth(b: bool) -> f64 {
     f64::from(u8::from(b))
 }
 
@@ -654,11 +654,7 @@ pub(crate) fn run(code: &Code, mut target: Target) -> Result<ScriptValue, Script
                 let b = s.nums.pop()?;
                 let a = s.nums.peek()?;
                 s.nums.push(b)?;
-                let bool_like = |v: f64| v == 0.0 || v == 1.0;
-                if left && !bool_like(a) || right && !bool_like(b) {
-                    let why = Refusal::NotABool;
-                    return Err(ScriptFault::Refused { at, why });
-                }
+                bools(a, b, left, right, at)?;
             }
             _ => {
                 let (b, a) = (s.nums.pop()?, s.nums.pop()?);
@@ -671,6 +667,18 @@ pub(crate) fn run(code: &Code, mut target: Target) -> Result<ScriptValue, Script
         Ty::Bool => ScriptValue::Bool(s.nums.peek()? != 0.0),
         Ty::Text => ScriptValue::Text(s.texts.peek()?),
     })
+}
+
+/// The check of [`Op::Bools`]: the whole-number operands of `&&` or `||`
+/// (`left`, `right`: which are) are 0 or 1.
+#[inline]
+pub(crate) fn bools(a: f64, b: f64, left: bool, right: bool, at: u32) -> Result<(), ScriptFault> {
+    let bool_like = |v: f64| v == 0.0 || v == 1.0;
+    if left && !bool_like(a) || right && !bool_like(b) {
+        let why = Refusal::NotABool;
+        return Err(ScriptFault::Refused { at, why });
+    }
+    Ok(())
 }
 
 /// BehaviorTree.CPP's `Switch` test of two texts (`CheckStringEquality`,
@@ -690,7 +698,7 @@ pub(crate) fn equivalent(a: &str, b: &str) -> bool {
 
 /// The value of a binary operation on two numbers.
 #[inline]
-fn binary(op: Op, a: f64, b: f64) -> Result<f64, ScriptFault> {
+pub(crate) fn binary(op: Op, a: f64, b: f64) -> Result<f64, ScriptFault> {
     Ok(match op {
         Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Compare(_) => {
             Arith::of(op).map_or(f64::NAN, |arith| arith.apply(a, b))

@@ -514,3 +514,56 @@ proptest::proptest! {
         compile_and_run(&words.join(" "));
     }
 }
+
+#[test]
+fn straight_line_code_and_the_stack_machine_agree_on_values_writes_and_faults() {
+    // Numbers only without jumps: run as straight-line code. Each is run
+    // both ways from the same boards; the values (or faults) and the
+    // boards afterwards must be the same.
+    let scripts = [
+        "hp := step * 2 + 1; hp > 10 && step != 3",
+        "small := step * 1000",
+        "f := step / 3; f * 3 == step",
+        "-step + 2 * 3 - (4 - step) / 2",
+        "!(step > 2) || flag",
+        "flag && step",
+        "step & 6 | 1 ^ 3",
+        "step := step + 0.5",
+        "0.1 + 0.2 == 0.3",
+        "n := 7; n += step; n -= 1; n *= 2; n",
+    ];
+    for source in scripts {
+        for start in [0i64, 1, 3, 7, 200, -5] {
+            let b = Builder::<(), ()>::new();
+            let step = b.key::<i64>("step").unwrap();
+            let flag = b.key::<bool>("flag").unwrap();
+            b.key::<i8>("small").unwrap();
+            let script = b.script(source).unwrap();
+            assert!(script.straight.is_some(), "{source} is straight-line");
+            let tree = b.build(b.always_success("s")).unwrap();
+            let (mut fast, mut slow) = (Agent::new(&tree), Agent::new(&tree));
+            for agent in [&mut fast, &mut slow] {
+                agent.board_mut(&tree).write(step, start);
+                agent.board_mut(&tree).write(flag, start % 2 == 1);
+            }
+            let got = script.run(&mut fast.board_mut(&tree));
+            let expected = program::run(&script.code(), Target::Write(&mut slow.board_mut(&tree)));
+            assert_eq!(got, expected, "{source} with step {start}");
+            assert_eq!(
+                fast.board(&tree).read(step),
+                slow.board(&tree).read(step),
+                "{source} with step {start}"
+            );
+            let tested = script.test(&fast.board(&tree));
+            let expected =
+                program::run(&script.code(), Target::Read(&slow.board(&tree))).map(|v| v.is_true());
+            assert_eq!(tested, expected, "{source} tested with step {start}");
+        }
+    }
+    // What is not numbers without jumps keeps the stack machine.
+    let b = Builder::<(), ()>::new();
+    b.key::<i64>("step").unwrap();
+    for source in ["step > 1 ? 2 : 3", "1 < step < 5", "'a' .. step"] {
+        assert!(b.script(source).unwrap().straight.is_none(), "{source}");
+    }
+}

@@ -92,6 +92,33 @@ pub fn read_builtin(text: &str, seed: u64) -> Result<Def<Builtin>, String> {
     reader.node(root, "tree", 0)
 }
 
+/// A tree file of Sequence and Selector alternating `levels` deep (a
+/// Sequence at the top), each level padded with an `AlwaysSuccess` (in a
+/// Sequence) or an `AlwaysFailure` (in a Selector) before the next level,
+/// over `leaf` (a node's JSON): the deep chain of the flat-interpreter
+/// comparison, where a level costs what a Sequence or Selector costs.
+///
+/// ```
+/// use canopy_reference::flat::{self, FlatTree};
+/// let text = flat::alternating_chain(3, r#"{"type": "AlwaysRunning"}"#);
+/// let tree = FlatTree::build(&flat::read_builtin(&text, 0).unwrap()).unwrap();
+/// assert_eq!((tree.len(), tree.name(0), tree.name(2)), (7, "seq1", "sel2"));
+/// ```
+pub fn alternating_chain(levels: usize, leaf: &str) -> String {
+    let mut tree = leaf.to_string();
+    for level in (1..=levels).rev() {
+        let (kind, name, pad, pad_name) = if level % 2 == 1 {
+            ("Sequence", "seq", "AlwaysSuccess", "pass")
+        } else {
+            ("Selector", "sel", "AlwaysFailure", "skip")
+        };
+        tree = format!(
+            r#"{{"type": "{kind}", "name": "{name}{level}", "children": [{{"type": "{pad}", "name": "{pad_name}{level}"}}, {tree}]}}"#
+        );
+    }
+    format!(r#"{{"tree": {tree}}}"#)
+}
+
 /// Deepest nesting read, subtrees included.
 const DEPTH: usize = 256;
 
