@@ -80,7 +80,7 @@ pub(crate) fn read_fields<'p, E>(
 /// a key a slot.
 ///
 /// ```
-/// use canopy_core::{NodeParams, Params};
+/// use canopy_core::{Params, params::NodeParams};
 /// use canopy_data::{Format, parse_document, read_params};
 ///
 /// /// Jumps.

@@ -162,7 +162,7 @@ impl<A, W> NodeType<A, W> {
     /// one" to succeed): the factory is also told how many the node has.
     ///
     /// ```
-    /// use canopy_core::{Arity, NodeKind, ParamError, nodes::Sequence};
+    /// use canopy_core::{Arity, NodeKind, nodes::Sequence, params::ParamError};
     /// use canopy_data::{Format, NodeType, Registry, TreeSource};
     ///
     /// let mut registry = Registry::<(), ()>::new();
@@ -764,7 +764,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
     /// the leaf is aborted while it waits — a higher-priority branch took
     /// over, a timeout fired, the agent was reset, a reload removed it —
     /// with the ticket the start code was given
-    /// ([`AbortFn`](canopy_core::AbortFn)), so the service can drop the
+    /// ([`AbortFn`](canopy_core::context::AbortFn)), so the service can drop the
     /// request. BehaviorTree.CPP's `StatefulActionNode::onHalted`.
     ///
     /// ```
