@@ -36,25 +36,25 @@ use crate::machine::{Machine, StateId};
 /// Dead  [final: Failure]
 /// ");
 /// ```
-pub struct Display<'m, A, W, T> {
+pub struct Outline<'m, A, W, T> {
     pub(crate) machine: &'m Machine<A, W, T>,
 }
 
 impl<A, W, T> Machine<A, W, T> {
     /// An indented, human-readable view of the states, their transitions,
-    /// start and final states; see [`Display`].
-    pub fn display(&self) -> Display<'_, A, W, T> {
-        Display { machine: self }
+    /// start and final states; see [`Outline`].
+    pub fn display(&self) -> Outline<'_, A, W, T> {
+        Outline { machine: self }
     }
 }
 
-impl<A, W, T> fmt::Debug for Display<'_, A, W, T> {
+impl<A, W, T> fmt::Debug for Outline<'_, A, W, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Display").finish_non_exhaustive()
+        f.debug_struct("Outline").finish_non_exhaustive()
     }
 }
 
-impl<A, W, T: Debug> Display<'_, A, W, T> {
+impl<A, W, T: Debug> Outline<'_, A, W, T> {
     /// `Name  [marks]  trigger → Target, …`.
     fn describe(&self, id: StateId, start: bool) -> String {
         let m = self.machine;
@@ -107,7 +107,7 @@ impl<A, W, T: Debug> Display<'_, A, W, T> {
     }
 }
 
-impl<A, W, T: Debug> fmt::Display for Display<'_, A, W, T> {
+impl<A, W, T: Debug> fmt::Display for Outline<'_, A, W, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let top: Vec<StateId> = self.machine.top_level().collect();
         self.write_level(f, &top, self.machine.start(), "", true)
