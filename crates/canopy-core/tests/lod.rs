@@ -53,6 +53,43 @@ fn each_class_is_ticked_every_period_with_its_phases_spread_evenly() {
 }
 
 #[test]
+fn with_phase_runs_the_agents_due_on_a_frame_are_runs_of_neighbours() {
+    // 64 agents every 4th frame, in runs of 8: frame f ticks the runs
+    // whose number is f mod 4, each of the 4 phases holds 16 agents.
+    let mut lod = Lod::new(&three_classes(), 0.0, 64).unwrap();
+    lod.set_phase_runs(8);
+    lod.assign(|_| 50.0);
+    let frames = plan(&mut lod, 8);
+    let runs = |phase: u32| -> Vec<u32> { (0..64).filter(|i| i / 8 % 4 == phase).collect() };
+    assert_eq!(frames[0], runs(1));
+    assert_eq!(frames[1], runs(2));
+    assert_eq!(frames[2], runs(3));
+    assert_eq!(frames[3], runs(0));
+    assert_eq!(frames[4..], frames[..4]);
+    // Every agent ticked once in 4 frames, 4 frames after its last.
+    assert!(lod.due().iter().all(|&i| lod.elapsed()[i as usize] == 4));
+}
+
+#[test]
+fn an_agent_ticked_off_its_phase_goes_back_onto_it_within_its_period() {
+    // Agent 0 starts in the far class (every 4th frame), comes near (every
+    // frame), then goes far again: its next ticks are on its run's phase
+    // (0 mod 4), never more than 4 frames apart.
+    let mut lod = Lod::new(&three_classes(), 0.0, 2).unwrap();
+    lod.set_phase_runs(2);
+    let mut ticks = Vec::new();
+    for frame in 1..=16u32 {
+        let d = if (3..6).contains(&frame) { 5.0 } else { 50.0 };
+        lod.assign(|_| d);
+        lod.next_frame();
+        if lod.due().contains(&0) {
+            ticks.push(frame);
+        }
+    }
+    assert_eq!(ticks, [3, 4, 5, 8, 12, 16]);
+}
+
+#[test]
 fn first_ticks_say_the_world_ticks_since_the_agent_was_created() {
     let mut lod = Lod::new(&three_classes(), 0.0, 4).unwrap();
     lod.assign(|_| 50.0);
@@ -299,8 +336,10 @@ proptest! {
     fn no_agent_waits_longer_than_the_longer_of_its_old_and_new_periods(
         distances in prop::collection::vec(prop::collection::vec(0.0f32..40.0, 6), 1..40),
         budget in prop::option::of(0u64..8),
+        run in 0u32..4,
     ) {
         let mut lod = Lod::new(&three_classes(), 1.5, 6).unwrap();
+        lod.set_phase_runs(run);
         if let Some(us) = budget {
             lod.set_budget(Some((Duration::from_micros(us), Duration::from_micros(1))));
         }

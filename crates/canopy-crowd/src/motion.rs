@@ -32,6 +32,7 @@
 //! allocates, and the avoidance solver works on the stack.
 
 use std::ops::Range;
+use std::sync::atomic::Ordering::Relaxed;
 
 use glam::{Vec2, Vec4};
 use rayon::prelude::*;
@@ -164,8 +165,8 @@ impl Motion {
             .zip(grid.slots())
             .enumerate()
             .filter(|(i, _)| is_due(elapsed, *i))
-            .for_each(|(_, (w, &slot))| {
-                let seen = &near[slot as usize];
+            .for_each(|(_, (w, slot))| {
+                let seen = &near[slot.load(Relaxed) as usize];
                 w.neighbours = seen.count;
                 w.nearest = (seen.len > 0).then_some(seen.nearest);
             });
@@ -256,8 +257,8 @@ impl Motion {
         walkers
             .par_iter_mut()
             .zip(grid.slots())
-            .for_each(|(w, &slot)| {
-                w.vel = velocities[slot as usize];
+            .for_each(|(w, slot)| {
+                w.vel = velocities[slot.load(Relaxed) as usize];
                 // `max` then `min`, not `clamp`: no panic on a NaN size.
                 w.pos = (w.pos + w.vel * world.dt)
                     .max(Vec2::ZERO)

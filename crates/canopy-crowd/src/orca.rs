@@ -15,8 +15,8 @@
 //! (a neighbour list is at most [`MAX_LINES`] long), and the coinciding
 //! case is settled by slot order. The arithmetic follows the same formulas
 //! in the same order, so the velocities are `dodgy_2d`'s, bit for bit, in
-//! every other case (a test compares the two). Measured on 100,000 agents,
-//! the solve takes about a fifth less processor time than `dodgy_2d`'s.
+//! every other case (a test compares the two), in about a fifth less
+//! processor time.
 //!
 //! Why four lanes: in a dense crowd every agent has its full eight
 //! neighbours, and working out their half-planes one by one (two square
@@ -31,43 +31,30 @@
 //! no reciprocal estimates), so the lines are bit for bit the scalar
 //! ones; a test compares them with the scalar version kept for it. The
 //! lines are then kept as a structure of arrays too, so the lanes are
-//! stored as they come. With
-//! `cargo run --release -p canopy-crowd --example crowd_phases -- 100000 2 1000`
-//! (two threads, 1,000 steps into the crush), the avoidance + integration
-//! phase took 20.9 ms of processor time a step, 27.0 ms with the
-//! half-planes one by one; the crowd's state hash is unchanged. With
-//! [`half_planes_4`] inlined rather than called, 20.2 to 20.4 ms against
-//! 20.7 to 21.0 (runs back to back, on a machine busy with other work).
+//! stored as they come. `crowd_phases` (the example of this crate) times
+//! the avoidance phase on its own.
 //!
-//! Where a solve's time goes, timed on one thread over the inputs of all
-//! 100,000 agents after those 1,100 steps (every agent has eight
-//! neighbours): about 187 ns an agent, of which gathering the neighbours
-//! and their half-planes take about 58, the 2D program about 72 and the
-//! 3D one about 58. The programs are bound by their branches (does a line
-//! allow the current value? does a line's interval close?), whose
-//! outcomes follow the crowd, not a pattern. `on_line` does not depend on
-//! the current value, so while those branches are guessed right the
-//! processor works on several line solves at once; what takes that away
-//! costs more than the branches it saves.
+//! The linear programs stay scalar: they are bound by their branches
+//! (does a line allow the current value? does a line's interval close?),
+//! whose outcomes follow the crowd, not a pattern. `on_line` does not
+//! depend on the current value, so while those branches are guessed right
+//! the processor works on several line solves at once; what takes that
+//! away costs more than the branches it saves.
 //!
-//! Rejected after measuring: the linear programs' crossings and the 3D
-//! program's equal-intrusion lines in lanes (no faster: a solve builds
-//! them for few lines); an `on_line` without early exits (slower); one
-//! division or root serving both cases of a half-plane, each lane picking
-//! its operands (slower: the cases' chains no longer overlap). On one
-//! thread, per agent: testing every line against the current value in
-//! lanes and visiting only the failing ones (218 ns against 189 in the 2D
-//! program, 204 in the 3D program's outer loop: the next line solve waits
-//! for the previous one's value instead of starting on a guess); the
-//! interval update in `on_line` without a branch (202 against 189); every
-//! line's crossings with the speed circle worked out in lanes beforehand
-//! (191 against 187); one buffer of equal-intrusion lines for all of a 3D
-//! program's rebuilds (194 against 189); `solve_3d` inlined (192 against
-//! 187); loops capped at [`MAX_LINES`] to drop the bounds checks (192
-//! against 187: the loops are unrolled); skipping the overlapping case
-//! where no lane of a batch overlaps (at most 5 ns gained, and 45 % of
-//! batches in the crush have an overlapping lane, so the branch is a coin
-//! toss).
+//! Rejected, each measured slower or no faster on the crush of
+//! `crowd_phases`: the programs' crossings and the 3D program's
+//! equal-intrusion lines in lanes (a solve builds them for few lines);
+//! an `on_line` without early exits; one division or root serving both
+//! cases of a half-plane (the cases' chains no longer overlap); testing
+//! every line against the current value in lanes and visiting only the
+//! failing ones (the next line solve waits for the previous one's value
+//! instead of starting on a guess); the interval update without a branch;
+//! every line's crossings with the speed circle worked out beforehand; one
+//! buffer of equal-intrusion lines for all of a 3D program's rebuilds;
+//! `solve_3d` inlined; loops capped at [`MAX_LINES`] to drop the bounds
+//! checks (they are unrolled); skipping the overlapping case where no lane
+//! of a batch overlaps (in a crush nearly half the batches have one, so
+//! the branch is a coin toss).
 
 use glam::{BVec4A, Mat4, Vec2, Vec4};
 

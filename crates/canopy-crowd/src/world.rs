@@ -7,6 +7,8 @@
 
 use std::collections::TryReserveError;
 use std::ops::Range;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
 
 use glam::Vec2;
 use rayon::prelude::*;
@@ -103,8 +105,9 @@ pub struct Grid {
     cells: Vec<u32>,
     /// The agent in each slot.
     agents: Vec<u32>,
-    /// Each agent's slot, by agent index.
-    slots: Vec<u32>,
+    /// Each agent's slot, by agent index (written by the thread placing
+    /// its cell's band; read once the rebuild is over).
+    slots: Slots,
     /// The x coordinate in each slot, then [`Grid::PADDING`] infinities.
     xs: Vec<f32>,
     /// The y coordinate in each slot, then [`Grid::PADDING`] infinities.
@@ -143,7 +146,7 @@ impl Grid {
             fill: zeroed(cells)?,
             cells: Vec::new(),
             agents: Vec::new(),
-            slots: Vec::new(),
+            slots: Slots::default(),
             xs: Vec::new(),
             ys: Vec::new(),
         })
@@ -154,44 +157,81 @@ impl Grid {
         index(self.per_cell, self.cols, v)
     }
 
-    /// Re-sort the walkers into cells. Finding each walker's cell runs in
-    /// parallel; the counting sort itself is one sequential pass.
+    /// Re-sort the walkers into cells, all of it in parallel: finding each
+    /// walker's cell, counting, and placing. The cells are cut into one
+    /// band of consecutive cells per thread; each band's thread reads
+    /// every walker's cell in index order and counts and places those in
+    /// its band, so its cells' slots, a run of their own, come out in
+    /// index order whatever the number of bands. At 1,000,000 agents the
+    /// sequential counting sort was the longest pass of the step that ran
+    /// on one thread.
     pub fn rebuild(&mut self, walkers: &[Walker]) {
         let n = walkers.len();
         self.cells.resize(n, 0);
         self.agents.resize(n, 0);
-        self.slots.resize(n, 0);
+        self.slots.0.resize_with(n, AtomicU32::default);
         self.xs.resize(n + Grid::PADDING, f32::INFINITY);
         self.ys.resize(n + Grid::PADDING, f32::INFINITY);
         self.xs[n..].fill(f32::INFINITY);
         self.ys[n..].fill(f32::INFINITY);
         let (per_cell, cols) = (self.per_cell, self.cols);
-        let mut cells = std::mem::take(&mut self.cells);
-        cells.par_iter_mut().zip(walkers).for_each(|(c, w)| {
+        self.cells.par_iter_mut().zip(walkers).for_each(|(c, w)| {
             let (x, y) = (
                 index(per_cell, cols, w.pos.x),
                 index(per_cell, cols, w.pos.y),
             );
             *c = (y * cols + x) as u32;
         });
-        self.start.fill(0);
-        for &c in &cells {
-            self.start[c as usize + 1] += 1;
+        let cells = &self.cells[..];
+        // One band a thread (a power of two, for the halving below).
+        let bands = rayon::current_num_threads()
+            .clamp(1, 64)
+            .next_power_of_two()
+            .min(cols * cols);
+        let band = (cols * cols).div_ceil(bands);
+        // Count: `start[c + 1]` the agents in cells up to `c` of its band.
+        self.start[0] = 0;
+        self.start[1..]
+            .par_chunks_mut(band)
+            .enumerate()
+            .for_each(|(k, counts)| {
+                counts.fill(0);
+                let first = k * band;
+                for &c in cells {
+                    if let Some(count) = counts.get_mut((c as usize).wrapping_sub(first)) {
+                        *count += 1;
+                    }
+                }
+                let mut sum = 0;
+                for count in counts.iter_mut() {
+                    sum += *count;
+                    *count = sum;
+                }
+            });
+        // Then up to `c` of every band: each band starts where the one
+        // before ends.
+        let mut before = 0;
+        for counts in self.start[1..].chunks_mut(band) {
+            let total = counts.last().copied().unwrap_or(0);
+            if before > 0 {
+                counts.par_iter_mut().for_each(|count| *count += before);
+            }
+            before += total;
         }
-        for c in 1..self.start.len() {
-            self.start[c] += self.start[c - 1];
-        }
-        self.fill.copy_from_slice(&self.start[..cols * cols]);
-        for (i, &c) in cells.iter().enumerate() {
-            let slot = &mut self.fill[c as usize];
-            self.agents[*slot as usize] = i as u32;
-            self.slots[i] = *slot;
-            *slot += 1;
-        }
-        self.cells = cells;
-        self.xs[..n]
-            .par_iter_mut()
-            .zip(&mut self.ys[..n])
+        let (start, slots) = (&self.start[..], &self.slots.0[..]);
+        place(
+            cells,
+            start,
+            0,
+            cols * cols,
+            &mut self.fill,
+            &mut self.agents,
+            slots,
+            bands,
+        );
+        let (xs, ys) = (&mut self.xs[..n], &mut self.ys[..n]);
+        xs.par_iter_mut()
+            .zip(ys)
             .zip(&self.agents)
             .for_each(|((x, y), &i)| (*x, *y) = walkers[i as usize].pos.into());
     }
@@ -213,7 +253,7 @@ impl Grid {
 
     /// Agent `i`'s slot.
     pub fn slot(&self, i: usize) -> usize {
-        self.slots[i] as usize
+        self.slots.0[i].load(Relaxed) as usize
     }
 
     /// The agents' indices in slot order.
@@ -222,8 +262,8 @@ impl Grid {
     }
 
     /// Every agent's slot, by agent index.
-    pub fn slots(&self) -> &[u32] {
-        &self.slots
+    pub(crate) fn slots(&self) -> &[AtomicU32] {
+        &self.slots.0
     }
 
     /// The position in `slot` at the last rebuild.
@@ -295,6 +335,80 @@ impl Grid {
     /// `c - 1` to `c + 1`.
     pub fn column(&self, x: f32) -> usize {
         self.index(x)
+    }
+}
+
+/// Each agent's slot, by agent index: atomics, so that the threads
+/// placing different bands of cells may each note their own agents'.
+#[derive(Debug, Default)]
+struct Slots(Vec<AtomicU32>);
+
+impl Clone for Slots {
+    fn clone(&self) -> Slots {
+        Slots(
+            self.0
+                .iter()
+                .map(|s| AtomicU32::new(s.load(Relaxed)))
+                .collect(),
+        )
+    }
+}
+
+/// Place the agents of cells `first..last` (their `fill`, by cell from
+/// `first`) into their slots (`agents`, the slots from `start[first]`),
+/// in index order within each cell, and note each agent's slot: halved
+/// into `bands` parts placed at once (each part reads every agent's cell).
+#[allow(clippy::too_many_arguments)]
+fn place(
+    cells: &[u32],
+    start: &[u32],
+    first: usize,
+    last: usize,
+    fill: &mut [u32],
+    agents: &mut [u32],
+    slots: &[AtomicU32],
+    bands: usize,
+) {
+    if bands > 1 && last - first > 1 {
+        let mid = first + (last - first) / 2;
+        let (fill_lo, fill_hi) = fill.split_at_mut(mid - first);
+        let (agents_lo, agents_hi) = agents.split_at_mut((start[mid] - start[first]) as usize);
+        rayon::join(
+            || {
+                place(
+                    cells,
+                    start,
+                    first,
+                    mid,
+                    fill_lo,
+                    agents_lo,
+                    slots,
+                    bands / 2,
+                )
+            },
+            || {
+                place(
+                    cells,
+                    start,
+                    mid,
+                    last,
+                    fill_hi,
+                    agents_hi,
+                    slots,
+                    bands / 2,
+                )
+            },
+        );
+        return;
+    }
+    let base = start[first];
+    fill.copy_from_slice(&start[first..last]);
+    for (i, &c) in cells.iter().enumerate() {
+        if let Some(next) = fill.get_mut((c as usize).wrapping_sub(first)) {
+            agents[(*next - base) as usize] = i as u32;
+            slots[i].store(*next, Relaxed);
+            *next += 1;
+        }
     }
 }
 
