@@ -584,10 +584,10 @@ fn include_cycles_and_missing_includes() {
     let main = dir.join("main.xml");
     let err = load_file(&registry, &main, &XmlOptions::default()).unwrap_err();
     let a = dir.join("sub").join("a.xml");
-    assert_eq!(err.file, a.display().to_string());
-    assert_eq!((err.line, err.column), (2, 3));
+    assert_eq!(err.file(), a.display().to_string());
+    assert_eq!(position(&err), (2, 3));
     assert_eq!(
-        err.problem,
+        err.problem().to_string(),
         format!(
             "includes form a cycle: \"{}\" → \"{}\" → \"{}\"",
             main.display(),
@@ -636,7 +636,7 @@ fn only_regular_files_are_read() {
     if made.is_ok_and(|s| s.success()) {
         let err = load_file(&registry, &fifo, &XmlOptions::default()).unwrap_err();
         assert_eq!(
-            err.problem,
+            err.problem().to_string(),
             "not a regular file (a FIFO); tree files are read from regular files"
         );
         // Exporting reads its JSON or RON file as the registry does.
@@ -663,9 +663,9 @@ fn only_regular_files_are_read() {
         ..XmlOptions::default()
     };
     let err = load_file(&registry, dir.join("main.xml"), &anywhere).unwrap_err();
-    assert_eq!((err.line, err.column), (2, 3));
+    assert_eq!(position(&err), (2, 3));
     assert!(
-        err.problem.ends_with(
+        err.problem().to_string().ends_with(
             "not a regular file (a character device); tree files are read from regular files"
         ),
         "{err}"
@@ -769,15 +769,18 @@ fn includes_stay_inside_the_tree_files_directory() {
     ] {
         let err = load(include, &options).unwrap_err();
         assert_eq!(
-            (err.line, err.column, err.problem),
-            (2, 3, leaves(include)),
+            (position(&err), err.problem().to_string()),
+            ((2, 3), leaves(include)),
             "{include}"
         );
     }
     // A symbolic link inside that points out.
     std::os::unix::fs::symlink(dir.join("secret.xml"), project.join("link.xml")).unwrap();
     assert_eq!(
-        load("link.xml", &options).unwrap_err().problem,
+        load("link.xml", &options)
+            .unwrap_err()
+            .problem()
+            .to_string(),
         leaves("link.xml")
     );
     // Inside, even through `..` from a subdirectory, is read.
@@ -937,4 +940,14 @@ fn subtree_model_defaults_are_bounded_by_what_they_add() {
         ),
         "{err}"
     );
+}
+
+/// Where an XML error is: the line and column of its element or its text.
+fn position(err: &canopy_data::LoadError) -> (u32, u32) {
+    match err.location() {
+        canopy_data::Location::Element { at: Some(at), .. } | canopy_data::Location::Text(at) => {
+            (at.line, at.column)
+        }
+        other => panic!("no position in {other:?}: {err}"),
+    }
 }
