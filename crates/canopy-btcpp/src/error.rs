@@ -60,6 +60,12 @@ pub(crate) fn whole(file: &str, problem: impl Into<String>) -> LoadError {
     xml_error(file, None, None, problem.into())
 }
 
+/// An error about an XML file as a whole that the registry's reader found
+/// (unreadable, too large, not a regular file), typed as it gave it.
+pub(crate) fn whole_typed(file: &str, problem: Problem) -> LoadError {
+    LoadError::new(file, Location::File, problem)
+}
+
 /// `error`, for a node type that neither the registry nor
 /// BehaviorTree.CPP's standard nodes have, nor a close name: typed, so that
 /// callers can say where such types come from.

@@ -420,8 +420,7 @@ fn read_xml(path: &Path) -> Result<(String, String, std::path::PathBuf), LoadErr
     let shown = path.display().to_string();
     let cannot = |e: std::io::Error| crate::error::whole(&shown, format!("cannot read: {e}"));
     // Bounded, and only regular files: a FIFO would block, /dev/zero never end.
-    let bytes =
-        canopy_data::read_file(path).map_err(|p| crate::error::whole(&shown, p.to_string()))?;
+    let bytes = canopy_data::read_file(path).map_err(|p| crate::error::whole_typed(&shown, p))?;
     let canonical = std::fs::canonicalize(path).map_err(cannot)?;
     // The bytes are dropped once read: not held beside the text while the
     // tree is built.

@@ -129,7 +129,7 @@ impl NodeModel {
         let path = path.as_ref();
         let shown = path.display().to_string();
         let bytes =
-            canopy_data::read_file(path).map_err(|p| crate::error::whole(&shown, p.to_string()))?;
+            canopy_data::read_file(path).map_err(|p| crate::error::whole_typed(&shown, p))?;
         NodeModel::read_str(&sources::text_of(&bytes, &shown)?, &shown)
     }
 
@@ -804,7 +804,7 @@ impl StandInRules {
         let path = path.as_ref();
         let shown = path.display().to_string();
         let bytes =
-            canopy_data::read_file(path).map_err(|p| crate::error::whole(&shown, p.to_string()))?;
+            canopy_data::read_file(path).map_err(|p| crate::error::whole_typed(&shown, p))?;
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| crate::error::whole(&shown, "not a UTF-8 text file"))?;
         StandInRules::read_str(text, &shown)

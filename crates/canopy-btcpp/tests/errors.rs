@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use canopy_btcpp::{XmlOptions, load_bytes, load_file, load_str};
-use canopy_data::Registry;
+use canopy_data::{Location, Position, Problem, Registry};
 
 fn error_with(registry: &Registry<(), ()>, xml: &str, options: &XmlOptions) -> String {
     match load_str(registry, xml, "bad.xml", None, options) {
@@ -635,6 +635,11 @@ fn only_regular_files_are_read() {
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     if made.is_ok_and(|s| s.success()) {
         let err = load_file(&registry, &fifo, &XmlOptions::default()).unwrap_err();
+        assert!(
+            matches!(err.problem(), Problem::NotARegularFile { .. }),
+            "{err:?}"
+        );
+        assert_eq!(err.location(), &Location::File);
         assert_eq!(
             err.problem().to_string(),
             "not a regular file (a FIFO); tree files are read from regular files"
@@ -950,4 +955,45 @@ fn position(err: &canopy_data::LoadError) -> (u32, u32) {
         }
         other => panic!("no position in {other:?}: {err}"),
     }
+}
+
+#[test]
+fn an_xml_error_is_a_load_error_placed_at_its_element() {
+    let registry = Registry::<(), ()>::new();
+    let xml = "<root BTCPP_format=\"4\">\n  <BehaviorTree ID=\"Main\">\n    <Sequence>\n      <Frobnicate/>\n    </Sequence>\n  </BehaviorTree>\n</root>";
+    let err = load_str(&registry, xml, "frob.xml", None, &XmlOptions::default()).unwrap_err();
+    assert_eq!(err.file(), "frob.xml");
+    assert_eq!(
+        err.location(),
+        &Location::Element {
+            element: "<Frobnicate>".to_string(),
+            at: Some(Position { line: 4, column: 7 }),
+        }
+    );
+    // A type with no close name is typed, so a caller can say where such
+    // types come from.
+    assert!(
+        matches!(err.problem(), Problem::ReportedUnknownType { type_name, .. } if type_name == "Frobnicate"),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().starts_with("frob.xml:4:7: <Frobnicate>: "),
+        "{err}"
+    );
+
+    // Malformed XML has a position but no element; an empty file neither.
+    let err = load_str(
+        &registry,
+        "<root>\n  <a>\n</root>",
+        "bad.xml",
+        None,
+        &XmlOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err.location(), Location::Text(Position { line: 3, .. })),
+        "{err:?}"
+    );
+    let err = load_str(&registry, "", "empty.xml", None, &XmlOptions::default()).unwrap_err();
+    assert_eq!(err.location(), &Location::File, "{err}");
 }
