@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::dom::{self, Dom, Outline};
 use canopy_core::text::quote;
-use canopy_data::LoadError;
+use canopy_data::{LoadError, Problem};
 
 /// Largest XML input accepted, in bytes, over all files of one load (the
 /// JSON/RON loader's limit for one file).
@@ -121,26 +121,18 @@ struct Reading {
 
 /// Bytes as the text of an XML file: UTF-8, no NUL, BOM dropped.
 pub(crate) fn text_of(bytes: &[u8], file: &str) -> Result<String, LoadError> {
+    // The same typed problems, and words, as the registry's JSON and RON.
+    let refused = |problem| crate::error::whole_typed(file, problem);
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
-        return Err(crate::error::whole(
-            file,
-            "not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8",
-        ));
+        return Err(refused(Problem::Utf16));
     }
     if bytes.contains(&0) {
-        return Err(crate::error::whole(
-            file,
-            "not a text file (it contains NUL bytes)",
-        ));
+        return Err(refused(Problem::NulBytes));
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        crate::error::whole(
-            file,
-            format!(
-                "not a UTF-8 text file (invalid UTF-8 at byte {})",
-                e.valid_up_to()
-            ),
-        )
+        refused(Problem::InvalidUtf8 {
+            at: e.valid_up_to(),
+        })
     })?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text).to_string())
 }

@@ -71,8 +71,18 @@ fn malformed_xml() {
         )
         .unwrap_err()
         .to_string(),
-        "bad.xml: not a UTF-8 text file (invalid UTF-8 at byte 6)"
+        "bad.xml: not a text file (invalid UTF-8 at byte 6)"
     );
+    // Typed as the JSON and RON loader types it.
+    let err = load_bytes(
+        &Registry::<(), ()>::new(),
+        b"<root>\xff</root>",
+        "bad.xml",
+        None,
+        &XmlOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err.problem(), &Problem::InvalidUtf8 { at: 6 });
 }
 
 #[test]
