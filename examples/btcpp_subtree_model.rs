@@ -65,7 +65,7 @@ fn main() {
         .expect_err("sub_in_name must be remapped");
     println!("without sub_in_name: {err}");
     assert!(
-        err.problem
+        err.to_string()
             .contains("declares the port \"sub_in_name\" without a default")
     );
 }

@@ -178,7 +178,7 @@ fn load_bytes<A: 'static, W: 'static>(
     if is_xml(path) {
         let options = canopy_btcpp::XmlOptions::default();
         return canopy_btcpp::load_bytes(registry, bytes, path, None, &options)
-            .map_err(|e| TreeLoadError(e.into()));
+            .map_err(TreeLoadError);
     }
     let Some(format) = Format::from_path(path) else {
         return Err(whole(path, Problem::UnknownExtension));

@@ -46,7 +46,6 @@ use serde_json::Value;
 
 use crate::XmlOptions;
 use crate::emulated::{self, emulated_params, emulated_types};
-use crate::error::XmlError;
 use crate::model::{Model, Place, What};
 use crate::scope::{Resolved, Scope};
 use crate::sources::{self, Kept};
@@ -62,7 +61,7 @@ pub(crate) fn build<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
     options: &XmlOptions,
     warnings: &Warnings,
-) -> Result<Tree<A, W>, XmlError> {
+) -> Result<Tree<A, W>, LoadError> {
     let main = model.files[0].path.clone();
     let mut lowering = Lowered {
         registry,
@@ -101,7 +100,7 @@ struct Lowered<'r, A, W> {
     /// The keys the last document made renamed.
     remaps: RefCell<Vec<Remap>>,
     /// Why the document could not be made (or, strict, a script's warning).
-    failed: RefCell<Option<XmlError>>,
+    failed: RefCell<Option<LoadError>>,
     /// Where the scripts' warnings go.
     warnings: &'r Warnings,
 }
@@ -120,13 +119,13 @@ impl<A: 'static, W: 'static> Lowered<'_, A, W> {
     }
 
     /// The registry's error as this file's, at the element it is about.
-    fn error(&self, main: &str, e: LoadError) -> XmlError {
+    fn error(&self, main: &str, e: LoadError) -> LoadError {
         if let Some(failed) = self.failed.borrow_mut().take() {
             return failed;
         }
         match self.model() {
             Some(model) => load_error(model, &self.remaps.borrow(), e),
-            None => XmlError::whole(main, escape_again(&e.problem().to_string()).into_owned()),
+            None => crate::error::whole(main, escape_again(&e.problem().to_string()).into_owned()),
         }
     }
 }
@@ -213,7 +212,7 @@ pub(crate) fn tree_file<A: 'static, W: 'static>(
     model: &Model,
     registry: &Registry<A, W>,
     format: Format,
-) -> Result<String, XmlError> {
+) -> Result<String, LoadError> {
     let names = Names::of(model);
     let (document, _) = document(model, &names, registry)?;
     Ok(crate::export::tree_file(&document, format))
@@ -290,7 +289,7 @@ fn document<'m, A: 'static, W: 'static>(
     model: &Model,
     names: &'m Names,
     registry: &'m Registry<A, W>,
-) -> Result<(lowered::Value<'m>, Vec<Remap>), XmlError> {
+) -> Result<(lowered::Value<'m>, Vec<Remap>), LoadError> {
     let main = &model.trees[model.main];
     let mut doc = Doc {
         model,
@@ -429,7 +428,7 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
         node: usize,
         depth: usize,
         scope: &Scope,
-    ) -> Result<lowered::Value<'m>, XmlError> {
+    ) -> Result<lowered::Value<'m>, LoadError> {
         let model = self.model;
         let x = &model.nodes[node];
         self.written += 1;
@@ -506,7 +505,7 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
         id: &str,
         depth: usize,
         scope: &Scope,
-    ) -> Result<Option<lowered::Value<'m>>, XmlError> {
+    ) -> Result<Option<lowered::Value<'m>>, LoadError> {
         let model = self.model;
         let Some(&tree) = model.ids.get(id) else {
             return Ok(None);
@@ -559,7 +558,7 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
 
     /// Count `bytes` more of parameters, scripts and remappings written,
     /// refused past [`MAX_PARAMETER_BYTES`] at the element at `place`.
-    fn spend(&mut self, bytes: u64, place: crate::model::Place) -> Result<(), XmlError> {
+    fn spend(&mut self, bytes: u64, place: crate::model::Place) -> Result<(), LoadError> {
         self.text += bytes;
         if self.text <= MAX_PARAMETER_BYTES {
             return Ok(());
@@ -681,13 +680,13 @@ impl Model {
     }
 
     /// An error where no element is to blame: at the tree to run.
-    fn at_main(&self, problem: String) -> XmlError {
+    fn at_main(&self, problem: String) -> LoadError {
         self.fail(self.trees[self.main].place, problem)
     }
 }
 
 /// The registry's error, at the element it is about.
-fn load_error(model: &Model, remaps: &[Remap], e: LoadError) -> XmlError {
+fn load_error(model: &Model, remaps: &[Remap], e: LoadError) -> LoadError {
     let place = match e.location() {
         // A built tree's path ends at what a <SubTree> stands for; the
         // loader's own errors at a <SubTree> were ruled out by the checks.
@@ -709,14 +708,7 @@ fn load_error(model: &Model, remaps: &[Remap], e: LoadError) -> XmlError {
 /// line, column and element.
 fn first_use(model: &Model, path: &NodePath) -> Option<String> {
     let node = model.locate(path)?;
-    let first = model.fail(model.nodes[model.resolve(node)].place, String::new());
-    Some(format!(
-        "{}:{}:{}: {}",
-        first.file,
-        first.line,
-        first.column,
-        first.element.unwrap_or_default()
-    ))
+    Some(model.shown(model.nodes[model.resolve(node)].place))
 }
 
 /// A key given two types, its first use shown as this file shows places:
@@ -731,15 +723,7 @@ fn key_type(model: &Model, remaps: &[Remap], problem: &Problem) -> Option<String
     let renamed: Vec<String> = remaps
         .iter()
         .filter(|r| r.resolved == conflict.key)
-        .map(|r| {
-            let at = model.fail(r.place, String::new());
-            let element = at.element.unwrap_or_default();
-            let local = quote(&r.local);
-            format!(
-                "{local} at {}:{}:{}: {element}",
-                at.file, at.line, at.column
-            )
-        })
+        .map(|r| format!("{} at {}", quote(&r.local), model.shown(r.place)))
         .collect();
     if !renamed.is_empty() {
         text.push_str(&format!("; remapped from {}", renamed.join(", from ")));

@@ -5,9 +5,9 @@ use canopy_core::limits::MAX_DEPTH;
 
 use crate::XmlOptions;
 use crate::emulated::Emulated;
-use crate::error::XmlError;
 use crate::model::{Model, What};
 use canopy_core::text::{did_you_mean, quote, suggest};
+use canopy_data::LoadError;
 
 struct Walk<'m> {
     model: &'m Model,
@@ -18,7 +18,7 @@ struct Walk<'m> {
 }
 
 /// Check every tree, and the work one tick of the tree to run can do.
-pub(crate) fn check(model: &Model, options: &XmlOptions) -> Result<(), XmlError> {
+pub(crate) fn check(model: &Model, options: &XmlOptions) -> Result<(), LoadError> {
     let mut walk = Walk {
         model,
         height: vec![0; model.nodes.len()],
@@ -34,7 +34,7 @@ pub(crate) fn check(model: &Model, options: &XmlOptions) -> Result<(), XmlError>
 
 impl Walk<'_> {
     /// The tree a `<SubTree>` refers to.
-    fn target(&self, node: usize, id: &str) -> Result<usize, XmlError> {
+    fn target(&self, node: usize, id: &str) -> Result<usize, LoadError> {
         let model = self.model;
         model.ids.get(id).copied().ok_or_else(|| {
             let ids = model.trees.iter().map(|t| t.id.as_str());
@@ -52,7 +52,7 @@ impl Walk<'_> {
 
     /// Visit `node`, `depth` levels below the root of the outermost tree
     /// being walked; its height.
-    fn visit(&mut self, node: usize, depth: usize) -> Result<u32, XmlError> {
+    fn visit(&mut self, node: usize, depth: usize) -> Result<u32, LoadError> {
         let model = self.model;
         let place = model.nodes[node].place;
         let too_deep = || {
@@ -150,7 +150,7 @@ fn updates(model: &Model, node: usize, memo: &mut [Option<u64>]) -> u64 {
 
 /// A tree whose one tick could update more nodes than the options allow
 /// is refused.
-fn budget(model: &Model, options: &XmlOptions) -> Result<(), XmlError> {
+fn budget(model: &Model, options: &XmlOptions) -> Result<(), LoadError> {
     let root = model.trees[model.main].root;
     let limit = options.max_updates_per_tick;
     if updates(model, root, &mut vec![None; model.nodes.len()]) > limit {

@@ -32,8 +32,8 @@
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
-use crate::error::XmlError;
 use canopy_core::text::{message, quote};
+use canopy_data::LoadError;
 
 /// Deepest element nesting read: BehaviorTree.CPP's own limit (256 levels
 /// of nodes) plus the document's wrapping elements.
@@ -268,10 +268,10 @@ struct Parser<'t> {
 
 /// Parse `text` (already checked to be UTF-8 without NUL bytes). `budget`
 /// is how many elements may still be read, across every file of a load.
-pub(crate) fn parse(text: String, file: &str, budget: &mut usize) -> Result<Dom, XmlError> {
+pub(crate) fn parse(text: String, file: &str, budget: &mut usize) -> Result<Dom, LoadError> {
     if u32::try_from(text.len()).is_err() {
         // Offsets are kept in 32 bits; loads stop far below this anyway.
-        return Err(XmlError::whole(file, "the file holds 4 GiB or more"));
+        return Err(crate::error::whole(file, "the file holds 4 GiB or more"));
     }
     let mut parser = Parser {
         text: &text,
@@ -333,7 +333,7 @@ fn lay_out_children(nodes: &mut [Node], parents: &[u32]) -> Vec<usize> {
 }
 
 impl Parser<'_> {
-    fn read(&mut self) -> Result<(), XmlError> {
+    fn read(&mut self) -> Result<(), LoadError> {
         let mut reader = Reader::from_str(self.text);
         reader.config_mut().check_end_names = true;
         loop {
@@ -387,21 +387,17 @@ impl Parser<'_> {
             return Err(self.fail(node.offset as usize, problem));
         }
         if self.nodes.is_empty() {
-            return Err(XmlError::whole(self.file, "the file holds no XML element"));
+            return Err(crate::error::whole(
+                self.file,
+                "the file holds no XML element",
+            ));
         }
         Ok(())
     }
 
-    fn fail(&self, offset: usize, problem: String) -> XmlError {
+    fn fail(&self, offset: usize, problem: String) -> LoadError {
         let (line, column) = line_column(self.text, offset);
-        XmlError {
-            file: self.file.to_string(),
-            line,
-            column,
-            element: None,
-            problem,
-            unknown_type: None,
-        }
+        crate::error::xml_error(self.file, Some((line, column)), None, problem)
     }
 
     /// `s`, a part of the text or a string normalisation wrote, as a piece.
@@ -426,7 +422,7 @@ impl Parser<'_> {
     }
 
     /// A tag or attribute name must not hold what XML names cannot.
-    fn name(&self, name: &str, offset: usize) -> Result<(), XmlError> {
+    fn name(&self, name: &str, offset: usize) -> Result<(), LoadError> {
         match name
             .chars()
             .find(|&c| c.is_control() || c.is_whitespace() || "\"'<>=&/".contains(c))
@@ -443,7 +439,7 @@ impl Parser<'_> {
         }
     }
 
-    fn element(&mut self, e: &BytesStart<'_>, offset: usize, opens: bool) -> Result<(), XmlError> {
+    fn element(&mut self, e: &BytesStart<'_>, offset: usize, opens: bool) -> Result<(), LoadError> {
         let tag = e.name().into_inner();
         self.name(tag, offset)?;
         let parent = self.open.last().copied();
@@ -480,7 +476,7 @@ impl Parser<'_> {
     }
 
     /// Read an element's attributes into the list; their range of it.
-    fn attributes(&mut self, e: &BytesStart<'_>, offset: usize) -> Result<(u32, u32), XmlError> {
+    fn attributes(&mut self, e: &BytesStart<'_>, offset: usize) -> Result<(u32, u32), LoadError> {
         let first = self.attrs.len() as u32;
         for attr in e.attributes() {
             let attr = attr.map_err(|err| {
@@ -751,7 +747,7 @@ mod tests {
         let deep = "<a>".repeat(MAX_ELEMENT_DEPTH + 1);
         assert!(parse_err(&deep).ends_with("elements are nested more than 260 deep"));
         assert!(
-            matches!(parse("<a><b/><c/></a>".to_string(), "t.xml", &mut 2), Err(e) if e.problem == "the files hold too many elements")
+            matches!(parse("<a><b/><c/></a>".to_string(), "t.xml", &mut 2), Err(e) if e.problem().to_string() == "the files hold too many elements")
         );
     }
 }

@@ -1,4 +1,11 @@
 //! Errors: where in which file, which element, what is wrong.
+//!
+//! A load error is canopy-data's [`LoadError`], as for JSON and RON, so a
+//! game matches on one type whatever the format: the element and its
+//! position are a [`Location::Element`] (an optional position, not a line
+//! 0 meaning "none"). A separate XML error type with a conversion was the
+//! rejected way: two types to match on, and a conversion that folded the
+//! element into the message.
 
 use std::fmt;
 
@@ -6,11 +13,16 @@ use canopy_data::{LoadError, Location, NodePath, Position, Problem};
 
 use canopy_core::text::quote;
 
-/// Why an XML tree could not be loaded.
+/// An error in an XML file: at `at` (line and column) when known, at
+/// `element` (as `<Tag ID="…" name="…">`) when one is to blame. XML
+/// errors are [`LoadError`]s, so a game matches on one type whatever the
+/// format: the place is a [`Location::Element`] (or [`Location::Text`],
+/// [`Location::File`]) and the problem [`Problem::Reported`], in the XML
+/// reader's words, which quote the file's text already.
 ///
 /// ```
 /// use canopy_btcpp::{XmlOptions, load_str};
-/// use canopy_data::Registry;
+/// use canopy_data::{Location, Position, Registry};
 ///
 /// let xml = r#"<root BTCPP_format="4">
 ///   <BehaviorTree ID="Main">
@@ -21,57 +33,59 @@ use canopy_core::text::quote;
 /// </root>"#;
 /// let err = load_str(&Registry::<(), ()>::new(), xml, "demo.xml", None, &XmlOptions::default())
 ///     .unwrap_err();
-/// assert_eq!((err.line, err.column), (4, 7));
-/// assert_eq!(err.element.as_deref(), Some("<Script>"));
-/// assert!(err.problem.ends_with("unknown key \"y\""), "{err}");
+/// assert!(matches!(err.location(), Location::Element { element, at: Some(Position { line: 4, column: 7 }) }
+///     if element == "<Script>"));
+/// assert!(err.to_string().ends_with("unknown key \"y\""), "{err}");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct XmlError {
-    /// The file the error is in (an included file when it is there).
-    pub file: String,
-    /// 1-based line; 0 when the error concerns the file as a whole.
-    pub line: usize,
-    /// 1-based column, in characters; 0 with line 0.
-    pub column: usize,
-    /// The element, as `<Tag ID="…" name="…">`, when one is to blame.
-    pub element: Option<String>,
-    /// What is wrong, and what to do instead when there is something to do.
-    pub problem: String,
-    /// The node type, when the error is a type neither the registry nor
-    /// BehaviorTree.CPP's standard nodes have, and no known type is close
-    /// to it (so not a typo): a type of code not given to this loader.
-    pub unknown_type: Option<String>,
+pub(crate) fn xml_error(
+    file: &str,
+    at: Option<(usize, usize)>,
+    element: Option<String>,
+    problem: String,
+) -> LoadError {
+    let at = at.map(|(line, column)| Position {
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        column: u32::try_from(column).unwrap_or(u32::MAX),
+    });
+    let location = match (element, at) {
+        (Some(element), at) => Location::Element { element, at },
+        (None, Some(at)) => Location::Text(at),
+        (None, None) => Location::File,
+    };
+    LoadError::new(file, location, Problem::Reported { problem })
 }
 
-impl XmlError {
-    pub(crate) fn whole(file: &str, problem: impl Into<String>) -> XmlError {
-        XmlError {
-            file: file.to_string(),
-            line: 0,
-            column: 0,
-            element: None,
-            problem: problem.into(),
-            unknown_type: None,
-        }
-    }
+/// An error about an XML file as a whole.
+pub(crate) fn whole(file: &str, problem: impl Into<String>) -> LoadError {
+    xml_error(file, None, None, problem.into())
 }
 
-impl fmt::Display for XmlError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let element = self.element.as_deref();
-        placed(
-            f,
-            &self.file,
-            self.line,
-            self.column,
-            element,
-            &self.problem,
-        )
-    }
+/// An error about an XML file as a whole that the registry's reader found
+/// (unreadable, too large, not a regular file), typed as it gave it.
+pub(crate) fn whole_typed(file: &str, problem: Problem) -> LoadError {
+    LoadError::new(file, Location::File, problem)
 }
 
-/// `file:line:column: <element>: problem`, as errors and warnings are
-/// written (no line and column for the file as a whole).
+/// `error`, for a node type that neither the registry nor
+/// BehaviorTree.CPP's standard nodes have, nor a close name: typed, so that
+/// callers can say where such types come from.
+pub(crate) fn unknown_type(error: LoadError, type_name: &str) -> LoadError {
+    let problem = match error.problem() {
+        Problem::Reported { problem } => problem.clone(),
+        other => other.to_string(),
+    };
+    LoadError::new(
+        error.file(),
+        error.location().clone(),
+        Problem::ReportedUnknownType {
+            problem,
+            type_name: type_name.to_string(),
+        },
+    )
+}
+
+/// `file:line:column: <element>: problem`, as warnings are written (no
+/// line and column for the file as a whole).
 pub(crate) fn placed(
     f: &mut fmt::Formatter<'_>,
     file: &str,
@@ -88,34 +102,6 @@ pub(crate) fn placed(
         write!(f, " {element}:")?;
     }
     write!(f, " {problem}")
-}
-
-impl std::error::Error for XmlError {}
-
-/// An XML error in the shape of the JSON/RON loader's errors, so a caller
-/// reading every format can report them alike: the position becomes a
-/// [`Location::Text`] and the element leads the problem.
-impl From<XmlError> for LoadError {
-    fn from(e: XmlError) -> LoadError {
-        let location = if e.line == 0 {
-            Location::File
-        } else {
-            Location::Text(Position {
-                line: e.line as u32,
-                column: e.column as u32,
-            })
-        };
-        let problem = match e.element {
-            Some(element) => format!("{element}: {}", e.problem),
-            None => e.problem,
-        };
-        let problem = match e.unknown_type {
-            // Typed, so that callers can say where such types come from.
-            Some(type_name) => Problem::ReportedUnknownType { problem, type_name },
-            None => Problem::Reported { problem },
-        };
-        LoadError::new(e.file, location, problem)
-    }
 }
 
 /// Why a tree document could not be written as BehaviorTree.CPP XML.

@@ -335,7 +335,7 @@ use canopy_data::{Format, LoadError, Registry};
 use serde_json::Value;
 
 pub use build::MAX_PARAMETER_BYTES;
-pub use error::{ExportError, XmlError};
+pub use error::ExportError;
 pub use model::MAX_LEVELS;
 pub use sources::{MAX_FILES, MAX_INCLUDE_DEPTH, MAX_XML_BYTES};
 pub use stand_in::{NodeModel, StandIn, StandInRules};
@@ -397,7 +397,7 @@ pub fn load_file<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
     path: impl AsRef<Path>,
     options: &XmlOptions,
-) -> Result<Tree<A, W>, XmlError> {
+) -> Result<Tree<A, W>, LoadError> {
     load_file_with_warnings(registry, path, options).map(|loaded| loaded.tree)
 }
 
@@ -407,7 +407,7 @@ pub fn load_file_with_warnings<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
     path: impl AsRef<Path>,
     options: &XmlOptions,
-) -> Result<Loaded<A, W>, XmlError> {
+) -> Result<Loaded<A, W>, LoadError> {
     let path = path.as_ref();
     let (text, shown, canonical) = read_xml(path)?;
     let base = path.parent().unwrap_or(Path::new(""));
@@ -416,11 +416,11 @@ pub fn load_file_with_warnings<A: 'static, W: 'static>(
 
 /// An XML file's text, as errors name the file, and its canonical path
 /// (where its includes may go).
-fn read_xml(path: &Path) -> Result<(String, String, std::path::PathBuf), XmlError> {
+fn read_xml(path: &Path) -> Result<(String, String, std::path::PathBuf), LoadError> {
     let shown = path.display().to_string();
-    let cannot = |e: std::io::Error| XmlError::whole(&shown, format!("cannot read: {e}"));
+    let cannot = |e: std::io::Error| crate::error::whole(&shown, format!("cannot read: {e}"));
     // Bounded, and only regular files: a FIFO would block, /dev/zero never end.
-    let bytes = canopy_data::read_file(path).map_err(|p| XmlError::whole(&shown, p.to_string()))?;
+    let bytes = canopy_data::read_file(path).map_err(|p| crate::error::whole_typed(&shown, p))?;
     let canonical = std::fs::canonicalize(path).map_err(cannot)?;
     // The bytes are dropped once read: not held beside the text while the
     // tree is built.
@@ -436,7 +436,7 @@ pub fn load_str<A: 'static, W: 'static>(
     source: &str,
     base: Option<&Path>,
     options: &XmlOptions,
-) -> Result<Tree<A, W>, XmlError> {
+) -> Result<Tree<A, W>, LoadError> {
     load_bytes(registry, text.as_bytes(), source, base, options)
 }
 
@@ -448,7 +448,7 @@ pub fn load_str_with_warnings<A: 'static, W: 'static>(
     source: &str,
     base: Option<&Path>,
     options: &XmlOptions,
-) -> Result<Loaded<A, W>, XmlError> {
+) -> Result<Loaded<A, W>, LoadError> {
     load_bytes_with_warnings(registry, text.as_bytes(), source, base, options)
 }
 
@@ -459,7 +459,7 @@ pub fn load_bytes<A: 'static, W: 'static>(
     source: &str,
     base: Option<&Path>,
     options: &XmlOptions,
-) -> Result<Tree<A, W>, XmlError> {
+) -> Result<Tree<A, W>, LoadError> {
     load_bytes_with_warnings(registry, bytes, source, base, options).map(|loaded| loaded.tree)
 }
 
@@ -470,9 +470,9 @@ pub fn load_bytes_with_warnings<A: 'static, W: 'static>(
     source: &str,
     base: Option<&Path>,
     options: &XmlOptions,
-) -> Result<Loaded<A, W>, XmlError> {
+) -> Result<Loaded<A, W>, LoadError> {
     if bytes.len() as u64 > MAX_XML_BYTES {
-        return Err(XmlError::whole(
+        return Err(crate::error::whole(
             source,
             format!(
                 "the input is {} bytes, more than the limit of {MAX_XML_BYTES}",
@@ -492,7 +492,7 @@ fn read_model<A: 'static, W: 'static>(
     base: Option<&Path>,
     canonical: Option<std::path::PathBuf>,
     options: &XmlOptions,
-) -> Result<model::Model, XmlError> {
+) -> Result<model::Model, LoadError> {
     let files = sources::gather(text, source, base, canonical, options.includes_outside)?;
     let model = model::read(files, registry, options)?;
     check::check(&model, options)?;
@@ -506,7 +506,7 @@ fn load<A: 'static, W: 'static>(
     base: Option<&Path>,
     canonical: Option<std::path::PathBuf>,
     options: &XmlOptions,
-) -> Result<Loaded<A, W>, XmlError> {
+) -> Result<Loaded<A, W>, LoadError> {
     let model = read_model(registry, text, source, base, canonical, options)?;
     let (mut warnings, mut more_warnings) = model.warnings.take();
     let scripts = warning::Warnings::new(options.strict);
@@ -528,8 +528,8 @@ fn load<A: 'static, W: 'static>(
 }
 
 /// Load any tree file canopy reads: `.xml` with this crate, `.json` and
-/// `.ron` with the registry. XML errors come as [`LoadError`]s with their
-/// line and column, so a caller reports every format alike.
+/// `.ron` with the registry. Errors are [`LoadError`]s whatever the
+/// format, so a caller reports every format alike.
 pub fn load_any<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
     path: impl AsRef<Path>,
@@ -537,7 +537,7 @@ pub fn load_any<A: 'static, W: 'static>(
 ) -> Result<Tree<A, W>, LoadError> {
     let path = path.as_ref();
     if is_xml(path) {
-        return Ok(load_file(registry, path, options)?);
+        return load_file(registry, path, options);
     }
     // A file written from XML may hold BehaviorTree.CPP's nodes that run
     // as this crate's own (`btcpp:Repeat`, see `export_xml_file`).
@@ -558,7 +558,6 @@ pub fn check_any<A: 'static, W: 'static>(
     if is_xml(path) {
         return load_file(registry, path, options)
             .err()
-            .map(LoadError::from)
             .into_iter()
             .collect();
     }
@@ -634,7 +633,7 @@ pub fn export_xml_file<A: 'static, W: 'static>(
     path: impl AsRef<Path>,
     format: Format,
     options: &XmlOptions,
-) -> Result<String, XmlError> {
+) -> Result<String, LoadError> {
     let path = path.as_ref();
     let (text, shown, canonical) = read_xml(path)?;
     let base = path.parent().unwrap_or(Path::new(""));
@@ -658,9 +657,9 @@ pub fn export_xml_str<A: 'static, W: 'static>(
     base: Option<&Path>,
     format: Format,
     options: &XmlOptions,
-) -> Result<String, XmlError> {
+) -> Result<String, LoadError> {
     if text.len() as u64 > MAX_XML_BYTES {
-        return Err(XmlError::whole(
+        return Err(crate::error::whole(
             source,
             format!(
                 "the input is {} bytes, more than the limit of {MAX_XML_BYTES}",
@@ -680,7 +679,7 @@ fn export_xml<A: 'static, W: 'static>(
     canonical: Option<std::path::PathBuf>,
     format: Format,
     options: &XmlOptions,
-) -> Result<String, XmlError> {
+) -> Result<String, LoadError> {
     // Loaded first, for the load's own errors (a tree that does not build).
     load(
         registry,

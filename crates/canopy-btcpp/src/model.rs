@@ -15,13 +15,13 @@ use serde_json::Value;
 use crate::XmlOptions;
 use crate::dom::{Element, Reread};
 use crate::emulated::Emulated;
-use crate::error::XmlError;
 use crate::palette::{ParamIndex, SubtreeModel, builtin_category, category, category_warning};
 use crate::params::{key_of, to_value};
 use crate::sources::{File, Kept, Places};
 use crate::standard::{CANOPY_PREFIX, Category, Standard, bad_model_name, is_scripting, refused};
 use crate::warning::{WarningKind, Warnings};
 use canopy_core::text::{did_you_mean, quote, suggest};
+use canopy_data::LoadError;
 
 /// Most levels of nodes inside one `<BehaviorTree>`, as in a JSON tree
 /// file: the registry reads every tree through its JSON loader, whose
@@ -103,21 +103,27 @@ pub(crate) struct Model {
 }
 
 impl Model {
-    pub(crate) fn fail_in(files: &[impl Places], place: Place, problem: String) -> XmlError {
+    pub(crate) fn fail_in(files: &[impl Places], place: Place, problem: String) -> LoadError {
         let file = &files[place.file];
         let (line, column) = file.line_column(place.element);
-        XmlError {
-            file: file.path().to_string(),
-            line,
-            column,
-            element: Some(file.describe(place.element)),
+        crate::error::xml_error(
+            file.path(),
+            Some((line, column)),
+            Some(file.describe(place.element)),
             problem,
-            unknown_type: None,
-        }
+        )
     }
 
-    pub(crate) fn fail(&self, place: Place, problem: String) -> XmlError {
+    pub(crate) fn fail(&self, place: Place, problem: String) -> LoadError {
         Model::fail_in(&self.files, place, problem)
+    }
+
+    /// `place` as messages show it: `file:line:column: <element>`.
+    pub(crate) fn shown(&self, place: Place) -> String {
+        let file = &self.files[place.file];
+        let (line, column) = file.line_column(place.element);
+        let element = file.describe(place.element);
+        format!("{}:{line}:{column}: {element}", file.path())
     }
 
     /// The element at `place`, read again from its file.
@@ -188,7 +194,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
     files: Vec<File>,
     registry: &Registry<A, W>,
     options: &XmlOptions,
-) -> Result<Model, XmlError> {
+) -> Result<Model, LoadError> {
     // At most one node per element: reserved once, not grown by doubling.
     let elements = files.iter().map(|f| f.dom.len()).sum();
     let mut reader = Reader {
@@ -244,7 +250,7 @@ pub(crate) fn read<A: 'static, W: 'static>(
 }
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
-    pub(crate) fn fail(&self, place: Place, problem: String) -> XmlError {
+    pub(crate) fn fail(&self, place: Place, problem: String) -> LoadError {
         Model::fail_in(&self.files, place, problem)
     }
 
@@ -265,7 +271,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// Check each file's `<root>` and its children; the `<BehaviorTree>`
     /// elements, in order.
-    fn top_level(&mut self) -> Result<Vec<Place>, XmlError> {
+    fn top_level(&mut self) -> Result<Vec<Place>, LoadError> {
         let mut trees = Vec::new();
         let mut subtree_models = HashMap::new();
         for file in 0..self.files.len() {
@@ -336,7 +342,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// A warning for each `SubTree` model of a tree the files do not define.
-    fn unused_subtree_models(&self, ids: &HashMap<String, usize>) -> Result<(), XmlError> {
+    fn unused_subtree_models(&self, ids: &HashMap<String, usize>) -> Result<(), LoadError> {
         let mut models: Vec<(&String, &SubtreeModel)> = self
             .subtree_models
             .iter()
@@ -361,7 +367,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// The ID of every tree, checked.
-    fn ids(&self, trees: &[Place]) -> Result<Vec<String>, XmlError> {
+    fn ids(&self, trees: &[Place]) -> Result<Vec<String>, LoadError> {
         let mut ids = Vec::new();
         for (i, &place) in trees.iter().enumerate() {
             let id = match self.element(place).attr("ID") {
@@ -396,7 +402,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// The tree to run: the options', the first file's
     /// `main_tree_to_execute`, or the only one.
-    fn main(&self, trees: &[TreeDef]) -> Result<usize, XmlError> {
+    fn main(&self, trees: &[TreeDef]) -> Result<usize, LoadError> {
         let root = Place {
             file: 0,
             element: 0,
@@ -438,7 +444,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// Read one `<BehaviorTree>`: its single child.
-    fn tree(&mut self, place: Place, id: &str) -> Result<usize, XmlError> {
+    fn tree(&mut self, place: Place, id: &str) -> Result<usize, LoadError> {
         let children = self.element(place).children();
         for &child in children {
             let at = Place {
@@ -469,7 +475,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
 
     /// The type ID of a node element, and the category its explicit form
     /// (`<Action ID="…">`) gives it.
-    fn type_id(&self, place: Place) -> Result<(String, Option<Category>), XmlError> {
+    fn type_id(&self, place: Place) -> Result<(String, Option<Category>), LoadError> {
         let e = self.element(place);
         let explicit = Category::from_tag(e.tag());
         if let Some(why) = misplaced(e.tag()) {
@@ -504,7 +510,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// and post-condition scripts, read by `Reader::around`, and tools'
     /// own) skipped. Blackboard entries (`{key}`) are
     /// checked where the port is known.
-    fn ports(&self, place: Place) -> Result<Vec<(String, String)>, XmlError> {
+    fn ports(&self, place: Place) -> Result<Vec<(String, String)>, LoadError> {
         let mut ports = Vec::new();
         for (key, value) in self.element(place).attrs() {
             if key == "ID" || key == "name" {
@@ -525,7 +531,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         place: Place,
         depth: usize,
         parent: Option<Standard>,
-    ) -> Result<usize, XmlError> {
+    ) -> Result<usize, LoadError> {
         if depth > MAX_LEVELS {
             return Err(self.fail(place, too_deep()));
         }
@@ -590,7 +596,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         ports: &[(String, String)],
         children: usize,
         defaults: &mut Vec<(String, String)>,
-    ) -> Result<What, XmlError> {
+    ) -> Result<What, LoadError> {
         // Remapping ports: a key of the subtree each (see `crate::scope`).
         for (port, text) in ports {
             self.remapping(place, port, text)?;
@@ -619,7 +625,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// One remapping of a `<SubTree>`, `port="text"`, checked.
-    fn remapping(&self, place: Place, port: &str, text: &str) -> Result<(), XmlError> {
+    fn remapping(&self, place: Place, port: &str, text: &str) -> Result<(), LoadError> {
         if !is_key_name(port) {
             return Err(self.fail(
                 place,
@@ -659,7 +665,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         id: &str,
         ports: &[(String, String)],
         defaults: &mut Vec<(String, String)>,
-    ) -> Result<(), XmlError> {
+    ) -> Result<(), LoadError> {
         let Some(model) = self.subtree_models.get(id) else {
             return Ok(());
         };
@@ -738,12 +744,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         id: &str,
         explicit: Option<Category>,
         ports: &[(String, String)],
-    ) -> Result<What, XmlError> {
+    ) -> Result<What, LoadError> {
         let Some(node_type) = self.lookup(id) else {
-            let mut error = self.fail(place, self.unknown(id));
+            let error = self.fail(place, self.unknown(id));
             let close = self.suggestion(id).is_some() || self.tree_ids.iter().any(|t| t == id);
-            error.unknown_type = (!close).then(|| id.to_string());
-            return Err(error);
+            return Err(if close {
+                error
+            } else {
+                crate::error::unknown_type(error, id)
+            });
         };
         if node_type.name() == "SubTree" {
             // canopy's own SubTree type is a reference that only the

@@ -28,12 +28,12 @@ use canopy_core::Arity;
 use canopy_data::{NodeType, ParamKind};
 
 use crate::dom::Element;
-use crate::error::XmlError;
 use crate::model::{Place, Reader};
 use crate::scripted::is_scripted_control;
 use crate::standard::{Category, Standard, is_scripting, refused};
 use crate::warning::WarningKind;
 use canopy_core::text::{did_you_mean, quote, suggest};
+use canopy_data::LoadError;
 
 /// The port elements of a model, and whether each is written by the node.
 const PORT_TAGS: [(&str, Direction); 3] = [
@@ -340,7 +340,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         &self,
         place: Place,
         subtrees: &mut HashMap<String, SubtreeModel>,
-    ) -> Result<(), XmlError> {
+    ) -> Result<(), LoadError> {
         for &child in self.element(place).children() {
             crate::work::step(1);
             let model = Place {
@@ -379,7 +379,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         place: Place,
         e: Element<'_>,
         subtrees: &mut HashMap<String, SubtreeModel>,
-    ) -> Result<(), XmlError> {
+    ) -> Result<(), LoadError> {
         let Some(id) = e.attr("ID") else {
             return Err(self.fail(
                 place,
@@ -414,7 +414,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// A model of a node type, checked against the registry.
-    fn model(&self, place: Place) -> Result<(), XmlError> {
+    fn model(&self, place: Place) -> Result<(), LoadError> {
         let e = self.element(place);
         let Some(declared) = Category::from_tag(e.tag()) else {
             return Ok(());
@@ -479,7 +479,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         node_type: &NodeType<A, W>,
         params: &ParamIndex<'_>,
         direction: Direction,
-    ) -> Result<(), XmlError> {
+    ) -> Result<(), LoadError> {
         let e = self.element(place);
         let tag = e.tag();
         let Some(name) = e.attr("name") else {
@@ -556,7 +556,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         place: Place,
         kind: WarningKind,
         problem: impl FnOnce() -> String,
-    ) -> Result<(), XmlError> {
+    ) -> Result<(), LoadError> {
         self.warnings.at(&self.files, place, kind, problem)
     }
 }

@@ -12,12 +12,12 @@ use std::rc::Rc;
 use serde_json::{Map, Value};
 
 use crate::emulated::Emulated;
-use crate::error::XmlError;
 use crate::model::{Place, Reader, What, XNode, is_key_name};
 use crate::params::key_of;
 use crate::stand_in::same_type;
 use crate::standard::{AROUND, CANOPY_PREFIX, PortType, Standard, condition_script_param};
 use canopy_core::text::{did_you_mean, quote, suggest};
+use canopy_data::LoadError;
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// The node `node` inside an `EvalAround` running its pre- and
@@ -27,7 +27,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         place: Place,
         node: usize,
         parent: Option<Standard>,
-    ) -> Result<usize, XmlError> {
+    ) -> Result<usize, LoadError> {
         let mut params = Map::new();
         for (attr, value) in self.element(place).attrs() {
             if let Some(param) = condition_script_param(attr) {
@@ -109,7 +109,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         id: &str,
         ports: &[(String, String)],
         children: usize,
-    ) -> Result<What, XmlError> {
+    ) -> Result<What, LoadError> {
         if children > 0 {
             return Err(self.fail(place, format!("a {id} has no children")));
         }
@@ -196,7 +196,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         ports: &[(String, String)],
         children: usize,
         parent: Option<Standard>,
-    ) -> Result<What, XmlError> {
+    ) -> Result<What, LoadError> {
         let tag = format!("{}_{}", place.file, place.element);
         let (type_name, params) = crate::scripted::lower(id, ports, children, parent, &tag)
             .map_err(|problem| self.fail(place, problem))?;
@@ -223,7 +223,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         ports: &[(String, String)],
         children: usize,
         parent: Option<Standard>,
-    ) -> Result<What, XmlError> {
+    ) -> Result<What, LoadError> {
         let id = std.id();
         let (min, max) = std.children();
         if children < min || children > max {
@@ -270,7 +270,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         &self,
         place: Place,
         lowered: Result<crate::ported::Lowered, String>,
-    ) -> Result<What, XmlError> {
+    ) -> Result<What, LoadError> {
         let (type_name, params) = lowered.map_err(|problem| self.fail(place, problem))?;
         Ok(What::Registered {
             type_name: self.type_name(type_name),
@@ -290,7 +290,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         place: Place,
         then_skip: bool,
         parent: Option<Standard>,
-    ) -> Result<What, XmlError> {
+    ) -> Result<What, LoadError> {
         let then = match (then_skip, parent) {
             (false, _) => "same",
             (
@@ -330,7 +330,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         place: Place,
         std: Standard,
         ports: &[(String, String)],
-    ) -> Result<Vec<(&'static str, i64)>, XmlError> {
+    ) -> Result<Vec<(&'static str, i64)>, LoadError> {
         let declared = std.ports();
         for (key, _) in ports {
             if !declared.iter().any(|p| p.name == key) {
@@ -381,7 +381,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         std: Standard,
         n: usize,
         get: &dyn Fn(&str) -> i64,
-    ) -> Result<What, XmlError> {
+    ) -> Result<What, LoadError> {
         let own = match std {
             Standard::Timeout if get("msec") == 0 => Emulated::NoTimeout,
             Standard::Timeout | Standard::Sleep => {
@@ -457,7 +457,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// `msec` milliseconds in ticks: the first tick at or after that time.
-    fn ticks(&self, place: Place, msec: i64) -> Result<u32, XmlError> {
+    fn ticks(&self, place: Place, msec: i64) -> Result<u32, LoadError> {
         let tick_ms = self.options.tick_ms.max(1) as i64;
         let ticks = (msec + tick_ms - 1) / tick_ms;
         if ticks > i32::MAX as i64 {
@@ -473,7 +473,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     }
 
     /// The canopy built-in that runs `std`, if the registry holds it.
-    fn builtin(&self, place: Place, std: Standard) -> Result<Rc<str>, XmlError> {
+    fn builtin(&self, place: Place, std: Standard) -> Result<Rc<str>, LoadError> {
         let name = std.canopy_builtin().unwrap_or(std.id());
         self.canopy_type(name).ok_or_else(|| {
             self.fail(

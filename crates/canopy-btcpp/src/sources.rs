@@ -5,8 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::dom::{self, Dom, Outline};
-use crate::error::XmlError;
 use canopy_core::text::quote;
+use canopy_data::{LoadError, Problem};
 
 /// Largest XML input accepted, in bytes, over all files of one load (the
 /// JSON/RON loader's limit for one file).
@@ -52,7 +52,7 @@ pub(crate) struct Kept {
 
 /// The files as they were before their elements were read into nodes,
 /// read again from the texts kept: the same files, the same elements.
-pub(crate) fn reread(kept: Vec<Kept>) -> Result<Vec<File>, XmlError> {
+pub(crate) fn reread(kept: Vec<Kept>) -> Result<Vec<File>, LoadError> {
     let mut budget = MAX_ELEMENTS;
     kept.into_iter()
         .map(|k| {
@@ -120,27 +120,19 @@ struct Reading {
 }
 
 /// Bytes as the text of an XML file: UTF-8, no NUL, BOM dropped.
-pub(crate) fn text_of(bytes: &[u8], file: &str) -> Result<String, XmlError> {
+pub(crate) fn text_of(bytes: &[u8], file: &str) -> Result<String, LoadError> {
+    // The same typed problems, and words, as the registry's JSON and RON.
+    let refused = |problem| crate::error::whole_typed(file, problem);
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
-        return Err(XmlError::whole(
-            file,
-            "not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8",
-        ));
+        return Err(refused(Problem::Utf16));
     }
     if bytes.contains(&0) {
-        return Err(XmlError::whole(
-            file,
-            "not a text file (it contains NUL bytes)",
-        ));
+        return Err(refused(Problem::NulBytes));
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        XmlError::whole(
-            file,
-            format!(
-                "not a UTF-8 text file (invalid UTF-8 at byte {})",
-                e.valid_up_to()
-            ),
-        )
+        refused(Problem::InvalidUtf8 {
+            at: e.valid_up_to(),
+        })
     })?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text).to_string())
 }
@@ -155,7 +147,7 @@ pub(crate) fn gather(
     base: Option<&Path>,
     canonical: Option<PathBuf>,
     outside: bool,
-) -> Result<Vec<File>, XmlError> {
+) -> Result<Vec<File>, LoadError> {
     let mut reading = Reading {
         files: Vec::new(),
         seen: Vec::new(),
@@ -177,16 +169,16 @@ impl Reading {
         path: String,
         base: Option<&Path>,
         canonical: Option<PathBuf>,
-    ) -> Result<(), XmlError> {
+    ) -> Result<(), LoadError> {
         self.bytes += text.len() as u64;
         if self.bytes > MAX_XML_BYTES {
-            return Err(XmlError::whole(
+            return Err(crate::error::whole(
                 &path,
                 format!("the files of this tree hold more than {MAX_XML_BYTES} bytes"),
             ));
         }
         if self.files.len() == MAX_FILES {
-            return Err(XmlError::whole(
+            return Err(crate::error::whole(
                 &path,
                 format!("the tree includes more than {MAX_FILES} files"),
             ));
@@ -220,16 +212,14 @@ impl Reading {
         Ok(())
     }
 
-    fn fail(&self, file: usize, element: usize, problem: String) -> XmlError {
+    fn fail(&self, file: usize, element: usize, problem: String) -> LoadError {
         let (line, column) = self.files[file].line_column(element);
-        XmlError {
-            file: self.files[file].path.clone(),
-            line,
-            column,
-            element: Some("<include>".to_string()),
+        crate::error::xml_error(
+            &self.files[file].path,
+            Some((line, column)),
+            Some("<include>".to_string()),
             problem,
-            unknown_type: None,
-        }
+        )
     }
 
     fn include(
@@ -237,7 +227,7 @@ impl Reading {
         file: usize,
         element: usize,
         base: Option<&Path>,
-    ) -> Result<(), XmlError> {
+    ) -> Result<(), LoadError> {
         let e = self.files[file].dom.element(element);
         if e.attr("ros_pkg").is_some() {
             return Err(self.fail(

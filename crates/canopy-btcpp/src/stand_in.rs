@@ -48,12 +48,12 @@ use canopy_data::{NodeType, Registry};
 use serde_json::Value;
 
 use crate::dom::{self, Element};
-use crate::error::XmlError;
 use crate::names::{bad_port_name, param_name};
 use crate::palette::{Direction, canonical, is_btcpp_builtin, noun};
 use crate::sources::{self, File};
 use crate::standard::{CANOPY_PREFIX, Category, bad_model_name};
 use canopy_core::text::{did_you_mean, quote, suggest};
+use canopy_data::LoadError;
 
 /// The node types a `<TreeNodesModel>` declares, with their ports.
 ///
@@ -125,11 +125,11 @@ impl PartialEq for DeclaredPort {
 impl NodeModel {
     /// The model in the file at `path` (any BehaviorTree.CPP XML file; its
     /// `<TreeNodesModel>` is read, everything else ignored).
-    pub fn read_file(path: impl AsRef<Path>) -> Result<NodeModel, XmlError> {
+    pub fn read_file(path: impl AsRef<Path>) -> Result<NodeModel, LoadError> {
         let path = path.as_ref();
         let shown = path.display().to_string();
         let bytes =
-            canopy_data::read_file(path).map_err(|p| XmlError::whole(&shown, p.to_string()))?;
+            canopy_data::read_file(path).map_err(|p| crate::error::whole_typed(&shown, p))?;
         NodeModel::read_str(&sources::text_of(&bytes, &shown)?, &shown)
     }
 
@@ -142,7 +142,7 @@ impl NodeModel {
     /// </TreeNodesModel></root>"#, "model.xml").unwrap();
     /// assert_eq!(model.types().collect::<Vec<_>>(), ["ComputePath"]);
     /// ```
-    pub fn read_str(text: &str, source: &str) -> Result<NodeModel, XmlError> {
+    pub fn read_str(text: &str, source: &str) -> Result<NodeModel, LoadError> {
         let mut budget = sources::MAX_ELEMENTS;
         let file = File {
             path: source.to_string(),
@@ -186,7 +186,7 @@ impl NodeModel {
 
     /// Why a file declares no node types, and where its model belongs
     /// when it has one in the wrong place.
-    fn nothing_declared(&self) -> XmlError {
+    fn nothing_declared(&self) -> LoadError {
         let dom = &self.file.dom;
         let misplaced = (0..dom.len()).find(|&i| {
             let tag = dom.element(i).tag();
@@ -212,7 +212,7 @@ impl NodeModel {
                  elements; move it there"
                     .to_string(),
             ),
-            None => XmlError::whole(
+            None => crate::error::whole(
                 &self.file.path,
                 "declares no node types (no <TreeNodesModel> with <Action>, <Condition>, \
                  <Control> or <Decorator> models)",
@@ -221,22 +221,20 @@ impl NodeModel {
     }
 
     /// An error at element `at` of the file.
-    fn fail(&self, at: usize, problem: String) -> XmlError {
+    fn fail(&self, at: usize, problem: String) -> LoadError {
         let (line, column) = self.file.line_column(at);
         let e = self.file.dom.element(at);
-        XmlError {
-            file: self.file.path.clone(),
-            line,
-            column,
-            element: Some(dom::describe(e.tag(), |key| e.attr(key))),
+        crate::error::xml_error(
+            &self.file.path,
+            Some((line, column)),
+            Some(dom::describe(e.tag(), |key| e.attr(key))),
             problem,
-            unknown_type: None,
-        }
+        )
     }
 
     /// A model element as a declared type; `None` for SubTree models and
     /// other elements, which declare nothing to stand in for.
-    fn declared(&self, at: usize, e: Element<'_>) -> Result<Option<Declared>, XmlError> {
+    fn declared(&self, at: usize, e: Element<'_>) -> Result<Option<Declared>, LoadError> {
         let Some(category) = Category::from_tag(e.tag()) else {
             return Ok(None);
         };
@@ -323,7 +321,7 @@ impl NodeModel {
         &self,
         registry: &mut Registry<A, W>,
         rules: &StandInRules,
-    ) -> Result<Vec<StandIn>, XmlError> {
+    ) -> Result<Vec<StandIn>, LoadError> {
         rules.check(self)?;
         let builtins = Registry::<A, W>::new();
         let mut done = Vec::new();
@@ -369,7 +367,7 @@ impl NodeModel {
         registry: &mut Registry<A, W>,
         declared: &Declared,
         rule: &Rule,
-    ) -> Result<(), XmlError> {
+    ) -> Result<(), LoadError> {
         let params: Vec<Param> = declared
             .ports
             .iter()
@@ -802,30 +800,31 @@ impl StandInRules {
     }
 
     /// The rules in the JSON file at `path`.
-    pub fn read_file(path: impl AsRef<Path>) -> Result<StandInRules, XmlError> {
+    pub fn read_file(path: impl AsRef<Path>) -> Result<StandInRules, LoadError> {
         let path = path.as_ref();
         let shown = path.display().to_string();
         let bytes =
-            canopy_data::read_file(path).map_err(|p| XmlError::whole(&shown, p.to_string()))?;
+            canopy_data::read_file(path).map_err(|p| crate::error::whole_typed(&shown, p))?;
         let text = std::str::from_utf8(&bytes)
-            .map_err(|_| XmlError::whole(&shown, "not a UTF-8 text file"))?;
+            .map_err(|_| crate::error::whole(&shown, "not a UTF-8 text file"))?;
         StandInRules::read_str(text, &shown)
     }
 
     /// The rules in JSON text; `source` names it in errors.
-    pub fn read_str(text: &str, source: &str) -> Result<StandInRules, XmlError> {
-        let fail = |problem: String| XmlError::whole(source, problem);
+    pub fn read_str(text: &str, source: &str) -> Result<StandInRules, LoadError> {
+        let fail = |problem: String| crate::error::whole(source, problem);
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             let message = e.to_string();
             let position = format!(" at line {} column {}", e.line(), e.column());
-            XmlError {
-                line: e.line(),
-                column: e.column(),
-                ..fail(format!(
+            crate::error::xml_error(
+                source,
+                Some((e.line(), e.column())),
+                None,
+                format!(
                     "not JSON: {}",
                     canopy_core::text::message(message.strip_suffix(&position).unwrap_or(&message))
-                ))
-            }
+                ),
+            )
         })?;
         let serde_json::Value::Object(fields) = value else {
             return Err(fail("must be a JSON object of node types".to_string()));
@@ -855,7 +854,7 @@ impl StandInRules {
     /// Every rule names a declared type, and suits its category: found by
     /// ID through the model's index, so that a large model with large
     /// rules costs their sizes, not their product.
-    fn check(&self, model: &NodeModel) -> Result<(), XmlError> {
+    fn check(&self, model: &NodeModel) -> Result<(), LoadError> {
         for (id, rule) in &self.rules {
             crate::work::step(1);
             let Some(&index) = model.by_id.get(id) else {
@@ -899,22 +898,15 @@ impl StandInRules {
     }
 
     /// An error about the rule for `id`, at its key in the file.
-    fn fail(&self, id: &str, problem: String) -> XmlError {
+    fn fail(&self, id: &str, problem: String) -> LoadError {
         let key = serde_json::to_string(id).unwrap_or_default();
         let at = self
             .text
             .match_indices(&key)
             .map(|(i, _)| i)
             .find(|&i| self.text[i + key.len()..].trim_start().starts_with(':'));
-        let (line, column) = at.map_or((0, 0), |i| dom::line_column(&self.text, i));
-        XmlError {
-            file: self.source.clone(),
-            line,
-            column,
-            element: None,
-            problem,
-            unknown_type: None,
-        }
+        let at = at.map(|i| dom::line_column(&self.text, i));
+        crate::error::xml_error(&self.source, at, None, problem)
     }
 }
 

@@ -14,9 +14,9 @@
 use std::cell::RefCell;
 use std::fmt;
 
-use crate::error::XmlError;
 use crate::model::Place;
 use crate::sources::Places;
+use canopy_data::LoadError;
 
 /// What a warning is about, for callers that treat some kinds apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,7 +47,7 @@ pub enum WarningKind {
 ///
 /// ```
 /// use canopy_btcpp::{WarningKind, XmlOptions, load_str_with_warnings};
-/// use canopy_data::Registry;
+/// use canopy_data::{Location, Position, Registry};
 ///
 /// let xml = r#"<root BTCPP_format="4">
 ///   <BehaviorTree ID="Main">
@@ -66,8 +66,8 @@ pub enum WarningKind {
 /// // Strict, the same file is refused at the same place.
 /// let strict = XmlOptions { strict: true, ..XmlOptions::default() };
 /// let err = load_str_with_warnings(&registry, xml, "main.xml", None, &strict).unwrap_err();
-/// assert_eq!((err.line, err.column), (3, 5));
-/// assert!(err.problem.ends_with("(a warning: strict loading refuses it)"), "{err}");
+/// assert!(matches!(err.location(), Location::Element { at: Some(Position { line: 3, column: 5 }), .. }));
+/// assert!(err.to_string().ends_with("(a warning: strict loading refuses it)"), "{err}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct XmlWarning {
@@ -132,7 +132,7 @@ impl Warnings {
         place: Place,
         kind: WarningKind,
         problem: impl FnOnce() -> String,
-    ) -> Result<(), XmlError> {
+    ) -> Result<(), LoadError> {
         if !self.strict && self.found.borrow().len() >= MAX_WARNINGS {
             self.more.set(self.more.get().saturating_add(1));
             return Ok(());
@@ -150,16 +150,15 @@ impl Warnings {
     }
 
     /// Note a warning; strict, the error it becomes.
-    pub(crate) fn push(&self, warning: XmlWarning) -> Result<(), XmlError> {
+    pub(crate) fn push(&self, warning: XmlWarning) -> Result<(), LoadError> {
         if self.strict {
-            return Err(XmlError {
-                file: warning.file,
-                line: warning.line,
-                column: warning.column,
-                element: warning.element,
-                problem: format!("{} (a warning: strict loading refuses it)", warning.problem),
-                unknown_type: None,
-            });
+            let at = (warning.line > 0).then_some((warning.line, warning.column));
+            return Err(crate::error::xml_error(
+                &warning.file,
+                at,
+                warning.element,
+                format!("{} (a warning: strict loading refuses it)", warning.problem),
+            ));
         }
         let mut found = self.found.borrow_mut();
         if found.len() >= MAX_WARNINGS {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use canopy_btcpp::{XmlOptions, load_bytes, load_file, load_str};
-use canopy_data::Registry;
+use canopy_data::{Location, Position, Problem, Registry};
 
 fn error_with(registry: &Registry<(), ()>, xml: &str, options: &XmlOptions) -> String {
     match load_str(registry, xml, "bad.xml", None, options) {
@@ -71,8 +71,18 @@ fn malformed_xml() {
         )
         .unwrap_err()
         .to_string(),
-        "bad.xml: not a UTF-8 text file (invalid UTF-8 at byte 6)"
+        "bad.xml: not a text file (invalid UTF-8 at byte 6)"
     );
+    // Typed as the JSON and RON loader types it.
+    let err = load_bytes(
+        &Registry::<(), ()>::new(),
+        b"<root>\xff</root>",
+        "bad.xml",
+        None,
+        &XmlOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err.problem(), &Problem::InvalidUtf8 { at: 6 });
 }
 
 #[test]
@@ -584,10 +594,10 @@ fn include_cycles_and_missing_includes() {
     let main = dir.join("main.xml");
     let err = load_file(&registry, &main, &XmlOptions::default()).unwrap_err();
     let a = dir.join("sub").join("a.xml");
-    assert_eq!(err.file, a.display().to_string());
-    assert_eq!((err.line, err.column), (2, 3));
+    assert_eq!(err.file(), a.display().to_string());
+    assert_eq!(position(&err), (2, 3));
     assert_eq!(
-        err.problem,
+        err.problem().to_string(),
         format!(
             "includes form a cycle: \"{}\" → \"{}\" → \"{}\"",
             main.display(),
@@ -635,8 +645,13 @@ fn only_regular_files_are_read() {
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     if made.is_ok_and(|s| s.success()) {
         let err = load_file(&registry, &fifo, &XmlOptions::default()).unwrap_err();
+        assert!(
+            matches!(err.problem(), Problem::NotARegularFile { .. }),
+            "{err:?}"
+        );
+        assert_eq!(err.location(), &Location::File);
         assert_eq!(
-            err.problem,
+            err.problem().to_string(),
             "not a regular file (a FIFO); tree files are read from regular files"
         );
         // Exporting reads its JSON or RON file as the registry does.
@@ -663,9 +678,9 @@ fn only_regular_files_are_read() {
         ..XmlOptions::default()
     };
     let err = load_file(&registry, dir.join("main.xml"), &anywhere).unwrap_err();
-    assert_eq!((err.line, err.column), (2, 3));
+    assert_eq!(position(&err), (2, 3));
     assert!(
-        err.problem.ends_with(
+        err.problem().to_string().ends_with(
             "not a regular file (a character device); tree files are read from regular files"
         ),
         "{err}"
@@ -769,15 +784,18 @@ fn includes_stay_inside_the_tree_files_directory() {
     ] {
         let err = load(include, &options).unwrap_err();
         assert_eq!(
-            (err.line, err.column, err.problem),
-            (2, 3, leaves(include)),
+            (position(&err), err.problem().to_string()),
+            ((2, 3), leaves(include)),
             "{include}"
         );
     }
     // A symbolic link inside that points out.
     std::os::unix::fs::symlink(dir.join("secret.xml"), project.join("link.xml")).unwrap();
     assert_eq!(
-        load("link.xml", &options).unwrap_err().problem,
+        load("link.xml", &options)
+            .unwrap_err()
+            .problem()
+            .to_string(),
         leaves("link.xml")
     );
     // Inside, even through `..` from a subdirectory, is read.
@@ -937,4 +955,55 @@ fn subtree_model_defaults_are_bounded_by_what_they_add() {
         ),
         "{err}"
     );
+}
+
+/// Where an XML error is: the line and column of its element or its text.
+fn position(err: &canopy_data::LoadError) -> (u32, u32) {
+    match err.location() {
+        canopy_data::Location::Element { at: Some(at), .. } | canopy_data::Location::Text(at) => {
+            (at.line, at.column)
+        }
+        other => panic!("no position in {other:?}: {err}"),
+    }
+}
+
+#[test]
+fn an_xml_error_is_a_load_error_placed_at_its_element() {
+    let registry = Registry::<(), ()>::new();
+    let xml = "<root BTCPP_format=\"4\">\n  <BehaviorTree ID=\"Main\">\n    <Sequence>\n      <Frobnicate/>\n    </Sequence>\n  </BehaviorTree>\n</root>";
+    let err = load_str(&registry, xml, "frob.xml", None, &XmlOptions::default()).unwrap_err();
+    assert_eq!(err.file(), "frob.xml");
+    assert_eq!(
+        err.location(),
+        &Location::Element {
+            element: "<Frobnicate>".to_string(),
+            at: Some(Position { line: 4, column: 7 }),
+        }
+    );
+    // A type with no close name is typed, so a caller can say where such
+    // types come from.
+    assert!(
+        matches!(err.problem(), Problem::ReportedUnknownType { type_name, .. } if type_name == "Frobnicate"),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().starts_with("frob.xml:4:7: <Frobnicate>: "),
+        "{err}"
+    );
+
+    // Malformed XML has a position but no element; an empty file neither.
+    let err = load_str(
+        &registry,
+        "<root>\n  <a>\n</root>",
+        "bad.xml",
+        None,
+        &XmlOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err.location(), Location::Text(Position { line: 3, .. })),
+        "{err:?}"
+    );
+    let err = load_str(&registry, "", "empty.xml", None, &XmlOptions::default()).unwrap_err();
+    assert_eq!(err.location(), &Location::File, "{err}");
 }

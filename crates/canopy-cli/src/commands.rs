@@ -217,7 +217,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         model: &Path,
         err: &mut dyn Write,
     ) -> Result<(), Failure> {
-        let xml = |e: canopy_btcpp::XmlError| Failure::Load(e.into());
+        let xml = Failure::Load;
         let rules = match &load.stand_ins {
             Some(path) => canopy_btcpp::StandInRules::read_file(path).map_err(xml)?,
             None => canopy_btcpp::StandInRules::new(),
@@ -303,7 +303,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
             }
             (to, true) => {
                 canopy_btcpp::export_xml_file(&self.registry, &a.file, format(to), options)
-                    .map_err(|e| Failure::Load(e.into()))?
+                    .map_err(Failure::Load)?
             }
             (to, false) => canopy_btcpp::convert_file(&self.registry, &a.file, format(to))
                 .map_err(Failure::Load)?,
@@ -318,7 +318,7 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
     /// `model`: the node types as a node model, with a model's stand-ins.
     fn model(&mut self, a: &ModelArgs, out: &mut dyn Write) -> Result<(), Failure> {
         if let Some(path) = &a.model {
-            let xml = |e: canopy_btcpp::XmlError| Failure::Load(e.into());
+            let xml = Failure::Load;
             let model = canopy_btcpp::NodeModel::read_file(path).map_err(xml)?;
             model
                 .stand_in(&mut self.registry, &canopy_btcpp::StandInRules::new())
@@ -490,8 +490,8 @@ fn load_warned<A: 'static, W: 'static>(
     if !canopy_btcpp::is_xml(file) {
         return canopy_btcpp::load_any(registry, file, options).map_err(Failure::Load);
     }
-    let loaded = canopy_btcpp::load_file_with_warnings(registry, file, options)
-        .map_err(|e| Failure::Load(e.into()))?;
+    let loaded =
+        canopy_btcpp::load_file_with_warnings(registry, file, options).map_err(Failure::Load)?;
     warn(&loaded.warnings, loaded.more_warnings, err)?;
     Ok(loaded.tree)
 }

@@ -94,6 +94,12 @@ impl LoadError {
                     format!("{at}: {path} (name {})", quote(name))
                 }
             }
+            Location::Element { element, at } => match at {
+                Some(Position { line, column }) => {
+                    format!("{file}:{line}:{column}: {}", escape_again(element))
+                }
+                None => format!("{file}: {}", escape_again(element)),
+            },
         }
     }
 }
@@ -124,6 +130,15 @@ pub enum Location {
         /// has no readable type either).
         name: String,
         /// Where its node object is in the file's text, if known.
+        at: Option<Position>,
+    },
+    /// An element of an XML file (BehaviorTree.CPP's format), as messages
+    /// show it (`<Tag ID="…" name="…">`, its text quoted already), and
+    /// where it starts when the file's text is known.
+    Element {
+        /// The element.
+        element: String,
+        /// Where it starts.
         at: Option<Position>,
     },
 }
