@@ -25,8 +25,10 @@ use canopy_crowd::{Activity, Walker, World};
 use glam::Vec2;
 
 const MAGIC: &[u8; 4] = b"CNMP";
-/// The message format's version; readers accept only this one.
-pub const WIRE_VERSION: u16 = 2;
+/// The message format's version; readers accept only this one. Version 3:
+/// migration messages travel behind the sender's sparse visitor counts, so
+/// a rank of version 2 would misread them; the version says so instead.
+pub const WIRE_VERSION: u16 = 3;
 /// Bytes of a message's header.
 pub const HEADER_BYTES: usize = 4 + 2 + 1 + 4 + 4 + 4;
 /// Bytes of one halo record.

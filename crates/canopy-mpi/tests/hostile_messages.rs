@@ -105,6 +105,25 @@ fn a_message_from_another_sender_step_or_crowd_says_so() {
 }
 
 #[test]
+fn a_message_of_the_previous_format_version_is_refused_by_its_version() {
+    let (world, _, _, _) = crowd();
+    let expect = Expect {
+        from: 1,
+        step: world.step,
+        agents: 50,
+        world: &world,
+    };
+    let mut old = Writer::new(Kind::Migrants, 1, world.step).finish();
+    old[4..6].copy_from_slice(&(canopy_mpi::WIRE_VERSION - 1).to_le_bytes());
+    let error = Reader::new(&old, Kind::Migrants, expect).unwrap_err();
+    assert_eq!(error.problem, Problem::Version(2));
+    assert_eq!(
+        error.to_string(),
+        "the message from rank 1: it is of format version 2, this program reads 3"
+    );
+}
+
+#[test]
 fn a_walker_out_of_range_is_named_by_agent_and_field() {
     let (world, mut walkers, agents, tree) = crowd();
     walkers[0].hunger = f32::NAN;
