@@ -26,7 +26,7 @@ use canopy_core::{Event, EventKind, Observer, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::shape::Shape;
-use canopy_core::text::quote;
+use canopy_core::text::{self, quote};
 
 /// Longest line the reader accepts, in bytes (a node name may be long, a
 /// line is never megabytes).
@@ -409,7 +409,7 @@ struct RawLine<'a> {
 
 fn parse(bytes: &[u8]) -> Result<(Record, Option<NodeName>), String> {
     let raw: RawLine<'_> = serde_json::from_slice(bytes)
-        .map_err(|e| format!("not a trace line: {}", clip(&e.to_string())))?;
+        .map_err(|e| format!("not a trace line: {}", text::message(&e.to_string())))?;
     let status = raw.status.as_deref().map(status_word).transpose()?;
     let what = match (raw.event.as_ref(), status) {
         ("tick", Some(s)) => What::Tick(s),
@@ -465,19 +465,5 @@ fn status_word(word: &str) -> Result<Status, String> {
             "unknown status {}, expected Running, Success or Failure",
             quote(other)
         )),
-    }
-}
-
-/// A serde message may quote the input; keep it short.
-fn clip(message: &str) -> String {
-    const MAX: usize = 160;
-    if message.chars().count() <= MAX {
-        message
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect()
-    } else {
-        let head: String = message.chars().take(MAX).collect();
-        format!("{}…", head.replace(|c: char| c.is_control(), " "))
     }
 }

@@ -236,6 +236,12 @@ fn broken_lines_are_named_with_the_problem() {
             r#"{"tick":-1,"agent":0,"event":"tick","status":"Running"}"#.to_string(),
             "t.jsonl:1: not a trace line: invalid value: integer `-1`, expected u32 at line 1 column 10",
         ),
+        (
+            "{\"tick\":\"\u{202e}\u{200b}1\",\"agent\":0}".to_string(),
+            // serde quotes the string as Rust does; the message is escaped again,
+            // as every message written by other code is.
+            r#"t.jsonl:1: not a trace line: invalid type: string "\\u{202e}\\u{200b}1", expected u32 at line 1 column 17"#,
+        ),
     ];
     for (text, expected) in cases {
         assert_eq!(first_error(&text), expected, "{text}");
