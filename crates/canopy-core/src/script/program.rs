@@ -321,24 +321,35 @@ pub(crate) fn load(target: &Target, at: Place) -> Result<f64, ScriptFault> {
     let b = target
         .bytes(at, at.store.size())
         .ok_or(ScriptFault::OutsideBoard)?;
-    let mut w = [0u8; 8];
-    let n = b.len().min(8);
-    w[..n].copy_from_slice(&b[..n]);
-    let [a, b, c, d, ..] = w;
+    // Each type reads its own width: a copy of a length known only at run
+    // time is a call to `memmove` on every read.
     Ok(match at.store {
-        Store::F64 => f64::from_le_bytes(w),
-        Store::F32 => f32::from_le_bytes([a, b, c, d]) as f64,
-        Store::I8 => a as i8 as f64,
-        Store::U8 => a as f64,
-        Store::I16 => i16::from_le_bytes([a, b]) as f64,
-        Store::U16 => u16::from_le_bytes([a, b]) as f64,
-        Store::I32 => i32::from_le_bytes([a, b, c, d]) as f64,
-        Store::U32 => u32::from_le_bytes([a, b, c, d]) as f64,
-        Store::I64 => i64::from_le_bytes(w) as f64,
-        Store::U64 => u64::from_le_bytes(w) as f64,
-        Store::Bool => f64::from(u8::from(a != 0)),
+        Store::F64 => f64::from_le_bytes(le(b)),
+        Store::F32 => f32::from_le_bytes(le(b)) as f64,
+        Store::I8 => i8::from_le_bytes(le(b)) as f64,
+        Store::U8 => u8::from_le_bytes(le(b)) as f64,
+        Store::I16 => i16::from_le_bytes(le(b)) as f64,
+        Store::U16 => u16::from_le_bytes(le(b)) as f64,
+        Store::I32 => i32::from_le_bytes(le(b)) as f64,
+        Store::U32 => u32::from_le_bytes(le(b)) as f64,
+        Store::I64 => i64::from_le_bytes(le(b)) as f64,
+        Store::U64 => u64::from_le_bytes(le(b)) as f64,
+        Store::Bool => f64::from(u8::from(le::<1>(b)[0] != 0)),
         Store::Text | Store::Raw => return Err(ScriptFault::Broken),
     })
+}
+
+/// The first `N` bytes of `b`, padded with zeros when it is shorter.
+#[inline]
+fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+    if let Some(Ok(w)) = b.get(..N).map(<[u8; N]>::try_from) {
+        return w;
+    }
+    let mut w = [0u8; N];
+    for (d, s) in w.iter_mut().zip(b) {
+        *d = *s;
+    }
+    w
 }
 
 /// The `len` bytes at `place`, writable, if the target may be written.
