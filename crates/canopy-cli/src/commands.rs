@@ -19,7 +19,7 @@ use crate::args::{
     SnapshotCommand, ViewArgs,
 };
 use crate::crowd::{self, Crowd};
-use crate::failure::Failure;
+use crate::failure::{self, Failure};
 use crate::files::{self, shown};
 use crate::machine;
 use crate::types::Types;
@@ -427,17 +427,9 @@ impl<A: Send + 'static, W: Send + Sync + 'static> Types<A, W> {
         if let Some(watch) = watch {
             watch.finish(out)?;
         }
-        match (&a.save, ran) {
-            (Some(path), Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                Err(Failure::Message(format!(
-                    "{}: not written: the output was closed before the run ended",
-                    shown(path)
-                )))
-            }
-            (_, Err(e)) => Err(e.into()),
-            (None, Ok(())) => Ok(()),
-            (Some(path), Ok(())) => save(&tree, &crowd, path, !a.trace, out),
-        }
+        failure::then_save(a.save.as_deref(), ran, |path| {
+            save(&tree, &crowd, path, !a.trace, out)
+        })
     }
 
     fn bench(

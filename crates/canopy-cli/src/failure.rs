@@ -1,8 +1,11 @@
 //! Why a command did not succeed (reported by the `report` module).
 
 use std::io;
+use std::path::Path;
 
 use canopy_data::LoadError;
+
+use crate::files::shown;
 
 /// Why a command did not succeed.
 pub(crate) enum Failure {
@@ -29,5 +32,27 @@ pub(crate) enum Failure {
 impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Self {
         Failure::Io(e)
+    }
+}
+
+/// The end of a run that may save to `save` once it has run: a run cut
+/// short by a closed output pipe saves nothing and says so (the file would
+/// hold a state nobody saw), another failure is the run's, and a whole run
+/// saves with `write`.
+pub(crate) fn then_save(
+    save: Option<&Path>,
+    ran: io::Result<()>,
+    write: impl FnOnce(&Path) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    match (save, ran) {
+        (Some(path), Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            Err(Failure::Message(format!(
+                "{}: not written: the output was closed before the run ended",
+                shown(path)
+            )))
+        }
+        (_, Err(e)) => Err(e.into()),
+        (None, Ok(())) => Ok(()),
+        (Some(path), Ok(())) => write(path),
     }
 }

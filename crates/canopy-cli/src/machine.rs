@@ -36,7 +36,7 @@ use rayon::prelude::*;
 
 use crate::args::{Command, MAX_AGENTS, RunArgs};
 use crate::crowd::MAX_CROWD_BYTES;
-use crate::failure::Failure;
+use crate::failure::{self, Failure};
 use crate::files::{self, shown};
 use crate::game::{Answer, Game};
 
@@ -358,17 +358,9 @@ where
         let ran = summary(
             &machine, &mut crowd, &sends, world, setup.game, a.ticks, out,
         );
-        match (&a.save, ran) {
-            (Some(path), Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                Err(Failure::Message(format!(
-                    "{}: not written: the output was closed before the run ended",
-                    shown(path)
-                )))
-            }
-            (_, Err(e)) => Err(e.into()),
-            (None, Ok(())) => Ok(()),
-            (Some(path), Ok(())) => crowd.save(&machine, path, out),
-        }
+        failure::then_save(a.save.as_deref(), ran, |path| {
+            crowd.save(&machine, path, out)
+        })
     }
 
     /// `check`'s answer: `ok`, and with stand-ins what the file needs.
