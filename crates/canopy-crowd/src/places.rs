@@ -171,33 +171,146 @@ impl Places {
     ) -> Option<(usize, f32)> {
         let speed = speed.max(0.1);
         let seats = self.seats.max(1) as f32;
-        let pick = |candidates: &mut dyn Iterator<Item = usize>| {
-            let mut best: Option<(usize, f32)> = None;
-            for k in candidates.filter(|&k| Some(k) != shunned) {
-                let waiting = self.visitors[k].bound.saturating_sub(self.seats);
-                let cost = self.centres[k].distance(p) / speed + turn * waiting as f32 / seats;
-                if best.is_none_or(|(b, c)| cost < c || (cost == c && k < b)) {
-                    best = Some((k, cost));
-                }
+        let mut best: Option<(usize, f32)> = None;
+        // A plain loop over slices: a place costs a few instructions, so
+        // an iterator behind `dyn` (a call per place) would be most of it.
+        let consider = |best: &mut Option<(usize, f32)>, k: usize| {
+            if Some(k) == shunned {
+                return;
             }
-            best
+            let waiting = self.visitors[k].bound.saturating_sub(self.seats);
+            let cost = self.centres[k].distance(p) / speed + turn * waiting as f32 / seats;
+            if best.is_none_or(|(b, c)| cost < c || (cost == c && k < b)) {
+                *best = Some((k, cost));
+            }
         };
-        if self.cols == 1 {
-            return pick(&mut (0..self.len()));
+        if self.cols == 1 || !(p.is_finite() && turn.is_finite()) {
+            (0..self.len()).for_each(|k| consider(&mut best, k));
+            return best;
         }
-        pick(&mut self.near(p)).or_else(|| pick(&mut (0..self.len())))
-    }
-
-    /// The places in the nine cells round `p`'s, cell by cell.
-    fn near(&self, p: Vec2) -> impl Iterator<Item = usize> + '_ {
         let at = |v: f32| ((v / self.cell).max(0.0) as usize).min(self.cols - 1);
         let (x, y) = (at(p.x), at(p.y));
-        let (first, last) = (x.saturating_sub(1), (x + 1).min(self.cols - 1));
-        (y.saturating_sub(1)..=(y + 1).min(self.cols - 1)).flat_map(move |row| {
-            let run = self.start[row * self.cols + first]..self.start[row * self.cols + last + 1];
-            self.items[run.start as usize..run.end as usize]
-                .iter()
-                .map(|&k| k as usize)
+        // The nine cells round `p`'s first; the best of those, if any.
+        for run in self.runs(x, y, 1) {
+            run.iter().for_each(|&k| consider(&mut best, k as usize));
+        }
+        if best.is_some() {
+            return best;
+        }
+        // None there: the best of all places, found ring by ring of cells
+        // outwards. A place in ring `r` is at least `r - 1` cells away
+        // (less a margin for rounding), so it costs at least that walk:
+        // once that is more than the best so far, no further ring can
+        // win or tie, and the answer is the one a scan of every place
+        // gives — at a million agents such a scan over thousands of
+        // places was a sixth of the tree's time.
+        for r in 2..self.cols {
+            let walk = (r as f32 - 1.0 - 1e-3) * self.cell / speed;
+            if best.is_some_and(|(_, c)| walk > c) {
+                break;
+            }
+            for run in self.ring(x, y, r) {
+                run.iter().for_each(|&k| consider(&mut best, k as usize));
+            }
+        }
+        best
+    }
+
+    /// The runs of `items` of the cells within `r` cells of cell (`x`,
+    /// `y`) (a square `2r + 1` wide, cut at the grid's edges), row by row.
+    fn runs(&self, x: usize, y: usize, r: usize) -> impl Iterator<Item = &[u32]> + '_ {
+        let last = self.cols - 1;
+        let (first_col, last_col) = (x.saturating_sub(r), (x + r).min(last));
+        (y.saturating_sub(r)..=(y + r).min(last))
+            .map(move |row| self.cells(row, first_col, last_col))
+    }
+
+    /// The runs of `items` of the cells exactly `r` cells from cell (`x`,
+    /// `y`) (the edge of the square [`Places::runs`] covers).
+    fn ring(&self, x: usize, y: usize, r: usize) -> impl Iterator<Item = &[u32]> + '_ {
+        let last = self.cols - 1;
+        let (first_col, last_col) = (x.saturating_sub(r), (x + r).min(last));
+        (y.saturating_sub(r)..=(y + r).min(last)).flat_map(move |row| {
+            let edge_row = row + r == y || row == y + r;
+            let whole = edge_row.then(|| self.cells(row, first_col, last_col));
+            // A middle row: its two end cells, where they are in the grid.
+            let left = (!edge_row && x >= r).then(|| self.cells(row, x - r, x - r));
+            let right = (!edge_row && x + r <= last).then(|| self.cells(row, x + r, x + r));
+            whole.into_iter().chain(left).chain(right)
         })
+    }
+
+    /// The places of the cells `first..=last` of `row`, next to each other
+    /// in `items`.
+    fn cells(&self, row: usize, first: usize, last: usize) -> &[u32] {
+        let run = self.start[row * self.cols + first]..self.start[row * self.cols + last + 1];
+        &self.items[run.start as usize..run.end as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The best place as the definition says: the cheapest of the nine
+    /// cells round `p`'s if there is one there, else the cheapest of all;
+    /// ties to the lower index.
+    fn by_scanning(
+        places: &Places,
+        p: Vec2,
+        speed: f32,
+        turn: f32,
+        shunned: Option<usize>,
+    ) -> Option<(usize, f32)> {
+        let speed = speed.max(0.1);
+        let seats = places.seats.max(1) as f32;
+        let cost = |k: usize| {
+            let waiting = places.visitors[k].bound.saturating_sub(places.seats);
+            places.centres[k].distance(p) / speed + turn * waiting as f32 / seats
+        };
+        let cheapest = |ks: &mut dyn Iterator<Item = usize>| {
+            ks.filter(|&k| Some(k) != shunned)
+                .map(|k| (k, cost(k)))
+                .reduce(|a, b| if b.1 < a.1 { b } else { a })
+        };
+        let at = |v: f32| ((v / places.cell).max(0.0) as usize).min(places.cols - 1);
+        let cell = |c: Vec2| (at(c.x), at(c.y));
+        let (x, y) = cell(p);
+        let mut near = (0..places.len()).filter(|&k| {
+            let (cx, cy) = cell(places.centres[k]);
+            places.cols == 1 || cx.abs_diff(x) <= 1 && cy.abs_diff(y) <= 1
+        });
+        cheapest(&mut near).or_else(|| cheapest(&mut (0..places.len())))
+    }
+
+    proptest! {
+        #[test]
+        fn the_best_place_is_the_one_a_scan_of_every_place_finds(
+            // Places in clumps, so that many cells round an agent are empty.
+            clumps in prop::collection::vec((0.0f32..400.0, 0.0f32..400.0), 1..4),
+            spread in prop::collection::vec((0usize..4, -20.0f32..20.0, -20.0f32..20.0, 0u32..40), 1..120),
+            agents in prop::collection::vec((-10.0f32..410.0, -10.0f32..410.0), 1..40),
+            speed in 0.0f32..3.0,
+            turn in 0.0f32..60.0,
+            shun in prop::option::of(0usize..120),
+        ) {
+            let centres: Vec<Vec2> = spread
+                .iter()
+                .map(|&(c, dx, dy, _)| {
+                    let (x, y) = clumps[c % clumps.len()];
+                    Vec2::new((x + dx).clamp(0.0, 400.0), (y + dy).clamp(0.0, 400.0))
+                })
+                .collect();
+            let mut places = Places::new(centres, 400.0, 2.0, 3.0, 4, 0.1);
+            for (v, &(_, _, _, bound)) in places.visitors_mut().iter_mut().zip(&spread) {
+                v.bound = bound;
+            }
+            for &(x, y) in &agents {
+                let p = Vec2::new(x, y);
+                let found = places.best(p, speed, turn, shun);
+                prop_assert_eq!(found, by_scanning(&places, p, speed, turn, shun), "{:?}", p);
+            }
+        }
     }
 }
