@@ -41,7 +41,9 @@ use std::rc::Rc;
 use canopy_core::{Tree, script::ScriptError};
 use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
-use canopy_data::{LoadError, Location, Lowering, NodePath, PathRoot, PathStep, Problem, Registry};
+use canopy_data::{
+    EvalKind, LoadError, Location, Lowering, NodePath, PathRoot, PathStep, Problem, Registry,
+};
 use serde_json::Value;
 
 use crate::XmlOptions;
@@ -610,7 +612,7 @@ impl Model {
                             .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
                         let canopy = crate::standard::CANOPY_PREFIX;
                         let type_name = type_name.strip_prefix(canopy).unwrap_or(type_name);
-                        uses[t] |= braces || type_name.starts_with("Eval");
+                        uses[t] |= braces || EvalKind::from_name(type_name).is_some();
                     }
                     What::SubTree(id) => {
                         if let Some(&to) = self.ids.get(id) {

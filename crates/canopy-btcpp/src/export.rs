@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use canopy_data::{Format, NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry};
+use canopy_data::{EvalKind, Format, NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
@@ -578,7 +578,7 @@ fn uses_keys<'d>(document: &'d Value, id: &'d str, seen: &mut Vec<&'d str>) -> b
             continue;
         };
         let type_name = fields.get("type").and_then(Value::as_str).unwrap_or("");
-        if type_name.starts_with("Eval") {
+        if EvalKind::from_name(type_name).is_some() {
             return true;
         }
         if type_name == "SubTree"
@@ -608,7 +608,7 @@ fn folded_own<'v>(
     type_name: &str,
     fields: &'v Map<String, Value>,
 ) -> Option<(&'v Map<String, Value>, Element)> {
-    if type_name != "EvalAround" {
+    if EvalKind::from_name(type_name) != Some(EvalKind::Around) {
         return None;
     }
     let [child] = fields.get("children")?.as_array()?.as_slice() else {
@@ -701,8 +701,10 @@ fn own_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> 
 /// go out as canopy's own nodes.)
 fn scripted_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> {
     let text = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_string);
-    match type_name {
-        "Eval" if fields.get("code").is_none() && text("assign").is_some_and(|k| is_key(&k)) => {
+    match EvalKind::from_name(type_name)? {
+        EvalKind::Eval
+            if fields.get("code").is_none() && text("assign").is_some_and(|k| is_key(&k)) =>
+        {
             let attrs = vec![
                 ("output_key".to_string(), text("assign")?),
                 ("value".to_string(), text("value")?),
@@ -713,7 +715,7 @@ fn scripted_element(type_name: &str, fields: &Map<String, Value>) -> Option<Elem
                 attrs,
             })
         }
-        "EvalSwitch" => {
+        EvalKind::Switch => {
             let values = fields.get("values")?.as_array()?;
             let children = fields
                 .get("children")

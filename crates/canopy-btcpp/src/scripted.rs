@@ -33,6 +33,7 @@ use serde_json::{Map, Value};
 use crate::params::script_key_of;
 use crate::standard::{CANOPY_PREFIX, Standard, is_scripting, refused};
 use canopy_core::text::quote;
+use canopy_data::EvalKind;
 
 /// The start of a Precondition's memory key, which the element's tag ends:
 /// `__` keeps it out of what the root blackboard shows, as a subtree's
@@ -95,7 +96,7 @@ pub(crate) fn lower(
     children: usize,
     parent: Option<Standard>,
     tag: &str,
-) -> Result<(&'static str, Map<String, Value>), String> {
+) -> Result<(EvalKind, Map<String, Value>), String> {
     if let Some(n) = switch_cases(id) {
         return switch(id, n, ports, children);
     }
@@ -174,7 +175,7 @@ fn precondition(
     ports: &[(String, String)],
     parent: Option<Standard>,
     tag: &str,
-) -> Result<(&'static str, Map<String, Value>), String> {
+) -> Result<(EvalKind, Map<String, Value>), String> {
     let condition = port(ports, "if").ok_or("Precondition needs the port if")?;
     let param = match port(ports, "else").unwrap_or("FAILURE") {
         "FAILURE" => "failure",
@@ -208,7 +209,7 @@ fn precondition(
         params.insert("skipped".to_string(), Value::from(skipped));
         params.insert(SKIPS_INTO.to_string(), Value::from(skip_flag(tag)));
     }
-    Ok(("EvalAround", params))
+    Ok((EvalKind::Around, params))
 }
 
 /// The status canopy returns for a SKIPPED that `what` (an attribute of
@@ -231,7 +232,7 @@ fn switch(
     n: usize,
     ports: &[(String, String)],
     children: usize,
-) -> Result<(&'static str, Map<String, Value>), String> {
+) -> Result<(EvalKind, Map<String, Value>), String> {
     let names: Vec<String> = (1..=n).map(|i| format!("case_{i}")).collect();
     let mut takes = vec!["variable"];
     takes.extend(names.iter().map(String::as_str));
@@ -250,7 +251,7 @@ fn switch(
     let mut params = Map::new();
     params.insert("variable".to_string(), Value::from(variable));
     params.insert("values".to_string(), Value::Array(values));
-    Ok(("EvalSwitch", params))
+    Ok((EvalKind::Switch, params))
 }
 
 fn lower_loop(
@@ -259,7 +260,7 @@ fn lower_loop(
     ports: &[(String, String)],
     parent: Option<Standard>,
     tag: &str,
-) -> Result<(&'static str, Map<String, Value>), String> {
+) -> Result<(EvalKind, Map<String, Value>), String> {
     let queue = port(ports, "queue").ok_or_else(|| format!("{id} needs the port queue"))?;
     let key = key_port(id, ports, "value")?;
     let if_empty = match port(ports, "if_empty").unwrap_or("SUCCESS") {
@@ -291,7 +292,7 @@ fn lower_loop(
         params.insert("queue".to_string(), Value::from(queue_key));
         params.insert("value".to_string(), Value::from(format!("{key} := {zero}")));
         params.insert("item".to_string(), Value::from(item));
-        return Ok(("EvalLoop", params));
+        return Ok((EvalKind::Loop, params));
     }
     let mut items = Vec::new();
     for text in queue.split(';').map(str::trim).filter(|t| !t.is_empty()) {
@@ -299,7 +300,7 @@ fn lower_loop(
         items.push(Value::from(format!("{key} := {value}")));
     }
     params.insert("items".to_string(), Value::Array(items));
-    Ok(("EvalLoop", params))
+    Ok((EvalKind::Loop, params))
 }
 
 /// `text` as a script literal: of the item type when one is given,

@@ -15,9 +15,9 @@ use crate::emulated::Emulated;
 use crate::model::{Place, Reader, What, XNode, is_key_name};
 use crate::params::key_of;
 use crate::stand_in::same_type;
-use crate::standard::{AROUND, CANOPY_PREFIX, PortType, Standard, condition_script_param};
+use crate::standard::{CANOPY_PREFIX, PortType, Standard, condition_script_param};
 use canopy_core::text::{did_you_mean, quote, suggest};
-use canopy_data::LoadError;
+use canopy_data::{EvalKind, LoadError};
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// The node `node` inside an `EvalAround` running its pre- and
@@ -75,18 +75,19 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             };
             params.insert(crate::scripted::SKIP_FROM.to_string(), flag);
         }
-        let Some(type_name) = self.canopy_type(AROUND) else {
+        let Some(type_name) = self.canopy_type(EvalKind::Around.name()) else {
             return Err(self.fail(
                 place,
                 format!(
-                    "pre- and post-condition scripts run as canopy's {AROUND}, which this \
-                     registry does not have"
+                    "pre- and post-condition scripts run as canopy's {}, which this \
+                     registry does not have",
+                    EvalKind::Around.name()
                 ),
             ));
         };
         self.nodes.push(XNode {
             place,
-            name: AROUND.into(),
+            name: EvalKind::Around.name().into(),
             what: What::Registered {
                 type_name,
                 params: params
@@ -131,7 +132,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     )
                 })
         };
-        let (type_name, code) = match id {
+        let (kind, code) = match id {
             "SetBlackboard" => {
                 if let Some(problem) = unknown(&["value", "output_key"]) {
                     return Err(self.fail(place, problem));
@@ -148,14 +149,17 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     (self.type_name("assign"), Value::String(key.to_string())),
                     (self.type_name("value"), Value::String(value.to_string())),
                 ]);
-                if self.registry.get("Eval").is_none() {
+                if self.registry.get(EvalKind::Eval.name()).is_none() {
                     return Err(self.fail(
                         place,
-                        format!("{id} runs as canopy's Eval, which this registry does not have"),
+                        format!(
+                            "{id} runs as canopy's {}, which this registry does not have",
+                            EvalKind::Eval.name()
+                        ),
                     ));
                 }
                 return Ok(What::Registered {
-                    type_name: self.type_name("Eval"),
+                    type_name: self.type_name(EvalKind::Eval.name()),
                     params,
                 });
             }
@@ -166,14 +170,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 let Some(code) = port("code") else {
                     return Err(self.fail(place, format!("{id} needs the port code")));
                 };
-                let type_name = if id == "Script" {
-                    "Eval"
+                let kind = if id == "Script" {
+                    EvalKind::Eval
                 } else {
-                    "EvalCondition"
+                    EvalKind::Condition
                 };
-                (type_name, code.to_string())
+                (kind, code.to_string())
             }
         };
+        let type_name = kind.name();
         let Some(registered) = self.canopy_type(type_name) else {
             return Err(self.fail(
                 place,
@@ -198,8 +203,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         parent: Option<Standard>,
     ) -> Result<What, LoadError> {
         let tag = format!("{}_{}", place.file, place.element);
-        let (type_name, params) = crate::scripted::lower(id, ports, children, parent, &tag)
+        let (kind, params) = crate::scripted::lower(id, ports, children, parent, &tag)
             .map_err(|problem| self.fail(place, problem))?;
+        let type_name = kind.name();
         let Some(registered) = self.canopy_type(type_name) else {
             return Err(self.fail(
                 place,
