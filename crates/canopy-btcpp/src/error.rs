@@ -9,7 +9,9 @@
 
 use std::fmt;
 
-use canopy_data::{LoadError, Location, NodePath, Position, Problem};
+use canopy_data::{
+    IncludeProblem, LoadError, Location, NodePath, Position, Problem, XmlLimit, XmlProblem,
+};
 
 use canopy_core::text::quote;
 
@@ -41,7 +43,7 @@ pub(crate) fn xml_error(
     file: &str,
     at: Option<(usize, usize)>,
     element: Option<String>,
-    problem: String,
+    problem: impl Into<XmlIssue>,
 ) -> LoadError {
     let at = at.map(|(line, column)| Position {
         line: u32::try_from(line).unwrap_or(u32::MAX),
@@ -52,12 +54,55 @@ pub(crate) fn xml_error(
         (None, Some(at)) => Location::Text(at),
         (None, None) => Location::File,
     };
-    LoadError::new(file, location, Problem::Reported { problem })
+    LoadError::new(file, location, problem.into().0)
 }
 
 /// An error about an XML file as a whole.
-pub(crate) fn whole(file: &str, problem: impl Into<String>) -> LoadError {
-    xml_error(file, None, None, problem.into())
+pub(crate) fn whole(file: &str, problem: impl Into<XmlIssue>) -> LoadError {
+    xml_error(file, None, None, problem)
+}
+
+/// A problem as the XML reader gives it: typed ([`XmlProblem`], or a
+/// [`Problem`] shared with JSON and RON), or, for the few it has no
+/// variant for, in words ([`Problem::Reported`]).
+pub(crate) struct XmlIssue(Problem);
+
+impl From<XmlProblem> for XmlIssue {
+    fn from(problem: XmlProblem) -> XmlIssue {
+        XmlIssue(Problem::Xml(problem))
+    }
+}
+
+impl From<XmlLimit> for XmlIssue {
+    fn from(limit: XmlLimit) -> XmlIssue {
+        XmlIssue(Problem::Xml(XmlProblem::Limit(limit)))
+    }
+}
+
+impl From<IncludeProblem> for XmlIssue {
+    fn from(problem: IncludeProblem) -> XmlIssue {
+        XmlIssue(Problem::Xml(XmlProblem::Include(problem)))
+    }
+}
+
+impl From<Problem> for XmlIssue {
+    fn from(problem: Problem) -> XmlIssue {
+        XmlIssue(problem)
+    }
+}
+
+impl From<String> for XmlIssue {
+    fn from(problem: String) -> XmlIssue {
+        XmlIssue(Problem::Reported { problem })
+    }
+}
+
+impl From<&str> for XmlIssue {
+    fn from(problem: &str) -> XmlIssue {
+        XmlIssue(Problem::Reported {
+            problem: problem.to_string(),
+        })
+    }
 }
 
 /// An error about an XML file as a whole that the registry's reader found

@@ -103,7 +103,11 @@ pub(crate) struct Model {
 }
 
 impl Model {
-    pub(crate) fn fail_in(files: &[impl Places], place: Place, problem: String) -> LoadError {
+    pub(crate) fn fail_in(
+        files: &[impl Places],
+        place: Place,
+        problem: impl Into<crate::error::XmlIssue>,
+    ) -> LoadError {
         let file = &files[place.file];
         let (line, column) = file.line_column(place.element);
         crate::error::xml_error(
@@ -114,7 +118,11 @@ impl Model {
         )
     }
 
-    pub(crate) fn fail(&self, place: Place, problem: String) -> LoadError {
+    pub(crate) fn fail(
+        &self,
+        place: Place,
+        problem: impl Into<crate::error::XmlIssue>,
+    ) -> LoadError {
         Model::fail_in(&self.files, place, problem)
     }
 
@@ -250,7 +258,11 @@ pub(crate) fn read<A: 'static, W: 'static>(
 }
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
-    pub(crate) fn fail(&self, place: Place, problem: String) -> LoadError {
+    pub(crate) fn fail(
+        &self,
+        place: Place,
+        problem: impl Into<crate::error::XmlIssue>,
+    ) -> LoadError {
         Model::fail_in(&self.files, place, problem)
     }
 

@@ -221,7 +221,7 @@ impl NodeModel {
     }
 
     /// An error at element `at` of the file.
-    fn fail(&self, at: usize, problem: String) -> LoadError {
+    fn fail(&self, at: usize, problem: impl Into<crate::error::XmlIssue>) -> LoadError {
         let (line, column) = self.file.line_column(at);
         let e = self.file.dom.element(at);
         crate::error::xml_error(
@@ -898,7 +898,7 @@ impl StandInRules {
     }
 
     /// An error about the rule for `id`, at its key in the file.
-    fn fail(&self, id: &str, problem: String) -> LoadError {
+    fn fail(&self, id: &str, problem: impl Into<crate::error::XmlIssue>) -> LoadError {
         let key = serde_json::to_string(id).unwrap_or_default();
         let at = self
             .text

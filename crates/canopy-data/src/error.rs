@@ -9,6 +9,10 @@
 
 use std::fmt;
 
+mod xml;
+
+pub use xml::{IncludeProblem, XmlLimit, XmlProblem};
+
 use canopy_core::{Arity, limits::MAX_DEPTH, params::ParamError};
 
 use crate::{Format, MAX_NESTING, MAX_NODES};
@@ -470,6 +474,9 @@ pub enum Problem {
         /// What is wrong.
         problem: String,
     },
+    /// A problem only a BehaviorTree.CPP XML file has, or has in its own
+    /// terms (ports, attributes, `<SubTree>`, `<include>`).
+    Xml(XmlProblem),
     /// [`Problem::Reported`] for a node type that loader knows nothing of
     /// (nor a close name): in its words, with the type, so that a caller
     /// can say where such types come from.
@@ -740,6 +747,7 @@ impl Problem {
                 quote(param)
             ),
             Problem::Build { problem } => f.write_str(&escape(problem)),
+            Problem::Xml(problem) => fmt::Display::fmt(problem, f),
             Problem::Reported { problem } | Problem::ReportedUnknownType { problem, .. } => {
                 f.write_str(&escape_again(problem))
             }
