@@ -111,24 +111,6 @@ pub(crate) fn whole_typed(file: &str, problem: Problem) -> LoadError {
     LoadError::new(file, Location::File, problem)
 }
 
-/// `error`, for a node type that neither the registry nor
-/// BehaviorTree.CPP's standard nodes have, nor a close name: typed, so that
-/// callers can say where such types come from.
-pub(crate) fn unknown_type(error: LoadError, type_name: &str) -> LoadError {
-    let problem = match error.problem() {
-        Problem::Reported { problem } => problem.clone(),
-        other => other.to_string(),
-    };
-    LoadError::new(
-        error.file(),
-        error.location().clone(),
-        Problem::ReportedUnknownType {
-            problem,
-            type_name: type_name.to_string(),
-        },
-    )
-}
-
 /// `file:line:column: <element>: problem`, as warnings are written (no
 /// line and column for the file as a whole).
 pub(crate) fn placed(

@@ -477,15 +477,6 @@ pub enum Problem {
     /// A problem only a BehaviorTree.CPP XML file has, or has in its own
     /// terms (ports, attributes, `<SubTree>`, `<include>`).
     Xml(XmlProblem),
-    /// [`Problem::Reported`] for a node type that loader knows nothing of
-    /// (nor a close name): in its words, with the type, so that a caller
-    /// can say where such types come from.
-    ReportedUnknownType {
-        /// What is wrong.
-        problem: String,
-        /// The unknown type.
-        type_name: String,
-    },
 }
 
 /// Words of a list a message shows before it says how many there are.
@@ -748,9 +739,7 @@ impl Problem {
             ),
             Problem::Build { problem } => f.write_str(&escape(problem)),
             Problem::Xml(problem) => fmt::Display::fmt(problem, f),
-            Problem::Reported { problem } | Problem::ReportedUnknownType { problem, .. } => {
-                f.write_str(&escape_again(problem))
-            }
+            Problem::Reported { problem } => f.write_str(&escape_again(problem)),
             _ => unreachable!("every problem is written by one of the fmt functions"),
         }
     }

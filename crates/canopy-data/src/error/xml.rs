@@ -123,6 +123,15 @@ pub enum XmlProblem {
         /// How many trees the files define.
         count: usize,
     },
+    /// The files define no `<BehaviorTree>`.
+    NoTrees,
+    /// A `<SubTree>` without the ID of the tree it runs.
+    SubTreeWithoutId {
+        /// The first few defined IDs, in order.
+        defined: Vec<String>,
+        /// How many trees the files define.
+        count: usize,
+    },
     /// Several trees and nothing saying which to run.
     NoMainTree {
         /// The first few defined IDs, in order.
@@ -447,6 +456,13 @@ impl XmlProblem {
                 "the tree to run, {}, is not defined{}; the files define {}",
                 quote(id),
                 did_you_mean(suggestion.as_deref()),
+                ids(defined, *count)
+            ),
+            XmlProblem::NoTrees => f.write_str("the file defines no <BehaviorTree>"),
+            XmlProblem::SubTreeWithoutId { defined, count } => write!(
+                f,
+                "<SubTree> needs the ID of the tree it runs: <SubTree ID=\"…\"/>; the files \
+                 define {}",
                 ids(defined, *count)
             ),
             XmlProblem::NoMainTree { defined, count } => write!(
