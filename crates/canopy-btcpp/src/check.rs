@@ -151,9 +151,7 @@ fn budget(model: &Model, options: &XmlOptions) -> Result<(), LoadError> {
     if updates(model, root, &mut vec![None; model.nodes.len()]) > limit {
         return Err(model.fail(
             model.trees[model.main].place,
-            XmlLimit::UpdatesPerTick {
-                limit: limit as u64,
-            },
+            XmlLimit::UpdatesPerTick { limit },
         ));
     }
     Ok(())

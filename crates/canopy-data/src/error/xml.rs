@@ -62,6 +62,25 @@ pub enum XmlProblem {
         /// The ports.
         ports: Vec<String>,
     },
+    /// A port that must name a blackboard key (`{key}`) holds something
+    /// else.
+    PortNotAKey {
+        /// The port.
+        port: String,
+        /// Its value in the file.
+        value: String,
+    },
+    /// A standard node has a number of children it does not take.
+    ChildCount {
+        /// The node (BehaviorTree.CPP's ID).
+        node: String,
+        /// Fewest children it takes.
+        min: usize,
+        /// Most children it takes, if there is a bound.
+        max: Option<usize>,
+        /// Children given.
+        got: usize,
+    },
     /// A standard node's port holds a value it does not read.
     BadPortValue {
         /// The port.
@@ -199,6 +218,14 @@ pub enum XmlProblem {
         /// The canopy type it runs as.
         kind: String,
     },
+    /// A standard node runs as one of canopy's built-in kinds, which the
+    /// registry does not hold.
+    MissingBuiltin {
+        /// The node (BehaviorTree.CPP's ID).
+        node: String,
+        /// The built-in kind.
+        kind: String,
+    },
     /// An `<include>` that cannot be followed.
     Include(IncludeProblem),
     /// The files exceed a bound canopy keeps untrusted input within.
@@ -274,6 +301,17 @@ pub enum XmlLimit {
     /// Elements nested more than `limit` deep.
     ElementDepth {
         /// The limit.
+        limit: u64,
+    },
+    /// A time in milliseconds is more ticks than canopy counts.
+    Ticks {
+        /// The time.
+        msec: i64,
+        /// The ticks it is.
+        ticks: i64,
+        /// Milliseconds a tick stands for.
+        tick_ms: i64,
+        /// The most ticks canopy counts.
         limit: u64,
     },
     /// More elements than the reader keeps.
@@ -386,6 +424,31 @@ impl fmt::Display for XmlProblem {
                     ),
                     [] => write!(f, "{node} needs ports"),
                 }
+            }
+            XmlProblem::PortNotAKey { port, value } => {
+                let port = escape_again(port);
+                write!(
+                    f,
+                    "{port}={} must name a blackboard key, like {{{port}}}",
+                    quote(value)
+                )
+            }
+            XmlProblem::ChildCount {
+                node,
+                min,
+                max,
+                got,
+            } => {
+                let needs = match (*min, *max) {
+                    (0, Some(0)) => "no children".to_string(),
+                    (1, Some(1)) => "exactly 1 child".to_string(),
+                    (min, Some(max)) if min == max => format!("{min} children"),
+                    (min, Some(max)) => format!("{min} or {max} children"),
+                    (min, None) => {
+                        format!("at least {min} child{}", if min == 1 { "" } else { "ren" })
+                    }
+                };
+                write!(f, "{} needs {needs}, got {got}", escape_again(node))
             }
             XmlProblem::BadPortValue {
                 port,
@@ -534,6 +597,13 @@ impl XmlProblem {
                 }
                 Ok(())
             }
+            XmlProblem::MissingBuiltin { node, kind } => write!(
+                f,
+                "BehaviorTree.CPP's {} runs as canopy's built-in {}, which this registry does \
+                 not hold (a registry from Registry::new() does)",
+                escape_again(node),
+                escape_again(kind)
+            ),
             XmlProblem::Include(problem) => fmt::Display::fmt(problem, f),
             XmlProblem::Limit(limit) => fmt::Display::fmt(limit, f),
             _ => unreachable!("every XML problem is written by one of the fmt functions"),
@@ -594,6 +664,16 @@ impl fmt::Display for XmlLimit {
                 write!(f, "elements are nested more than {limit} deep")
             }
             XmlLimit::Elements => f.write_str("the files hold too many elements"),
+            XmlLimit::Ticks {
+                msec,
+                ticks,
+                tick_ms,
+                limit,
+            } => write!(
+                f,
+                "{msec} ms is {ticks} ticks of {tick_ms} ms, more than canopy's limit of {limit} \
+                 ticks"
+            ),
             XmlLimit::Levels { limit } => write!(
                 f,
                 "nodes are nested more than {limit} levels deep in one <BehaviorTree> (fewer \
