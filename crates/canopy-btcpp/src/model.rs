@@ -229,11 +229,11 @@ pub(crate) fn read<A: 'static, W: 'static>(
     for (place, id) in tree_elements.iter().zip(reader.tree_ids.clone()) {
         if let Some(first) = ids.get(&id).map(|&i: &usize| &trees[i]) {
             let (line, _) = reader.files[first.place.file].line_column(first.place.element);
-            let problem = format!(
-                "a tree with ID {} is defined already, in {} line {line}",
-                quote(&id),
-                reader.files[first.place.file].path
-            );
+            let problem = XmlProblem::DuplicateTree {
+                id: id.clone(),
+                first_file: reader.files[first.place.file].path.clone(),
+                first_line: line,
+            };
             return Err(Model::fail_in(&reader.files, *place, problem));
         }
         let root = reader.tree(*place, &id)?;
@@ -304,13 +304,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             if let Some(format) = e.attr("BTCPP_format")
                 && format != "4"
             {
-                return Err(self.fail(
-                    root,
-                    format!(
-                        "BTCPP_format={} is not supported; canopy reads format 4 (BehaviorTree.CPP 4.x)",
-                        quote(format)
-                    ),
-                ));
+                let format = format.to_string();
+                return Err(self.fail(root, XmlProblem::UnsupportedFormat { format }));
             }
             let mut models = 0;
             for &child in e.children() {
@@ -396,19 +391,13 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 }
             };
             if let Some(why) = bad_model_name(&id) {
-                return Err(self.fail(place, format!("the ID {} {why}", quote(&id))));
+                return Err(self.fail(place, bad_id(&id, why)));
             }
             // BehaviorTree.CPP refuses the name of a registered node type
             // (its own or the program's); element names (`BehaviorTree`,
             // `Action`) are not node types.
             if crate::palette::is_btcpp_builtin(&id) || self.lookup(&id).is_some() {
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "the ID {} is the name of a node type; give the tree another ID",
-                        quote(&id)
-                    ),
-                ));
+                return Err(self.fail(place, XmlProblem::IdIsNodeType { id }));
             }
             ids.push(id);
         }
@@ -462,8 +451,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 file: place.file,
                 element: child,
             };
-            if let Some(why) = misplaced(self.element(at).tag()) {
-                return Err(self.fail(at, why));
+            if let Some(problem) = misplaced(self.element(at).tag()) {
+                return Err(self.fail(at, problem));
             }
         }
         if children.len() != 1 {
@@ -489,8 +478,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn type_id(&self, place: Place) -> Result<(String, Option<Category>), LoadError> {
         let e = self.element(place);
         let explicit = Category::from_tag(e.tag());
-        if let Some(why) = misplaced(e.tag()) {
-            return Err(self.fail(place, why));
+        if let Some(problem) = misplaced(e.tag()) {
+            return Err(self.fail(place, problem));
         }
         match (explicit.is_some() || e.tag() == "SubTree", e.attr("ID")) {
             (true, Some(id)) => Ok((id.to_string(), explicit)),
@@ -543,8 +532,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             return Err(self.fail(place, too_deep()));
         }
         let (id, explicit) = self.type_id(place)?;
-        if let Some(why) = refused(&id) {
-            return Err(self.fail(place, why));
+        if let Some(problem) = refused(&id) {
+            let node = id.clone();
+            return Err(self.fail(place, XmlProblem::UnsupportedNode { node, problem }));
         }
         let ports = self.ports(place)?;
         // Unnamed, a node is named after its type, as written (BehaviorTree.CPP's
@@ -612,7 +602,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             return Err(self.fail(place, "a <SubTree> has no child elements".to_string()));
         }
         if let Some(why) = bad_model_name(id) {
-            return Err(self.fail(place, format!("the ID {} {why}", quote(id))));
+            return Err(self.fail(place, bad_id(id, why)));
         }
         let name = self.element(place).attr("name").map(str::to_string);
         if let Some(name) = name
@@ -884,21 +874,20 @@ fn bad_point(kind: &ParamKind, text: &str) -> Option<String> {
 
 /// Why an element of the file's structure cannot stand where a node
 /// does, and where it belongs.
-fn misplaced(tag: &str) -> Option<String> {
-    let why = match tag {
-        "TreeNodesModel" => {
-            "<TreeNodesModel> belongs directly under <root>, beside the <BehaviorTree> \
-             elements, not inside a tree; move it out"
+fn misplaced(tag: &str) -> Option<XmlProblem> {
+    matches!(tag, "TreeNodesModel" | "BehaviorTree" | "include" | "root").then(|| {
+        XmlProblem::Misplaced {
+            tag: tag.to_string(),
         }
-        "BehaviorTree" => {
-            "<BehaviorTree> belongs directly under <root>, not inside another tree; to run one \
-             tree inside another, write <SubTree ID=\"…\"/> here"
-        }
-        "include" => "<include> belongs directly under <root>, not inside a tree",
-        "root" => "<root> is the file's top element, not a node",
-        _ => return None,
-    };
-    Some(why.to_string())
+    })
+}
+
+/// An ID BehaviorTree.CPP does not allow, and why ([`bad_model_name`]).
+pub(crate) fn bad_id(id: &str, why: String) -> XmlProblem {
+    XmlProblem::BadId {
+        id: id.to_string(),
+        problem: why,
+    }
 }
 
 /// Whether `key` can name a blackboard key in a script and a port: a

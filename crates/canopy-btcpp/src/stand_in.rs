@@ -242,7 +242,7 @@ impl NodeModel {
             return Err(self.fail(at, "a node model needs an ID: ID=\"…\"".to_string()));
         };
         if let Some(why) = bad_model_name(id) {
-            return Err(self.fail(at, format!("the ID {} {why}", quote(id))));
+            return Err(self.fail(at, crate::model::bad_id(id, why)));
         }
         let mut ports = Vec::new();
         // By canopy's name: `type` and `type_` are one parameter.

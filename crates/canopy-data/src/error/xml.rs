@@ -39,6 +39,46 @@ pub enum XmlProblem {
         /// A close name, if any.
         suggestion: Option<String>,
     },
+    /// A BehaviorTree.CPP node canopy does not run, and why.
+    UnsupportedNode {
+        /// The node (BehaviorTree.CPP's ID).
+        node: String,
+        /// Why, and what to write instead.
+        problem: String,
+    },
+    /// A `BTCPP_format` other than 4.
+    UnsupportedFormat {
+        /// The format in the file.
+        format: String,
+    },
+    /// An element where it does not belong (`<BehaviorTree>`,
+    /// `<TreeNodesModel>`, `<include>` inside a tree; `<root>` as a node).
+    Misplaced {
+        /// The element's tag.
+        tag: String,
+    },
+    /// A tree or node type ID BehaviorTree.CPP does not allow (empty,
+    /// reserved, or with a character IDs cannot hold).
+    BadId {
+        /// The ID.
+        id: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A tree ID that is the name of a node type.
+    IdIsNodeType {
+        /// The ID.
+        id: String,
+    },
+    /// Two trees with one ID.
+    DuplicateTree {
+        /// The ID.
+        id: String,
+        /// The file of the first.
+        first_file: String,
+        /// The line of the first.
+        first_line: usize,
+    },
     /// An element names a `<BehaviorTree>` as if it were a node type.
     TreeAsType {
         /// The tree's ID.
@@ -386,6 +426,43 @@ impl fmt::Display for XmlProblem {
                  have no such type",
                 quote(type_name),
                 did_you_mean(suggestion.as_deref())
+            ),
+            XmlProblem::UnsupportedNode { problem, .. } => f.write_str(&escape_again(problem)),
+            XmlProblem::UnsupportedFormat { format } => write!(
+                f,
+                "BTCPP_format={} is not supported; canopy reads format 4 (BehaviorTree.CPP 4.x)",
+                quote(format)
+            ),
+            XmlProblem::Misplaced { tag } => f.write_str(match tag.as_str() {
+                "TreeNodesModel" => {
+                    "<TreeNodesModel> belongs directly under <root>, beside the <BehaviorTree> \
+                     elements, not inside a tree; move it out"
+                }
+                "BehaviorTree" => {
+                    "<BehaviorTree> belongs directly under <root>, not inside another tree; to \
+                     run one tree inside another, write <SubTree ID=\"…\"/> here"
+                }
+                "include" => "<include> belongs directly under <root>, not inside a tree",
+                "root" => "<root> is the file's top element, not a node",
+                _ => "the element belongs directly under <root>",
+            }),
+            XmlProblem::BadId { id, problem } => {
+                write!(f, "the ID {} {}", quote(id), escape_again(problem))
+            }
+            XmlProblem::IdIsNodeType { id } => write!(
+                f,
+                "the ID {} is the name of a node type; give the tree another ID",
+                quote(id)
+            ),
+            XmlProblem::DuplicateTree {
+                id,
+                first_file,
+                first_line,
+            } => write!(
+                f,
+                "a tree with ID {} is defined already, in {} line {first_line}",
+                quote(id),
+                escape_again(first_file)
             ),
             XmlProblem::TreeAsType { id } => write!(
                 f,
