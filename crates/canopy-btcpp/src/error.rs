@@ -6,6 +6,16 @@
 //! 0 meaning "none"). A separate XML error type with a conversion was the
 //! rejected way: two types to match on, and a conversion that folded the
 //! element into the message.
+//!
+//! The problem is typed as JSON's and RON's are: a variant [`Problem`]
+//! shares with them where the problem is the same (a registered type's
+//! unknown or missing parameter, a script that does not compile, a
+//! blackboard key of two types), else [`Problem::Xml`] — an unknown node
+//! type or port, a missing port, a bad port value, an undefined tree, a
+//! `<SubTree>` remapping, an `<include>`, malformed XML, a bound exceeded.
+//! A few rarer refusals (the document's shape at the top, SKIPPED where
+//! canopy has no status for it, a node-model file's contents) stay
+//! [`Problem::Reported`], in words.
 
 use std::fmt;
 
@@ -19,8 +29,7 @@ use canopy_core::text::quote;
 /// `element` (as `<Tag ID="…" name="…">`) when one is to blame. XML
 /// errors are [`LoadError`]s, so a game matches on one type whatever the
 /// format: the place is a [`Location::Element`] (or [`Location::Text`],
-/// [`Location::File`]) and the problem [`Problem::Reported`], in the XML
-/// reader's words, which quote the file's text already.
+/// [`Location::File`]) and the problem typed (see the module's docs).
 ///
 /// ```
 /// use canopy_btcpp::{XmlOptions, load_str};

@@ -375,12 +375,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ] {
                     let needed = crate::nodes::threshold(value, n);
                     if n < needed {
-                        return Err(self.fail(
-                            place,
-                            format!(
-                                "{port}={value} needs {needed} children, but the Parallel has {n}: it could never {outcome}"
-                            ),
-                        ));
+                        let problem = unreachable("Parallel", port, value, needed, n, outcome);
+                        return Err(self.fail(place, problem));
                     }
                 }
                 Emulated::Parallel {
@@ -392,12 +388,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 let max_failures = get("max_failures") as i32;
                 let needed = crate::nodes::threshold(max_failures, n);
                 if n < needed {
-                    return Err(self.fail(
-                        place,
-                        format!(
-                            "max_failures={max_failures} needs {needed} children, but the ParallelAll has {n}: it could never fail"
-                        ),
-                    ));
+                    let problem = unreachable(
+                        "ParallelAll",
+                        "max_failures",
+                        max_failures,
+                        needed,
+                        n,
+                        "fail",
+                    );
+                    return Err(self.fail(place, problem));
                 }
                 Emulated::ParallelAll { max_failures }
             }
@@ -510,5 +509,25 @@ fn missing_kind(node: &str, kind: EvalKind) -> XmlProblem {
     XmlProblem::MissingKind {
         node: node.to_string(),
         kind: kind.name().to_string(),
+    }
+}
+
+/// A parallel node's threshold `port=value` that needs `needed` of its
+/// `children`: it could never `outcome`.
+fn unreachable(
+    node: &str,
+    port: &str,
+    value: i32,
+    needed: usize,
+    children: usize,
+    outcome: &str,
+) -> XmlProblem {
+    XmlProblem::UnreachableThreshold {
+        node: node.to_string(),
+        port: port.to_string(),
+        value: value.into(),
+        needed,
+        children,
+        outcome: outcome.to_string(),
     }
 }

@@ -130,6 +130,28 @@ pub enum XmlProblem {
         /// What the port reads.
         expects: String,
     },
+    /// A parallel node's threshold port needs more children than the node
+    /// has, so the node could never finish that way.
+    UnreachableThreshold {
+        /// The node (BehaviorTree.CPP's ID).
+        node: String,
+        /// The port.
+        port: String,
+        /// Its value.
+        value: i64,
+        /// The children it needs.
+        needed: usize,
+        /// The children the node has.
+        children: usize,
+        /// What the node could never do (`succeed`, `fail`).
+        outcome: String,
+    },
+    /// A warning, refused as an error because loading is strict
+    /// (`XmlOptions::strict`), in the warning's words.
+    StrictWarning {
+        /// The warning.
+        problem: String,
+    },
     /// An attribute BehaviorTree.CPP reads as a boolean holds another
     /// word.
     NotABoolean {
@@ -537,6 +559,25 @@ impl fmt::Display for XmlProblem {
                 escape_again(port),
                 escape_again(expects),
                 quote(value)
+            ),
+            XmlProblem::UnreachableThreshold {
+                node,
+                port,
+                value,
+                needed,
+                children,
+                outcome,
+            } => write!(
+                f,
+                "{}={value} needs {needed} children, but the {} has {children}: it could never {}",
+                escape_again(port),
+                escape_again(node),
+                escape_again(outcome)
+            ),
+            XmlProblem::StrictWarning { problem } => write!(
+                f,
+                "{} (a warning: strict loading refuses it)",
+                escape_again(problem)
             ),
             XmlProblem::NotABoolean { attribute, value } => write!(
                 f,
