@@ -74,7 +74,15 @@ pub(crate) fn whole(file: &str, problem: impl Into<XmlIssue>) -> LoadError {
 /// A problem as the XML reader gives it: typed ([`XmlProblem`], or a
 /// [`Problem`] shared with JSON and RON), or, for the few it has no
 /// variant for, in words ([`Problem::Reported`]).
+#[derive(Debug)]
 pub(crate) struct XmlIssue(Problem);
+
+/// The problem's words, as the error shows them after its place.
+impl fmt::Display for XmlIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 impl From<XmlProblem> for XmlIssue {
     fn from(problem: XmlProblem) -> XmlIssue {

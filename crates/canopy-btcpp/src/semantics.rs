@@ -252,7 +252,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn ported(
         &self,
         place: Place,
-        lowered: Result<crate::ported::Lowered, String>,
+        lowered: Result<crate::ported::Lowered, crate::error::XmlIssue>,
     ) -> Result<What, LoadError> {
         let (type_name, params) = lowered.map_err(|problem| self.fail(place, problem))?;
         Ok(What::Registered {
