@@ -473,7 +473,7 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
                     return Ok(copy);
                 }
                 fields.push((Key::Str("tree"), lowered::Value::Str(names.shared(id))));
-                "SubTree"
+                canopy_data::SUBTREE_TYPE
             }
             What::Emulated(emulated) => emulated
                 .lower(|name, value| fields.push((Key::Str(name), lowered::Value::Int(value)))),
@@ -640,7 +640,7 @@ impl Model {
 fn field_count(x: &crate::model::XNode, name: &str) -> usize {
     let (type_name, params) = match &x.what {
         What::Registered { type_name, params } => (&**type_name, params.len()),
-        What::SubTree(_) => ("SubTree", 1),
+        What::SubTree(_) => (canopy_data::SUBTREE_TYPE, 1),
         What::Emulated(emulated) => emulated::lowered_size(*emulated),
     };
     let name = usize::from(name != type_name);

@@ -12,7 +12,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use canopy_data::{EvalKind, Format, NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry};
+use canopy_data::{
+    EvalKind, Format, NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry, SUBTREE_TYPE,
+};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
@@ -267,7 +269,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let indent = "  ".repeat(depth);
-        if type_name == "SubTree" && self.builtin("SubTree") {
+        if type_name == SUBTREE_TYPE && self.builtin(SUBTREE_TYPE) {
             let target = fields
                 .get("tree")
                 .and_then(Value::as_str)
@@ -529,7 +531,7 @@ pub(crate) fn write_model<A: 'static, W: 'static>(
         .iter()
         .filter(|s| !matches!(s, Standard::SequenceWithMemory | Standard::RunOnce))
         .filter_map(|s| s.canopy_builtin())
-        .chain(["SubTree"])
+        .chain([SUBTREE_TYPE])
         .collect();
     let mut out = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<root BTCPP_format=\"4\">\n  <TreeNodesModel>\n",
@@ -581,7 +583,7 @@ fn uses_keys<'d>(document: &'d Value, id: &'d str, seen: &mut Vec<&'d str>) -> b
         if EvalKind::from_name(type_name).is_some() {
             return true;
         }
-        if type_name == "SubTree"
+        if type_name == SUBTREE_TYPE
             && let Some(target) = fields.get("tree").and_then(Value::as_str)
             && uses_keys(document, target, seen)
         {

@@ -734,7 +734,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         let Some(node_type) = self.lookup(id) else {
             return Err(self.fail(place, self.unknown(id)));
         };
-        if node_type.name() == "SubTree" {
+        if node_type.name() == canopy_data::SUBTREE_TYPE {
             // canopy's own SubTree type is a reference that only the
             // <SubTree> element makes; as a node it would build nothing.
             let tree = ports

@@ -189,7 +189,7 @@ mod registry;
 mod resolve;
 mod walk;
 
-pub use builtins::EvalKind;
+pub use builtins::{EvalKind, SUBTREE_TYPE};
 pub use check::read_params;
 pub use document::literal_to_json;
 pub use error::{

@@ -14,6 +14,8 @@ mod periodic;
 mod random;
 mod script;
 mod subtree;
+
+pub use subtree::SUBTREE_TYPE;
 mod utility;
 
 use canopy_core::{Arity, nodes};
