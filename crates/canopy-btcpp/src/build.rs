@@ -41,7 +41,10 @@ use std::rc::Rc;
 use canopy_core::{Tree, script::ScriptError};
 use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
-use canopy_data::{LoadError, Location, Lowering, NodePath, PathRoot, PathStep, Problem, Registry};
+use canopy_data::{
+    EvalKind, KeyConflict, LoadError, Location, Lowering, NodePath, PathRoot, PathStep, Problem,
+    Registry, XmlLimit, XmlProblem,
+};
 use serde_json::Value;
 
 use crate::XmlOptions;
@@ -50,7 +53,6 @@ use crate::model::{Model, Place, What};
 use crate::scope::{Resolved, Scope};
 use crate::sources::{self, Kept};
 use crate::warning::{WarningKind, Warnings};
-use canopy_core::text::{escape_again, quote};
 
 /// The tree to run. The model is let go of once the document is made
 /// from it (the files' texts kept): it was, with the document, more than
@@ -125,7 +127,7 @@ impl<A: 'static, W: 'static> Lowered<'_, A, W> {
         }
         match self.model() {
             Some(model) => load_error(model, &self.remaps.borrow(), e),
-            None => crate::error::whole(main, escape_again(&e.problem().to_string()).into_owned()),
+            None => crate::error::whole(main, e.problem().clone()),
         }
     }
 }
@@ -195,8 +197,10 @@ impl<A: 'static, W: 'static> Lowering for Lowered<'_, A, W> {
             column: warning.column,
             problem: warning.problem.clone(),
         };
-        let text = script_error(model, place, &problem)
-            .unwrap_or_else(|| escape_again(&problem.to_string()).into_owned());
+        let text = match script_error(model, place, &problem) {
+            Some(xml) => xml.to_string(),
+            None => problem.to_string(),
+        };
         let pushed = self
             .warnings
             .at(&model.files, place, WarningKind::Script, || text);
@@ -435,11 +439,9 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
         if self.written > canopy_data::MAX_NODES {
             return Err(model.fail(
                 x.place,
-                format!(
-                    "the trees make more than {} nodes once each <SubTree> with keys of its own \
-                     is copied; share keys with _autoremap=\"true\" where the subtrees can",
-                    canopy_data::MAX_NODES
-                ),
+                XmlLimit::CopiedNodes {
+                    limit: canopy_data::MAX_NODES as u64,
+                },
             ));
         }
         let names = self.names;
@@ -471,7 +473,7 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
                     return Ok(copy);
                 }
                 fields.push((Key::Str("tree"), lowered::Value::Str(names.shared(id))));
-                "SubTree"
+                canopy_data::SUBTREE_TYPE
             }
             What::Emulated(emulated) => emulated
                 .lower(|name, value| fields.push((Key::Str(name), lowered::Value::Int(value)))),
@@ -520,11 +522,10 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
             Some(text) => btcpp_bool(text).ok_or_else(|| {
                 model.fail(
                     place,
-                    format!(
-                        "_autoremap={}: BehaviorTree.CPP reads a boolean as true, TRUE, True, \
-                         1, false, FALSE, False or 0",
-                        quote(text)
-                    ),
+                    XmlProblem::NotABoolean {
+                        attribute: "_autoremap".to_string(),
+                        value: text.to_string(),
+                    },
                 )
             })?,
         };
@@ -565,11 +566,9 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
         }
         Err(self.model.fail(
             place,
-            format!(
-                "the trees hold more than {MAX_PARAMETER_BYTES} bytes of parameters and scripts \
-                 once each <SubTree> with keys of its own is copied; share keys with \
-                 _autoremap=\"true\" where the subtrees can"
-            ),
+            XmlLimit::ParameterBytes {
+                limit: MAX_PARAMETER_BYTES,
+            },
         ))
     }
 }
@@ -610,7 +609,7 @@ impl Model {
                             .any(|v| v.as_str().is_some_and(|s| s.contains('{')));
                         let canopy = crate::standard::CANOPY_PREFIX;
                         let type_name = type_name.strip_prefix(canopy).unwrap_or(type_name);
-                        uses[t] |= braces || type_name.starts_with("Eval");
+                        uses[t] |= braces || EvalKind::from_name(type_name).is_some();
                     }
                     What::SubTree(id) => {
                         if let Some(&to) = self.ids.get(id) {
@@ -641,7 +640,7 @@ impl Model {
 fn field_count(x: &crate::model::XNode, name: &str) -> usize {
     let (type_name, params) = match &x.what {
         What::Registered { type_name, params } => (&**type_name, params.len()),
-        What::SubTree(_) => ("SubTree", 1),
+        What::SubTree(_) => (canopy_data::SUBTREE_TYPE, 1),
         What::Emulated(emulated) => emulated::lowered_size(*emulated),
     };
     let name = usize::from(name != type_name);
@@ -680,7 +679,7 @@ impl Model {
     }
 
     /// An error where no element is to blame: at the tree to run.
-    fn at_main(&self, problem: String) -> LoadError {
+    fn at_main(&self, problem: impl Into<crate::error::XmlIssue>) -> LoadError {
         self.fail(self.trees[self.main].place, problem)
     }
 }
@@ -697,7 +696,7 @@ fn load_error(model: &Model, remaps: &[Remap], e: LoadError) -> LoadError {
     };
     let problem = key_type(model, remaps, e.problem())
         .or_else(|| place.and_then(|place| script_error(model, place, e.problem())))
-        .unwrap_or_else(|| escape_again(&e.problem().to_string()).into_owned());
+        .map_or_else(|| e.problem().clone(), Problem::Xml);
     match place {
         Some(place) => model.fail(place, problem),
         None => model.at_main(problem),
@@ -713,28 +712,28 @@ fn first_use(model: &Model, path: &NodePath) -> Option<String> {
 
 /// A key given two types, its first use shown as this file shows places:
 /// line, column and element.
-fn key_type(model: &Model, remaps: &[Remap], problem: &Problem) -> Option<String> {
+fn key_type(model: &Model, remaps: &[Remap], problem: &Problem) -> Option<XmlProblem> {
     let Problem::KeyType(conflict) = problem else {
         return None;
     };
-    let place = first_use(model, &conflict.first_node)?;
-    let mut text = conflict.describe(&place);
+    let first = first_use(model, &conflict.first_node)?;
     // Where the key got its names, when <SubTree>s renamed it.
-    let renamed: Vec<String> = remaps
+    let remapped = remaps
         .iter()
         .filter(|r| r.resolved == conflict.key)
-        .map(|r| format!("{} at {}", quote(&r.local), model.shown(r.place)))
+        .map(|r| (r.local.to_string(), model.shown(r.place)))
         .collect();
-    if !renamed.is_empty() {
-        text.push_str(&format!("; remapped from {}", renamed.join(", from ")));
-    }
-    Some(text)
+    let conflict = Box::new(KeyConflict {
+        first,
+        ..(**conflict).clone()
+    });
+    Some(XmlProblem::KeyType { conflict, remapped })
 }
 
 /// A script error in a script canopy wrote for an element (a pre- or
 /// post-condition attribute, a Precondition, a Switch's case, a Loop's
 /// item), named by the element's attribute rather than canopy's parameter.
-fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String> {
+fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<XmlProblem> {
     let Problem::Script {
         param,
         code,
@@ -750,7 +749,7 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
         let index = param.strip_prefix(prefix)?.strip_suffix(']')?;
         index.parse::<usize>().ok()
     };
-    let (attr, code, column) = if let Some(i) = list_item("cases[").or(list_item("values[")) {
+    let (attribute, code, column) = if let Some(i) = list_item("cases[").or(list_item("values[")) {
         (format!("case_{}", i + 1), code.as_str(), *column)
     } else if list_item("items[").is_some() {
         ("queue".to_string(), code.as_str(), *column)
@@ -764,6 +763,10 @@ fn script_error(model: &Model, place: Place, problem: &Problem) -> Option<String
         let attr = crate::standard::condition_script_attr(param)?;
         (attr.to_string(), code.as_str(), *column)
     };
-    let text = format!("{attr}: script {}, column {column}: {problem}", quote(code));
-    Some(escape_again(&text).into_owned())
+    Some(XmlProblem::Script {
+        attribute,
+        code: code.to_string(),
+        column,
+        problem: problem.clone(),
+    })
 }

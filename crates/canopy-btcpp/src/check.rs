@@ -6,8 +6,8 @@ use canopy_core::limits::MAX_DEPTH;
 use crate::XmlOptions;
 use crate::emulated::Emulated;
 use crate::model::{Model, What};
-use canopy_core::text::{did_you_mean, quote, suggest};
-use canopy_data::LoadError;
+use canopy_core::text::suggest;
+use canopy_data::{LoadError, XmlLimit, XmlProblem};
 
 struct Walk<'m> {
     model: &'m Model,
@@ -38,14 +38,15 @@ impl Walk<'_> {
         let model = self.model;
         model.ids.get(id).copied().ok_or_else(|| {
             let ids = model.trees.iter().map(|t| t.id.as_str());
+            let (defined, count) = model.tree_ids();
             model.fail(
                 model.nodes[node].place,
-                format!(
-                    "there is no <BehaviorTree> with ID {}{}; the files define {}",
-                    quote(id),
-                    did_you_mean(suggest(id, ids)),
-                    model.tree_list()
-                ),
+                XmlProblem::NoSuchTree {
+                    id: id.to_string(),
+                    suggestion: suggest(id, ids).map(str::to_string),
+                    defined,
+                    count,
+                },
             )
         })
     }
@@ -58,10 +59,9 @@ impl Walk<'_> {
         let too_deep = || {
             model.fail(
                 place,
-                format!(
-                    "nodes are nested more than {MAX_DEPTH} levels deep (counting the levels of the \
-                     trees <SubTree> brings in)"
-                ),
+                XmlLimit::Depth {
+                    limit: MAX_DEPTH as u64,
+                },
             )
         };
         if depth > MAX_DEPTH {
@@ -80,15 +80,10 @@ impl Walk<'_> {
                 if let Some(at) = self.stack.iter().position(|&t| t == tree) {
                     let mut chain: Vec<String> = self.stack[at..]
                         .iter()
-                        .map(|&t| quote(&model.trees[t].id))
+                        .map(|&t| model.trees[t].id.clone())
                         .collect();
-                    chain.push(quote(id));
-                    let problem = if chain.len() == 2 {
-                        format!("the tree {} includes itself", quote(id))
-                    } else {
-                        format!("trees include each other in a cycle: {}", chain.join(" → "))
-                    };
-                    return Err(model.fail(place, problem));
+                    chain.push(id.clone());
+                    return Err(model.fail(place, XmlProblem::TreeCycle { chain }));
                 }
                 self.stack.push(tree);
                 let height = self.visit(model.trees[tree].root, depth)?;
@@ -156,11 +151,7 @@ fn budget(model: &Model, options: &XmlOptions) -> Result<(), LoadError> {
     if updates(model, root, &mut vec![None; model.nodes.len()]) > limit {
         return Err(model.fail(
             model.trees[model.main].place,
-            format!(
-                "one tick of this tree can update more than {limit} nodes (trees brought in by \
-                 <SubTree> count at every use); split it into smaller trees, or raise \
-                 XmlOptions::max_updates_per_tick"
-            ),
+            XmlLimit::UpdatesPerTick { limit },
         ));
     }
     Ok(())

@@ -33,7 +33,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
 use canopy_core::text::{message, quote};
-use canopy_data::LoadError;
+use canopy_data::{LoadError, XmlLimit, XmlProblem};
 
 /// Deepest element nesting read: BehaviorTree.CPP's own limit (256 levels
 /// of nodes) plus the document's wrapping elements.
@@ -271,7 +271,7 @@ struct Parser<'t> {
 pub(crate) fn parse(text: String, file: &str, budget: &mut usize) -> Result<Dom, LoadError> {
     if u32::try_from(text.len()).is_err() {
         // Offsets are kept in 32 bits; loads stop far below this anyway.
-        return Err(crate::error::whole(file, "the file holds 4 GiB or more"));
+        return Err(crate::error::whole(file, XmlLimit::FileOver4GiB));
     }
     let mut parser = Parser {
         text: &text,
@@ -332,6 +332,13 @@ fn lay_out_children(nodes: &mut [Node], parents: &[u32]) -> Vec<usize> {
     children
 }
 
+/// Text the XML parser refuses, in its words.
+fn malformed(problem: impl Into<String>) -> XmlProblem {
+    XmlProblem::Malformed {
+        problem: problem.into(),
+    }
+}
+
 impl Parser<'_> {
     fn read(&mut self) -> Result<(), LoadError> {
         let mut reader = Reader::from_str(self.text);
@@ -343,7 +350,7 @@ impl Parser<'_> {
                 Err(e) => {
                     let at = reader.error_position() as usize;
                     let problem = format!("malformed XML: {}", message(&e.to_string()));
-                    return Err(self.fail(at, problem));
+                    return Err(self.fail(at, malformed(problem)));
                 }
             };
             match event {
@@ -353,10 +360,10 @@ impl Parser<'_> {
                     self.open.pop();
                 }
                 Event::Text(t) if self.open.is_empty() && !t.trim().is_empty() => {
-                    return Err(self.fail(start, "text outside the root element".to_string()));
+                    return Err(self.fail(start, malformed("text outside the root element")));
                 }
                 Event::GeneralRef(_) | Event::CData(_) if self.open.is_empty() => {
-                    return Err(self.fail(start, "text outside the root element".to_string()));
+                    return Err(self.fail(start, malformed("text outside the root element")));
                 }
                 Event::Decl(d) => {
                     if let Some(Ok(encoding)) = d.encoding()
@@ -366,13 +373,13 @@ impl Parser<'_> {
                             "the file declares the encoding {}; only UTF-8 is supported",
                             quote(&encoding)
                         );
-                        return Err(self.fail(start, problem));
+                        return Err(self.fail(start, malformed(problem)));
                     }
                 }
                 Event::DocType(_) => {
                     return Err(self.fail(
                         start,
-                        "document type declarations (<!DOCTYPE …>) are not supported".to_string(),
+                        malformed("document type declarations (<!DOCTYPE …>) are not supported"),
                     ));
                 }
                 Event::Eof => break,
@@ -384,18 +391,19 @@ impl Parser<'_> {
             let node = self.nodes[unclosed];
             let tag = canopy_core::text::bare(self.piece_text(node.tag));
             let problem = format!("<{tag}> is never closed");
-            return Err(self.fail(node.offset as usize, problem));
+            return Err(self.fail(node.offset as usize, malformed(problem)));
         }
         if self.nodes.is_empty() {
             return Err(crate::error::whole(
                 self.file,
-                "the file holds no XML element",
+                malformed("the file holds no XML element"),
             ));
         }
         Ok(())
     }
 
-    fn fail(&self, offset: usize, problem: String) -> LoadError {
+    /// An error at byte `offset` of the text.
+    fn fail(&self, offset: usize, problem: impl Into<crate::error::XmlIssue>) -> LoadError {
         let (line, column) = line_column(self.text, offset);
         crate::error::xml_error(self.file, Some((line, column)), None, problem)
     }
@@ -429,11 +437,11 @@ impl Parser<'_> {
         {
             Some(c) => Err(self.fail(
                 offset,
-                format!(
+                malformed(format!(
                     "malformed XML: the name {} holds the character {}, which XML names cannot hold",
                     quote(name),
                     quote(&c.to_string())
-                ),
+                )),
             )),
             None => Ok(()),
         }
@@ -446,17 +454,19 @@ impl Parser<'_> {
         if parent.is_none() && !self.nodes.is_empty() {
             return Err(self.fail(
                 offset,
-                "a second top-level element; an XML file has one".to_string(),
+                malformed("a second top-level element; an XML file has one"),
             ));
         }
         if self.open.len() >= MAX_ELEMENT_DEPTH {
             return Err(self.fail(
                 offset,
-                format!("elements are nested more than {MAX_ELEMENT_DEPTH} deep"),
+                XmlLimit::ElementDepth {
+                    limit: MAX_ELEMENT_DEPTH as u64,
+                },
             ));
         }
         if *self.budget == 0 {
-            return Err(self.fail(offset, "the files hold too many elements".to_string()));
+            return Err(self.fail(offset, XmlLimit::Elements));
         }
         *self.budget -= 1;
         let tag = self.piece(tag);
@@ -482,14 +492,17 @@ impl Parser<'_> {
             let attr = attr.map_err(|err| {
                 self.fail(
                     offset,
-                    format!("malformed attribute: {}", message(&err.to_string())),
+                    malformed(format!(
+                        "malformed attribute: {}",
+                        message(&err.to_string())
+                    )),
                 )
             })?;
             let key = attr.key.into_inner();
             self.name(key, offset)?;
             let value = attribute_value(&attr.value).map_err(|err| {
                 let problem = format!("malformed value of the attribute {}: {err}", quote(key));
-                self.fail(offset, problem)
+                self.fail(offset, malformed(problem))
             })?;
             let key = self.piece(key);
             let value = self.piece(&value);

@@ -6,10 +6,22 @@
 //! 0 meaning "none"). A separate XML error type with a conversion was the
 //! rejected way: two types to match on, and a conversion that folded the
 //! element into the message.
+//!
+//! The problem is typed as JSON's and RON's are: a variant [`Problem`]
+//! shares with them where the problem is the same (a registered type's
+//! unknown or missing parameter, a script that does not compile, a
+//! blackboard key of two types), else [`Problem::Xml`] — an unknown node
+//! type or port, a missing port, a bad port value, an undefined tree, a
+//! `<SubTree>` remapping, an `<include>`, malformed XML, a bound exceeded.
+//! A few rarer refusals (the document's shape at the top, SKIPPED where
+//! canopy has no status for it, a node-model file's contents) stay
+//! [`Problem::Reported`], in words.
 
 use std::fmt;
 
-use canopy_data::{LoadError, Location, NodePath, Position, Problem};
+use canopy_data::{
+    IncludeProblem, LoadError, Location, NodePath, Position, Problem, XmlLimit, XmlProblem,
+};
 
 use canopy_core::text::quote;
 
@@ -17,8 +29,7 @@ use canopy_core::text::quote;
 /// `element` (as `<Tag ID="…" name="…">`) when one is to blame. XML
 /// errors are [`LoadError`]s, so a game matches on one type whatever the
 /// format: the place is a [`Location::Element`] (or [`Location::Text`],
-/// [`Location::File`]) and the problem [`Problem::Reported`], in the XML
-/// reader's words, which quote the file's text already.
+/// [`Location::File`]) and the problem typed (see the module's docs).
 ///
 /// ```
 /// use canopy_btcpp::{XmlOptions, load_str};
@@ -41,7 +52,7 @@ pub(crate) fn xml_error(
     file: &str,
     at: Option<(usize, usize)>,
     element: Option<String>,
-    problem: String,
+    problem: impl Into<XmlIssue>,
 ) -> LoadError {
     let at = at.map(|(line, column)| Position {
         line: u32::try_from(line).unwrap_or(u32::MAX),
@@ -52,36 +63,69 @@ pub(crate) fn xml_error(
         (None, Some(at)) => Location::Text(at),
         (None, None) => Location::File,
     };
-    LoadError::new(file, location, Problem::Reported { problem })
+    LoadError::new(file, location, problem.into().0)
 }
 
 /// An error about an XML file as a whole.
-pub(crate) fn whole(file: &str, problem: impl Into<String>) -> LoadError {
-    xml_error(file, None, None, problem.into())
+pub(crate) fn whole(file: &str, problem: impl Into<XmlIssue>) -> LoadError {
+    xml_error(file, None, None, problem)
+}
+
+/// A problem as the XML reader gives it: typed ([`XmlProblem`], or a
+/// [`Problem`] shared with JSON and RON), or, for the few it has no
+/// variant for, in words ([`Problem::Reported`]).
+#[derive(Debug)]
+pub(crate) struct XmlIssue(Problem);
+
+/// The problem's words, as the error shows them after its place.
+impl fmt::Display for XmlIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<XmlProblem> for XmlIssue {
+    fn from(problem: XmlProblem) -> XmlIssue {
+        XmlIssue(Problem::Xml(problem))
+    }
+}
+
+impl From<XmlLimit> for XmlIssue {
+    fn from(limit: XmlLimit) -> XmlIssue {
+        XmlIssue(Problem::Xml(XmlProblem::Limit(limit)))
+    }
+}
+
+impl From<IncludeProblem> for XmlIssue {
+    fn from(problem: IncludeProblem) -> XmlIssue {
+        XmlIssue(Problem::Xml(XmlProblem::Include(problem)))
+    }
+}
+
+impl From<Problem> for XmlIssue {
+    fn from(problem: Problem) -> XmlIssue {
+        XmlIssue(problem)
+    }
+}
+
+impl From<String> for XmlIssue {
+    fn from(problem: String) -> XmlIssue {
+        XmlIssue(Problem::Reported { problem })
+    }
+}
+
+impl From<&str> for XmlIssue {
+    fn from(problem: &str) -> XmlIssue {
+        XmlIssue(Problem::Reported {
+            problem: problem.to_string(),
+        })
+    }
 }
 
 /// An error about an XML file as a whole that the registry's reader found
 /// (unreadable, too large, not a regular file), typed as it gave it.
 pub(crate) fn whole_typed(file: &str, problem: Problem) -> LoadError {
     LoadError::new(file, Location::File, problem)
-}
-
-/// `error`, for a node type that neither the registry nor
-/// BehaviorTree.CPP's standard nodes have, nor a close name: typed, so that
-/// callers can say where such types come from.
-pub(crate) fn unknown_type(error: LoadError, type_name: &str) -> LoadError {
-    let problem = match error.problem() {
-        Problem::Reported { problem } => problem.clone(),
-        other => other.to_string(),
-    };
-    LoadError::new(
-        error.file(),
-        error.location().clone(),
-        Problem::ReportedUnknownType {
-            problem,
-            type_name: type_name.to_string(),
-        },
-    )
 }
 
 /// `file:line:column: <element>: problem`, as warnings are written (no

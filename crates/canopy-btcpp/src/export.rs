@@ -12,7 +12,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use canopy_data::{Format, NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry};
+use canopy_data::{
+    EvalKind, Format, NodePath, NodeType, ParamKind, PathRoot, PathStep, Registry, SUBTREE_TYPE,
+};
 use serde_json::{Map, Value};
 
 use crate::XmlOptions;
@@ -267,7 +269,7 @@ impl<A: 'static, W: 'static> Writer<'_, A, W> {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let indent = "  ".repeat(depth);
-        if type_name == "SubTree" && self.builtin("SubTree") {
+        if type_name == SUBTREE_TYPE && self.builtin(SUBTREE_TYPE) {
             let target = fields
                 .get("tree")
                 .and_then(Value::as_str)
@@ -529,7 +531,7 @@ pub(crate) fn write_model<A: 'static, W: 'static>(
         .iter()
         .filter(|s| !matches!(s, Standard::SequenceWithMemory | Standard::RunOnce))
         .filter_map(|s| s.canopy_builtin())
-        .chain(["SubTree"])
+        .chain([SUBTREE_TYPE])
         .collect();
     let mut out = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<root BTCPP_format=\"4\">\n  <TreeNodesModel>\n",
@@ -578,10 +580,10 @@ fn uses_keys<'d>(document: &'d Value, id: &'d str, seen: &mut Vec<&'d str>) -> b
             continue;
         };
         let type_name = fields.get("type").and_then(Value::as_str).unwrap_or("");
-        if type_name.starts_with("Eval") {
+        if EvalKind::from_name(type_name).is_some() {
             return true;
         }
-        if type_name == "SubTree"
+        if type_name == SUBTREE_TYPE
             && let Some(target) = fields.get("tree").and_then(Value::as_str)
             && uses_keys(document, target, seen)
         {
@@ -608,7 +610,7 @@ fn folded_own<'v>(
     type_name: &str,
     fields: &'v Map<String, Value>,
 ) -> Option<(&'v Map<String, Value>, Element)> {
-    if type_name != "EvalAround" {
+    if EvalKind::from_name(type_name) != Some(EvalKind::Around) {
         return None;
     }
     let [child] = fields.get("children")?.as_array()?.as_slice() else {
@@ -701,8 +703,10 @@ fn own_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> 
 /// go out as canopy's own nodes.)
 fn scripted_element(type_name: &str, fields: &Map<String, Value>) -> Option<Element> {
     let text = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_string);
-    match type_name {
-        "Eval" if fields.get("code").is_none() && text("assign").is_some_and(|k| is_key(&k)) => {
+    match EvalKind::from_name(type_name)? {
+        EvalKind::Eval
+            if fields.get("code").is_none() && text("assign").is_some_and(|k| is_key(&k)) =>
+        {
             let attrs = vec![
                 ("output_key".to_string(), text("assign")?),
                 ("value".to_string(), text("value")?),
@@ -713,7 +717,7 @@ fn scripted_element(type_name: &str, fields: &Map<String, Value>) -> Option<Elem
                 attrs,
             })
         }
-        "EvalSwitch" => {
+        EvalKind::Switch => {
             let values = fields.get("values")?.as_array()?;
             let children = fields
                 .get("children")

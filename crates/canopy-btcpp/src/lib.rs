@@ -331,7 +331,7 @@ mod work;
 use std::path::Path;
 
 use canopy_core::Tree;
-use canopy_data::{Format, LoadError, Registry};
+use canopy_data::{Format, LoadError, Registry, XmlLimit};
 use serde_json::Value;
 
 pub use build::MAX_PARAMETER_BYTES;
@@ -418,7 +418,10 @@ pub fn load_file_with_warnings<A: 'static, W: 'static>(
 /// (where its includes may go).
 fn read_xml(path: &Path) -> Result<(String, String, std::path::PathBuf), LoadError> {
     let shown = path.display().to_string();
-    let cannot = |e: std::io::Error| crate::error::whole(&shown, format!("cannot read: {e}"));
+    let cannot = |e: std::io::Error| {
+        let reason = e.to_string();
+        crate::error::whole(&shown, canopy_data::Problem::Unreadable { reason })
+    };
     // Bounded, and only regular files: a FIFO would block, /dev/zero never end.
     let bytes = canopy_data::read_file(path).map_err(|p| crate::error::whole_typed(&shown, p))?;
     let canonical = std::fs::canonicalize(path).map_err(cannot)?;
@@ -474,10 +477,10 @@ pub fn load_bytes_with_warnings<A: 'static, W: 'static>(
     if bytes.len() as u64 > MAX_XML_BYTES {
         return Err(crate::error::whole(
             source,
-            format!(
-                "the input is {} bytes, more than the limit of {MAX_XML_BYTES}",
-                bytes.len()
-            ),
+            XmlLimit::InputBytes {
+                bytes: bytes.len() as u64,
+                limit: MAX_XML_BYTES,
+            },
         ));
     }
     let text = sources::text_of(bytes, source)?;
@@ -661,10 +664,10 @@ pub fn export_xml_str<A: 'static, W: 'static>(
     if text.len() as u64 > MAX_XML_BYTES {
         return Err(crate::error::whole(
             source,
-            format!(
-                "the input is {} bytes, more than the limit of {MAX_XML_BYTES}",
-                text.len()
-            ),
+            XmlLimit::InputBytes {
+                bytes: text.len() as u64,
+                limit: MAX_XML_BYTES,
+            },
         ));
     }
     let text = sources::text_of(text.as_bytes(), source)?;

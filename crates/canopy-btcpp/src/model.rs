@@ -21,7 +21,7 @@ use crate::sources::{File, Kept, Places};
 use crate::standard::{CANOPY_PREFIX, Category, Standard, bad_model_name, is_scripting, refused};
 use crate::warning::{WarningKind, Warnings};
 use canopy_core::text::{did_you_mean, quote, suggest};
-use canopy_data::LoadError;
+use canopy_data::{LoadError, XmlLimit, XmlProblem};
 
 /// Most levels of nodes inside one `<BehaviorTree>`, as in a JSON tree
 /// file: the registry reads every tree through its JSON loader, whose
@@ -31,13 +31,18 @@ use canopy_data::LoadError;
 pub const MAX_LEVELS: usize = 63;
 
 /// Why a tree is too deep for the registry's loader, and what to do.
-pub(crate) fn too_deep() -> String {
-    format!(
-        "nodes are nested more than {MAX_LEVELS} levels deep in one <BehaviorTree> (fewer when \
-         deep nodes have a Guard's condition or a list of statuses), more than canopy's tree \
-         loader reads; move a branch into a <BehaviorTree> of its own and refer to it with \
-         <SubTree ID=\"…\"/>"
-    )
+pub(crate) fn too_deep() -> XmlLimit {
+    XmlLimit::Levels {
+        limit: MAX_LEVELS as u64,
+    }
+}
+
+/// An attribute's value that does not convert to its parameter's type.
+fn bad_attribute(attribute: &str, problem: impl Into<String>) -> XmlProblem {
+    XmlProblem::BadAttribute {
+        attribute: attribute.to_string(),
+        problem: problem.into(),
+    }
 }
 
 /// An element of one of the files.
@@ -103,7 +108,11 @@ pub(crate) struct Model {
 }
 
 impl Model {
-    pub(crate) fn fail_in(files: &[impl Places], place: Place, problem: String) -> LoadError {
+    pub(crate) fn fail_in(
+        files: &[impl Places],
+        place: Place,
+        problem: impl Into<crate::error::XmlIssue>,
+    ) -> LoadError {
         let file = &files[place.file];
         let (line, column) = file.line_column(place.element);
         crate::error::xml_error(
@@ -114,7 +123,11 @@ impl Model {
         )
     }
 
-    pub(crate) fn fail(&self, place: Place, problem: String) -> LoadError {
+    pub(crate) fn fail(
+        &self,
+        place: Place,
+        problem: impl Into<crate::error::XmlIssue>,
+    ) -> LoadError {
         Model::fail_in(&self.files, place, problem)
     }
 
@@ -151,19 +164,17 @@ impl Model {
     }
 
     /// The IDs of the trees, for messages: `"A", "B"`, at most ten.
-    pub(crate) fn tree_list(&self) -> String {
-        tree_list(self.trees.iter().map(|t| t.id.as_str()))
+    /// The trees' IDs as messages list them: the first ten, and how
+    /// many there are.
+    pub(crate) fn tree_ids(&self) -> (Vec<String>, usize) {
+        tree_ids(self.trees.iter().map(|t| t.id.as_str()))
     }
 }
 
-/// Tree IDs for a message: `"A", "B"`, the first ten and how many more.
-pub(crate) fn tree_list<'i>(ids: impl ExactSizeIterator<Item = &'i str>) -> String {
+/// Tree IDs for a message: the first ten, and how many there are.
+pub(crate) fn tree_ids<'i>(ids: impl ExactSizeIterator<Item = &'i str>) -> (Vec<String>, usize) {
     let total = ids.len();
-    let mut shown: Vec<String> = ids.take(10).map(quote).collect();
-    if total > 10 {
-        shown.push(format!("and {} more", total - 10));
-    }
-    shown.join(", ")
+    (ids.take(10).map(str::to_string).collect(), total)
 }
 
 /// Reads the files' elements into a [`Model`].
@@ -218,11 +229,11 @@ pub(crate) fn read<A: 'static, W: 'static>(
     for (place, id) in tree_elements.iter().zip(reader.tree_ids.clone()) {
         if let Some(first) = ids.get(&id).map(|&i: &usize| &trees[i]) {
             let (line, _) = reader.files[first.place.file].line_column(first.place.element);
-            let problem = format!(
-                "a tree with ID {} is defined already, in {} line {line}",
-                quote(&id),
-                reader.files[first.place.file].path
-            );
+            let problem = XmlProblem::DuplicateTree {
+                id: id.clone(),
+                first_file: reader.files[first.place.file].path.clone(),
+                first_line: line,
+            };
             return Err(Model::fail_in(&reader.files, *place, problem));
         }
         let root = reader.tree(*place, &id)?;
@@ -250,7 +261,11 @@ pub(crate) fn read<A: 'static, W: 'static>(
 }
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
-    pub(crate) fn fail(&self, place: Place, problem: String) -> LoadError {
+    pub(crate) fn fail(
+        &self,
+        place: Place,
+        problem: impl Into<crate::error::XmlIssue>,
+    ) -> LoadError {
         Model::fail_in(&self.files, place, problem)
     }
 
@@ -289,13 +304,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             if let Some(format) = e.attr("BTCPP_format")
                 && format != "4"
             {
-                return Err(self.fail(
-                    root,
-                    format!(
-                        "BTCPP_format={} is not supported; canopy reads format 4 (BehaviorTree.CPP 4.x)",
-                        quote(format)
-                    ),
-                ));
+                let format = format.to_string();
+                return Err(self.fail(root, XmlProblem::UnsupportedFormat { format }));
             }
             let mut models = 0;
             for &child in e.children() {
@@ -381,19 +391,13 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 }
             };
             if let Some(why) = bad_model_name(&id) {
-                return Err(self.fail(place, format!("the ID {} {why}", quote(&id))));
+                return Err(self.fail(place, bad_id(&id, why)));
             }
             // BehaviorTree.CPP refuses the name of a registered node type
             // (its own or the program's); element names (`BehaviorTree`,
             // `Action`) are not node types.
             if crate::palette::is_btcpp_builtin(&id) || self.lookup(&id).is_some() {
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "the ID {} is the name of a node type; give the tree another ID",
-                        quote(&id)
-                    ),
-                ));
+                return Err(self.fail(place, XmlProblem::IdIsNodeType { id }));
             }
             ids.push(id);
         }
@@ -416,29 +420,25 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             (None, None) if trees.len() == 1 => return Ok(0),
             (None, None) => {
                 let problem = if trees.is_empty() {
-                    "the file defines no <BehaviorTree>".to_string()
+                    XmlProblem::NoTrees
                 } else {
-                    format!(
-                        "the files define {} trees ({}) and no main_tree_to_execute, so which to \
-                         run is not said; name it in <root main_tree_to_execute=\"…\">, or choose \
-                         it when loading (`--tree ID`, XmlOptions::main_tree)",
-                        trees.len(),
-                        tree_list(trees.iter().map(|t| t.id.as_str()))
-                    )
+                    let (defined, count) = tree_ids(trees.iter().map(|t| t.id.as_str()));
+                    XmlProblem::NoMainTree { defined, count }
                 };
                 return Err(self.fail(root, problem));
             }
         };
         trees.iter().position(|t| t.id == wanted).ok_or_else(|| {
             let ids = trees.iter().map(|t| t.id.as_str());
+            let (defined, count) = tree_ids(ids.clone());
             self.fail(
                 root,
-                format!(
-                    "the tree to run, {}, is not defined{}; the files define {}",
-                    quote(wanted),
-                    did_you_mean(suggest(wanted, ids.clone())),
-                    tree_list(ids)
-                ),
+                XmlProblem::NoSuchMainTree {
+                    id: wanted.to_string(),
+                    suggestion: suggest(wanted, ids).map(str::to_string),
+                    defined,
+                    count,
+                },
             )
         })
     }
@@ -451,8 +451,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 file: place.file,
                 element: child,
             };
-            if let Some(why) = misplaced(self.element(at).tag()) {
-                return Err(self.fail(at, why));
+            if let Some(problem) = misplaced(self.element(at).tag()) {
+                return Err(self.fail(at, problem));
             }
         }
         if children.len() != 1 {
@@ -478,19 +478,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn type_id(&self, place: Place) -> Result<(String, Option<Category>), LoadError> {
         let e = self.element(place);
         let explicit = Category::from_tag(e.tag());
-        if let Some(why) = misplaced(e.tag()) {
-            return Err(self.fail(place, why));
+        if let Some(problem) = misplaced(e.tag()) {
+            return Err(self.fail(place, problem));
         }
         match (explicit.is_some() || e.tag() == "SubTree", e.attr("ID")) {
             (true, Some(id)) => Ok((id.to_string(), explicit)),
-            (true, None) if e.tag() == "SubTree" => Err(self.fail(
-                place,
-                format!(
-                    "<SubTree> needs the ID of the tree it runs: <SubTree ID=\"…\"/>; the files \
-                     define {}",
-                    tree_list(self.tree_ids.iter().map(String::as_str))
-                ),
-            )),
+            (true, None) if e.tag() == "SubTree" => {
+                let (defined, count) = tree_ids(self.tree_ids.iter().map(String::as_str));
+                Err(self.fail(place, XmlProblem::SubTreeWithoutId { defined, count }))
+            }
             (true, None) => Err(self.fail(
                 place,
                 format!("<{}> needs an ID attribute naming the node type", e.tag()),
@@ -536,8 +532,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             return Err(self.fail(place, too_deep()));
         }
         let (id, explicit) = self.type_id(place)?;
-        if let Some(why) = refused(&id) {
-            return Err(self.fail(place, why));
+        if let Some(problem) = refused(&id) {
+            let node = id.clone();
+            return Err(self.fail(place, XmlProblem::UnsupportedNode { node, problem }));
         }
         let ports = self.ports(place)?;
         // Unnamed, a node is named after its type, as written (BehaviorTree.CPP's
@@ -605,7 +602,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             return Err(self.fail(place, "a <SubTree> has no child elements".to_string()));
         }
         if let Some(why) = bad_model_name(id) {
-            return Err(self.fail(place, format!("the ID {} {why}", quote(id))));
+            return Err(self.fail(place, bad_id(id, why)));
         }
         let name = self.element(place).attr("name").map(str::to_string);
         if let Some(name) = name
@@ -627,13 +624,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// One remapping of a `<SubTree>`, `port="text"`, checked.
     fn remapping(&self, place: Place, port: &str, text: &str) -> Result<(), LoadError> {
         if !is_key_name(port) {
-            return Err(self.fail(
-                place,
-                format!(
-                    "{port}: a SubTree port names a key of the subtree's blackboard, which \
-                     holds letters, digits and _, not starting with a digit"
-                ),
-            ));
+            let port = port.to_string();
+            return Err(self.fail(place, XmlProblem::SubTreePortName { port }));
         }
         if let Some(key) = text
             .trim()
@@ -644,10 +636,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             if key != "=" && !is_key_name(key) {
                 return Err(self.fail(
                     place,
-                    format!(
-                        "{port}={}: a key holds letters, digits and _, not starting with a digit",
-                        quote(text)
-                    ),
+                    XmlProblem::SubTreeKey {
+                        port: port.to_string(),
+                        value: text.to_string(),
+                    },
                 ));
             }
         }
@@ -676,20 +668,17 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 continue;
             }
             let Some(default) = &port.default else {
-                let declared = model.places.first().map_or(String::new(), |m| {
+                let model_at = model.places.first().map(|m| {
                     let (line, column) = self.files[m.file].line_column(m.element);
-                    format!(" ({}:{line}:{column})", self.files[m.file].path)
+                    format!("{}:{line}:{column}", self.files[m.file].path)
                 });
                 return Err(self.fail(
                     place,
-                    format!(
-                        "the model of the tree {}{declared} declares the port {} without a \
-                         default, and this <SubTree> does not remap it; write {}=\"{{key}}\" (or \
-                         a value) here, or give the port a default in the model",
-                        quote(id),
-                        quote(&port.name),
-                        canopy_core::text::bare(&port.name)
-                    ),
+                    XmlProblem::UnremappedPort {
+                        tree: id.to_string(),
+                        model_at,
+                        port: port.name.clone(),
+                    },
                 ));
             };
             self.remapping(place, &port.name, default)?;
@@ -697,12 +686,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             if self.default_bytes as u64 > crate::MAX_XML_BYTES {
                 return Err(self.fail(
                     place,
-                    format!(
-                        "the defaults of the SubTree models add more than {} bytes of remapping \
-                         to the <SubTree> elements, more than the files may hold; remap the \
-                         ports on the <SubTree> elements",
-                        crate::MAX_XML_BYTES
-                    ),
+                    XmlLimit::RemapBytes {
+                        limit: crate::MAX_XML_BYTES,
+                    },
                 ));
             }
             defaults.push((port.name.clone(), default.clone()));
@@ -746,15 +732,9 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         ports: &[(String, String)],
     ) -> Result<What, LoadError> {
         let Some(node_type) = self.lookup(id) else {
-            let error = self.fail(place, self.unknown(id));
-            let close = self.suggestion(id).is_some() || self.tree_ids.iter().any(|t| t == id);
-            return Err(if close {
-                error
-            } else {
-                crate::error::unknown_type(error, id)
-            });
+            return Err(self.fail(place, self.unknown(id)));
         };
-        if node_type.name() == "SubTree" {
+        if node_type.name() == canopy_data::SUBTREE_TYPE {
             // canopy's own SubTree type is a reference that only the
             // <SubTree> element makes; as a node it would build nothing.
             let tree = ports
@@ -794,22 +774,21 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 (Some(param), Some(entry)) => {
                     return Err(self.fail(
                         place,
-                        format!(
-                            "{attr}={} reads the blackboard entry {}, but {attr} is a parameter of \
-                             {}, not a port: it takes {}, fixed when the tree is built",
-                            quote(text),
-                            quote(entry),
-                            node_type.name(),
-                            param.kind.describe()
-                        ),
+                        XmlProblem::EntryForParameter {
+                            attribute: attr.clone(),
+                            value: text.clone(),
+                            entry: entry.to_string(),
+                            type_name: node_type.name().to_string(),
+                            takes: param.kind.describe(),
+                        },
                     ));
                 }
                 (Some(param), None) => {
                     if let Some(problem) = bad_point(&param.kind, text) {
-                        return Err(self.fail(place, format!("{attr}: {problem}")));
+                        return Err(self.fail(place, bad_attribute(attr, problem)));
                     }
                     to_value(self.registry, &param.kind, text)
-                        .map_err(|p| self.fail(place, format!("{attr}: {p}")))?
+                        .map_err(|p| self.fail(place, bad_attribute(attr, p)))?
                 }
                 // The registry's check names what the type takes.
                 (None, _) => Value::String(text.clone()),
@@ -836,33 +815,18 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         })
     }
 
-    /// A known type close to `id`, if there is one.
-    fn suggestion(&self, id: &str) -> Option<String> {
-        let names = Standard::ALL
-            .iter()
-            .map(|s| s.id())
-            .chain(self.registry.types().map(|t| t.name()));
-        let hint = did_you_mean(suggest(id, names));
-        (!hint.is_empty()).then_some(hint)
-    }
-
-    fn unknown(&self, id: &str) -> String {
+    fn unknown(&self, id: &str) -> XmlProblem {
         if self.tree_ids.iter().any(|t| t == id) {
-            return format!(
-                "{} is a <BehaviorTree>: refer to it with <SubTree ID={}/>",
-                quote(id),
-                quote(id)
-            );
+            return XmlProblem::TreeAsType { id: id.to_string() };
         }
         let names = Standard::ALL
             .iter()
             .map(|s| s.id())
             .chain(self.registry.types().map(|t| t.name()));
-        format!(
-            "unknown node type {}{}; the registry and BehaviorTree.CPP's standard nodes have no such type",
-            quote(id),
-            did_you_mean(suggest(id, names))
-        )
+        XmlProblem::UnknownType {
+            type_name: id.to_string(),
+            suggestion: suggest(id, names).map(str::to_string),
+        }
     }
 }
 
@@ -910,21 +874,20 @@ fn bad_point(kind: &ParamKind, text: &str) -> Option<String> {
 
 /// Why an element of the file's structure cannot stand where a node
 /// does, and where it belongs.
-fn misplaced(tag: &str) -> Option<String> {
-    let why = match tag {
-        "TreeNodesModel" => {
-            "<TreeNodesModel> belongs directly under <root>, beside the <BehaviorTree> \
-             elements, not inside a tree; move it out"
+fn misplaced(tag: &str) -> Option<XmlProblem> {
+    matches!(tag, "TreeNodesModel" | "BehaviorTree" | "include" | "root").then(|| {
+        XmlProblem::Misplaced {
+            tag: tag.to_string(),
         }
-        "BehaviorTree" => {
-            "<BehaviorTree> belongs directly under <root>, not inside another tree; to run one \
-             tree inside another, write <SubTree ID=\"…\"/> here"
-        }
-        "include" => "<include> belongs directly under <root>, not inside a tree",
-        "root" => "<root> is the file's top element, not a node",
-        _ => return None,
-    };
-    Some(why.to_string())
+    })
+}
+
+/// An ID BehaviorTree.CPP does not allow, and why ([`bad_model_name`]).
+pub(crate) fn bad_id(id: &str, why: String) -> XmlProblem {
+    XmlProblem::BadId {
+        id: id.to_string(),
+        problem: why,
+    }
 }
 
 /// Whether `key` can name a blackboard key in a script and a port: a

@@ -20,8 +20,9 @@
 
 use serde_json::Value;
 
+use crate::error::XmlIssue;
 use crate::params::key_of;
-use crate::scripted::SKIPS_INTO;
+use crate::scripted::{SKIPS_INTO, missing_ports, unknown_port};
 use crate::standard::{PortType, Standard};
 use canopy_core::text::quote;
 
@@ -62,7 +63,7 @@ pub(crate) fn keyed(
     parent: Option<Standard>,
     tag: &str,
     (tick_ms, post): (u32, bool),
-) -> Option<Result<Lowered, String>> {
+) -> Option<Result<Lowered, XmlIssue>> {
     let declared = std.ports();
     let skips = values
         .iter()
@@ -106,7 +107,7 @@ pub(crate) fn keyed(
         Standard::RunOnce => {
             let skipped = match skip_as(parent) {
                 Some(reading) => reading,
-                None => return Some(Err(run_once_nowhere(parent))),
+                None => return Some(Err(run_once_nowhere(parent).into())),
             };
             params.push(("skipped", Value::from(skipped)));
             params.push(("memory", memory(RUN_ONCE_MEMORY, tag)));
@@ -177,7 +178,7 @@ pub(crate) fn entry_update(
     ports: &[(String, String)],
     parent: Option<Standard>,
     tag: &str,
-) -> Option<Result<Lowered, String>> {
+) -> Option<Result<Lowered, XmlIssue>> {
     if !std.names_an_entry() {
         return None;
     }
@@ -189,7 +190,7 @@ fn lower_entry_update(
     ports: &[(String, String)],
     parent: Option<Standard>,
     tag: &str,
-) -> Result<Lowered, String> {
+) -> Result<Lowered, XmlIssue> {
     let id = std.id();
     let port_name = if std == Standard::UnsetBlackboard {
         "key"
@@ -197,21 +198,18 @@ fn lower_entry_update(
         "entry"
     };
     if let Some((unknown, _)) = ports.iter().find(|(k, _)| k != port_name) {
-        return Err(format!(
-            "unknown port {} for {id}{}; it takes: {port_name}",
-            quote(unknown),
-            canopy_core::text::did_you_mean(canopy_core::text::suggest(unknown, [port_name]))
-        ));
+        let close = canopy_core::text::suggest(unknown, [port_name]);
+        return Err(unknown_port(id, unknown, &[port_name], close).into());
     }
     let Some((_, text)) = ports.first() else {
-        return Err(format!("{id} needs the port {port_name}"));
+        return Err(missing_ports(id, &[port_name]).into());
     };
     if std == Standard::UnsetBlackboard {
         return unset(text);
     }
     if text.trim().is_empty() {
         // BehaviorTree.CPP's constructor refuses it too.
-        return Err(format!("{id} needs the port entry, naming a key"));
+        return Err(format!("{id} needs the port entry, naming a key").into());
     }
     let mut params = Vec::with_capacity(5);
     if let Some(entry) = entry(text) {
@@ -232,7 +230,8 @@ fn lower_entry_update(
                      SUCCESS or FAILURE), but {}; put it directly under a Sequence or a \
                      Fallback, or use WaitValueUpdate",
                     standing(parent)
-                ));
+                )
+                .into());
             };
             params.push(("otherwise", Value::from("skip")));
             params.push(("skipped", Value::from(skipped)));
@@ -247,7 +246,7 @@ fn lower_entry_update(
 /// entry whose name `k` holds at run time — a name canopy cannot look up
 /// in a blackboard laid out at load — and `key="@k"` names no entry its
 /// `unset` finds (it does not follow `@`), so it empties nothing.
-fn unset(text: &str) -> Result<Lowered, String> {
+fn unset(text: &str) -> Result<Lowered, XmlIssue> {
     if let Some(k) = key_of(text.trim()) {
         return Err(format!(
             "UnsetBlackboard key={} empties the entry whose name the key {} holds when it runs; \
@@ -256,7 +255,8 @@ fn unset(text: &str) -> Result<Lowered, String> {
             quote(text),
             quote(k),
             quote(k)
-        ));
+        )
+        .into());
     }
     let name = text.trim();
     let mut params = Vec::with_capacity(1);
@@ -360,6 +360,7 @@ mod tests {
             nowhere
                 .unwrap()
                 .unwrap_err()
+                .to_string()
                 .contains("it is not the child of a standard node")
         );
     }
@@ -383,7 +384,7 @@ mod tests {
         );
         assert_eq!(unset("@goal").unwrap().1, []);
         assert_eq!(
-            unset("{name}").unwrap_err(),
+            unset("{name}").unwrap_err().to_string(),
             "UnsetBlackboard key=\"{name}\" empties the entry whose name the key \"name\" holds \
              when it runs; canopy resolves every key when the tree is loaded, so name the entry \
              itself: key=\"name\""
@@ -412,7 +413,12 @@ mod tests {
             )
         );
         let lone = entry_update(Standard::SkipUnlessUpdated, &entry, None, "0_2");
-        assert!(lone.unwrap().unwrap_err().contains("use WaitValueUpdate"));
+        assert!(
+            lone.unwrap()
+                .unwrap_err()
+                .to_string()
+                .contains("use WaitValueUpdate")
+        );
         let wait = entry_update(Standard::WaitValueUpdate, &entry, None, "0_2");
         assert_eq!(
             wait.unwrap().unwrap().1[2],
@@ -425,7 +431,7 @@ mod tests {
             "0_2",
         );
         assert_eq!(
-            typo.unwrap().unwrap_err(),
+            typo.unwrap().unwrap_err().to_string(),
             "unknown port \"entyr\" for WasEntryUpdated (did you mean \"entry\"?); it takes: entry"
         );
     }

@@ -29,6 +29,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use canopy_data::EvalKind;
 use serde_json::Value;
 
 /// What a key of a subtree's scope stands for in its parent's.
@@ -341,25 +342,16 @@ fn is_script_type(type_name: &str) -> bool {
     let type_name = type_name
         .strip_prefix(crate::standard::CANOPY_PREFIX)
         .unwrap_or(type_name);
-    matches!(
-        type_name,
-        "Eval"
-            | "EvalCondition"
-            | "EvalGuard"
-            | "EvalReactiveGuard"
-            | "EvalAround"
-            | "EvalSwitch"
-            | "EvalLoop"
-    )
+    EvalKind::from_name(type_name).is_some_and(|kind| kind != EvalKind::Retry)
 }
 
 /// Whether a string parameter of a script node type is a script: not
 /// the words, nor the values a file gives (an `Eval`'s `value`, a
 /// `Switch`'s `variable`), which are never code.
 fn is_script_param(type_name: &str, name: &str) -> bool {
-    let value = match type_name {
-        "Eval" => name == "value",
-        "EvalSwitch" => name == "variable",
+    let value = match EvalKind::from_name(type_name) {
+        Some(EvalKind::Eval) => name == "value",
+        Some(EvalKind::Switch) => name == "variable",
         _ => false,
     };
     !value

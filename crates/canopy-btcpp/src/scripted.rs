@@ -30,9 +30,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::error::XmlIssue;
 use crate::params::script_key_of;
 use crate::standard::{CANOPY_PREFIX, Standard, is_scripting, refused};
 use canopy_core::text::quote;
+use canopy_data::{EvalKind, XmlProblem};
 
 /// The start of a Precondition's memory key, which the element's tag ends:
 /// `__` keeps it out of what the root blackboard shows, as a subtree's
@@ -95,7 +97,7 @@ pub(crate) fn lower(
     children: usize,
     parent: Option<Standard>,
     tag: &str,
-) -> Result<(&'static str, Map<String, Value>), String> {
+) -> Result<(EvalKind, Map<String, Value>), XmlIssue> {
     if let Some(n) = switch_cases(id) {
         return switch(id, n, ports, children);
     }
@@ -105,7 +107,7 @@ pub(crate) fn lower(
     };
     unknown(id, ports, takes)?;
     if children != 1 {
-        return Err(format!("{id} needs exactly 1 child, got {children}"));
+        return Err(child_count(id, 1, children));
     }
     match loop_type(id) {
         Some(item) => lower_loop(id, item, ports, parent, tag),
@@ -148,25 +150,56 @@ fn port<'p>(ports: &'p [(String, String)], name: &str) -> Option<&'p str> {
         .map(|(_, v)| v.as_str())
 }
 
-fn unknown(id: &str, ports: &[(String, String)], takes: &[&str]) -> Result<(), String> {
+fn unknown(id: &str, ports: &[(String, String)], takes: &[&str]) -> Result<(), XmlIssue> {
     match ports.iter().find(|(k, _)| !takes.contains(&k.as_str())) {
-        Some((k, _)) => Err(format!(
-            "unknown port {} for {id}; it takes: {}",
-            quote(k),
-            takes.join(", ")
-        )),
+        Some((k, _)) => Err(unknown_port(id, k, takes, None).into()),
         None => Ok(()),
     }
 }
 
+/// A port `node` does not take.
+pub(crate) fn unknown_port(
+    node: &str,
+    port: &str,
+    takes: &[&str],
+    suggestion: Option<&str>,
+) -> XmlProblem {
+    XmlProblem::UnknownPort {
+        port: port.to_string(),
+        node: node.to_string(),
+        suggestion: suggestion.map(str::to_string),
+        takes: takes.iter().map(|t| t.to_string()).collect(),
+    }
+}
+
+/// `node` lacks the ports `ports`.
+pub(crate) fn missing_ports(node: &str, ports: &[&str]) -> XmlProblem {
+    XmlProblem::MissingPorts {
+        node: node.to_string(),
+        ports: ports.iter().map(|p| p.to_string()).collect(),
+    }
+}
+
+/// `node` takes exactly `needs` children, not `got`.
+fn child_count(node: &str, needs: usize, got: usize) -> XmlIssue {
+    XmlProblem::ChildCount {
+        node: node.to_string(),
+        min: needs,
+        max: Some(needs),
+        got,
+    }
+    .into()
+}
+
 /// The key of a port that must name one.
-fn key_port<'p>(id: &str, ports: &'p [(String, String)], name: &str) -> Result<&'p str, String> {
-    let text = port(ports, name).ok_or_else(|| format!("{id} needs the port {name}"))?;
+fn key_port<'p>(id: &str, ports: &'p [(String, String)], name: &str) -> Result<&'p str, XmlIssue> {
+    let text = port(ports, name).ok_or_else(|| missing_ports(id, &[name]))?;
     script_key_of(text).filter(|k| *k != "=").ok_or_else(|| {
-        format!(
-            "{name}={} must name a blackboard key, like {{{name}}}",
-            quote(text)
-        )
+        XmlProblem::PortNotAKey {
+            port: name.to_string(),
+            value: text.to_string(),
+        }
+        .into()
     })
 }
 
@@ -174,8 +207,8 @@ fn precondition(
     ports: &[(String, String)],
     parent: Option<Standard>,
     tag: &str,
-) -> Result<(&'static str, Map<String, Value>), String> {
-    let condition = port(ports, "if").ok_or("Precondition needs the port if")?;
+) -> Result<(EvalKind, Map<String, Value>), XmlIssue> {
+    let condition = port(ports, "if").ok_or_else(|| missing_ports("Precondition", &["if"]))?;
     let param = match port(ports, "else").unwrap_or("FAILURE") {
         "FAILURE" => "failure",
         "SUCCESS" => "success",
@@ -185,14 +218,15 @@ fn precondition(
             return Err(
                 "else=\"IDLE\": a node may not return IDLE (BehaviorTree.CPP \
                  throws when the condition is false); write SUCCESS, FAILURE, RUNNING or SKIPPED"
-                    .to_string(),
+                    .into(),
             );
         }
         other => {
             return Err(format!(
                 "else={} is not a status; write SUCCESS, FAILURE, RUNNING or SKIPPED",
                 quote(other)
-            ));
+            )
+            .into());
         }
     };
     let mut params = Map::new();
@@ -208,12 +242,12 @@ fn precondition(
         params.insert("skipped".to_string(), Value::from(skipped));
         params.insert(SKIPS_INTO.to_string(), Value::from(skip_flag(tag)));
     }
-    Ok(("EvalAround", params))
+    Ok((EvalKind::Around, params))
 }
 
 /// The status canopy returns for a SKIPPED that `what` (an attribute of
 /// a `node`) gives under `parent`: the one the parent reads as a skip.
-fn skip_as(parent: Option<Standard>, what: &str, node: &str) -> Result<&'static str, String> {
+fn skip_as(parent: Option<Standard>, what: &str, node: &str) -> Result<&'static str, XmlIssue> {
     match parent {
         Some(Standard::Fallback | Standard::ReactiveFallback) => Ok("failure"),
         Some(Standard::Sequence | Standard::SequenceWithMemory | Standard::ReactiveSequence) => {
@@ -222,7 +256,8 @@ fn skip_as(parent: Option<Standard>, what: &str, node: &str) -> Result<&'static 
         _ => Err(format!(
             "{what} returns SKIPPED, a status canopy does not have; canopy reads it as a \
              Sequence or a Fallback does, so put the {node} directly under one"
-        )),
+        )
+        .into()),
     }
 }
 
@@ -231,16 +266,15 @@ fn switch(
     n: usize,
     ports: &[(String, String)],
     children: usize,
-) -> Result<(&'static str, Map<String, Value>), String> {
+) -> Result<(EvalKind, Map<String, Value>), XmlIssue> {
     let names: Vec<String> = (1..=n).map(|i| format!("case_{i}")).collect();
     let mut takes = vec!["variable"];
     takes.extend(names.iter().map(String::as_str));
     unknown(id, ports, &takes)?;
     if children != n + 1 {
-        return Err(format!("{id} needs {} children, got {children}", n + 1));
+        return Err(child_count(id, n + 1, children));
     }
-    let variable =
-        port(ports, "variable").ok_or_else(|| format!("{id} needs the port variable"))?;
+    let variable = port(ports, "variable").ok_or_else(|| missing_ports(id, &["variable"]))?;
     // Cases are texts (or `{key}`s), compared as BehaviorTree.CPP's Switch
     // compares them: never script text. A case not given never matches.
     let values = names
@@ -250,7 +284,7 @@ fn switch(
     let mut params = Map::new();
     params.insert("variable".to_string(), Value::from(variable));
     params.insert("values".to_string(), Value::Array(values));
-    Ok(("EvalSwitch", params))
+    Ok((EvalKind::Switch, params))
 }
 
 fn lower_loop(
@@ -259,8 +293,8 @@ fn lower_loop(
     ports: &[(String, String)],
     parent: Option<Standard>,
     tag: &str,
-) -> Result<(&'static str, Map<String, Value>), String> {
-    let queue = port(ports, "queue").ok_or_else(|| format!("{id} needs the port queue"))?;
+) -> Result<(EvalKind, Map<String, Value>), XmlIssue> {
+    let queue = port(ports, "queue").ok_or_else(|| missing_ports(id, &["queue"]))?;
     let key = key_port(id, ports, "value")?;
     let if_empty = match port(ports, "if_empty").unwrap_or("SUCCESS") {
         "SUCCESS" => "success",
@@ -272,7 +306,8 @@ fn lower_loop(
                 "if_empty={} is not a status a loop returns; write SUCCESS, FAILURE, RUNNING \
                  or SKIPPED",
                 quote(other)
-            ));
+            )
+            .into());
         }
     };
     let mut params = Map::new();
@@ -291,15 +326,18 @@ fn lower_loop(
         params.insert("queue".to_string(), Value::from(queue_key));
         params.insert("value".to_string(), Value::from(format!("{key} := {zero}")));
         params.insert("item".to_string(), Value::from(item));
-        return Ok(("EvalLoop", params));
+        return Ok((EvalKind::Loop, params));
     }
     let mut items = Vec::new();
     for text in queue.split(';').map(str::trim).filter(|t| !t.is_empty()) {
-        let value = literal(text, Some(item)).map_err(|p| format!("queue: {p}"))?;
+        let value = literal(text, Some(item)).map_err(|p| XmlProblem::BadAttribute {
+            attribute: "queue".to_string(),
+            problem: p.to_string(),
+        })?;
         items.push(Value::from(format!("{key} := {value}")));
     }
     params.insert("items".to_string(), Value::Array(items));
-    Ok(("EvalLoop", params))
+    Ok((EvalKind::Loop, params))
 }
 
 /// `text` as a script literal: of the item type when one is given,

@@ -14,10 +14,11 @@ use serde_json::{Map, Value};
 use crate::emulated::Emulated;
 use crate::model::{Place, Reader, What, XNode, is_key_name};
 use crate::params::key_of;
+use crate::scripted::{missing_ports, unknown_port};
 use crate::stand_in::same_type;
-use crate::standard::{AROUND, CANOPY_PREFIX, PortType, Standard, condition_script_param};
-use canopy_core::text::{did_you_mean, quote, suggest};
-use canopy_data::LoadError;
+use crate::standard::{CANOPY_PREFIX, PortType, Standard, condition_script_param};
+use canopy_core::text::{quote, suggest};
+use canopy_data::{EvalKind, LoadError, XmlLimit, XmlProblem};
 
 impl<A: 'static, W: 'static> Reader<'_, A, W> {
     /// The node `node` inside an `EvalAround` running its pre- and
@@ -75,18 +76,19 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             };
             params.insert(crate::scripted::SKIP_FROM.to_string(), flag);
         }
-        let Some(type_name) = self.canopy_type(AROUND) else {
+        let Some(type_name) = self.canopy_type(EvalKind::Around.name()) else {
             return Err(self.fail(
                 place,
                 format!(
-                    "pre- and post-condition scripts run as canopy's {AROUND}, which this \
-                     registry does not have"
+                    "pre- and post-condition scripts run as canopy's {}, which this \
+                     registry does not have",
+                    EvalKind::Around.name()
                 ),
             ));
         };
         self.nodes.push(XNode {
             place,
-            name: AROUND.into(),
+            name: EvalKind::Around.name().into(),
             what: What::Registered {
                 type_name,
                 params: params
@@ -123,24 +125,16 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             ports
                 .iter()
                 .find(|(k, _)| !takes.contains(&k.as_str()))
-                .map(|(k, _)| {
-                    format!(
-                        "unknown port {} for {id}; it takes: {}",
-                        quote(k),
-                        takes.join(", ")
-                    )
-                })
+                .map(|(k, _)| unknown_port(id, k, takes, None))
         };
-        let (type_name, code) = match id {
+        let (kind, code) = match id {
             "SetBlackboard" => {
                 if let Some(problem) = unknown(&["value", "output_key"]) {
                     return Err(self.fail(place, problem));
                 }
                 let (Some(value), Some(key)) = (port("value"), port("output_key")) else {
-                    return Err(self.fail(
-                        place,
-                        "SetBlackboard needs the ports value and output_key".to_string(),
-                    ));
+                    let needs = missing_ports("SetBlackboard", &["value", "output_key"]);
+                    return Err(self.fail(place, needs));
                 };
                 // The value is a value, never script text: `Eval` assigns it.
                 let key = set_key(key).map_err(|p| self.fail(place, p))?;
@@ -148,14 +142,11 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     (self.type_name("assign"), Value::String(key.to_string())),
                     (self.type_name("value"), Value::String(value.to_string())),
                 ]);
-                if self.registry.get("Eval").is_none() {
-                    return Err(self.fail(
-                        place,
-                        format!("{id} runs as canopy's Eval, which this registry does not have"),
-                    ));
+                if self.registry.get(EvalKind::Eval.name()).is_none() {
+                    return Err(self.fail(place, missing_kind(id, EvalKind::Eval)));
                 }
                 return Ok(What::Registered {
-                    type_name: self.type_name("Eval"),
+                    type_name: self.type_name(EvalKind::Eval.name()),
                     params,
                 });
             }
@@ -164,21 +155,18 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                     return Err(self.fail(place, problem));
                 }
                 let Some(code) = port("code") else {
-                    return Err(self.fail(place, format!("{id} needs the port code")));
+                    return Err(self.fail(place, missing_ports(id, &["code"])));
                 };
-                let type_name = if id == "Script" {
-                    "Eval"
+                let kind = if id == "Script" {
+                    EvalKind::Eval
                 } else {
-                    "EvalCondition"
+                    EvalKind::Condition
                 };
-                (type_name, code.to_string())
+                (kind, code.to_string())
             }
         };
-        let Some(registered) = self.canopy_type(type_name) else {
-            return Err(self.fail(
-                place,
-                format!("{id} runs as canopy's {type_name}, which this registry does not have"),
-            ));
+        let Some(registered) = self.canopy_type(kind.name()) else {
+            return Err(self.fail(place, missing_kind(id, kind)));
         };
         let params = Box::new([(self.type_name("code"), Value::String(code))]);
         Ok(What::Registered {
@@ -198,13 +186,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         parent: Option<Standard>,
     ) -> Result<What, LoadError> {
         let tag = format!("{}_{}", place.file, place.element);
-        let (type_name, params) = crate::scripted::lower(id, ports, children, parent, &tag)
+        let (kind, params) = crate::scripted::lower(id, ports, children, parent, &tag)
             .map_err(|problem| self.fail(place, problem))?;
-        let Some(registered) = self.canopy_type(type_name) else {
-            return Err(self.fail(
-                place,
-                format!("{id} runs as canopy's {type_name}, which this registry does not have"),
-            ));
+        let Some(registered) = self.canopy_type(kind.name()) else {
+            return Err(self.fail(place, missing_kind(id, kind)));
         };
         Ok(What::Registered {
             type_name: registered,
@@ -227,15 +212,13 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         let id = std.id();
         let (min, max) = std.children();
         if children < min || children > max {
-            let needs = match (min, max) {
-                (0, 0) => "no children".to_string(),
-                (1, 1) => "exactly 1 child".to_string(),
-                (min, usize::MAX) => {
-                    format!("at least {min} child{}", if min == 1 { "" } else { "ren" })
-                }
-                (min, max) => format!("{min} or {max} children"),
+            let problem = XmlProblem::ChildCount {
+                node: id.to_string(),
+                min,
+                max: (max != usize::MAX).then_some(max),
+                got: children,
             };
-            return Err(self.fail(place, format!("{id} needs {needs}, got {children}")));
+            return Err(self.fail(place, problem));
         }
         // Ports that read or name the blackboard: one of this crate's own
         // types, by name (crate::ported).
@@ -269,7 +252,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
     fn ported(
         &self,
         place: Place,
-        lowered: Result<crate::ported::Lowered, String>,
+        lowered: Result<crate::ported::Lowered, crate::error::XmlIssue>,
     ) -> Result<What, LoadError> {
         let (type_name, params) = lowered.map_err(|problem| self.fail(place, problem))?;
         Ok(What::Registered {
@@ -335,20 +318,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         for (key, _) in ports {
             if !declared.iter().any(|p| p.name == key) {
                 let names: Vec<&str> = declared.iter().map(|p| p.name).collect();
-                let takes = if names.is_empty() {
-                    "it takes none".to_string()
-                } else {
-                    format!("it takes: {}", names.join(", "))
-                };
-                return Err(self.fail(
-                    place,
-                    format!(
-                        "unknown port {} for {}{}; {takes}",
-                        quote(key),
-                        std.id(),
-                        did_you_mean(suggest(key, names.iter().copied()))
-                    ),
-                ));
+                let close = suggest(key, names.iter().copied());
+                return Err(self.fail(place, unknown_port(std.id(), key, &names, close)));
             }
         }
         let mut values = Vec::new();
@@ -360,14 +331,16 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 (Some(text), _) => parse_port(port.kind, text).map_err(|what| {
                     self.fail(
                         place,
-                        format!("port {} must be {what}, got {}", port.name, quote(text)),
+                        XmlProblem::BadPortValue {
+                            port: port.name.to_string(),
+                            value: text.to_string(),
+                            expects: what.to_string(),
+                        },
                     )
                 })?,
                 (None, Some(default)) => default,
                 (None, None) => {
-                    return Err(
-                        self.fail(place, format!("{} needs the port {}", std.id(), port.name))
-                    );
+                    return Err(self.fail(place, missing_ports(std.id(), &[port.name])));
                 }
             };
             values.push((port.name, value));
@@ -402,12 +375,8 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 ] {
                     let needed = crate::nodes::threshold(value, n);
                     if n < needed {
-                        return Err(self.fail(
-                            place,
-                            format!(
-                                "{port}={value} needs {needed} children, but the Parallel has {n}: it could never {outcome}"
-                            ),
-                        ));
+                        let problem = unreachable("Parallel", port, value, needed, n, outcome);
+                        return Err(self.fail(place, problem));
                     }
                 }
                 Emulated::Parallel {
@@ -419,12 +388,15 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
                 let max_failures = get("max_failures") as i32;
                 let needed = crate::nodes::threshold(max_failures, n);
                 if n < needed {
-                    return Err(self.fail(
-                        place,
-                        format!(
-                            "max_failures={max_failures} needs {needed} children, but the ParallelAll has {n}: it could never fail"
-                        ),
-                    ));
+                    let problem = unreachable(
+                        "ParallelAll",
+                        "max_failures",
+                        max_failures,
+                        needed,
+                        n,
+                        "fail",
+                    );
+                    return Err(self.fail(place, problem));
                 }
                 Emulated::ParallelAll { max_failures }
             }
@@ -461,13 +433,13 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         let tick_ms = self.options.tick_ms.max(1) as i64;
         let ticks = (msec + tick_ms - 1) / tick_ms;
         if ticks > i32::MAX as i64 {
-            return Err(self.fail(
-                place,
-                format!(
-                    "{msec} ms is {ticks} ticks of {tick_ms} ms, more than canopy's limit of {} ticks",
-                    i32::MAX
-                ),
-            ));
+            let limit = XmlLimit::Ticks {
+                msec,
+                ticks,
+                tick_ms,
+                limit: i32::MAX as u64,
+            };
+            return Err(self.fail(place, limit));
         }
         Ok(ticks as u32)
     }
@@ -478,11 +450,10 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         self.canopy_type(name).ok_or_else(|| {
             self.fail(
                 place,
-                format!(
-                    "BehaviorTree.CPP's {} runs as canopy's built-in {name}, which this registry \
-                     does not hold (a registry from Registry::new() does)",
-                    std.id()
-                ),
+                XmlProblem::MissingBuiltin {
+                    node: std.id().to_string(),
+                    kind: name.to_string(),
+                },
             )
         })
     }
@@ -531,4 +502,32 @@ fn set_key(key: &str) -> Result<&str, String> {
         ));
     }
     Ok(key)
+}
+
+/// `node` runs as canopy's `kind`, which the registry lacks.
+fn missing_kind(node: &str, kind: EvalKind) -> XmlProblem {
+    XmlProblem::MissingKind {
+        node: node.to_string(),
+        kind: kind.name().to_string(),
+    }
+}
+
+/// A parallel node's threshold `port=value` that needs `needed` of its
+/// `children`: it could never `outcome`.
+fn unreachable(
+    node: &str,
+    port: &str,
+    value: i32,
+    needed: usize,
+    children: usize,
+    outcome: &str,
+) -> XmlProblem {
+    XmlProblem::UnreachableThreshold {
+        node: node.to_string(),
+        port: port.to_string(),
+        value: value.into(),
+        needed,
+        children,
+        outcome: outcome.to_string(),
+    }
 }

@@ -5,8 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::dom::{self, Dom, Outline};
-use canopy_core::text::quote;
-use canopy_data::{LoadError, Problem};
+use canopy_data::{IncludeProblem, LoadError, Problem, XmlLimit};
 
 /// Largest XML input accepted, in bytes, over all files of one load (the
 /// JSON/RON loader's limit for one file).
@@ -174,13 +173,17 @@ impl Reading {
         if self.bytes > MAX_XML_BYTES {
             return Err(crate::error::whole(
                 &path,
-                format!("the files of this tree hold more than {MAX_XML_BYTES} bytes"),
+                XmlLimit::TreeBytes {
+                    limit: MAX_XML_BYTES,
+                },
             ));
         }
         if self.files.len() == MAX_FILES {
             return Err(crate::error::whole(
                 &path,
-                format!("the tree includes more than {MAX_FILES} files"),
+                XmlLimit::Files {
+                    limit: MAX_FILES as u64,
+                },
             ));
         }
         let dom = dom::parse(text, &path, &mut self.elements)?;
@@ -212,7 +215,12 @@ impl Reading {
         Ok(())
     }
 
-    fn fail(&self, file: usize, element: usize, problem: String) -> LoadError {
+    fn fail(
+        &self,
+        file: usize,
+        element: usize,
+        problem: impl Into<crate::error::XmlIssue>,
+    ) -> LoadError {
         let (line, column) = self.files[file].line_column(element);
         crate::error::xml_error(
             &self.files[file].path,
@@ -230,39 +238,28 @@ impl Reading {
     ) -> Result<(), LoadError> {
         let e = self.files[file].dom.element(element);
         if e.attr("ros_pkg").is_some() {
-            return Err(self.fail(
-                file,
-                element,
-                "ros_pkg is not supported: give the path relative to this file".to_string(),
-            ));
+            return Err(self.fail(file, element, IncludeProblem::RosPackage));
         }
         let Some(relative) = e.attr("path").map(str::to_string) else {
-            return Err(self.fail(file, element, "missing the path attribute".to_string()));
+            return Err(self.fail(file, element, IncludeProblem::MissingPath));
         };
         let Some(base) = base else {
-            return Err(self.fail(
-                file,
-                element,
-                "includes are not available here (the tree was given as text, with no \
-                 directory to resolve them in)"
-                    .to_string(),
-            ));
+            return Err(self.fail(file, element, IncludeProblem::NoDirectory));
         };
         if self.chain.len() >= MAX_INCLUDE_DEPTH {
             return Err(self.fail(
                 file,
                 element,
-                format!("includes are nested more than {MAX_INCLUDE_DEPTH} deep"),
+                XmlLimit::IncludeDepth {
+                    limit: MAX_INCLUDE_DEPTH as u64,
+                },
             ));
         }
         let target = base.join(&relative);
         let shown = target.display().to_string();
-        let leaves = format!(
-            "the include {} leaves the directory of the tree file; canopy reads includes only \
-             inside it (BehaviorTree.CPP follows any path: allow that with \
-             XmlOptions::includes_outside, or --includes-outside)",
-            quote(&relative)
-        );
+        let leaves = || IncludeProblem::LeavesDirectory {
+            path: relative.clone(),
+        };
         // Refused by its spelling first, so that the answer never depends
         // on what is on disk outside.
         let spelled = match base.strip_prefix(&self.first_base) {
@@ -270,7 +267,7 @@ impl Reading {
             Err(_) => PathBuf::from(&relative),
         };
         if !self.outside && !stays_inside(&spelled) {
-            return Err(self.fail(file, element, leaves));
+            return Err(self.fail(file, element, leaves()));
         }
         if !self.outside && self.confine.is_none() {
             let dir = if base.as_os_str().is_empty() {
@@ -282,12 +279,17 @@ impl Reading {
                 self.fail(
                     file,
                     element,
-                    format!("cannot resolve the tree file's directory: {e}"),
+                    IncludeProblem::NoBase {
+                        reason: e.to_string(),
+                    },
                 )
             })?;
             self.confine = Some(root);
         }
-        let cannot = |e: std::io::Error| format!("cannot read {}: {e}", quote(&shown));
+        let cannot = |e: std::io::Error| IncludeProblem::Unreadable {
+            path: shown.clone(),
+            reason: e.to_string(),
+        };
         let canonical =
             fs::canonicalize(&target).map_err(|e| self.fail(file, element, cannot(e)))?;
         if let Some(root) = &self.confine
@@ -295,16 +297,12 @@ impl Reading {
         {
             // A symbolic link inside that points out, or `..` from an
             // included file's own directory past the first one's.
-            return Err(self.fail(file, element, leaves));
+            return Err(self.fail(file, element, leaves()));
         }
         if let Some(at) = self.chain.iter().position(|(c, _)| *c == canonical) {
-            let mut cycle: Vec<String> = self.chain[at..].iter().map(|(_, p)| quote(p)).collect();
-            cycle.push(quote(&self.chain[at].1));
-            return Err(self.fail(
-                file,
-                element,
-                format!("includes form a cycle: {}", cycle.join(" → ")),
-            ));
+            let mut chain: Vec<String> = self.chain[at..].iter().map(|(_, p)| p.clone()).collect();
+            chain.push(self.chain[at].1.clone());
+            return Err(self.fail(file, element, IncludeProblem::Cycle { chain }));
         }
         if self.seen.contains(&canonical) {
             return Ok(());
@@ -312,12 +310,14 @@ impl Reading {
         // Bounded, and only regular files: a FIFO would block, /dev/zero
         // never end.
         let bytes = canopy_data::read_file(&canonical)
-            .map_err(|p| self.fail(file, element, p.to_string()))?;
+            .map_err(|p| self.fail(file, element, IncludeProblem::Refused(Box::new(p))))?;
         if self.bytes + bytes.len() as u64 > MAX_XML_BYTES {
             return Err(self.fail(
                 file,
                 element,
-                format!("the files of this tree hold more than {MAX_XML_BYTES} bytes"),
+                XmlLimit::TreeBytes {
+                    limit: MAX_XML_BYTES,
+                },
             ));
         }
         let text = text_of(&bytes, &shown)?;

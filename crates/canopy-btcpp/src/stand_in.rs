@@ -221,7 +221,7 @@ impl NodeModel {
     }
 
     /// An error at element `at` of the file.
-    fn fail(&self, at: usize, problem: String) -> LoadError {
+    fn fail(&self, at: usize, problem: impl Into<crate::error::XmlIssue>) -> LoadError {
         let (line, column) = self.file.line_column(at);
         let e = self.file.dom.element(at);
         crate::error::xml_error(
@@ -242,7 +242,7 @@ impl NodeModel {
             return Err(self.fail(at, "a node model needs an ID: ID=\"…\"".to_string()));
         };
         if let Some(why) = bad_model_name(id) {
-            return Err(self.fail(at, format!("the ID {} {why}", quote(id))));
+            return Err(self.fail(at, crate::model::bad_id(id, why)));
         }
         let mut ports = Vec::new();
         // By canopy's name: `type` and `type_` are one parameter.
@@ -898,7 +898,7 @@ impl StandInRules {
     }
 
     /// An error about the rule for `id`, at its key in the file.
-    fn fail(&self, id: &str, problem: String) -> LoadError {
+    fn fail(&self, id: &str, problem: impl Into<crate::error::XmlIssue>) -> LoadError {
         let key = serde_json::to_string(id).unwrap_or_default();
         let at = self
             .text

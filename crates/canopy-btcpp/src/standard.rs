@@ -434,9 +434,6 @@ const CONDITION_SCRIPTS: [(&str, &str); 8] = [
     ("_post", "post"),
 ];
 
-/// The canopy node type running pre- and post-condition scripts.
-pub(crate) const AROUND: &str = "EvalAround";
-
 /// BehaviorTree.CPP's rule for model names (node type and tree IDs): not
 /// empty, not `Root`, no whitespace, control characters or `<>&"'/\:*?|.`.
 pub(crate) fn bad_model_name(name: &str) -> Option<String> {

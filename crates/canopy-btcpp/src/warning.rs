@@ -157,7 +157,9 @@ impl Warnings {
                 &warning.file,
                 at,
                 warning.element,
-                format!("{} (a warning: strict loading refuses it)", warning.problem),
+                canopy_data::XmlProblem::StrictWarning {
+                    problem: warning.problem,
+                },
             ));
         }
         let mut found = self.found.borrow_mut();

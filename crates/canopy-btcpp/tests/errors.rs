@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use canopy_btcpp::{XmlOptions, load_bytes, load_file, load_str};
-use canopy_data::{Location, Position, Problem, Registry};
+use canopy_data::{Location, Position, Problem, Registry, XmlProblem};
 
 fn error_with(registry: &Registry<(), ()>, xml: &str, options: &XmlOptions) -> String {
     match load_str(registry, xml, "bad.xml", None, options) {
@@ -983,7 +983,8 @@ fn an_xml_error_is_a_load_error_placed_at_its_element() {
     // A type with no close name is typed, so a caller can say where such
     // types come from.
     assert!(
-        matches!(err.problem(), Problem::ReportedUnknownType { type_name, .. } if type_name == "Frobnicate"),
+        matches!(err.problem(), Problem::Xml(XmlProblem::UnknownType { type_name, suggestion: None })
+            if type_name == "Frobnicate"),
         "{err:?}"
     );
     assert!(

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use canopy_data::{LoadError, Problem, quote};
+use canopy_data::{LoadError, Problem, XmlProblem, quote};
 
 use crate::any_types::OfferedTypes;
 use crate::failure::Failure;
@@ -98,7 +98,10 @@ fn hint(e: &LoadError, cx: &Context<'_>) -> Option<String> {
             type_name,
             suggestion,
         } => (type_name, suggestion),
-        Problem::ReportedUnknownType { type_name, .. } => (type_name, &None),
+        Problem::Xml(XmlProblem::UnknownType {
+            type_name,
+            suggestion,
+        }) => (type_name, suggestion),
         Problem::UnknownExtension => {
             return Some(format!(
                 "`{}` also reads BehaviorTree.CPP XML files (.xml)",

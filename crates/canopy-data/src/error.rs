@@ -9,6 +9,10 @@
 
 use std::fmt;
 
+mod xml;
+
+pub use xml::{IncludeProblem, XmlLimit, XmlProblem};
+
 use canopy_core::{Arity, limits::MAX_DEPTH, params::ParamError};
 
 use crate::{Format, MAX_NESTING, MAX_NODES};
@@ -470,15 +474,9 @@ pub enum Problem {
         /// What is wrong.
         problem: String,
     },
-    /// [`Problem::Reported`] for a node type that loader knows nothing of
-    /// (nor a close name): in its words, with the type, so that a caller
-    /// can say where such types come from.
-    ReportedUnknownType {
-        /// What is wrong.
-        problem: String,
-        /// The unknown type.
-        type_name: String,
-    },
+    /// A problem only a BehaviorTree.CPP XML file has, or has in its own
+    /// terms (ports, attributes, `<SubTree>`, `<include>`).
+    Xml(XmlProblem),
 }
 
 /// Words of a list a message shows before it says how many there are.
@@ -740,9 +738,8 @@ impl Problem {
                 quote(param)
             ),
             Problem::Build { problem } => f.write_str(&escape(problem)),
-            Problem::Reported { problem } | Problem::ReportedUnknownType { problem, .. } => {
-                f.write_str(&escape_again(problem))
-            }
+            Problem::Xml(problem) => fmt::Display::fmt(problem, f),
+            Problem::Reported { problem } => f.write_str(&escape_again(problem)),
             _ => unreachable!("every problem is written by one of the fmt functions"),
         }
     }

@@ -189,10 +189,12 @@ mod registry;
 mod resolve;
 mod walk;
 
+pub use builtins::{EvalKind, SUBTREE_TYPE};
 pub use check::read_params;
 pub use document::literal_to_json;
 pub use error::{
-    KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Position, Problem,
+    IncludeProblem, KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Position,
+    Problem, XmlLimit, XmlProblem,
 };
 pub use format::{Format, MAX_FILE_BYTES, MAX_NESTING, MAX_NODES};
 pub use load::{Lowering, parse, parse_document, read_file, read_file_up_to};

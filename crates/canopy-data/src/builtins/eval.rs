@@ -19,6 +19,7 @@ use canopy_core::{
     script::ScriptError, script::ScriptType,
 };
 
+use super::EvalKind;
 use crate::error::LoadError;
 use crate::registry::NodeType;
 use crate::resolve::{Made, Resolve, Resolver};
@@ -46,22 +47,22 @@ pub(crate) fn node_types<A: 'static, W: 'static>() -> [NodeType<A, W>; 4] {
     let guard = |reactive| Shape::Guard { reactive };
     [
         node_type(
-            "Eval",
+            EvalKind::Eval,
             "Runs a script over the blackboard: Success, or Failure when it faults.",
             Shape::Leaf,
         ),
         node_type(
-            "EvalCondition",
+            EvalKind::Condition,
             "Tests a script over the blackboard: Success when its value is true, else Failure.",
             Shape::Condition,
         ),
         node_type(
-            "EvalGuard",
+            EvalKind::Guard,
             "A Guard whose condition is a script that reads the blackboard.",
             guard(false),
         ),
         node_type(
-            "EvalReactiveGuard",
+            EvalKind::ReactiveGuard,
             "A ReactiveGuard whose condition is a script that reads the blackboard.",
             guard(true),
         ),
@@ -86,7 +87,7 @@ pub(crate) struct CodeParams {
     pub(crate) code: String,
 }
 
-fn node_type<A: 'static, W: 'static>(name: &str, about: &str, shape: Shape) -> NodeType<A, W> {
+fn node_type<A: 'static, W: 'static>(kind: EvalKind, about: &str, shape: Shape) -> NodeType<A, W> {
     let arity = match shape {
         Shape::Guard { .. } => Arity::Decorator,
         _ => Arity::Leaf,
@@ -97,7 +98,7 @@ fn node_type<A: 'static, W: 'static>(name: &str, about: &str, shape: Shape) -> N
         Shape::Leaf => EvalParams::declare(),
         _ => CodeParams::declare(),
     };
-    NodeType::resolved(name, about, arity, params, Eval { shape })
+    NodeType::resolved(kind.name(), about, arity, params, Eval { shape })
 }
 
 /// `Eval`, `EvalCondition` and the script guards, as the loader builds

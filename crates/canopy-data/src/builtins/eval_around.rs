@@ -120,7 +120,7 @@ impl AroundParams {
 /// The node type.
 pub(crate) fn node_type<A: 'static, W: 'static>() -> NodeType<A, W> {
     NodeType::resolved(
-        "EvalAround",
+        super::EvalKind::Around.name(),
         AroundParams::description(),
         Arity::Decorator,
         AroundParams::declare(),
@@ -392,7 +392,7 @@ impl<A: 'static, W: 'static> Node<A, W> for Around {
     type Task = ();
 
     fn type_name(&self) -> &str {
-        "EvalAround"
+        super::EvalKind::Around.name()
     }
 
     fn arity(&self) -> Arity {

@@ -79,7 +79,7 @@ pub(crate) struct LoopParams {
 /// The node type.
 pub(crate) fn node_type<A: 'static, W: 'static>() -> NodeType<A, W> {
     NodeType::resolved(
-        "EvalLoop",
+        super::EvalKind::Loop.name(),
         LoopParams::description(),
         Arity::Decorator,
         LoopParams::declare(),
@@ -167,7 +167,7 @@ impl<A: 'static, W: 'static> Node<A, W> for Loop {
     type Task = Taken;
 
     fn type_name(&self) -> &str {
-        "EvalLoop"
+        super::EvalKind::Loop.name()
     }
 
     fn arity(&self) -> Arity {
@@ -337,7 +337,7 @@ impl<A: 'static, W: 'static> Node<A, W> for QueueLoop {
     type Task = Left;
 
     fn type_name(&self) -> &str {
-        "EvalLoop"
+        super::EvalKind::Loop.name()
     }
 
     fn arity(&self) -> Arity {

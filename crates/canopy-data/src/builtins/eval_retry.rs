@@ -37,7 +37,7 @@ struct RetryParams {
 /// The node type.
 pub(crate) fn node_type<A: 'static, W: 'static>() -> NodeType<A, W> {
     NodeType::resolved(
-        "EvalRetry",
+        super::EvalKind::Retry.name(),
         RetryParams::description(),
         Arity::Decorator,
         RetryParams::declare(),
@@ -96,7 +96,7 @@ impl<A: 'static, W: 'static> Node<A, W> for Retry {
     type Task = Failed;
 
     fn type_name(&self) -> &str {
-        "EvalRetry"
+        super::EvalKind::Retry.name()
     }
 
     fn arity(&self) -> Arity {

@@ -46,7 +46,7 @@ pub(crate) struct SwitchParams {
 /// The node type.
 pub(crate) fn node_type<A: 'static, W: 'static>() -> NodeType<A, W> {
     NodeType::resolved(
-        "EvalSwitch",
+        super::EvalKind::Switch.name(),
         SwitchParams::description(),
         Arity::Composite,
         SwitchParams::declare(),
@@ -134,7 +134,7 @@ impl<A: 'static, W: 'static> Node<A, W> for Switch {
     type Task = Running;
 
     fn type_name(&self) -> &str {
-        "EvalSwitch"
+        super::EvalKind::Switch.name()
     }
 
     fn arity(&self) -> Arity {

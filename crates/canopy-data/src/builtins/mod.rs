@@ -14,11 +14,82 @@ mod periodic;
 mod random;
 mod script;
 mod subtree;
+
+pub use subtree::SUBTREE_TYPE;
 mod utility;
 
 use canopy_core::{Arity, nodes};
 
 use crate::registry::{NodeType, Registry};
+
+/// The script node types every registry holds, by type rather than by
+/// name: loaders built on the registry (the BehaviorTree.CPP XML reader)
+/// make and recognise these kinds through it, so that renaming one is a
+/// compile error there rather than a failure at run time. Their
+/// parameters are declared by derived structs private to this crate; a
+/// public handle per kind was preferred to making those public, which
+/// would widen the surface by their every field.
+///
+/// ```
+/// use canopy_data::{EvalKind, Registry};
+/// assert_eq!(EvalKind::Around.name(), "EvalAround");
+/// assert_eq!(EvalKind::from_name("EvalSwitch"), Some(EvalKind::Switch));
+/// let registry = Registry::<(), ()>::new();
+/// assert!(EvalKind::ALL.iter().all(|k| registry.get(k.name()).is_some()));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EvalKind {
+    /// `Eval`: runs a script (or writes a value to a key).
+    Eval,
+    /// `EvalCondition`: tests a script.
+    Condition,
+    /// `EvalGuard`: a Guard whose condition is a script.
+    Guard,
+    /// `EvalReactiveGuard`: a ReactiveGuard whose condition is a script.
+    ReactiveGuard,
+    /// `EvalAround`: scripts before and after its child.
+    Around,
+    /// `EvalSwitch`: the child of the first true case.
+    Switch,
+    /// `EvalLoop`: its child once per item.
+    Loop,
+    /// `EvalRetry`: its child again while a script says so.
+    Retry,
+}
+
+impl EvalKind {
+    /// Every script node type, in the order they are registered.
+    pub const ALL: [EvalKind; 8] = [
+        EvalKind::Eval,
+        EvalKind::Condition,
+        EvalKind::Guard,
+        EvalKind::ReactiveGuard,
+        EvalKind::Around,
+        EvalKind::Switch,
+        EvalKind::Loop,
+        EvalKind::Retry,
+    ];
+
+    /// The name the registry holds it under.
+    pub const fn name(self) -> &'static str {
+        match self {
+            EvalKind::Eval => "Eval",
+            EvalKind::Condition => "EvalCondition",
+            EvalKind::Guard => "EvalGuard",
+            EvalKind::ReactiveGuard => "EvalReactiveGuard",
+            EvalKind::Around => "EvalAround",
+            EvalKind::Switch => "EvalSwitch",
+            EvalKind::Loop => "EvalLoop",
+            EvalKind::Retry => "EvalRetry",
+        }
+    }
+
+    /// The kind registered under `name`, if it is a script node type.
+    pub fn from_name(name: &str) -> Option<EvalKind> {
+        EvalKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
 
 /// Register every built-in type.
 pub(crate) fn register<A: 'static, W: 'static>(r: &mut Registry<A, W>) {

@@ -8,13 +8,22 @@ use crate::error::LoadError;
 use crate::registry::NodeType;
 use crate::resolve::{Made, Resolve, Resolver};
 
+/// The name every registry holds the subtree reference type under, for
+/// loaders built on the registry (the BehaviorTree.CPP XML reader) that
+/// write or recognise it: named once, so that they follow a rename.
+///
+/// ```
+/// assert!(canopy_data::Registry::<(), ()>::new().get(canopy_data::SUBTREE_TYPE).is_some());
+/// ```
+pub const SUBTREE_TYPE: &str = "SubTree";
+
 /// The node type.
 pub(crate) fn node_type<A: 'static, W: 'static>() -> NodeType<A, W> {
     // A subtree's name is checked against the file's, which no parameter
     // struct knows.
     let tree = Param::subtree("tree", "a key of \"subtrees\"");
     NodeType::resolved(
-        "SubTree",
+        SUBTREE_TYPE,
         "Stands for the named entry of the file's \"subtrees\", shared by every reference.",
         Arity::Leaf,
         vec![tree],
