@@ -607,7 +607,21 @@ impl fmt::Display for XmlProblem {
                     escape_again(takes)
                 )
             }
-            _ => self.fmt_trees(f),
+            XmlProblem::Include(..)
+            | XmlProblem::KeyType { .. }
+            | XmlProblem::Limit(..)
+            | XmlProblem::MissingBuiltin { .. }
+            | XmlProblem::MissingKind { .. }
+            | XmlProblem::NoMainTree { .. }
+            | XmlProblem::NoSuchMainTree { .. }
+            | XmlProblem::NoSuchTree { .. }
+            | XmlProblem::NoTrees { .. }
+            | XmlProblem::Script { .. }
+            | XmlProblem::SubTreeKey { .. }
+            | XmlProblem::SubTreePortName { .. }
+            | XmlProblem::SubTreeWithoutId { .. }
+            | XmlProblem::TreeCycle { .. }
+            | XmlProblem::UnremappedPort { .. } => self.fmt_trees(f),
         }
     }
 }
@@ -724,7 +738,8 @@ impl XmlProblem {
             ),
             XmlProblem::Include(problem) => fmt::Display::fmt(problem, f),
             XmlProblem::Limit(limit) => fmt::Display::fmt(limit, f),
-            _ => unreachable!("every XML problem is written by one of the fmt functions"),
+            // `fmt` hands this function only the variants above.
+            other => write!(f, "{other:?}"),
         }
     }
 }
