@@ -39,8 +39,8 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use canopy_core::{Tree, script::ScriptError};
-use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
+use canopy_data::{Format, TreeSource};
 use canopy_data::{LoadError, Location, Lowering, NodePath, PathRoot, PathStep, Problem, Registry};
 use serde_json::Value;
 
@@ -74,8 +74,15 @@ pub(crate) fn build<A: 'static, W: 'static>(
         failed: RefCell::new(None),
         warnings,
     };
+    let lowered = TreeSource::Lowered {
+        lowering: &mut lowering,
+        format: Format::Json,
+        name: &main,
+    };
     let tree = registry
-        .load_lowered(&mut lowering, Format::Json, &main, &emulated_types())
+        .loading(lowered)
+        .own_types(&emulated_types())
+        .load()
         .map_err(|e| lowering.error(&main, e))?;
     // A script's warning, strict: the load fails at the script.
     match lowering.failed.take() {
