@@ -25,7 +25,7 @@
 
 use std::hint::black_box;
 
-use canopy::data::{Format, Registry};
+use canopy::data::{Format, Registry, TreeSource};
 use canopy::{Agent, Event, Observer, Tree};
 use canopy_reference::flat::{self, FlatCrowd};
 use canopy_reference::naive::NaiveAgent;
@@ -210,7 +210,8 @@ fn levels(c: &mut Criterion) {
 /// for 200 ticks: rows `{prefix}canopy/{n}` and `{prefix}flat/{n}`.
 fn side_by_side(group: &mut BenchmarkGroup<'_, WallTime>, text: &str, prefix: &str, n: usize) {
     let tree: Tree<(), ()> = Registry::new()
-        .load_str(text, Format::Json, "tree.json")
+        .loading(TreeSource::text(text, Format::Json, "tree.json"))
+        .load()
         .expect("the file loads");
     let flat_tree = flat::FlatTree::build(&flat::read_builtin(text, 0).expect("built-ins only"))
         .expect("the flat tree builds");

@@ -10,7 +10,7 @@
 use std::fmt::Write;
 use std::hint::black_box;
 
-use canopy::data::{Format, Registry};
+use canopy::data::{Format, Registry, TreeSource};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// Node objects in the generated file, subtree definitions included (guard
@@ -304,7 +304,8 @@ fn load(c: &mut Criterion) {
     ];
     for (id, format, text) in &files {
         let loaded = registry
-            .load_str(text, *format, id)
+            .loading(TreeSource::text(text, *format, id))
+            .load()
             .unwrap_or_else(|e| panic!("{e}"));
         let objects = text.matches("type").count();
         eprintln!(
@@ -321,7 +322,12 @@ fn load(c: &mut Criterion) {
         group.bench_function(*id, |b| {
             b.iter(|| {
                 registry
-                    .load_str(black_box(text), black_box(*format), "bench")
+                    .loading(TreeSource::text(
+                        black_box(text),
+                        black_box(*format),
+                        "bench",
+                    ))
+                    .load()
                     .unwrap()
             })
         });

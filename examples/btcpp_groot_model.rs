@@ -13,7 +13,7 @@
 //! cargo run --example btcpp_groot_model
 //! ```
 
-use canopy::data::{Format, Params, Registry};
+use canopy::data::{Format, Params, Registry, TreeSource};
 use canopy::xml::{NodeModel, XmlOptions, export_str, load_str};
 use canopy::{Ctx, Input, Output, Status};
 
@@ -78,7 +78,8 @@ fn main() {
     // Groot2's file reads back as the same tree, and its model names the type.
     let back = load_str(&registry, &xml, "moves.xml", None, &options).expect("reads back");
     let original = registry
-        .load_str(TREE, Format::Json, "moves.json")
+        .loading(TreeSource::text(TREE, Format::Json, "moves.json"))
+        .load()
         .expect("loads");
     assert_eq!(back.display().to_string(), original.display().to_string());
     let model = NodeModel::read_str(&xml, "moves.xml").expect("a model");

@@ -38,6 +38,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use canopy::Mode;
+use canopy::data::TreeSource;
 use canopy_crowd::{
     Activity, Config, Crowd, Flow, class_label, class_opacity, load_default_tree, registry,
     render_svg,
@@ -140,7 +141,7 @@ fn main() {
             .exit();
     }
     let tree = match &args.tree {
-        Some(path) => registry().load_file(path),
+        Some(path) => registry().loading(TreeSource::file(&path)).load(),
         None => load_default_tree(),
     };
     let tree = tree.unwrap_or_else(|e| fail(e));
@@ -457,7 +458,7 @@ impl Watch {
         if changes == 0 {
             return false;
         }
-        match registry().load_file(&self.path) {
+        match registry().loading(TreeSource::file(&self.path)).load() {
             Ok(tree) => {
                 let (kept, aborted) = crowd.reload(tree);
                 say(format!(

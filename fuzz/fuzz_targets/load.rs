@@ -8,7 +8,7 @@
 use std::sync::LazyLock;
 
 use canopy_core::{Agent, Tree};
-use canopy_data::{Format, Registry};
+use canopy_data::{Format, Registry, TreeSource};
 use libfuzzer_sys::fuzz_target;
 
 static REGISTRY: LazyLock<Registry<(), ()>> = LazyLock::new(Registry::new);
@@ -43,7 +43,7 @@ fn expanded<A, W>(tree: &Tree<A, W>) -> u64 {
 
 fuzz_target!(|data: &[u8]| {
     for (format, source) in [(Format::Json, "fuzz.json"), (Format::Ron, "fuzz.ron")] {
-        match REGISTRY.load_bytes(data, format, source) {
+        match REGISTRY.loading(TreeSource::bytes(data, format, source)).load() {
             Ok(tree) => {
                 // The builder bounds the work of a tick and of printing.
                 let expanded = expanded(&tree);

@@ -26,7 +26,7 @@ use bevy_asset::{
 use bevy_ecs::message::Message;
 use bevy_reflect::TypePath;
 use canopy_core::Tree;
-use canopy_data::{Format, LoadError, Location, MAX_FILE_BYTES, Problem, Registry};
+use canopy_data::{Format, LoadError, Location, MAX_FILE_BYTES, Problem, Registry, TreeSource};
 
 /// A behavior tree as a Bevy asset: the one shared definition every
 /// entity loaded from the same file runs.
@@ -184,7 +184,8 @@ fn load_bytes<A: 'static, W: 'static>(
         return Err(whole(path, Problem::UnknownExtension));
     };
     registry
-        .load_bytes(bytes, format, path)
+        .loading(TreeSource::bytes(bytes, format, path))
+        .load()
         .map_err(TreeLoadError)
 }
 

@@ -15,7 +15,7 @@ use bevy_ecs::message::Messages;
 use bevy_ecs::prelude::*;
 use canopy_bevy::{Brain, CanopyPlugin, TreeAsset, TreeLoadError, TreeLoadFailed, TreeReloaded};
 use canopy_core::{Status, Tree};
-use canopy_data::{Format, Registry};
+use canopy_data::{Format, Registry, TreeSource};
 
 #[derive(Component, Default)]
 struct Sleeper;
@@ -196,7 +196,8 @@ fn a_broken_tree_file_is_reported_by_canopy_bevy_in_an_app_without_a_log_plugin(
     assert_eq!(failure.path, "day.json");
     assert_eq!(failure.message, BROKEN_MESSAGE);
     let expected = Registry::<Sleeper, Night>::new()
-        .load_str(BROKEN, Format::Json, "day.json")
+        .loading(TreeSource::text(BROKEN, Format::Json, "day.json"))
+        .load()
         .unwrap_err();
     assert_eq!(failure.error, Some(expected));
     assert_eq!((failure.waiting, failure.running), (4, 0));
@@ -275,7 +276,8 @@ fn a_broken_tree_file_is_a_load_error_with_canopys_message_and_brains_keep_their
     edit(&mut app, &dir, "day.json", BROKEN);
     let canopy = loader_error(&mut app, "the failed load");
     let expected = Registry::<Sleeper, Night>::new()
-        .load_str(BROKEN, Format::Json, "day.json")
+        .loading(TreeSource::text(BROKEN, Format::Json, "day.json"))
+        .load()
         .unwrap_err();
     assert_eq!(canopy.0, expected);
     assert_eq!(canopy.to_string(), BROKEN_MESSAGE);
@@ -322,7 +324,8 @@ fn replacing_the_asset_in_place_reloads_its_brains_but_not_another_trees() {
     spawn(&mut app, &other, 2);
     app.update();
     let v3 = Registry::<Sleeper, Night>::new()
-        .load_str(V3, Format::Json, "day.json")
+        .loading(TreeSource::text(V3, Format::Json, "day.json"))
+        .load()
         .unwrap();
     app.world_mut()
         .resource_mut::<Assets<Day>>()

@@ -39,11 +39,10 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use canopy_core::{Tree, script::ScriptError};
-use canopy_data::Format;
 use canopy_data::document::{self as lowered, Key};
 use canopy_data::{
-    EvalKind, KeyConflict, LoadError, Location, Lowering, NodePath, PathRoot, PathStep, Problem,
-    Registry, XmlLimit, XmlProblem,
+    EvalKind, Format, KeyConflict, LoadError, Location, Lowering, NodePath, PathRoot, PathStep,
+    Problem, Registry, TreeSource, XmlLimit, XmlProblem,
 };
 use serde_json::Value;
 
@@ -76,8 +75,15 @@ pub(crate) fn build<A: 'static, W: 'static>(
         failed: RefCell::new(None),
         warnings,
     };
+    let lowered = TreeSource::Lowered {
+        lowering: &mut lowering,
+        format: Format::Json,
+        name: &main,
+    };
     let tree = registry
-        .load_lowered(&mut lowering, Format::Json, &main, &emulated_types())
+        .loading(lowered)
+        .own_types(&emulated_types())
+        .load()
         .map_err(|e| lowering.error(&main, e))?;
     // A script's warning, strict: the load fails at the script.
     match lowering.failed.take() {

@@ -331,7 +331,7 @@ mod work;
 use std::path::Path;
 
 use canopy_core::Tree;
-use canopy_data::{Format, LoadError, Registry, XmlLimit};
+use canopy_data::{Format, LoadError, Registry, TreeSource, XmlLimit};
 use serde_json::Value;
 
 pub use build::MAX_PARAMETER_BYTES;
@@ -545,7 +545,10 @@ pub fn load_any<A: 'static, W: 'static>(
     // A file written from XML may hold BehaviorTree.CPP's nodes that run
     // as this crate's own (`btcpp:Repeat`, see `export_xml_file`).
     let (bytes, format, file) = tree_file(path)?;
-    registry.load_bytes_with(&bytes, format, &file, &emulated::emulated_types())
+    registry
+        .loading(TreeSource::bytes(&bytes, format, &file))
+        .own_types(&emulated::emulated_types())
+        .load()
 }
 
 /// Every error of a tree file of any format canopy reads, up to
@@ -565,9 +568,10 @@ pub fn check_any<A: 'static, W: 'static>(
             .collect();
     }
     match tree_file(path) {
-        Ok((bytes, format, file)) => {
-            registry.check_bytes_with(&bytes, format, &file, &emulated::emulated_types())
-        }
+        Ok((bytes, format, file)) => registry
+            .loading(TreeSource::bytes(&bytes, format, &file))
+            .own_types(&emulated::emulated_types())
+            .errors(),
         Err(e) => vec![e],
     }
 }
@@ -581,7 +585,10 @@ pub fn convert_file<A: 'static, W: 'static>(
     format: Format,
 ) -> Result<String, LoadError> {
     let (bytes, from, file) = tree_file(path.as_ref())?;
-    registry.load_bytes_with(&bytes, from, &file, &emulated::emulated_types())?;
+    registry
+        .loading(TreeSource::bytes(&bytes, from, &file))
+        .own_types(&emulated::emulated_types())
+        .check()?;
     let text = std::str::from_utf8(&bytes).unwrap_or_default();
     let document = canopy_data::parse(text, from, &file)?;
     let document = canopy_data::document::from_json_owned(document);
@@ -761,12 +768,9 @@ pub fn export_value<A: 'static, W: 'static>(
     // never saw, are left out (the node's path says where).
     let text = serde_json::to_string(document).unwrap_or_default();
     registry
-        .load_bytes_with(
-            text.as_bytes(),
-            Format::Json,
-            source,
-            &emulated::emulated_types(),
-        )
+        .loading(TreeSource::text(&text, Format::Json, source))
+        .own_types(&emulated::emulated_types())
+        .check()
         .map_err(|e| {
             let location = match e.location() {
                 canopy_data::Location::Node { path, name, .. } => canopy_data::Location::Node {
@@ -792,7 +796,10 @@ pub fn export_str<A: 'static, W: 'static>(
     // Read once, as strictly as the registry reads files (errors with
     // their positions, sizes and nesting bounded), then checked as a tree.
     let document = canopy_data::parse(text, format, source)?;
-    registry.load_bytes_with(text.as_bytes(), format, source, &emulated::emulated_types())?;
+    registry
+        .loading(TreeSource::text(text, format, source))
+        .own_types(&emulated::emulated_types())
+        .check()?;
     export::export(registry, &document, source, options)
 }
 
@@ -846,7 +853,8 @@ pub fn fuzz_one(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(tree) = registry.load_str(text, Format::Json, "fuzz.json") else {
+    let source = TreeSource::text(text, Format::Json, "fuzz.json");
+    let Ok(tree) = registry.loading(source).load() else {
         return;
     };
     let Ok(xml) = export_str(registry, text, Format::Json, "fuzz.json", &options) else {

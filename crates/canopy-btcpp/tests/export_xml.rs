@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use canopy_btcpp::{XmlOptions, export_str, export_xml_str, load_any, load_str};
 use canopy_core::{Agent, Mode, Tree};
-use canopy_data::{Format, Registry};
+use canopy_data::{Format, Registry, TreeSource};
 
 /// A directory for one test's files, removed when dropped.
 struct Scratch(PathBuf);
@@ -203,7 +203,7 @@ fn every_node_canopy_runs_as_its_own_goes_out_and_comes_back() {
     }
     // The registry alone does not know them; load_any does.
     let file = dir.write("own.json", &json);
-    assert!(registry.load_file(&file).is_err());
+    assert!(registry.loading(TreeSource::file(&file)).load().is_err());
     assert!(load_any(&registry, &file, &XmlOptions::default()).is_ok());
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use canopy_btcpp::{XmlOptions, export_str, fuzz_one, is_xml, load_any, load_file, load_str};
 use canopy_core::{Agent, Arity, Ctx, NodeKind, Status};
-use canopy_data::{Format, NodeType, Param, Registry};
+use canopy_data::{Format, NodeType, Param, Registry, TreeSource};
 
 fn load(xml: &str) -> canopy_core::Tree<(), ()> {
     load_str(&Registry::new(), xml, "t.xml", None, &XmlOptions::default())
@@ -38,7 +38,10 @@ fn registered_types_read_as_their_json() {
         {"type": "Parallel", "success": "one", "children": [{"type": "Wait", "ticks": 2}, {"type": "AlwaysRunning"}]}
     ]}}"#;
     let from_xml = load_str(&registry, &xml, "t.xml", None, &XmlOptions::default()).unwrap();
-    let from_json = registry.load_str(json, Format::Json, "t.json").unwrap();
+    let from_json = registry
+        .loading(TreeSource::text(json, Format::Json, "t.json"))
+        .load()
+        .unwrap();
     assert_eq!(
         from_xml.display().to_string(),
         from_json.display().to_string()

@@ -9,7 +9,7 @@ use canopy_btcpp::{XmlOptions, export_value, load_str};
 use std::cell::Cell;
 
 use canopy_core::{Arity, Ctx, Input, Output, ParamEnum, Status, params::Ticks};
-use canopy_data::{NodeType, ParamKind, Params, Registry};
+use canopy_data::{NodeType, ParamKind, Params, Registry, TreeSource};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Map, Value, json};
@@ -222,7 +222,10 @@ fn every_type_round_trips<A: 'static, W: 'static>(registry: &Registry<A, W>) -> 
         runner
             .run(&node(node_type), |tree| {
                 let document = json!({ "tree": tree });
-                let Ok(direct) = registry.load_value(&document, "tree.json") else {
+                let Ok(direct) = registry
+                    .loading(TreeSource::json(&document, "tree.json"))
+                    .load()
+                else {
                     return Ok(());
                 };
                 loaded.set(loaded.get() + 1);

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use canopy_btcpp::{XmlOptions, export_str, export_value, load_str};
 use canopy_core::{Agent, Event, EventKind, Mode, Observer, Tree};
-use canopy_data::{Format, Registry};
+use canopy_data::{Format, Registry, TreeSource};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -72,7 +72,10 @@ fn same_both_ways(
     format: Format,
     options: &XmlOptions,
 ) -> String {
-    let direct = registry.load_str(text, format, "tree").unwrap();
+    let direct = registry
+        .loading(TreeSource::text(text, format, "tree"))
+        .load()
+        .unwrap();
     let xml = export_str(registry, text, format, "tree", options).unwrap();
     let back = load_str(registry, &xml, "tree.xml", None, options)
         .unwrap_or_else(|e| panic!("{e}\n{xml}"));
@@ -187,7 +190,8 @@ fn crowd_tree_round_trips_with_the_crowds_types() {
     let text = example("crowd.json");
     let options = XmlOptions::default();
     let direct = registry
-        .load_str(&text, Format::Json, "crowd.json")
+        .loading(TreeSource::text(&text, Format::Json, "crowd.json"))
+        .load()
         .unwrap();
     let xml = export_str(&registry, &text, Format::Json, "crowd.json", &options).unwrap();
     let back = load_str(&registry, &xml, "crowd.xml", None, &options).unwrap();
@@ -393,9 +397,9 @@ proptest! {
         let registry = Registry::<(), ()>::new().with_seed(seed);
         let text = document.to_string();
         // A subtree that refers to itself is not a tree: skip such draws.
-        prop_assume!(registry.load_str(&text, Format::Json, "t").is_ok());
+        prop_assume!(registry.loading(TreeSource::text(&text, Format::Json, "t")).load().is_ok());
         let options = XmlOptions { tick_ms, ..XmlOptions::default() };
-        let direct = registry.load_str(&text, Format::Json, "t").unwrap();
+        let direct = registry.loading(TreeSource::text(&text, Format::Json, "t")).load().unwrap();
         let xml = export_str(&registry, &text, Format::Json, "t", &options).unwrap();
         let back = load_str(&registry, &xml, "t.xml", None, &options)
             .unwrap_or_else(|e| panic!("{e}\n{xml}"));

@@ -11,6 +11,7 @@ mod game_canopy;
 
 use canopy_cli::Cli;
 use canopy_core::Status;
+use canopy_data::TreeSource;
 use common::root;
 
 /// One test at a time: the example installs the counting allocator for
@@ -149,7 +150,7 @@ fn bench_splits_the_bytes_per_agent() {
     // The example installs the counting allocator, so the bytes are split:
     // the engine's parts exactly as an agent of this tree reports them.
     let registry = game_canopy::registry();
-    let tree = registry.load_file(tree()).unwrap();
+    let tree = registry.loading(TreeSource::file(&tree())).load().unwrap();
     let parts = canopy_core::Agent::new(&tree).memory();
     let memory = &json["memory"];
     assert_eq!(memory["agent"], parts.value as f64, "{out}");

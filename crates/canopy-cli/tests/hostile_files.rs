@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use canopy_core::Agent;
-use canopy_data::Registry;
+use canopy_data::{Registry, TreeSource};
 use common::{canopy, stderr, stdout, success};
 
 /// A unique temporary directory, removed when dropped.
@@ -136,7 +136,10 @@ fn wide_parallel(n: usize) -> String {
 
 /// What one agent of the tree in `file` costs, as the command computes it.
 fn bytes_per_agent(file: &Path) -> u64 {
-    let tree = Registry::<(), ()>::new().load_file(file).unwrap();
+    let tree = Registry::<(), ()>::new()
+        .loading(TreeSource::file(&file))
+        .load()
+        .unwrap();
     (size_of::<Agent>() + Agent::new(&tree).heap_bytes()) as u64
 }
 

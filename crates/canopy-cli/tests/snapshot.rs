@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use canopy_data::Registry;
+use canopy_data::{Registry, TreeSource};
 use common::{canopy, command, root, stderr, stdout, success};
 
 /// A unique temporary directory, removed when dropped.
@@ -222,7 +222,8 @@ fn assert_fails(args: &[&str], error: &str) {
 /// What restoring `bytes` onto `file`'s tree says, as the engine says it.
 fn restore_error(file: &str, bytes: &[u8]) -> String {
     let tree = Registry::<(), ()>::new()
-        .load_file(root().join(file))
+        .loading(TreeSource::file(&root().join(file)))
+        .load()
         .unwrap();
     match canopy_core::snapshot::restore_crowd(&tree, bytes) {
         Ok(_) => panic!("the bytes restore"),
@@ -239,10 +240,12 @@ fn a_snapshot_of_another_tree_or_a_damaged_one_is_refused() {
     ]);
     let bytes = std::fs::read(&snap).unwrap();
     let sentry = Registry::<(), ()>::new()
-        .load_file(root().join(SENTRY))
+        .loading(TreeSource::file(&root().join(SENTRY)))
+        .load()
         .unwrap();
     let pet = Registry::<(), ()>::new()
-        .load_file(root().join(PET))
+        .loading(TreeSource::file(&root().join(PET)))
+        .load()
         .unwrap();
     let other = format!(
         "{snap}: cannot restore onto {PET}: the snapshot was taken of another tree, or another \

@@ -76,7 +76,7 @@ pub use walker::{Activity, Walker};
 pub use world::{Grid, Threat, Wall, World};
 
 use canopy_core::Tree;
-use canopy_data::{Format, LoadError};
+use canopy_data::{Format, LoadError, TreeSource};
 
 /// The crowd tree shipped with the repository (`examples/trees/crowd.json`),
 /// compiled in so the demo runs from anywhere.
@@ -84,5 +84,11 @@ pub const DEFAULT_TREE: &str = include_str!("../trees/crowd.json");
 
 /// Load [`DEFAULT_TREE`] with [`registry`].
 pub fn load_default_tree() -> Result<Tree<Walker, World>, LoadError> {
-    registry().load_str(DEFAULT_TREE, Format::Json, "examples/trees/crowd.json")
+    registry()
+        .loading(TreeSource::text(
+            DEFAULT_TREE,
+            Format::Json,
+            "examples/trees/crowd.json",
+        ))
+        .load()
 }

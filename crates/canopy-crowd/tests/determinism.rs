@@ -3,6 +3,7 @@
 
 use canopy_core::Mode;
 use canopy_crowd::{Activity, Config, Crowd, load_default_tree};
+use canopy_data::TreeSource;
 
 fn run(seed: u64, threads: usize, agents: usize, steps: u32) -> (u64, Vec<(Activity, usize)>) {
     run_in(Mode::Tick, seed, threads, agents, steps)
@@ -107,11 +108,12 @@ fn the_crowd_tree_comes_from_the_file_and_is_shared() {
 #[test]
 fn a_bad_tree_file_is_reported_not_run() {
     let err = canopy_crowd::registry()
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "MoveTo", "speed": "fast"}}"#,
             canopy_data::Format::Json,
             "bad.json",
-        )
+        ))
+        .load()
         .unwrap_err();
     assert_eq!(
         err.to_string(),

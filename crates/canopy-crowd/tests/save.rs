@@ -4,7 +4,7 @@
 
 use canopy_core::Mode;
 use canopy_crowd::{Config, Crowd, SavedCrowdError, load_default_tree, registry};
-use canopy_data::Format;
+use canopy_data::{Format, TreeSource};
 
 fn crowd(mode: Mode) -> Crowd {
     let config = Config {
@@ -99,11 +99,12 @@ fn damaged_files_are_errors() {
 fn a_crowd_saved_with_another_tree_is_refused() {
     let saved = crowd(Mode::Tick).save();
     let other = registry()
-        .load_str(
+        .loading(TreeSource::text(
             r#"{"tree": {"type": "AlwaysSuccess"}}"#,
             Format::Json,
             "other.json",
-        )
+        ))
+        .load()
         .unwrap();
     let err = Crowd::load(other, &saved).err().unwrap();
     assert!(matches!(err, SavedCrowdError::Agents(_)), "{err}");

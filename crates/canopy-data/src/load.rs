@@ -31,25 +31,6 @@ fn whole(file: &str, problem: Problem) -> LoadError {
 }
 
 impl<A: 'static, W: 'static> Registry<A, W> {
-    /// Load a tree file; the extension (`.json`, `.ron`) picks the format.
-    ///
-    /// Only regular files are read (a FIFO could block forever, a device
-    /// never end), and at most [`MAX_FILE_BYTES`] + 1 bytes of them,
-    /// whatever size the file system reports.
-    ///
-    /// ```
-    /// # use canopy_data::Registry;
-    /// let path = std::env::temp_dir().join(format!("canopy-doc-{}.json", std::process::id()));
-    /// std::fs::write(&path, r#"{"tree": {"type": "Wait", "ticks": 3}}"#).unwrap();
-    /// let tree = Registry::<(), ()>::new().load_file(&path).unwrap();
-    /// assert_eq!(tree.display().to_string(), "Wait(ticks=3)\n");
-    /// std::fs::remove_file(&path).unwrap();
-    /// ```
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn load_file(&self, path: impl AsRef<Path>) -> Result<Tree<A, W>, LoadError> {
-        self.load_file_with(path.as_ref(), &[])
-    }
-
     pub(crate) fn load_file_with(
         &self,
         path: &Path,
@@ -60,26 +41,6 @@ impl<A: 'static, W: 'static> Registry<A, W> {
             Format::from_path(path).ok_or_else(|| whole(&file, Problem::UnknownExtension))?;
         let bytes = read_file(path).map_err(|problem| whole(&file, problem))?;
         self.load_bytes_with(&bytes, format, &file, own_types)
-    }
-
-    /// Load a tree from a reader (a socket, an archive entry, standard
-    /// input); `source` names it in errors. At most [`MAX_FILE_BYTES`] + 1
-    /// bytes are read.
-    ///
-    /// ```
-    /// use canopy_data::{Format, Registry};
-    /// let text = br#"{"tree": {"type": "Wait", "ticks": 3}}"#;
-    /// let tree = Registry::<(), ()>::new().load_reader(&text[..], Format::Json, "stdin").unwrap();
-    /// assert_eq!(tree.len(), 1);
-    /// ```
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn load_reader(
-        &self,
-        reader: impl Read,
-        format: Format,
-        source: &str,
-    ) -> Result<Tree<A, W>, LoadError> {
-        self.load_reader_with(reader, format, source, &[])
     }
 
     pub(crate) fn load_reader_with(
@@ -107,54 +68,9 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         }
     }
 
-    /// Load a tree from text; `source` names it in errors.
-    ///
-    /// ```
-    /// # use canopy_data::{Format, Registry};
-    /// let registry = Registry::<(), ()>::new();
-    /// let tree = registry.load_str("(tree: (type: \"Wait\", ticks: 3))", Format::Ron, "w.ron")
-    ///     .unwrap();
-    /// assert_eq!(tree.len(), 1);
-    /// ```
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn load_str(
-        &self,
-        text: &str,
-        format: Format,
-        source: &str,
-    ) -> Result<Tree<A, W>, LoadError> {
-        self.load_bytes(text.as_bytes(), format, source)
-    }
-
-    /// Load a tree from raw bytes, which must be UTF-8 text (a leading
-    /// UTF-8 byte-order mark is skipped).
-    ///
-    /// ```
-    /// # use canopy_data::{Format, Registry};
-    /// let registry = Registry::<(), ()>::new();
-    /// let bytes = b"\xef\xbb\xbf{\"tree\": {\"type\": \"AlwaysSuccess\"}}";
-    /// assert_eq!(registry.load_bytes(bytes, Format::Json, "bom.json").unwrap().len(), 1);
-    /// assert_eq!(registry.load_bytes(b"\xff\xfe{", Format::Json, "u16.json").unwrap_err()
-    ///     .to_string(),
-    ///     "u16.json: not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8");
-    /// ```
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn load_bytes(
-        &self,
-        bytes: &[u8],
-        format: Format,
-        source: &str,
-    ) -> Result<Tree<A, W>, LoadError> {
-        self.load_bytes_with(bytes, format, source, &[])
-    }
-
-    /// [`load_bytes`](Registry::load_bytes), with node kinds of the caller's
-    /// own found before the registry's types, as
-    /// [`load_lowered`](Registry::load_lowered) takes them: a file written
-    /// from another syntax may name them (canopy-btcpp's
-    /// BehaviorTree.CPP nodes, `btcpp:Repeat`).
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn load_bytes_with(
+    /// A tree from raw bytes (UTF-8 text; a leading byte-order mark is
+    /// skipped), with `own_types` found before the registry's types.
+    pub(crate) fn load_bytes_with(
         &self,
         bytes: &[u8],
         format: Format,
@@ -178,37 +94,6 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         })
     }
 
-    /// Every error of a tree file's text, up to [`MAX_ERRORS`](crate::MAX_ERRORS)
-    /// (each wrong node's first; a node's subtree is not looked into once
-    /// the node is wrong): what `canopy check` lists. Empty when the file
-    /// loads. The loading functions stop at the first error instead.
-    ///
-    /// ```
-    /// use canopy_data::{Format, Registry};
-    /// let errors = Registry::<(), ()>::new().check_str(r#"{"tree": {"type": "Sequence", "children": [
-    ///     {"type": "Wiat", "ticks": 2},
-    ///     {"type": "Wait"},
-    ///     {"type": "Repeat", "times": 0, "children": [{"type": "AlwaysSuccess"}]}
-    /// ]}}"#, Format::Json, "three.json");
-    /// let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-    /// assert_eq!(shown, [
-    ///     "three.json:2:7: tree/children[0] (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)",
-    ///     "three.json:3:7: tree/children[1] (name \"Wait\"): missing parameter \"ticks\" (integer ≥ 0, required)",
-    ///     "three.json:4:7: tree/children[2] (name \"Repeat\"): parameter \"times\" must be at least 1, got 0",
-    /// ]);
-    /// ```
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn check_str(&self, text: &str, format: Format, source: &str) -> Vec<LoadError> {
-        self.check_bytes(text.as_bytes(), format, source)
-    }
-
-    /// [`check_str`](Registry::check_str) for a file, read as
-    /// [`load_file`](Registry::load_file) reads it.
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn check_file(&self, path: impl AsRef<Path>) -> Vec<LoadError> {
-        self.check_file_with(path.as_ref(), &[])
-    }
-
     pub(crate) fn check_file_with(
         &self,
         path: &Path,
@@ -224,16 +109,9 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         }
     }
 
-    /// [`check_str`](Registry::check_str) for raw bytes (UTF-8 text).
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn check_bytes(&self, bytes: &[u8], format: Format, source: &str) -> Vec<LoadError> {
-        self.check_bytes_with(bytes, format, source, &[])
-    }
-
-    /// [`check_bytes`](Registry::check_bytes), with node kinds of the
-    /// caller's own, as [`load_bytes_with`](Registry::load_bytes_with).
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn check_bytes_with(
+    /// Every error of raw bytes (UTF-8 text), with `own_types` found
+    /// before the registry's types.
+    pub(crate) fn check_bytes_with(
         &self,
         bytes: &[u8],
         format: Format,
@@ -274,36 +152,6 @@ impl<A: 'static, W: 'static> Registry<A, W> {
         errors
     }
 
-    /// Load a tree from a description already in memory: one another
-    /// loader lowered to (BehaviorTree.CPP XML), or a program built. It is
-    /// checked exactly as a file's: the same limits, the same errors, with
-    /// `file` naming it; errors about a node whose strings borrow from one
-    /// of `sources` name that source, with the node's line and column.
-    ///
-    /// ```
-    /// use canopy_data::document::{Key, Source, Value};
-    /// use canopy_data::{Format, Registry};
-    ///
-    /// let text = "Wiat";
-    /// let node = Value::Object(vec![(Key::Owned("type".into()), Value::Str(text))].into());
-    /// let document = Value::Object(vec![(Key::Owned("tree".into()), node)].into());
-    /// let err = Registry::<(), ()>::new()
-    ///     .load_document(&document, &[Source { name: "made.txt", text }], Format::Json, "made")
-    ///     .unwrap_err();
-    /// assert_eq!(err.to_string(),
-    ///     "made.txt:1:1: tree (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)");
-    /// ```
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn load_document<'d>(
-        &self,
-        document: &'d Value<'d>,
-        sources: &[Source<'d>],
-        format: Format,
-        file: &str,
-    ) -> Result<Tree<A, W>, LoadError> {
-        self.load_document_with(document, sources, format, file, &[])
-    }
-
     pub(crate) fn load_document_with<'d>(
         &self,
         document: &'d Value<'d>,
@@ -320,89 +168,9 @@ impl<A: 'static, W: 'static> Registry<A, W> {
             .map_err(|(start, e)| self.locate(document, sources, start, e, file))
     }
 
-    /// [`load_document`](Self::load_document) for a loader that lowered
-    /// another syntax, which takes part in the load three ways.
-    ///
-    /// It makes the document on demand ([`Lowering::document`]) and may
-    /// let go of what it made it from once the nodes are drafted
-    /// ([`Lowering::drafted`]): building the tree is the costly part, and
-    /// it needs the drafts alone, so neither the document nor the
-    /// lowering's own model of its file is held beside the tree being
-    /// built. A build error, rare, asks for the document again to say
-    /// which node it is about.
-    ///
-    /// It shows places its own way: a message naming the place of a
-    /// blackboard key's first use (a key used as two types, a script
-    /// reading it) names it through [`Lowering::place`], so the message
-    /// never needs rewriting.
-    ///
-    /// It may have node kinds of its own, which no registered type builds
-    /// (BehaviorTree.CPP's `Repeat` loops differently from canopy's):
-    /// `own_types` are found before the registry's types, and a node of
-    /// one is checked as any node is (its fields, children and parameters)
-    /// and built in the same pass, showing itself as its kind does. Give
-    /// them names no registry can hold (with a character other than a
-    /// letter, a digit or `_`), so that they never hide a registered type.
-    ///
-    /// ```
-    /// use canopy_core::{Arity, NodeKind, nodes::Repeat, params::Param};
-    /// use canopy_data::document::{Key, Value};
-    /// use canopy_data::{Format, Lowering, NodePath, NodeType, Registry};
-    ///
-    /// /// A document made by a function, its places named by depth.
-    /// struct Made(fn() -> Value<'static>);
-    /// impl Lowering for Made {
-    ///     fn document(&self) -> Option<Value<'_>> {
-    ///         Some((self.0)())
-    ///     }
-    ///     fn place(&self, path: &NodePath) -> Option<String> {
-    ///         Some(format!("node {}", path.steps.len()))
-    ///     }
-    /// }
-    ///
-    /// fn field(k: &'static str, v: Value<'static>) -> (Key<'static>, Value<'static>) {
-    ///     (Key::Str(k), v)
-    /// }
-    /// fn node(t: &'static str, port: &'static str, v: &'static str) -> Value<'static> {
-    ///     Value::Object(vec![field("type", Value::Str(t)), field(port, Value::Str(v))].into())
-    /// }
-    /// fn two_scripts() -> Value<'static> {
-    ///     let tree = Value::Object(vec![
-    ///         field("type", Value::Str("Sequence")),
-    ///         field("children", Value::List(vec![
-    ///             node("Eval", "code", "count := 1"),
-    ///             node("Eval", "code", "cuont += 1"),
-    ///         ].into())),
-    ///     ].into());
-    ///     Value::Object(vec![field("tree", tree)].into())
-    /// }
-    /// let registry = Registry::<(), ()>::new();
-    /// let err = registry.load_lowered(&mut Made(two_scripts), Format::Json, "made", &[])
-    ///     .unwrap_err();
-    /// assert_eq!(err.to_string(), "made: tree/children[1] (name \"Eval\"): parameter \"code\": \
-    ///     script \"cuont += 1\", column 1: unknown key \"cuont\" (did you mean \"count\"?)");
-    ///
-    /// // A kind of the lowering's own, under a name no registry holds.
-    /// let twice = NodeType::new("made:Twice", "its child two times", Arity::Decorator,
-    ///     vec![Param::count("times", "how many")],
-    ///     |p| Ok(NodeKind::from(Repeat { times: p.u32("times")? })));
-    /// fn twice_over_success() -> Value<'static> {
-    ///     let leaf = Value::Object(vec![field("type", Value::Str("AlwaysSuccess"))].into());
-    ///     let tree = Value::Object(vec![
-    ///         field("type", Value::Str("made:Twice")),
-    ///         field("name", Value::Str("twice")),
-    ///         field("times", Value::Int(2)),
-    ///         field("children", Value::List(vec![leaf].into())),
-    ///     ].into());
-    ///     Value::Object(vec![field("tree", tree)].into())
-    /// }
-    /// let tree = registry
-    ///     .load_lowered(&mut Made(twice_over_success), Format::Json, "made", &[twice])
-    ///     .unwrap();
-    /// assert_eq!(tree.display().to_string(), "twice  Repeat(times=2)\n└── AlwaysSuccess\n");
-    /// ```
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn load_lowered(
+    /// A tree from a document a loader lowered from another syntax, which
+    /// takes part in the load three ways.
+    pub(crate) fn load_lowered(
         &self,
         lowering: &mut dyn Lowering,
         format: Format,
@@ -428,31 +196,6 @@ impl<A: 'static, W: 'static> Registry<A, W> {
             Some(document) => self.locate(&document, &[], start, e, file),
             None => unlowered(file),
         })
-    }
-
-    /// Load a tree from a JSON value, checked exactly as a file's: the
-    /// same limits, the same errors, with `source` as the file. Brackets
-    /// may nest at most as deep as in a JSON file ([`MAX_NESTING`] − 1).
-    ///
-    /// ```
-    /// use canopy_data::Registry;
-    /// use serde_json::json;
-    ///
-    /// let registry = Registry::<(), ()>::new();
-    /// let document = json!({"tree": {"type": "Repeat", "times": 2,
-    ///                                "children": [{"type": "AlwaysSuccess"}]}});
-    /// assert_eq!(registry.load_value(&document, "generated").unwrap().len(), 2);
-    /// let wrong = json!({"tree": {"type": "Wait", "ticks": -1}});
-    /// assert_eq!(registry.load_value(&wrong, "generated").unwrap_err().to_string(),
-    ///     "generated: tree (name \"Wait\"): parameter \"ticks\" must be at least 0, got -1");
-    /// ```
-    #[doc(hidden)] // superseded by `Registry::loading`
-    pub fn load_value(
-        &self,
-        document: &serde_json::Value,
-        source: &str,
-    ) -> Result<Tree<A, W>, LoadError> {
-        self.load_json_with(document, source, &[])
     }
 
     pub(crate) fn load_json_with(
@@ -507,7 +250,7 @@ impl<A: 'static, W: 'static> Registry<A, W> {
 }
 
 /// A document lowered from another syntax (BehaviorTree.CPP XML), as
-/// [`Registry::load_lowered`] takes it: made on demand from what the
+/// [`TreeSource::Lowered`](crate::TreeSource::Lowered) gives it: made on demand from what the
 /// lowering owns, so that the lowering can let go of its model of the
 /// file while the tree is built.
 pub trait Lowering {
@@ -776,13 +519,13 @@ fn decode(bytes: &[u8]) -> Result<&str, Problem> {
 }
 
 /// A tree file's text as a JSON value, read as strictly as
-/// [`Registry::load_str`] reads it: a field given twice, a number that is
+/// [`Registry::loading`] reads text: a field given twice, a number that is
 /// not finite, a RON byte string, brackets nested deeper than
 /// [`MAX_NESTING`], text over [`MAX_FILE_BYTES`] are errors with their
 /// line and column, not values silently kept or dropped. A UTF-8
 /// byte-order mark is skipped. For loaders built on the registry that
 /// read a file once and then work on its document
-/// ([`Registry::load_value`]).
+/// ([`TreeSource::json`](crate::TreeSource::json)).
 ///
 /// ```
 /// use canopy_data::{Format, parse};

@@ -814,7 +814,7 @@ fn very_long_unknown_type_name_gives_a_short_message() {
 #[test]
 fn load_file_refuses_unknown_extensions() {
     let err = registry()
-        .loading(TreeSource::file(&"trees/notes.txt"))
+        .loading(TreeSource::file("trees/notes.txt"))
         .load()
         .unwrap_err();
     assert_eq!(
@@ -822,7 +822,7 @@ fn load_file_refuses_unknown_extensions() {
         "trees/notes.txt: unknown file extension: tree files end in .json or .ron"
     );
     let err = registry()
-        .loading(TreeSource::file(&"trees/noextension"))
+        .loading(TreeSource::file("trees/noextension"))
         .load()
         .unwrap_err();
     assert_eq!(
@@ -831,7 +831,7 @@ fn load_file_refuses_unknown_extensions() {
     );
     // Extensions are case-insensitive: this one is read (and is missing).
     let err = registry()
-        .loading(TreeSource::file(&"TREE.JSON"))
+        .loading(TreeSource::file("TREE.JSON"))
         .load()
         .unwrap_err();
     assert!(
@@ -843,7 +843,7 @@ fn load_file_refuses_unknown_extensions() {
 #[test]
 fn load_file_reports_a_missing_file() {
     let err = registry()
-        .loading(TreeSource::file(&"/nonexistent/canopy/guard.json"))
+        .loading(TreeSource::file("/nonexistent/canopy/guard.json"))
         .load()
         .unwrap_err();
     assert_eq!(

@@ -12,7 +12,7 @@
 
 use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, Scorer, Utility};
 use canopy_core::{Agent, Builder, Ctx, Event, Observer, Status, Tree};
-use canopy_data::{Format, Params, Registry, RegistryError};
+use canopy_data::{Format, Params, Registry, RegistryError, TreeSource};
 
 /// The agent: its inputs, and what its leaves did.
 #[derive(Clone, Default)]
@@ -124,7 +124,8 @@ fn run(tree: &Tree<Deer, ()>) -> (Vec<String>, Vec<u32>) {
 #[test]
 fn the_file_loads_the_tree_the_builder_builds() {
     let json = registry()
-        .load_str(JSON, Format::Json, "deer.json")
+        .loading(TreeSource::text(JSON, Format::Json, "deer.json"))
+        .load()
         .unwrap();
     let expected = run(&built());
     // Every child wins at some point of the run.
@@ -145,7 +146,8 @@ fn error(fields: &str) -> String {
         r#"{{"tree": {{"type": "Utility", {fields}, "children": [{{"type": "Act", "n": 0}}, {{"type": "Act", "n": 1}}]}}}}"#
     );
     registry()
-        .load_str(&file, Format::Json, "bad.json")
+        .loading(TreeSource::text(&file, Format::Json, "bad.json"))
+        .load()
         .unwrap_err()
         .to_string()
 }

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use canopy_core::Agent;
-use canopy_data::Registry;
+use canopy_data::{Registry, TreeSource};
 use canopy_inspector::{Recorder, Selection, Shape};
 use clap::Parser;
 
@@ -47,7 +47,8 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let tree = match Registry::<(), ()>::new()
         .with_seed(args.seed)
-        .load_file(&args.tree)
+        .loading(TreeSource::file(&args.tree))
+        .load()
     {
         Ok(tree) => tree,
         Err(e) => {

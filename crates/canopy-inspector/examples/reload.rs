@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime};
 
 use canopy_core::{Agent, Status, Tree};
-use canopy_data::Registry;
+use canopy_data::{Registry, TreeSource};
 use canopy_inspector::{EngineView, Frame, Inspector, Label, Options, board_of};
 use clap::Parser;
 
@@ -43,7 +43,8 @@ const FAILED: u8 = 2;
 
 fn load(path: &Path) -> Result<Tree<(), ()>, String> {
     Registry::<(), ()>::new()
-        .load_file(path)
+        .loading(TreeSource::file(&path))
+        .load()
         .map_err(|e| e.to_string())
 }
 

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use canopy_data::Registry;
+use canopy_data::{Registry, TreeSource};
 use canopy_inspector::replay;
 use clap::{Parser, ValueEnum};
 
@@ -42,13 +42,15 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let served = match args.types {
         Types::Builtin => Registry::<(), ()>::new()
-            .load_file(&args.tree)
+            .loading(TreeSource::file(&args.tree))
+            .load()
             .map_err(|e| e.to_string())
             .and_then(|tree| {
                 replay::serve(&args.trace, &tree, args.addr).map_err(|e| e.to_string())
             }),
         Types::Crowd => canopy_crowd::registry()
-            .load_file(&args.tree)
+            .loading(TreeSource::file(&args.tree))
+            .load()
             .map_err(|e| e.to_string())
             .and_then(|tree| {
                 replay::serve(&args.trace, &tree, args.addr).map_err(|e| e.to_string())

@@ -8,9 +8,10 @@
 //!
 //! ```no_run
 //! use std::path::Path;
-//! use canopy_data::Registry;
+//! use canopy_data::{Registry, TreeSource};
 //!
-//! let tree = Registry::<(), ()>::new().load_file(Path::new("sentry.json")).unwrap();
+//! let registry = Registry::<(), ()>::new();
+//! let tree = registry.loading(TreeSource::file("sentry.json")).load().unwrap();
 //! let replay = canopy_inspector::replay::serve(
 //!     Path::new("trace.jsonl"), &tree, "127.0.0.1:7879".parse().unwrap()).unwrap();
 //! println!("replay: {}", replay.url());

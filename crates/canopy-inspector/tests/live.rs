@@ -9,6 +9,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use canopy_core::{Agent, Builder};
+use canopy_data::TreeSource;
 use canopy_inspector::control::Command;
 use canopy_inspector::{ClassLabel, EngineView, Frame, Inspector, Options, Shape};
 use tungstenite::Message;
@@ -348,7 +349,12 @@ fn day(wake: bool) -> canopy_core::Tree<(), ()> {
             {{"type": "Script", "name": "sleep", "statuses": ["Running"]}}]}}}}"#
     );
     canopy_data::Registry::<(), ()>::new()
-        .load_str(&json, canopy_data::Format::Json, "day.json")
+        .loading(TreeSource::text(
+            &json,
+            canopy_data::Format::Json,
+            "day.json",
+        ))
+        .load()
         .unwrap()
 }
 

@@ -15,7 +15,7 @@
 use std::hint::black_box;
 
 use canopy_core::{Agent, Status, Tree};
-use canopy_data::{Format, Registry};
+use canopy_data::{Format, Registry, TreeSource};
 use canopy_reference::flat::{self, FlatCrowd, FlatTree};
 
 const RANDOM35: &str = include_str!("../../../examples/trees/random35.json");
@@ -38,7 +38,8 @@ fn main() -> Result<(), String> {
     match engine.as_str() {
         "canopy" => {
             let tree: Tree<(), ()> = Registry::new()
-                .load_str(&text, Format::Json, "tree.json")
+                .loading(TreeSource::text(&text, Format::Json, "tree.json"))
+                .load()
                 .map_err(|e| e.to_string())?;
             let mut crowd: Vec<Agent> = (0..agents).map(|i| Agent::with_id(&tree, i)).collect();
             for _ in 0..ticks {

@@ -11,7 +11,7 @@
 //! since a guard takes a condition rather than a node.
 
 use canopy_core::{Children, Ctx, Node, Status, Tree};
-use canopy_data::{Format, Registry, RegistryError};
+use canopy_data::{Format, Registry, RegistryError, TreeSource};
 
 use crate::critter::{Critter, Meadow, Outcome, leaves};
 
@@ -130,6 +130,11 @@ pub fn registry() -> Result<Registry<Critter, Meadow>, RegistryError> {
 pub fn reference_tree() -> Tree<Critter, Meadow> {
     let registry = registry().expect("the critter's node types register");
     registry
-        .load_str(REFERENCE_JSON, Format::Json, "reference.json")
+        .loading(TreeSource::text(
+            REFERENCE_JSON,
+            Format::Json,
+            "reference.json",
+        ))
+        .load()
         .expect("examples/trees/reference.json loads")
 }

@@ -5,7 +5,7 @@
 //! loader's salts, so this also checks that both count nodes alike.
 
 use canopy_core::{Agent, Event, EventKind, Observer, Tree, inspect::NodeRef};
-use canopy_data::{Format, Registry};
+use canopy_data::{Format, Registry, TreeSource};
 use canopy_reference::flat::{self, Builtin, FlatTree, Trace};
 
 /// `examples/trees/random35.json`: 35 nodes over `Random`.
@@ -90,7 +90,8 @@ impl Trace for FlatEvents<'_> {
 fn run_side_by_side(text: &str, seed: u64, agents: u32, ticks: u32) -> [usize; 3] {
     let tree: Tree<(), ()> = Registry::new()
         .with_seed(seed)
-        .load_str(text, Format::Json, "tree.json")
+        .loading(TreeSource::text(text, Format::Json, "tree.json"))
+        .load()
         .unwrap();
     let flat = FlatTree::build(&flat::read_builtin(text, seed).unwrap()).unwrap();
     let mut ids = vec![usize::MAX; flat.len()];

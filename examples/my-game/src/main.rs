@@ -3,7 +3,7 @@
 //! to the intruder when it is out of sight. One tree file, shared by every
 //! guard; each guard owns only its running tasks.
 
-use canopy::data::{Format, Params, Registry};
+use canopy::data::{Format, Params, Registry, TreeSource};
 use canopy::{Agent, Completion, Ctx, Status, Ticket};
 
 /// A guard: the game's own data, which the tree's leaves read and write.
@@ -127,7 +127,7 @@ const TREE: &str = r#"{"tree": {"type": "ReactiveSelector", "name": "guard", "ch
 
 fn main() {
     let tree = registry()
-        .load_str(TREE, Format::Json, "guard.json")
+        .loading(TreeSource::text(TREE, Format::Json, "guard.json")).load()
         .unwrap_or_else(|e| panic!("{e}"));
     // The same tree as BehaviorTree.CPP XML, for Groot2.
     let xml = canopy::xml::export_str(&registry(), TREE, Format::Json, "guard.json", &Default::default())

@@ -2,7 +2,7 @@
 //! lengths, renames, a check between fields, enums of words.
 
 use canopy_core::{Agent, Arity, Children, Ctx, Node, Status};
-use canopy_data::{Format, NodeParams, ParamEnum, Params, Registry, Ticks};
+use canopy_data::{Format, NodeParams, ParamEnum, Params, Registry, Ticks, TreeSource};
 use canopy_derive::Task;
 
 #[derive(Clone, Copy, Debug, PartialEq, ParamEnum)]
@@ -80,9 +80,9 @@ fn main() {
     }).unwrap();
     registry.action("Idle", |_: Nothing| |_| Status::Success).unwrap();
     let tree = registry
-        .load_str(r#"{"tree": {"type": "Sequence", "children": [
+        .loading(TreeSource::text(r#"{"tree": {"type": "Sequence", "children": [
             {"type": "Patrol", "points": [[0, 0], [10, 0.5]], "gait": "run", "laps": 2},
-            {"type": "Idle"}]}}"#, Format::Json, "p.json")
+            {"type": "Idle"}]}}"#, Format::Json, "p.json")).load()
         .unwrap();
     let mut walked = Vec::new();
     let mut agent = Agent::new(&tree);

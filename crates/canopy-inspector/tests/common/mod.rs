@@ -2,7 +2,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 use canopy_core::Tree;
-use canopy_data::{Format, Registry};
+use canopy_data::{Format, Registry, TreeSource};
 
 /// A ReactiveSelector whose higher-priority branch ("alert") starts to run
 /// on tick 3, aborting the running "patrol" branch; the whole tree
@@ -16,13 +16,15 @@ pub const SENTRY: &str = include_str!("../../../../examples/trees/sentry.json");
 
 pub fn takeover() -> Tree<(), ()> {
     Registry::<(), ()>::new()
-        .load_str(TAKEOVER, Format::Json, "takeover.json")
+        .loading(TreeSource::text(TAKEOVER, Format::Json, "takeover.json"))
+        .load()
         .unwrap()
 }
 
 pub fn sentry(seed: u64) -> Tree<(), ()> {
     Registry::<(), ()>::new()
         .with_seed(seed)
-        .load_str(SENTRY, Format::Json, "sentry.json")
+        .loading(TreeSource::text(SENTRY, Format::Json, "sentry.json"))
+        .load()
         .unwrap()
 }

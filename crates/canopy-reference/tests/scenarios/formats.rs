@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use canopy_btcpp::{XmlOptions, export_str, load_str_with_warnings};
 use canopy_core::{Agent, Ctx, Event, EventKind, Input, Observer, Output, Status, Text, Tree};
-use canopy_data::{Format, Params, Registry};
+use canopy_data::{Format, Params, Registry, TreeSource};
 use serde::Deserialize;
 
 use crate::format::{self, Leaves, Named, Scripted, show};
@@ -214,7 +214,9 @@ fn load_forms(scenario: &Scenario, registry: &Registry<Me, ()>) -> Result<Forms,
     };
     if let Some(json) = &scenario.json {
         let text = document(json, Format::Json);
-        let tree = registry.load_str(&text, Format::Json, "tree.json");
+        let tree = registry
+            .loading(TreeSource::text(&text, Format::Json, "tree.json"))
+            .load();
         forms.loaded.push(("json", tree.map_err(|e| e.to_string())));
         if scenario.export {
             match export_str(registry, &text, Format::Json, "tree.json", &options) {
@@ -230,7 +232,13 @@ fn load_forms(scenario: &Scenario, registry: &Registry<Me, ()>) -> Result<Forms,
         return Err("export: the JSON form is what is exported, and there is none".into());
     }
     if let Some(ron) = &scenario.ron {
-        let tree = registry.load_str(&document(ron, Format::Ron), Format::Ron, "tree.ron");
+        let tree = registry
+            .loading(TreeSource::text(
+                &document(ron, Format::Ron),
+                Format::Ron,
+                "tree.ron",
+            ))
+            .load();
         forms.loaded.push(("ron", tree.map_err(|e| e.to_string())));
     }
     if let Some(text) = &scenario.xml {

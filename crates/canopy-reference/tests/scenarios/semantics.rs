@@ -10,7 +10,7 @@ use canopy_core::{
     Afterwards, Agent, Completion, Ctx, Event, EventKind, Mode, NodeId, Observer, Params, Policy,
     Status, Ticket, Tree,
 };
-use canopy_data::{Format, Registry};
+use canopy_data::{Format, Registry, TreeSource};
 use canopy_reference::flat::{Def, FlatLeaf, FlatTree, Trace};
 use canopy_reference::naive::NaiveAgent;
 use serde::Deserialize;
@@ -223,7 +223,8 @@ fn registry(case: &Case) -> Result<Registry<Calls, ()>, String> {
 fn load(case: &Case) -> Result<Tree<Calls, ()>, String> {
     let file = format!("{}.json", case.name);
     registry(case)?
-        .load_str(&case.document, Format::Json, &file)
+        .loading(TreeSource::text(&case.document, Format::Json, &file))
+        .load()
         .map_err(|e| format!("load: {e}"))
 }
 
