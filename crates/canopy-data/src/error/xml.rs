@@ -615,7 +615,7 @@ impl fmt::Display for XmlProblem {
             | XmlProblem::NoMainTree { .. }
             | XmlProblem::NoSuchMainTree { .. }
             | XmlProblem::NoSuchTree { .. }
-            | XmlProblem::NoTrees { .. }
+            | XmlProblem::NoTrees
             | XmlProblem::Script { .. }
             | XmlProblem::SubTreeKey { .. }
             | XmlProblem::SubTreePortName { .. }
