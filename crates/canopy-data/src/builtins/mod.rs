@@ -14,9 +14,9 @@ mod periodic;
 mod random;
 mod script;
 mod subtree;
+mod utility;
 
 pub use subtree::SUBTREE_TYPE;
-mod utility;
 
 use canopy_core::{Arity, nodes};
 
