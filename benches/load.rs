@@ -1,4 +1,4 @@
-//! Loading tree files: `Registry::load_str` on a generated 10,000-node
+//! Loading tree files: `Registry::loading` of text, on a generated 10,000-node
 //! file, as JSON and as RON. The file is a realistic mix — composites of
 //! every kind, decorators with parameters, guards with conditions,
 //! scripted and random leaves, and a few subtrees referenced from many

@@ -529,7 +529,7 @@ pub(crate) fn lowered_size(emulated: Emulated) -> (&'static str, usize) {
 }
 
 /// The node types the registry's loader builds this crate's emulated nodes
-/// with, found before its own (see `Registry::load_lowered`).
+/// with, found before its own (see `TreeSource::Lowered`).
 pub(crate) fn emulated_types<A: 'static, W: 'static>() -> Vec<NodeType<A, W>> {
     EMULATED_TYPES
         .iter()

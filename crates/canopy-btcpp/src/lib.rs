@@ -553,7 +553,7 @@ pub fn load_any<A: 'static, W: 'static>(
 
 /// Every error of a tree file of any format canopy reads, up to
 /// [`MAX_ERRORS`](canopy_data::MAX_ERRORS) for JSON and RON (as
-/// [`Registry::check_file`] finds them, with this crate's own node types
+/// [`Loading::errors`](canopy_data::Loading::errors) finds them, with this crate's own node types
 /// known, as [`load_any`] knows them); an XML file's first.
 pub fn check_any<A: 'static, W: 'static>(
     registry: &Registry<A, W>,
@@ -617,7 +617,7 @@ fn tree_file(path: &Path) -> Result<(Vec<u8>, Format, String), LoadError> {
 /// script nodes canopy's `Eval` family, and the standard nodes canopy runs
 /// as nodes of this crate's own (`Repeat`, `Parallel`, `IfThenElse`, …)
 /// `btcpp:Repeat` and so on, which [`load_any`] (not
-/// [`Registry::load_file`]) knows and [`export_file`] writes back as the
+/// [`Registry::loading`] with a file) knows and [`export_file`] writes back as the
 /// standard nodes. Refused, with the load's error, where the XML does not
 /// load.
 ///

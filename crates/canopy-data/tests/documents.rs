@@ -1,5 +1,5 @@
 //! A document parsed once and loaded from its value ([`parse`],
-//! [`Registry::load_value`]) gives the tree, and the errors, that loading
+//! `TreeSource::json`) gives the tree, and the errors, that loading
 //! the text gives.
 
 use canopy_data::{Format, LoadError, Location, Problem, Registry, TreeSource, parse};
