@@ -73,6 +73,20 @@ pub enum TreeSource<'a> {
     /// [`parse_document`](crate::parse_document). Errors about a node
     /// whose strings borrow from one of `sources` name that source, with
     /// the node's line and column.
+    ///
+    /// ```
+    /// use canopy_data::document::{Key, Source, Value};
+    /// use canopy_data::{Format, Registry, TreeSource};
+    ///
+    /// let text = "Wiat";
+    /// let node = Value::Object(vec![(Key::Owned("type".into()), Value::Str(text))].into());
+    /// let document = Value::Object(vec![(Key::Owned("tree".into()), node)].into());
+    /// let sources = [Source { name: "made.txt", text }];
+    /// let made = TreeSource::Document { document: &document, sources: &sources, format: Format::Json, name: "made" };
+    /// let err = Registry::<(), ()>::new().loading(made).load().unwrap_err();
+    /// assert_eq!(err.to_string(),
+    ///     "made.txt:1:1: tree (name \"Wiat\"): unknown node type \"Wiat\" (did you mean \"Wait\"?)");
+    /// ```
     Document {
         /// The document.
         document: &'a Value<'a>,
@@ -83,8 +97,89 @@ pub enum TreeSource<'a> {
         /// What errors call it.
         name: &'a str,
     },
-    /// A document another syntax was lowered to (BehaviorTree.CPP XML),
-    /// made on demand ([`Lowering`]).
+    /// A document another syntax was lowered to (BehaviorTree.CPP XML):
+    /// the loader that lowered it takes part in the load three ways.
+    ///
+    /// It makes the document on demand ([`Lowering::document`]) and may
+    /// let go of what it made it from once the nodes are drafted
+    /// ([`Lowering::drafted`]): building the tree is the costly part, and
+    /// it needs the drafts alone, so neither the document nor the
+    /// lowering's own model of its file is held beside the tree being
+    /// built. A build error, rare, asks for the document again to say
+    /// which node it is about.
+    ///
+    /// It shows places its own way: a message naming the place of a
+    /// blackboard key's first use (a key used as two types, a script
+    /// reading it) names it through [`Lowering::place`], so the message
+    /// never needs rewriting.
+    ///
+    /// It may have node kinds of its own, which no registered type builds
+    /// (BehaviorTree.CPP's `Repeat` loops differently from canopy's):
+    /// [`own_types`](Loading::own_types) are found before the registry's types, and a node of
+    /// one is checked as any node is (its fields, children and parameters)
+    /// and built in the same pass, showing itself as its kind does. Give
+    /// them names no registry can hold (with a character other than a
+    /// letter, a digit or `_`), so that they never hide a registered type.
+    ///
+    /// ```
+    /// use canopy_core::{Arity, NodeKind, nodes::Repeat, params::Param};
+    /// use canopy_data::document::{Key, Value};
+    /// use canopy_data::{Format, Lowering, NodePath, NodeType, Registry, TreeSource};
+    ///
+    /// /// A document made by a function, its places named by depth.
+    /// struct Made(fn() -> Value<'static>);
+    /// impl Lowering for Made {
+    ///     fn document(&self) -> Option<Value<'_>> {
+    ///         Some((self.0)())
+    ///     }
+    ///     fn place(&self, path: &NodePath) -> Option<String> {
+    ///         Some(format!("node {}", path.steps.len()))
+    ///     }
+    /// }
+    ///
+    /// fn field(k: &'static str, v: Value<'static>) -> (Key<'static>, Value<'static>) {
+    ///     (Key::Str(k), v)
+    /// }
+    /// fn node(t: &'static str, port: &'static str, v: &'static str) -> Value<'static> {
+    ///     Value::Object(vec![field("type", Value::Str(t)), field(port, Value::Str(v))].into())
+    /// }
+    /// fn two_scripts() -> Value<'static> {
+    ///     let tree = Value::Object(vec![
+    ///         field("type", Value::Str("Sequence")),
+    ///         field("children", Value::List(vec![
+    ///             node("Eval", "code", "count := 1"),
+    ///             node("Eval", "code", "cuont += 1"),
+    ///         ].into())),
+    ///     ].into());
+    ///     Value::Object(vec![field("tree", tree)].into())
+    /// }
+    /// let registry = Registry::<(), ()>::new();
+    /// let mut made = Made(two_scripts);
+    /// let lowered = TreeSource::Lowered { lowering: &mut made, format: Format::Json, name: "made" };
+    /// let err = registry.loading(lowered).load().unwrap_err();
+    /// assert_eq!(err.to_string(), "made: tree/children[1] (name \"Eval\"): parameter \"code\": \
+    ///     script \"cuont += 1\", column 1: unknown key \"cuont\" (did you mean \"count\"?)");
+    ///
+    /// // A kind of the lowering's own, under a name no registry holds.
+    /// let twice = NodeType::new("made:Twice", "its child two times", Arity::Decorator,
+    ///     vec![Param::count("times", "how many")],
+    ///     |p| Ok(NodeKind::from(Repeat { times: p.u32("times")? })));
+    /// fn twice_over_success() -> Value<'static> {
+    ///     let leaf = Value::Object(vec![field("type", Value::Str("AlwaysSuccess"))].into());
+    ///     let tree = Value::Object(vec![
+    ///         field("type", Value::Str("made:Twice")),
+    ///         field("name", Value::Str("twice")),
+    ///         field("times", Value::Int(2)),
+    ///         field("children", Value::List(vec![leaf].into())),
+    ///     ].into());
+    ///     Value::Object(vec![field("tree", tree)].into())
+    /// }
+    /// let own = [twice];
+    /// let mut made = Made(twice_over_success);
+    /// let lowered = TreeSource::Lowered { lowering: &mut made, format: Format::Json, name: "made" };
+    /// let tree = registry.loading(lowered).own_types(&own).load().unwrap();
+    /// assert_eq!(tree.display().to_string(), "twice  Repeat(times=2)\n└── AlwaysSuccess\n");
+    /// ```
     Lowered {
         /// The lowering.
         lowering: &'a mut dyn Lowering,
@@ -113,6 +208,15 @@ impl std::fmt::Debug for TreeSource<'_> {
 
 impl<'a> TreeSource<'a> {
     /// A file; its extension picks the format.
+    ///
+    /// ```
+    /// # use canopy_data::{Registry, TreeSource};
+    /// let path = std::env::temp_dir().join(format!("canopy-doc-{}.json", std::process::id()));
+    /// std::fs::write(&path, r#"{"tree": {"type": "Wait", "ticks": 3}}"#).unwrap();
+    /// let tree = Registry::<(), ()>::new().loading(TreeSource::file(&path)).load().unwrap();
+    /// assert_eq!(tree.display().to_string(), "Wait(ticks=3)\n");
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn file(path: &'a (impl AsRef<Path> + ?Sized)) -> Self {
         TreeSource::File(path.as_ref())
     }
@@ -122,7 +226,19 @@ impl<'a> TreeSource<'a> {
         TreeSource::Text { text, format, name }
     }
 
-    /// Bytes in `format`, called `name` in errors.
+    /// Bytes in `format`, called `name` in errors: UTF-8 text, a leading
+    /// byte-order mark skipped.
+    ///
+    /// ```
+    /// # use canopy_data::{Format, Registry, TreeSource};
+    /// let registry = Registry::<(), ()>::new();
+    /// let bytes = b"\xef\xbb\xbf{\"tree\": {\"type\": \"AlwaysSuccess\"}}";
+    /// let tree = registry.loading(TreeSource::bytes(bytes, Format::Json, "bom.json")).load();
+    /// assert_eq!(tree.unwrap().len(), 1);
+    /// let err = registry.loading(TreeSource::bytes(b"\xff\xfe{", Format::Json, "u16.json")).load();
+    /// assert_eq!(err.unwrap_err().to_string(),
+    ///     "u16.json: not UTF-8 text: the file starts with a UTF-16 byte order mark; save it as UTF-8");
+    /// ```
     pub fn bytes(bytes: &'a [u8], format: Format, name: &'a str) -> Self {
         TreeSource::Bytes {
             bytes,
@@ -132,6 +248,13 @@ impl<'a> TreeSource<'a> {
     }
 
     /// A reader in `format`, called `name` in errors.
+    ///
+    /// ```
+    /// # use canopy_data::{Format, Registry, TreeSource};
+    /// let text = br#"{"tree": {"type": "Wait", "ticks": 3}}"#;
+    /// let source = TreeSource::reader(&text[..], Format::Json, "stdin");
+    /// assert_eq!(Registry::<(), ()>::new().loading(source).load().unwrap().len(), 1);
+    /// ```
     pub fn reader(reader: impl Read + 'a, format: Format, name: &'a str) -> Self {
         TreeSource::Reader {
             reader: Box::new(reader),
@@ -141,6 +264,19 @@ impl<'a> TreeSource<'a> {
     }
 
     /// A JSON value, called `name` in errors.
+    ///
+    /// ```
+    /// use canopy_data::{Registry, TreeSource};
+    /// use serde_json::json;
+    ///
+    /// let registry = Registry::<(), ()>::new();
+    /// let document = json!({"tree": {"type": "Repeat", "times": 2,
+    ///                                "children": [{"type": "AlwaysSuccess"}]}});
+    /// assert_eq!(registry.loading(TreeSource::json(&document, "generated")).load().unwrap().len(), 2);
+    /// let wrong = json!({"tree": {"type": "Wait", "ticks": -1}});
+    /// assert_eq!(registry.loading(TreeSource::json(&wrong, "generated")).load().unwrap_err().to_string(),
+    ///     "generated: tree (name \"Wait\"): parameter \"ticks\" must be at least 0, got -1");
+    /// ```
     pub fn json(value: &'a serde_json::Value, name: &'a str) -> Self {
         TreeSource::Json { value, name }
     }
