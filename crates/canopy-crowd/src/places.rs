@@ -38,6 +38,9 @@ pub struct Visitors {
 pub struct Places {
     centres: Vec<Vec2>,
     visitors: Vec<Visitors>,
+    /// Scratch for counting visitors in parallel: one row of counts per
+    /// part of the crowd (see [`World::count_visitors`](crate::World::count_visitors)).
+    tallies: Vec<Visitors>,
     /// Radius of each place, m.
     pub radius: f32,
     /// How close to its centre an agent must be to be served, m.
@@ -93,6 +96,7 @@ impl Places {
         }
         Places {
             visitors: vec![Visitors::default(); n],
+            tallies: Vec::new(),
             centres,
             radius,
             reach,
@@ -135,6 +139,30 @@ impl Places {
     /// Every place's visitors, to count them.
     pub(crate) fn visitors_mut(&mut self) -> &mut [Visitors] {
         &mut self.visitors
+    }
+
+    /// The scratch rows of counts, `parts` rows of one count per place
+    /// (at least one: a row is never empty), all zero; kept between steps, so counting allocates only the first
+    /// time (or when the parts grow).
+    pub(crate) fn take_tallies(&mut self, parts: usize) -> Vec<Visitors> {
+        let mut tallies = std::mem::take(&mut self.tallies);
+        tallies.clear();
+        tallies.resize(parts * self.visitors.len().max(1), Visitors::default());
+        tallies
+    }
+
+    /// Sum the rows of `tallies` into the visitors, and keep them as
+    /// scratch for the next count.
+    pub(crate) fn add_tallies(&mut self, tallies: Vec<Visitors>) {
+        let n = self.visitors.len().max(1);
+        self.visitors.fill(Visitors::default());
+        for row in tallies.chunks_exact(n) {
+            for (v, t) in self.visitors.iter_mut().zip(row) {
+                v.bound += t.bound;
+                v.here += t.here;
+            }
+        }
+        self.tallies = tallies;
     }
 
     /// Whether `p` is within reach of place `k`.
