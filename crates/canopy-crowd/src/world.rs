@@ -705,5 +705,37 @@ pub(crate) mod tests {
                 }
             }
         }
+
+        #[test]
+        fn visitors_counted_in_parts_are_those_counted_one_by_one_on_any_thread_count(
+            positions in crowd(),
+            choices in prop::collection::vec((0u8..4, -2i32..7), 0..400),
+            threads in 1usize..4,
+        ) {
+            let (food, rest) = (vec![Vec2::new(10.0, 10.0), Vec2::new(30.0, 12.0), Vec2::new(20.0, 30.0)], vec![Vec2::new(5.0, 35.0), Vec2::new(35.0, 35.0)]);
+            let walkers: Vec<Walker> = positions.iter().zip(choices.iter().cycle()).map(|(&p, &(what, k))| {
+                let mut w = walker_at(p);
+                w.activity = [Activity::Eat, Activity::Rest, Activity::Wander, Activity::Idle][usize::from(what)];
+                (w.known_food, w.known_rest) = (k, k - 1);
+                w
+            }).collect();
+            let (mut foods, mut rests) = (World::food_patches(food, 40.0), World::rest_areas(rest, 40.0));
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            // Twice: the scratch rows of the first count must not leak into the second.
+            pool.install(|| count_visitors(&mut foods, &mut rests, &walkers));
+            pool.install(|| count_visitors(&mut foods, &mut rests, &walkers));
+            let one_by_one = |places: &Places, of: Activity, pick: fn(&Walker) -> i32| {
+                let mut counts = vec![Visitors::default(); places.visitors().len()];
+                for w in walkers.iter().filter(|w| w.activity == of) {
+                    if let Some(v) = usize::try_from(pick(w)).ok().and_then(|k| counts.get_mut(k)) {
+                        v.bound += 1;
+                        v.here += u32::from(places.within_reach(pick(w), w.pos));
+                    }
+                }
+                counts
+            };
+            prop_assert_eq!(foods.visitors(), &one_by_one(&foods, Activity::Eat, |w| w.known_food)[..]);
+            prop_assert_eq!(rests.visitors(), &one_by_one(&rests, Activity::Rest, |w| w.known_rest)[..]);
+        }
     }
 }
