@@ -442,11 +442,14 @@ impl Crowd {
         let sensing = Instant::now();
         let elapsed = lod.lod.elapsed();
         // Steered: the agents due, and those in a crowd.
-        self.steered.clear();
-        self.steered.extend(
-            (elapsed.iter().zip(&self.walkers))
-                .map(|(&e, w)| u32::from(e > 0 || w.neighbours >= STEER_IN_A_CROWD)),
-        );
+        // In parallel: one thread reading a million walkers in turn cost
+        // more than the perception of the few steered.
+        self.steered
+            .resize(elapsed.len().min(self.walkers.len()), 0);
+        (self.steered.par_iter_mut())
+            .zip(elapsed)
+            .zip(&self.walkers)
+            .for_each(|((s, &e), w)| *s = u32::from(e > 0 || w.neighbours >= STEER_IN_A_CROWD));
         self.motion
             .sense_due(&mut self.walkers, &self.world, &self.steered);
         let sensed = sensing.elapsed();
