@@ -14,10 +14,10 @@
 
 use canopy_core::{Draft, NodeKind, Params, context::Predicate, params::ParamError};
 
-use crate::builtins::eval::{self, Cell, ScriptShape};
 use crate::document::{Field, Value, field};
 use crate::error::LoadError;
 use crate::registry::Registry;
+use crate::scripts::{self, Cell, ScriptShape};
 use crate::walk::{Loader, NodeInFile};
 
 /// What a loader-resolved node type made of one node object.
@@ -87,7 +87,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Resolver<'_, 'r, 'd, 'b, A, W> {
     pub(crate) fn script(
         &mut self,
         param: impl Into<String>,
-        source: eval::Source,
+        source: scripts::Source,
         shape: ScriptShape,
     ) -> Cell {
         self.loader
@@ -104,7 +104,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Resolver<'_, 'r, 'd, 'b, A, W> {
     ) -> (Vec<Cell>, String) {
         let mut cells = Vec::with_capacity(items.len());
         for (i, code) in items.iter().enumerate() {
-            let source = eval::Source::Code(code.clone());
+            let source = scripts::Source::Code(code.clone());
             cells.push(self.script(format!("{param}[{i}]"), source, shape));
         }
         (cells, items.join("; "))

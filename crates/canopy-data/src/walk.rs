@@ -14,13 +14,13 @@ use canopy_core::{
     params::ParamError, params::ParamKind, params::ParamValue, script::ScriptError,
 };
 
-use crate::builtins::eval::{self, Cell, LoadKeys, ScriptShape as Shape};
 use crate::check::{Place, check, read_fields};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Problem};
 use crate::format::{Format, MAX_NODES};
 use crate::registry::{Build, NodeType, Registry};
 use crate::resolve::{Made, Resolver};
+use crate::scripts::{self, Cell, First, LoadKeys, ScriptShape as Shape};
 
 /// Stack kept free before recursing one level deeper, and the size of each
 /// extra segment when it is not (for [`stacker::maybe_grow`]).
@@ -224,7 +224,7 @@ struct PendingScript<'d> {
     /// The parameter holding the script (with the item's index in a list:
     /// `cases[0]`).
     param: String,
-    source: eval::Source,
+    source: scripts::Source,
     shape: Shape,
     node: &'d Value<'d>,
     path: NodePath,
@@ -265,17 +265,6 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
 /// Takes a script's warning: the node's path, the parameter, the
 /// script as shown, the warning.
 pub(crate) type ScriptWarner<'a> = dyn Fn(&NodePath, &str, &str, &ScriptError) + 'a;
-
-/// Where a blackboard key was first used: the node, by its path, name and
-/// value. Its place as a message writes it is made only when a message
-/// needs it — for a lowered file, naming a place reads the lowering
-/// loader's model of its file again, which it lets go of while drafting.
-#[derive(Clone)]
-pub(crate) struct First<'d> {
-    pub(crate) path: NodePath,
-    node: &'d Value<'d>,
-    name: String,
-}
 
 /// A node's place as messages write it: through the lowering loader's
 /// namer where there is one (and it can), else as this crate writes it
@@ -720,7 +709,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 },
                 place: &place,
             };
-            match eval::compile(&script.source, script.shape, &mut keys) {
+            match scripts::compile(&script.source, script.shape, &mut keys) {
                 Ok(program) => {
                     if let Some(warn) = self.warnings {
                         for warning in program.warnings() {
@@ -752,7 +741,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
     pub(crate) fn defer_script(
         &mut self,
         param: String,
-        source: eval::Source,
+        source: scripts::Source,
         shape: Shape,
         at: &NodeInFile<'_, 'd>,
         name: &str,
