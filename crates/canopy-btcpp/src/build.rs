@@ -48,9 +48,9 @@ use serde_json::Value;
 
 use crate::XmlOptions;
 use crate::emulated::{self, emulated_params, emulated_types};
-use crate::model::{Model, Place, What};
+use crate::model::{Model, What};
 use crate::scope::{Resolved, Scope};
-use crate::sources::{self, Kept};
+use crate::sources::{self, Kept, Place};
 use crate::warning::{WarningKind, Warnings};
 
 /// The tree to run. The model is let go of once the document is made
@@ -360,7 +360,7 @@ pub(crate) struct Remap {
     /// The subtree's own name for it.
     local: String,
     /// The `<SubTree>` element.
-    place: crate::model::Place,
+    place: Place,
 }
 
 /// Most bytes of parameters and scripts the trees of one load may hold
@@ -565,7 +565,7 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
 
     /// Count `bytes` more of parameters, scripts and remappings written,
     /// refused past [`MAX_PARAMETER_BYTES`] at the element at `place`.
-    fn spend(&mut self, bytes: u64, place: crate::model::Place) -> Result<(), LoadError> {
+    fn spend(&mut self, bytes: u64, place: Place) -> Result<(), LoadError> {
         self.text += bytes;
         if self.text <= MAX_PARAMETER_BYTES {
             return Ok(());

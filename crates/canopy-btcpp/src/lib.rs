@@ -308,6 +308,7 @@
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 mod build;
+mod category;
 mod check;
 mod dom;
 mod emulated;
