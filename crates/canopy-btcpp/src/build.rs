@@ -46,9 +46,9 @@ use canopy_data::{
 };
 use serde_json::Value;
 
-use crate::XmlOptions;
 use crate::emulated::{self, emulated_params, emulated_types};
 use crate::model::{Model, What};
+use crate::options::XmlOptions;
 use crate::scope::{Resolved, Scope};
 use crate::sources::{self, Kept, Place};
 use crate::warning::{WarningKind, Warnings};
@@ -367,7 +367,7 @@ pub(crate) struct Remap {
 /// once every `<SubTree>` with keys of its own is copied (twice the XML
 /// a load reads): a copy repeats its subtree's scripts, so a small file
 /// can stand for gigabytes of them.
-pub const MAX_PARAMETER_BYTES: u64 = 2 * crate::MAX_XML_BYTES;
+pub const MAX_PARAMETER_BYTES: u64 = 2 * crate::sources::MAX_XML_BYTES;
 
 /// The bytes of text a parameter's value holds.
 fn text_bytes(value: &Value) -> u64 {

@@ -17,11 +17,11 @@ use canopy_data::{
 };
 use serde_json::{Map, Value};
 
-use crate::XmlOptions;
 use crate::category::category;
 use crate::error::ExportError;
 use crate::model::is_key_name;
 use crate::names::attribute_name;
+use crate::options::XmlOptions;
 use crate::palette::port_type;
 use crate::params::to_text;
 use crate::scripted::is_reserved;

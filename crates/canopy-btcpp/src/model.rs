@@ -12,10 +12,10 @@ use std::rc::Rc;
 use canopy_data::{NodeType, ParamKind, Registry};
 use serde_json::Value;
 
-use crate::XmlOptions;
 use crate::category::{builtin_category, category, category_warning, is_btcpp_builtin};
 use crate::dom::{Element, Reread};
 use crate::emulated::Emulated;
+use crate::options::XmlOptions;
 use crate::params::{ParamIndex, key_of, to_value};
 use crate::sources::{File, Kept, Place, Places};
 use crate::standard::{CANOPY_PREFIX, Category, Standard, bad_model_name, is_scripting, refused};
@@ -725,11 +725,11 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             };
             self.remapping(place, &port.name, default)?;
             self.default_bytes += port.name.len() + default.len();
-            if self.default_bytes as u64 > crate::MAX_XML_BYTES {
+            if self.default_bytes as u64 > crate::sources::MAX_XML_BYTES {
                 return Err(self.fail(
                     place,
                     XmlLimit::RemapBytes {
-                        limit: crate::MAX_XML_BYTES,
+                        limit: crate::sources::MAX_XML_BYTES,
                     },
                 ));
             }

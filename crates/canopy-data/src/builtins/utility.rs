@@ -19,9 +19,8 @@ use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, Scorer, Ut
 use canopy_core::text::{did_you_mean, quote, suggest};
 use canopy_core::{Arity, NodeKind, Params, params::NodeParams, params::ParamError};
 
-use crate::Registry;
 use crate::error::LoadError;
-use crate::registry::NodeType;
+use crate::registry::{NodeType, Registry};
 use crate::resolve::{Made, Resolve, Resolver};
 
 /// Most considerations a child's text holds.
