@@ -46,11 +46,11 @@ use canopy_data::{
 };
 use serde_json::Value;
 
-use crate::XmlOptions;
 use crate::emulated::{self, emulated_params, emulated_types};
-use crate::model::{Model, Place, What};
+use crate::model::{Model, What};
+use crate::options::XmlOptions;
 use crate::scope::{Resolved, Scope};
-use crate::sources::{self, Kept};
+use crate::sources::{self, Kept, Place};
 use crate::warning::{WarningKind, Warnings};
 
 /// The tree to run. The model is let go of once the document is made
@@ -360,14 +360,14 @@ pub(crate) struct Remap {
     /// The subtree's own name for it.
     local: String,
     /// The `<SubTree>` element.
-    place: crate::model::Place,
+    place: Place,
 }
 
 /// Most bytes of parameters and scripts the trees of one load may hold
 /// once every `<SubTree>` with keys of its own is copied (twice the XML
 /// a load reads): a copy repeats its subtree's scripts, so a small file
 /// can stand for gigabytes of them.
-pub const MAX_PARAMETER_BYTES: u64 = 2 * crate::MAX_XML_BYTES;
+pub const MAX_PARAMETER_BYTES: u64 = 2 * crate::sources::MAX_XML_BYTES;
 
 /// The bytes of text a parameter's value holds.
 fn text_bytes(value: &Value) -> u64 {
@@ -565,7 +565,7 @@ impl<'m, A: 'static, W: 'static> Doc<'_, 'm, A, W> {
 
     /// Count `bytes` more of parameters, scripts and remappings written,
     /// refused past [`MAX_PARAMETER_BYTES`] at the element at `place`.
-    fn spend(&mut self, bytes: u64, place: crate::model::Place) -> Result<(), LoadError> {
+    fn spend(&mut self, bytes: u64, place: Place) -> Result<(), LoadError> {
         self.text += bytes;
         if self.text <= MAX_PARAMETER_BYTES {
             return Ok(());

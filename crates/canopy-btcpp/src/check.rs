@@ -3,9 +3,9 @@
 
 use canopy_core::limits::MAX_DEPTH;
 
-use crate::XmlOptions;
 use crate::emulated::Emulated;
 use crate::model::{Model, What};
+use crate::options::XmlOptions;
 use canopy_core::text::suggest;
 use canopy_data::{LoadError, XmlLimit, XmlProblem};
 

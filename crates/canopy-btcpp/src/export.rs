@@ -17,11 +17,12 @@ use canopy_data::{
 };
 use serde_json::{Map, Value};
 
-use crate::XmlOptions;
+use crate::category::category;
 use crate::error::ExportError;
 use crate::model::is_key_name;
 use crate::names::attribute_name;
-use crate::palette::{category, port_type};
+use crate::options::XmlOptions;
+use crate::palette::port_type;
 use crate::params::to_text;
 use crate::scripted::is_reserved;
 use crate::standard::{CANOPY_PREFIX, Category, Standard, bad_model_name, is_port_name};

@@ -308,6 +308,7 @@
 #![cfg_attr(not(test), warn(clippy::print_stdout, clippy::print_stderr))]
 
 mod build;
+mod category;
 mod check;
 mod dom;
 mod emulated;
@@ -316,6 +317,7 @@ mod export;
 mod model;
 mod names;
 mod nodes;
+mod options;
 mod palette;
 mod params;
 mod ported;
@@ -337,48 +339,12 @@ use serde_json::Value;
 pub use build::MAX_PARAMETER_BYTES;
 pub use error::ExportError;
 pub use model::MAX_LEVELS;
+pub use options::XmlOptions;
 pub use sources::{MAX_FILES, MAX_INCLUDE_DEPTH, MAX_XML_BYTES};
 pub use stand_in::{NodeModel, StandIn, StandInRules};
 pub use warning::{MAX_WARNINGS, WarningKind, XmlWarning};
 #[doc(hidden)]
 pub use work::reader_work;
-
-/// How XML is read and written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct XmlOptions {
-    /// Milliseconds per tick, to turn `msec` ports into ticks and back
-    /// (at least 1; 0 is read as 1). Default 100.
-    pub tick_ms: u32,
-    /// The tree to run, instead of the file's `main_tree_to_execute`.
-    pub main_tree: Option<String>,
-    /// Most node updates one tick may make, with loops at their most cycles
-    /// and subtrees counted at every use; a tree that could exceed it is
-    /// refused. Default 1,000,000.
-    pub max_updates_per_tick: u64,
-    /// Whether `<include path="…">` may reach files outside the directory
-    /// of the file loaded (or the `base` given): absolute paths, `..` past
-    /// it, symbolic links out of it. BehaviorTree.CPP follows any path;
-    /// canopy does not unless this is set, as a tree file may come from
-    /// someone who should not make it read other files. Default `false`.
-    pub includes_outside: bool,
-    /// Whether a warning ([`XmlWarning`]: what BehaviorTree.CPP runs but
-    /// is probably a mistake, such as an action written `<Condition>`) is
-    /// an error, at its place. Default `false`: warnings are returned
-    /// beside the tree ([`load_file_with_warnings`]).
-    pub strict: bool,
-}
-
-impl Default for XmlOptions {
-    fn default() -> Self {
-        XmlOptions {
-            tick_ms: 100,
-            main_tree: None,
-            max_updates_per_tick: 1_000_000,
-            includes_outside: false,
-            strict: false,
-        }
-    }
-}
 
 /// A tree loaded from XML, with what BehaviorTree.CPP accepts in it and
 /// canopy warns about.

@@ -12,12 +12,12 @@ use std::rc::Rc;
 use canopy_data::{NodeType, ParamKind, Registry};
 use serde_json::Value;
 
-use crate::XmlOptions;
+use crate::category::{builtin_category, category, category_warning, is_btcpp_builtin};
 use crate::dom::{Element, Reread};
 use crate::emulated::Emulated;
-use crate::palette::{ParamIndex, SubtreeModel, builtin_category, category, category_warning};
-use crate::params::{key_of, to_value};
-use crate::sources::{File, Kept, Places};
+use crate::options::XmlOptions;
+use crate::params::{ParamIndex, key_of, to_value};
+use crate::sources::{File, Kept, Place, Places};
 use crate::standard::{CANOPY_PREFIX, Category, Standard, bad_model_name, is_scripting, refused};
 use crate::warning::{WarningKind, Warnings};
 use canopy_core::text::{did_you_mean, quote, suggest};
@@ -43,13 +43,6 @@ fn bad_attribute(attribute: &str, problem: impl Into<String>) -> XmlProblem {
         attribute: attribute.to_string(),
         problem: problem.into(),
     }
-}
-
-/// An element of one of the files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Place {
-    pub(crate) file: usize,
-    pub(crate) element: usize,
 }
 
 /// A node's parameters as the JSON loader takes them, each name once: a
@@ -177,6 +170,45 @@ pub(crate) fn tree_ids<'i>(ids: impl ExactSizeIterator<Item = &'i str>) -> (Vec<
     (ids.take(10).map(str::to_string).collect(), total)
 }
 
+/// A port of a `SubTree` model.
+#[derive(Debug)]
+pub(crate) struct SubtreePort {
+    pub(crate) name: String,
+    /// Its `default`: the remapping a `<SubTree>` that leaves it out gets.
+    pub(crate) default: Option<String>,
+}
+
+/// A `<SubTree ID="…">` model: the ports its tree declares, as
+/// BehaviorTree.CPP reads them (a later declaration of a port replaces an
+/// earlier one, models of one ID in several places add up).
+#[derive(Debug, Default)]
+pub(crate) struct SubtreeModel {
+    /// The model elements, first first.
+    pub(crate) places: Vec<Place>,
+    pub(crate) ports: Vec<SubtreePort>,
+    index: HashMap<String, usize>,
+}
+
+impl SubtreeModel {
+    pub(crate) fn declare(&mut self, port: SubtreePort) {
+        match self.index.get(&port.name) {
+            Some(&i) => self.ports[i] = port,
+            None => {
+                self.index.insert(port.name.clone(), self.ports.len());
+                self.ports.push(port);
+            }
+        }
+    }
+
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.ports.iter().map(|p| p.name.as_str())
+    }
+}
+
 /// Reads the files' elements into a [`Model`].
 pub(crate) struct Reader<'r, A, W> {
     pub(crate) registry: &'r Registry<A, W>,
@@ -267,6 +299,16 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
         problem: impl Into<crate::error::XmlIssue>,
     ) -> LoadError {
         Model::fail_in(&self.files, place, problem)
+    }
+
+    /// Note a warning about the element at `place`.
+    pub(crate) fn warn(
+        &self,
+        place: Place,
+        kind: WarningKind,
+        problem: impl FnOnce() -> String,
+    ) -> Result<(), LoadError> {
+        self.warnings.at(&self.files, place, kind, problem)
     }
 
     pub(crate) fn element(&self, place: Place) -> Element<'_> {
@@ -396,7 +438,7 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             // BehaviorTree.CPP refuses the name of a registered node type
             // (its own or the program's); element names (`BehaviorTree`,
             // `Action`) are not node types.
-            if crate::palette::is_btcpp_builtin(&id) || self.lookup(&id).is_some() {
+            if is_btcpp_builtin(&id) || self.lookup(&id).is_some() {
                 return Err(self.fail(place, XmlProblem::IdIsNodeType { id }));
             }
             ids.push(id);
@@ -683,11 +725,11 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             };
             self.remapping(place, &port.name, default)?;
             self.default_bytes += port.name.len() + default.len();
-            if self.default_bytes as u64 > crate::MAX_XML_BYTES {
+            if self.default_bytes as u64 > crate::sources::MAX_XML_BYTES {
                 return Err(self.fail(
                     place,
                     XmlLimit::RemapBytes {
-                        limit: crate::MAX_XML_BYTES,
+                        limit: crate::sources::MAX_XML_BYTES,
                     },
                 ));
             }

@@ -24,13 +24,14 @@
 
 use std::collections::HashMap;
 
-use canopy_core::Arity;
 use canopy_data::{NodeType, ParamKind};
 
+use crate::category::{category, is_btcpp_builtin, noun};
 use crate::dom::Element;
-use crate::model::{Place, Reader};
-use crate::scripted::is_scripted_control;
-use crate::standard::{Category, Standard, is_scripting, refused};
+use crate::model::{Reader, SubtreeModel, SubtreePort};
+use crate::params::ParamIndex;
+use crate::sources::Place;
+use crate::standard::Category;
 use crate::warning::WarningKind;
 use canopy_core::text::{did_you_mean, quote, suggest};
 use canopy_data::LoadError;
@@ -59,74 +60,6 @@ impl Direction {
     pub(crate) fn writes(self) -> bool {
         self != Direction::Input
     }
-}
-
-/// The category BehaviorTree.CPP 4.10 registers one of its own node types
-/// under, for every ID its factory registers.
-pub(crate) fn builtin_category(id: &str) -> Option<Category> {
-    if let Some(std) = Standard::from_id(id) {
-        return Some(std.category());
-    }
-    Some(match id {
-        "Script" | "SetBlackboard" | "UnsetBlackboard" | "WasEntryUpdated" => Category::Action,
-        "ScriptCondition" => Category::Condition,
-        "AsyncSequence" | "AsyncFallback" | "SequenceStar" | "TryCatch" => Category::Control,
-        "Precondition" | "SkipUnlessUpdated" | "WaitValueUpdate" => Category::Decorator,
-        _ if id.starts_with("Switch") && is_scripted_control(id) => Category::Control,
-        _ if is_scripted_control(id) => Category::Decorator,
-        _ => return None,
-    })
-}
-
-/// Whether `id` is one of BehaviorTree.CPP's own node types (supported,
-/// lowered or refused): their models, as Groot2 may list them, are not
-/// checked against the registry.
-pub(crate) fn is_btcpp_builtin(id: &str) -> bool {
-    builtin_category(id).is_some()
-        || Standard::from_id(id).is_some()
-        || refused(id).is_some()
-        || is_scripting(id)
-        || id == "SubTree"
-}
-
-/// How a registered type is written in a model and the explicit form.
-pub(crate) fn category<A, W>(node_type: &NodeType<A, W>) -> Category {
-    match node_type.arity() {
-        Arity::Composite => Category::Control,
-        Arity::Decorator => Category::Decorator,
-        Arity::Leaf if node_type.is_condition() => Category::Condition,
-        Arity::Leaf => Category::Action,
-    }
-}
-
-/// What a node of a category is called in words.
-pub(crate) fn noun(category: Category) -> &'static str {
-    match category {
-        Category::Action => "an action",
-        Category::Condition => "a condition",
-        Category::Control => "a control",
-        Category::Decorator => "a decorator",
-    }
-}
-
-/// The warning for an element in the explicit form whose tag names
-/// another category than its type's, `is`.
-pub(crate) fn category_warning(id: &str, written: Category, is: Category) -> String {
-    let close = match is {
-        Category::Action | Category::Condition => "/>",
-        Category::Control | Category::Decorator => ">",
-    };
-    let word = noun(is).split_once(' ').map_or("", |(_, w)| w);
-    format!(
-        "{} is {}, not {}; BehaviorTree.CPP runs it as the {word} it is, and so does canopy: \
-         write <{} ID={}{close} or <{}{close}",
-        quote(id),
-        noun(is),
-        noun(written),
-        is.tag(),
-        quote(id),
-        canopy_core::text::bare(id)
-    )
 }
 
 /// One C++ type as BehaviorTree.CPP names it, its spellings brought to one
@@ -253,83 +186,6 @@ pub(crate) fn port_type(kind: &ParamKind) -> String {
         }
         ParamKind::List { item, .. } => format!("std::vector<{}>", port_type(item)),
         _ => "std::string".to_string(),
-    }
-}
-
-/// A port of a `SubTree` model.
-#[derive(Debug)]
-pub(crate) struct SubtreePort {
-    pub(crate) name: String,
-    /// Its `default`: the remapping a `<SubTree>` that leaves it out gets.
-    pub(crate) default: Option<String>,
-}
-
-/// A `<SubTree ID="…">` model: the ports its tree declares, as
-/// BehaviorTree.CPP reads them (a later declaration of a port replaces an
-/// earlier one, models of one ID in several places add up).
-#[derive(Debug, Default)]
-pub(crate) struct SubtreeModel {
-    /// The model elements, first first.
-    pub(crate) places: Vec<Place>,
-    pub(crate) ports: Vec<SubtreePort>,
-    index: HashMap<String, usize>,
-}
-
-impl SubtreeModel {
-    fn declare(&mut self, port: SubtreePort) {
-        match self.index.get(&port.name) {
-            Some(&i) => self.ports[i] = port,
-            None => {
-                self.index.insert(port.name.clone(), self.ports.len());
-                self.ports.push(port);
-            }
-        }
-    }
-
-    pub(crate) fn has(&self, name: &str) -> bool {
-        self.index.contains_key(name)
-    }
-
-    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
-        self.ports.iter().map(|p| p.name.as_str())
-    }
-}
-
-/// A model's parameter lookup: by name through a hash map when the type
-/// has many (a model with a hundred thousand ports must not cost their
-/// square).
-pub(crate) struct ParamIndex<'t> {
-    params: &'t [canopy_core::params::Param],
-    by_name: Option<HashMap<&'t str, usize>>,
-}
-
-impl<'t> ParamIndex<'t> {
-    /// Past this many parameters, names are hashed.
-    const HASHED_FROM: usize = 16;
-
-    pub(crate) fn new(params: &'t [canopy_core::params::Param]) -> ParamIndex<'t> {
-        let by_name = (params.len() > Self::HASHED_FROM).then(|| {
-            params
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (p.name.as_str(), i))
-                .collect()
-        });
-        ParamIndex { params, by_name }
-    }
-
-    pub(crate) fn get(&self, name: &str) -> Option<&'t canopy_core::params::Param> {
-        match &self.by_name {
-            Some(map) => {
-                crate::work::step(1);
-                map.get(name).map(|&i| &self.params[i])
-            }
-            None => {
-                let found = self.params.iter().position(|p| p.name == name);
-                crate::work::step(found.map_or(self.params.len(), |i| i + 1) as u64);
-                found.map(|i| &self.params[i])
-            }
-        }
     }
 }
 
@@ -548,16 +404,6 @@ impl<A: 'static, W: 'static> Reader<'_, A, W> {
             })?;
         }
         Ok(())
-    }
-
-    /// Note a warning about the element at `place`.
-    pub(crate) fn warn(
-        &self,
-        place: Place,
-        kind: WarningKind,
-        problem: impl FnOnce() -> String,
-    ) -> Result<(), LoadError> {
-        self.warnings.at(&self.files, place, kind, problem)
     }
 }
 

@@ -7,7 +7,10 @@
 //! and the registry's check reports it as such (`must be an integer, got
 //! string "three"`). Lists of statuses are written `Running;Success`, as
 //! BehaviorTree.CPP writes vectors; a Guard's condition is written as a
-//! call: `Periodic(name="daylight?", period=24, on=12)`.
+//! call: `Periodic(name="daylight?", period=24, on=12)`. A type's
+//! parameters are looked up by name through a [`ParamIndex`].
+
+use std::collections::HashMap;
 
 use canopy_data::{ParamKind, Registry};
 use serde_json::{Map, Number, Value};
@@ -249,6 +252,44 @@ fn argument(input: &str) -> Option<(String, &str)> {
     }
     let end = input.find([',', ')'])?;
     Some((input[..end].trim().to_string(), &input[end..]))
+}
+
+/// A model's parameter lookup: by name through a hash map when the type
+/// has many (a model with a hundred thousand ports must not cost their
+/// square).
+pub(crate) struct ParamIndex<'t> {
+    params: &'t [canopy_core::params::Param],
+    by_name: Option<HashMap<&'t str, usize>>,
+}
+
+impl<'t> ParamIndex<'t> {
+    /// Past this many parameters, names are hashed.
+    const HASHED_FROM: usize = 16;
+
+    pub(crate) fn new(params: &'t [canopy_core::params::Param]) -> ParamIndex<'t> {
+        let by_name = (params.len() > Self::HASHED_FROM).then(|| {
+            params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.as_str(), i))
+                .collect()
+        });
+        ParamIndex { params, by_name }
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&'t canopy_core::params::Param> {
+        match &self.by_name {
+            Some(map) => {
+                crate::work::step(1);
+                map.get(name).map(|&i| &self.params[i])
+            }
+            None => {
+                let found = self.params.iter().position(|p| p.name == name);
+                crate::work::step(found.map_or(self.params.len(), |i| i + 1) as u64);
+                found.map(|i| &self.params[i])
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -12,9 +12,10 @@ use std::rc::Rc;
 use serde_json::{Map, Value};
 
 use crate::emulated::Emulated;
-use crate::model::{Place, Reader, What, XNode, is_key_name};
+use crate::model::{Reader, What, XNode, is_key_name};
 use crate::params::key_of;
 use crate::scripted::{missing_ports, unknown_port};
+use crate::sources::Place;
 use crate::stand_in::same_type;
 use crate::standard::{CANOPY_PREFIX, PortType, Standard, condition_script_param};
 use canopy_core::text::{quote, suggest};

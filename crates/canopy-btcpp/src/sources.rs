@@ -1,5 +1,6 @@
 //! The files of one load: the first, and everything it `<include>`s,
-//! depth-first, each read once, within bounds.
+//! depth-first, each read once, within bounds; and a [`Place`], an
+//! element of one of them, which errors and warnings are placed at.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,13 @@ pub const MAX_INCLUDE_DEPTH: usize = 32;
 
 /// Most elements read over all files of one load.
 pub(crate) const MAX_ELEMENTS: usize = canopy_data::MAX_NODES;
+
+/// An element of one of the files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub(crate) file: usize,
+    pub(crate) element: usize,
+}
 
 /// One parsed file.
 pub(crate) struct File {

@@ -47,9 +47,10 @@ use canopy_core::{
 use canopy_data::{NodeType, Registry};
 use serde_json::Value;
 
+use crate::category::{is_btcpp_builtin, noun};
 use crate::dom::{self, Element};
 use crate::names::{bad_port_name, param_name};
-use crate::palette::{Direction, canonical, is_btcpp_builtin, noun};
+use crate::palette::{Direction, canonical};
 use crate::sources::{self, File};
 use crate::standard::{CANOPY_PREFIX, Category, bad_model_name};
 use canopy_core::text::{did_you_mean, quote, suggest};

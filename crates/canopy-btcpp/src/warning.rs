@@ -14,8 +14,7 @@
 use std::cell::RefCell;
 use std::fmt;
 
-use crate::model::Place;
-use crate::sources::Places;
+use crate::sources::{Place, Places};
 use canopy_data::LoadError;
 
 /// What a warning is about, for callers that treat some kinds apart.

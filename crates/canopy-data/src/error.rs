@@ -15,7 +15,7 @@ pub use xml::{IncludeProblem, XmlLimit, XmlProblem};
 
 use canopy_core::{Arity, limits::MAX_DEPTH, params::ParamError};
 
-use crate::{Format, MAX_NESTING, MAX_NODES};
+use crate::format::{Format, MAX_NESTING, MAX_NODES};
 use canopy_core::text::{self, did_you_mean, escape, escape_again, quote, quoted_list};
 
 /// Why a tree file could not be loaded: the file, where in it, and what is

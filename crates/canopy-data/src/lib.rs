@@ -187,6 +187,7 @@ mod load;
 mod loading;
 mod registry;
 mod resolve;
+mod scripts;
 mod walk;
 
 pub use builtins::{EvalKind, SUBTREE_TYPE};

@@ -11,14 +11,22 @@
 //! parameters. Rejected: one `enum` of such types with an arm each in the
 //! walk, which made a new type four edits in three files, two of them in
 //! the walk, and had the walk read each type's parameters by name.
+//!
+//! The resolver reaches the walk through the [`Walk`] trait, which the
+//! walk's loader implements, and a node object's place in the file
+//! ([`NodeInFile`]) is defined here: the registry holds resolved types and
+//! the walk holds the registry, so this module, which both import, names
+//! neither. Rejected: the resolver holding the loader itself, which made
+//! the registry, this module and the walk import each other in a circle.
 
+use std::collections::BTreeMap;
+
+use canopy_core::nodes::ScoreFn;
 use canopy_core::{Draft, NodeKind, Params, context::Predicate, params::ParamError};
 
-use crate::builtins::eval::{self, Cell, ScriptShape};
 use crate::document::{Field, Value, field};
-use crate::error::LoadError;
-use crate::registry::Registry;
-use crate::walk::{Loader, NodeInFile};
+use crate::error::{LoadError, NodePath, PathRoot, PathStep};
+use crate::scripts::{self, Cell, ScriptShape};
 
 /// What a loader-resolved node type made of one node object.
 pub(crate) enum Made<'b, A, W> {
@@ -60,10 +68,51 @@ pub(crate) trait Resolve<A, W>: Send + Sync {
     }
 }
 
+/// What a resolved type may ask of the walk, through its [`Resolver`]:
+/// the walk ([`Loader`](crate::walk)) implements it, so that this module,
+/// which the registry's types and the node types import, imports neither
+/// the registry nor the walk.
+pub(crate) trait Walk<'r, 'd, 'b, A, W> {
+    /// The registry's scorers.
+    fn scorers(&self) -> &'r BTreeMap<String, ScoreFn<A, W>>;
+
+    /// A problem with the parameters of the node `at`, named `name`.
+    fn param_error(&self, at: &NodeInFile, name: &str, e: ParamError) -> LoadError;
+
+    /// A cell for the script in parameter `param` of the node `at` (named
+    /// `name`), filled when the file's scripts are compiled together once
+    /// the walk is over.
+    fn defer_script(
+        &mut self,
+        param: String,
+        source: scripts::Source,
+        shape: ScriptShape,
+        at: &NodeInFile<'_, 'd>,
+        name: &str,
+    ) -> Cell;
+
+    /// The shared draft of the subtree `target`, which the node `at`
+    /// (named `name`, `depth` levels down) refers to.
+    fn reference(
+        &mut self,
+        target: &'d str,
+        at: &NodeInFile<'_, 'd>,
+        name: &str,
+        depth: usize,
+    ) -> Result<&'b Draft<'b, A, W>, LoadError>;
+
+    /// A guard's condition: a node object of a registered condition type.
+    fn condition(
+        &mut self,
+        value: &'d Value<'d>,
+        path: &NodeInFile<'_, 'd>,
+    ) -> Result<Predicate<A, W>, LoadError>;
+}
+
 /// What a loader-resolved type may ask of the walk, about the node object
 /// it builds.
 pub(crate) struct Resolver<'x, 'r, 'd, 'b, A, W> {
-    pub(crate) loader: &'x mut Loader<'r, 'd, 'b, A, W>,
+    pub(crate) loader: &'x mut dyn Walk<'r, 'd, 'b, A, W>,
     pub(crate) node: &'x NodeInFile<'x, 'd>,
     pub(crate) fields: &'d [Field<'d>],
     pub(crate) name: &'x str,
@@ -71,9 +120,9 @@ pub(crate) struct Resolver<'x, 'r, 'd, 'b, A, W> {
 }
 
 impl<'r, 'd, 'b, A: 'static, W: 'static> Resolver<'_, 'r, 'd, 'b, A, W> {
-    /// The registry the file is loaded with (its scorers, its types).
-    pub(crate) fn registry(&self) -> &'r Registry<A, W> {
-        self.loader.registry()
+    /// The scorers of the registry the file is loaded with.
+    pub(crate) fn scorers(&self) -> &'r BTreeMap<String, ScoreFn<A, W>> {
+        self.loader.scorers()
     }
 
     /// A problem with the node's parameters, placed at the node.
@@ -87,7 +136,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Resolver<'_, 'r, 'd, 'b, A, W> {
     pub(crate) fn script(
         &mut self,
         param: impl Into<String>,
-        source: eval::Source,
+        source: scripts::Source,
         shape: ScriptShape,
     ) -> Cell {
         self.loader
@@ -104,7 +153,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Resolver<'_, 'r, 'd, 'b, A, W> {
     ) -> (Vec<Cell>, String) {
         let mut cells = Vec::with_capacity(items.len());
         for (i, code) in items.iter().enumerate() {
-            let source = eval::Source::Code(code.clone());
+            let source = scripts::Source::Code(code.clone());
             cells.push(self.script(format!("{param}[{i}]"), source, shape));
         }
         (cells, items.join("; "))
@@ -123,5 +172,88 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Resolver<'_, 'r, 'd, 'b, A, W> {
     pub(crate) fn subtree(&mut self, target: &'d str) -> Result<&'b Draft<'b, A, W>, LoadError> {
         self.loader
             .reference(target, self.node, self.name, self.depth)
+    }
+}
+
+/// Where a node object is in the file, as a chain of steps that is only
+/// written out when an error needs it, and the node object itself (for
+/// its position in the text).
+#[derive(Clone, Copy)]
+pub(crate) struct NodeInFile<'p, 'd> {
+    step: Step<'p, 'd>,
+    pub(crate) node: &'d Value<'d>,
+}
+
+#[derive(Clone, Copy)]
+enum Step<'p, 'd> {
+    /// The `tree` field.
+    Tree,
+    /// An entry of `subtrees`.
+    Subtree(&'p str),
+    /// A child of the node at the inner spot.
+    Child(&'p NodeInFile<'p, 'd>, usize),
+    /// A guard's condition.
+    Condition(&'p NodeInFile<'p, 'd>),
+}
+
+impl<'p, 'd> NodeInFile<'p, 'd> {
+    pub(crate) fn tree(node: &'d Value<'d>) -> Self {
+        NodeInFile {
+            step: Step::Tree,
+            node,
+        }
+    }
+
+    pub(crate) fn subtree(name: &'p str, node: &'d Value<'d>) -> Self {
+        NodeInFile {
+            step: Step::Subtree(name),
+            node,
+        }
+    }
+
+    pub(crate) fn child(&'p self, index: usize, node: &'d Value<'d>) -> Self {
+        NodeInFile {
+            step: Step::Child(self, index),
+            node,
+        }
+    }
+
+    pub(crate) fn condition(&'p self, node: &'d Value<'d>) -> Self {
+        NodeInFile {
+            step: Step::Condition(self),
+            node,
+        }
+    }
+
+    /// The path, written out.
+    pub(crate) fn path(&self) -> NodePath {
+        let mut steps = Vec::new();
+        let mut spot = self;
+        loop {
+            match &spot.step {
+                Step::Tree => {
+                    steps.reverse();
+                    return NodePath {
+                        root: PathRoot::Tree,
+                        steps,
+                    };
+                }
+                Step::Subtree(name) => {
+                    steps.reverse();
+                    return NodePath {
+                        root: PathRoot::Subtree(name.to_string()),
+                        steps,
+                    };
+                }
+                Step::Child(parent, i) => {
+                    steps.push(PathStep::Child(*i as u32));
+                    spot = parent;
+                }
+                Step::Condition(parent) => {
+                    steps.push(PathStep::Condition);
+                    spot = parent;
+                }
+            }
+        }
     }
 }

@@ -6,21 +6,22 @@
 //! key no port and no earlier script makes is an error naming the script.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
+use canopy_core::nodes::ScoreFn;
 use canopy_core::text::suggest;
 use canopy_core::{
     Builder, Draft, Params, board::SlotType, context::Predicate, limits::MAX_DEPTH, nodes,
     params::ParamError, params::ParamKind, params::ParamValue, script::ScriptError,
 };
 
-use crate::builtins::eval::{self, Cell, LoadKeys, ScriptShape as Shape};
 use crate::check::{Place, check, read_fields};
 use crate::document::{Field, Source, Value, describe, field, position};
 use crate::error::{KeyConflict, LoadError, Location, NodePath, PathRoot, PathStep, Problem};
 use crate::format::{Format, MAX_NODES};
 use crate::registry::{Build, NodeType, Registry};
-use crate::resolve::{Made, Resolver};
+use crate::resolve::{Made, NodeInFile, Resolver, Walk};
+use crate::scripts::{self, Cell, First, LoadKeys, ScriptShape as Shape};
 
 /// Stack kept free before recursing one level deeper, and the size of each
 /// extra segment when it is not (for [`stacker::maybe_grow`]).
@@ -47,89 +48,6 @@ fn recoverable(e: &LoadError) -> bool {
 
 /// Names an error about a missing subtree lists.
 const LISTED: usize = 10;
-
-/// Where a node object is in the file, as a chain of steps that is only
-/// written out when an error needs it, and the node object itself (for
-/// its position in the text).
-#[derive(Clone, Copy)]
-pub(crate) struct NodeInFile<'p, 'd> {
-    step: Step<'p, 'd>,
-    node: &'d Value<'d>,
-}
-
-#[derive(Clone, Copy)]
-enum Step<'p, 'd> {
-    /// The `tree` field.
-    Tree,
-    /// An entry of `subtrees`.
-    Subtree(&'p str),
-    /// A child of the node at the inner spot.
-    Child(&'p NodeInFile<'p, 'd>, usize),
-    /// A guard's condition.
-    Condition(&'p NodeInFile<'p, 'd>),
-}
-
-impl<'p, 'd> NodeInFile<'p, 'd> {
-    pub(crate) fn tree(node: &'d Value<'d>) -> Self {
-        NodeInFile {
-            step: Step::Tree,
-            node,
-        }
-    }
-
-    pub(crate) fn subtree(name: &'p str, node: &'d Value<'d>) -> Self {
-        NodeInFile {
-            step: Step::Subtree(name),
-            node,
-        }
-    }
-
-    fn child(&'p self, index: usize, node: &'d Value<'d>) -> Self {
-        NodeInFile {
-            step: Step::Child(self, index),
-            node,
-        }
-    }
-
-    pub(crate) fn condition(&'p self, node: &'d Value<'d>) -> Self {
-        NodeInFile {
-            step: Step::Condition(self),
-            node,
-        }
-    }
-
-    /// The path, written out.
-    pub(crate) fn path(&self) -> NodePath {
-        let mut steps = Vec::new();
-        let mut spot = self;
-        loop {
-            match &spot.step {
-                Step::Tree => {
-                    steps.reverse();
-                    return NodePath {
-                        root: PathRoot::Tree,
-                        steps,
-                    };
-                }
-                Step::Subtree(name) => {
-                    steps.reverse();
-                    return NodePath {
-                        root: PathRoot::Subtree(name.to_string()),
-                        steps,
-                    };
-                }
-                Step::Child(parent, i) => {
-                    steps.push(PathStep::Child(*i as u32));
-                    spot = parent;
-                }
-                Step::Condition(parent) => {
-                    steps.push(PathStep::Condition);
-                    spot = parent;
-                }
-            }
-        }
-    }
-}
 
 /// A file's `subtrees`, indexed by name.
 #[derive(Default)]
@@ -224,7 +142,7 @@ struct PendingScript<'d> {
     /// The parameter holding the script (with the item's index in a list:
     /// `cases[0]`).
     param: String,
-    source: eval::Source,
+    source: scripts::Source,
     shape: Shape,
     node: &'d Value<'d>,
     path: NodePath,
@@ -265,17 +183,6 @@ pub(crate) struct Loader<'r, 'd, 'b, A, W> {
 /// Takes a script's warning: the node's path, the parameter, the
 /// script as shown, the warning.
 pub(crate) type ScriptWarner<'a> = dyn Fn(&NodePath, &str, &str, &ScriptError) + 'a;
-
-/// Where a blackboard key was first used: the node, by its path, name and
-/// value. Its place as a message writes it is made only when a message
-/// needs it — for a lowered file, naming a place reads the lowering
-/// loader's model of its file again, which it lets go of while drafting.
-#[derive(Clone)]
-pub(crate) struct First<'d> {
-    pub(crate) path: NodePath,
-    node: &'d Value<'d>,
-    name: String,
-}
 
 /// A node's place as messages write it: through the lowering loader's
 /// namer where there is one (and it can), else as this crate writes it
@@ -720,7 +627,7 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
                 },
                 place: &place,
             };
-            match eval::compile(&script.source, script.shape, &mut keys) {
+            match scripts::compile(&script.source, script.shape, &mut keys) {
                 Ok(program) => {
                     if let Some(warn) = self.warnings {
                         for warning in program.warnings() {
@@ -746,53 +653,6 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
         Ok(())
     }
 
-    /// A cell for the script in parameter `param` of the node `at` (named
-    /// `name`), filled when the file's scripts are compiled together once
-    /// the walk is over.
-    pub(crate) fn defer_script(
-        &mut self,
-        param: String,
-        source: eval::Source,
-        shape: Shape,
-        at: &NodeInFile<'_, 'd>,
-        name: &str,
-    ) -> Cell {
-        let cell = Cell::default();
-        self.scripts.push(PendingScript {
-            cell: cell.clone(),
-            param,
-            source,
-            shape,
-            node: at.node,
-            path: at.path(),
-            name: name.to_string(),
-        });
-        cell
-    }
-
-    /// The registry the file is loaded with.
-    pub(crate) fn registry(&self) -> &'r Registry<A, W> {
-        self.registry
-    }
-
-    /// A problem with the parameters of the node `at`, named `name`.
-    pub(crate) fn param_error(&self, at: &NodeInFile, name: &str, e: ParamError) -> LoadError {
-        self.fail(at, name, Problem::Param(e))
-    }
-
-    /// The shared draft of the subtree `target`, which the node `at`
-    /// (named `name`, `depth` levels down) refers to.
-    pub(crate) fn reference(
-        &mut self,
-        target: &'d str,
-        at: &NodeInFile<'_, 'd>,
-        name: &str,
-        depth: usize,
-    ) -> Result<&'b Draft<'b, A, W>, LoadError> {
-        self.referenced.insert(target);
-        self.subtree(target, at, name, depth)
-    }
-
     /// A key's first use, as messages write its place.
     fn first_text(&self, first: &First) -> String {
         place_text(self.places, self.sources, self.file, first)
@@ -805,46 +665,6 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             .filter(|t| t.is_condition())
             .map(|t| t.name().to_string())
             .collect()
-    }
-
-    /// A guard's condition: a node object of a registered condition type.
-    pub(crate) fn condition(
-        &mut self,
-        value: &'d Value<'d>,
-        path: &NodeInFile<'_, 'd>,
-    ) -> Result<Predicate<A, W>, LoadError> {
-        let Some(fields) = value.as_object() else {
-            let problem = Problem::ConditionNotAnObject {
-                conditions: self.condition_types(),
-                got: self.got(value),
-            };
-            return Err(self.fail(path, "", problem));
-        };
-        self.nodes += 1;
-        let index = self.nodes as u64 - 1;
-        let (type_name, name) = self.type_and_name(fields, path)?;
-        let node_type = match self.registry.get(type_name) {
-            Some(t) if t.is_condition() => t,
-            _ => {
-                let problem = Problem::NotAConditionType {
-                    type_name: type_name.to_string(),
-                    conditions: self.condition_types(),
-                };
-                return Err(self.fail(path, name, problem));
-            }
-        };
-        if field(fields, "children").is_some() {
-            return Err(self.fail(path, name, Problem::ConditionWithChildren));
-        }
-        let params = self.params(node_type, fields, path, name, index)?;
-        let Build::Condition(factory) = &node_type.build else {
-            unreachable!("is_condition() checked the build");
-        };
-        let check = factory(&params).map_err(|e| self.fail(path, name, Problem::Param(e)))?;
-        Ok(Predicate {
-            label: Some(name.to_string()),
-            check,
-        })
     }
 
     /// The shared draft of the subtree `target`, referred to by the node
@@ -895,6 +715,95 @@ impl<'r, 'd, 'b, A: 'static, W: 'static> Loader<'r, 'd, 'b, A, W> {
             defined: known.iter().take(LISTED).map(|n| n.to_string()).collect(),
             count: known.len(),
         }
+    }
+}
+
+impl<'r, 'd, 'b, A: 'static, W: 'static> Walk<'r, 'd, 'b, A, W> for Loader<'r, 'd, 'b, A, W> {
+    /// A cell for the script in parameter `param` of the node `at` (named
+    /// `name`), filled when the file's scripts are compiled together once
+    /// the walk is over.
+    fn defer_script(
+        &mut self,
+        param: String,
+        source: scripts::Source,
+        shape: Shape,
+        at: &NodeInFile<'_, 'd>,
+        name: &str,
+    ) -> Cell {
+        let cell = Cell::default();
+        self.scripts.push(PendingScript {
+            cell: cell.clone(),
+            param,
+            source,
+            shape,
+            node: at.node,
+            path: at.path(),
+            name: name.to_string(),
+        });
+        cell
+    }
+
+    /// The registry's scorers.
+    fn scorers(&self) -> &'r BTreeMap<String, ScoreFn<A, W>> {
+        &self.registry.scorers
+    }
+
+    /// A problem with the parameters of the node `at`, named `name`.
+    fn param_error(&self, at: &NodeInFile, name: &str, e: ParamError) -> LoadError {
+        self.fail(at, name, Problem::Param(e))
+    }
+
+    /// The shared draft of the subtree `target`, which the node `at`
+    /// (named `name`, `depth` levels down) refers to.
+    fn reference(
+        &mut self,
+        target: &'d str,
+        at: &NodeInFile<'_, 'd>,
+        name: &str,
+        depth: usize,
+    ) -> Result<&'b Draft<'b, A, W>, LoadError> {
+        self.referenced.insert(target);
+        self.subtree(target, at, name, depth)
+    }
+
+    /// A guard's condition: a node object of a registered condition type.
+    fn condition(
+        &mut self,
+        value: &'d Value<'d>,
+        path: &NodeInFile<'_, 'd>,
+    ) -> Result<Predicate<A, W>, LoadError> {
+        let Some(fields) = value.as_object() else {
+            let problem = Problem::ConditionNotAnObject {
+                conditions: self.condition_types(),
+                got: self.got(value),
+            };
+            return Err(self.fail(path, "", problem));
+        };
+        self.nodes += 1;
+        let index = self.nodes as u64 - 1;
+        let (type_name, name) = self.type_and_name(fields, path)?;
+        let node_type = match self.registry.get(type_name) {
+            Some(t) if t.is_condition() => t,
+            _ => {
+                let problem = Problem::NotAConditionType {
+                    type_name: type_name.to_string(),
+                    conditions: self.condition_types(),
+                };
+                return Err(self.fail(path, name, problem));
+            }
+        };
+        if field(fields, "children").is_some() {
+            return Err(self.fail(path, name, Problem::ConditionWithChildren));
+        }
+        let params = self.params(node_type, fields, path, name, index)?;
+        let Build::Condition(factory) = &node_type.build else {
+            unreachable!("is_condition() checked the build");
+        };
+        let check = factory(&params).map_err(|e| self.fail(path, name, Problem::Param(e)))?;
+        Ok(Predicate {
+            label: Some(name.to_string()),
+            check,
+        })
     }
 }
 

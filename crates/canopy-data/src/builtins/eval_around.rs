@@ -36,10 +36,10 @@ use canopy_core::{
     params::NodeParams, params::ParamError, script::ScriptValue,
 };
 
-use super::eval::{Cell, ScriptShape, Source};
 use crate::error::LoadError;
 use crate::registry::NodeType;
 use crate::resolve::{Made, Resolve, Resolver};
+use crate::scripts::{Cell, ScriptShape, Source};
 
 /// What a skip returns: the status the parent reads as BehaviorTree.CPP's
 /// SKIPPED.

@@ -38,11 +38,11 @@ use canopy_core::{
     convert, params::NodeParams, params::ParamError, script::ScriptValue,
 };
 
-use super::eval::{Cell, ScriptShape, Source};
 use super::eval_around::{SkipFlags, flag};
 use crate::error::LoadError;
 use crate::registry::NodeType;
 use crate::resolve::{Made, Resolve, Resolver};
+use crate::scripts::{Cell, ScriptShape, Source};
 
 /// Most items a loop takes.
 pub(crate) const MAX_ITEMS: usize = 1024;

@@ -18,10 +18,10 @@ use canopy_core::{
     Arity, Children, Ctx, CustomNode, Node, NodeKind, Params, Status, Task, params::NodeParams,
 };
 
-use super::eval::{Cell, ScriptShape, Source};
 use crate::error::LoadError;
 use crate::registry::NodeType;
 use crate::resolve::{Made, Resolve, Resolver};
+use crate::scripts::{Cell, ScriptShape, Source};
 
 /// Re-runs a failing child on the next tick while a script holds, up to `times` attempts.
 #[derive(Params)]

@@ -16,10 +16,10 @@ use canopy_core::{
     params::ParamError,
 };
 
-use super::eval::{Cell, Operand, ScriptShape, Source};
 use crate::error::LoadError;
 use crate::registry::NodeType;
 use crate::resolve::{Made, Resolve, Resolver};
+use crate::scripts::{Cell, Operand, ScriptShape, Source};
 
 /// A value that is no case and never matches: the NUL character, which no
 /// XML attribute holds (the XML reader writes it for a `case_N` left out,

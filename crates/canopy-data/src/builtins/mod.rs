@@ -4,7 +4,7 @@
 //! prototypes and tests whose outcomes come from the file — each of those
 //! in a file of its own, registered here in one line.
 
-pub(crate) mod eval;
+mod eval;
 mod eval_around;
 mod eval_loop;
 mod eval_retry;

@@ -13,13 +13,13 @@
 //! they are; nested objects would need a kind of their own in the loader
 //! and an XML spelling of their own.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, Scorer, Utility};
+use canopy_core::nodes::{Choice, Combine, Consideration, Curve, Pick, ScoreFn, Scorer, Utility};
 use canopy_core::text::{did_you_mean, quote, suggest};
 use canopy_core::{Arity, NodeKind, Params, params::NodeParams, params::ParamError};
 
-use crate::Registry;
 use crate::error::LoadError;
 use crate::registry::NodeType;
 use crate::resolve::{Made, Resolve, Resolver};
@@ -81,17 +81,17 @@ impl<A: 'static, W: 'static> Resolve<A, W> for UtilityKind {
         params: &Params<'_>,
         at: &mut Resolver<'_, '_, '_, 'b, A, W>,
     ) -> Result<Made<'b, A, W>, LoadError> {
-        build(params, at.registry())
+        build(params, at.scorers())
             .map(Made::Kind)
             .map_err(|e| at.invalid(e))
     }
 }
 
 /// The Utility a node's checked parameters describe, its inputs looked up
-/// among `registry`'s scorers.
+/// among the registry's `scorers`.
 fn build<A, W>(
     params: &Params<'_>,
-    registry: &Registry<A, W>,
+    scorers: &BTreeMap<String, ScoreFn<A, W>>,
 ) -> Result<NodeKind<A, W>, ParamError> {
     let p = UtilityParams::from_params(params)?;
     if !p.weights.is_empty() && p.weights.len() != p.scores.len() {
@@ -103,7 +103,7 @@ fn build<A, W>(
     }
     let mut choices = Vec::with_capacity(p.scores.len());
     for (i, text) in p.scores.iter().enumerate() {
-        let considerations = considerations(text, registry)
+        let considerations = considerations(text, scorers)
             .map_err(|problem| ParamError::invalid(format!("scores[{i}]: {problem}")))?;
         choices.push(Choice {
             weight: p.weights.get(i).copied().unwrap_or(1.0) as f32,
@@ -123,7 +123,7 @@ fn build<A, W>(
 /// The considerations of one child's text.
 fn considerations<A, W>(
     text: &str,
-    registry: &Registry<A, W>,
+    scorers: &BTreeMap<String, ScoreFn<A, W>>,
 ) -> Result<Vec<Consideration<A, W>>, String> {
     let parts = split(text, MAX_CONSIDERATIONS + 1);
     if parts.len() > MAX_CONSIDERATIONS {
@@ -131,7 +131,7 @@ fn considerations<A, W>(
     }
     let parts = parts.into_iter().filter(|part| !part.trim().is_empty());
     parts
-        .map(|part| consideration(part.trim(), registry))
+        .map(|part| consideration(part.trim(), scorers))
         .collect()
 }
 
@@ -161,11 +161,11 @@ fn split(text: &str, most: usize) -> Vec<&str> {
 /// One consideration: `input` or `curve(input, numbers…)`.
 fn consideration<A, W>(
     text: &str,
-    registry: &Registry<A, W>,
+    scorers: &BTreeMap<String, ScoreFn<A, W>>,
 ) -> Result<Consideration<A, W>, String> {
     let Some((curve, rest)) = text.split_once('(') else {
         return Ok(Consideration {
-            input: scorer(text, registry)?,
+            input: scorer(text, scorers)?,
             curve: Curve::IDENTITY,
         });
     };
@@ -173,7 +173,7 @@ fn consideration<A, W>(
         return Err(format!("{} must end with \")\"", quote(text)));
     };
     let mut args = args.split(',').map(str::trim);
-    let input = scorer(args.next().unwrap_or_default(), registry)?;
+    let input = scorer(args.next().unwrap_or_default(), scorers)?;
     let numbers = args
         .map(|a| match a.parse::<f32>() {
             Ok(x) if x.is_finite() => Ok(x),
@@ -232,14 +232,17 @@ fn curve_of(name: &str, n: &[f32]) -> Result<Curve, String> {
 }
 
 /// The registered scorer `name`.
-fn scorer<A, W>(name: &str, registry: &Registry<A, W>) -> Result<Scorer<A, W>, String> {
-    match registry.scorers.get(name) {
+fn scorer<A, W>(
+    name: &str,
+    scorers: &BTreeMap<String, ScoreFn<A, W>>,
+) -> Result<Scorer<A, W>, String> {
+    match scorers.get(name) {
         Some(score) => Ok(Scorer {
             name: name.to_string(),
             score: Arc::clone(score),
         }),
         None => {
-            let known = registry.scorers.keys().map(String::as_str);
+            let known = scorers.keys().map(String::as_str);
             let hint = did_you_mean(suggest(name, known));
             Err(format!("no scorer is registered as {}{hint}", quote(name)))
         }
