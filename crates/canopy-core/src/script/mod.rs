@@ -81,6 +81,7 @@ mod lex;
 mod parse;
 mod program;
 mod straight;
+mod tree;
 
 use std::fmt;
 use std::sync::Arc;
@@ -417,6 +418,9 @@ pub struct Script {
     /// The program as straight-line code, when it is numbers only without
     /// jumps ([`straight`]): what runs then.
     straight: Option<straight::Straight>,
+    /// The same as a tree of nodes ([`tree`]), unless it drops a value
+    /// while another waits: what runs then.
+    tree: Option<tree::Tree>,
 }
 
 impl Script {
@@ -453,6 +457,7 @@ impl Script {
             ty,
             writes,
             straight: None,
+            tree: None,
         }
         .lowered()
     }
@@ -462,6 +467,10 @@ impl Script {
         self.straight = match self.ty {
             Ty::Text => None,
             _ => straight::Straight::lower(&self.ops),
+        };
+        self.tree = match self.straight {
+            Some(_) => tree::Tree::build(&self.ops),
+            None => None,
         };
         self
     }
@@ -644,6 +653,9 @@ impl Script {
 
     /// Run the script on `board`, writing what it assigns: its value.
     pub fn run(&self, board: &mut Board) -> Result<ScriptValue, ScriptFault> {
+        if let Some(tree) = &self.tree {
+            return tree.run(Target::Write(board)).map(|n| self.value(n));
+        }
         if let Some(straight) = &self.straight {
             return straight.run(Target::Write(board)).map(|n| self.value(n));
         }
@@ -654,6 +666,9 @@ impl Script {
     /// is true. A script that assigns faults here
     /// ([`writes`](Script::writes) tells beforehand).
     pub fn test(&self, board: &Board) -> Result<bool, ScriptFault> {
+        if let Some(tree) = &self.tree {
+            return tree.run(Target::Read(board)).map(|n| n != 0.0);
+        }
         if let Some(straight) = &self.straight {
             return straight.run(Target::Read(board)).map(|n| n != 0.0);
         }

@@ -38,10 +38,10 @@ type Reg = u8;
 /// A slot a step writes: where, and for a fault, where in the source and
 /// which key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slot {
-    offset: u32,
-    at: u32,
-    key: u16,
+pub(crate) struct Slot {
+    pub(crate) offset: u32,
+    pub(crate) at: u32,
+    pub(crate) key: u16,
 }
 
 /// One step, of one type and one operation: what it does is decided by
@@ -333,7 +333,7 @@ impl Lower {
 
 /// The blackboard as a program reads and writes it: the board itself, or
 /// the board read-only (where a store faults).
-trait Slots {
+pub(crate) trait Slots {
     fn fetch<const N: usize>(&self, offset: u32) -> Result<[u8; N], ScriptFault>;
     fn put<const N: usize>(&mut self, offset: u32, at: u32) -> Result<&mut [u8; N], ScriptFault>;
 }
@@ -352,6 +352,24 @@ impl Slots for Board<'_> {
         self.raw_mut(offset as usize, N)
             .and_then(|b| b.first_chunk_mut::<N>())
             .ok_or(ScriptFault::OutsideBoard)
+    }
+}
+
+impl Slots for Target<'_, '_> {
+    #[inline(always)]
+    fn fetch<const N: usize>(&self, offset: u32) -> Result<[u8; N], ScriptFault> {
+        match self {
+            Target::Write(board) => Slots::fetch(&**board, offset),
+            Target::Read(board) => Slots::fetch(*board, offset),
+        }
+    }
+
+    #[inline(always)]
+    fn put<const N: usize>(&mut self, offset: u32, at: u32) -> Result<&mut [u8; N], ScriptFault> {
+        match self {
+            Target::Write(board) => board.put(offset, at),
+            Target::Read(_) => Err(ScriptFault::ReadOnly { at }),
+        }
     }
 }
 
@@ -386,7 +404,7 @@ fn not_whole(v: f64, store: Store, slot: Slot) -> ScriptFault {
 /// whole, finite and in range, which the stack machine checks with
 /// `fract`, a call to the C library on most targets.
 #[inline(always)]
-fn store_signed<const N: usize>(
+pub(crate) fn store_signed<const N: usize>(
     slots: &mut impl Slots,
     v: f64,
     slot: Slot,
@@ -404,7 +422,7 @@ fn store_signed<const N: usize>(
 
 /// [`store_signed`] for an unsigned integer slot (through `u64`).
 #[inline(always)]
-fn store_unsigned<const N: usize>(
+pub(crate) fn store_unsigned<const N: usize>(
     slots: &mut impl Slots,
     v: f64,
     slot: Slot,

@@ -1,0 +1,630 @@
+//! Straight-line scripts as a tree of monomorphic nodes: each node is one
+//! operation of one slot type, made once when the script loads and called
+//! through one indirect call, its operands the values its children
+//! return.
+//!
+//! The register machine ([`straight`](super::straight)) pays a loop, a
+//! step's fields and a jump table for every step, and keeps its values
+//! in memory; a node here is a call whose body is only its operation, its
+//! values stay in registers, and the common leaves are one node: a slot
+//! read and the operation with a constant on it (`step * 2`, `hp > 10`)
+//! is a single node generic over the slot's type and the operation. The
+//! stack machine evaluates its operations in the order they were pushed;
+//! a tree evaluated left to right, children first, does the same, so the
+//! values, writes and faults are the same. A value dropped while others
+//! wait below it (which the compiler does not emit) would reorder that,
+//! so such a program keeps the register machine.
+//!
+//! A node that fails records the fault in the context and returns `None`:
+//! a `Result` carrying a [`ScriptFault`] is returned through memory at
+//! every node.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use super::ScriptFault;
+use super::program::{Arith, Cmp, Op, Pair, Place, Store, Target, binary, bools, truth};
+use super::straight::{Slot, Slots, store_signed, store_unsigned};
+
+/// Where a tree runs: the blackboard, and the fault that stopped it.
+struct Cx<'x, 'a> {
+    target: Target<'x, 'a>,
+    fault: ScriptFault,
+}
+
+impl Cx<'_, '_> {
+    /// The value of `r`, or `None` with its fault recorded.
+    #[inline(always)]
+    fn ok(&mut self, r: Result<f64, ScriptFault>) -> Option<f64> {
+        match r {
+            Ok(v) => Some(v),
+            Err(fault) => {
+                self.fault = fault;
+                None
+            }
+        }
+    }
+}
+
+/// One operation and its operands.
+trait Node: Send + Sync {
+    fn eval(&self, cx: &mut Cx) -> Option<f64>;
+}
+
+type Expr = Box<dyn Node>;
+
+/// A slot type a node loads and stores, known when the node is made.
+trait Kind: Send + Sync + 'static {
+    fn load(cx: &mut Cx, offset: u32) -> Option<f64>;
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64>;
+}
+
+macro_rules! int_kinds {
+    ($($kind:ident: $t:ty, $n:literal, $store:ident, $how:ident;)*) => {$(
+        struct $kind;
+        impl Kind for $kind {
+            #[inline(always)]
+            fn load(cx: &mut Cx, offset: u32) -> Option<f64> {
+                let v = cx.target.fetch::<$n>(offset).map(|b| <$t>::from_le_bytes(b) as f64);
+                cx.ok(v)
+            }
+            #[inline(always)]
+            fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64> {
+                let r = $how::<$n>(&mut cx.target, v, slot, Store::$store);
+                cx.ok(r)
+            }
+        }
+    )*};
+}
+
+int_kinds! {
+    I8: i8, 1, I8, store_signed;
+    I16: i16, 2, I16, store_signed;
+    I32: i32, 4, I32, store_signed;
+    I64: i64, 8, I64, store_signed;
+    U8: u8, 1, U8, store_unsigned;
+    U16: u16, 2, U16, store_unsigned;
+    U32: u32, 4, U32, store_unsigned;
+    U64: u64, 8, U64, store_unsigned;
+}
+
+struct F64;
+impl Kind for F64 {
+    #[inline(always)]
+    fn load(cx: &mut Cx, offset: u32) -> Option<f64> {
+        let v = cx.target.fetch::<8>(offset).map(f64::from_le_bytes);
+        cx.ok(v)
+    }
+    #[inline(always)]
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64> {
+        let r = cx.target.put::<8>(slot.offset, slot.at).map(|b| {
+            *b = v.to_le_bytes();
+            v
+        });
+        cx.ok(r)
+    }
+}
+
+struct F32;
+impl Kind for F32 {
+    #[inline(always)]
+    fn load(cx: &mut Cx, offset: u32) -> Option<f64> {
+        let v = cx
+            .target
+            .fetch::<4>(offset)
+            .map(|b| f32::from_le_bytes(b).into());
+        cx.ok(v)
+    }
+    #[inline(always)]
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64> {
+        let v = v as f32;
+        let r = cx.target.put::<4>(slot.offset, slot.at).map(|b| {
+            *b = v.to_le_bytes();
+            v.into()
+        });
+        cx.ok(r)
+    }
+}
+
+struct Bool;
+impl Kind for Bool {
+    #[inline(always)]
+    fn load(cx: &mut Cx, offset: u32) -> Option<f64> {
+        let v = cx.target.fetch::<1>(offset).map(|b| truth(b[0] != 0));
+        cx.ok(v)
+    }
+    #[inline(always)]
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64> {
+        let v = v != 0.0;
+        let r = cx.target.put::<1>(slot.offset, slot.at).map(|b| {
+            *b = [u8::from(v)];
+            truth(v)
+        });
+        cx.ok(r)
+    }
+}
+
+/// An operation on two numbers that cannot fault.
+trait Op2: Send + Sync + 'static {
+    fn apply(a: f64, b: f64) -> f64;
+}
+
+macro_rules! ops {
+    ($($op:ident: |$a:ident, $b:ident| $e:expr;)*) => {$(
+        struct $op;
+        impl Op2 for $op {
+            #[inline(always)]
+            fn apply($a: f64, $b: f64) -> f64 {
+                $e
+            }
+        }
+    )*};
+}
+
+ops! {
+    Add: |a, b| a + b;
+    Sub: |a, b| a - b;
+    Mul: |a, b| a * b;
+    Div: |a, b| a / b;
+    Eq: |a, b| truth(Cmp::Eq.numbers(a, b));
+    Ne: |a, b| truth(Cmp::Ne.numbers(a, b));
+    Lt: |a, b| truth(a < b);
+    Le: |a, b| truth(a <= b);
+    Gt: |a, b| truth(a > b);
+    Ge: |a, b| truth(a >= b);
+    And: |a, b| truth(a != 0.0 && b != 0.0);
+    Or: |a, b| truth(a != 0.0 || b != 0.0);
+}
+
+/// `PhantomData` of a type parameter that is only a name for code.
+type Of<T> = PhantomData<fn() -> T>;
+
+struct Const(f64);
+impl Node for Const {
+    fn eval(&self, _: &mut Cx) -> Option<f64> {
+        Some(self.0)
+    }
+}
+
+struct Load<K>(u32, Of<K>);
+impl<K: Kind> Node for Load<K> {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        K::load(cx, self.0)
+    }
+}
+
+/// A slot's value and a constant.
+struct LoadK<K, O>(u32, f64, Of<(K, O)>);
+impl<K: Kind, O: Op2> Node for LoadK<K, O> {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        Some(O::apply(K::load(cx, self.0)?, self.1))
+    }
+}
+
+/// A value and a constant.
+struct BinK<O>(Expr, f64, Of<O>);
+impl<O: Op2> Node for BinK<O> {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        Some(O::apply(self.0.eval(cx)?, self.1))
+    }
+}
+
+struct Bin<O>(Expr, Expr, Of<O>);
+impl<O: Op2> Node for Bin<O> {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        let a = self.0.eval(cx)?;
+        Some(O::apply(a, self.1.eval(cx)?))
+    }
+}
+
+/// An operation that can fault (the bitwise ones), as the stack machine
+/// applies it.
+struct Faulting(Expr, Expr, Op);
+impl Node for Faulting {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        let a = self.0.eval(cx)?;
+        let b = self.1.eval(cx)?;
+        let v = binary(self.2, a, b);
+        cx.ok(v)
+    }
+}
+
+/// `&&` or `||` whose whole-number operands must be 0 or 1.
+struct Checked {
+    a: Expr,
+    b: Expr,
+    left: bool,
+    right: bool,
+    at: u32,
+    or: bool,
+}
+impl Node for Checked {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        let a = self.a.eval(cx)?;
+        let b = self.b.eval(cx)?;
+        if let Err(fault) = bools(a, b, self.left, self.right, self.at) {
+            cx.fault = fault;
+            return None;
+        }
+        Some(if self.or {
+            Or::apply(a, b)
+        } else {
+            And::apply(a, b)
+        })
+    }
+}
+
+struct Neg(Expr);
+impl Node for Neg {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        Some(-self.0.eval(cx)?)
+    }
+}
+
+struct Not(Expr);
+impl Node for Not {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        Some(truth(self.0.eval(cx)? == 0.0))
+    }
+}
+
+/// An assignment: its value stored; what the slot then reads as.
+struct Assign<K>(Expr, Slot, Of<K>);
+impl<K: Kind> Node for Assign<K> {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        let v = self.0.eval(cx)?;
+        K::store(cx, v, self.1)
+    }
+}
+
+/// Statements whose values are dropped, then the script's value.
+struct Seq(Box<[Expr]>, Expr);
+impl Node for Seq {
+    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+        for s in &self.0 {
+            s.eval(cx)?;
+        }
+        self.1.eval(cx)
+    }
+}
+
+/// `f::<K>()` for the kind of slot `store` is; `None` for strings and a
+/// game's own types.
+macro_rules! by_kind {
+    ($store:expr, $f:ident($($arg:expr),*)) => {
+        match $store {
+            Store::F64 => $f::<F64>($($arg),*),
+            Store::F32 => $f::<F32>($($arg),*),
+            Store::I8 => $f::<I8>($($arg),*),
+            Store::I16 => $f::<I16>($($arg),*),
+            Store::I32 => $f::<I32>($($arg),*),
+            Store::I64 => $f::<I64>($($arg),*),
+            Store::U8 => $f::<U8>($($arg),*),
+            Store::U16 => $f::<U16>($($arg),*),
+            Store::U32 => $f::<U32>($($arg),*),
+            Store::U64 => $f::<U64>($($arg),*),
+            Store::Bool => $f::<Bool>($($arg),*),
+            Store::Text | Store::Raw => return None,
+        }
+    };
+}
+
+/// `e` with the type `O` standing for the operation `arith` is.
+macro_rules! by_arith {
+    ($arith:expr, $o:ident => $e:expr) => {
+        match $arith {
+            Arith::Add => {
+                type $o = Add;
+                $e
+            }
+            Arith::Sub => {
+                type $o = Sub;
+                $e
+            }
+            Arith::Mul => {
+                type $o = Mul;
+                $e
+            }
+            Arith::Div => {
+                type $o = Div;
+                $e
+            }
+            Arith::Compare(Cmp::Eq) => {
+                type $o = Eq;
+                $e
+            }
+            Arith::Compare(Cmp::Ne) => {
+                type $o = Ne;
+                $e
+            }
+            Arith::Compare(Cmp::Lt) => {
+                type $o = Lt;
+                $e
+            }
+            Arith::Compare(Cmp::Le) => {
+                type $o = Le;
+                $e
+            }
+            Arith::Compare(Cmp::Gt) => {
+                type $o = Gt;
+                $e
+            }
+            Arith::Compare(Cmp::Ge) => {
+                type $o = Ge;
+                $e
+            }
+        }
+    };
+}
+
+fn load<K: Kind>(offset: u32) -> Expr {
+    Box::new(Load::<K>(offset, PhantomData))
+}
+
+fn load_k<K: Kind, O: Op2>(offset: u32, k: f64) -> Expr {
+    Box::new(LoadK::<K, O>(offset, k, PhantomData))
+}
+
+fn load_arith<K: Kind>(offset: u32, arith: Arith, k: f64) -> Expr {
+    by_arith!(arith, O => load_k::<K, O>(offset, k))
+}
+
+fn bin_k<O: Op2>(e: Expr, k: f64) -> Expr {
+    Box::new(BinK::<O>(e, k, PhantomData))
+}
+
+fn bin<O: Op2>(a: Expr, b: Expr) -> Expr {
+    Box::new(Bin::<O>(a, b, PhantomData))
+}
+
+fn assign<K: Kind>(e: Expr, slot: Slot) -> Expr {
+    Box::new(Assign::<K>(e, slot, PhantomData))
+}
+
+/// What building knows of a value on the stack: a constant, a slot not
+/// read yet (which an operation with a constant may join), or a node.
+enum V {
+    Const(f64),
+    Load(Place),
+    Node(Expr),
+}
+
+/// Builds a tree from the operations, value by value.
+#[derive(Default)]
+struct Build {
+    stack: Vec<V>,
+    /// Statements whose values were dropped, in order.
+    done: Vec<Expr>,
+    /// An assignment whose value the next operation reads back (a `Load`
+    /// of its key), or else a statement of its own.
+    assigned: Option<(Place, Expr)>,
+    /// The check of the operands of the `&&` or `||` that comes next.
+    bools: Option<(bool, bool, u32)>,
+}
+
+impl Build {
+    fn node(v: V) -> Option<Expr> {
+        Some(match v {
+            V::Const(k) => Box::new(Const(k)),
+            V::Load(place) => by_kind!(place.store, load(place.offset)),
+            V::Node(e) => e,
+        })
+    }
+
+    fn pop(&mut self) -> Option<Expr> {
+        Build::node(self.stack.pop()?)
+    }
+
+    /// A value dropped: a statement of its own, when nothing waits below
+    /// it (else the order of evaluation would change).
+    fn drop_value(&mut self, e: Expr) -> Option<()> {
+        self.stack.is_empty().then(|| self.done.push(e))
+    }
+
+    fn op(&mut self, op: Op) -> Option<()> {
+        if let Some((place, e)) = self.assigned.take() {
+            if op == Op::Load(place) {
+                self.stack.push(V::Node(e));
+                return Some(());
+            }
+            self.drop_value(e)?;
+        }
+        if self.bools.is_some() && !matches!(op, Op::And | Op::Or) {
+            return None;
+        }
+        match op {
+            Op::Num(k) => self.stack.push(V::Const(k)),
+            Op::Load(place) if !matches!(place.store, Store::Text | Store::Raw) => {
+                self.stack.push(V::Load(place));
+            }
+            Op::StorePop(place, at) => {
+                let e = self.pop()?;
+                let slot = Slot {
+                    offset: place.offset,
+                    at,
+                    key: place.key,
+                };
+                self.assigned = Some((place, by_kind!(place.store, assign(e, slot))));
+            }
+            Op::PopNum => {
+                let e = self.pop()?;
+                self.drop_value(e)?;
+            }
+            Op::Immediate(arith, k) => {
+                let v = match self.stack.pop()? {
+                    V::Const(a) => V::Const(arith.apply(a, k)),
+                    V::Load(place) => {
+                        V::Node(by_kind!(place.store, load_arith(place.offset, arith, k)))
+                    }
+                    V::Node(e) => V::Node(by_arith!(arith, O => bin_k::<O>(e, k))),
+                };
+                self.stack.push(v);
+            }
+            Op::Neg | Op::Not => {
+                let v = match self.stack.pop()? {
+                    V::Const(a) if op == Op::Neg => V::Const(-a),
+                    V::Const(a) => V::Const(truth(a == 0.0)),
+                    v if op == Op::Neg => V::Node(Box::new(Neg(Build::node(v)?))),
+                    v => V::Node(Box::new(Not(Build::node(v)?))),
+                };
+                self.stack.push(v);
+            }
+            Op::Bools { left, right, at } => self.bools = Some((left, right, at)),
+            Op::Relate {
+                cmp,
+                pair: Pair::NN,
+                keep: false,
+                ..
+            } => self.binary(Op::Compare(cmp))?,
+            Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::Div
+            | Op::Compare(_)
+            | Op::And
+            | Op::Or
+            | Op::BitAnd(_)
+            | Op::BitOr(_)
+            | Op::BitXor(_) => self.binary(op)?,
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// A binary operation on the two top values.
+    fn binary(&mut self, op: Op) -> Option<()> {
+        let (b, a) = (self.stack.pop()?, self.stack.pop()?);
+        if let Some((left, right, at)) = self.bools.take() {
+            let (a, b) = (Build::node(a)?, Build::node(b)?);
+            let or = op == Op::Or;
+            let node = Checked {
+                a,
+                b,
+                left,
+                right,
+                at,
+                or,
+            };
+            self.stack.push(V::Node(Box::new(node)));
+            return Some(());
+        }
+        let v = match (a, b, Arith::of(op)) {
+            // Folded only where it cannot fault: a fault stays a node.
+            (V::Const(a), V::Const(b), _) if binary(op, a, b).is_ok() => {
+                V::Const(binary(op, a, b).ok()?)
+            }
+            (a, V::Const(k), Some(arith)) => {
+                self.stack.push(a);
+                return self.op(Op::Immediate(arith, k));
+            }
+            (a, b, _) => {
+                let (a, b) = (Build::node(a)?, Build::node(b)?);
+                V::Node(match op {
+                    Op::And => bin::<And>(a, b),
+                    Op::Or => bin::<Or>(a, b),
+                    _ => match Arith::of(op) {
+                        Some(arith) => by_arith!(arith, O => bin::<O>(a, b)),
+                        None => Box::new(Faulting(a, b, op)),
+                    },
+                })
+            }
+        };
+        self.stack.push(v);
+        Some(())
+    }
+}
+
+/// A straight-line numeric program as a tree.
+#[derive(Clone)]
+pub(crate) struct Tree(Arc<dyn Node>);
+
+impl fmt::Debug for Tree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Tree")
+    }
+}
+
+impl Tree {
+    /// `ops` as a tree, if they are numbers only without jumps and drop
+    /// no value while another waits below it.
+    pub(crate) fn build(ops: &[Op]) -> Option<Tree> {
+        let mut b = Build::default();
+        for &op in ops {
+            b.op(op)?;
+        }
+        if let Some((_, e)) = b.assigned.take() {
+            b.drop_value(e)?;
+        }
+        if b.bools.is_some() || b.stack.len() != 1 {
+            return None;
+        }
+        let value = b.pop()?;
+        Some(Tree(if b.done.is_empty() {
+            Arc::from(value)
+        } else {
+            Arc::new(Seq(b.done.into_boxed_slice(), value))
+        }))
+    }
+
+    /// Run it against `target`: the script's value as a number.
+    #[inline]
+    pub(crate) fn run(&self, target: Target) -> Result<f64, ScriptFault> {
+        let mut cx = Cx {
+            target,
+            fault: ScriptFault::Broken,
+        };
+        match self.0.eval(&mut cx) {
+            Some(v) => Ok(v),
+            None => Err(cx.fault),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn place(offset: u32) -> Place {
+        Place {
+            offset,
+            store: Store::I64,
+            key: 0,
+        }
+    }
+
+    #[test]
+    fn a_value_dropped_while_another_waits_keeps_the_register_machine() {
+        // `x` waits below `y := 1`, whose value is dropped: evaluated as a
+        // tree, `x` would be read after the assignment.
+        let (x, y) = (place(0), place(8));
+        let ops = [
+            Op::Load(x),
+            Op::Num(1.0),
+            Op::StorePop(y, 0),
+            Op::Load(y),
+            Op::PopNum,
+        ];
+        assert!(Tree::build(&ops).is_none());
+        let statements = [
+            Op::Num(1.0),
+            Op::StorePop(y, 0),
+            Op::Load(x),
+            Op::Load(y),
+            Op::Add,
+        ];
+        assert!(Tree::build(&statements).is_some());
+        // A check of `&&` operands that no `&&` follows.
+        let odd = [
+            Op::Load(x),
+            Op::Load(y),
+            Op::Bools {
+                left: true,
+                right: true,
+                at: 0,
+            },
+            Op::Add,
+        ];
+        assert!(Tree::build(&odd).is_none());
+    }
+}
