@@ -652,6 +652,7 @@ impl Script {
     }
 
     /// Run the script on `board`, writing what it assigns: its value.
+    #[inline]
     pub fn run(&self, board: &mut Board) -> Result<ScriptValue, ScriptFault> {
         if let Some(tree) = &self.tree {
             return tree.run(Target::Write(board)).map(|n| self.value(n));

@@ -88,7 +88,7 @@ pub(crate) enum Cmp {
 
 /// BehaviorTree.CPP's tolerance for `==` between numbers (`IsSame<double>`:
 /// a float's epsilon).
-const SAME: f64 = f32::EPSILON as f64;
+pub(crate) const SAME: f64 = f32::EPSILON as f64;
 
 impl Cmp {
     /// Two numbers: equal within [`SAME`], as BehaviorTree.CPP compares

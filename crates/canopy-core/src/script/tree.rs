@@ -15,49 +15,57 @@
 //! wait below it (which the compiler does not emit) would reorder that,
 //! so such a program keeps the register machine.
 //!
-//! A node that fails records the fault in the context and returns `None`:
-//! a `Result` carrying a [`ScriptFault`] is returned through memory at
-//! every node.
+//! A node that faults records the fault in the context (the first one
+//! only) and returns NaN; the nodes after it run on, on values nothing
+//! uses, but an assignment writes nothing once a fault is recorded, so
+//! the board and the fault are the stack machine's. Only assignments
+//! check: a `Result` carrying a [`ScriptFault`] would be returned through
+//! memory and tested at every node.
 
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::ScriptFault;
-use super::program::{Arith, Cmp, Op, Pair, Place, Store, Target, binary, bools, truth};
+use super::program::{Arith, Cmp, Op, Pair, Place, SAME, Store, Target, binary, bools, truth};
 use super::straight::{Slot, Slots, store_signed, store_unsigned};
 
-/// Where a tree runs: the blackboard, and the fault that stopped it.
+/// Where a tree runs: the blackboard, and the first fault.
 struct Cx<'x, 'a> {
     target: Target<'x, 'a>,
-    fault: ScriptFault,
+    fault: Option<ScriptFault>,
 }
 
 impl Cx<'_, '_> {
-    /// The value of `r`, or `None` with its fault recorded.
+    /// The value of `r`, or NaN with its fault recorded.
     #[inline(always)]
-    fn ok(&mut self, r: Result<f64, ScriptFault>) -> Option<f64> {
+    fn ok(&mut self, r: Result<f64, ScriptFault>) -> f64 {
         match r {
-            Ok(v) => Some(v),
-            Err(fault) => {
-                self.fault = fault;
-                None
-            }
+            Ok(v) => v,
+            Err(fault) => self.fail(fault),
         }
+    }
+
+    /// Record `fault` unless one came before: NaN, a value nothing uses.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, fault: ScriptFault) -> f64 {
+        self.fault.get_or_insert(fault);
+        f64::NAN
     }
 }
 
 /// One operation and its operands.
 trait Node: Send + Sync {
-    fn eval(&self, cx: &mut Cx) -> Option<f64>;
+    fn eval(&self, cx: &mut Cx) -> f64;
 }
 
 type Expr = Box<dyn Node>;
 
 /// A slot type a node loads and stores, known when the node is made.
 trait Kind: Send + Sync + 'static {
-    fn load(cx: &mut Cx, offset: u32) -> Option<f64>;
-    fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64>;
+    fn load(cx: &mut Cx, offset: u32) -> f64;
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64;
 }
 
 macro_rules! int_kinds {
@@ -65,12 +73,12 @@ macro_rules! int_kinds {
         struct $kind;
         impl Kind for $kind {
             #[inline(always)]
-            fn load(cx: &mut Cx, offset: u32) -> Option<f64> {
+            fn load(cx: &mut Cx, offset: u32) -> f64 {
                 let v = cx.target.fetch::<$n>(offset).map(|b| <$t>::from_le_bytes(b) as f64);
                 cx.ok(v)
             }
             #[inline(always)]
-            fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64> {
+            fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
                 let r = $how::<$n>(&mut cx.target, v, slot, Store::$store);
                 cx.ok(r)
             }
@@ -92,12 +100,12 @@ int_kinds! {
 struct F64;
 impl Kind for F64 {
     #[inline(always)]
-    fn load(cx: &mut Cx, offset: u32) -> Option<f64> {
+    fn load(cx: &mut Cx, offset: u32) -> f64 {
         let v = cx.target.fetch::<8>(offset).map(f64::from_le_bytes);
         cx.ok(v)
     }
     #[inline(always)]
-    fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64> {
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
         let r = cx.target.put::<8>(slot.offset, slot.at).map(|b| {
             *b = v.to_le_bytes();
             v
@@ -109,7 +117,7 @@ impl Kind for F64 {
 struct F32;
 impl Kind for F32 {
     #[inline(always)]
-    fn load(cx: &mut Cx, offset: u32) -> Option<f64> {
+    fn load(cx: &mut Cx, offset: u32) -> f64 {
         let v = cx
             .target
             .fetch::<4>(offset)
@@ -117,7 +125,7 @@ impl Kind for F32 {
         cx.ok(v)
     }
     #[inline(always)]
-    fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64> {
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
         let v = v as f32;
         let r = cx.target.put::<4>(slot.offset, slot.at).map(|b| {
             *b = v.to_le_bytes();
@@ -130,12 +138,12 @@ impl Kind for F32 {
 struct Bool;
 impl Kind for Bool {
     #[inline(always)]
-    fn load(cx: &mut Cx, offset: u32) -> Option<f64> {
+    fn load(cx: &mut Cx, offset: u32) -> f64 {
         let v = cx.target.fetch::<1>(offset).map(|b| truth(b[0] != 0));
         cx.ok(v)
     }
     #[inline(always)]
-    fn store(cx: &mut Cx, v: f64, slot: Slot) -> Option<f64> {
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
         let v = v != 0.0;
         let r = cx.target.put::<1>(slot.offset, slot.at).map(|b| {
             *b = [u8::from(v)];
@@ -169,6 +177,9 @@ ops! {
     Div: |a, b| a / b;
     Eq: |a, b| truth(Cmp::Eq.numbers(a, b));
     Ne: |a, b| truth(Cmp::Ne.numbers(a, b));
+    // `!=` with a finite `b`: a NaN or an infinite `a` makes the
+    // difference NaN or infinite, which is not within the tolerance.
+    NeFinite: |a, b| truth(!((a - b).abs() <= SAME));
     Lt: |a, b| truth(a < b);
     Le: |a, b| truth(a <= b);
     Gt: |a, b| truth(a > b);
@@ -182,14 +193,14 @@ type Of<T> = PhantomData<fn() -> T>;
 
 struct Const(f64);
 impl Node for Const {
-    fn eval(&self, _: &mut Cx) -> Option<f64> {
-        Some(self.0)
+    fn eval(&self, _: &mut Cx) -> f64 {
+        self.0
     }
 }
 
 struct Load<K>(u32, Of<K>);
 impl<K: Kind> Node for Load<K> {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
         K::load(cx, self.0)
     }
 }
@@ -197,24 +208,24 @@ impl<K: Kind> Node for Load<K> {
 /// A slot's value and a constant.
 struct LoadK<K, O>(u32, f64, Of<(K, O)>);
 impl<K: Kind, O: Op2> Node for LoadK<K, O> {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
-        Some(O::apply(K::load(cx, self.0)?, self.1))
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        O::apply(K::load(cx, self.0), self.1)
     }
 }
 
 /// A value and a constant.
 struct BinK<O>(Expr, f64, Of<O>);
 impl<O: Op2> Node for BinK<O> {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
-        Some(O::apply(self.0.eval(cx)?, self.1))
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        O::apply(self.0.eval(cx), self.1)
     }
 }
 
 struct Bin<O>(Expr, Expr, Of<O>);
 impl<O: Op2> Node for Bin<O> {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
-        let a = self.0.eval(cx)?;
-        Some(O::apply(a, self.1.eval(cx)?))
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let a = self.0.eval(cx);
+        O::apply(a, self.1.eval(cx))
     }
 }
 
@@ -222,9 +233,9 @@ impl<O: Op2> Node for Bin<O> {
 /// applies it.
 struct Faulting(Expr, Expr, Op);
 impl Node for Faulting {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
-        let a = self.0.eval(cx)?;
-        let b = self.1.eval(cx)?;
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let a = self.0.eval(cx);
+        let b = self.1.eval(cx);
         let v = binary(self.2, a, b);
         cx.ok(v)
     }
@@ -240,40 +251,43 @@ struct Checked {
     or: bool,
 }
 impl Node for Checked {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
-        let a = self.a.eval(cx)?;
-        let b = self.b.eval(cx)?;
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let a = self.a.eval(cx);
+        let b = self.b.eval(cx);
         if let Err(fault) = bools(a, b, self.left, self.right, self.at) {
-            cx.fault = fault;
-            return None;
+            return cx.fail(fault);
         }
-        Some(if self.or {
+        if self.or {
             Or::apply(a, b)
         } else {
             And::apply(a, b)
-        })
+        }
     }
 }
 
 struct Neg(Expr);
 impl Node for Neg {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
-        Some(-self.0.eval(cx)?)
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        -self.0.eval(cx)
     }
 }
 
 struct Not(Expr);
 impl Node for Not {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
-        Some(truth(self.0.eval(cx)? == 0.0))
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        truth(self.0.eval(cx) == 0.0)
     }
 }
 
 /// An assignment: its value stored; what the slot then reads as.
 struct Assign<K>(Expr, Slot, Of<K>);
 impl<K: Kind> Node for Assign<K> {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
-        let v = self.0.eval(cx)?;
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let v = self.0.eval(cx);
+        // Nothing is written after a fault.
+        if cx.fault.is_some() {
+            return f64::NAN;
+        }
         K::store(cx, v, self.1)
     }
 }
@@ -281,9 +295,9 @@ impl<K: Kind> Node for Assign<K> {
 /// Statements whose values are dropped, then the script's value.
 struct Seq(Box<[Expr]>, Expr);
 impl Node for Seq {
-    fn eval(&self, cx: &mut Cx) -> Option<f64> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
         for s in &self.0 {
-            s.eval(cx)?;
+            s.eval(cx);
         }
         self.1.eval(cx)
     }
@@ -367,7 +381,17 @@ fn load_k<K: Kind, O: Op2>(offset: u32, k: f64) -> Expr {
 }
 
 fn load_arith<K: Kind>(offset: u32, arith: Arith, k: f64) -> Expr {
+    if arith == Arith::Compare(Cmp::Ne) && k.is_finite() {
+        return load_k::<K, NeFinite>(offset, k);
+    }
     by_arith!(arith, O => load_k::<K, O>(offset, k))
+}
+
+fn arith_k(e: Expr, arith: Arith, k: f64) -> Expr {
+    if arith == Arith::Compare(Cmp::Ne) && k.is_finite() {
+        return bin_k::<NeFinite>(e, k);
+    }
+    by_arith!(arith, O => bin_k::<O>(e, k))
 }
 
 fn bin_k<O: Op2>(e: Expr, k: f64) -> Expr {
@@ -457,7 +481,7 @@ impl Build {
                     V::Load(place) => {
                         V::Node(by_kind!(place.store, load_arith(place.offset, arith, k)))
                     }
-                    V::Node(e) => V::Node(by_arith!(arith, O => bin_k::<O>(e, k))),
+                    V::Node(e) => V::Node(arith_k(e, arith, k)),
                 };
                 self.stack.push(v);
             }
@@ -572,11 +596,12 @@ impl Tree {
     pub(crate) fn run(&self, target: Target) -> Result<f64, ScriptFault> {
         let mut cx = Cx {
             target,
-            fault: ScriptFault::Broken,
+            fault: None,
         };
-        match self.0.eval(&mut cx) {
-            Some(v) => Ok(v),
-            None => Err(cx.fault),
+        let v = self.0.eval(&mut cx);
+        match cx.fault {
+            None => Ok(v),
+            Some(fault) => Err(fault),
         }
     }
 }
@@ -590,6 +615,30 @@ mod tests {
             offset,
             store: Store::I64,
             key: 0,
+        }
+    }
+
+    #[test]
+    fn not_equal_to_a_finite_constant_is_the_stack_machines_not_equal() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            1.0 + 1e-9,
+            0.3,
+            0.1 + 0.2,
+            -5.5,
+            1e308,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for a in values {
+            for b in values.into_iter().filter(|b| b.is_finite()) {
+                let (fast, exact) = (NeFinite::apply(a, b), truth(Cmp::Ne.numbers(a, b)));
+                assert_eq!(fast, exact, "{a} != {b}");
+            }
         }
     }
 
