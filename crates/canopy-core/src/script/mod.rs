@@ -66,22 +66,25 @@
 //! bounded time and two fixed stack arrays: no allocation.
 //!
 //! A script of numbers only without jumps (no strings, `? :` or comparison
-//! chains), the common case of a counter or a threshold, is also lowered to
-//! straight-line code over a few registers, its constants folded, and runs
-//! as that instead (`straight`): the same values, writes and faults, without
-//! the stack machine's checked pushes and pops.
+//! chains), the common case of a counter or a threshold, is also built
+//! into a tree of nodes each typed by its slot and operation, its
+//! constants folded, and runs as that instead (`straight`): the same
+//! values, writes and faults, without the stack machine's checked pushes
+//! and pops or a dispatch on the operation and the slot type at each
+//! step. The tree is made when the script loads; running it allocates
+//! nothing.
 //!
 //! Considered and rejected: interpreting the syntax tree each tick (a
 //! pointer chase per operator and a type check per value, each tick), and
-//! compiling to closures (an allocation per operator, and no place to
-//! bound the stack).
+//! compiling every script to closures (a closure per operator and no
+//! place to bound the stack: the stack machine keeps the scripts with
+//! strings and jumps, and its bounds).
 
 mod compile;
 mod lex;
 mod parse;
 mod program;
 mod straight;
-mod tree;
 
 use std::fmt;
 use std::sync::Arc;
@@ -418,9 +421,6 @@ pub struct Script {
     /// The program as straight-line code, when it is numbers only without
     /// jumps ([`straight`]): what runs then.
     straight: Option<straight::Straight>,
-    /// The same as a tree of nodes ([`tree`]), unless it drops a value
-    /// while another waits: what runs then.
-    tree: Option<tree::Tree>,
 }
 
 impl Script {
@@ -457,7 +457,6 @@ impl Script {
             ty,
             writes,
             straight: None,
-            tree: None,
         }
         .lowered()
     }
@@ -467,10 +466,6 @@ impl Script {
         self.straight = match self.ty {
             Ty::Text => None,
             _ => straight::Straight::lower(&self.ops),
-        };
-        self.tree = match self.straight {
-            Some(_) => tree::Tree::build(&self.ops),
-            None => None,
         };
         self
     }
@@ -654,9 +649,6 @@ impl Script {
     /// Run the script on `board`, writing what it assigns: its value.
     #[inline]
     pub fn run(&self, board: &mut Board) -> Result<ScriptValue, ScriptFault> {
-        if let Some(tree) = &self.tree {
-            return tree.run(Target::Write(board)).map(|n| self.value(n));
-        }
         if let Some(straight) = &self.straight {
             return straight.run(Target::Write(board)).map(|n| self.value(n));
         }
@@ -667,9 +659,6 @@ impl Script {
     /// is true. A script that assigns faults here
     /// ([`writes`](Script::writes) tells beforehand).
     pub fn test(&self, board: &Board) -> Result<bool, ScriptFault> {
-        if let Some(tree) = &self.tree {
-            return tree.run(Target::Read(board)).map(|n| n != 0.0);
-        }
         if let Some(straight) = &self.straight {
             return straight.run(Target::Read(board)).map(|n| n != 0.0);
         }

@@ -1,339 +1,77 @@
-//! Scripts of numbers only, without jumps, as straight-line code over a
-//! handful of registers: the common case (`hp := step * 2 + 1`,
-//! `hp > 10 && ready`) run without the stack machine.
+//! Scripts of numbers only, without jumps, as a tree of monomorphic
+//! nodes: the common case (`hp := step * 2 + 1; hp > 10 && step != 3`)
+//! run without the stack machine.
 //!
-//! The stack machine ([`program::run`](super::program::run)) checks every
-//! push and pop, and sets up a stack of numbers and one of strings on every
-//! run. For a program without jumps the depth of the stack at each operation
-//! is known when the script loads, so each value can be given a register
-//! instead: a step reads its operands from fixed registers and writes its
-//! result to one, and nothing is checked while it runs but what
-//! BehaviorTree.CPP checks (a slot's range, a bool's value). Constants are
-//! folded while lowering — `2 * 3 + k` is one step — with the very
-//! functions the stack machine applies, so the values are the same bit for
-//! bit; a step that can fault or touches the blackboard is never folded
-//! away, so faults come at the same place. A program that is not
-//! straight-line numbers (strings, `? :`, comparison chains, bitwise
-//! operators) keeps the stack machine.
+//! Each node is one operation on one slot type, made once when the script
+//! loads and reached through one indirect call; its operands are what its
+//! children return, in registers. The common leaves are one node each: a
+//! slot read and the operation with a constant on it (`step * 2`,
+//! `hp > 10`) is a single node generic over the slot's type and the
+//! operation, so the read is the width of the slot and the operation is
+//! inline. Constants are folded while building, with the very functions
+//! the stack machine applies, so the values are the same bit for bit; an
+//! operation that can fault (`1.5 & 1`) is never folded away. An
+//! assignment is a node that writes and gives what the slot then reads as
+//! (an integer slot's `-0` reads as `0`), and a read of the key just
+//! assigned is that node, not a second read. An integer slot accepts a
+//! number that is in its range and survives the trip through `i64`
+//! (`u64`): exactly the whole, finite, in-range numbers the stack machine
+//! accepts with `fract`, a call to the C library on most targets.
 //!
-//! Rejected: compiling each operation to a closure (one indirect call per
-//! operation, as costly as the dispatch it replaces) and generating
-//! machine code (`unsafe`, and a code generator's weight for a few
-//! operations).
+//! The stack machine evaluates its operations in the order they were
+//! pushed; a tree evaluated left to right, children first, does the same,
+//! so the values, writes and faults are the same. A value dropped while
+//! another waits below it (which the compiler does not emit) would change
+//! that order, so such a program keeps the stack machine, as do strings,
+//! `? :`, comparison chains and a check of `&&` operands no `&&` follows.
+//! A tree is as deep as its expression, which the compiler bounds
+//! ([`MAX_SCRIPT_HEIGHT`](super::MAX_SCRIPT_HEIGHT)).
+//!
+//! A node that faults records the fault in the context (the first one
+//! only) and returns NaN; the nodes after it run on, on values nothing
+//! uses, but an assignment writes nothing once a fault is recorded, so
+//! the board and the fault are the stack machine's.
+//!
+//! Measured on `node_cost`'s `Eval` row (the script above; instructions
+//! per agent-tick under callgrind, the whole tick: a closure leaf is 103,
+//! and the script written by hand as a closure over two ports 165), this
+//! is 235. Rejected on the way:
+//! - a register machine of untyped steps (a step's `match` on nested
+//!   operation and slot-type enums, generic slot reads): 590, 449 of them
+//!   in its loop;
+//! - the same with one flat enum of fully typed steps: 379. Its loop,
+//!   the decoding of a step's fields and its jump table cost about 13
+//!   instructions a step, and its registers live in memory;
+//! - these nodes returning `Result<f64, ScriptFault>`, which goes through
+//!   memory and is tested at every node: 269 (with `Script::run` not
+//!   inlined into its caller; 248 with it and plain numbers, 235 with `!=`
+//!   a finite constant as one comparison), and their children behind an
+//!   `Arc`: 294 (the offset of the value behind a `dyn` pointer is
+//!   computed at each call);
+//! - generating machine code: `unsafe`, and a code generator's weight for
+//!   a few operations.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
 
 use super::ScriptFault;
 use super::program::{
-    Arith, Cmp, Op, Pair, Place, Store, Target, binary, bits, bools, truth, whole,
+    Arith, Cmp, Op, Pair, Place, SAME, Store, Target, binary, bools, truth, whole,
 };
 use crate::util::board::Board;
 
-/// Registers one straight-line program may use; a deeper stack keeps the
-/// stack machine.
-const REGS: usize = 8;
-
-/// A register's index, always below [`REGS`] (masked where read, so no
-/// access can fail its bounds).
-type Reg = u8;
-
-/// A slot a step writes: where, and for a fault, where in the source and
-/// which key.
+/// A slot an assignment writes: where, and for a fault, where in the
+/// source and which key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Slot {
-    pub(crate) offset: u32,
-    pub(crate) at: u32,
-    pub(crate) key: u16,
+struct Slot {
+    offset: u32,
+    at: u32,
+    key: u16,
 }
 
-/// One step, of one type and one operation: what it does is decided by
-/// its variant alone. Registers are named by the stack depth of the value
-/// they hold; a binary step reads the register below `Reg` and `Reg` and
-/// writes the lower. A store leaves in its register the value the slot
-/// now reads as, so that a read of the key just written is no step.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Step {
-    Num(Reg, f64),
-    LoadF64(Reg, u32),
-    LoadF32(Reg, u32),
-    LoadI8(Reg, u32),
-    LoadI16(Reg, u32),
-    LoadI32(Reg, u32),
-    LoadI64(Reg, u32),
-    LoadU8(Reg, u32),
-    LoadU16(Reg, u32),
-    LoadU32(Reg, u32),
-    LoadU64(Reg, u32),
-    LoadBool(Reg, u32),
-    StoreF64(Reg, Slot),
-    StoreF32(Reg, Slot),
-    StoreI8(Reg, Slot),
-    StoreI16(Reg, Slot),
-    StoreI32(Reg, Slot),
-    StoreI64(Reg, Slot),
-    StoreU8(Reg, Slot),
-    StoreU16(Reg, Slot),
-    StoreU32(Reg, Slot),
-    StoreU64(Reg, Slot),
-    StoreBool(Reg, Slot),
-    AddK(Reg, f64),
-    SubK(Reg, f64),
-    MulK(Reg, f64),
-    DivK(Reg, f64),
-    EqK(Reg, f64),
-    NeK(Reg, f64),
-    LtK(Reg, f64),
-    LeK(Reg, f64),
-    GtK(Reg, f64),
-    GeK(Reg, f64),
-    Add(Reg),
-    Sub(Reg),
-    Mul(Reg),
-    Div(Reg),
-    Eq(Reg),
-    Ne(Reg),
-    Lt(Reg),
-    Le(Reg),
-    Gt(Reg),
-    Ge(Reg),
-    And(Reg),
-    Or(Reg),
-    BitAnd(Reg, u32),
-    BitOr(Reg, u32),
-    BitXor(Reg, u32),
-    Neg(Reg),
-    Not(Reg),
-    /// Check the operands of `&&` or `||` (the one below `Reg`, and `Reg`).
-    Bools(Reg, bool, bool, u32),
-}
-
-/// What lowering knows of a value on the stack.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Val {
-    Const(f64),
-    /// In its register.
-    Reg,
-}
-
-/// A straight-line numeric program.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Straight {
-    steps: Box<[Step]>,
-    /// The script's value: a constant, or the register holding it.
-    value: Val,
-    /// Its register, when `value` is [`Val::Reg`].
-    at: Reg,
-}
-
-/// The step loading `place` into `d`, for a slot of a number or a bool.
-fn load_step(d: Reg, place: Place) -> Option<Step> {
-    let o = place.offset;
-    Some(match place.store {
-        Store::F64 => Step::LoadF64(d, o),
-        Store::F32 => Step::LoadF32(d, o),
-        Store::I8 => Step::LoadI8(d, o),
-        Store::I16 => Step::LoadI16(d, o),
-        Store::I32 => Step::LoadI32(d, o),
-        Store::I64 => Step::LoadI64(d, o),
-        Store::U8 => Step::LoadU8(d, o),
-        Store::U16 => Step::LoadU16(d, o),
-        Store::U32 => Step::LoadU32(d, o),
-        Store::U64 => Step::LoadU64(d, o),
-        Store::Bool => Step::LoadBool(d, o),
-        Store::Text | Store::Raw => return None,
-    })
-}
-
-/// The step storing `s` into `place`, for a slot of a number or a bool.
-fn store_step(s: Reg, place: Place, at: u32) -> Option<Step> {
-    let slot = Slot {
-        offset: place.offset,
-        at,
-        key: place.key,
-    };
-    Some(match place.store {
-        Store::F64 => Step::StoreF64(s, slot),
-        Store::F32 => Step::StoreF32(s, slot),
-        Store::I8 => Step::StoreI8(s, slot),
-        Store::I16 => Step::StoreI16(s, slot),
-        Store::I32 => Step::StoreI32(s, slot),
-        Store::I64 => Step::StoreI64(s, slot),
-        Store::U8 => Step::StoreU8(s, slot),
-        Store::U16 => Step::StoreU16(s, slot),
-        Store::U32 => Step::StoreU32(s, slot),
-        Store::U64 => Step::StoreU64(s, slot),
-        Store::Bool => Step::StoreBool(s, slot),
-        Store::Text | Store::Raw => return None,
-    })
-}
-
-/// The step applying `arith` with the constant `k` to `d`.
-fn imm_step(d: Reg, arith: Arith, k: f64) -> Step {
-    match arith {
-        Arith::Add => Step::AddK(d, k),
-        Arith::Sub => Step::SubK(d, k),
-        Arith::Mul => Step::MulK(d, k),
-        Arith::Div => Step::DivK(d, k),
-        Arith::Compare(Cmp::Eq) => Step::EqK(d, k),
-        Arith::Compare(Cmp::Ne) => Step::NeK(d, k),
-        Arith::Compare(Cmp::Lt) => Step::LtK(d, k),
-        Arith::Compare(Cmp::Le) => Step::LeK(d, k),
-        Arith::Compare(Cmp::Gt) => Step::GtK(d, k),
-        Arith::Compare(Cmp::Ge) => Step::GeK(d, k),
-    }
-}
-
-/// The step of the binary operation `op` on the register below `b` and
-/// `b`.
-fn bin_step(b: Reg, op: Op) -> Option<Step> {
-    Some(match op {
-        Op::Add => Step::Add(b),
-        Op::Sub => Step::Sub(b),
-        Op::Mul => Step::Mul(b),
-        Op::Div => Step::Div(b),
-        Op::Compare(Cmp::Eq) => Step::Eq(b),
-        Op::Compare(Cmp::Ne) => Step::Ne(b),
-        Op::Compare(Cmp::Lt) => Step::Lt(b),
-        Op::Compare(Cmp::Le) => Step::Le(b),
-        Op::Compare(Cmp::Gt) => Step::Gt(b),
-        Op::Compare(Cmp::Ge) => Step::Ge(b),
-        Op::And => Step::And(b),
-        Op::Or => Step::Or(b),
-        Op::BitAnd(at) => Step::BitAnd(b, at),
-        Op::BitOr(at) => Step::BitOr(b, at),
-        Op::BitXor(at) => Step::BitXor(b, at),
-        _ => return None,
-    })
-}
-
-/// Lowers a program, value by value.
-struct Lower {
-    steps: Vec<Step>,
-    stack: Vec<Val>,
-    /// The slot the last step stored, and from which register.
-    stored: Option<(Place, Reg)>,
-}
-
-impl Lower {
-    fn push(&mut self, v: Val) -> Option<()> {
-        (self.stack.len() < REGS).then(|| self.stack.push(v))
-    }
-
-    fn emit(&mut self, step: Step) {
-        self.steps.push(step);
-        self.stored = None;
-    }
-
-    /// The register of the top value, emitting its constant into it.
-    fn top_reg(&mut self) -> Option<Reg> {
-        let at = self.stack.len().checked_sub(1)?;
-        if let Val::Const(k) = self.stack[at] {
-            self.emit(Step::Num(at as Reg, k));
-            self.stack[at] = Val::Reg;
-        }
-        Some(at as Reg)
-    }
-
-    /// The registers of the two top values, emitting constants into them.
-    fn two_regs(&mut self) -> Option<Reg> {
-        let below = self.stack.len().checked_sub(2)?;
-        if let Val::Const(k) = self.stack[below] {
-            self.emit(Step::Num(below as Reg, k));
-            self.stack[below] = Val::Reg;
-        }
-        self.top_reg()
-    }
-
-    fn op(&mut self, op: Op) -> Option<()> {
-        let depth = self.stack.len();
-        match op {
-            Op::Num(k) => self.push(Val::Const(k))?,
-            // The key the last step wrote, into the register it was
-            // written from: its value is there already.
-            Op::Load(place) if self.stored == Some((place, depth as Reg)) => {
-                self.push(Val::Reg)?;
-                self.stored = None;
-            }
-            Op::Load(place) => {
-                let step = load_step(depth as Reg, place)?;
-                self.push(Val::Reg)?;
-                self.emit(step);
-            }
-            Op::StorePop(place, at) => {
-                let reg = self.top_reg()?;
-                self.emit(store_step(reg, place, at)?);
-                self.stored = Some((place, reg));
-                self.stack.pop();
-            }
-            Op::PopNum => drop(self.stack.pop()?),
-            Op::Immediate(arith, k) => match *self.stack.last()? {
-                Val::Const(a) => *self.stack.last_mut()? = Val::Const(arith.apply(a, k)),
-                Val::Reg => self.emit(imm_step((depth - 1) as Reg, arith, k)),
-            },
-            Op::Neg | Op::Not => match *self.stack.last()? {
-                Val::Const(a) => {
-                    let v = if op == Op::Neg { -a } else { truth(a == 0.0) };
-                    *self.stack.last_mut()? = Val::Const(v);
-                }
-                Val::Reg => {
-                    let reg = (depth - 1) as Reg;
-                    self.emit(if op == Op::Neg {
-                        Step::Neg(reg)
-                    } else {
-                        Step::Not(reg)
-                    });
-                }
-            },
-            Op::Bools { left, right, at } => {
-                let reg = self.two_regs()?;
-                self.emit(Step::Bools(reg, left, right, at));
-            }
-            Op::Relate {
-                cmp,
-                pair: Pair::NN,
-                keep: false,
-                ..
-            } => self.binary(Op::Compare(cmp))?,
-            Op::Add
-            | Op::Sub
-            | Op::Mul
-            | Op::Div
-            | Op::Compare(_)
-            | Op::And
-            | Op::Or
-            | Op::BitAnd(_)
-            | Op::BitOr(_)
-            | Op::BitXor(_) => self.binary(op)?,
-            _ => return None,
-        }
-        Some(())
-    }
-
-    /// A binary operation on the two top values.
-    fn binary(&mut self, op: Op) -> Option<()> {
-        let below = self.stack.len().checked_sub(2)?;
-        match (self.stack[below], self.stack[below + 1], Arith::of(op)) {
-            // Folded only where it cannot fault: a fault stays a step.
-            (Val::Const(a), Val::Const(b), _) if binary(op, a, b).is_ok() => {
-                let v = binary(op, a, b).ok()?;
-                self.stack.pop();
-                self.stack[below] = Val::Const(v);
-            }
-            (Val::Reg, Val::Const(k), Some(arith)) => {
-                self.stack.pop();
-                return self.op(Op::Immediate(arith, k));
-            }
-            _ => {
-                let reg = self.two_regs()?;
-                self.emit(bin_step(reg, op)?);
-                self.stack.pop();
-            }
-        }
-        Some(())
-    }
-}
-
-/// The blackboard as a program reads and writes it: the board itself, or
-/// the board read-only (where a store faults).
-pub(crate) trait Slots {
+/// The blackboard as a program reads and writes it.
+trait Slots {
     fn fetch<const N: usize>(&self, offset: u32) -> Result<[u8; N], ScriptFault>;
     fn put<const N: usize>(&mut self, offset: u32, at: u32) -> Result<&mut [u8; N], ScriptFault>;
 }
@@ -373,21 +111,6 @@ impl Slots for Target<'_, '_> {
     }
 }
 
-/// A board a condition reads.
-struct ReadOnly<'x, 'a>(&'x Board<'a>);
-
-impl Slots for ReadOnly<'_, '_> {
-    #[inline(always)]
-    fn fetch<const N: usize>(&self, offset: u32) -> Result<[u8; N], ScriptFault> {
-        Slots::fetch(self.0, offset)
-    }
-
-    #[inline(always)]
-    fn put<const N: usize>(&mut self, _: u32, at: u32) -> Result<&mut [u8; N], ScriptFault> {
-        Err(ScriptFault::ReadOnly { at })
-    }
-}
-
 /// The fault of storing `v` into an integer slot of `store`, which the
 /// fast check refused.
 #[cold]
@@ -404,7 +127,7 @@ fn not_whole(v: f64, store: Store, slot: Slot) -> ScriptFault {
 /// whole, finite and in range, which the stack machine checks with
 /// `fract`, a call to the C library on most targets.
 #[inline(always)]
-pub(crate) fn store_signed<const N: usize>(
+fn store_signed<const N: usize>(
     slots: &mut impl Slots,
     v: f64,
     slot: Slot,
@@ -422,7 +145,7 @@ pub(crate) fn store_signed<const N: usize>(
 
 /// [`store_signed`] for an unsigned integer slot (through `u64`).
 #[inline(always)]
-pub(crate) fn store_unsigned<const N: usize>(
+fn store_unsigned<const N: usize>(
     slots: &mut impl Slots,
     v: f64,
     slot: Slot,
@@ -438,172 +161,635 @@ pub(crate) fn store_unsigned<const N: usize>(
     Ok(n as f64)
 }
 
-impl Straight {
-    /// `ops` as straight-line code, if they are numbers only without jumps.
-    pub(crate) fn lower(ops: &[Op]) -> Option<Straight> {
-        let mut lower = Lower {
-            steps: Vec::new(),
-            stack: Vec::new(),
-            stored: None,
-        };
-        for &op in ops {
-            lower.op(op)?;
+/// Where a tree runs: the blackboard, and the first fault.
+struct Cx<'x, 'a> {
+    target: Target<'x, 'a>,
+    fault: Option<ScriptFault>,
+}
+
+impl Cx<'_, '_> {
+    /// The value of `r`, or NaN with its fault recorded.
+    #[inline(always)]
+    fn ok(&mut self, r: Result<f64, ScriptFault>) -> f64 {
+        match r {
+            Ok(v) => v,
+            Err(fault) => self.fail(fault),
         }
-        let at = lower.stack.len().checked_sub(1)?;
-        Some(Straight {
-            steps: lower.steps.into_boxed_slice(),
-            value: lower.stack[at],
-            at: at as Reg,
+    }
+
+    /// Record `fault` unless one came before: NaN, a value nothing uses.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, fault: ScriptFault) -> f64 {
+        self.fault.get_or_insert(fault);
+        f64::NAN
+    }
+}
+
+/// One operation and its operands.
+trait Node: Send + Sync {
+    fn eval(&self, cx: &mut Cx) -> f64;
+    /// Itself in words (`Gt(Assign(F64@8, Add(Mul(U64@0, 2), 1)), 10)`),
+    /// for `Debug`.
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+/// The name of the type `T`, without its path.
+fn name<T>() -> &'static str {
+    let full = std::any::type_name::<T>();
+    full.rsplit("::").next().unwrap_or(full)
+}
+
+impl fmt::Debug for dyn Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.show(f)
+    }
+}
+
+type Expr = Box<dyn Node>;
+
+/// A slot type a node loads and stores, known when the node is made.
+trait Kind: Send + Sync + 'static {
+    fn load(cx: &mut Cx, offset: u32) -> f64;
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64;
+}
+
+macro_rules! int_kinds {
+    ($($kind:ident: $t:ty, $n:literal, $store:ident, $how:ident;)*) => {$(
+        struct $kind;
+        impl Kind for $kind {
+            #[inline(always)]
+            fn load(cx: &mut Cx, offset: u32) -> f64 {
+                let v = cx.target.fetch::<$n>(offset).map(|b| <$t>::from_le_bytes(b) as f64);
+                cx.ok(v)
+            }
+            #[inline(always)]
+            fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
+                let r = $how::<$n>(&mut cx.target, v, slot, Store::$store);
+                cx.ok(r)
+            }
+        }
+    )*};
+}
+
+int_kinds! {
+    I8: i8, 1, I8, store_signed;
+    I16: i16, 2, I16, store_signed;
+    I32: i32, 4, I32, store_signed;
+    I64: i64, 8, I64, store_signed;
+    U8: u8, 1, U8, store_unsigned;
+    U16: u16, 2, U16, store_unsigned;
+    U32: u32, 4, U32, store_unsigned;
+    U64: u64, 8, U64, store_unsigned;
+}
+
+struct F64;
+impl Kind for F64 {
+    #[inline(always)]
+    fn load(cx: &mut Cx, offset: u32) -> f64 {
+        let v = cx.target.fetch::<8>(offset).map(f64::from_le_bytes);
+        cx.ok(v)
+    }
+    #[inline(always)]
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
+        let r = cx.target.put::<8>(slot.offset, slot.at).map(|b| {
+            *b = v.to_le_bytes();
+            v
+        });
+        cx.ok(r)
+    }
+}
+
+struct F32;
+impl Kind for F32 {
+    #[inline(always)]
+    fn load(cx: &mut Cx, offset: u32) -> f64 {
+        let v = cx
+            .target
+            .fetch::<4>(offset)
+            .map(|b| f32::from_le_bytes(b).into());
+        cx.ok(v)
+    }
+    #[inline(always)]
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
+        let v = v as f32;
+        let r = cx.target.put::<4>(slot.offset, slot.at).map(|b| {
+            *b = v.to_le_bytes();
+            v.into()
+        });
+        cx.ok(r)
+    }
+}
+
+struct Bool;
+impl Kind for Bool {
+    #[inline(always)]
+    fn load(cx: &mut Cx, offset: u32) -> f64 {
+        let v = cx.target.fetch::<1>(offset).map(|b| truth(b[0] != 0));
+        cx.ok(v)
+    }
+    #[inline(always)]
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
+        let v = v != 0.0;
+        let r = cx.target.put::<1>(slot.offset, slot.at).map(|b| {
+            *b = [u8::from(v)];
+            truth(v)
+        });
+        cx.ok(r)
+    }
+}
+
+/// An operation on two numbers that cannot fault.
+trait Op2: Send + Sync + 'static {
+    fn apply(a: f64, b: f64) -> f64;
+}
+
+macro_rules! ops {
+    ($($op:ident: |$a:ident, $b:ident| $e:expr;)*) => {$(
+        struct $op;
+        impl Op2 for $op {
+            #[inline(always)]
+            fn apply($a: f64, $b: f64) -> f64 {
+                $e
+            }
+        }
+    )*};
+}
+
+ops! {
+    Add: |a, b| a + b;
+    Sub: |a, b| a - b;
+    Mul: |a, b| a * b;
+    Div: |a, b| a / b;
+    Eq: |a, b| truth(Cmp::Eq.numbers(a, b));
+    Ne: |a, b| truth(Cmp::Ne.numbers(a, b));
+    // `!=` with a finite `b`: a NaN or an infinite `a` makes the
+    // difference NaN or infinite, which is not within the tolerance.
+    NeFinite: |a, b| {
+        let d = (a - b).abs();
+        truth(d > SAME || d.is_nan())
+    };
+    Lt: |a, b| truth(a < b);
+    Le: |a, b| truth(a <= b);
+    Gt: |a, b| truth(a > b);
+    Ge: |a, b| truth(a >= b);
+    And: |a, b| truth(a != 0.0 && b != 0.0);
+    Or: |a, b| truth(a != 0.0 || b != 0.0);
+}
+
+/// `PhantomData` of a type parameter that is only a name for code.
+type Of<T> = PhantomData<fn() -> T>;
+
+struct Const(f64);
+impl Node for Const {
+    fn eval(&self, _: &mut Cx) -> f64 {
+        self.0
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+struct Load<K>(u32, Of<K>);
+impl<K: Kind> Node for Load<K> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        K::load(cx, self.0)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}", name::<K>(), self.0)
+    }
+}
+
+/// A slot's value and a constant.
+struct LoadK<K, O>(u32, f64, Of<(K, O)>);
+impl<K: Kind, O: Op2> Node for LoadK<K, O> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        O::apply(K::load(cx, self.0), self.1)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({}@{}, {})", name::<O>(), name::<K>(), self.0, self.1)
+    }
+}
+
+/// A value and a constant.
+struct BinK<O>(Expr, f64, Of<O>);
+impl<O: Op2> Node for BinK<O> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        O::apply(self.0.eval(cx), self.1)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?}, {})", name::<O>(), self.0, self.1)
+    }
+}
+
+struct Bin<O>(Expr, Expr, Of<O>);
+impl<O: Op2> Node for Bin<O> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let a = self.0.eval(cx);
+        O::apply(a, self.1.eval(cx))
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?}, {:?})", name::<O>(), self.0, self.1)
+    }
+}
+
+/// An operation that can fault (the bitwise ones), as the stack machine
+/// applies it.
+struct Faulting(Expr, Expr, Op);
+impl Node for Faulting {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let a = self.0.eval(cx);
+        let b = self.1.eval(cx);
+        let v = binary(self.2, a, b);
+        cx.ok(v)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}({:?}, {:?})", self.2, self.0, self.1)
+    }
+}
+
+/// `&&` or `||` whose whole-number operands must be 0 or 1.
+struct Checked {
+    a: Expr,
+    b: Expr,
+    left: bool,
+    right: bool,
+    at: u32,
+    or: bool,
+}
+impl Node for Checked {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let a = self.a.eval(cx);
+        let b = self.b.eval(cx);
+        if let Err(fault) = bools(a, b, self.left, self.right, self.at) {
+            return cx.fail(fault);
+        }
+        if self.or {
+            Or::apply(a, b)
+        } else {
+            And::apply(a, b)
+        }
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = if self.or { "Or" } else { "And" };
+        write!(f, "{op}Checked({:?}, {:?})", self.a, self.b)
+    }
+}
+
+struct Neg(Expr);
+impl Node for Neg {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        -self.0.eval(cx)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Neg({:?})", self.0)
+    }
+}
+
+struct Not(Expr);
+impl Node for Not {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        truth(self.0.eval(cx) == 0.0)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Not({:?})", self.0)
+    }
+}
+
+/// An assignment: its value stored; what the slot then reads as.
+struct Assign<K>(Expr, Slot, Of<K>);
+impl<K: Kind> Node for Assign<K> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let v = self.0.eval(cx);
+        // Nothing is written after a fault.
+        if cx.fault.is_some() {
+            return f64::NAN;
+        }
+        K::store(cx, v, self.1)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Assign({}@{}, {:?})", name::<K>(), self.1.offset, self.0)
+    }
+}
+
+/// Statements whose values are dropped, then the script's value.
+struct Seq(Box<[Expr]>, Expr);
+impl Node for Seq {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        for s in &self.0 {
+            s.eval(cx);
+        }
+        self.1.eval(cx)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Seq(")?;
+        for s in &self.0 {
+            write!(f, "{s:?}; ")?;
+        }
+        write!(f, "{:?})", self.1)
+    }
+}
+
+/// `f::<K>()` for the kind of slot `store` is; `None` for strings and a
+/// game's own types.
+macro_rules! by_kind {
+    ($store:expr, $f:ident($($arg:expr),*)) => {
+        match $store {
+            Store::F64 => $f::<F64>($($arg),*),
+            Store::F32 => $f::<F32>($($arg),*),
+            Store::I8 => $f::<I8>($($arg),*),
+            Store::I16 => $f::<I16>($($arg),*),
+            Store::I32 => $f::<I32>($($arg),*),
+            Store::I64 => $f::<I64>($($arg),*),
+            Store::U8 => $f::<U8>($($arg),*),
+            Store::U16 => $f::<U16>($($arg),*),
+            Store::U32 => $f::<U32>($($arg),*),
+            Store::U64 => $f::<U64>($($arg),*),
+            Store::Bool => $f::<Bool>($($arg),*),
+            Store::Text | Store::Raw => return None,
+        }
+    };
+}
+
+/// `e` with the type `O` standing for the operation `arith` is.
+macro_rules! by_arith {
+    ($arith:expr, $o:ident => $e:expr) => {
+        match $arith {
+            Arith::Add => {
+                type $o = Add;
+                $e
+            }
+            Arith::Sub => {
+                type $o = Sub;
+                $e
+            }
+            Arith::Mul => {
+                type $o = Mul;
+                $e
+            }
+            Arith::Div => {
+                type $o = Div;
+                $e
+            }
+            Arith::Compare(Cmp::Eq) => {
+                type $o = Eq;
+                $e
+            }
+            Arith::Compare(Cmp::Ne) => {
+                type $o = Ne;
+                $e
+            }
+            Arith::Compare(Cmp::Lt) => {
+                type $o = Lt;
+                $e
+            }
+            Arith::Compare(Cmp::Le) => {
+                type $o = Le;
+                $e
+            }
+            Arith::Compare(Cmp::Gt) => {
+                type $o = Gt;
+                $e
+            }
+            Arith::Compare(Cmp::Ge) => {
+                type $o = Ge;
+                $e
+            }
+        }
+    };
+}
+
+fn load<K: Kind>(offset: u32) -> Expr {
+    Box::new(Load::<K>(offset, PhantomData))
+}
+
+fn load_k<K: Kind, O: Op2>(offset: u32, k: f64) -> Expr {
+    Box::new(LoadK::<K, O>(offset, k, PhantomData))
+}
+
+fn load_arith<K: Kind>(offset: u32, arith: Arith, k: f64) -> Expr {
+    if arith == Arith::Compare(Cmp::Ne) && k.is_finite() {
+        return load_k::<K, NeFinite>(offset, k);
+    }
+    by_arith!(arith, O => load_k::<K, O>(offset, k))
+}
+
+fn arith_k(e: Expr, arith: Arith, k: f64) -> Expr {
+    if arith == Arith::Compare(Cmp::Ne) && k.is_finite() {
+        return bin_k::<NeFinite>(e, k);
+    }
+    by_arith!(arith, O => bin_k::<O>(e, k))
+}
+
+fn bin_k<O: Op2>(e: Expr, k: f64) -> Expr {
+    Box::new(BinK::<O>(e, k, PhantomData))
+}
+
+fn bin<O: Op2>(a: Expr, b: Expr) -> Expr {
+    Box::new(Bin::<O>(a, b, PhantomData))
+}
+
+fn assign<K: Kind>(e: Expr, slot: Slot) -> Expr {
+    Box::new(Assign::<K>(e, slot, PhantomData))
+}
+
+/// What building knows of a value on the stack: a constant, a slot not
+/// read yet (which an operation with a constant may join), or a node.
+enum V {
+    Const(f64),
+    Load(Place),
+    Node(Expr),
+}
+
+/// Builds a tree from the operations, value by value.
+#[derive(Default)]
+struct Build {
+    stack: Vec<V>,
+    /// Statements whose values were dropped, in order.
+    done: Vec<Expr>,
+    /// An assignment whose value the next operation reads back (a `Load`
+    /// of its key), or else a statement of its own.
+    assigned: Option<(Place, Expr)>,
+    /// The check of the operands of the `&&` or `||` that comes next.
+    bools: Option<(bool, bool, u32)>,
+}
+
+impl Build {
+    fn node(v: V) -> Option<Expr> {
+        Some(match v {
+            V::Const(k) => Box::new(Const(k)),
+            V::Load(place) => by_kind!(place.store, load(place.offset)),
+            V::Node(e) => e,
         })
+    }
+
+    fn pop(&mut self) -> Option<Expr> {
+        Build::node(self.stack.pop()?)
+    }
+
+    /// A value dropped: a statement of its own, when nothing waits below
+    /// it (else the order of evaluation would change).
+    fn drop_value(&mut self, e: Expr) -> Option<()> {
+        self.stack.is_empty().then(|| self.done.push(e))
+    }
+
+    fn op(&mut self, op: Op) -> Option<()> {
+        if let Some((place, e)) = self.assigned.take() {
+            if op == Op::Load(place) {
+                self.stack.push(V::Node(e));
+                return Some(());
+            }
+            self.drop_value(e)?;
+        }
+        if self.bools.is_some() && !matches!(op, Op::And | Op::Or) {
+            return None;
+        }
+        match op {
+            Op::Num(k) => self.stack.push(V::Const(k)),
+            Op::Load(place) if !matches!(place.store, Store::Text | Store::Raw) => {
+                self.stack.push(V::Load(place));
+            }
+            Op::StorePop(place, at) => {
+                let e = self.pop()?;
+                let slot = Slot {
+                    offset: place.offset,
+                    at,
+                    key: place.key,
+                };
+                self.assigned = Some((place, by_kind!(place.store, assign(e, slot))));
+            }
+            Op::PopNum => {
+                let e = self.pop()?;
+                self.drop_value(e)?;
+            }
+            Op::Immediate(arith, k) => {
+                let v = match self.stack.pop()? {
+                    V::Const(a) => V::Const(arith.apply(a, k)),
+                    V::Load(place) => {
+                        V::Node(by_kind!(place.store, load_arith(place.offset, arith, k)))
+                    }
+                    V::Node(e) => V::Node(arith_k(e, arith, k)),
+                };
+                self.stack.push(v);
+            }
+            Op::Neg | Op::Not => {
+                let v = match self.stack.pop()? {
+                    V::Const(a) if op == Op::Neg => V::Const(-a),
+                    V::Const(a) => V::Const(truth(a == 0.0)),
+                    v if op == Op::Neg => V::Node(Box::new(Neg(Build::node(v)?))),
+                    v => V::Node(Box::new(Not(Build::node(v)?))),
+                };
+                self.stack.push(v);
+            }
+            Op::Bools { left, right, at } => self.bools = Some((left, right, at)),
+            Op::Relate {
+                cmp,
+                pair: Pair::NN,
+                keep: false,
+                ..
+            } => self.binary(Op::Compare(cmp))?,
+            Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::Div
+            | Op::Compare(_)
+            | Op::And
+            | Op::Or
+            | Op::BitAnd(_)
+            | Op::BitOr(_)
+            | Op::BitXor(_) => self.binary(op)?,
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// A binary operation on the two top values.
+    fn binary(&mut self, op: Op) -> Option<()> {
+        let (b, a) = (self.stack.pop()?, self.stack.pop()?);
+        if let Some((left, right, at)) = self.bools.take() {
+            let (a, b) = (Build::node(a)?, Build::node(b)?);
+            let or = op == Op::Or;
+            let node = Checked {
+                a,
+                b,
+                left,
+                right,
+                at,
+                or,
+            };
+            self.stack.push(V::Node(Box::new(node)));
+            return Some(());
+        }
+        let v = match (a, b, Arith::of(op)) {
+            // Folded only where it cannot fault: a fault stays a node.
+            (V::Const(a), V::Const(b), _) if binary(op, a, b).is_ok() => {
+                V::Const(binary(op, a, b).ok()?)
+            }
+            (a, V::Const(k), Some(arith)) => {
+                self.stack.push(a);
+                return self.op(Op::Immediate(arith, k));
+            }
+            (a, b, _) => {
+                let (a, b) = (Build::node(a)?, Build::node(b)?);
+                V::Node(match op {
+                    Op::And => bin::<And>(a, b),
+                    Op::Or => bin::<Or>(a, b),
+                    _ => match Arith::of(op) {
+                        Some(arith) => by_arith!(arith, O => bin::<O>(a, b)),
+                        None => Box::new(Faulting(a, b, op)),
+                    },
+                })
+            }
+        };
+        self.stack.push(v);
+        Some(())
+    }
+}
+
+/// A straight-line numeric program: a tree of nodes.
+#[derive(Clone)]
+pub(crate) struct Straight(Arc<dyn Node>);
+
+impl fmt::Debug for Straight {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.show(f)
+    }
+}
+
+impl Straight {
+    /// `ops` as a tree, if they are numbers only without jumps and drop
+    /// no value while another waits below it.
+    pub(crate) fn lower(ops: &[Op]) -> Option<Straight> {
+        let mut b = Build::default();
+        for &op in ops {
+            b.op(op)?;
+        }
+        if let Some((_, e)) = b.assigned.take() {
+            b.drop_value(e)?;
+        }
+        if b.bools.is_some() || b.stack.len() != 1 {
+            return None;
+        }
+        let value = b.pop()?;
+        Some(Straight(if b.done.is_empty() {
+            Arc::from(value)
+        } else {
+            Arc::new(Seq(b.done.into_boxed_slice(), value))
+        }))
     }
 
     /// Run it against `target`: the script's value as a number.
     #[inline]
     pub(crate) fn run(&self, target: Target) -> Result<f64, ScriptFault> {
-        match target {
-            Target::Write(board) => self.exec(board),
-            Target::Read(board) => self.exec(&mut ReadOnly(board)),
+        let mut cx = Cx {
+            target,
+            fault: None,
+        };
+        let v = self.0.eval(&mut cx);
+        match cx.fault {
+            None => Ok(v),
+            Some(fault) => Err(fault),
         }
-    }
-
-    fn exec(&self, slots: &mut impl Slots) -> Result<f64, ScriptFault> {
-        let mut r = [0.0f64; REGS];
-        let i = |reg: Reg| reg as usize % REGS;
-        // The register below `b`, and `b`.
-        let two = |b: Reg| (i(b.wrapping_sub(1)), i(b));
-        for &step in &self.steps {
-            match step {
-                Step::Num(d, k) => r[i(d)] = k,
-                Step::LoadF64(d, o) => r[i(d)] = f64::from_le_bytes(slots.fetch(o)?),
-                Step::LoadF32(d, o) => r[i(d)] = f32::from_le_bytes(slots.fetch(o)?).into(),
-                Step::LoadI8(d, o) => r[i(d)] = i8::from_le_bytes(slots.fetch(o)?).into(),
-                Step::LoadI16(d, o) => r[i(d)] = i16::from_le_bytes(slots.fetch(o)?).into(),
-                Step::LoadI32(d, o) => r[i(d)] = i32::from_le_bytes(slots.fetch(o)?).into(),
-                Step::LoadI64(d, o) => r[i(d)] = i64::from_le_bytes(slots.fetch(o)?) as f64,
-                Step::LoadU8(d, o) => r[i(d)] = u8::from_le_bytes(slots.fetch(o)?).into(),
-                Step::LoadU16(d, o) => r[i(d)] = u16::from_le_bytes(slots.fetch(o)?).into(),
-                Step::LoadU32(d, o) => r[i(d)] = u32::from_le_bytes(slots.fetch(o)?).into(),
-                Step::LoadU64(d, o) => r[i(d)] = u64::from_le_bytes(slots.fetch(o)?) as f64,
-                Step::LoadBool(d, o) => r[i(d)] = truth(slots.fetch::<1>(o)?[0] != 0),
-                Step::StoreF64(s, slot) => {
-                    *slots.put(slot.offset, slot.at)? = r[i(s)].to_le_bytes();
-                }
-                Step::StoreF32(s, slot) => {
-                    let v = r[i(s)] as f32;
-                    *slots.put(slot.offset, slot.at)? = v.to_le_bytes();
-                    r[i(s)] = v.into();
-                }
-                Step::StoreBool(s, slot) => {
-                    let v = r[i(s)] != 0.0;
-                    *slots.put(slot.offset, slot.at)? = [u8::from(v)];
-                    r[i(s)] = truth(v);
-                }
-                Step::StoreI8(s, slot) => {
-                    r[i(s)] = store_signed::<1>(slots, r[i(s)], slot, Store::I8)?;
-                }
-                Step::StoreI16(s, slot) => {
-                    r[i(s)] = store_signed::<2>(slots, r[i(s)], slot, Store::I16)?;
-                }
-                Step::StoreI32(s, slot) => {
-                    r[i(s)] = store_signed::<4>(slots, r[i(s)], slot, Store::I32)?;
-                }
-                Step::StoreI64(s, slot) => {
-                    r[i(s)] = store_signed::<8>(slots, r[i(s)], slot, Store::I64)?;
-                }
-                Step::StoreU8(s, slot) => {
-                    r[i(s)] = store_unsigned::<1>(slots, r[i(s)], slot, Store::U8)?;
-                }
-                Step::StoreU16(s, slot) => {
-                    r[i(s)] = store_unsigned::<2>(slots, r[i(s)], slot, Store::U16)?;
-                }
-                Step::StoreU32(s, slot) => {
-                    r[i(s)] = store_unsigned::<4>(slots, r[i(s)], slot, Store::U32)?;
-                }
-                Step::StoreU64(s, slot) => {
-                    r[i(s)] = store_unsigned::<8>(slots, r[i(s)], slot, Store::U64)?;
-                }
-                Step::AddK(d, k) => r[i(d)] += k,
-                Step::SubK(d, k) => r[i(d)] -= k,
-                Step::MulK(d, k) => r[i(d)] *= k,
-                Step::DivK(d, k) => r[i(d)] /= k,
-                Step::EqK(d, k) => r[i(d)] = truth(Cmp::Eq.numbers(r[i(d)], k)),
-                Step::NeK(d, k) => r[i(d)] = truth(Cmp::Ne.numbers(r[i(d)], k)),
-                Step::LtK(d, k) => r[i(d)] = truth(r[i(d)] < k),
-                Step::LeK(d, k) => r[i(d)] = truth(r[i(d)] <= k),
-                Step::GtK(d, k) => r[i(d)] = truth(r[i(d)] > k),
-                Step::GeK(d, k) => r[i(d)] = truth(r[i(d)] >= k),
-                Step::Add(b) => {
-                    let (a, b) = two(b);
-                    r[a] += r[b];
-                }
-                Step::Sub(b) => {
-                    let (a, b) = two(b);
-                    r[a] -= r[b];
-                }
-                Step::Mul(b) => {
-                    let (a, b) = two(b);
-                    r[a] *= r[b];
-                }
-                Step::Div(b) => {
-                    let (a, b) = two(b);
-                    r[a] /= r[b];
-                }
-                Step::Eq(b) => {
-                    let (a, b) = two(b);
-                    r[a] = truth(Cmp::Eq.numbers(r[a], r[b]));
-                }
-                Step::Ne(b) => {
-                    let (a, b) = two(b);
-                    r[a] = truth(Cmp::Ne.numbers(r[a], r[b]));
-                }
-                Step::Lt(b) => {
-                    let (a, b) = two(b);
-                    r[a] = truth(r[a] < r[b]);
-                }
-                Step::Le(b) => {
-                    let (a, b) = two(b);
-                    r[a] = truth(r[a] <= r[b]);
-                }
-                Step::Gt(b) => {
-                    let (a, b) = two(b);
-                    r[a] = truth(r[a] > r[b]);
-                }
-                Step::Ge(b) => {
-                    let (a, b) = two(b);
-                    r[a] = truth(r[a] >= r[b]);
-                }
-                Step::And(b) => {
-                    let (a, b) = two(b);
-                    r[a] = truth(r[a] != 0.0 && r[b] != 0.0);
-                }
-                Step::Or(b) => {
-                    let (a, b) = two(b);
-                    r[a] = truth(r[a] != 0.0 || r[b] != 0.0);
-                }
-                Step::BitAnd(b, at) => {
-                    let (a, b) = two(b);
-                    r[a] = (bits(r[a], at)? & bits(r[b], at)?) as f64;
-                }
-                Step::BitOr(b, at) => {
-                    let (a, b) = two(b);
-                    r[a] = (bits(r[a], at)? | bits(r[b], at)?) as f64;
-                }
-                Step::BitXor(b, at) => {
-                    let (a, b) = two(b);
-                    r[a] = (bits(r[a], at)? ^ bits(r[b], at)?) as f64;
-                }
-                Step::Neg(d) => r[i(d)] = -r[i(d)],
-                Step::Not(d) => r[i(d)] = truth(r[i(d)] == 0.0),
-                Step::Bools(b, left, right, at) => {
-                    let (a, b) = two(b);
-                    bools(r[a], r[b], left, right, at)?;
-                }
-            }
-        }
-        Ok(match self.value {
-            Val::Const(k) => k,
-            Val::Reg => r[i(self.at)],
-        })
     }
 }
 
@@ -619,83 +805,120 @@ mod tests {
         }
     }
 
+    fn shown(ops: &[Op]) -> String {
+        format!("{:?}", Straight::lower(ops).unwrap())
+    }
+
     #[test]
-    fn constants_fold_into_one_value_and_a_load_takes_its_operation() {
+    fn constants_fold_and_a_slot_read_takes_its_operation_with_a_constant() {
         let two = Op::Num(2.0);
         let ops = [two, Op::Immediate(Arith::Mul, 3.0), Op::Num(1.0), Op::Add];
-        let s = Straight::lower(&ops).unwrap();
-        assert_eq!((s.steps.len(), s.value), (0, Val::Const(7.0)));
+        assert_eq!(shown(&ops), "7");
         let ops = [
             Op::Load(place(0)),
             Op::Immediate(Arith::Mul, 2.0),
             Op::Num(3.0),
             Op::Add,
         ];
-        let s = Straight::lower(&ops).unwrap();
-        assert_eq!(
-            &*s.steps,
-            [Step::LoadI64(0, 0), Step::MulK(0, 2.0), Step::AddK(0, 3.0)]
-        );
+        assert_eq!(shown(&ops), "Add(Mul(I64@0, 2), 3)");
+        // A fault stays where it is: `1.5 & 1` is not folded.
+        let ops = [Op::Num(1.5), Op::Num(1.0), Op::BitAnd(4)];
+        assert_eq!(shown(&ops), "BitAnd(4)(1.5, 1)");
+        // Compared with a tolerance: folded by the same function.
+        let ops = [Op::Num(0.1 + 0.2), Op::Num(0.3), Op::Compare(Cmp::Eq)];
+        assert_eq!(shown(&ops), "1");
     }
 
     #[test]
-    fn a_key_read_right_after_it_is_written_is_no_step() {
-        // `n := x * 2; n > 10` (the assignment's value read back and
-        // dropped was no operation either).
+    fn a_key_read_right_after_it_is_written_is_the_assignment() {
+        // `n := x * 2; n > 10`: the assignment's value read back and
+        // dropped was no operation; the next statement's read of `n` is
+        // the assignment itself, which gives what `n` then reads as.
         let (x, n) = (place(0), place(8));
         let ops = [
             Op::Load(x),
             Op::Immediate(Arith::Mul, 2.0),
             Op::StorePop(n, 0),
             Op::Load(n),
-            Op::Immediate(Arith::Compare(super::super::program::Cmp::Gt), 10.0),
+            Op::Immediate(Arith::Compare(Cmp::Gt), 10.0),
         ];
-        let slot = Slot {
-            offset: 8,
-            at: 0,
-            key: 0,
-        };
-        let s = Straight::lower(&ops).unwrap();
-        assert_eq!(
-            &*s.steps,
-            [
-                Step::LoadI64(0, 0),
-                Step::MulK(0, 2.0),
-                Step::StoreI64(0, slot),
-                Step::GtK(0, 10.0)
-            ]
-        );
-        // Another key, or the same key read after another step, is read.
+        assert_eq!(shown(&ops), "Gt(Assign(I64@8, Mul(I64@0, 2)), 10)");
+        // Another key: the assignment is a statement of its own.
         let other = [Op::Load(x), Op::StorePop(n, 0), Op::Load(x)];
-        let s = Straight::lower(&other).unwrap();
-        assert_eq!(s.steps.len(), 3);
-        let later = [
-            Op::Load(x),
-            Op::StorePop(n, 0),
-            Op::Num(1.0),
-            Op::Load(n),
-            Op::Add,
-        ];
-        let s = Straight::lower(&later).unwrap();
-        assert_eq!(s.steps[2], Step::LoadI64(1, 8));
+        assert_eq!(shown(&other), "Seq(Assign(I64@8, I64@0); I64@0)");
     }
 
     #[test]
-    fn strings_jumps_and_deep_stacks_keep_the_stack_machine() {
-        assert_eq!(Straight::lower(&[Op::Text(0)]), None);
-        assert_eq!(
-            Straight::lower(&[Op::Num(1.0), Op::JumpUnless(2), Op::Num(2.0)]),
-            None
-        );
-        let deep = [Op::Load(place(0)); REGS + 1];
-        assert_eq!(Straight::lower(&deep), None);
-        assert!(Straight::lower(&deep[..REGS]).is_some());
-        // Compared with a tolerance: folded by the same function.
-        let eq = [
-            Op::Num(0.1 + 0.2),
-            Op::Num(0.3),
-            Op::Compare(super::super::program::Cmp::Eq),
+    fn strings_jumps_and_comparison_chains_keep_the_stack_machine() {
+        assert!(Straight::lower(&[Op::Text(0)]).is_none());
+        let jump = [Op::Num(1.0), Op::JumpUnless(2), Op::Num(2.0)];
+        assert!(Straight::lower(&jump).is_none());
+        let chain = Op::Relate {
+            cmp: Cmp::Lt,
+            pair: Pair::NN,
+            keep: true,
+            at: 0,
+        };
+        let ops = [Op::Load(place(0)), Op::Load(place(8)), chain];
+        assert!(Straight::lower(&ops).is_none());
+    }
+
+    #[test]
+    fn not_equal_to_a_finite_constant_is_the_stack_machines_not_equal() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            1.0 + 1e-9,
+            0.3,
+            0.1 + 0.2,
+            -5.5,
+            1e308,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
         ];
-        assert_eq!(Straight::lower(&eq).unwrap().value, Val::Const(1.0));
+        for a in values {
+            for b in values.into_iter().filter(|b| b.is_finite()) {
+                let (fast, exact) = (NeFinite::apply(a, b), truth(Cmp::Ne.numbers(a, b)));
+                assert_eq!(fast, exact, "{a} != {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_value_dropped_while_another_waits_keeps_the_stack_machine() {
+        // `x` waits below `y := 1`, whose value is dropped: evaluated as a
+        // tree, `x` would be read after the assignment.
+        let (x, y) = (place(0), place(8));
+        let ops = [
+            Op::Load(x),
+            Op::Num(1.0),
+            Op::StorePop(y, 0),
+            Op::Load(y),
+            Op::PopNum,
+        ];
+        assert!(Straight::lower(&ops).is_none());
+        let statements = [
+            Op::Num(1.0),
+            Op::StorePop(y, 0),
+            Op::Load(x),
+            Op::Load(y),
+            Op::Add,
+        ];
+        assert!(Straight::lower(&statements).is_some());
+        // A check of `&&` operands that no `&&` follows.
+        let odd = [
+            Op::Load(x),
+            Op::Load(y),
+            Op::Bools {
+                left: true,
+                right: true,
+                at: 0,
+            },
+            Op::Add,
+        ];
+        assert!(Straight::lower(&odd).is_none());
     }
 }
