@@ -35,7 +35,7 @@
 //! Measured on `node_cost`'s `Eval` row (the script above; instructions
 //! per agent-tick under callgrind, the whole tick: a closure leaf is 103,
 //! and the script written by hand as a closure over two ports 165), this
-//! is 235. Rejected on the way:
+//! is 231. Rejected on the way:
 //! - a register machine of untyped steps (a step's `match` on nested
 //!   operation and slot-type enums, generic slot reads): 590, 449 of them
 //!   in its loop;
@@ -44,13 +44,15 @@
 //!   instructions a step, and its registers live in memory;
 //! - these nodes returning `Result<f64, ScriptFault>`, which goes through
 //!   memory and is tested at every node: 269 (with `Script::run` not
-//!   inlined into its caller; 248 with it and plain numbers, 235 with `!=`
-//!   a finite constant as one comparison), and their children behind an
-//!   `Arc`: 294 (the offset of the value behind a `dyn` pointer is
-//!   computed at each call);
+//!   inlined into its caller; 248 with it and plain numbers, 242 with `!=`
+//!   a finite constant as one comparison), and their children, or the
+//!   root, behind an `Arc<dyn Node>`: 294 with the children there, 242
+//!   with the root (the offset of the value behind an `Arc` of a `dyn`
+//!   is computed at each call);
 //! - generating machine code: `unsafe`, and a code generator's weight for
 //!   a few operations.
 
+use std::cmp::Ordering;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -326,8 +328,8 @@ ops! {
     // `!=` with a finite `b`: a NaN or an infinite `a` makes the
     // difference NaN or infinite, which is not within the tolerance.
     NeFinite: |a, b| {
-        let d = (a - b).abs();
-        truth(d > SAME || d.is_nan())
+        let within = (a - b).abs().partial_cmp(&SAME);
+        truth(!matches!(within, Some(Ordering::Less | Ordering::Equal)))
     };
     Lt: |a, b| truth(a < b);
     Le: |a, b| truth(a <= b);
@@ -746,13 +748,19 @@ impl Build {
     }
 }
 
-/// A straight-line numeric program: a tree of nodes.
+/// A straight-line numeric program: a tree of nodes, shared by the
+/// script's clones.
 #[derive(Clone)]
-pub(crate) struct Straight(Arc<dyn Node>);
+pub(crate) struct Straight(Arc<Root>);
+
+/// The root of a tree. Behind an `Arc` of its own (not an `Arc<dyn
+/// Node>`), so a run finds it at a fixed offset instead of computing
+/// where a value of unknown alignment starts.
+struct Root(Expr);
 
 impl fmt::Debug for Straight {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.show(f)
+        self.0.0.show(f)
     }
 }
 
@@ -771,11 +779,11 @@ impl Straight {
             return None;
         }
         let value = b.pop()?;
-        Some(Straight(if b.done.is_empty() {
-            Arc::from(value)
+        Some(Straight(Arc::new(Root(if b.done.is_empty() {
+            value
         } else {
-            Arc::new(Seq(b.done.into_boxed_slice(), value))
-        }))
+            Box::new(Seq(b.done.into_boxed_slice(), value))
+        }))))
     }
 
     /// Run it against `target`: the script's value as a number.
@@ -785,7 +793,7 @@ impl Straight {
             target,
             fault: None,
         };
-        let v = self.0.eval(&mut cx);
+        let v = self.0.0.eval(&mut cx);
         match cx.fault {
             None => Ok(v),
             Some(fault) => Err(fault),
