@@ -43,12 +43,12 @@
 //!   the decoding of a step's fields and its jump table cost about 13
 //!   instructions a step, and its registers live in memory;
 //! - these nodes returning `Result<f64, ScriptFault>`, which goes through
-//!   memory and is tested at every node: 269 (with `Script::run` not
-//!   inlined into its caller; 248 with it and plain numbers, 242 with `!=`
-//!   a finite constant as one comparison), and their children, or the
-//!   root, behind an `Arc<dyn Node>`: 294 with the children there, 242
-//!   with the root (the offset of the value behind an `Arc` of a `dyn`
-//!   is computed at each call);
+//!   memory and is tested at every node: 269, with `Script::run` not
+//!   inlined into its caller (248 with plain numbers and it inlined);
+//! - their children behind `Arc<dyn Node>` rather than `Box`: 294 against
+//!   269 (the offset of the value behind an `Arc` of a `dyn` is computed
+//!   at each call); the root behind one, and `!=` a finite constant as
+//!   the general comparison: 242 against 231;
 //! - generating machine code: `unsafe`, and a code generator's weight for
 //!   a few operations.
 
