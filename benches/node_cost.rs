@@ -5,7 +5,8 @@
 //! and one without a task) doing the same work, so the two ways of writing
 //! leaf code can be compared; and Action closures reading and writing a
 //! blackboard port, and an `Eval` leaf running a small script over two
-//! keys, against the closure that touches only its agent data; and a
+//! keys, against the closure that touches only its agent data and one
+//! doing the script's work by hand through two ports; and a
 //! Utility over 2 and over 8 children, whose difference is the cost of
 //! scoring one more child. Every tree runs in canopy and in the flat
 //! limit (the same semantics as a hand-optimised flat-array interpreter; it
@@ -197,6 +198,24 @@ fn leaves() -> Vec<Case> {
                 let _ = b.key::<u64>("step").unwrap();
                 b.eval("bump", "hp := step * 2 + 1; hp > 10 && step != 3")
                     .unwrap()
+            },
+            None,
+        ),
+        case(
+            "Action doing that script's work by hand (closure, two ports)",
+            |b| {
+                let step = Input::from(b.key::<u64>("step").unwrap());
+                let hp = Output::from(b.key::<f64>("hp").unwrap());
+                b.action("bump", move |cx| {
+                    let step = cx.board.get(&step) as f64;
+                    let value = step * 2.0 + 1.0;
+                    cx.board.set(&hp, value);
+                    if value > 10.0 && step != 3.0 {
+                        Status::Success
+                    } else {
+                        Status::Failure
+                    }
+                })
             },
             None,
         ),

@@ -208,12 +208,18 @@ fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
             "score := count * 2 + 1; label := score > 10 ? 'high' .. '!' : 'low'; label == 'low'",
         )
         .unwrap();
-    let mood = b.action("mood", move |cx| match script.run(&mut cx.board) {
-        Ok(_) => {
-            cx.agent.scripted += 1;
-            Status::Success
+    // And one of numbers only, which runs as a tree of typed nodes.
+    let numeric = b
+        .script("step := count * 2 + 1; step > 10 && count != 3")
+        .unwrap();
+    let mood = b.action("mood", move |cx| {
+        match script.run(&mut cx.board).and(numeric.run(&mut cx.board)) {
+            Ok(_) => {
+                cx.agent.scripted += 1;
+                Status::Success
+            }
+            Err(_) => Status::Failure,
         }
-        Err(_) => Status::Failure,
     });
     let root = b.reactive_selector(
         "root",

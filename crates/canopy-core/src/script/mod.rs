@@ -66,15 +66,19 @@
 //! bounded time and two fixed stack arrays: no allocation.
 //!
 //! A script of numbers only without jumps (no strings, `? :` or comparison
-//! chains), the common case of a counter or a threshold, is also lowered to
-//! straight-line code over a few registers, its constants folded, and runs
-//! as that instead (`straight`): the same values, writes and faults, without
-//! the stack machine's checked pushes and pops.
+//! chains), the common case of a counter or a threshold, is also built
+//! into a tree of nodes each typed by its slot and operation, its
+//! constants folded, and runs as that instead (`straight`): the same
+//! values, writes and faults, without the stack machine's checked pushes
+//! and pops or a dispatch on the operation and the slot type at each
+//! step. The tree is made when the script loads; running it allocates
+//! nothing.
 //!
 //! Considered and rejected: interpreting the syntax tree each tick (a
 //! pointer chase per operator and a type check per value, each tick), and
-//! compiling to closures (an allocation per operator, and no place to
-//! bound the stack).
+//! compiling every script to closures (a closure per operator and no
+//! place to bound the stack: the stack machine keeps the scripts with
+//! strings and jumps, and its bounds).
 
 mod compile;
 mod lex;
@@ -643,6 +647,7 @@ impl Script {
     }
 
     /// Run the script on `board`, writing what it assigns: its value.
+    #[inline]
     pub fn run(&self, board: &mut Board) -> Result<ScriptValue, ScriptFault> {
         if let Some(straight) = &self.straight {
             return straight.run(Target::Write(board)).map(|n| self.value(n));

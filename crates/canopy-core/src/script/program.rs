@@ -41,7 +41,7 @@ impl Store {
     }
 
     /// The whole numbers an integer slot holds, or `None` for the others.
-    fn range(self) -> Option<(f64, f64)> {
+    pub(crate) fn range(self) -> Option<(f64, f64)> {
         Some(match self {
             Store::I8 => (i8::MIN as f64, i8::MAX as f64),
             Store::I16 => (i16::MIN as f64, i16::MAX as f64),
@@ -88,12 +88,13 @@ pub(crate) enum Cmp {
 
 /// BehaviorTree.CPP's tolerance for `==` between numbers (`IsSame<double>`:
 /// a float's epsilon).
-const SAME: f64 = f32::EPSILON as f64;
+pub(crate) const SAME: f64 = f32::EPSILON as f64;
 
 impl Cmp {
     /// Two numbers: equal within [`SAME`], as BehaviorTree.CPP compares
     /// every number (it casts both to `double`).
-    fn numbers(self, a: f64, b: f64) -> bool {
+    #[inline]
+    pub(crate) fn numbers(self, a: f64, b: f64) -> bool {
         match self {
             Cmp::Eq => (a - b).abs() <= SAME,
             Cmp::Ne => (a - b).abs() > SAME || a.is_nan() || b.is_nan(),
@@ -305,7 +306,7 @@ impl Target<'_, '_> {
 }
 
 /// The fault of a value that is not a whole number fitting `store`.
-fn whole(value: f64, store: Store, at: u32, key: u16) -> Result<(), ScriptFault> {
+pub(crate) fn whole(value: f64, store: Store, at: u32, key: u16) -> Result<(), ScriptFault> {
     let (min, max) = store.range().unwrap_or((f64::MIN, f64::MAX));
     if value.fract() != 0.0 || !value.is_finite() {
         Err(ScriptFault::NotWhole { at, key, value })
@@ -427,7 +428,7 @@ pub(crate) fn number_text(v: f64, whole: bool) -> Text {
 
 /// A number as a whole `i64` for a bitwise operator: BehaviorTree.CPP's
 /// cast refuses a fraction.
-fn bits(v: f64, at: u32) -> Result<i64, ScriptFault> {
+pub(crate) fn bits(v: f64, at: u32) -> Result<i64, ScriptFault> {
     if v.fract() == 0.0 && v >= i64::MIN as f64 && v < i64::MAX as f64 {
         Ok(v as i64)
     } else {

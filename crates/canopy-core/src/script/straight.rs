@@ -1,156 +1,689 @@
-//! Scripts of numbers only, without jumps, as straight-line code over a
-//! handful of registers: the common case (`hp := step * 2 + 1`,
-//! `hp > 10 && ready`) run without the stack machine.
+//! Scripts of numbers only, without jumps, as a tree of monomorphic
+//! nodes: the common case (`hp := step * 2 + 1; hp > 10 && step != 3`)
+//! run without the stack machine.
 //!
-//! The stack machine ([`program::run`](super::program::run)) checks every
-//! push and pop, and sets up a stack of numbers and one of strings on every
-//! run. For a program without jumps the depth of the stack at each operation
-//! is known when the script loads, so each value can be given a register
-//! instead: a step reads its operands from fixed registers and writes its
-//! result to one, and nothing is checked while it runs but what
-//! BehaviorTree.CPP checks (a slot's range, a bool's value). Constants are
-//! folded while lowering — `2 * 3 + k` is one step — with the very
-//! functions the stack machine applies, so the values are the same bit for
-//! bit; a step that can fault or touches the blackboard is never folded
-//! away, so faults come at the same place. A program that is not
-//! straight-line numbers (strings, `? :`, comparison chains, bitwise
-//! operators) keeps the stack machine.
+//! Each node is one operation on one slot type, made once when the script
+//! loads and reached through one indirect call; its operands are what its
+//! children return, in registers. The common leaves are one node each: a
+//! slot read and the operation with a constant on it (`step * 2`,
+//! `hp > 10`) is a single node generic over the slot's type and the
+//! operation, so the read is the width of the slot and the operation is
+//! inline. Constants are folded while building, with the very functions
+//! the stack machine applies, so the values are the same bit for bit; an
+//! operation that can fault (`1.5 & 1`) is never folded away. An
+//! assignment is a node that writes and gives what the slot then reads as
+//! (an integer slot's `-0` reads as `0`), and a read of the key just
+//! assigned is that node, not a second read. An integer slot accepts a
+//! number that is in its range and survives the trip through `i64`
+//! (`u64`): exactly the whole, finite, in-range numbers the stack machine
+//! accepts with `fract`, a call to the C library on most targets.
 //!
-//! Rejected: compiling each operation to a closure (one indirect call per
-//! operation, as costly as the dispatch it replaces) and generating
-//! machine code (`unsafe`, and a code generator's weight for a few
-//! operations).
+//! The stack machine evaluates its operations in the order they were
+//! pushed; a tree evaluated left to right, children first, does the same,
+//! so the values, writes and faults are the same. A value dropped while
+//! another waits below it (which the compiler does not emit) would change
+//! that order, so such a program keeps the stack machine, as do strings,
+//! `? :`, comparison chains and a check of `&&` operands no `&&` follows.
+//! A tree is as deep as its expression, which the compiler bounds
+//! ([`MAX_SCRIPT_HEIGHT`](super::MAX_SCRIPT_HEIGHT)).
+//!
+//! A node that faults records the fault in the context (the first one
+//! only) and returns NaN; the nodes after it run on, on values nothing
+//! uses, but an assignment writes nothing once a fault is recorded, so
+//! the board and the fault are the stack machine's.
+//!
+//! Measured on `node_cost`'s `Eval` row (the script above; instructions
+//! per agent-tick under callgrind, the whole tick: a closure leaf is 103,
+//! and the script written by hand as a closure over two ports 165), this
+//! is 231. Rejected on the way:
+//! - a register machine of untyped steps (a step's `match` on nested
+//!   operation and slot-type enums, generic slot reads): 590, 449 of them
+//!   in its loop;
+//! - the same with one flat enum of fully typed steps: 379. Its loop,
+//!   the decoding of a step's fields and its jump table cost about 13
+//!   instructions a step, and its registers live in memory;
+//! - these nodes returning `Result<f64, ScriptFault>`, which goes through
+//!   memory and is tested at every node: 269, with `Script::run` not
+//!   inlined into its caller (248 with plain numbers and it inlined);
+//! - their children behind `Arc<dyn Node>` rather than `Box`: 294 against
+//!   269 (the offset of the value behind an `Arc` of a `dyn` is computed
+//!   at each call); the root behind one, and `!=` a finite constant
+//!   testing the difference for NaN apart: 242 against 231;
+//! - generating machine code: `unsafe`, and a code generator's weight for
+//!   a few operations.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
 
 use super::ScriptFault;
-use super::program::{Arith, Op, Pair, Place, Store, Target, binary, bools, load, store, truth};
+use super::program::{
+    Arith, Cmp, Op, Pair, Place, SAME, Store, Target, binary, bools, truth, whole,
+};
+use crate::util::board::Board;
 
-/// Registers one straight-line program may use; a deeper stack keeps the
-/// stack machine.
-const REGS: usize = 8;
-
-/// A register's index, always below [`REGS`] (masked where read, so no
-/// access can fail its bounds).
-type Reg = u8;
-
-/// One step. Registers are named by the stack depth of the value they
-/// hold.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Step {
-    Num(Reg, f64),
-    Load(Reg, Place),
-    /// A slot read, then the operation with a constant applied to it.
-    LoadImm(Reg, Place, Arith, f64),
-    /// Write the register to the slot; `u32` is where, for the fault.
-    Store(Reg, Place, u32),
-    Imm(Reg, Arith, f64),
-    /// A binary operation of numbers ([`binary`]) on the register below
-    /// `Reg` and the register `Reg`, into the lower.
-    Bin(Reg, Op),
-    Neg(Reg),
-    Not(Reg),
-    /// Check the operands of `&&` or `||` (the one below `Reg`, and `Reg`).
-    Bools(Reg, bool, bool, u32),
+/// A slot an assignment writes: where, and for a fault, where in the
+/// source and which key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    offset: u32,
+    at: u32,
+    key: u16,
 }
 
-/// What lowering knows of a value on the stack.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Val {
+/// The blackboard as a program reads and writes it.
+trait Slots {
+    fn fetch<const N: usize>(&self, offset: u32) -> Result<[u8; N], ScriptFault>;
+    fn put<const N: usize>(&mut self, offset: u32, at: u32) -> Result<&mut [u8; N], ScriptFault>;
+}
+
+impl Slots for Board<'_> {
+    #[inline(always)]
+    fn fetch<const N: usize>(&self, offset: u32) -> Result<[u8; N], ScriptFault> {
+        self.raw(offset as usize, N)
+            .and_then(|b| b.first_chunk::<N>())
+            .copied()
+            .ok_or(ScriptFault::OutsideBoard)
+    }
+
+    #[inline(always)]
+    fn put<const N: usize>(&mut self, offset: u32, _: u32) -> Result<&mut [u8; N], ScriptFault> {
+        self.raw_mut(offset as usize, N)
+            .and_then(|b| b.first_chunk_mut::<N>())
+            .ok_or(ScriptFault::OutsideBoard)
+    }
+}
+
+impl Slots for Target<'_, '_> {
+    #[inline(always)]
+    fn fetch<const N: usize>(&self, offset: u32) -> Result<[u8; N], ScriptFault> {
+        match self {
+            Target::Write(board) => Slots::fetch(&**board, offset),
+            Target::Read(board) => Slots::fetch(*board, offset),
+        }
+    }
+
+    #[inline(always)]
+    fn put<const N: usize>(&mut self, offset: u32, at: u32) -> Result<&mut [u8; N], ScriptFault> {
+        match self {
+            Target::Write(board) => board.put(offset, at),
+            Target::Read(_) => Err(ScriptFault::ReadOnly { at }),
+        }
+    }
+}
+
+/// The fault of storing `v` into an integer slot of `store`, which the
+/// fast check refused.
+#[cold]
+#[inline(never)]
+fn not_whole(v: f64, store: Store, slot: Slot) -> ScriptFault {
+    whole(v, store, slot.at, slot.key)
+        .err()
+        .unwrap_or(ScriptFault::Broken)
+}
+
+/// Store `v` into the signed integer slot `slot` of `store`, `N` bytes
+/// wide: what the slot reads as afterwards. `v` is accepted when it is
+/// in range and survives the trip through `i64` — exactly when it is
+/// whole, finite and in range, which the stack machine checks with
+/// `fract`, a call to the C library on most targets.
+#[inline(always)]
+fn store_signed<const N: usize>(
+    slots: &mut impl Slots,
+    v: f64,
+    slot: Slot,
+    store: Store,
+) -> Result<f64, ScriptFault> {
+    let (lo, hi) = store.range().unwrap_or((0.0, -1.0));
+    let n = v as i64;
+    if !(v >= lo && v <= hi && n as f64 == v) {
+        return Err(not_whole(v, store, slot));
+    }
+    let bytes = slots.put::<N>(slot.offset, slot.at)?;
+    bytes.copy_from_slice(&n.to_le_bytes()[..N]);
+    Ok(n as f64)
+}
+
+/// [`store_signed`] for an unsigned integer slot (through `u64`).
+#[inline(always)]
+fn store_unsigned<const N: usize>(
+    slots: &mut impl Slots,
+    v: f64,
+    slot: Slot,
+    store: Store,
+) -> Result<f64, ScriptFault> {
+    let (lo, hi) = store.range().unwrap_or((0.0, -1.0));
+    let n = v as u64;
+    if !(v >= lo && v <= hi && n as f64 == v) {
+        return Err(not_whole(v, store, slot));
+    }
+    let bytes = slots.put::<N>(slot.offset, slot.at)?;
+    bytes.copy_from_slice(&n.to_le_bytes()[..N]);
+    Ok(n as f64)
+}
+
+/// Where a tree runs: the blackboard, and the first fault.
+struct Cx<'x, 'a> {
+    target: Target<'x, 'a>,
+    fault: Option<ScriptFault>,
+}
+
+impl Cx<'_, '_> {
+    /// The value of `r`, or NaN with its fault recorded.
+    #[inline(always)]
+    fn ok(&mut self, r: Result<f64, ScriptFault>) -> f64 {
+        match r {
+            Ok(v) => v,
+            Err(fault) => self.fail(fault),
+        }
+    }
+
+    /// Record `fault` unless one came before: NaN, a value nothing uses.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, fault: ScriptFault) -> f64 {
+        self.fault.get_or_insert(fault);
+        f64::NAN
+    }
+}
+
+/// One operation and its operands.
+trait Node: Send + Sync {
+    fn eval(&self, cx: &mut Cx) -> f64;
+    /// Itself in words (`Gt(Assign(F64@8, Add(Mul(U64@0, 2), 1)), 10)`),
+    /// for `Debug`.
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+/// The name of the type `T`, without its path.
+fn name<T>() -> &'static str {
+    let full = std::any::type_name::<T>();
+    full.rsplit("::").next().unwrap_or(full)
+}
+
+impl fmt::Debug for dyn Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.show(f)
+    }
+}
+
+type Expr = Box<dyn Node>;
+
+/// A slot type a node loads and stores, known when the node is made.
+trait Kind: Send + Sync + 'static {
+    fn load(cx: &mut Cx, offset: u32) -> f64;
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64;
+}
+
+macro_rules! int_kinds {
+    ($($kind:ident: $t:ty, $n:literal, $store:ident, $how:ident;)*) => {$(
+        struct $kind;
+        impl Kind for $kind {
+            #[inline(always)]
+            fn load(cx: &mut Cx, offset: u32) -> f64 {
+                let v = cx.target.fetch::<$n>(offset).map(|b| <$t>::from_le_bytes(b) as f64);
+                cx.ok(v)
+            }
+            #[inline(always)]
+            fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
+                let r = $how::<$n>(&mut cx.target, v, slot, Store::$store);
+                cx.ok(r)
+            }
+        }
+    )*};
+}
+
+int_kinds! {
+    I8: i8, 1, I8, store_signed;
+    I16: i16, 2, I16, store_signed;
+    I32: i32, 4, I32, store_signed;
+    I64: i64, 8, I64, store_signed;
+    U8: u8, 1, U8, store_unsigned;
+    U16: u16, 2, U16, store_unsigned;
+    U32: u32, 4, U32, store_unsigned;
+    U64: u64, 8, U64, store_unsigned;
+}
+
+struct F64;
+impl Kind for F64 {
+    #[inline(always)]
+    fn load(cx: &mut Cx, offset: u32) -> f64 {
+        let v = cx.target.fetch::<8>(offset).map(f64::from_le_bytes);
+        cx.ok(v)
+    }
+    #[inline(always)]
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
+        let r = cx.target.put::<8>(slot.offset, slot.at).map(|b| {
+            *b = v.to_le_bytes();
+            v
+        });
+        cx.ok(r)
+    }
+}
+
+struct F32;
+impl Kind for F32 {
+    #[inline(always)]
+    fn load(cx: &mut Cx, offset: u32) -> f64 {
+        let v = cx
+            .target
+            .fetch::<4>(offset)
+            .map(|b| f32::from_le_bytes(b).into());
+        cx.ok(v)
+    }
+    #[inline(always)]
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
+        let v = v as f32;
+        let r = cx.target.put::<4>(slot.offset, slot.at).map(|b| {
+            *b = v.to_le_bytes();
+            v.into()
+        });
+        cx.ok(r)
+    }
+}
+
+struct Bool;
+impl Kind for Bool {
+    #[inline(always)]
+    fn load(cx: &mut Cx, offset: u32) -> f64 {
+        let v = cx.target.fetch::<1>(offset).map(|b| truth(b[0] != 0));
+        cx.ok(v)
+    }
+    #[inline(always)]
+    fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
+        let v = v != 0.0;
+        let r = cx.target.put::<1>(slot.offset, slot.at).map(|b| {
+            *b = [u8::from(v)];
+            truth(v)
+        });
+        cx.ok(r)
+    }
+}
+
+/// An operation on two numbers that cannot fault.
+trait Op2: Send + Sync + 'static {
+    fn apply(a: f64, b: f64) -> f64;
+}
+
+macro_rules! ops {
+    ($($op:ident: |$a:ident, $b:ident| $e:expr;)*) => {$(
+        struct $op;
+        impl Op2 for $op {
+            #[inline(always)]
+            fn apply($a: f64, $b: f64) -> f64 {
+                $e
+            }
+        }
+    )*};
+}
+
+ops! {
+    Add: |a, b| a + b;
+    Sub: |a, b| a - b;
+    Mul: |a, b| a * b;
+    Div: |a, b| a / b;
+    Eq: |a, b| truth(Cmp::Eq.numbers(a, b));
+    Ne: |a, b| truth(Cmp::Ne.numbers(a, b));
+    // `!=` with a finite `b`: a NaN or an infinite `a` makes the
+    // difference NaN or infinite, which is not within the tolerance.
+    NeFinite: |a, b| {
+        let within = (a - b).abs().partial_cmp(&SAME);
+        truth(!matches!(within, Some(Ordering::Less | Ordering::Equal)))
+    };
+    Lt: |a, b| truth(a < b);
+    Le: |a, b| truth(a <= b);
+    Gt: |a, b| truth(a > b);
+    Ge: |a, b| truth(a >= b);
+    And: |a, b| truth(a != 0.0 && b != 0.0);
+    Or: |a, b| truth(a != 0.0 || b != 0.0);
+}
+
+/// `PhantomData` of a type parameter that is only a name for code.
+type Of<T> = PhantomData<fn() -> T>;
+
+struct Const(f64);
+impl Node for Const {
+    fn eval(&self, _: &mut Cx) -> f64 {
+        self.0
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+struct Load<K>(u32, Of<K>);
+impl<K: Kind> Node for Load<K> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        K::load(cx, self.0)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}", name::<K>(), self.0)
+    }
+}
+
+/// A slot's value and a constant.
+struct LoadK<K, O>(u32, f64, Of<(K, O)>);
+impl<K: Kind, O: Op2> Node for LoadK<K, O> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        O::apply(K::load(cx, self.0), self.1)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({}@{}, {})", name::<O>(), name::<K>(), self.0, self.1)
+    }
+}
+
+/// A value and a constant.
+struct BinK<O>(Expr, f64, Of<O>);
+impl<O: Op2> Node for BinK<O> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        O::apply(self.0.eval(cx), self.1)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?}, {})", name::<O>(), self.0, self.1)
+    }
+}
+
+struct Bin<O>(Expr, Expr, Of<O>);
+impl<O: Op2> Node for Bin<O> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let a = self.0.eval(cx);
+        O::apply(a, self.1.eval(cx))
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?}, {:?})", name::<O>(), self.0, self.1)
+    }
+}
+
+/// An operation that can fault (the bitwise ones), as the stack machine
+/// applies it.
+struct Faulting(Expr, Expr, Op);
+impl Node for Faulting {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let a = self.0.eval(cx);
+        let b = self.1.eval(cx);
+        let v = binary(self.2, a, b);
+        cx.ok(v)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}({:?}, {:?})", self.2, self.0, self.1)
+    }
+}
+
+/// `&&` or `||` whose whole-number operands must be 0 or 1.
+struct Checked {
+    a: Expr,
+    b: Expr,
+    left: bool,
+    right: bool,
+    at: u32,
+    or: bool,
+}
+impl Node for Checked {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let a = self.a.eval(cx);
+        let b = self.b.eval(cx);
+        if let Err(fault) = bools(a, b, self.left, self.right, self.at) {
+            return cx.fail(fault);
+        }
+        if self.or {
+            Or::apply(a, b)
+        } else {
+            And::apply(a, b)
+        }
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = if self.or { "Or" } else { "And" };
+        write!(f, "{op}Checked({:?}, {:?})", self.a, self.b)
+    }
+}
+
+struct Neg(Expr);
+impl Node for Neg {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        -self.0.eval(cx)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Neg({:?})", self.0)
+    }
+}
+
+struct Not(Expr);
+impl Node for Not {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        truth(self.0.eval(cx) == 0.0)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Not({:?})", self.0)
+    }
+}
+
+/// An assignment: its value stored; what the slot then reads as.
+struct Assign<K>(Expr, Slot, Of<K>);
+impl<K: Kind> Node for Assign<K> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let v = self.0.eval(cx);
+        // Nothing is written after a fault.
+        if cx.fault.is_some() {
+            return f64::NAN;
+        }
+        K::store(cx, v, self.1)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Assign({}@{}, {:?})", name::<K>(), self.1.offset, self.0)
+    }
+}
+
+/// Statements whose values are dropped, then the script's value.
+struct Seq(Box<[Expr]>, Expr);
+impl Node for Seq {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        for s in &self.0 {
+            s.eval(cx);
+        }
+        self.1.eval(cx)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Seq(")?;
+        for s in &self.0 {
+            write!(f, "{s:?}; ")?;
+        }
+        write!(f, "{:?})", self.1)
+    }
+}
+
+/// `f::<K>()` for the kind of slot `store` is; `None` for strings and a
+/// game's own types.
+macro_rules! by_kind {
+    ($store:expr, $f:ident($($arg:expr),*)) => {
+        match $store {
+            Store::F64 => $f::<F64>($($arg),*),
+            Store::F32 => $f::<F32>($($arg),*),
+            Store::I8 => $f::<I8>($($arg),*),
+            Store::I16 => $f::<I16>($($arg),*),
+            Store::I32 => $f::<I32>($($arg),*),
+            Store::I64 => $f::<I64>($($arg),*),
+            Store::U8 => $f::<U8>($($arg),*),
+            Store::U16 => $f::<U16>($($arg),*),
+            Store::U32 => $f::<U32>($($arg),*),
+            Store::U64 => $f::<U64>($($arg),*),
+            Store::Bool => $f::<Bool>($($arg),*),
+            Store::Text | Store::Raw => return None,
+        }
+    };
+}
+
+/// `e` with the type `O` standing for the operation `arith` is.
+macro_rules! by_arith {
+    ($arith:expr, $o:ident => $e:expr) => {
+        match $arith {
+            Arith::Add => {
+                type $o = Add;
+                $e
+            }
+            Arith::Sub => {
+                type $o = Sub;
+                $e
+            }
+            Arith::Mul => {
+                type $o = Mul;
+                $e
+            }
+            Arith::Div => {
+                type $o = Div;
+                $e
+            }
+            Arith::Compare(Cmp::Eq) => {
+                type $o = Eq;
+                $e
+            }
+            Arith::Compare(Cmp::Ne) => {
+                type $o = Ne;
+                $e
+            }
+            Arith::Compare(Cmp::Lt) => {
+                type $o = Lt;
+                $e
+            }
+            Arith::Compare(Cmp::Le) => {
+                type $o = Le;
+                $e
+            }
+            Arith::Compare(Cmp::Gt) => {
+                type $o = Gt;
+                $e
+            }
+            Arith::Compare(Cmp::Ge) => {
+                type $o = Ge;
+                $e
+            }
+        }
+    };
+}
+
+fn load<K: Kind>(offset: u32) -> Expr {
+    Box::new(Load::<K>(offset, PhantomData))
+}
+
+fn load_k<K: Kind, O: Op2>(offset: u32, k: f64) -> Expr {
+    Box::new(LoadK::<K, O>(offset, k, PhantomData))
+}
+
+fn load_arith<K: Kind>(offset: u32, arith: Arith, k: f64) -> Expr {
+    if arith == Arith::Compare(Cmp::Ne) && k.is_finite() {
+        return load_k::<K, NeFinite>(offset, k);
+    }
+    by_arith!(arith, O => load_k::<K, O>(offset, k))
+}
+
+fn arith_k(e: Expr, arith: Arith, k: f64) -> Expr {
+    if arith == Arith::Compare(Cmp::Ne) && k.is_finite() {
+        return bin_k::<NeFinite>(e, k);
+    }
+    by_arith!(arith, O => bin_k::<O>(e, k))
+}
+
+fn bin_k<O: Op2>(e: Expr, k: f64) -> Expr {
+    Box::new(BinK::<O>(e, k, PhantomData))
+}
+
+fn bin<O: Op2>(a: Expr, b: Expr) -> Expr {
+    Box::new(Bin::<O>(a, b, PhantomData))
+}
+
+fn assign<K: Kind>(e: Expr, slot: Slot) -> Expr {
+    Box::new(Assign::<K>(e, slot, PhantomData))
+}
+
+/// What building knows of a value on the stack: a constant, a slot not
+/// read yet (which an operation with a constant may join), or a node.
+enum V {
     Const(f64),
-    /// In its register.
-    Reg,
+    Load(Place),
+    Node(Expr),
 }
 
-/// A straight-line numeric program.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Straight {
-    steps: Box<[Step]>,
-    /// The script's value: a constant, or the register holding it.
-    value: Val,
-    /// Its register, when `value` is [`Val::Reg`].
-    at: Reg,
+/// Builds a tree from the operations, value by value.
+#[derive(Default)]
+struct Build {
+    stack: Vec<V>,
+    /// Statements whose values were dropped, in order.
+    done: Vec<Expr>,
+    /// An assignment whose value the next operation reads back (a `Load`
+    /// of its key), or else a statement of its own.
+    assigned: Option<(Place, Expr)>,
+    /// The check of the operands of the `&&` or `||` that comes next.
+    bools: Option<(bool, bool, u32)>,
 }
 
-/// Whether a slot holds a number (or a bool) a step can load and store.
-fn numeric(place: Place) -> bool {
-    !matches!(place.store, Store::Text | Store::Raw)
-}
-
-/// Lowers a program, value by value.
-struct Lower {
-    steps: Vec<Step>,
-    stack: Vec<Val>,
-}
-
-impl Lower {
-    fn push(&mut self, v: Val) -> Option<()> {
-        (self.stack.len() < REGS).then(|| self.stack.push(v))
+impl Build {
+    fn node(v: V) -> Option<Expr> {
+        Some(match v {
+            V::Const(k) => Box::new(Const(k)),
+            V::Load(place) => by_kind!(place.store, load(place.offset)),
+            V::Node(e) => e,
+        })
     }
 
-    /// The register of the top value, emitting its constant into it.
-    fn top_reg(&mut self) -> Option<Reg> {
-        let at = self.stack.len().checked_sub(1)?;
-        if let Val::Const(k) = self.stack[at] {
-            self.steps.push(Step::Num(at as Reg, k));
-            self.stack[at] = Val::Reg;
-        }
-        Some(at as Reg)
+    fn pop(&mut self) -> Option<Expr> {
+        Build::node(self.stack.pop()?)
     }
 
-    /// The registers of the two top values, emitting constants into them.
-    fn two_regs(&mut self) -> Option<Reg> {
-        let below = self.stack.len().checked_sub(2)?;
-        if let Val::Const(k) = self.stack[below] {
-            self.steps.push(Step::Num(below as Reg, k));
-            self.stack[below] = Val::Reg;
-        }
-        self.top_reg()
+    /// A value dropped: a statement of its own, when nothing waits below
+    /// it (else the order of evaluation would change).
+    fn drop_value(&mut self, e: Expr) -> Option<()> {
+        self.stack.is_empty().then(|| self.done.push(e))
     }
 
     fn op(&mut self, op: Op) -> Option<()> {
-        let depth = self.stack.len();
+        if let Some((place, e)) = self.assigned.take() {
+            if op == Op::Load(place) {
+                self.stack.push(V::Node(e));
+                return Some(());
+            }
+            self.drop_value(e)?;
+        }
+        if self.bools.is_some() && !matches!(op, Op::And | Op::Or) {
+            return None;
+        }
         match op {
-            Op::Num(k) => self.push(Val::Const(k))?,
-            Op::Load(place) if numeric(place) => {
-                self.push(Val::Reg)?;
-                self.steps.push(Step::Load(depth as Reg, place));
+            Op::Num(k) => self.stack.push(V::Const(k)),
+            Op::Load(place) if !matches!(place.store, Store::Text | Store::Raw) => {
+                self.stack.push(V::Load(place));
             }
-            Op::StorePop(place, at) if numeric(place) => {
-                let reg = self.top_reg()?;
-                self.steps.push(Step::Store(reg, place, at));
-                self.stack.pop();
+            Op::StorePop(place, at) => {
+                let e = self.pop()?;
+                let slot = Slot {
+                    offset: place.offset,
+                    at,
+                    key: place.key,
+                };
+                self.assigned = Some((place, by_kind!(place.store, assign(e, slot))));
             }
-            Op::PopNum => drop(self.stack.pop()?),
-            Op::Immediate(arith, k) => match *self.stack.last()? {
-                Val::Const(a) => *self.stack.last_mut()? = Val::Const(arith.apply(a, k)),
-                Val::Reg => {
-                    let reg = (depth - 1) as Reg;
-                    match self.steps.last_mut() {
-                        // A load and the operation on it: one step.
-                        Some(Step::Load(r, place)) if *r == reg => {
-                            *self.steps.last_mut()? = Step::LoadImm(reg, *place, arith, k);
-                        }
-                        _ => self.steps.push(Step::Imm(reg, arith, k)),
+            Op::PopNum => {
+                let e = self.pop()?;
+                self.drop_value(e)?;
+            }
+            Op::Immediate(arith, k) => {
+                let v = match self.stack.pop()? {
+                    V::Const(a) => V::Const(arith.apply(a, k)),
+                    V::Load(place) => {
+                        V::Node(by_kind!(place.store, load_arith(place.offset, arith, k)))
                     }
-                }
-            },
-            Op::Neg | Op::Not => match *self.stack.last()? {
-                Val::Const(a) => {
-                    let v = if op == Op::Neg { -a } else { truth(a == 0.0) };
-                    *self.stack.last_mut()? = Val::Const(v);
-                }
-                Val::Reg => {
-                    let reg = (depth - 1) as Reg;
-                    self.steps.push(if op == Op::Neg {
-                        Step::Neg(reg)
-                    } else {
-                        Step::Not(reg)
-                    });
-                }
-            },
-            Op::Bools { left, right, at } => {
-                let reg = self.two_regs()?;
-                self.steps.push(Step::Bools(reg, left, right, at));
+                    V::Node(e) => V::Node(arith_k(e, arith, k)),
+                };
+                self.stack.push(v);
             }
+            Op::Neg | Op::Not => {
+                let v = match self.stack.pop()? {
+                    V::Const(a) if op == Op::Neg => V::Const(-a),
+                    V::Const(a) => V::Const(truth(a == 0.0)),
+                    v if op == Op::Neg => V::Node(Box::new(Neg(Build::node(v)?))),
+                    v => V::Node(Box::new(Not(Build::node(v)?))),
+                };
+                self.stack.push(v);
+            }
+            Op::Bools { left, right, at } => self.bools = Some((left, right, at)),
             Op::Relate {
                 cmp,
                 pair: Pair::NN,
@@ -174,75 +707,97 @@ impl Lower {
 
     /// A binary operation on the two top values.
     fn binary(&mut self, op: Op) -> Option<()> {
-        let below = self.stack.len().checked_sub(2)?;
-        match (self.stack[below], self.stack[below + 1], Arith::of(op)) {
-            // Folded only where it cannot fault: a fault stays a step.
-            (Val::Const(a), Val::Const(b), _) if binary(op, a, b).is_ok() => {
-                let v = binary(op, a, b).ok()?;
-                self.stack.pop();
-                self.stack[below] = Val::Const(v);
+        let (b, a) = (self.stack.pop()?, self.stack.pop()?);
+        if let Some((left, right, at)) = self.bools.take() {
+            let (a, b) = (Build::node(a)?, Build::node(b)?);
+            let or = op == Op::Or;
+            let node = Checked {
+                a,
+                b,
+                left,
+                right,
+                at,
+                or,
+            };
+            self.stack.push(V::Node(Box::new(node)));
+            return Some(());
+        }
+        let v = match (a, b, Arith::of(op)) {
+            // Folded only where it cannot fault: a fault stays a node.
+            (V::Const(a), V::Const(b), _) if binary(op, a, b).is_ok() => {
+                V::Const(binary(op, a, b).ok()?)
             }
-            (Val::Reg, Val::Const(k), Some(arith)) => {
-                self.stack.pop();
+            (a, V::Const(k), Some(arith)) => {
+                self.stack.push(a);
                 return self.op(Op::Immediate(arith, k));
             }
-            _ => {
-                let reg = self.two_regs()?;
-                self.steps.push(Step::Bin(reg, op));
-                self.stack.pop();
+            (a, b, _) => {
+                let (a, b) = (Build::node(a)?, Build::node(b)?);
+                V::Node(match op {
+                    Op::And => bin::<And>(a, b),
+                    Op::Or => bin::<Or>(a, b),
+                    _ => match Arith::of(op) {
+                        Some(arith) => by_arith!(arith, O => bin::<O>(a, b)),
+                        None => Box::new(Faulting(a, b, op)),
+                    },
+                })
             }
-        }
+        };
+        self.stack.push(v);
         Some(())
     }
 }
 
+/// A straight-line numeric program: a tree of nodes, shared by the
+/// script's clones.
+#[derive(Clone)]
+pub(crate) struct Straight(Arc<Root>);
+
+/// The root of a tree. Behind an `Arc` of its own (not an `Arc<dyn
+/// Node>`), so a run finds it at a fixed offset instead of computing
+/// where a value of unknown alignment starts.
+struct Root(Expr);
+
+impl fmt::Debug for Straight {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.0.show(f)
+    }
+}
+
 impl Straight {
-    /// `ops` as straight-line code, if they are numbers only without jumps.
+    /// `ops` as a tree, if they are numbers only without jumps and drop
+    /// no value while another waits below it.
     pub(crate) fn lower(ops: &[Op]) -> Option<Straight> {
-        let mut lower = Lower {
-            steps: Vec::new(),
-            stack: Vec::new(),
-        };
+        let mut b = Build::default();
         for &op in ops {
-            lower.op(op)?;
+            b.op(op)?;
         }
-        let at = lower.stack.len().checked_sub(1)?;
-        Some(Straight {
-            steps: lower.steps.into_boxed_slice(),
-            value: lower.stack[at],
-            at: at as Reg,
-        })
+        if let Some((_, e)) = b.assigned.take() {
+            b.drop_value(e)?;
+        }
+        if b.bools.is_some() || b.stack.len() != 1 {
+            return None;
+        }
+        let value = b.pop()?;
+        Some(Straight(Arc::new(Root(if b.done.is_empty() {
+            value
+        } else {
+            Box::new(Seq(b.done.into_boxed_slice(), value))
+        }))))
     }
 
     /// Run it against `target`: the script's value as a number.
     #[inline]
-    pub(crate) fn run(&self, mut target: Target) -> Result<f64, ScriptFault> {
-        let mut r = [0.0f64; REGS];
-        let i = |reg: Reg| reg as usize % REGS;
-        for &step in &self.steps {
-            match step {
-                Step::Num(d, k) => r[i(d)] = k,
-                Step::Load(d, place) => r[i(d)] = load(&target, place)?,
-                Step::LoadImm(d, place, arith, k) => {
-                    r[i(d)] = arith.apply(load(&target, place)?, k)
-                }
-                Step::Store(s, place, at) => store(&mut target, place, r[i(s)], at)?,
-                Step::Imm(d, arith, k) => r[i(d)] = arith.apply(r[i(d)], k),
-                Step::Bin(b, op) => {
-                    let a = i(b.wrapping_sub(1));
-                    r[a] = binary(op, r[a], r[i(b)])?;
-                }
-                Step::Neg(d) => r[i(d)] = -r[i(d)],
-                Step::Not(d) => r[i(d)] = truth(r[i(d)] == 0.0),
-                Step::Bools(b, left, right, at) => {
-                    bools(r[i(b.wrapping_sub(1))], r[i(b)], left, right, at)?;
-                }
-            }
+    pub(crate) fn run(&self, target: Target) -> Result<f64, ScriptFault> {
+        let mut cx = Cx {
+            target,
+            fault: None,
+        };
+        let v = self.0.0.eval(&mut cx);
+        match cx.fault {
+            None => Ok(v),
+            Some(fault) => Err(fault),
         }
-        Ok(match self.value {
-            Val::Const(k) => k,
-            Val::Reg => r[i(self.at)],
-        })
     }
 }
 
@@ -258,44 +813,120 @@ mod tests {
         }
     }
 
+    fn shown(ops: &[Op]) -> String {
+        format!("{:?}", Straight::lower(ops).unwrap())
+    }
+
     #[test]
-    fn constants_fold_into_one_value_and_a_load_takes_its_operation() {
+    fn constants_fold_and_a_slot_read_takes_its_operation_with_a_constant() {
         let two = Op::Num(2.0);
         let ops = [two, Op::Immediate(Arith::Mul, 3.0), Op::Num(1.0), Op::Add];
-        let s = Straight::lower(&ops).unwrap();
-        assert_eq!((s.steps.len(), s.value), (0, Val::Const(7.0)));
+        assert_eq!(shown(&ops), "7");
         let ops = [
             Op::Load(place(0)),
             Op::Immediate(Arith::Mul, 2.0),
             Op::Num(3.0),
             Op::Add,
         ];
-        let s = Straight::lower(&ops).unwrap();
-        assert_eq!(
-            &*s.steps,
-            [
-                Step::LoadImm(0, place(0), Arith::Mul, 2.0),
-                Step::Imm(0, Arith::Add, 3.0)
-            ]
-        );
+        assert_eq!(shown(&ops), "Add(Mul(I64@0, 2), 3)");
+        // A fault stays where it is: `1.5 & 1` is not folded.
+        let ops = [Op::Num(1.5), Op::Num(1.0), Op::BitAnd(4)];
+        assert_eq!(shown(&ops), "BitAnd(4)(1.5, 1)");
+        // Compared with a tolerance: folded by the same function.
+        let ops = [Op::Num(0.1 + 0.2), Op::Num(0.3), Op::Compare(Cmp::Eq)];
+        assert_eq!(shown(&ops), "1");
     }
 
     #[test]
-    fn strings_jumps_and_deep_stacks_keep_the_stack_machine() {
-        assert_eq!(Straight::lower(&[Op::Text(0)]), None);
-        assert_eq!(
-            Straight::lower(&[Op::Num(1.0), Op::JumpUnless(2), Op::Num(2.0)]),
-            None
-        );
-        let deep = [Op::Load(place(0)); REGS + 1];
-        assert_eq!(Straight::lower(&deep), None);
-        assert!(Straight::lower(&deep[..REGS]).is_some());
-        // Compared with a tolerance: folded by the same function.
-        let eq = [
-            Op::Num(0.1 + 0.2),
-            Op::Num(0.3),
-            Op::Compare(super::super::program::Cmp::Eq),
+    fn a_key_read_right_after_it_is_written_is_the_assignment() {
+        // `n := x * 2; n > 10`: the assignment's value read back and
+        // dropped was no operation; the next statement's read of `n` is
+        // the assignment itself, which gives what `n` then reads as.
+        let (x, n) = (place(0), place(8));
+        let ops = [
+            Op::Load(x),
+            Op::Immediate(Arith::Mul, 2.0),
+            Op::StorePop(n, 0),
+            Op::Load(n),
+            Op::Immediate(Arith::Compare(Cmp::Gt), 10.0),
         ];
-        assert_eq!(Straight::lower(&eq).unwrap().value, Val::Const(1.0));
+        assert_eq!(shown(&ops), "Gt(Assign(I64@8, Mul(I64@0, 2)), 10)");
+        // Another key: the assignment is a statement of its own.
+        let other = [Op::Load(x), Op::StorePop(n, 0), Op::Load(x)];
+        assert_eq!(shown(&other), "Seq(Assign(I64@8, I64@0); I64@0)");
+    }
+
+    #[test]
+    fn strings_jumps_and_comparison_chains_keep_the_stack_machine() {
+        assert!(Straight::lower(&[Op::Text(0)]).is_none());
+        let jump = [Op::Num(1.0), Op::JumpUnless(2), Op::Num(2.0)];
+        assert!(Straight::lower(&jump).is_none());
+        let chain = Op::Relate {
+            cmp: Cmp::Lt,
+            pair: Pair::NN,
+            keep: true,
+            at: 0,
+        };
+        let ops = [Op::Load(place(0)), Op::Load(place(8)), chain];
+        assert!(Straight::lower(&ops).is_none());
+    }
+
+    #[test]
+    fn not_equal_to_a_finite_constant_is_the_stack_machines_not_equal() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            1.0 + 1e-9,
+            0.3,
+            0.1 + 0.2,
+            -5.5,
+            1e308,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for a in values {
+            for b in values.into_iter().filter(|b| b.is_finite()) {
+                let (fast, exact) = (NeFinite::apply(a, b), truth(Cmp::Ne.numbers(a, b)));
+                assert_eq!(fast, exact, "{a} != {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_value_dropped_while_another_waits_keeps_the_stack_machine() {
+        // `x` waits below `y := 1`, whose value is dropped: evaluated as a
+        // tree, `x` would be read after the assignment.
+        let (x, y) = (place(0), place(8));
+        let ops = [
+            Op::Load(x),
+            Op::Num(1.0),
+            Op::StorePop(y, 0),
+            Op::Load(y),
+            Op::PopNum,
+        ];
+        assert!(Straight::lower(&ops).is_none());
+        let statements = [
+            Op::Num(1.0),
+            Op::StorePop(y, 0),
+            Op::Load(x),
+            Op::Load(y),
+            Op::Add,
+        ];
+        assert!(Straight::lower(&statements).is_some());
+        // A check of `&&` operands that no `&&` follows.
+        let odd = [
+            Op::Load(x),
+            Op::Load(y),
+            Op::Bools {
+                left: true,
+                right: true,
+                at: 0,
+            },
+            Op::Add,
+        ];
+        assert!(Straight::lower(&odd).is_none());
     }
 }

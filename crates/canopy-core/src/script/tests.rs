@@ -458,6 +458,25 @@ fn a_chain_of_more_operators_than_the_bound_is_refused() {
     );
     let fine = format!("0{}", "+1".repeat(256));
     assert_eq!(value(&fine), num(256.0));
+    // As deep a tree of nodes as the bound allows, each node a call:
+    // run on a thread with a small stack.
+    let b = Builder::<(), ()>::new();
+    let x = b.key::<f64>("x").unwrap();
+    let deep = format!("x{}", "+x".repeat(256));
+    let script = b.script(&deep).unwrap();
+    assert!(script.straight.is_some());
+    let tree = b.build(b.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    agent.board_mut(&tree).write(x, 2.0);
+    let got = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn_scoped(s, || script.run(&mut agent.board_mut(&tree)))
+            .unwrap()
+            .join()
+            .unwrap()
+    });
+    assert_eq!(got, Ok(num(257.0 * 2.0)));
 }
 
 #[test]
@@ -530,6 +549,7 @@ fn straight_line_code_and_the_stack_machine_agree_on_values_writes_and_faults() 
         "step & 6 | 1 ^ 3",
         "step := step + 0.5",
         "0.1 + 0.2 == 0.3",
+        "x := step / 10 + 0.2; (x != 0.3) + 2 * (x == 0.3) + 4 * (0.3 != x)",
         "n := 7; n += step; n -= 1; n *= 2; n",
     ];
     for source in scripts {
@@ -565,5 +585,142 @@ fn straight_line_code_and_the_stack_machine_agree_on_values_writes_and_faults() 
     b.key::<i64>("step").unwrap();
     for source in ["step > 1 ? 2 : 3", "1 < step < 5", "'a' .. step"] {
         assert!(b.script(source).unwrap().straight.is_none(), "{source}");
+    }
+}
+
+/// The keys the random scripts below read and write, one of each type a
+/// straight-line program loads and stores.
+const KEYS: [&str; 11] = [
+    "i8k", "i16k", "i32k", "i64k", "u8k", "u16k", "u32k", "u64k", "f32k", "f64k", "flag",
+];
+
+/// Values the keys start from: edges of the integer types, fractions, a
+/// negative zero, infinities and NaN (for the float keys).
+const STARTS: [f64; 14] = [
+    0.0,
+    1.0,
+    -1.0,
+    3.0,
+    0.5,
+    -0.0,
+    127.0,
+    -128.0,
+    255.0,
+    65535.0,
+    2147483647.0,
+    9.3e18,
+    f64::INFINITY,
+    f64::NAN,
+];
+
+/// A straight-line expression of depth at most `depth` over [`KEYS`].
+fn expression(depth: u32) -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let atom = prop_oneof![
+        proptest::sample::select(KEYS.to_vec()).prop_map(str::to_string),
+        proptest::sample::select(vec![
+            "0",
+            "1",
+            "2",
+            "3",
+            "-3",
+            "0.5",
+            "300",
+            "1e308",
+            "0.1",
+            "0.2",
+            "0.3",
+            "true",
+            "false",
+            "70000",
+            "2147483648",
+            "-129",
+        ])
+        .prop_map(str::to_string),
+    ];
+    atom.prop_recursive(depth, 24, 2, |inner| {
+        let ops = proptest::sample::select(vec![
+            "+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "&", "|", "^",
+        ]);
+        let assign = proptest::sample::select(vec![":=", "=", "+=", "-=", "*=", "/="]);
+        prop_oneof![
+            (inner.clone(), ops, inner.clone()).prop_map(|(a, op, b)| format!("({a} {op} {b})")),
+            (proptest::sample::select(vec!["-", "!"]), inner.clone())
+                .prop_map(|(op, a)| format!("{op}({a})")),
+            (proptest::sample::select(KEYS.to_vec()), assign, inner)
+                .prop_map(|(k, op, a)| format!("({k} {op} {a})")),
+        ]
+    })
+}
+
+/// Every key's value on `board`, in words (NaN and the sign of zero
+/// included).
+fn every_key(tree: &crate::Tree<(), ()>, board: &Board) -> String {
+    let mut out = String::new();
+    macro_rules! each {
+        ($($name:literal: $t:ty),*) => {$(
+            out += &format!("{:?} ", board.read(tree.key::<$t>($name).unwrap()));
+        )*};
+    }
+    each!("i8k": i8, "i16k": i16, "i32k": i32, "i64k": i64, "u8k": u8, "u16k": u16,
+        "u32k": u32, "u64k": u64, "f32k": f32, "f64k": f64, "flag": bool);
+    out
+}
+
+/// A value or a fault in words, numbers to the bit (`-0.0`, `NaN`).
+fn outcome<T: std::fmt::Debug>(script: &Script, result: &Result<T, ScriptFault>) -> String {
+    match result {
+        Ok(v) => format!("{v:?}"),
+        Err(f) => format!("{f:?}: {}", script.explain(f)),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    #[test]
+    fn straight_line_code_and_the_stack_machine_agree_on_random_scripts(
+        statements in proptest::collection::vec(expression(4), 1..4),
+        starts in proptest::collection::vec(proptest::sample::select(STARTS.to_vec()), KEYS.len()),
+    ) {
+        let source = statements.join("; ");
+        let b = Builder::<(), ()>::new();
+        let i8k = b.key::<i8>("i8k").unwrap();
+        let i16k = b.key::<i16>("i16k").unwrap();
+        let i32k = b.key::<i32>("i32k").unwrap();
+        let i64k = b.key::<i64>("i64k").unwrap();
+        let u8k = b.key::<u8>("u8k").unwrap();
+        let u16k = b.key::<u16>("u16k").unwrap();
+        let u32k = b.key::<u32>("u32k").unwrap();
+        let u64k = b.key::<u64>("u64k").unwrap();
+        let f32k = b.key::<f32>("f32k").unwrap();
+        let f64k = b.key::<f64>("f64k").unwrap();
+        let flag = b.key::<bool>("flag").unwrap();
+        let Ok(script) = b.script(&source) else { return Ok(()) };
+        proptest::prop_assume!(script.straight.is_some());
+        let tree = b.build(b.always_success("s")).unwrap();
+        let (mut fast, mut slow) = (Agent::new(&tree), Agent::new(&tree));
+        for agent in [&mut fast, &mut slow] {
+            let mut board = agent.board_mut(&tree);
+            // Each start as the nearest value the key's type holds.
+            let s = |n: usize| starts[n];
+            board.write(i8k, s(0) as i8);
+            board.write(i16k, s(1) as i16);
+            board.write(i32k, s(2) as i32);
+            board.write(i64k, s(3) as i64);
+            board.write(u8k, s(4) as u8);
+            board.write(u16k, s(5) as u16);
+            board.write(u32k, s(6) as u32);
+            board.write(u64k, s(7) as u64);
+            board.write(f32k, s(8) as f32);
+            board.write(f64k, s(9));
+            board.write(flag, s(10) != 0.0);
+        }
+        let tested = script.test(&fast.board(&tree));
+        let expected = program::run(&script.code(), Target::Read(&slow.board(&tree))).map(|v| v.is_true());
+        proptest::prop_assert_eq!(outcome(&script, &tested), outcome(&script, &expected), "{} tested", source);
+        let got = script.run(&mut fast.board_mut(&tree));
+        let expected = program::run(&script.code(), Target::Write(&mut slow.board_mut(&tree)));
+        proptest::prop_assert_eq!(outcome(&script, &got), outcome(&script, &expected), "{}", source);
+        proptest::prop_assert_eq!(every_key(&tree, &fast.board(&tree)), every_key(&tree, &slow.board(&tree)), "{}", source);
     }
 }
