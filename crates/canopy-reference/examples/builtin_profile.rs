@@ -9,8 +9,11 @@
 //! ```
 //!
 //! Arguments: the engine (`canopy` or `flat`), agents, ticks, and
-//! optionally a tree file (default `examples/trees/random35.json`), seed 0. Prints the root statuses of the
-//! last tick, so both engines can be seen to agree.
+//! optionally a tree file (default `examples/trees/random35.json`), seed 0,
+//! or `chain:LEVELS:resumed` / `chain:LEVELS:finished` for the alternating
+//! chains of the bench's `levels` group (`flat::alternating_chain` over a
+//! mostly running `Random` leaf or over `AlwaysSuccess`). Prints the root
+//! statuses of the last tick, so both engines can be seen to agree.
 
 use std::hint::black_box;
 
@@ -24,13 +27,13 @@ fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (engine, agents, ticks, text) = match args.as_slice() {
         [engine, agents, ticks] => (engine, agents, ticks, RANDOM35.to_string()),
-        [engine, agents, ticks, file] => (
-            engine,
-            agents,
-            ticks,
-            std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?,
-        ),
-        _ => return Err("usage: builtin_profile canopy|flat AGENTS TICKS [FILE]".to_string()),
+        [engine, agents, ticks, file] => (engine, agents, ticks, tree_text(file)?),
+        _ => {
+            return Err(
+                "usage: builtin_profile canopy|flat AGENTS TICKS [FILE|chain:LEVELS:resumed|finished]"
+                    .to_string(),
+            );
+        }
     };
     let agents: u32 = agents.parse().map_err(|e| format!("agents: {e}"))?;
     let ticks: u32 = ticks.parse().map_err(|e| format!("ticks: {e}"))?;
@@ -68,4 +71,22 @@ fn main() -> Result<(), String> {
         count(Status::Failure)
     );
     Ok(())
+}
+
+/// The tree's text: a file, or an alternating chain (`chain:LEVELS:resumed`
+/// or `chain:LEVELS:finished`) as the bench's `levels` group makes it.
+fn tree_text(arg: &str) -> Result<String, String> {
+    let Some(chain) = arg.strip_prefix("chain:") else {
+        return std::fs::read_to_string(arg).map_err(|e| format!("{arg}: {e}"));
+    };
+    let (levels, what) = chain
+        .split_once(':')
+        .ok_or_else(|| format!("{arg}: chain:LEVELS:resumed or chain:LEVELS:finished"))?;
+    let levels: usize = levels.parse().map_err(|e| format!("{arg}: levels: {e}"))?;
+    let leaf = match what {
+        "resumed" => r#"{"type": "Random", "name": "work", "success": 0.05, "failure": 0.05}"#,
+        "finished" => r#"{"type": "AlwaysSuccess", "name": "done"}"#,
+        other => return Err(format!("{arg}: no chain {other:?}: resumed or finished")),
+    };
+    Ok(flat::alternating_chain(levels, leaf))
 }
