@@ -123,44 +123,58 @@ fn not_whole(v: f64, store: Store, slot: Slot) -> ScriptFault {
         .unwrap_or(ScriptFault::Broken)
 }
 
-/// Store `v` into the signed integer slot `slot` of `store`, `N` bytes
-/// wide: what the slot reads as afterwards. `v` is accepted when it is
-/// in range and survives the trip through `i64` — exactly when it is
+/// The 64-bit integer a store into an integer slot passes through: `i64`
+/// for the signed slots, `u64` for the unsigned ones.
+trait Wide: Copy {
+    /// `v` cast (saturating, as `as` does).
+    fn cast(v: f64) -> Self;
+    /// Back to a number.
+    fn number(self) -> f64;
+    /// Little-endian bytes; a slot keeps the first `N`.
+    fn bytes(self) -> [u8; 8];
+}
+
+macro_rules! wide {
+    ($($t:ty),*) => {$(
+        impl Wide for $t {
+            #[inline(always)]
+            fn cast(v: f64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn number(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn bytes(self) -> [u8; 8] {
+                self.to_le_bytes()
+            }
+        }
+    )*};
+}
+
+wide!(i64, u64);
+
+/// Store `v` into the integer slot `slot` of `store`, `N` bytes wide,
+/// through `W`: what the slot reads as afterwards. `v` is accepted when
+/// it is in range and survives the trip through `W` — exactly when it is
 /// whole, finite and in range, which the stack machine checks with
 /// `fract`, a call to the C library on most targets.
 #[inline(always)]
-fn store_signed<const N: usize>(
+fn store_int<const N: usize, W: Wide>(
     slots: &mut impl Slots,
     v: f64,
     slot: Slot,
     store: Store,
 ) -> Result<f64, ScriptFault> {
     let (lo, hi) = store.range().unwrap_or((0.0, -1.0));
-    let n = v as i64;
-    if !(v >= lo && v <= hi && n as f64 == v) {
+    let n = W::cast(v);
+    if !(v >= lo && v <= hi && n.number() == v) {
         return Err(not_whole(v, store, slot));
     }
     let bytes = slots.put::<N>(slot.offset, slot.at)?;
-    bytes.copy_from_slice(&n.to_le_bytes()[..N]);
-    Ok(n as f64)
-}
-
-/// [`store_signed`] for an unsigned integer slot (through `u64`).
-#[inline(always)]
-fn store_unsigned<const N: usize>(
-    slots: &mut impl Slots,
-    v: f64,
-    slot: Slot,
-    store: Store,
-) -> Result<f64, ScriptFault> {
-    let (lo, hi) = store.range().unwrap_or((0.0, -1.0));
-    let n = v as u64;
-    if !(v >= lo && v <= hi && n as f64 == v) {
-        return Err(not_whole(v, store, slot));
-    }
-    let bytes = slots.put::<N>(slot.offset, slot.at)?;
-    bytes.copy_from_slice(&n.to_le_bytes()[..N]);
-    Ok(n as f64)
+    bytes.copy_from_slice(&n.bytes()[..N]);
+    Ok(n.number())
 }
 
 /// Where a tree runs: the blackboard, and the first fault.
@@ -217,7 +231,7 @@ trait Kind: Send + Sync + 'static {
 }
 
 macro_rules! int_kinds {
-    ($($kind:ident: $t:ty, $n:literal, $store:ident, $how:ident;)*) => {$(
+    ($($kind:ident: $t:ty, $n:literal, $store:ident, $wide:ty;)*) => {$(
         struct $kind;
         impl Kind for $kind {
             #[inline(always)]
@@ -227,7 +241,7 @@ macro_rules! int_kinds {
             }
             #[inline(always)]
             fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64 {
-                let r = $how::<$n>(&mut cx.target, v, slot, Store::$store);
+                let r = store_int::<$n, $wide>(&mut cx.target, v, slot, Store::$store);
                 cx.ok(r)
             }
         }
@@ -235,14 +249,14 @@ macro_rules! int_kinds {
 }
 
 int_kinds! {
-    I8: i8, 1, I8, store_signed;
-    I16: i16, 2, I16, store_signed;
-    I32: i32, 4, I32, store_signed;
-    I64: i64, 8, I64, store_signed;
-    U8: u8, 1, U8, store_unsigned;
-    U16: u16, 2, U16, store_unsigned;
-    U32: u32, 4, U32, store_unsigned;
-    U64: u64, 8, U64, store_unsigned;
+    I8: i8, 1, I8, i64;
+    I16: i16, 2, I16, i64;
+    I32: i32, 4, I32, i64;
+    I64: i64, 8, I64, i64;
+    U8: u8, 1, U8, u64;
+    U16: u16, 2, U16, u64;
+    U32: u32, 4, U32, u64;
+    U64: u64, 8, U64, u64;
 }
 
 struct F64;
