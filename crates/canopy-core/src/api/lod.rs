@@ -328,11 +328,18 @@ impl Lod {
     /// counts as farthest. Agents that change class get a phase in their
     /// new class, no later than their new period after their last tick.
     pub fn assign(&mut self, mut distance: impl FnMut(usize) -> f32) {
-        for i in 0..self.agents() {
+        let bands = Bands {
+            classes: &self.classes,
+            hysteresis: self.placed.then_some(self.hysteresis),
+        };
+        let rows = (self.distance.iter_mut())
+            .zip(&mut self.want)
+            .zip(&self.class);
+        for (i, ((kept, want), &class)) in rows.enumerate() {
             let d = distance(i);
             let d = if d.is_nan() { f32::INFINITY } else { d };
-            self.distance[i] = d;
-            self.want[i] = self.wanted(self.class[i], d);
+            *kept = d;
+            *want = bands.wanted(class, d);
         }
         self.placed = true;
         self.counts.fill(0);
@@ -411,9 +418,20 @@ impl Lod {
         self.now = self.now.wrapping_add(1);
         let extra = self.extra_agents();
         if extra == 0 {
-            for i in 0..self.agents() {
-                if reached(self.now, self.next[i]) {
-                    self.tick_now(i);
+            // One pass over the per-agent rows side by side, no index
+            // checks: a frame visits every agent, and a quarter of a
+            // million are due in a big crowd.
+            let (now, run, classes, due) = (self.now, self.run, &self.classes, &mut self.due);
+            let rows = (self.elapsed.iter_mut())
+                .zip(&mut self.last)
+                .zip(&mut self.next)
+                .zip(&self.class);
+            for (i, (((elapsed, last), next), &class)) in rows.enumerate() {
+                if reached(now, *next) {
+                    *elapsed = now.wrapping_sub(*last);
+                    *last = now;
+                    *next = after_tick(i, run, classes[class as usize].period, now);
+                    due.push(i as u32);
                 }
             }
             return;
@@ -432,33 +450,6 @@ impl Lod {
                 self.tick_now(i);
             }
         }
-    }
-
-    /// The class an agent of class `now_in` at `distance` goes to: the
-    /// band edges move out by the margin for leaving outwards and in by it
-    /// for coming inwards.
-    fn wanted(&self, now_in: u8, distance: f32) -> u8 {
-        if !self.placed {
-            return self.band(distance);
-        }
-        let out = self.band(distance - self.hysteresis);
-        let inward = self.band(distance + self.hysteresis);
-        if out > now_in {
-            out
-        } else if inward < now_in {
-            inward
-        } else {
-            now_in
-        }
-    }
-
-    /// The class whose band holds `distance`.
-    fn band(&self, distance: f32) -> u8 {
-        let last = self.classes.len() - 1;
-        self.classes[..last]
-            .iter()
-            .position(|c| distance < c.below)
-            .unwrap_or(last) as u8
     }
 
     /// Send the farthest agents over class `c`'s cap to class `c + 1`.
@@ -516,10 +507,8 @@ impl Lod {
     fn first_due(&mut self, i: usize, c: u8, now: u32) -> u32 {
         let period = self.classes[c as usize].period;
         if self.run > 1 {
-            let phase = (i / self.run as usize % period as usize) as u32;
             let first = now.wrapping_add(1);
-            let wait = (phase + period - first % period) % period;
-            return first.wrapping_add(wait);
+            return first.wrapping_add(phase_wait(i, self.run, period, first));
         }
         let turn = self.turn[c as usize];
         self.turn[c as usize] = (turn + 1) % period;
@@ -531,14 +520,8 @@ impl Lod {
         self.elapsed[i] = self.now.wrapping_sub(self.last[i]);
         self.last[i] = self.now;
         let class = self.class[i];
-        // With phase runs, back onto its run's phase (a tick at a
-        // deadline, or an extra one in budget mode, may have been off it):
-        // never later than a period from now.
-        self.next[i] = if self.run > 1 {
-            self.first_due(i, class, self.now)
-        } else {
-            self.now.wrapping_add(self.classes[class as usize].period)
-        };
+        let period = self.classes[class as usize].period;
+        self.next[i] = after_tick(i, self.run, period, self.now);
         self.due.push(i as u32);
     }
 
@@ -578,6 +561,80 @@ impl Lod {
     }
 }
 
+/// The classes' bands, as an assignment reads them.
+struct Bands<'a> {
+    classes: &'a [RateClass],
+    /// The hysteresis margin, once agents have been placed (the first
+    /// assignment places them by their bands alone).
+    hysteresis: Option<f32>,
+}
+
+impl Bands<'_> {
+    /// The class an agent of class `now_in` at `distance` goes to: the
+    /// band edges move out by the margin for leaving outwards and in by it
+    /// for coming inwards.
+    #[inline]
+    fn wanted(&self, now_in: u8, distance: f32) -> u8 {
+        let Some(margin) = self.hysteresis else {
+            return self.band(distance);
+        };
+        let out = self.band(distance - margin);
+        let inward = self.band(distance + margin);
+        if out > now_in {
+            out
+        } else if inward < now_in {
+            inward
+        } else {
+            now_in
+        }
+    }
+
+    /// The class whose band holds `distance`.
+    #[inline]
+    fn band(&self, distance: f32) -> u8 {
+        let last = self.classes.len() - 1;
+        self.classes[..last]
+            .iter()
+            .position(|c| distance < c.below)
+            .unwrap_or(last) as u8
+    }
+}
+
+/// The frame agent `i`, ticked at frame `now` in a class of `period`
+/// frames, is next due. With phase runs, back onto its run's phase (a
+/// tick at a deadline, or an extra one in budget mode, may have been off
+/// it): never later than a period from now.
+#[inline]
+fn after_tick(i: usize, run: u32, period: u32, now: u32) -> u32 {
+    if run > 1 {
+        let first = now.wrapping_add(1);
+        first.wrapping_add(phase_wait(i, run, period, first))
+    } else {
+        now.wrapping_add(period)
+    }
+}
+
+/// With phase runs of `run` agents, the frames from `first` until agent
+/// `i`'s phase in a class of `period` frames comes round:
+/// `(i / run) mod period` less `first`, modulo `period`.
+///
+/// Why two ways: this runs for every agent ticked (its next frame) and
+/// every agent that changes class, and the general form is four integer
+/// divisions, most of a frame's planning when a quarter of a million
+/// agents are due. Periods and runs that are powers of two (as games
+/// choose them: 2, 4, 8 frames) need only shifts and masks, with the
+/// same result.
+#[inline]
+fn phase_wait(i: usize, run: u32, period: u32, first: u32) -> u32 {
+    if run.is_power_of_two() && period.is_power_of_two() {
+        let mask = period - 1;
+        let phase = (i >> run.trailing_zeros()) as u32 & mask;
+        return phase.wrapping_sub(first) & mask;
+    }
+    let phase = (i / run as usize % period as usize) as u32;
+    (phase + period - first % period) % period
+}
+
 /// What is wrong with `classes` and `hysteresis`, if anything.
 fn check(classes: &[RateClass], hysteresis: f32) -> Result<(), LodError> {
     if classes.is_empty() || classes.len() > MAX_CLASSES {
@@ -605,4 +662,42 @@ fn check(classes: &[RateClass], hysteresis: f32) -> Result<(), LodError> {
         return Err(LodError::Hysteresis(hysteresis));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::phase_wait;
+    use proptest::prelude::*;
+
+    /// What the wait means, counted out: the fewest frames from `first`
+    /// to one whose number modulo `period` is the phase of `i`'s run.
+    fn counted(i: usize, run: u32, period: u32, first: u32) -> u32 {
+        let phase = (i / run as usize) as u64 % u64::from(period);
+        (0..period)
+            .find(|w| (u64::from(first) + u64::from(*w)) % u64::from(period) == phase)
+            .unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn with_powers_of_two_the_wait_is_the_counted_one(
+            i in 0usize..1 << 40,
+            run_bits in 1u32..12,
+            period_bits in 0u32..13,
+            first in any::<u32>(),
+        ) {
+            let (run, period) = (1 << run_bits, 1 << period_bits);
+            prop_assert_eq!(phase_wait(i, run, period, first), counted(i, run, period, first));
+        }
+
+        #[test]
+        fn with_any_run_and_period_the_wait_is_the_counted_one(
+            i in 0usize..1 << 32,
+            run in 2u32..1000,
+            period in 1u32..4096,
+            first in any::<u32>(),
+        ) {
+            prop_assert_eq!(phase_wait(i, run, period, first), counted(i, run, period, first));
+        }
+    }
 }
