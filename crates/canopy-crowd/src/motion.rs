@@ -62,9 +62,9 @@ struct Near {
 /// What one agent wants of a step's movement, fetched in slot order.
 #[derive(Clone, Copy, Debug, Default)]
 struct Want {
-    /// The intent, when `avoid`; else the velocity the agent keeps.
+    /// The intent (when `avoid`; else unused).
     velocity: Vec2,
-    /// Top speed.
+    /// Top speed (when `avoid`).
     max_speed: f32,
     /// Whether avoidance chooses this step's velocity.
     avoid: bool,
@@ -87,7 +87,8 @@ pub struct Motion {
     near: Vec<Near>,
     /// What each agent wants of this step's movement.
     wants: Vec<Want>,
-    /// The velocities avoidance chose.
+    /// The velocities avoidance chose (for the agents steered this step;
+    /// the others' are left from earlier steps, and not read).
     velocities: Vec<Vec2>,
 }
 
@@ -203,13 +204,19 @@ impl Motion {
             .par_iter_mut()
             .zip(grid.agents())
             .for_each(|(want, &i)| {
+                // An agent not steered keeps its velocity: its walker is
+                // not read here nor its velocity written back below (with
+                // level of detail, three in four agents: a read from a
+                // random place in the crowd each, saved).
+                if !is_due(elapsed, i as usize) {
+                    want.avoid = false;
+                    return;
+                }
                 let w = &all[i as usize];
-                let avoid = is_due(elapsed, i as usize);
-                let velocity = if avoid { w.intent } else { w.vel };
                 *want = Want {
-                    velocity,
+                    velocity: w.intent,
                     max_speed: w.max_speed,
-                    avoid,
+                    avoid: true,
                 };
             });
         let (bodies, near, wants) = (&self.bodies, &self.near, &self.wants);
@@ -221,7 +228,6 @@ impl Motion {
             .for_each(|(slot, velocity)| {
                 let want = wants[slot];
                 if !want.avoid {
-                    *velocity = want.velocity;
                     return;
                 }
                 let (me, seen) = (&bodies[slot], &near[slot]);
@@ -257,8 +263,11 @@ impl Motion {
         walkers
             .par_iter_mut()
             .zip(grid.slots())
-            .for_each(|(w, slot)| {
-                w.vel = velocities[slot.load(Relaxed) as usize];
+            .enumerate()
+            .for_each(|(i, (w, slot))| {
+                if is_due(elapsed, i) {
+                    w.vel = velocities[slot.load(Relaxed) as usize];
+                }
                 // `max` then `min`, not `clamp`: no panic on a NaN size.
                 w.pos = (w.pos + w.vel * world.dt)
                     .max(Vec2::ZERO)
