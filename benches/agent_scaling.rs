@@ -20,13 +20,24 @@
 //! mostly running leaf, or installed, updated and finished every tick over
 //! `AlwaysSuccess`, in both engines.
 //!
+//! And what a ticked agent costs under level of detail (group `lod`,
+//! 100,000 agents of the reference tree, one thread): every agent ticked in
+//! order, against the agents a [`Lod`] plans as due (four classes ticked
+//! every 1, 2, 4 and 8 frames, phases in runs of 64 neighbouring agents),
+//! visited in memory order, the plan included; the classes in blocks of
+//! neighbouring agents (a crowd numbered by place) or scattered agent by
+//! agent; the due agents ticked with their elapsed world ticks, or with
+//! one (the same work a tick as in order: only the visiting differs).
+//! Throughput counts the agents ticked.
+//!
 //! `cargo bench --bench agent_scaling -- --noplot`
 //! (`-- --noplot 'random35|deep12|wide16|levels'` for the file trees alone)
 
 use std::hint::black_box;
 
 use canopy::data::{Format, Registry, TreeSource};
-use canopy::{Agent, Event, Observer, Tree};
+use canopy::lod::RateClass;
+use canopy::{Agent, Event, Lod, Observer, Tree};
 use canopy_reference::flat::{self, FlatCrowd};
 use canopy_reference::naive::NaiveAgent;
 use canopy_reference::{Critter, Meadow, critters, file, reference_tree};
@@ -303,5 +314,69 @@ fn observer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, scaling, observer, files, levels);
+/// A ticked agent under level of detail against one ticked in order.
+fn lod(c: &mut Criterion) {
+    const N: usize = 100_000;
+    let tree = reference_tree();
+    let mut group = c.benchmark_group("lod");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(N as u64));
+    let (mut meadow, mut critters, mut agents) = warmed(&tree, N);
+    group.bench_function(BenchmarkId::new("every-agent", N), |b| {
+        b.iter(|| {
+            for (a, c) in agents.iter_mut().zip(&mut critters) {
+                black_box(a.tick(&tree, c, &meadow));
+            }
+            meadow.advance();
+        })
+    });
+    drop(agents);
+    // Class 0..=3 by blocks of 4,096 neighbouring agents, or agent by agent.
+    fn banded(i: usize) -> f32 {
+        (i / 4096 % 4) as f32 + 0.5
+    }
+    fn scattered(i: usize) -> f32 {
+        ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62) as f32 + 0.5
+    }
+    type Distance = fn(usize) -> f32;
+    let classes: [(&str, Distance, bool); 3] = [
+        ("banded-elapsed", banded, true),
+        ("banded-one", banded, false),
+        ("scattered-elapsed", scattered, true),
+    ];
+    for (name, distance, elapsed) in classes {
+        let (mut meadow, mut critters, mut agents) = warmed(&tree, N);
+        let bands = [1.0, 2.0, 3.0, f32::INFINITY];
+        let rates: Vec<RateClass> = bands
+            .iter()
+            .zip([1, 2, 4, 8])
+            .map(|(&below, period)| RateClass::new(below, period))
+            .collect();
+        let mut lod = Lod::new(&rates, 0.0, N).unwrap();
+        lod.set_phase_runs(64);
+        lod.assign(distance);
+        // Agents ticked a frame, on average over the longest period.
+        let mut ticked = 0;
+        for _ in 0..8 {
+            lod.next_frame();
+            ticked += lod.due().len();
+        }
+        group.throughput(Throughput::Elements(ticked as u64 / 8));
+        group.bench_function(BenchmarkId::new(name, N), |b| {
+            b.iter(|| {
+                lod.next_frame();
+                let due = lod.elapsed();
+                let rows = agents.iter_mut().zip(&mut critters).zip(due);
+                for ((a, c), &e) in rows.filter(|(_, e)| **e > 0) {
+                    let e = if elapsed { e } else { 1 };
+                    black_box(a.tick_elapsed(&tree, c, &meadow, e));
+                }
+                meadow.advance();
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, scaling, observer, files, levels, lod);
 criterion_main!(benches);
