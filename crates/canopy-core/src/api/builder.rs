@@ -587,9 +587,9 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// ```
     pub fn eval(&'b self, name: &str, source: &str) -> Result<&'b Draft<'b, A, W>, ScriptError> {
         let script = self.script(source)?;
-        let run = move |cx: &mut Ctx<A, W>| match script.run(&mut cx.board) {
-            Ok(_) => Status::Success,
-            Err(_) => Status::Failure,
+        let run = move |cx: &mut Ctx<A, W>| match script.runs(&mut cx.board) {
+            true => Status::Success,
+            false => Status::Failure,
         };
         let params = vec![("code".to_string(), crate::util::text::quote(source))];
         Ok(self.typed_node(name, "Eval", params, nodes::Action(Arc::new(run)), []))

@@ -655,6 +655,20 @@ impl Script {
         program::run(&self.code(), Target::Write(board))
     }
 
+    /// Run the script on `board` for its writes alone: whether it ran
+    /// without a fault (an `Eval` leaf's Success). The value is not made:
+    /// a straight-line program's root returns a plain number and the
+    /// caller tests one byte, where [`run`](Script::run) builds a
+    /// [`ScriptValue`] and a `Result` of it that the leaf then takes
+    /// apart.
+    #[inline]
+    pub(crate) fn runs(&self, board: &mut Board) -> bool {
+        if let Some(straight) = &self.straight {
+            return straight.runs(Target::Write(board));
+        }
+        program::run(&self.code(), Target::Write(board)).is_ok()
+    }
+
     /// Run the script as a condition without writing: whether its value
     /// is true. A script that assigns faults here
     /// ([`writes`](Script::writes) tells beforehand).

@@ -387,6 +387,26 @@ impl<K: Kind, O: Op2> Node for LoadK<K, O> {
     }
 }
 
+/// A slot's value times a constant plus a constant (`step * 2 + 1`, and
+/// `- 1` as `+ -1`): the two operations in the stack machine's order, so
+/// the same two roundings.
+struct LoadMulAdd<K>(u32, f64, f64, Of<K>);
+impl<K: Kind> Node for LoadMulAdd<K> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        K::load(cx, self.0) * self.1 + self.2
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "MulAdd({}@{}, {}, {})",
+            name::<K>(),
+            self.0,
+            self.1,
+            self.2
+        )
+    }
+}
+
 /// A value and a constant.
 struct BinK<O>(Expr, f64, Of<O>);
 impl<O: Op2> Node for BinK<O> {
@@ -488,6 +508,31 @@ impl<K: Kind> Node for Assign<K> {
     }
 }
 
+/// An assignment whose value is then compared with a constant
+/// (`hp := …; hp > 10`): the comparison made on what the slot reads as,
+/// without a node of its own.
+struct AssignK<K, O>(Expr, Slot, f64, Of<(K, O)>);
+impl<K: Kind, O: Op2> Node for AssignK<K, O> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let v = self.0.eval(cx);
+        // Nothing is written after a fault.
+        if cx.fault.is_some() {
+            return f64::NAN;
+        }
+        O::apply(K::store(cx, v, self.1), self.2)
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (k, o) = (name::<K>(), self.1.offset);
+        write!(
+            f,
+            "{}Assign({k}@{o}, {:?}, {})",
+            name::<O>(),
+            self.0,
+            self.2
+        )
+    }
+}
+
 /// Statements whose values are dropped, then the script's value.
 struct Seq(Box<[Expr]>, Expr);
 impl Node for Seq {
@@ -583,6 +628,10 @@ fn load_k<K: Kind, O: Op2>(offset: u32, k: f64) -> Expr {
     Box::new(LoadK::<K, O>(offset, k, PhantomData))
 }
 
+fn load_k_mul<K: Kind>(offset: u32, k: f64) -> Expr {
+    load_k::<K, Mul>(offset, k)
+}
+
 fn load_arith<K: Kind>(offset: u32, arith: Arith, k: f64) -> Expr {
     if arith == Arith::Compare(Cmp::Ne) && k.is_finite() {
         return load_k::<K, NeFinite>(offset, k);
@@ -609,11 +658,40 @@ fn assign<K: Kind>(e: Expr, slot: Slot) -> Expr {
     Box::new(Assign::<K>(e, slot, PhantomData))
 }
 
+fn load_mul_add<K: Kind>(offset: u32, a: f64, b: f64) -> Expr {
+    Box::new(LoadMulAdd::<K>(offset, a, b, PhantomData))
+}
+
+fn assign_k<K: Kind, O: Op2>(e: Expr, slot: Slot, k: f64) -> Expr {
+    Box::new(AssignK::<K, O>(e, slot, k, PhantomData))
+}
+
+/// An assignment compared with the constant `k` (`Err` gives the value
+/// back when `arith` is no comparison).
+fn assign_cmp<K: Kind>(e: Expr, slot: Slot, arith: Arith, k: f64) -> Result<Expr, Expr> {
+    let Arith::Compare(cmp) = arith else {
+        return Err(e);
+    };
+    Ok(match cmp {
+        Cmp::Ne if k.is_finite() => assign_k::<K, NeFinite>(e, slot, k),
+        Cmp::Eq => assign_k::<K, Eq>(e, slot, k),
+        Cmp::Ne => assign_k::<K, Ne>(e, slot, k),
+        Cmp::Lt => assign_k::<K, Lt>(e, slot, k),
+        Cmp::Le => assign_k::<K, Le>(e, slot, k),
+        Cmp::Gt => assign_k::<K, Gt>(e, slot, k),
+        Cmp::Ge => assign_k::<K, Ge>(e, slot, k),
+    })
+}
+
 /// What building knows of a value on the stack: a constant, a slot not
-/// read yet (which an operation with a constant may join), or a node.
+/// read yet (which an operation with a constant may join), a slot times
+/// a constant (which a `+` or `-` of a constant may join), an assignment
+/// read back (which a comparison with a constant may join), or a node.
 enum V {
     Const(f64),
     Load(Place),
+    Scaled(Place, f64),
+    Assigned(Place, Expr, Slot),
     Node(Expr),
 }
 
@@ -623,9 +701,9 @@ struct Build {
     stack: Vec<V>,
     /// Statements whose values were dropped, in order.
     done: Vec<Expr>,
-    /// An assignment whose value the next operation reads back (a `Load`
-    /// of its key), or else a statement of its own.
-    assigned: Option<(Place, Expr)>,
+    /// An assignment (its value and slot) whose value the next operation
+    /// reads back (a `Load` of its key), or else a statement of its own.
+    assigned: Option<(Place, Expr, Slot)>,
     /// The check of the operands of the `&&` or `||` that comes next.
     bools: Option<(bool, bool, u32)>,
 }
@@ -635,6 +713,8 @@ impl Build {
         Some(match v {
             V::Const(k) => Box::new(Const(k)),
             V::Load(place) => by_kind!(place.store, load(place.offset)),
+            V::Scaled(place, k) => by_kind!(place.store, load_k_mul(place.offset, k)),
+            V::Assigned(place, e, slot) => by_kind!(place.store, assign(e, slot)),
             V::Node(e) => e,
         })
     }
@@ -650,11 +730,12 @@ impl Build {
     }
 
     fn op(&mut self, op: Op) -> Option<()> {
-        if let Some((place, e)) = self.assigned.take() {
+        if let Some((place, e, slot)) = self.assigned.take() {
             if op == Op::Load(place) {
-                self.stack.push(V::Node(e));
+                self.stack.push(V::Assigned(place, e, slot));
                 return Some(());
             }
+            let e = Build::node(V::Assigned(place, e, slot))?;
             self.drop_value(e)?;
         }
         if self.bools.is_some() && !matches!(op, Op::And | Op::Or) {
@@ -672,7 +753,11 @@ impl Build {
                     at,
                     key: place.key,
                 };
-                self.assigned = Some((place, by_kind!(place.store, assign(e, slot))));
+                // A string or a game's own type has no tree.
+                if matches!(place.store, Store::Text | Store::Raw) {
+                    return None;
+                }
+                self.assigned = Some((place, e, slot));
             }
             Op::PopNum => {
                 let e = self.pop()?;
@@ -681,10 +766,27 @@ impl Build {
             Op::Immediate(arith, k) => {
                 let v = match self.stack.pop()? {
                     V::Const(a) => V::Const(arith.apply(a, k)),
+                    V::Load(place) if arith == Arith::Mul => V::Scaled(place, k),
                     V::Load(place) => {
                         V::Node(by_kind!(place.store, load_arith(place.offset, arith, k)))
                     }
-                    V::Node(e) => V::Node(arith_k(e, arith, k)),
+                    // `x - k` is `x + -k` exactly (a NaN's sign aside).
+                    V::Scaled(place, a)
+                        if arith == Arith::Add || arith == Arith::Sub && !k.is_nan() =>
+                    {
+                        let b = if arith == Arith::Sub { -k } else { k };
+                        V::Node(by_kind!(place.store, load_mul_add(place.offset, a, b)))
+                    }
+                    V::Assigned(place, e, slot) => {
+                        match by_kind!(place.store, assign_cmp(e, slot, arith, k)) {
+                            Ok(node) => V::Node(node),
+                            Err(e) => {
+                                let e = Build::node(V::Assigned(place, e, slot))?;
+                                V::Node(arith_k(e, arith, k))
+                            }
+                        }
+                    }
+                    v => V::Node(arith_k(Build::node(v)?, arith, k)),
                 };
                 self.stack.push(v);
             }
@@ -786,7 +888,8 @@ impl Straight {
         for &op in ops {
             b.op(op)?;
         }
-        if let Some((_, e)) = b.assigned.take() {
+        if let Some((place, e, slot)) = b.assigned.take() {
+            let e = Build::node(V::Assigned(place, e, slot))?;
             b.drop_value(e)?;
         }
         if b.bools.is_some() || b.stack.len() != 1 {
@@ -812,6 +915,17 @@ impl Straight {
             None => Ok(v),
             Some(fault) => Err(fault),
         }
+    }
+
+    /// Run it against `target` for its writes: whether no fault came.
+    #[inline]
+    pub(crate) fn runs(&self, target: Target) -> bool {
+        let mut cx = Cx {
+            target,
+            fault: None,
+        };
+        self.0.0.eval(&mut cx);
+        cx.fault.is_none()
     }
 }
 
@@ -842,7 +956,28 @@ mod tests {
             Op::Num(3.0),
             Op::Add,
         ];
-        assert_eq!(shown(&ops), "Add(Mul(I64@0, 2), 3)");
+        // A slot times a constant plus a constant is one node.
+        assert_eq!(shown(&ops), "MulAdd(I64@0, 2, 3)");
+        let ops = [
+            Op::Load(place(0)),
+            Op::Immediate(Arith::Mul, 2.0),
+            Op::Num(3.0),
+            Op::Sub,
+        ];
+        assert_eq!(shown(&ops), "MulAdd(I64@0, 2, -3)");
+        // Not the other order, nor `- NaN`: `x + -NaN` is another NaN.
+        let ops = [
+            Op::Load(place(0)),
+            Op::Immediate(Arith::Add, 3.0),
+            Op::Immediate(Arith::Mul, 2.0),
+        ];
+        assert_eq!(shown(&ops), "Mul(Add(I64@0, 3), 2)");
+        let ops = [
+            Op::Load(place(0)),
+            Op::Immediate(Arith::Mul, 2.0),
+            Op::Immediate(Arith::Sub, f64::NAN),
+        ];
+        assert_eq!(shown(&ops), "Sub(Mul(I64@0, 2), NaN)");
         // A fault stays where it is: `1.5 & 1` is not folded.
         let ops = [Op::Num(1.5), Op::Num(1.0), Op::BitAnd(4)];
         assert_eq!(shown(&ops), "BitAnd(4)(1.5, 1)");
@@ -864,7 +999,12 @@ mod tests {
             Op::Load(n),
             Op::Immediate(Arith::Compare(Cmp::Gt), 10.0),
         ];
-        assert_eq!(shown(&ops), "Gt(Assign(I64@8, Mul(I64@0, 2)), 10)");
+        // Compared with a constant: one node.
+        assert_eq!(shown(&ops), "GtAssign(I64@8, Mul(I64@0, 2), 10)");
+        // Any other operation on it is a node of its own.
+        let mut add = ops;
+        add[4] = Op::Immediate(Arith::Add, 10.0);
+        assert_eq!(shown(&add), "Add(Assign(I64@8, Mul(I64@0, 2)), 10)");
         // Another key: the assignment is a statement of its own.
         let other = [Op::Load(x), Op::StorePop(n, 0), Op::Load(x)];
         assert_eq!(shown(&other), "Seq(Assign(I64@8, I64@0); I64@0)");

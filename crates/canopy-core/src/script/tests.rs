@@ -613,42 +613,55 @@ const STARTS: [f64; 14] = [
     f64::NAN,
 ];
 
-/// A straight-line expression of depth at most `depth` over [`KEYS`].
+/// The constants of the random scripts: edges of the integer types,
+/// fractions that do not add up exactly, a huge one.
+const CONSTANTS: [&str; 16] = [
+    "0",
+    "1",
+    "2",
+    "3",
+    "-3",
+    "0.5",
+    "300",
+    "1e308",
+    "0.1",
+    "0.2",
+    "0.3",
+    "true",
+    "false",
+    "70000",
+    "2147483648",
+    "-129",
+];
+
+/// A straight-line expression of depth at most `depth` over [`KEYS`],
+/// with the shapes the tree fuses into one node made often: a key times
+/// a constant plus or minus one (`u8k * 2 + 1`), and a key assigned then
+/// compared with a constant (`(f64k := …) > 10`).
 fn expression(depth: u32) -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
+    let key = || proptest::sample::select(KEYS.to_vec());
+    let constant = || proptest::sample::select(CONSTANTS.to_vec());
     let atom = prop_oneof![
-        proptest::sample::select(KEYS.to_vec()).prop_map(str::to_string),
-        proptest::sample::select(vec![
-            "0",
-            "1",
-            "2",
-            "3",
-            "-3",
-            "0.5",
-            "300",
-            "1e308",
-            "0.1",
-            "0.2",
-            "0.3",
-            "true",
-            "false",
-            "70000",
-            "2147483648",
-            "-129",
-        ])
-        .prop_map(str::to_string),
+        key().prop_map(str::to_string),
+        constant().prop_map(str::to_string),
     ];
-    atom.prop_recursive(depth, 24, 2, |inner| {
+    atom.prop_recursive(depth, 24, 2, move |inner| {
         let ops = proptest::sample::select(vec![
             "+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "&", "|", "^",
         ]);
         let assign = proptest::sample::select(vec![":=", "=", "+=", "-=", "*=", "/="]);
+        let cmp = proptest::sample::select(vec!["==", "!=", "<", "<=", ">", ">="]);
+        let plus = proptest::sample::select(vec!["+", "-"]);
         prop_oneof![
             (inner.clone(), ops, inner.clone()).prop_map(|(a, op, b)| format!("({a} {op} {b})")),
             (proptest::sample::select(vec!["-", "!"]), inner.clone())
                 .prop_map(|(op, a)| format!("{op}({a})")),
-            (proptest::sample::select(KEYS.to_vec()), assign, inner)
-                .prop_map(|(k, op, a)| format!("({k} {op} {a})")),
+            (key(), assign.clone(), inner.clone()).prop_map(|(k, op, a)| format!("({k} {op} {a})")),
+            (key(), constant(), plus, constant())
+                .prop_map(|(k, a, op, b)| format!("({k} * {a} {op} {b})")),
+            (key(), assign, inner, cmp, constant())
+                .prop_map(|(k, op, a, c, b)| format!("(({k} {op} {a}) {c} {b})")),
         ]
     })
 }
