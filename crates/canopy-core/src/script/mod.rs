@@ -664,7 +664,7 @@ impl Script {
     #[inline]
     pub(crate) fn runs(&self, board: &mut Board) -> bool {
         if let Some(straight) = &self.straight {
-            return straight.runs(Target::Write(board));
+            return straight.runs(board);
         }
         program::run(&self.code(), Target::Write(board)).is_ok()
     }

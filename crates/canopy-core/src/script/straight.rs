@@ -205,6 +205,10 @@ impl Cx<'_, '_> {
 /// One operation and its operands.
 trait Node: Send + Sync {
     fn eval(&self, cx: &mut Cx) -> f64;
+    /// What of it must run when its value is not used, added to `out`:
+    /// the nodes that write or can fault, in their order (a read outside
+    /// the board aside: the caller checks the board first).
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>);
     /// Itself in words (`Gt(Assign(F64@8, Add(Mul(U64@0, 2), 1)), 10)`),
     /// for `Debug`.
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
@@ -361,6 +365,7 @@ impl Node for Const {
     fn eval(&self, _: &mut Cx) -> f64 {
         self.0
     }
+    fn effects(self: Box<Self>, _: &mut Vec<Expr>) {}
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
     }
@@ -371,6 +376,7 @@ impl<K: Kind> Node for Load<K> {
     fn eval(&self, cx: &mut Cx) -> f64 {
         K::load(cx, self.0)
     }
+    fn effects(self: Box<Self>, _: &mut Vec<Expr>) {}
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}@{}", name::<K>(), self.0)
     }
@@ -382,6 +388,7 @@ impl<K: Kind, O: Op2> Node for LoadK<K, O> {
     fn eval(&self, cx: &mut Cx) -> f64 {
         O::apply(K::load(cx, self.0), self.1)
     }
+    fn effects(self: Box<Self>, _: &mut Vec<Expr>) {}
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}({}@{}, {})", name::<O>(), name::<K>(), self.0, self.1)
     }
@@ -395,6 +402,7 @@ impl<K: Kind> Node for LoadMulAdd<K> {
     fn eval(&self, cx: &mut Cx) -> f64 {
         K::load(cx, self.0) * self.1 + self.2
     }
+    fn effects(self: Box<Self>, _: &mut Vec<Expr>) {}
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -413,6 +421,9 @@ impl<O: Op2> Node for BinK<O> {
     fn eval(&self, cx: &mut Cx) -> f64 {
         O::apply(self.0.eval(cx), self.1)
     }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        self.0.effects(out);
+    }
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}({:?}, {})", name::<O>(), self.0, self.1)
     }
@@ -423,6 +434,11 @@ impl<O: Op2> Node for Bin<O> {
     fn eval(&self, cx: &mut Cx) -> f64 {
         let a = self.0.eval(cx);
         O::apply(a, self.1.eval(cx))
+    }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        let Bin(a, b, _) = *self;
+        a.effects(out);
+        b.effects(out);
     }
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}({:?}, {:?})", name::<O>(), self.0, self.1)
@@ -438,6 +454,9 @@ impl Node for Faulting {
         let b = self.1.eval(cx);
         let v = binary(self.2, a, b);
         cx.ok(v)
+    }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        out.push(self);
     }
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:?}({:?}, {:?})", self.2, self.0, self.1)
@@ -466,6 +485,9 @@ impl Node for Checked {
             And::apply(a, b)
         }
     }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        out.push(self);
+    }
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let op = if self.or { "Or" } else { "And" };
         write!(f, "{op}Checked({:?}, {:?})", self.a, self.b)
@@ -477,6 +499,9 @@ impl Node for Neg {
     fn eval(&self, cx: &mut Cx) -> f64 {
         -self.0.eval(cx)
     }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        self.0.effects(out);
+    }
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Neg({:?})", self.0)
     }
@@ -486,6 +511,9 @@ struct Not(Expr);
 impl Node for Not {
     fn eval(&self, cx: &mut Cx) -> f64 {
         truth(self.0.eval(cx) == 0.0)
+    }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        self.0.effects(out);
     }
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Not({:?})", self.0)
@@ -502,6 +530,9 @@ impl<K: Kind> Node for Assign<K> {
             return f64::NAN;
         }
         K::store(cx, v, self.1)
+    }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        out.push(self);
     }
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Assign({}@{}, {:?})", name::<K>(), self.1.offset, self.0)
@@ -521,6 +552,10 @@ impl<K: Kind, O: Op2> Node for AssignK<K, O> {
         }
         O::apply(K::store(cx, v, self.1), self.2)
     }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        let AssignK(e, slot, ..) = *self;
+        out.push(assign::<K>(e, slot));
+    }
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (k, o) = (name::<K>(), self.1.offset);
         write!(
@@ -533,6 +568,15 @@ impl<K: Kind, O: Op2> Node for AssignK<K, O> {
     }
 }
 
+/// Statements run in order, as one node: `None` for none.
+fn statements(mut all: Vec<Expr>) -> Option<Expr> {
+    let last = all.pop()?;
+    Some(match all.is_empty() {
+        true => last,
+        false => Box::new(Seq(all.into_boxed_slice(), last)),
+    })
+}
+
 /// Statements whose values are dropped, then the script's value.
 struct Seq(Box<[Expr]>, Expr);
 impl Node for Seq {
@@ -541,6 +585,12 @@ impl Node for Seq {
             s.eval(cx);
         }
         self.1.eval(cx)
+    }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        let Seq(done, value) = *self;
+        for s in done.into_vec().into_iter().chain([value]) {
+            s.effects(out);
+        }
     }
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Seq(")?;
@@ -869,38 +919,72 @@ impl Build {
 #[derive(Clone)]
 pub(crate) struct Straight(Arc<Root>);
 
-/// The root of a tree. Behind an `Arc` of its own (not an `Arc<dyn
-/// Node>`), so a run finds it at a fixed offset instead of computing
+/// The trees of a program. Behind an `Arc` of its own (not an `Arc<dyn
+/// Node>`), so a run finds them at a fixed offset instead of computing
 /// where a value of unknown alignment starts.
-struct Root(Expr);
+struct Root {
+    /// The whole program, for its value.
+    value: Expr,
+    /// What must run when the value is not used (an `Eval` leaf): the
+    /// writes and what can fault, in order; `None` for nothing.
+    effect: Option<Expr>,
+    /// The bytes a board needs for every slot the program names: on a
+    /// shorter one a read left out of `effect` could have faulted, and
+    /// the whole program runs.
+    need: usize,
+}
 
 impl fmt::Debug for Straight {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.0.show(f)
+        self.0.value.show(f)
     }
+}
+
+/// `ops` as one tree, if they are numbers only without jumps and drop no
+/// value while another waits below it.
+fn tree(ops: &[Op]) -> Option<Expr> {
+    let mut b = Build::default();
+    for &op in ops {
+        b.op(op)?;
+    }
+    if let Some((place, e, slot)) = b.assigned.take() {
+        let e = Build::node(V::Assigned(place, e, slot))?;
+        b.drop_value(e)?;
+    }
+    if b.bools.is_some() || b.stack.len() != 1 {
+        return None;
+    }
+    let value = b.pop()?;
+    Some(match b.done.is_empty() {
+        true => value,
+        false => Box::new(Seq(b.done.into_boxed_slice(), value)),
+    })
 }
 
 impl Straight {
     /// `ops` as a tree, if they are numbers only without jumps and drop
     /// no value while another waits below it.
     pub(crate) fn lower(ops: &[Op]) -> Option<Straight> {
-        let mut b = Build::default();
-        for &op in ops {
-            b.op(op)?;
-        }
-        if let Some((place, e, slot)) = b.assigned.take() {
-            let e = Build::node(V::Assigned(place, e, slot))?;
-            b.drop_value(e)?;
-        }
-        if b.bools.is_some() || b.stack.len() != 1 {
-            return None;
-        }
-        let value = b.pop()?;
-        Some(Straight(Arc::new(Root(if b.done.is_empty() {
-            value
-        } else {
-            Box::new(Seq(b.done.into_boxed_slice(), value))
-        }))))
+        let value = tree(ops)?;
+        // Made again rather than cloned: nodes are not `Clone`.
+        let mut effects = Vec::new();
+        tree(ops)?.effects(&mut effects);
+        let effect = statements(effects);
+        let need = ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Load(place) | Op::StorePop(place, _) => Some(place),
+                _ => None,
+            })
+            .map(|place| place.offset as usize + place.store.size())
+            .max()
+            .unwrap_or(0);
+        let root = Root {
+            value,
+            effect,
+            need,
+        };
+        Some(Straight(Arc::new(root)))
     }
 
     /// Run it against `target`: the script's value as a number.
@@ -910,21 +994,31 @@ impl Straight {
             target,
             fault: None,
         };
-        let v = self.0.0.eval(&mut cx);
+        let v = self.0.value.eval(&mut cx);
         match cx.fault {
             None => Ok(v),
             Some(fault) => Err(fault),
         }
     }
 
-    /// Run it against `target` for its writes: whether no fault came.
+    /// Run it on `board` for its writes alone: whether no fault came.
+    /// What only makes the value is left out when the board has every
+    /// slot the program names (then no read of it could fault).
     #[inline]
-    pub(crate) fn runs(&self, target: Target) -> bool {
+    pub(crate) fn runs(&self, board: &mut Board) -> bool {
+        let root = &*self.0;
+        let tree = match board.raw(0, root.need) {
+            Some(_) => match &root.effect {
+                Some(effect) => effect,
+                None => return true,
+            },
+            None => &root.value,
+        };
         let mut cx = Cx {
-            target,
+            target: Target::Write(board),
             fault: None,
         };
-        self.0.0.eval(&mut cx);
+        tree.eval(&mut cx);
         cx.fault.is_none()
     }
 }
@@ -1008,6 +1102,57 @@ mod tests {
         // Another key: the assignment is a statement of its own.
         let other = [Op::Load(x), Op::StorePop(n, 0), Op::Load(x)];
         assert_eq!(shown(&other), "Seq(Assign(I64@8, I64@0); I64@0)");
+    }
+
+    /// The tree run when the value is not used.
+    fn effect(ops: &[Op]) -> String {
+        match &Straight::lower(ops).unwrap().0.effect {
+            Some(e) => format!("{e:?}"),
+            None => "nothing".to_string(),
+        }
+    }
+
+    #[test]
+    fn what_only_makes_the_value_is_left_out_when_it_is_not_used() {
+        // `n := x * 2 + 1; n > 10 && x != 3`: the assignment stays, its
+        // comparison and the other one go.
+        let (x, n) = (place(0), place(8));
+        let ops = [
+            Op::Load(x),
+            Op::Immediate(Arith::Mul, 2.0),
+            Op::Num(1.0),
+            Op::Add,
+            Op::StorePop(n, 0),
+            Op::Load(n),
+            Op::Immediate(Arith::Compare(Cmp::Gt), 10.0),
+            Op::Load(x),
+            Op::Immediate(Arith::Compare(Cmp::Ne), 3.0),
+            Op::And,
+        ];
+        assert_eq!(
+            shown(&ops),
+            "And(GtAssign(I64@8, MulAdd(I64@0, 2, 1), 10), NeFinite(I64@0, 3))"
+        );
+        assert_eq!(effect(&ops), "Assign(I64@8, MulAdd(I64@0, 2, 1))");
+        // What can fault stays whole, in its order with the writes.
+        let ops = [
+            Op::Num(1.0),
+            Op::StorePop(n, 0),
+            Op::Load(x),
+            Op::Num(1.0),
+            Op::BitAnd(4),
+            Op::Load(x),
+            Op::StorePop(n, 9),
+            Op::Load(n),
+            Op::Add,
+        ];
+        assert_eq!(
+            effect(&ops),
+            "Seq(Assign(I64@8, 1); BitAnd(4)(I64@0, 1); Assign(I64@8, I64@0))"
+        );
+        // Reads alone: nothing runs.
+        let ops = [Op::Load(x), Op::Load(n), Op::Compare(Cmp::Lt)];
+        assert_eq!(effect(&ops), "nothing");
     }
 
     #[test]
