@@ -655,18 +655,54 @@ impl Script {
         program::run(&self.code(), Target::Write(board))
     }
 
-    /// Run the script on `board` for its writes alone: whether it ran
-    /// without a fault (an `Eval` leaf's Success). The value is not made:
-    /// a straight-line program's root returns a plain number and the
-    /// caller tests one byte, where [`run`](Script::run) builds a
-    /// [`ScriptValue`] and a `Result` of it that the leaf then takes
-    /// apart.
+    /// Run the script on `board`, writing what it assigns, as a
+    /// condition: whether its value is true (as
+    /// [`ScriptValue::is_true`] of [`run`](Script::run)'s value, without
+    /// making the value).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder};
+    /// let b = Builder::<(), ()>::new();
+    /// let step = b.key::<u64>("step").unwrap();
+    /// let script = b.script("hp := step * 2 + 1; hp > 10 && step != 3").unwrap();
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.board_mut(&tree).write(step, 7);
+    /// assert_eq!(script.run_condition(&mut agent.board_mut(&tree)), Ok(true));
+    /// ```
     #[inline]
-    pub(crate) fn runs(&self, board: &mut Board) -> bool {
+    pub fn run_condition(&self, board: &mut Board) -> Result<bool, ScriptFault> {
         if let Some(straight) = &self.straight {
-            return straight.runs(board);
+            return straight.run(Target::Write(board)).map(|n| n != 0.0);
         }
-        program::run(&self.code(), Target::Write(board)).is_ok()
+        program::run(&self.code(), Target::Write(board)).map(|v| v.is_true())
+    }
+
+    /// Run the script on `board` for what it writes, when its value is
+    /// not wanted (an `Eval` leaf, BehaviorTree.CPP's `Script`): the same
+    /// writes and the same fault as [`run`](Script::run), but what only
+    /// makes the value may be left out (`hp > 10` after `hp := …`).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, script::ScriptFault};
+    /// let b = Builder::<(), ()>::new();
+    /// let level = b.key::<u8>("level").unwrap();
+    /// let script = b.script("hp := level * 2 + 1; hp > 10 && level != 3").unwrap();
+    /// let odd = b.script("level := 2.5; level > 1").unwrap();
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.board_mut(&tree).write(level, 4);
+    /// assert_eq!(script.run_for_effect(&mut agent.board_mut(&tree)), Ok(()));
+    /// assert_eq!(agent.board(&tree).read(tree.key::<f64>("hp").unwrap()), 9.0);
+    /// let fault = odd.run_for_effect(&mut agent.board_mut(&tree)).unwrap_err();
+    /// assert!(matches!(fault, ScriptFault::NotWhole { .. }));
+    /// ```
+    #[inline]
+    pub fn run_for_effect(&self, board: &mut Board) -> Result<(), ScriptFault> {
+        if let Some(straight) = &self.straight {
+            return straight.run_for_effect(board);
+        }
+        program::run(&self.code(), Target::Write(board)).map(|_| ())
     }
 
     /// Run the script as a condition without writing: whether its value

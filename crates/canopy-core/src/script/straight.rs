@@ -1001,16 +1001,18 @@ impl Straight {
         }
     }
 
-    /// Run it on `board` for its writes alone: whether no fault came.
-    /// What only makes the value is left out when the board has every
-    /// slot the program names (then no read of it could fault).
+    /// Run it on `board` for its writes and its fault alone. What only
+    /// makes the value is left out when the board has every slot the
+    /// program names (then no read of it could fault): what is left
+    /// holds every node that can fault, in order, so the first fault is
+    /// the whole tree's.
     #[inline]
-    pub(crate) fn runs(&self, board: &mut Board) -> bool {
+    pub(crate) fn run_for_effect(&self, board: &mut Board) -> Result<(), ScriptFault> {
         let root = &*self.0;
         let tree = match board.raw(0, root.need) {
             Some(_) => match &root.effect {
                 Some(effect) => effect,
-                None => return true,
+                None => return Ok(()),
             },
             None => &root.value,
         };
@@ -1019,7 +1021,10 @@ impl Straight {
             fault: None,
         };
         tree.eval(&mut cx);
-        cx.fault.is_none()
+        match cx.fault {
+            None => Ok(()),
+            Some(fault) => Err(fault),
+        }
     }
 }
 

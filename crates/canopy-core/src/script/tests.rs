@@ -435,7 +435,7 @@ fn a_value_nobody_uses_is_left_out_only_where_its_reads_cannot_fault() {
     let script = b.script("hp := step * 2 + 1; hp > 10 && far != 3").unwrap();
     let tree = b.build(b.always_success("s")).unwrap();
     let mut agent = Agent::new(&tree);
-    assert!(script.runs(&mut agent.board_mut(&tree)));
+    assert_eq!(script.run_for_effect(&mut agent.board_mut(&tree)), Ok(()));
     assert_eq!(agent.board(&tree).read(tree.key::<f64>("hp").unwrap()), 1.0);
     // On a board without `far`, reading it faults after `hp` is written,
     // as the stack machine does: the whole program runs there.
@@ -446,9 +446,10 @@ fn a_value_nobody_uses_is_left_out_only_where_its_reads_cannot_fault() {
     let (mut eval, mut slow) = (Agent::new(&tree), Agent::new(&tree));
     eval.board_mut(&tree).write(step, 4);
     slow.board_mut(&tree).write(step, 4);
-    assert!(!script.runs(&mut eval.board_mut(&tree)));
+    let ran = script.run_for_effect(&mut eval.board_mut(&tree));
     let expected = program::run(&script.code(), Target::Write(&mut slow.board_mut(&tree)));
     assert_eq!(expected, Err(ScriptFault::OutsideBoard));
+    assert_eq!(ran, Err(ScriptFault::OutsideBoard));
     assert_eq!(eval.board(&tree).read(hp), 9.0);
     assert_eq!(
         every_byte(&eval.board(&tree)),
@@ -616,11 +617,11 @@ fn straight_line_code_and_the_stack_machine_agree_on_values_writes_and_faults() 
                 agent.board_mut(&tree).write(step, start);
                 agent.board_mut(&tree).write(flag, start % 2 == 1);
             }
-            let ran = script.runs(&mut eval.board_mut(&tree));
+            let ran = script.run_for_effect(&mut eval.board_mut(&tree));
             let expected = program::run(&script.code(), Target::Write(&mut slow.board_mut(&tree)));
             assert_eq!(
                 ran,
-                expected.is_ok(),
+                expected.map(|_| ()),
                 "{source} run for its writes with step {start}"
             );
             let (eval, slow) = (
@@ -788,14 +789,18 @@ proptest::proptest! {
         let tested = script.test(&fast.board(&tree));
         let expected = program::run(&script.code(), Target::Read(&slow.board(&tree))).map(|v| v.is_true());
         proptest::prop_assert_eq!(outcome(&script, &tested), outcome(&script, &expected), "{} tested", source);
+        let mut condition = fast.clone();
         let got = script.run(&mut fast.board_mut(&tree));
         let expected = program::run(&script.code(), Target::Write(&mut slow.board_mut(&tree)));
         proptest::prop_assert_eq!(outcome(&script, &got), outcome(&script, &expected), "{}", source);
+        let held = script.run_condition(&mut condition.board_mut(&tree));
+        proptest::prop_assert_eq!(outcome(&script, &held), outcome(&script, &expected.map(|v| v.is_true())), "{} as a condition", source);
+        proptest::prop_assert_eq!(every_key(&tree, &condition.board(&tree)), every_key(&tree, &slow.board(&tree)), "{} as a condition", source);
         proptest::prop_assert_eq!(every_key(&tree, &fast.board(&tree)), every_key(&tree, &slow.board(&tree)), "{}", source);
         // Run for its writes alone (an `Eval` leaf): the same fault or
         // none, the same keys afterwards.
-        let ran = script.runs(&mut eval.board_mut(&tree));
-        proptest::prop_assert_eq!(ran, expected.is_ok(), "{} run for its writes", source);
+        let ran = script.run_for_effect(&mut eval.board_mut(&tree));
+        proptest::prop_assert_eq!(outcome(&script, &ran), outcome(&script, &expected.map(|_| ())), "{} run for its writes", source);
         proptest::prop_assert_eq!(every_key(&tree, &eval.board(&tree)), every_key(&tree, &slow.board(&tree)), "{} run for its writes", source);
     }
 }
