@@ -72,7 +72,9 @@
 //! values, writes and faults, without the stack machine's checked pushes
 //! and pops or a dispatch on the operation and the slot type at each
 //! step. The tree is made when the script loads; running it allocates
-//! nothing.
+//! nothing. A script run for its writes alone
+//! ([`Script::run_for_effect`], as an `Eval` leaf runs it) leaves out
+//! what only makes its value.
 //!
 //! Considered and rejected: interpreting the syntax tree each tick (a
 //! pointer chase per operator and a type check per value, each tick), and

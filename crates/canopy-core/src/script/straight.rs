@@ -8,15 +8,20 @@
 //! slot read and the operation with a constant on it (`step * 2`,
 //! `hp > 10`) is a single node generic over the slot's type and the
 //! operation, so the read is the width of the slot and the operation is
-//! inline. Constants are folded while building, with the very functions
-//! the stack machine applies, so the values are the same bit for bit; an
-//! operation that can fault (`1.5 & 1`) is never folded away. An
-//! assignment is a node that writes and gives what the slot then reads as
-//! (an integer slot's `-0` reads as `0`), and a read of the key just
-//! assigned is that node, not a second read. An integer slot accepts a
-//! number that is in its range and survives the trip through `i64`
-//! (`u64`): exactly the whole, finite, in-range numbers the stack machine
-//! accepts with `fract`, a call to the C library on most targets.
+//! inline. Two common shapes are one node too: a slot times a constant
+//! plus (or minus) a constant (`step * 2 + 1`: the same two operations
+//! in the same order, `- k` as `+ -k`, which IEEE 754 defines as the
+//! same, a NaN constant excepted), and an assignment compared with a
+//! constant (`hp := …; hp > 10`). Constants are folded while building,
+//! with the very functions the stack machine applies, so the values are
+//! the same bit for bit; an operation that can fault (`1.5 & 1`) is never
+//! folded away. An assignment is a node that writes and gives what the
+//! slot then reads as (an integer slot's `-0` reads as `0`), and a read
+//! of the key just assigned is that node, not a second read. An integer
+//! slot accepts a number that is in its range and survives the trip
+//! through `i64` (`u64`): exactly the whole, finite, in-range numbers the
+//! stack machine accepts with `fract`, a call to the C library on most
+//! targets.
 //!
 //! The stack machine evaluates its operations in the order they were
 //! pushed; a tree evaluated left to right, children first, does the same,
@@ -32,10 +37,26 @@
 //! uses, but an assignment writes nothing once a fault is recorded, so
 //! the board and the fault are the stack machine's.
 //!
+//! A script whose value is dropped (an `Eval` leaf, BehaviorTree.CPP's
+//! `Script`) has a second tree: the nodes that write or can fault, in
+//! their order, without what only makes the value (`hp > 10 && step != 3`
+//! above, and the comparison fused into the assignment). It runs when the
+//! board has every slot the program names, so that no read left out
+//! could have faulted; on a shorter board (another tree's) the whole
+//! tree runs. Its writes and its first fault are the whole tree's.
+//!
 //! Measured on `node_cost`'s `Eval` row (the script above; instructions
-//! per agent-tick under callgrind, the whole tick: a closure leaf is 103,
-//! and the script written by hand as a closure over two ports 165), this
-//! is 231. Rejected on the way:
+//! per agent-tick under callgrind, the whole tick, on a driver ticking
+//! 10,000 agents round-robin: a closure leaf is 101, and the script
+//! written by hand as a closure over two ports 163), this is 166, and
+//! 217 for the `EvalCondition` row, which tests the same script's value.
+//! The steps: the leaf testing the fault alone instead of building a
+//! `ScriptValue` and a `Result` of it, 229 -> 220; the two fused shapes,
+//! 220 -> 208 (two indirect calls fewer); the tree without the value,
+//! 208 -> 166 (the `&&` node, the `!=` leaf and the comparison gone: an
+//! assignment of a `step * 2 + 1` node is left). The figures below were
+//! counted on the bench binary itself, where the same tick counts 2 more
+//! (231 there, 229 on the driver). Rejected on the way:
 //! - a register machine of untyped steps (a step's `match` on nested
 //!   operation and slot-type enums, generic slot reads): 590, 449 of them
 //!   in its loop;
@@ -49,6 +70,15 @@
 //!   269 (the offset of the value behind an `Arc` of a `dyn` is computed
 //!   at each call); the root behind one, and `!=` a finite constant
 //!   testing the difference for NaN apart: 242 against 231;
+//! - more fused shapes for the value's tree: an `&&` or `||` whose
+//!   operand is a slot compared with a constant would save the operand's
+//!   call, 7 of the `&&` node's 23 instructions in the listing, for 154
+//!   more node types (two operators, 11 slot types, 7 comparisons), and
+//!   an assignment of a fused `slot * a + b` its child's call, about 8,
+//!   for 121 (a slot type each side). Fusing `&&` with two comparisons
+//!   saves no call: its operands stay nodes;
+//! - a slot's type as data in the node (a `match` at each read): the jump
+//!   table costs about what the call it replaces does;
 //! - generating machine code: `unsafe`, and a code generator's weight for
 //!   a few operations.
 
