@@ -11,8 +11,10 @@
 //! inline. Two common shapes are one node too: a slot times a constant
 //! plus (or minus) a constant (`step * 2 + 1`: the same two operations
 //! in the same order, `- k` as `+ -k`, which IEEE 754 defines as the
-//! same, a NaN constant excepted), and an assignment compared with a
-//! constant (`hp := …; hp > 10`). Constants are folded while building,
+//! same, a NaN constant excepted), that assigned to a number key
+//! (`hp := step * 2 + 1`: a script's own keys hold numbers), and an
+//! assignment compared with a constant (`hp := …; hp > 10`). Constants
+//! are folded while building,
 //! with the very functions the stack machine applies, so the values are
 //! the same bit for bit; an operation that can fault (`1.5 & 1`) is never
 //! folded away. An assignment is a node that writes and gives what the
@@ -48,13 +50,14 @@
 //! Measured on `node_cost`'s `Eval` row (the script above; instructions
 //! per agent-tick under callgrind, the whole tick, on a driver ticking
 //! 10,000 agents round-robin: a closure leaf is 101, and the script
-//! written by hand as a closure over two ports 163), this is 166, and
+//! written by hand as a closure over two ports 163), this is 157, and
 //! 217 for the `EvalCondition` row, which tests the same script's value.
 //! The steps: the leaf testing the fault alone instead of building a
 //! `ScriptValue` and a `Result` of it, 229 -> 220; the two fused shapes,
 //! 220 -> 208 (two indirect calls fewer); the tree without the value,
 //! 208 -> 166 (the `&&` node, the `!=` leaf and the comparison gone: an
-//! assignment of a `step * 2 + 1` node is left). The figures below were
+//! assignment of a `step * 2 + 1` node is left); that assignment one
+//! node, 166 -> 157. The figures below were
 //! counted on the bench binary itself, where the same tick counts 2 more
 //! (231 there, 229 on the driver). Rejected on the way:
 //! - a register machine of untyped steps (a step's `match` on nested
@@ -74,9 +77,9 @@
 //!   operand is a slot compared with a constant would save the operand's
 //!   call, 7 of the `&&` node's 23 instructions in the listing, for 154
 //!   more node types (two operators, 11 slot types, 7 comparisons), and
-//!   an assignment of a fused `slot * a + b` its child's call, about 8,
-//!   for 121 (a slot type each side). Fusing `&&` with two comparisons
-//!   saves no call: its operands stay nodes;
+//!   an assignment of a `slot * a + b` to a key of any type (not only a
+//!   number key) 9 for 110 more. Fusing `&&` with two comparisons saves
+//!   no call: its operands stay nodes;
 //! - a slot's type as data in the node (a `match` at each read): the jump
 //!   table costs about what the call it replaces does;
 //! - generating machine code: `unsafe`, and a code generator's weight for
@@ -239,9 +242,14 @@ trait Node: Send + Sync {
     /// the nodes that write or can fault, in their order (a read outside
     /// the board aside: the caller checks the board first).
     fn effects(self: Box<Self>, out: &mut Vec<Expr>);
-    /// Itself in words (`Gt(Assign(F64@8, Add(Mul(U64@0, 2), 1)), 10)`),
-    /// for `Debug`.
+    /// Itself in words (`GtAssign(F64@8, MulAdd(U64@0, 2, 1), 10)`), for
+    /// `Debug`.
     fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// The slot and the two constants of a `slot * a + b` node, which an
+    /// assignment to a number key takes in (`None` for the other nodes).
+    fn mul_add(&self) -> Option<(Place, f64, f64)> {
+        None
+    }
 }
 
 /// The name of the type `T`, without its path.
@@ -260,6 +268,8 @@ type Expr = Box<dyn Node>;
 
 /// A slot type a node loads and stores, known when the node is made.
 trait Kind: Send + Sync + 'static {
+    /// The slot type it is.
+    const STORE: Store;
     fn load(cx: &mut Cx, offset: u32) -> f64;
     fn store(cx: &mut Cx, v: f64, slot: Slot) -> f64;
 }
@@ -268,6 +278,7 @@ macro_rules! int_kinds {
     ($($kind:ident: $t:ty, $n:literal, $store:ident, $wide:ty;)*) => {$(
         struct $kind;
         impl Kind for $kind {
+            const STORE: Store = Store::$store;
             #[inline(always)]
             fn load(cx: &mut Cx, offset: u32) -> f64 {
                 let v = cx.target.fetch::<$n>(offset).map(|b| <$t>::from_le_bytes(b) as f64);
@@ -295,6 +306,7 @@ int_kinds! {
 
 struct F64;
 impl Kind for F64 {
+    const STORE: Store = Store::F64;
     #[inline(always)]
     fn load(cx: &mut Cx, offset: u32) -> f64 {
         let v = cx.target.fetch::<8>(offset).map(f64::from_le_bytes);
@@ -312,6 +324,7 @@ impl Kind for F64 {
 
 struct F32;
 impl Kind for F32 {
+    const STORE: Store = Store::F32;
     #[inline(always)]
     fn load(cx: &mut Cx, offset: u32) -> f64 {
         let v = cx
@@ -333,6 +346,7 @@ impl Kind for F32 {
 
 struct Bool;
 impl Kind for Bool {
+    const STORE: Store = Store::Bool;
     #[inline(always)]
     fn load(cx: &mut Cx, offset: u32) -> f64 {
         let v = cx.target.fetch::<1>(offset).map(|b| truth(b[0] != 0));
@@ -442,6 +456,37 @@ impl<K: Kind> Node for LoadMulAdd<K> {
             self.1,
             self.2
         )
+    }
+    fn mul_add(&self) -> Option<(Place, f64, f64)> {
+        let place = Place {
+            offset: self.0,
+            store: K::STORE,
+            key: 0,
+        };
+        Some((place, self.1, self.2))
+    }
+}
+
+/// An assignment to a number key (what a script's own keys hold) of a
+/// slot's value times a constant plus a constant (`hp := step * 2 + 1`):
+/// [`LoadMulAdd`] and [`Assign`] in one node.
+struct AssignMulAdd<K>(u32, f64, f64, Slot, Of<K>);
+impl<K: Kind> Node for AssignMulAdd<K> {
+    fn eval(&self, cx: &mut Cx) -> f64 {
+        let v = K::load(cx, self.0) * self.1 + self.2;
+        // Nothing is written after a fault.
+        if cx.fault.is_some() {
+            return f64::NAN;
+        }
+        F64::store(cx, v, self.3)
+    }
+    fn effects(self: Box<Self>, out: &mut Vec<Expr>) {
+        out.push(self);
+    }
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (k, o) = (name::<K>(), self.0);
+        let (a, b, to) = (self.1, self.2, self.3.offset);
+        write!(f, "Assign(F64@{to}, MulAdd({k}@{o}, {a}, {b}))")
     }
 }
 
@@ -735,7 +780,30 @@ fn bin<O: Op2>(a: Expr, b: Expr) -> Expr {
 }
 
 fn assign<K: Kind>(e: Expr, slot: Slot) -> Expr {
+    if K::STORE == Store::F64
+        && let Some((from, a, b)) = e.mul_add()
+    {
+        let fused = |f: fn(u32, f64, f64, Slot) -> Expr| f(from.offset, a, b, slot);
+        return match from.store {
+            Store::F64 => fused(assign_mul_add::<F64>),
+            Store::F32 => fused(assign_mul_add::<F32>),
+            Store::I8 => fused(assign_mul_add::<I8>),
+            Store::I16 => fused(assign_mul_add::<I16>),
+            Store::I32 => fused(assign_mul_add::<I32>),
+            Store::I64 => fused(assign_mul_add::<I64>),
+            Store::U8 => fused(assign_mul_add::<U8>),
+            Store::U16 => fused(assign_mul_add::<U16>),
+            Store::U32 => fused(assign_mul_add::<U32>),
+            Store::U64 => fused(assign_mul_add::<U64>),
+            Store::Bool => fused(assign_mul_add::<Bool>),
+            Store::Text | Store::Raw => Box::new(Assign::<K>(e, slot, PhantomData)),
+        };
+    }
     Box::new(Assign::<K>(e, slot, PhantomData))
+}
+
+fn assign_mul_add<K: Kind>(offset: u32, a: f64, b: f64, slot: Slot) -> Expr {
+    Box::new(AssignMulAdd::<K>(offset, a, b, slot, PhantomData))
 }
 
 fn load_mul_add<K: Kind>(offset: u32, a: f64, b: f64) -> Expr {
@@ -1185,6 +1253,23 @@ mod tests {
             effect(&ops),
             "Seq(Assign(I64@8, 1); BitAnd(4)(I64@0, 1); Assign(I64@8, I64@0))"
         );
+        // An assignment to a number key of `x * 2 + 1` is one node.
+        let hp = Place {
+            offset: 16,
+            store: Store::F64,
+            key: 1,
+        };
+        let fused = [
+            Op::Load(x),
+            Op::Immediate(Arith::Mul, 2.0),
+            Op::Num(1.0),
+            Op::Add,
+            Op::StorePop(hp, 0),
+            Op::Load(hp),
+            Op::Immediate(Arith::Compare(Cmp::Gt), 10.0),
+        ];
+        assert_eq!(shown(&fused), "GtAssign(F64@16, MulAdd(I64@0, 2, 1), 10)");
+        assert_eq!(effect(&fused), "Assign(F64@16, MulAdd(I64@0, 2, 1))");
         // Reads alone: nothing runs.
         let ops = [Op::Load(x), Op::Load(n), Op::Compare(Cmp::Lt)];
         assert_eq!(effect(&ops), "nothing");

@@ -693,8 +693,9 @@ const CONSTANTS: [&str; 16] = [
 
 /// A straight-line expression of depth at most `depth` over [`KEYS`],
 /// with the shapes the tree fuses into one node made often: a key times
-/// a constant plus or minus one (`u8k * 2 + 1`), and a key assigned then
-/// compared with a constant (`(f64k := …) > 10`).
+/// a constant plus or minus one (`u8k * 2 + 1`), that assigned to a key
+/// (`f64k = u8k * 2 + 1`), and a key assigned then compared with a
+/// constant (`(f64k := …) > 10`).
 fn expression(depth: u32) -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
     let key = || proptest::sample::select(KEYS.to_vec());
@@ -715,8 +716,10 @@ fn expression(depth: u32) -> impl proptest::strategy::Strategy<Value = String> {
             (proptest::sample::select(vec!["-", "!"]), inner.clone())
                 .prop_map(|(op, a)| format!("{op}({a})")),
             (key(), assign.clone(), inner.clone()).prop_map(|(k, op, a)| format!("({k} {op} {a})")),
-            (key(), constant(), plus, constant())
+            (key(), constant(), plus.clone(), constant())
                 .prop_map(|(k, a, op, b)| format!("({k} * {a} {op} {b})")),
+            (key(), key(), constant(), plus, constant())
+                .prop_map(|(to, k, a, op, b)| format!("({to} = {k} * {a} {op} {b})")),
             (key(), assign, inner, cmp, constant())
                 .prop_map(|(k, op, a, c, b)| format!("(({k} {op} {a}) {c} {b})")),
         ]
