@@ -5,8 +5,10 @@
 //! and one without a task) doing the same work, so the two ways of writing
 //! leaf code can be compared; and Action closures reading and writing a
 //! blackboard port, and an `Eval` leaf running a small script over two
-//! keys, against the closure that touches only its agent data and one
-//! doing the script's work by hand through two ports; and a
+//! keys (which drops the script's value, so only its writes run) and an
+//! `EvalCondition` leaf testing the same script's value, against the
+//! closure that touches only its agent data and one doing the script's
+//! work by hand through two ports; and a
 //! Utility over 2 and over 8 children, whose difference is the cost of
 //! scoring one more child. Every tree runs in canopy and in the flat
 //! limit (the same semantics as a hand-optimised flat-array interpreter; it
@@ -197,6 +199,15 @@ fn leaves() -> Vec<Case> {
             |b| {
                 let _ = b.key::<u64>("step").unwrap();
                 b.eval("bump", "hp := step * 2 + 1; hp > 10 && step != 3")
+                    .unwrap()
+            },
+            None,
+        ),
+        case(
+            "EvalCondition, the same script (its value tested)",
+            |b| {
+                let _ = b.key::<u64>("step").unwrap();
+                b.eval_condition("bump", "hp := step * 2 + 1; hp > 10 && step != 3")
                     .unwrap()
             },
             None,

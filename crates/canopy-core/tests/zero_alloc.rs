@@ -221,6 +221,10 @@ fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
             Err(_) => Status::Failure,
         }
     });
+    // And an `Eval` leaf, which runs the script's writes alone.
+    let calc = b
+        .eval("calc", "hp := count * 2 + 1; hp > 10 && count != 3")
+        .unwrap();
     let root = b.reactive_selector(
         "root",
         [
@@ -285,7 +289,13 @@ fn every_kind_with(leaky: bool) -> Tree<Mind, ()> {
                     ),
                     b.sequence(
                         "pause",
-                        [tally, mood, b.always_success("breathe"), b.wait("nap", 3)],
+                        [
+                            tally,
+                            mood,
+                            calc,
+                            b.always_success("breathe"),
+                            b.wait("nap", 3),
+                        ],
                     ),
                     b.parallel(
                         "both",
@@ -424,6 +434,11 @@ fn main() {
         agent.tick(&tree, &mut mind, &());
     }
     assert!(mind.scripted > 0, "the script leaf never ran");
+    let hp = tree.key::<f64>("hp").unwrap();
+    assert!(
+        agent.board(&tree).read(hp) >= 1.0,
+        "the Eval leaf never ran"
+    );
 
     // The default pool, at the scale the issue asks for: 1,000 agents, 1,000 ticks.
     let (blocks, bytes, calls) = measure(&tree, Mode::Tick, 1_000, 100, 900, same);

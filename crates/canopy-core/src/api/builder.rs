@@ -587,8 +587,8 @@ impl<'b, A, W> Builder<'b, A, W> {
     /// ```
     pub fn eval(&'b self, name: &str, source: &str) -> Result<&'b Draft<'b, A, W>, ScriptError> {
         let script = self.script(source)?;
-        let run = move |cx: &mut Ctx<A, W>| match script.run(&mut cx.board) {
-            Ok(_) => Status::Success,
+        let run = move |cx: &mut Ctx<A, W>| match script.run_for_effect(&mut cx.board) {
+            Ok(()) => Status::Success,
             Err(_) => Status::Failure,
         };
         let params = vec![("code".to_string(), crate::util::text::quote(source))];
@@ -604,8 +604,8 @@ impl<'b, A, W> Builder<'b, A, W> {
         source: &str,
     ) -> Result<&'b Draft<'b, A, W>, ScriptError> {
         let script = Script::compile_condition(source, &mut &*self)?;
-        let run = move |cx: &mut Ctx<A, W>| match script.run(&mut cx.board) {
-            Ok(value) if value.is_true() => Status::Success,
+        let run = move |cx: &mut Ctx<A, W>| match script.run_condition(&mut cx.board) {
+            Ok(true) => Status::Success,
             _ => Status::Failure,
         };
         let params = vec![("code".to_string(), crate::util::text::quote(source))];

@@ -72,7 +72,9 @@
 //! values, writes and faults, without the stack machine's checked pushes
 //! and pops or a dispatch on the operation and the slot type at each
 //! step. The tree is made when the script loads; running it allocates
-//! nothing.
+//! nothing. A script run for its writes alone
+//! ([`Script::run_for_effect`], as an `Eval` leaf runs it) leaves out
+//! what only makes its value.
 //!
 //! Considered and rejected: interpreting the syntax tree each tick (a
 //! pointer chase per operator and a type check per value, each tick), and
@@ -653,6 +655,56 @@ impl Script {
             return straight.run(Target::Write(board)).map(|n| self.value(n));
         }
         program::run(&self.code(), Target::Write(board))
+    }
+
+    /// Run the script on `board`, writing what it assigns, as a
+    /// condition: whether its value is true (as
+    /// [`ScriptValue::is_true`] of [`run`](Script::run)'s value, without
+    /// making the value).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder};
+    /// let b = Builder::<(), ()>::new();
+    /// let step = b.key::<u64>("step").unwrap();
+    /// let script = b.script("hp := step * 2 + 1; hp > 10 && step != 3").unwrap();
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.board_mut(&tree).write(step, 7);
+    /// assert_eq!(script.run_condition(&mut agent.board_mut(&tree)), Ok(true));
+    /// ```
+    #[inline]
+    pub fn run_condition(&self, board: &mut Board) -> Result<bool, ScriptFault> {
+        if let Some(straight) = &self.straight {
+            return straight.run(Target::Write(board)).map(|n| n != 0.0);
+        }
+        program::run(&self.code(), Target::Write(board)).map(|v| v.is_true())
+    }
+
+    /// Run the script on `board` for what it writes, when its value is
+    /// not wanted (an `Eval` leaf, BehaviorTree.CPP's `Script`): the same
+    /// writes and the same fault as [`run`](Script::run), but what only
+    /// makes the value may be left out (`hp > 10` after `hp := …`).
+    ///
+    /// ```
+    /// use canopy_core::{Agent, Builder, script::ScriptFault};
+    /// let b = Builder::<(), ()>::new();
+    /// let level = b.key::<u8>("level").unwrap();
+    /// let script = b.script("hp := level * 2 + 1; hp > 10 && level != 3").unwrap();
+    /// let odd = b.script("level := 2.5; level > 1").unwrap();
+    /// let tree = b.build(b.always_success("s")).unwrap();
+    /// let mut agent = Agent::new(&tree);
+    /// agent.board_mut(&tree).write(level, 4);
+    /// assert_eq!(script.run_for_effect(&mut agent.board_mut(&tree)), Ok(()));
+    /// assert_eq!(agent.board(&tree).read(tree.key::<f64>("hp").unwrap()), 9.0);
+    /// let fault = odd.run_for_effect(&mut agent.board_mut(&tree)).unwrap_err();
+    /// assert!(matches!(fault, ScriptFault::NotWhole { .. }));
+    /// ```
+    #[inline]
+    pub fn run_for_effect(&self, board: &mut Board) -> Result<(), ScriptFault> {
+        if let Some(straight) = &self.straight {
+            return straight.run_for_effect(board);
+        }
+        program::run(&self.code(), Target::Write(board)).map(|_| ())
     }
 
     /// Run the script as a condition without writing: whether its value

@@ -425,6 +425,39 @@ fn a_script_on_another_trees_board_faults_instead_of_panicking() {
 }
 
 #[test]
+fn a_value_nobody_uses_is_left_out_only_where_its_reads_cannot_fault() {
+    // Run for its writes (an `Eval` leaf), `hp > 10 && far != 3` only
+    // makes the value: on its own tree's board it is not evaluated.
+    let b = Builder::<(), ()>::new();
+    b.key::<u64>("step").unwrap();
+    b.key::<f64>("hp").unwrap();
+    b.key::<u64>("far").unwrap();
+    let script = b.script("hp := step * 2 + 1; hp > 10 && far != 3").unwrap();
+    let tree = b.build(b.always_success("s")).unwrap();
+    let mut agent = Agent::new(&tree);
+    assert_eq!(script.run_for_effect(&mut agent.board_mut(&tree)), Ok(()));
+    assert_eq!(agent.board(&tree).read(tree.key::<f64>("hp").unwrap()), 1.0);
+    // On a board without `far`, reading it faults after `hp` is written,
+    // as the stack machine does: the whole program runs there.
+    let short = Builder::<(), ()>::new();
+    let step = short.key::<u64>("step").unwrap();
+    let hp = short.key::<f64>("hp").unwrap();
+    let tree = short.build(short.always_success("s")).unwrap();
+    let (mut eval, mut slow) = (Agent::new(&tree), Agent::new(&tree));
+    eval.board_mut(&tree).write(step, 4);
+    slow.board_mut(&tree).write(step, 4);
+    let ran = script.run_for_effect(&mut eval.board_mut(&tree));
+    let expected = program::run(&script.code(), Target::Write(&mut slow.board_mut(&tree)));
+    assert_eq!(expected, Err(ScriptFault::OutsideBoard));
+    assert_eq!(ran, Err(ScriptFault::OutsideBoard));
+    assert_eq!(eval.board(&tree).read(hp), 9.0);
+    assert_eq!(
+        every_byte(&eval.board(&tree)),
+        every_byte(&slow.board(&tree))
+    );
+}
+
+#[test]
 fn a_script_longer_than_the_bound_is_refused() {
     let long = "1".repeat(MAX_SCRIPT_BYTES + 1);
     assert_eq!(
@@ -578,6 +611,24 @@ fn straight_line_code_and_the_stack_machine_agree_on_values_writes_and_faults() 
             let expected =
                 program::run(&script.code(), Target::Read(&slow.board(&tree))).map(|v| v.is_true());
             assert_eq!(tested, expected, "{source} tested with step {start}");
+            // Run for its writes alone, from the start again.
+            let (mut eval, mut slow) = (Agent::new(&tree), Agent::new(&tree));
+            for agent in [&mut eval, &mut slow] {
+                agent.board_mut(&tree).write(step, start);
+                agent.board_mut(&tree).write(flag, start % 2 == 1);
+            }
+            let ran = script.run_for_effect(&mut eval.board_mut(&tree));
+            let expected = program::run(&script.code(), Target::Write(&mut slow.board_mut(&tree)));
+            assert_eq!(
+                ran,
+                expected.map(|_| ()),
+                "{source} run for its writes with step {start}"
+            );
+            let (eval, slow) = (
+                every_byte(&eval.board(&tree)),
+                every_byte(&slow.board(&tree)),
+            );
+            assert_eq!(eval, slow, "{source} run for its writes with step {start}");
         }
     }
     // What is not numbers without jumps keeps the stack machine.
@@ -586,6 +637,12 @@ fn straight_line_code_and_the_stack_machine_agree_on_values_writes_and_faults() 
     for source in ["step > 1 ? 2 : 3", "1 < step < 5", "'a' .. step"] {
         assert!(b.script(source).unwrap().straight.is_none(), "{source}");
     }
+}
+
+/// Every byte of `board` (every key's value, whatever its type).
+fn every_byte(board: &Board) -> Vec<u8> {
+    let len = (0..=4096).rev().find(|&n| board.raw(0, n).is_some());
+    board.raw(0, len.unwrap_or(0)).unwrap_or_default().to_vec()
 }
 
 /// The keys the random scripts below read and write, one of each type a
@@ -613,42 +670,58 @@ const STARTS: [f64; 14] = [
     f64::NAN,
 ];
 
-/// A straight-line expression of depth at most `depth` over [`KEYS`].
+/// The constants of the random scripts: edges of the integer types,
+/// fractions that do not add up exactly, a huge one.
+const CONSTANTS: [&str; 16] = [
+    "0",
+    "1",
+    "2",
+    "3",
+    "-3",
+    "0.5",
+    "300",
+    "1e308",
+    "0.1",
+    "0.2",
+    "0.3",
+    "true",
+    "false",
+    "70000",
+    "2147483648",
+    "-129",
+];
+
+/// A straight-line expression of depth at most `depth` over [`KEYS`],
+/// with the shapes the tree fuses into one node made often: a key times
+/// a constant plus or minus one (`u8k * 2 + 1`), that assigned to a key
+/// (`f64k = u8k * 2 + 1`), and a key assigned then compared with a
+/// constant (`(f64k := …) > 10`).
 fn expression(depth: u32) -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
+    let key = || proptest::sample::select(KEYS.to_vec());
+    let constant = || proptest::sample::select(CONSTANTS.to_vec());
     let atom = prop_oneof![
-        proptest::sample::select(KEYS.to_vec()).prop_map(str::to_string),
-        proptest::sample::select(vec![
-            "0",
-            "1",
-            "2",
-            "3",
-            "-3",
-            "0.5",
-            "300",
-            "1e308",
-            "0.1",
-            "0.2",
-            "0.3",
-            "true",
-            "false",
-            "70000",
-            "2147483648",
-            "-129",
-        ])
-        .prop_map(str::to_string),
+        key().prop_map(str::to_string),
+        constant().prop_map(str::to_string),
     ];
-    atom.prop_recursive(depth, 24, 2, |inner| {
+    atom.prop_recursive(depth, 24, 2, move |inner| {
         let ops = proptest::sample::select(vec![
             "+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "&", "|", "^",
         ]);
         let assign = proptest::sample::select(vec![":=", "=", "+=", "-=", "*=", "/="]);
+        let cmp = proptest::sample::select(vec!["==", "!=", "<", "<=", ">", ">="]);
+        let plus = proptest::sample::select(vec!["+", "-"]);
         prop_oneof![
             (inner.clone(), ops, inner.clone()).prop_map(|(a, op, b)| format!("({a} {op} {b})")),
             (proptest::sample::select(vec!["-", "!"]), inner.clone())
                 .prop_map(|(op, a)| format!("{op}({a})")),
-            (proptest::sample::select(KEYS.to_vec()), assign, inner)
-                .prop_map(|(k, op, a)| format!("({k} {op} {a})")),
+            (key(), assign.clone(), inner.clone()).prop_map(|(k, op, a)| format!("({k} {op} {a})")),
+            (key(), constant(), plus.clone(), constant())
+                .prop_map(|(k, a, op, b)| format!("({k} * {a} {op} {b})")),
+            (key(), key(), constant(), plus, constant())
+                .prop_map(|(to, k, a, op, b)| format!("({to} = {k} * {a} {op} {b})")),
+            (key(), assign, inner, cmp, constant())
+                .prop_map(|(k, op, a, c, b)| format!("(({k} {op} {a}) {c} {b})")),
         ]
     })
 }
@@ -699,7 +772,8 @@ proptest::proptest! {
         proptest::prop_assume!(script.straight.is_some());
         let tree = b.build(b.always_success("s")).unwrap();
         let (mut fast, mut slow) = (Agent::new(&tree), Agent::new(&tree));
-        for agent in [&mut fast, &mut slow] {
+        let mut eval = Agent::new(&tree);
+        for agent in [&mut fast, &mut slow, &mut eval] {
             let mut board = agent.board_mut(&tree);
             // Each start as the nearest value the key's type holds.
             let s = |n: usize| starts[n];
@@ -718,9 +792,18 @@ proptest::proptest! {
         let tested = script.test(&fast.board(&tree));
         let expected = program::run(&script.code(), Target::Read(&slow.board(&tree))).map(|v| v.is_true());
         proptest::prop_assert_eq!(outcome(&script, &tested), outcome(&script, &expected), "{} tested", source);
+        let mut condition = fast.clone();
         let got = script.run(&mut fast.board_mut(&tree));
         let expected = program::run(&script.code(), Target::Write(&mut slow.board_mut(&tree)));
         proptest::prop_assert_eq!(outcome(&script, &got), outcome(&script, &expected), "{}", source);
+        let held = script.run_condition(&mut condition.board_mut(&tree));
+        proptest::prop_assert_eq!(outcome(&script, &held), outcome(&script, &expected.map(|v| v.is_true())), "{} as a condition", source);
+        proptest::prop_assert_eq!(every_key(&tree, &condition.board(&tree)), every_key(&tree, &slow.board(&tree)), "{} as a condition", source);
         proptest::prop_assert_eq!(every_key(&tree, &fast.board(&tree)), every_key(&tree, &slow.board(&tree)), "{}", source);
+        // Run for its writes alone (an `Eval` leaf): the same fault or
+        // none, the same keys afterwards.
+        let ran = script.run_for_effect(&mut eval.board_mut(&tree));
+        proptest::prop_assert_eq!(outcome(&script, &ran), outcome(&script, &expected.map(|_| ())), "{} run for its writes", source);
+        proptest::prop_assert_eq!(every_key(&tree, &eval.board(&tree)), every_key(&tree, &slow.board(&tree)), "{} run for its writes", source);
     }
 }

@@ -149,9 +149,14 @@ pub(crate) fn node<A: 'static, W: 'static>(cell: Cell, shape: Shape, code: &str)
         let Some(script) = cell.get() else {
             return Status::Failure;
         };
-        match script.run(&mut cx.board) {
-            Ok(value) if !condition || value.is_true() => Status::Success,
-            _ => Status::Failure,
+        // A `Script`'s value is dropped: only its writes and faults run.
+        let ok = match condition {
+            true => script.run_condition(&mut cx.board) == Ok(true),
+            false => script.run_for_effect(&mut cx.board).is_ok(),
+        };
+        match ok {
+            true => Status::Success,
+            false => Status::Failure,
         }
     };
     NodeKind::from(nodes::Action(Arc::new(run)))
